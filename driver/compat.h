@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * udmabuf-cfs compatibility layer.
+ *
+ * Force-included into every source file by Kbuild, so the logic files can
+ * use the newest kernel API names and read like mainline code.  Each block
+ * back-fills one newer interface for older kernels; feature tests are used
+ * where the kernel offers one, version numbers only where it does not.
+ * This is the only file of the driver that may test LINUX_VERSION_CODE.
+ */
+#ifndef _UDMABUF_CFS_COMPAT_H
+#define _UDMABUF_CFS_COMPAT_H
+
+#include <linux/version.h>
+#include <linux/mm.h>
+#include <linux/dma-map-ops.h>
+
+/*
+ * v6.2 constified the device passed to class->devnode().  The callback is
+ * declared with this qualifier so one definition fits both prototypes.
+ */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 2, 0)
+#define udmabuf_devnode_const
+#else
+#define udmabuf_devnode_const const
+#endif
+
+/*
+ * Architectures without a DMA-coherent page protection of their own get the
+ * generic definition from <linux/dma-map-ops.h>; make sure there is one even
+ * where that header does not provide it.
+ */
+#ifndef pgprot_dmacoherent
+#define pgprot_dmacoherent(prot)	pgprot_noncached(prot)
+#endif
+
+#endif /* _UDMABUF_CFS_COMPAT_H */

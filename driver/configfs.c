@@ -1,0 +1,434 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * udmabuf-cfs: buffers made at run time through configfs.
+ *
+ *   mkdir /sys/kernel/config/udmabuf/NAME    an item with default settings
+ *   echo 4M > .../NAME/size                  configure it
+ *   echo 1 > .../NAME/enable                 allocate, create /dev/NAME
+ *   echo 0 > .../NAME/enable                 remove it (EBUSY while in use)
+ *   rmdir .../NAME                           remove it even while in use
+ *
+ * An item is configuration plus, while enabled, the buffer made from it.
+ * Configuration is refused with -EBUSY while enabled, except sync_mode,
+ * which is a run-time setting of the buffer and may change at any time.
+ */
+
+#include <linux/configfs.h>
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "udmabuf-cfs.h"
+
+/**
+ * struct udmabuf_item - a directory under /sys/kernel/config/udmabuf
+ * @item: the configfs item
+ * @lock: serialises configuration writes with enable and removal
+ * @cfg: configuration; cfg.name is empty until device_name is written
+ * @buf: the buffer while enabled, else NULL
+ */
+struct udmabuf_item {
+	struct config_item item;
+	struct mutex lock;
+	struct udmabuf_config cfg;
+	struct udmabuf_buffer *buf;
+};
+
+static struct udmabuf_item *to_udmabuf_item(struct config_item *item)
+{
+	return container_of(item, struct udmabuf_item, item);
+}
+
+/* The device name: device_name once written, else the directory name. */
+static const char *udmabuf_item_name(struct udmabuf_item *ui)
+{
+	return ui->cfg.name[0] ? ui->cfg.name : config_item_name(&ui->item);
+}
+
+/* Assign a configuration field, unless the buffer is enabled. */
+#define udmabuf_item_assign(ui, field, val, count) ({			\
+	ssize_t __ret = (count);					\
+									\
+	mutex_lock(&(ui)->lock);					\
+	if ((ui)->buf)							\
+		__ret = -EBUSY;						\
+	else								\
+		(ui)->cfg.field = (val);				\
+	mutex_unlock(&(ui)->lock);					\
+	__ret;								\
+})
+
+/* Parse an unsigned number in [min, max]: -EINVAL if not one, -ERANGE. */
+static int udmabuf_parse_uint(const char *page, unsigned int base,
+			      unsigned int min, unsigned int max,
+			      unsigned int *val)
+{
+	int ret = kstrtouint(page, base, val);
+
+	if (ret)
+		return ret;
+	if (*val < min || *val > max)
+		return -ERANGE;
+	return 0;
+}
+
+static ssize_t udmabuf_item_size_show(struct config_item *item, char *page)
+{
+	return sysfs_emit(page, "%llu\n", to_udmabuf_item(item)->cfg.size);
+}
+
+static ssize_t udmabuf_item_size_store(struct config_item *item,
+				       const char *page, size_t count)
+{
+	u64 size;
+	int ret;
+
+	ret = udmabuf_parse_size(page, &size);
+	if (ret)
+		return ret;
+	if (size > UDMABUF_SIZE_MAX)
+		return -ERANGE;
+	return udmabuf_item_assign(to_udmabuf_item(item), size, size, count);
+}
+CONFIGFS_ATTR(udmabuf_item_, size);
+
+static ssize_t udmabuf_item_minor_show(struct config_item *item, char *page)
+{
+	return sysfs_emit(page, "%d\n", to_udmabuf_item(item)->cfg.minor);
+}
+
+static ssize_t udmabuf_item_minor_store(struct config_item *item,
+					const char *page, size_t count)
+{
+	int minor;
+	int ret;
+
+	ret = kstrtoint(page, 10, &minor);
+	if (ret)
+		return ret;
+	if (minor < -1 || minor >= (int)UDMABUF_MINORS)
+		return -ERANGE;
+	return udmabuf_item_assign(to_udmabuf_item(item), minor, minor, count);
+}
+CONFIGFS_ATTR(udmabuf_item_, minor);
+
+static ssize_t udmabuf_item_device_name_show(struct config_item *item,
+					     char *page)
+{
+	struct udmabuf_item *ui = to_udmabuf_item(item);
+	ssize_t ret;
+
+	mutex_lock(&ui->lock);
+	ret = sysfs_emit(page, "%s\n", udmabuf_item_name(ui));
+	mutex_unlock(&ui->lock);
+	return ret;
+}
+
+static ssize_t udmabuf_item_device_name_store(struct config_item *item,
+					      const char *page, size_t count)
+{
+	struct udmabuf_item *ui = to_udmabuf_item(item);
+	char name[UDMABUF_NAME_MAX + 1];
+	size_t len = strlen(page);
+	ssize_t ret = count;
+
+	if (len && page[len - 1] == '\n')
+		len--;
+	if (len >= sizeof(name))
+		return -EINVAL;
+	memcpy(name, page, len);
+	name[len] = '\0';
+	if (!udmabuf_name_valid(name))
+		return -EINVAL;
+
+	mutex_lock(&ui->lock);
+	if (ui->buf)
+		ret = -EBUSY;
+	else
+		strscpy(ui->cfg.name, name, sizeof(ui->cfg.name));
+	mutex_unlock(&ui->lock);
+	return ret;
+}
+CONFIGFS_ATTR(udmabuf_item_, device_name);
+
+static ssize_t udmabuf_item_sync_mode_show(struct config_item *item,
+					   char *page)
+{
+	struct udmabuf_item *ui = to_udmabuf_item(item);
+	unsigned int mode;
+
+	mutex_lock(&ui->lock);
+	mode = ui->buf ? READ_ONCE(ui->buf->sync_mode) : ui->cfg.sync_mode;
+	mutex_unlock(&ui->lock);
+	return sysfs_emit(page, "%u\n", mode);
+}
+
+static ssize_t udmabuf_item_sync_mode_store(struct config_item *item,
+					    const char *page, size_t count)
+{
+	struct udmabuf_item *ui = to_udmabuf_item(item);
+	unsigned int mode;
+	int ret;
+
+	ret = udmabuf_parse_uint(page, 10, 0, UDMABUF_SYNC_MODE_MAX, &mode);
+	if (ret)
+		return ret;
+
+	mutex_lock(&ui->lock);
+	ui->cfg.sync_mode = mode;
+	if (ui->buf)
+		WRITE_ONCE(ui->buf->sync_mode, mode);
+	mutex_unlock(&ui->lock);
+	return count;
+}
+CONFIGFS_ATTR(udmabuf_item_, sync_mode);
+
+static ssize_t udmabuf_item_dma_mask_show(struct config_item *item,
+					  char *page)
+{
+	return sysfs_emit(page, "%u\n", to_udmabuf_item(item)->cfg.dma_bits);
+}
+
+static ssize_t udmabuf_item_dma_mask_store(struct config_item *item,
+					   const char *page, size_t count)
+{
+	unsigned int bits;
+	int ret;
+
+	ret = udmabuf_parse_uint(page, 10, UDMABUF_DMA_BITS_MIN,
+				 UDMABUF_DMA_BITS_MAX, &bits);
+	if (ret)
+		return ret;
+	return udmabuf_item_assign(to_udmabuf_item(item), dma_bits, bits,
+				   count);
+}
+CONFIGFS_ATTR(udmabuf_item_, dma_mask);
+
+static ssize_t udmabuf_item_mode_show(struct config_item *item, char *page)
+{
+	return sysfs_emit(page, "%04o\n", to_udmabuf_item(item)->cfg.mode);
+}
+
+static ssize_t udmabuf_item_mode_store(struct config_item *item,
+				       const char *page, size_t count)
+{
+	unsigned int mode;
+	int ret;
+
+	ret = udmabuf_parse_uint(page, 8, 0, 0777, &mode);
+	if (ret)
+		return ret;
+	return udmabuf_item_assign(to_udmabuf_item(item), mode, mode, count);
+}
+CONFIGFS_ATTR(udmabuf_item_, mode);
+
+static ssize_t udmabuf_item_enable_show(struct config_item *item, char *page)
+{
+	struct udmabuf_item *ui = to_udmabuf_item(item);
+	bool enabled;
+
+	mutex_lock(&ui->lock);
+	enabled = ui->buf;
+	mutex_unlock(&ui->lock);
+	return sysfs_emit(page, "%d\n", enabled);
+}
+
+static int udmabuf_item_enable(struct udmabuf_item *ui)
+{
+	struct udmabuf_config cfg = ui->cfg;
+	struct udmabuf_buffer *buf;
+
+	/* A directory name may be too long to be a device name. */
+	if (strscpy(cfg.name, udmabuf_item_name(ui), sizeof(cfg.name)) < 0)
+		return -EINVAL;
+
+	buf = udmabuf_create(&cfg);
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
+	ui->buf = buf;
+	return 0;
+}
+
+static int udmabuf_item_disable(struct udmabuf_item *ui, bool force)
+{
+	unsigned int mode = READ_ONCE(ui->buf->sync_mode);
+	int ret;
+
+	ret = udmabuf_destroy(ui->buf, force);
+	if (ret)
+		return ret;
+	/* Keep a sync_mode changed through sysfs for the next enable. */
+	ui->cfg.sync_mode = mode;
+	ui->buf = NULL;
+	return 0;
+}
+
+static ssize_t udmabuf_item_enable_store(struct config_item *item,
+					 const char *page, size_t count)
+{
+	struct udmabuf_item *ui = to_udmabuf_item(item);
+	bool enable;
+	int ret;
+
+	ret = kstrtobool(page, &enable);
+	if (ret)
+		return ret;
+
+	mutex_lock(&ui->lock);
+	if (enable == !!ui->buf)
+		ret = 0;
+	else if (enable)
+		ret = udmabuf_item_enable(ui);
+	else
+		ret = udmabuf_item_disable(ui, false);
+	mutex_unlock(&ui->lock);
+	return ret ? ret : count;
+}
+CONFIGFS_ATTR(udmabuf_item_, enable);
+
+static ssize_t udmabuf_item_phys_addr_show(struct config_item *item,
+					   char *page)
+{
+	struct udmabuf_item *ui = to_udmabuf_item(item);
+	ssize_t ret = 0;
+
+	mutex_lock(&ui->lock);
+	if (ui->buf)
+		ret = sysfs_emit(page, "0x%016llx\n", (u64)ui->buf->dma_addr);
+	mutex_unlock(&ui->lock);
+	return ret;
+}
+/* Physical addresses are for root, as in /proc/PID/pagemap. */
+static struct configfs_attribute udmabuf_item_attr_phys_addr = {
+	.ca_name	= "phys_addr",
+	.ca_owner	= THIS_MODULE,
+	.ca_mode	= 0400,
+	.show		= udmabuf_item_phys_addr_show,
+};
+
+static ssize_t udmabuf_item_dev_show(struct config_item *item, char *page)
+{
+	struct udmabuf_item *ui = to_udmabuf_item(item);
+	ssize_t ret = 0;
+
+	mutex_lock(&ui->lock);
+	if (ui->buf)
+		ret = sysfs_emit(page, "%u:%u\n", MAJOR(ui->buf->dev.devt),
+				 MINOR(ui->buf->dev.devt));
+	mutex_unlock(&ui->lock);
+	return ret;
+}
+CONFIGFS_ATTR_RO(udmabuf_item_, dev);
+
+/* Also the list behind the subsystem's "features" attribute. */
+static struct configfs_attribute *udmabuf_item_attrs[] = {
+	&udmabuf_item_attr_size,
+	&udmabuf_item_attr_minor,
+	&udmabuf_item_attr_device_name,
+	&udmabuf_item_attr_sync_mode,
+	&udmabuf_item_attr_dma_mask,
+	&udmabuf_item_attr_mode,
+	&udmabuf_item_attr_enable,
+	&udmabuf_item_attr_phys_addr,
+	&udmabuf_item_attr_dev,
+	NULL
+};
+
+static void udmabuf_item_release(struct config_item *item)
+{
+	kfree(to_udmabuf_item(item));
+}
+
+static struct configfs_item_operations udmabuf_item_ops = {
+	.release	= udmabuf_item_release,
+};
+
+static const struct config_item_type udmabuf_item_type = {
+	.ct_item_ops	= &udmabuf_item_ops,
+	.ct_attrs	= udmabuf_item_attrs,
+	.ct_owner	= THIS_MODULE,
+};
+
+static struct config_item *udmabuf_make_item(struct config_group *group,
+					     const char *name)
+{
+	struct udmabuf_item *ui;
+
+	ui = kzalloc(sizeof(*ui), GFP_KERNEL);
+	if (!ui)
+		return ERR_PTR(-ENOMEM);
+	mutex_init(&ui->lock);
+	udmabuf_config_init(&ui->cfg);
+	config_item_init_type_name(&ui->item, name, &udmabuf_item_type);
+	return &ui->item;
+}
+
+/*
+ * rmdir cannot fail, so a buffer still in use loses its device node now and
+ * keeps its memory until the last file and mapping are gone.
+ */
+static void udmabuf_drop_item(struct config_group *group,
+			      struct config_item *item)
+{
+	struct udmabuf_item *ui = to_udmabuf_item(item);
+
+	mutex_lock(&ui->lock);
+	if (ui->buf)
+		udmabuf_item_disable(ui, true);
+	mutex_unlock(&ui->lock);
+	config_item_put(item);
+}
+
+static struct configfs_group_operations udmabuf_group_ops = {
+	.make_item	= udmabuf_make_item,
+	.drop_item	= udmabuf_drop_item,
+};
+
+/* Names of the item attributes this module supports, for scripts. */
+static ssize_t udmabuf_subsys_features_show(struct config_item *item,
+					    char *page)
+{
+	ssize_t len = 0;
+	int i;
+
+	for (i = 0; udmabuf_item_attrs[i]; i++)
+		len += sysfs_emit_at(page, len, "%s%s", i ? "," : "",
+				     udmabuf_item_attrs[i]->ca_name);
+	len += sysfs_emit_at(page, len, "\n");
+	return len;
+}
+CONFIGFS_ATTR_RO(udmabuf_subsys_, features);
+
+static struct configfs_attribute *udmabuf_subsys_attrs[] = {
+	&udmabuf_subsys_attr_features,
+	NULL
+};
+
+static const struct config_item_type udmabuf_subsys_type = {
+	.ct_group_ops	= &udmabuf_group_ops,
+	.ct_attrs	= udmabuf_subsys_attrs,
+	.ct_owner	= THIS_MODULE,
+};
+
+static struct configfs_subsystem udmabuf_subsys = {
+	.su_group = {
+		.cg_item = {
+			.ci_namebuf	= "udmabuf",
+			.ci_type	= &udmabuf_subsys_type,
+		},
+	},
+};
+
+int udmabuf_configfs_init(void)
+{
+	config_group_init(&udmabuf_subsys.su_group);
+	mutex_init(&udmabuf_subsys.su_mutex);
+	return configfs_register_subsystem(&udmabuf_subsys);
+}
+
+void udmabuf_configfs_exit(void)
+{
+	configfs_unregister_subsystem(&udmabuf_subsys);
+}

@@ -1,0 +1,312 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * udmabuf-cfs: attributes of /sys/class/udmabuf/<device>/.
+ *
+ * These are the run-time face of a buffer, whoever created it, and keep
+ * the names and formats existing users of this kind of driver script
+ * against.  They are removed (and in-flight calls drained) by device_del()
+ * before the creator drops its reference, so the buffer is valid here.
+ */
+
+#include <linux/device.h>
+#include <linux/kernel.h>
+#include <linux/string.h>
+#include <linux/sysfs.h>
+#include <linux/udmabuf-cfs.h>
+
+#include "udmabuf-cfs.h"
+
+static const char * const udmabuf_origin_names[] = {
+	[UDMABUF_ORIGIN_CONFIGFS]	= "configfs",
+	[UDMABUF_ORIGIN_PARAM]		= "param",
+	[UDMABUF_ORIGIN_DT]		= "dt",
+};
+
+static ssize_t size_show(struct device *dev, struct device_attribute *attr,
+			 char *page)
+{
+	return sysfs_emit(page, "%zu\n", to_udmabuf(dev)->size);
+}
+static DEVICE_ATTR_RO(size);
+
+static ssize_t phys_addr_show(struct device *dev,
+			      struct device_attribute *attr, char *page)
+{
+	return sysfs_emit(page, "0x%016llx\n",
+			  (u64)to_udmabuf(dev)->dma_addr);
+}
+/* Physical addresses are for root, as in /proc/PID/pagemap. */
+static DEVICE_ATTR_ADMIN_RO(phys_addr);
+
+static ssize_t sync_mode_show(struct device *dev,
+			      struct device_attribute *attr, char *page)
+{
+	return sysfs_emit(page, "%u\n", READ_ONCE(to_udmabuf(dev)->sync_mode));
+}
+
+static ssize_t sync_mode_store(struct device *dev,
+			       struct device_attribute *attr,
+			       const char *page, size_t count)
+{
+	unsigned int mode;
+	int ret;
+
+	ret = kstrtouint(page, 10, &mode);
+	if (ret)
+		return ret;
+	if (mode > UDMABUF_SYNC_MODE_MAX)
+		return -ERANGE;
+	WRITE_ONCE(to_udmabuf(dev)->sync_mode, mode);
+	return count;
+}
+static DEVICE_ATTR_RW(sync_mode);
+
+static ssize_t dma_coherent_show(struct device *dev,
+				 struct device_attribute *attr, char *page)
+{
+	return sysfs_emit(page, "%d\n", udmabuf_coherent(to_udmabuf(dev)));
+}
+static DEVICE_ATTR_RO(dma_coherent);
+
+static ssize_t origin_show(struct device *dev, struct device_attribute *attr,
+			   char *page)
+{
+	return sysfs_emit(page, "%s\n",
+			  udmabuf_origin_names[to_udmabuf(dev)->origin]);
+}
+static DEVICE_ATTR_RO(origin);
+
+static ssize_t users_show(struct device *dev, struct device_attribute *attr,
+			  char *page)
+{
+	return sysfs_emit(page, "%u\n", READ_ONCE(to_udmabuf(dev)->users));
+}
+static DEVICE_ATTR_RO(users);
+
+static ssize_t udmabuf_cache_show(struct device *dev, char *page, bool o_sync)
+{
+	unsigned int mode = READ_ONCE(to_udmabuf(dev)->sync_mode);
+
+	return sysfs_emit(page, "%s\n",
+			  udmabuf_cache_names[udmabuf_cache_mode(mode, o_sync)]);
+}
+
+/* What an mmap() of a file opened without O_SYNC really gets. */
+static ssize_t cache_mode_show(struct device *dev,
+			       struct device_attribute *attr, char *page)
+{
+	return udmabuf_cache_show(dev, page, false);
+}
+static DEVICE_ATTR_RO(cache_mode);
+
+/* ... and of a file opened with O_SYNC. */
+static ssize_t cache_mode_sync_show(struct device *dev,
+				    struct device_attribute *attr, char *page)
+{
+	return udmabuf_cache_show(dev, page, true);
+}
+static DEVICE_ATTR_RO(cache_mode_sync);
+
+static ssize_t sync_offset_show(struct device *dev,
+				struct device_attribute *attr, char *page)
+{
+	struct udmabuf_buffer *buf = to_udmabuf(dev);
+	u64 val;
+
+	mutex_lock(&buf->sync_lock);
+	val = buf->sync_offset;
+	mutex_unlock(&buf->sync_lock);
+	return sysfs_emit(page, "%llu\n", val);
+}
+
+static ssize_t sync_offset_store(struct device *dev,
+				 struct device_attribute *attr,
+				 const char *page, size_t count)
+{
+	struct udmabuf_buffer *buf = to_udmabuf(dev);
+	u64 val;
+	int ret;
+
+	ret = udmabuf_parse_size(page, &val);
+	if (ret)
+		return ret;
+	if (val >= buf->size)
+		return -EINVAL;
+	mutex_lock(&buf->sync_lock);
+	buf->sync_offset = val;
+	mutex_unlock(&buf->sync_lock);
+	return count;
+}
+static DEVICE_ATTR_RW(sync_offset);
+
+static ssize_t sync_size_show(struct device *dev,
+			      struct device_attribute *attr, char *page)
+{
+	struct udmabuf_buffer *buf = to_udmabuf(dev);
+	u64 val;
+
+	mutex_lock(&buf->sync_lock);
+	val = buf->sync_size;
+	mutex_unlock(&buf->sync_lock);
+	return sysfs_emit(page, "%llu\n", val);
+}
+
+static ssize_t sync_size_store(struct device *dev,
+			       struct device_attribute *attr,
+			       const char *page, size_t count)
+{
+	struct udmabuf_buffer *buf = to_udmabuf(dev);
+	u64 val;
+	int ret;
+
+	ret = udmabuf_parse_size(page, &val);
+	if (ret)
+		return ret;
+	if (val > buf->size)
+		return -EINVAL;
+	mutex_lock(&buf->sync_lock);
+	buf->sync_size = val;
+	mutex_unlock(&buf->sync_lock);
+	return count;
+}
+static DEVICE_ATTR_RW(sync_size);
+
+static ssize_t sync_direction_show(struct device *dev,
+				   struct device_attribute *attr, char *page)
+{
+	struct udmabuf_buffer *buf = to_udmabuf(dev);
+	unsigned int val;
+
+	mutex_lock(&buf->sync_lock);
+	val = buf->sync_direction;
+	mutex_unlock(&buf->sync_lock);
+	return sysfs_emit(page, "%u\n", val);
+}
+
+static ssize_t sync_direction_store(struct device *dev,
+				    struct device_attribute *attr,
+				    const char *page, size_t count)
+{
+	struct udmabuf_buffer *buf = to_udmabuf(dev);
+	unsigned int val;
+	int ret;
+
+	ret = kstrtouint(page, 10, &val);
+	if (ret)
+		return ret;
+	if (val > UDMABUF_CFS_DIR_FROM_DEVICE)
+		return -EINVAL;
+	mutex_lock(&buf->sync_lock);
+	buf->sync_direction = val;
+	mutex_unlock(&buf->sync_lock);
+	return count;
+}
+static DEVICE_ATTR_RW(sync_direction);
+
+static ssize_t sync_owner_show(struct device *dev,
+			       struct device_attribute *attr, char *page)
+{
+	return sysfs_emit(page, "%d\n", READ_ONCE(to_udmabuf(dev)->sync_owner));
+}
+static DEVICE_ATTR_RO(sync_owner);
+
+/*
+ * Parse "OFFSET SIZE DIRECTION" (sizes as udmabuf_parse_size() reads them,
+ * the direction 0..2), the one-write form of a sync trigger.
+ */
+static int udmabuf_parse_range(const char *page, u64 *offset, u64 *size,
+			       unsigned int *direction)
+{
+	char tmp[96], *cur, *tok[3];
+	size_t len = strlen(page);
+	int i;
+
+	if (len >= sizeof(tmp))
+		return -EINVAL;
+	memcpy(tmp, page, len + 1);
+	cur = strim(tmp);
+	for (i = 0; i < 3; i++) {
+		tok[i] = strsep(&cur, " \t");
+		if (!tok[i] || !*tok[i])
+			return -EINVAL;
+		if (cur)
+			cur = skip_spaces(cur);
+	}
+	if (cur && *cur)
+		return -EINVAL;
+	if (udmabuf_parse_size(tok[0], offset) ||
+	    udmabuf_parse_size(tok[1], size) ||
+	    kstrtouint(tok[2], 10, direction))
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * Write "1" to sync the range set in sync_offset, sync_size and
+ * sync_direction, or "OFFSET SIZE DIRECTION" to sync that range without
+ * touching the shared values (two processes cannot race on those).
+ */
+static ssize_t udmabuf_sync_store(struct device *dev, const char *page,
+				  size_t count, bool for_cpu)
+{
+	struct udmabuf_buffer *buf = to_udmabuf(dev);
+	unsigned int direction;
+	u64 offset, size;
+	int ret;
+
+	if (sysfs_streq(page, "1")) {
+		mutex_lock(&buf->sync_lock);
+		ret = udmabuf_sync(buf, for_cpu, buf->sync_offset,
+				   buf->sync_size, buf->sync_direction);
+		mutex_unlock(&buf->sync_lock);
+	} else {
+		ret = udmabuf_parse_range(page, &offset, &size, &direction);
+		if (!ret)
+			ret = udmabuf_sync(buf, for_cpu, offset, size,
+					   direction);
+	}
+	return ret ? ret : count;
+}
+
+static ssize_t sync_for_cpu_store(struct device *dev,
+				  struct device_attribute *attr,
+				  const char *page, size_t count)
+{
+	return udmabuf_sync_store(dev, page, count, true);
+}
+static DEVICE_ATTR_WO(sync_for_cpu);
+
+static ssize_t sync_for_device_store(struct device *dev,
+				     struct device_attribute *attr,
+				     const char *page, size_t count)
+{
+	return udmabuf_sync_store(dev, page, count, false);
+}
+static DEVICE_ATTR_WO(sync_for_device);
+
+static struct attribute *udmabuf_attrs[] = {
+	&dev_attr_size.attr,
+	&dev_attr_phys_addr.attr,
+	&dev_attr_sync_mode.attr,
+	&dev_attr_dma_coherent.attr,
+	&dev_attr_origin.attr,
+	&dev_attr_users.attr,
+	&dev_attr_cache_mode.attr,
+	&dev_attr_cache_mode_sync.attr,
+	&dev_attr_sync_offset.attr,
+	&dev_attr_sync_size.attr,
+	&dev_attr_sync_direction.attr,
+	&dev_attr_sync_owner.attr,
+	&dev_attr_sync_for_cpu.attr,
+	&dev_attr_sync_for_device.attr,
+	NULL
+};
+
+static const struct attribute_group udmabuf_group = {
+	.attrs = udmabuf_attrs,
+};
+
+const struct attribute_group *udmabuf_dev_groups[] = {
+	&udmabuf_group,
+	NULL
+};

@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * udmabuf-cfs: internal interfaces between the parts of the driver.
+ */
+#ifndef _UDMABUF_CFS_H
+#define _UDMABUF_CFS_H
+
+#include <linux/device.h>
+#include <linux/dma-mapping.h>
+#include <linux/mutex.h>
+#include <linux/types.h>
+
+#define UDMABUF_CFS_VERSION	"0.1.0"
+
+/* Longest device name, without the terminating NUL. */
+#define UDMABUF_NAME_MAX	32
+/* Minors are handed out from the whole range of our major. */
+#define UDMABUF_MINORS		(1U << MINORBITS)
+
+/* sync_mode: the low two bits select the O_SYNC mapping, bit 2 forces it. */
+#define UDMABUF_SYNC_MODE_MAX	7
+#define UDMABUF_SYNC_ALWAYS	4
+#define UDMABUF_SYNC_MODE_DEFAULT 1
+
+#define UDMABUF_DMA_BITS_MIN	12
+#define UDMABUF_DMA_BITS_MAX	64
+#define UDMABUF_DMA_BITS_DEFAULT 32
+
+#define UDMABUF_MODE_DEFAULT	0600
+
+/* Largest size whose page-rounded length fits size_t and loff_t. */
+#define UDMABUF_SIZE_MAX \
+	((u64)min_t(u64, SIZE_MAX, LLONG_MAX) & (u64)PAGE_MASK)
+
+/*
+ * x86 keeps RAM write-back in every mapping (PAT refuses other memory types
+ * for pages the kernel maps write-back), so asking for an uncached user
+ * mapping there would only earn a log line per mmap.  Say so instead.
+ */
+#define UDMABUF_RAM_ALWAYS_CACHED	IS_ENABLED(CONFIG_X86)
+
+/* Who created a buffer; shown in sysfs "origin". */
+enum udmabuf_origin {
+	UDMABUF_ORIGIN_CONFIGFS,
+	UDMABUF_ORIGIN_PARAM,
+	UDMABUF_ORIGIN_DT,
+};
+
+/* The CPU mapping a file gets; index into udmabuf_cache_names[]. */
+enum udmabuf_cache {
+	UDMABUF_CACHE_CACHED,
+	UDMABUF_CACHE_UNCACHED,
+	UDMABUF_CACHE_WRITE_COMBINE,
+	UDMABUF_CACHE_DMA_COHERENT,
+};
+
+/**
+ * struct udmabuf_config - what a buffer is made from
+ * @size: bytes; the allocation is rounded up to whole pages
+ * @minor: requested minor, or -1 for the first free one
+ * @sync_mode: initial sync_mode, 0..%UDMABUF_SYNC_MODE_MAX
+ * @dma_bits: width of the DMA mask the memory must fit in
+ * @mode: permissions of the device node
+ * @origin: creator, for user space to tell buffers apart
+ * @name: device name, validated by udmabuf_name_valid()
+ */
+struct udmabuf_config {
+	u64 size;
+	int minor;
+	unsigned int sync_mode;
+	unsigned int dma_bits;
+	umode_t mode;
+	enum udmabuf_origin origin;
+	char name[UDMABUF_NAME_MAX + 1];
+};
+
+/**
+ * struct udmabuf_buffer - one DMA buffer and its character device
+ * @dev: the class device; its reference count is the buffer's lifetime.
+ *	The creator holds one reference until it destroys the buffer, every
+ *	open file holds one (and every mapping holds its file).  The memory
+ *	is freed by the release callback, after the last of them is gone.
+ * @dma_dev: the device the memory was allocated against and is synced for
+ * @dma_mask: storage for @dev's DMA mask
+ * @pages: first page of the physically contiguous allocation
+ * @vaddr: kernel address of the allocation (linear map)
+ * @dma_addr: the allocation as seen by the device
+ * @size: bytes usable through read/write; mappings cover @alloc_size
+ * @alloc_size: @size rounded up to whole pages
+ * @sync_mode: current sync_mode; read locklessly by mmap and read/write
+ * @origin: creator of the buffer
+ * @minor: minor number, also the key in the global buffer table
+ * @mode: permissions of the device node
+ * @users: open files, under udmabuf_lock
+ * @live: openable; cleared under udmabuf_lock before teardown starts
+ * @sync_lock: serialises the sysfs sync_* values and their use
+ * @sync_offset: start of the range the sysfs sync triggers act on
+ * @sync_size: length of that range
+ * @sync_direction: UDMABUF_CFS_DIR_* of that range
+ * @sync_owner: true while the device owns the buffer (after sync_for_device)
+ */
+struct udmabuf_buffer {
+	struct device dev;
+	struct device *dma_dev;
+	u64 dma_mask;
+	struct page *pages;
+	void *vaddr;
+	dma_addr_t dma_addr;
+	size_t size;
+	size_t alloc_size;
+	unsigned int sync_mode;
+	enum udmabuf_origin origin;
+	int minor;
+	umode_t mode;
+	unsigned int users;
+	bool live;
+
+	struct mutex sync_lock;
+	u64 sync_offset;
+	u64 sync_size;
+	unsigned int sync_direction;
+	bool sync_owner;
+};
+
+static inline struct udmabuf_buffer *to_udmabuf(struct device *dev)
+{
+	return container_of(dev, struct udmabuf_buffer, dev);
+}
+
+/* main.c: registry, creation and destruction */
+extern struct mutex udmabuf_lock;
+extern const char * const udmabuf_cache_names[];
+bool udmabuf_name_valid(const char *name);
+int udmabuf_parse_size(const char *str, u64 *size);
+struct udmabuf_buffer *udmabuf_create(const struct udmabuf_config *cfg);
+int udmabuf_destroy(struct udmabuf_buffer *buf, bool force);
+struct udmabuf_buffer *udmabuf_get(unsigned int minor);
+void udmabuf_put(struct udmabuf_buffer *buf);
+void udmabuf_config_init(struct udmabuf_config *cfg);
+
+/* buffer.c: memory, file operations and cache maintenance */
+extern const struct file_operations udmabuf_fops;
+int udmabuf_alloc(struct udmabuf_buffer *buf, unsigned int dma_bits);
+void udmabuf_free(struct udmabuf_buffer *buf);
+enum udmabuf_cache udmabuf_cache_mode(unsigned int sync_mode, bool o_sync);
+bool udmabuf_coherent(struct udmabuf_buffer *buf);
+int udmabuf_sync(struct udmabuf_buffer *buf, bool for_cpu, u64 offset,
+		 u64 size, unsigned int direction);
+
+/* sysfs.c: attributes of the class device */
+extern const struct attribute_group *udmabuf_dev_groups[];
+
+/* configfs.c: the configfs subsystem */
+int udmabuf_configfs_init(void);
+void udmabuf_configfs_exit(void);
+
+/* params.c: buffers from module parameters */
+int udmabuf_params_init(void);
+void udmabuf_params_exit(void);
+
+#endif /* _UDMABUF_CFS_H */
