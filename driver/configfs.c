@@ -31,7 +31,7 @@
  */
 struct udmabuf_item {
 	struct config_item item;
-	struct mutex lock;
+	struct mutex lock;	/* see above */
 	struct udmabuf_config cfg;
 	struct udmabuf_buffer *buf;
 };
@@ -47,18 +47,19 @@ static const char *udmabuf_item_name(struct udmabuf_item *ui)
 	return ui->cfg.name[0] ? ui->cfg.name : config_item_name(&ui->item);
 }
 
-/* Assign a configuration field, unless the buffer is enabled. */
-#define udmabuf_item_assign(ui, field, val, count) ({			\
-	ssize_t __ret = (count);					\
-									\
-	mutex_lock(&(ui)->lock);					\
-	if ((ui)->buf)							\
-		__ret = -EBUSY;						\
-	else								\
-		(ui)->cfg.field = (val);				\
-	mutex_unlock(&(ui)->lock);					\
-	__ret;								\
-})
+/*
+ * Lock @ui for a change of configuration.  Return: 0 with the lock held, or
+ * -EBUSY without it if the buffer is enabled.
+ */
+static int udmabuf_item_lock_config(struct udmabuf_item *ui)
+{
+	mutex_lock(&ui->lock);
+	if (ui->buf) {
+		mutex_unlock(&ui->lock);
+		return -EBUSY;
+	}
+	return 0;
+}
 
 /* Parse an unsigned number in [min, max]: -EINVAL if not one, -ERANGE. */
 static int udmabuf_parse_uint(const char *page, unsigned int base,
@@ -82,6 +83,7 @@ static ssize_t udmabuf_item_size_show(struct config_item *item, char *page)
 static ssize_t udmabuf_item_size_store(struct config_item *item,
 				       const char *page, size_t count)
 {
+	struct udmabuf_item *ui = to_udmabuf_item(item);
 	u64 size;
 	int ret;
 
@@ -90,7 +92,12 @@ static ssize_t udmabuf_item_size_store(struct config_item *item,
 		return ret;
 	if (size > UDMABUF_SIZE_MAX)
 		return -ERANGE;
-	return udmabuf_item_assign(to_udmabuf_item(item), size, size, count);
+	ret = udmabuf_item_lock_config(ui);
+	if (ret)
+		return ret;
+	ui->cfg.size = size;
+	mutex_unlock(&ui->lock);
+	return count;
 }
 CONFIGFS_ATTR(udmabuf_item_, size);
 
@@ -102,6 +109,7 @@ static ssize_t udmabuf_item_minor_show(struct config_item *item, char *page)
 static ssize_t udmabuf_item_minor_store(struct config_item *item,
 					const char *page, size_t count)
 {
+	struct udmabuf_item *ui = to_udmabuf_item(item);
 	int minor;
 	int ret;
 
@@ -110,7 +118,12 @@ static ssize_t udmabuf_item_minor_store(struct config_item *item,
 		return ret;
 	if (minor < -1 || minor >= (int)UDMABUF_MINORS)
 		return -ERANGE;
-	return udmabuf_item_assign(to_udmabuf_item(item), minor, minor, count);
+	ret = udmabuf_item_lock_config(ui);
+	if (ret)
+		return ret;
+	ui->cfg.minor = minor;
+	mutex_unlock(&ui->lock);
+	return count;
 }
 CONFIGFS_ATTR(udmabuf_item_, minor);
 
@@ -132,7 +145,7 @@ static ssize_t udmabuf_item_device_name_store(struct config_item *item,
 	struct udmabuf_item *ui = to_udmabuf_item(item);
 	char name[UDMABUF_NAME_MAX + 1];
 	size_t len = strlen(page);
-	ssize_t ret = count;
+	int ret;
 
 	if (len && page[len - 1] == '\n')
 		len--;
@@ -143,13 +156,12 @@ static ssize_t udmabuf_item_device_name_store(struct config_item *item,
 	if (!udmabuf_name_valid(name))
 		return -EINVAL;
 
-	mutex_lock(&ui->lock);
-	if (ui->buf)
-		ret = -EBUSY;
-	else
-		strscpy(ui->cfg.name, name, sizeof(ui->cfg.name));
+	ret = udmabuf_item_lock_config(ui);
+	if (ret)
+		return ret;
+	strscpy(ui->cfg.name, name, sizeof(ui->cfg.name));
 	mutex_unlock(&ui->lock);
-	return ret;
+	return count;
 }
 CONFIGFS_ATTR(udmabuf_item_, device_name);
 
@@ -194,6 +206,7 @@ static ssize_t udmabuf_item_dma_mask_show(struct config_item *item,
 static ssize_t udmabuf_item_dma_mask_store(struct config_item *item,
 					   const char *page, size_t count)
 {
+	struct udmabuf_item *ui = to_udmabuf_item(item);
 	unsigned int bits;
 	int ret;
 
@@ -201,8 +214,12 @@ static ssize_t udmabuf_item_dma_mask_store(struct config_item *item,
 				 UDMABUF_DMA_BITS_MAX, &bits);
 	if (ret)
 		return ret;
-	return udmabuf_item_assign(to_udmabuf_item(item), dma_bits, bits,
-				   count);
+	ret = udmabuf_item_lock_config(ui);
+	if (ret)
+		return ret;
+	ui->cfg.dma_bits = bits;
+	mutex_unlock(&ui->lock);
+	return count;
 }
 CONFIGFS_ATTR(udmabuf_item_, dma_mask);
 
@@ -214,13 +231,19 @@ static ssize_t udmabuf_item_mode_show(struct config_item *item, char *page)
 static ssize_t udmabuf_item_mode_store(struct config_item *item,
 				       const char *page, size_t count)
 {
+	struct udmabuf_item *ui = to_udmabuf_item(item);
 	unsigned int mode;
 	int ret;
 
 	ret = udmabuf_parse_uint(page, 8, 0, 0777, &mode);
 	if (ret)
 		return ret;
-	return udmabuf_item_assign(to_udmabuf_item(item), mode, mode, count);
+	ret = udmabuf_item_lock_config(ui);
+	if (ret)
+		return ret;
+	ui->cfg.mode = mode;
+	mutex_unlock(&ui->lock);
+	return count;
 }
 CONFIGFS_ATTR(udmabuf_item_, mode);
 
@@ -300,6 +323,7 @@ static ssize_t udmabuf_item_phys_addr_show(struct config_item *item,
 	mutex_unlock(&ui->lock);
 	return ret;
 }
+
 /* Physical addresses are for root, as in /proc/PID/pagemap. */
 static struct configfs_attribute udmabuf_item_attr_phys_addr = {
 	.ca_name	= "phys_addr",

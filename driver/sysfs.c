@@ -35,6 +35,7 @@ static ssize_t phys_addr_show(struct device *dev,
 	return sysfs_emit(page, "0x%016llx\n",
 			  (u64)to_udmabuf(dev)->dma_addr);
 }
+
 /* Physical addresses are for root, as in /proc/PID/pagemap. */
 static DEVICE_ATTR_ADMIN_RO(phys_addr);
 

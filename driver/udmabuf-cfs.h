@@ -15,11 +15,11 @@
 /* Longest device name, without the terminating NUL. */
 #define UDMABUF_NAME_MAX	32
 /* Minors are handed out from the whole range of our major. */
-#define UDMABUF_MINORS		(1U << MINORBITS)
+#define UDMABUF_MINORS		BIT(MINORBITS)
 
 /* sync_mode: the low two bits select the O_SYNC mapping, bit 2 forces it. */
 #define UDMABUF_SYNC_MODE_MAX	7
-#define UDMABUF_SYNC_ALWAYS	4
+#define UDMABUF_SYNC_ALWAYS	BIT(2)
 #define UDMABUF_SYNC_MODE_DEFAULT 1
 
 #define UDMABUF_DMA_BITS_MIN	12
@@ -115,7 +115,7 @@ struct udmabuf_buffer {
 	unsigned int users;
 	bool live;
 
-	struct mutex sync_lock;
+	struct mutex sync_lock;	/* see above */
 	u64 sync_offset;
 	u64 sync_size;
 	unsigned int sync_direction;
