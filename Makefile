@@ -1,0 +1,81 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# udmabuf-cfs: build, install and test.
+#
+#   make                      module for the running kernel + udmabufctl
+#   make KERNEL_SRC_DIR=/path ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-
+#   sudo make install         module (extra/), udmabufctl, header, udev rule
+#   make check                host unit tests + guest tests on amd64 and arm64
+#   make demo                 boot a guest and walk through a buffer's life
+#   make vm-shell [VM_ARCH=arm64]   interactive guest with everything loaded
+#   make lint                 W=1 + sparse + checkpatch
+#
+# KDIR is accepted as another name for KERNEL_SRC_DIR.
+
+KERNEL_SRC_DIR ?= /lib/modules/$(shell uname -r)/build
+KDIR ?= $(KERNEL_SRC_DIR)
+ARCH ?=
+CROSS_COMPILE ?=
+VM_ARCH ?= amd64
+PREFIX ?= /usr/local
+DESTDIR ?=
+
+# Only pass ARCH and CROSS_COMPILE on when set: an empty ARCH= would
+# override kbuild's own default.
+KBUILD_VARS := $(if $(ARCH),ARCH=$(ARCH)) \
+	       $(if $(CROSS_COMPILE),CROSS_COMPILE=$(CROSS_COMPILE))
+KBUILD := $(MAKE) -C $(KDIR) M=$(CURDIR)/driver $(KBUILD_VARS)
+
+all: module tools
+
+module:
+	$(KBUILD) modules
+
+tools:
+	$(MAKE) -C tools/udmabufctl CC=$(CROSS_COMPILE)gcc
+
+install: module tools
+	$(KBUILD) INSTALL_MOD_DIR=extra modules_install
+	$(MAKE) -C tools/udmabufctl PREFIX=$(PREFIX) DESTDIR=$(DESTDIR) install
+	install -D -m 0644 include/uapi/linux/udmabuf-cfs.h \
+		$(DESTDIR)$(PREFIX)/include/linux/udmabuf-cfs.h
+	install -D -m 0644 udev/60-udmabuf-cfs.rules \
+		$(DESTDIR)/etc/udev/rules.d/60-udmabuf-cfs.rules
+	if [ -z "$(DESTDIR)" ]; then \
+		getent group udmabuf >/dev/null || groupadd --system udmabuf; \
+		depmod -a; \
+	fi
+
+# Static checks of the driver against the kernel in KDIR.
+lint:
+	$(KBUILD) W=1 C=2 modules
+	tests/vm/checkpatch driver/*.c driver/*.h include/uapi/linux/*.h
+
+# Everything the README promises; installs missing Debian packages as root.
+check: deps check-host check-amd64 check-arm64
+
+deps:
+	tests/vm/deps
+
+check-host:
+	$(MAKE) -C tools/udmabufctl check
+
+check-amd64:
+	tests/vm/run --arch amd64
+
+check-arm64:
+	tests/vm/run --arch arm64
+
+demo: deps
+	tests/vm/run --arch $(VM_ARCH) --script tests/demo.sh
+
+vm-shell: deps
+	tests/vm/run --arch $(VM_ARCH) --shell
+
+clean:
+	-$(KBUILD) clean
+	$(MAKE) -C tools/udmabufctl clean
+	rm -rf build
+
+.PHONY: all module tools install lint check deps check-host check-amd64 \
+	check-arm64 demo vm-shell clean
