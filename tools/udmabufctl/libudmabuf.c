@@ -1,0 +1,1101 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * libudmabuf - see udmabuf.h for the API and its conventions.
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "udmabuf.h"
+
+#ifndef UDMABUF_VERSION
+#define UDMABUF_VERSION "unknown"
+#endif
+
+#define DEFAULT_CONFIGFS_MOUNT	"/sys/kernel/config"
+#define SUBSYSTEM		"udmabuf"
+#define DEFAULT_SYSFS_DIR	"/sys/class/udmabuf"
+#define DEFAULT_DEV_DIR		"/dev"
+#define DEFAULT_MODULE_DIR	"/sys/module/udmabuf_cfs"
+
+/* Attribute values are short; this is plenty. */
+#define ATTR_MAX		256
+
+const char *udmabuf_library_version(void)
+{
+	return UDMABUF_VERSION;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Paths                                                                  */
+
+static const char *env_dir(const char *var)
+{
+	const char *s = getenv(var);
+
+	return s && *s ? s : NULL;
+}
+
+static int path_join(char *buf, size_t len, const char *a, const char *b)
+{
+	int n = snprintf(buf, len, "%s/%s", a, b);
+
+	if (n < 0 || (size_t)n >= len)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+static int path_join3(char *buf, size_t len, const char *a, const char *b,
+		      const char *c)
+{
+	int n = snprintf(buf, len, "%s/%s/%s", a, b, c);
+
+	if (n < 0 || (size_t)n >= len)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+/* Undo the \ooo escapes of /proc/self/mountinfo in place. */
+static void unescape_octal(char *s)
+{
+	char *d = s;
+
+	while (*s) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' &&
+		    s[2] >= '0' && s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
+			*d++ = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 |
+				      (s[3] - '0'));
+			s += 4;
+		} else {
+			*d++ = *s++;
+		}
+	}
+	*d = '\0';
+}
+
+/* Mount point of the first configfs mount, from /proc/self/mountinfo. */
+static int configfs_mountpoint(char *buf, size_t len)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	char *line = NULL;
+	size_t cap = 0;
+	int ret = -ENOENT;
+
+	if (!f)
+		return -errno;
+	while (getline(&line, &cap, f) > 0) {
+		char fstype[32];
+		char *sep = strstr(line, " - ");
+		char *p = line, *end;
+		int i;
+
+		if (!sep || sscanf(sep + 3, "%31s", fstype) != 1 ||
+		    strcmp(fstype, "configfs"))
+			continue;
+		/* mount point is the fifth field */
+		for (i = 0; i < 4 && p; i++) {
+			p = strchr(p, ' ');
+			if (p)
+				p++;
+		}
+		if (!p || !(end = strchr(p, ' ')))
+			continue;
+		*end = '\0';
+		unescape_octal(p);
+		if (strlen(p) >= len) {
+			ret = -ENAMETOOLONG;
+			break;
+		}
+		strcpy(buf, p);
+		ret = 0;
+		break;
+	}
+	free(line);
+	fclose(f);
+	return ret;
+}
+
+const char *udmabuf_configfs_dir(void)
+{
+	static __thread char dir[PATH_MAX];
+	const char *env = env_dir("UDMABUF_CONFIGFS_DIR");
+	char mnt[PATH_MAX];
+
+	if (env)
+		return env;
+	if (configfs_mountpoint(mnt, sizeof(mnt)) == 0 &&
+	    path_join(dir, sizeof(dir), mnt, SUBSYSTEM) == 0)
+		return dir;
+	return DEFAULT_CONFIGFS_MOUNT "/" SUBSYSTEM;
+}
+
+const char *udmabuf_sysfs_dir(void)
+{
+	const char *env = env_dir("UDMABUF_SYSFS_DIR");
+
+	return env ? env : DEFAULT_SYSFS_DIR;
+}
+
+const char *udmabuf_dev_dir(void)
+{
+	const char *env = env_dir("UDMABUF_DEV_DIR");
+
+	return env ? env : DEFAULT_DEV_DIR;
+}
+
+const char *udmabuf_module_dir(void)
+{
+	const char *env = env_dir("UDMABUF_MODULE_DIR");
+
+	return env ? env : DEFAULT_MODULE_DIR;
+}
+
+static int is_dir(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+int udmabuf_probe(void)
+{
+	char mnt[PATH_MAX];
+	int problems = 0;
+
+	if (is_dir(udmabuf_configfs_dir()))
+		return 0;
+	if (!env_dir("UDMABUF_CONFIGFS_DIR") &&
+	    configfs_mountpoint(mnt, sizeof(mnt)) < 0)
+		problems |= UDMABUF_PROBE_NO_CONFIGFS;
+	if (!is_dir(udmabuf_module_dir()))
+		problems |= UDMABUF_PROBE_NO_MODULE;
+	return problems ? problems : UDMABUF_PROBE_NO_SUBSYS;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Attribute files                                                        */
+
+/* Read an attribute, strip trailing white space. Returns its length. */
+static int read_attr(const char *dir, const char *attr, char *buf, size_t len)
+{
+	char path[PATH_MAX];
+	ssize_t n;
+	int fd, ret;
+
+	ret = path_join(path, sizeof(path), dir, attr);
+	if (ret)
+		return ret;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	ret = n < 0 ? -errno : 0;
+	close(fd);
+	if (ret)
+		return ret;
+	while (n > 0 && isspace((unsigned char)buf[n - 1]))
+		n--;
+	buf[n] = '\0';
+	return (int)n;
+}
+
+/* Write an attribute in one write(2), as configfs and sysfs want it. */
+static int write_attr(const char *dir, const char *attr, const char *value)
+{
+	char path[PATH_MAX];
+	size_t len = strlen(value);
+	ssize_t n;
+	int fd, ret;
+
+	ret = path_join(path, sizeof(path), dir, attr);
+	if (ret)
+		return ret;
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = write(fd, value, len);
+	ret = n < 0 ? -errno : (size_t)n != len ? -EIO : 0;
+	if (close(fd) && !ret && errno != EINTR)
+		ret = -errno;
+	return ret;
+}
+
+static int read_u64_attr(const char *dir, const char *attr, int base,
+			 uint64_t *val)
+{
+	char buf[ATTR_MAX], *end;
+	int ret = read_attr(dir, attr, buf, sizeof(buf));
+
+	if (ret < 0)
+		return ret;
+	if (ret == 0)
+		return -ENODATA;
+	errno = 0;
+	*val = strtoull(buf, &end, base);
+	if (errno || *end || buf[0] == '-')
+		return -EINVAL;
+	return 0;
+}
+
+static int read_long_attr(const char *dir, const char *attr, long *val)
+{
+	char buf[ATTR_MAX], *end;
+	int ret = read_attr(dir, attr, buf, sizeof(buf));
+
+	if (ret < 0)
+		return ret;
+	if (ret == 0)
+		return -ENODATA;
+	errno = 0;
+	*val = strtol(buf, &end, 0);
+	if (errno || *end)
+		return -EINVAL;
+	return 0;
+}
+
+static int read_int_attr(const char *dir, const char *attr, int *val)
+{
+	long v;
+	int ret = read_long_attr(dir, attr, &v);
+
+	if (ret)
+		return ret;
+	if (v < INT_MIN || v > INT_MAX)
+		return -ERANGE;
+	*val = (int)v;
+	return 0;
+}
+
+static int read_str_attr(const char *dir, const char *attr, char *buf,
+			 size_t len)
+{
+	char tmp[ATTR_MAX];
+	int ret = read_attr(dir, attr, tmp, sizeof(tmp));
+
+	if (ret < 0)
+		return ret;
+	if ((size_t)ret >= len)
+		return -ENAMETOOLONG;
+	memcpy(buf, tmp, (size_t)ret + 1);
+	return 0;
+}
+
+static int parse_dev(const char *s, unsigned int *major, unsigned int *minor)
+{
+	char tail;
+
+	if (sscanf(s, "%u:%u%c", major, minor, &tail) != 2)
+		return -EINVAL;
+	return 0;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Parsing                                                                */
+
+int udmabuf_parse_long(const char *s, long min, long max, long *value)
+{
+	char *end;
+	long v;
+
+	if (!s || !*s || isspace((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (*end)
+		return -EINVAL;
+	if (errno == ERANGE || v < min || v > max)
+		return -ERANGE;
+	*value = v;
+	return 0;
+}
+
+int udmabuf_parse_size(const char *s, uint64_t *bytes)
+{
+	uint64_t v = 0;
+	unsigned int base = 10, shift = 0;
+	int digits = 0, overflow = 0;
+
+	if (!s)
+		return -EINVAL;
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		base = 16;
+		s += 2;
+	}
+	for (;; s++) {
+		unsigned int d;
+
+		if (*s >= '0' && *s <= '9')
+			d = (unsigned int)(*s - '0');
+		else if (base == 16 && *s >= 'a' && *s <= 'f')
+			d = (unsigned int)(*s - 'a' + 10);
+		else if (base == 16 && *s >= 'A' && *s <= 'F')
+			d = (unsigned int)(*s - 'A' + 10);
+		else
+			break;
+		digits++;
+		if (v > (UINT64_MAX - d) / base)
+			overflow = 1;
+		else
+			v = v * base + d;
+	}
+	if (!digits)
+		return -EINVAL;
+	if (*s) {
+		switch (*s) {
+		case 'k': case 'K': shift = 10; break;
+		case 'm': case 'M': shift = 20; break;
+		case 'g': case 'G': shift = 30; break;
+		case 't': case 'T': shift = 40; break;
+		default: return -EINVAL;
+		}
+		s++;
+		if (s[0] == 'i' && s[1] == 'B')
+			s += 2;
+		if (*s)
+			return -EINVAL;
+	}
+	if (overflow || (shift && v > (UINT64_MAX >> shift)))
+		return -ERANGE;
+	*bytes = v << shift;
+	return 0;
+}
+
+int udmabuf_parse_mode(const char *s, unsigned int *mode)
+{
+	unsigned long v = 0;
+	const char *p;
+
+	if (!s || !*s)
+		return -EINVAL;
+	for (p = s; *p; p++) {
+		if (*p < '0' || *p > '7')
+			return -EINVAL;
+		if (p - s >= 8)
+			return -ERANGE;
+		v = v * 8 + (unsigned long)(*p - '0');
+	}
+	if (v > 0777)
+		return -ERANGE;
+	*mode = (unsigned int)v;
+	return 0;
+}
+
+int udmabuf_valid_device_name(const char *s)
+{
+	size_t len = s ? strlen(s) : 0;
+	size_t i;
+
+	if (len < 1 || len > UDMABUF_DEVICE_NAME_MAX ||
+	    !strcmp(s, ".") || !strcmp(s, ".."))
+		return 0;
+	for (i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (!isascii(c) || !(isalnum(c) || c == '_' || c == '.' ||
+				     c == '-'))
+			return 0;
+	}
+	return 1;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Lookup and information                                                 */
+
+/* A NAME argument: strip "<devdir>/", refuse what cannot be a name. */
+static int normalize_name(const char *name, const char **out)
+{
+	const char *dev = udmabuf_dev_dir();
+	size_t dlen = strlen(dev);
+
+	if (!name)
+		return -EINVAL;
+	if (!strncmp(name, dev, dlen) && name[dlen] == '/')
+		name += dlen + 1;
+	else if (!strncmp(name, "/dev/", 5))
+		name += 5;
+	if (!*name || strchr(name, '/') || !strcmp(name, ".") ||
+	    !strcmp(name, ".."))
+		return -EINVAL;
+	*out = name;
+	return 0;
+}
+
+static int item_dir(const char *item, char *buf, size_t len)
+{
+	return path_join(buf, len, udmabuf_configfs_dir(), item);
+}
+
+/* Find the configfs item of NAME (item or device name). */
+static int find_item(const char *name, char *item, size_t len)
+{
+	const char *root = udmabuf_configfs_dir();
+	char path[PATH_MAX];
+	struct dirent *de;
+	int ret = -ENOENT;
+	DIR *d;
+
+	if (strlen(name) >= len)
+		return -ENAMETOOLONG;
+	if (path_join(path, sizeof(path), root, name) == 0 && is_dir(path)) {
+		strcpy(item, name);
+		return 0;
+	}
+	d = opendir(root);
+	if (!d)
+		return -ENOENT;
+	while ((de = readdir(d))) {
+		char dir[PATH_MAX], dn[ATTR_MAX];
+
+		if (de->d_name[0] == '.')
+			continue;
+		if (path_join(dir, sizeof(dir), root, de->d_name) ||
+		    !is_dir(dir))
+			continue;
+		if (read_str_attr(dir, "device_name", dn, sizeof(dn)) == 0 &&
+		    !strcmp(dn, name) && strlen(de->d_name) < len) {
+			strcpy(item, de->d_name);
+			ret = 0;
+			break;
+		}
+	}
+	closedir(d);
+	return ret;
+}
+
+static void info_init(struct udmabuf_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	info->sync_mode = -1;
+	info->dma_mask = -1;
+	info->mode = -1;
+	info->config_minor = -1;
+	info->users = -1;
+	info->dma_coherent = -1;
+}
+
+static void set_devpath(struct udmabuf_info *info)
+{
+	if (path_join(info->devpath, sizeof(info->devpath),
+		      udmabuf_dev_dir(), info->name))
+		info->devpath[0] = '\0';
+}
+
+/* Fill from /sys/class/udmabuf/<info->name>; missing attributes stay unknown. */
+static int fill_from_sysfs(struct udmabuf_info *info)
+{
+	char dir[PATH_MAX], buf[ATTR_MAX];
+	uint64_t v;
+	long l;
+	int i;
+
+	if (path_join(dir, sizeof(dir), udmabuf_sysfs_dir(), info->name) ||
+	    !is_dir(dir))
+		return -ENOENT;
+	info->enabled = 1;
+	set_devpath(info);
+	if (read_attr(dir, "dev", buf, sizeof(buf)) > 0 &&
+	    parse_dev(buf, &info->major, &info->minor) == 0)
+		info->has_dev = 1;
+	if (read_u64_attr(dir, "size", 10, &v) == 0)
+		info->size = v;
+	if (read_int_attr(dir, "sync_mode", &i) == 0)
+		info->sync_mode = i;
+	if (!info->has_phys_addr && read_u64_attr(dir, "phys_addr", 16, &v) == 0) {
+		info->phys_addr = v;
+		info->has_phys_addr = 1;
+	}
+	if (read_int_attr(dir, "dma_coherent", &i) == 0)
+		info->dma_coherent = i;
+	if (read_long_attr(dir, "users", &l) == 0)
+		info->users = l;
+	read_str_attr(dir, "origin", info->origin, sizeof(info->origin));
+	read_str_attr(dir, "cache_mode", info->cache_mode,
+		      sizeof(info->cache_mode));
+	read_str_attr(dir, "cache_mode_sync", info->cache_mode_sync,
+		      sizeof(info->cache_mode_sync));
+	return 0;
+}
+
+static int fill_from_item(const char *item, struct udmabuf_info *info)
+{
+	char dir[PATH_MAX], buf[ATTR_MAX];
+	uint64_t v;
+	long l;
+	int i, ret;
+
+	ret = item_dir(item, dir, sizeof(dir));
+	if (ret)
+		return ret;
+	if (!is_dir(dir))
+		return -ENOENT;
+	snprintf(info->item, sizeof(info->item), "%s", item);
+	strcpy(info->origin, "configfs");
+	if (read_str_attr(dir, "device_name", info->name, sizeof(info->name)) ||
+	    !info->name[0])
+		snprintf(info->name, sizeof(info->name), "%s", item);
+	if (read_u64_attr(dir, "size", 10, &v) == 0)
+		info->size = v;
+	if (read_long_attr(dir, "minor", &l) == 0)
+		info->config_minor = l;
+	if (read_int_attr(dir, "sync_mode", &i) == 0)
+		info->sync_mode = i;
+	if (read_int_attr(dir, "dma_mask", &i) == 0)
+		info->dma_mask = i;
+	if (read_attr(dir, "mode", buf, sizeof(buf)) > 0) {
+		unsigned int m;
+
+		if (udmabuf_parse_mode(buf, &m) == 0)
+			info->mode = (int)m;
+	}
+	if (read_attr(dir, "enable", buf, sizeof(buf)) > 0)
+		info->enabled = strchr("1yY", buf[0]) != NULL ||
+				!strcmp(buf, "on");
+	if (read_attr(dir, "dev", buf, sizeof(buf)) > 0 &&
+	    parse_dev(buf, &info->major, &info->minor) == 0)
+		info->has_dev = 1;
+	if (read_u64_attr(dir, "phys_addr", 16, &v) == 0) {
+		info->phys_addr = v;
+		info->has_phys_addr = 1;
+	}
+	if (info->enabled) {
+		fill_from_sysfs(info);
+		strcpy(info->origin, "configfs");
+	}
+	return 0;
+}
+
+int udmabuf_get_info(const char *name, struct udmabuf_info *info)
+{
+	char item[256];
+	int ret;
+
+	ret = normalize_name(name, &name);
+	if (ret)
+		return ret;
+	info_init(info);
+	if (find_item(name, item, sizeof(item)) == 0)
+		return fill_from_item(item, info);
+	if (strlen(name) >= sizeof(info->name))
+		return -ENAMETOOLONG;
+	strcpy(info->name, name);
+	ret = fill_from_sysfs(info);
+	if (ret)
+		info_init(info);
+	return ret;
+}
+
+static int cmp_info(const void *a, const void *b)
+{
+	const struct udmabuf_info *x = a, *y = b;
+
+	return strcmp(x->item[0] ? x->item : x->name,
+		      y->item[0] ? y->item : y->name);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void udmabuf_names_free(char **names, size_t count)
+{
+	size_t i;
+
+	if (!names)
+		return;
+	for (i = 0; i < count; i++)
+		free(names[i]);
+	free(names);
+}
+
+/* Directory entries of dir; want_dirs: only subdirectories (configfs items). */
+static int read_names(const char *dir, int want_dirs, char ***names,
+		      size_t *count)
+{
+	char **v = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *de;
+	DIR *d = opendir(dir);
+
+	*names = NULL;
+	*count = 0;
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		char path[PATH_MAX];
+
+		if (de->d_name[0] == '.')
+			continue;
+		if (want_dirs && (path_join(path, sizeof(path), dir, de->d_name) ||
+				  !is_dir(path)))
+			continue;
+		if (n == cap) {
+			char **nv = realloc(v, (cap = cap ? 2 * cap : 16) *
+					    sizeof(*v));
+
+			if (!nv)
+				goto nomem;
+			v = nv;
+		}
+		if (!(v[n] = strdup(de->d_name)))
+			goto nomem;
+		n++;
+	}
+	closedir(d);
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_str);
+	*names = v;
+	*count = n;
+	return 0;
+nomem:
+	closedir(d);
+	udmabuf_names_free(v, n);
+	return -ENOMEM;
+}
+
+int udmabuf_list_items(char ***names, size_t *count)
+{
+	return read_names(udmabuf_configfs_dir(), 1, names, count);
+}
+
+void udmabuf_list_free(struct udmabuf_info *list)
+{
+	free(list);
+}
+
+int udmabuf_list(struct udmabuf_info **list, size_t *count)
+{
+	char **items = NULL, **devs = NULL;
+	size_t nitems = 0, ndevs = 0, n = 0, i, j;
+	struct udmabuf_info *v;
+	int r1, r2;
+
+	*list = NULL;
+	*count = 0;
+	r1 = udmabuf_list_items(&items, &nitems);
+	r2 = read_names(udmabuf_sysfs_dir(), 0, &devs, &ndevs);
+	if (r1 == -ENOMEM || r2 == -ENOMEM) {
+		udmabuf_names_free(items, nitems);
+		udmabuf_names_free(devs, ndevs);
+		return -ENOMEM;
+	}
+	if (r1 && r2)
+		return r1 == -ENOENT || r2 != -ENOENT ? r1 : r2;
+	v = calloc(nitems + ndevs + 1, sizeof(*v));
+	if (!v) {
+		udmabuf_names_free(items, nitems);
+		udmabuf_names_free(devs, ndevs);
+		return -ENOMEM;
+	}
+	for (i = 0; i < nitems; i++) {
+		info_init(&v[n]);
+		if (fill_from_item(items[i], &v[n]) == 0)
+			n++;
+	}
+	for (i = 0; i < ndevs; i++) {
+		int dup = 0;
+
+		for (j = 0; j < n && !dup; j++)
+			dup = v[j].item[0] && v[j].enabled &&
+			      !strcmp(v[j].name, devs[i]);
+		if (dup || strlen(devs[i]) >= sizeof(v[n].name))
+			continue;
+		info_init(&v[n]);
+		strcpy(v[n].name, devs[i]);
+		if (fill_from_sysfs(&v[n]) == 0)
+			n++;
+	}
+	udmabuf_names_free(items, nitems);
+	udmabuf_names_free(devs, ndevs);
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_info);
+	*list = v;
+	*count = n;
+	return 0;
+}
+
+int udmabuf_module_version(char *buf, size_t len)
+{
+	const char *dir = udmabuf_module_dir();
+	int ret;
+
+	if (!is_dir(dir))
+		return -ENOENT;
+	ret = read_str_attr(dir, "version", buf, len);
+	return ret == -ENOENT ? -ENODATA : ret;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Create and delete                                                      */
+
+static __thread char step_buf[ATTR_MAX];
+
+static void set_step(const char **step, const char *what)
+{
+	if (step) {
+		snprintf(step_buf, sizeof(step_buf), "%s", what);
+		*step = step_buf;
+	}
+}
+
+void udmabuf_config_init(struct udmabuf_config *cfg, const char *name)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->name = name;
+	cfg->minor = -1;
+	cfg->sync_mode = -1;
+	cfg->dma_mask = -1;
+	cfg->mode = -1;
+}
+
+static int valid_item_name(const char *name)
+{
+	return name && *name && !strchr(name, '/') && strcmp(name, ".") &&
+	       strcmp(name, "..") && strlen(name) < 256;
+}
+
+/* Write "attr=value" (the attribute name must be a plain file name). */
+static int write_assignment(const char *dir, const char *assign,
+			    const char **step)
+{
+	const char *eq = strchr(assign, '=');
+	char attr[ATTR_MAX];
+	size_t len;
+
+	len = eq ? (size_t)(eq - assign) : 0;
+	if (!len || len >= sizeof(attr)) {
+		set_step(step, assign);
+		return -EINVAL;
+	}
+	memcpy(attr, assign, len);
+	attr[len] = '\0';
+	set_step(step, attr);
+	if (strchr(attr, '/') || attr[0] == '.' || !strcmp(attr, "enable"))
+		return -EINVAL;
+	return write_attr(dir, attr, eq + 1);
+}
+
+int udmabuf_create(const struct udmabuf_config *cfg, const char **step)
+{
+	char dir[PATH_MAX], val[64];
+	const char *const *a;
+	int ret;
+
+	set_step(step, "mkdir");
+	if (!cfg || !valid_item_name(cfg->name))
+		return -EINVAL;
+	ret = item_dir(cfg->name, dir, sizeof(dir));
+	if (ret)
+		return ret;
+	if (mkdir(dir, 0755))
+		return -errno;
+
+#define SET(attr, ...) do {						\
+		snprintf(val, sizeof(val), __VA_ARGS__);		\
+		set_step(step, attr);					\
+		ret = write_attr(dir, attr, val);			\
+		if (ret)						\
+			goto undo;					\
+	} while (0)
+
+	SET("size", "%" PRIu64, cfg->size);
+	if (cfg->minor >= 0)
+		SET("minor", "%ld", cfg->minor);
+	if (cfg->sync_mode >= 0)
+		SET("sync_mode", "%d", cfg->sync_mode);
+	if (cfg->dma_mask >= 0)
+		SET("dma_mask", "%d", cfg->dma_mask);
+	if (cfg->mode >= 0)
+		SET("mode", "%04o", (unsigned int)cfg->mode);
+#undef SET
+	if (cfg->device_name) {
+		set_step(step, "device_name");
+		ret = write_attr(dir, "device_name", cfg->device_name);
+		if (ret)
+			goto undo;
+	}
+	for (a = cfg->attrs; a && *a; a++) {
+		ret = write_assignment(dir, *a, step);
+		if (ret)
+			goto undo;
+	}
+	if (!(cfg->flags & UDMABUF_CREATE_NO_ENABLE)) {
+		set_step(step, "enable");
+		ret = write_attr(dir, "enable", "1");
+		if (ret)
+			goto undo;
+	}
+	return 0;
+
+undo:
+	/* A refused enable leaves nothing behind; only the item remains. */
+	write_attr(dir, "enable", "0");
+	rmdir(dir);
+	return ret;
+}
+
+int udmabuf_delete(const char *name, unsigned int flags, const char **step)
+{
+	char item[256], dir[PATH_MAX], path[PATH_MAX];
+	int ret;
+
+	set_step(step, "delete");
+	ret = normalize_name(name, &name);
+	if (ret)
+		return ret;
+	if (find_item(name, item, sizeof(item))) {
+		/* A device without configfs item: parameter or device tree. */
+		if (path_join(path, sizeof(path), udmabuf_sysfs_dir(), name) == 0 &&
+		    is_dir(path))
+			return -EPERM;
+		return -ENOENT;
+	}
+	ret = item_dir(item, dir, sizeof(dir));
+	if (ret)
+		return ret;
+	set_step(step, "disable");
+	ret = write_attr(dir, "enable", "0");
+	if (ret && !(flags & UDMABUF_DELETE_FORCE))
+		return ret;
+	set_step(step, "rmdir");
+	if (rmdir(dir))
+		return -errno;
+	return 0;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Users                                                                  */
+
+static int pid_uses(const char *pid, const char *devpath)
+{
+	char path[PATH_MAX], target[PATH_MAX];
+	size_t dlen = strlen(devpath);
+	struct dirent *de;
+	char *line = NULL;
+	size_t cap = 0;
+	int found = 0;
+	ssize_t n;
+	FILE *f;
+	DIR *d;
+
+	if (path_join3(path, sizeof(path), "/proc", pid, "fd") == 0 &&
+	    (d = opendir(path))) {
+		while (!found && (de = readdir(d))) {
+			char fd[PATH_MAX];
+
+			if (de->d_name[0] == '.' ||
+			    path_join(fd, sizeof(fd), path, de->d_name))
+				continue;
+			n = readlink(fd, target, sizeof(target) - 1);
+			if (n > 0) {
+				target[n] = '\0';
+				found = !strcmp(target, devpath);
+			}
+		}
+		closedir(d);
+	}
+	if (found || path_join3(path, sizeof(path), "/proc", pid, "maps"))
+		return found;
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (!found && (n = getline(&line, &cap, f)) > 0) {
+		if (line[n - 1] == '\n')
+			line[--n] = '\0';
+		found = (size_t)n > dlen && line[n - dlen - 1] == ' ' &&
+			!strcmp(line + n - dlen, devpath);
+	}
+	free(line);
+	fclose(f);
+	return found;
+}
+
+int udmabuf_users(const char *name, pid_t **pids, size_t *count)
+{
+	struct udmabuf_info *info;
+	char devpath[PATH_MAX];
+	pid_t *v = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *de;
+	DIR *d;
+	int ret;
+
+	*pids = NULL;
+	*count = 0;
+	info = malloc(sizeof(*info));
+	if (!info)
+		return -ENOMEM;
+	ret = udmabuf_get_info(name, info);
+	if (!ret && path_join(devpath, sizeof(devpath), "/dev", info->name))
+		ret = -ENAMETOOLONG;
+	free(info);
+	if (ret)
+		return ret;
+	d = opendir("/proc");
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		if (!isdigit((unsigned char)de->d_name[0]) ||
+		    !pid_uses(de->d_name, devpath))
+			continue;
+		if (n == cap) {
+			pid_t *nv = realloc(v, (cap = cap ? 2 * cap : 8) *
+					    sizeof(*v));
+
+			if (!nv) {
+				free(v);
+				closedir(d);
+				return -ENOMEM;
+			}
+			v = nv;
+		}
+		v[n++] = (pid_t)atol(de->d_name);
+	}
+	closedir(d);
+	*pids = v;
+	*count = n;
+	return 0;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Open, map, sync                                                        */
+
+static int device_of(const char *name, char *dev, size_t len)
+{
+	struct udmabuf_info *info = malloc(sizeof(*info));
+	int ret;
+
+	if (!info)
+		return -ENOMEM;
+	ret = udmabuf_get_info(name, info);
+	if (!ret && !info->enabled)
+		ret = -ENODEV;
+	if (!ret && strlen(info->name) >= len)
+		ret = -ENAMETOOLONG;
+	if (!ret)
+		strcpy(dev, info->name);
+	free(info);
+	return ret;
+}
+
+int udmabuf_open(const char *name, int flags)
+{
+	char dev[256], path[PATH_MAX];
+	int fd, ret;
+
+	ret = device_of(name, dev, sizeof(dev));
+	if (ret)
+		return ret;
+	ret = path_join(path, sizeof(path), udmabuf_dev_dir(), dev);
+	if (ret)
+		return ret;
+	fd = open(path, flags | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+int udmabuf_map(const char *name, int flags, struct udmabuf_mapping *map)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	int prot = PROT_READ;
+	off_t end;
+	int fd, ret;
+
+	memset(map, 0, sizeof(*map));
+	map->fd = -1;
+	if ((flags & O_ACCMODE) == O_WRONLY)
+		return -EINVAL;
+	if ((flags & O_ACCMODE) == O_RDWR)
+		prot |= PROT_WRITE;
+	fd = udmabuf_open(name, flags);
+	if (fd < 0)
+		return fd;
+	end = lseek(fd, 0, SEEK_END);
+	if (end <= 0 || lseek(fd, 0, SEEK_SET) != 0) {
+		struct udmabuf_info *info = malloc(sizeof(*info));
+
+		ret = info ? udmabuf_get_info(name, info) : -ENOMEM;
+		end = ret ? 0 : (off_t)info->size;
+		free(info);
+		if (ret || end <= 0) {
+			close(fd);
+			return ret ? ret : -ENODATA;
+		}
+	}
+	map->size = (uint64_t)end;
+	if (page <= 0)
+		page = 4096;
+	if (map->size > SIZE_MAX - (size_t)page) {
+		close(fd);
+		return -EFBIG;
+	}
+	map->length = ((size_t)map->size + (size_t)page - 1) &
+		      ~((size_t)page - 1);
+	map->addr = mmap(NULL, map->length, prot, MAP_SHARED, fd, 0);
+	if (map->addr == MAP_FAILED) {
+		ret = -errno;
+		close(fd);
+		memset(map, 0, sizeof(*map));
+		map->fd = -1;
+		return ret;
+	}
+	map->fd = fd;
+	return 0;
+}
+
+int udmabuf_unmap(struct udmabuf_mapping *map)
+{
+	int ret = 0;
+
+	if (map->addr && munmap(map->addr, map->length))
+		ret = -errno;
+	if (map->fd >= 0 && close(map->fd) && !ret)
+		ret = -errno;
+	map->addr = NULL;
+	map->fd = -1;
+	return ret;
+}
+
+int udmabuf_sync(const char *name, enum udmabuf_sync_target target,
+		 uint64_t offset, uint64_t length,
+		 enum udmabuf_direction direction)
+{
+	const char *attr = target == UDMABUF_SYNC_FOR_DEVICE ?
+			   "sync_for_device" : "sync_for_cpu";
+	char dev[256], dir[PATH_MAX], path[PATH_MAX], val[96];
+	uint64_t size;
+	int ret;
+
+	if (direction > UDMABUF_DIR_FROM_DEVICE)
+		return -EINVAL;
+	ret = device_of(name, dev, sizeof(dev));
+	if (ret)
+		return ret;
+	ret = path_join(dir, sizeof(dir), udmabuf_sysfs_dir(), dev);
+	if (ret)
+		return ret;
+	ret = path_join(path, sizeof(path), dir, attr);
+	if (ret)
+		return ret;
+	if (access(path, F_OK))
+		return -EOPNOTSUPP;
+	ret = read_u64_attr(dir, "size", 10, &size);
+	if (ret)
+		return ret;
+	if (offset > size || length > size - offset)
+		return -EINVAL;
+	if (!length)
+		length = size - offset;
+	snprintf(val, sizeof(val), "%" PRIu64 " %" PRIu64 " %d", offset,
+		 length, (int)direction);
+	return write_attr(dir, attr, val);
+}

@@ -1,0 +1,447 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * Output formatting and save-file syntax of udmabufctl.
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "output.h"
+
+const struct column columns[NCOLUMNS] = {
+	[COL_NAME]	 = { "NAME",	   COL_STRING,  1, "buffer name (configfs item, else device name)" },
+	[COL_DEVICE]	 = { "DEVICE",	   COL_STRING,  1, "device node" },
+	[COL_MAJMIN]	 = { "MAJ:MIN",	   COL_STRING,  1, "major:minor device number" },
+	[COL_SIZE_]	 = { "SIZE",	   COL_SIZE,    1, "size of the buffer" },
+	[COL_SYNC_MODE]	 = { "SYNC-MODE",  COL_NUMBER,  1, "sync mode (0..7)" },
+	[COL_PHYS_ADDR]	 = { "PHYS-ADDR",  COL_STRING,  1, "DMA address (root only)" },
+	[COL_ORIGIN]	 = { "ORIGIN",	   COL_STRING,  1, "configfs, param or dt" },
+	[COL_USERS]	 = { "USERS",	   COL_NUMBER,  1, "open files and mappings" },
+	[COL_DEVNAME]	 = { "DEVNAME",	   COL_STRING,  0, "device name" },
+	[COL_ENABLED]	 = { "ENABLED",	   COL_BOOLEAN, 0, "the device exists" },
+	[COL_DMA_MASK]	 = { "DMA-MASK",   COL_NUMBER,  0, "DMA address bits" },
+	[COL_MODE]	 = { "MODE",	   COL_STRING,  0, "permissions of the device node" },
+	[COL_COHERENT]	 = { "COHERENT",   COL_BOOLEAN, 0, "DMA is cache-coherent" },
+	[COL_CACHE]	 = { "CACHE",	   COL_STRING,  0, "CPU mapping without O_SYNC" },
+	[COL_CACHE_SYNC] = { "CACHE-SYNC", COL_STRING,  0, "CPU mapping with O_SYNC" },
+};
+
+size_t default_columns(int *ids, size_t max)
+{
+	size_t n = 0;
+	int i;
+
+	for (i = 0; i < NCOLUMNS && n < max; i++)
+		if (columns[i].is_default)
+			ids[n++] = i;
+	return n;
+}
+
+int parse_columns(const char *spec, int *ids, size_t max, size_t *n,
+		  const char **bad)
+{
+	static char badbuf[64];
+	const char *p = spec;
+
+	if (*p == '+')
+		p++;
+	else
+		*n = 0;
+	for (;;) {
+		size_t len = strcspn(p, ",");
+		int i;
+
+		for (i = 0; i < NCOLUMNS; i++)
+			if (strlen(columns[i].name) == len &&
+			    !strncasecmp(columns[i].name, p, len))
+				break;
+		if (i == NCOLUMNS) {
+			snprintf(badbuf, sizeof(badbuf), "%.*s",
+				 (int)(len < 60 ? len : 60), p);
+			*bad = badbuf;
+			return -EINVAL;
+		}
+		if (*n >= max)
+			return -E2BIG;
+		ids[(*n)++] = i;
+		if (!p[len])
+			return 0;
+		p += len + 1;
+	}
+}
+
+void human_size(uint64_t bytes, char *buf, size_t len)
+{
+	static const char units[] = "BKMGTPE";
+	unsigned int e = 0, shift;
+	uint64_t whole, frac, tenths;
+
+	while (e < 6 && bytes >> (10 * (e + 1)))
+		e++;
+	if (!e) {
+		snprintf(buf, len, "%" PRIu64 "B", bytes);
+		return;
+	}
+	shift = 10 * e;
+	whole = bytes >> shift;
+	frac = bytes - (whole << shift);
+	tenths = (frac * 10 + (UINT64_C(1) << (shift - 1))) >> shift;
+	if (tenths >= 10) {
+		whole++;
+		tenths = 0;
+	}
+	if (tenths)
+		snprintf(buf, len, "%" PRIu64 ".%u%c", whole,
+			 (unsigned int)tenths, units[e]);
+	else
+		snprintf(buf, len, "%" PRIu64 "%c", whole, units[e]);
+}
+
+void cell_text(const struct udmabuf_info *in, int col, int bytes,
+	       char *buf, size_t len)
+{
+	buf[0] = '\0';
+	switch (col) {
+	case COL_NAME:
+		snprintf(buf, len, "%s", in->item[0] ? in->item : in->name);
+		break;
+	case COL_DEVICE:
+		snprintf(buf, len, "%s", in->devpath);
+		break;
+	case COL_MAJMIN:
+		if (in->has_dev)
+			snprintf(buf, len, "%u:%u", in->major, in->minor);
+		break;
+	case COL_SIZE_:
+		if (bytes)
+			snprintf(buf, len, "%" PRIu64, in->size);
+		else
+			human_size(in->size, buf, len);
+		break;
+	case COL_SYNC_MODE:
+		if (in->sync_mode >= 0)
+			snprintf(buf, len, "%d", in->sync_mode);
+		break;
+	case COL_PHYS_ADDR:
+		if (in->has_phys_addr)
+			snprintf(buf, len, "0x%016" PRIx64, in->phys_addr);
+		break;
+	case COL_ORIGIN:
+		snprintf(buf, len, "%s", in->origin);
+		break;
+	case COL_USERS:
+		if (in->users >= 0)
+			snprintf(buf, len, "%ld", in->users);
+		break;
+	case COL_DEVNAME:
+		snprintf(buf, len, "%s", in->name);
+		break;
+	case COL_ENABLED:
+		snprintf(buf, len, "%d", in->enabled ? 1 : 0);
+		break;
+	case COL_DMA_MASK:
+		if (in->dma_mask >= 0)
+			snprintf(buf, len, "%d", in->dma_mask);
+		break;
+	case COL_MODE:
+		if (in->mode >= 0)
+			snprintf(buf, len, "%04o", (unsigned int)in->mode);
+		break;
+	case COL_COHERENT:
+		if (in->dma_coherent >= 0)
+			snprintf(buf, len, "%d", in->dma_coherent ? 1 : 0);
+		break;
+	case COL_CACHE:
+		snprintf(buf, len, "%s", in->cache_mode);
+		break;
+	case COL_CACHE_SYNC:
+		snprintf(buf, len, "%s", in->cache_mode_sync);
+		break;
+	}
+}
+
+/* Length of the valid UTF-8 sequence at s, 0 if invalid. */
+static size_t utf8_len(const unsigned char *s)
+{
+	size_t n, i;
+	uint32_t cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
+		n = 2;
+		cp = s[0] & 0x1f;
+	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
+		n = 3;
+		cp = s[0] & 0x0f;
+	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+		n = 4;
+		cp = s[0] & 0x07;
+	} else {
+		return 0;
+	}
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+	    (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+		return 0;
+	return n;
+}
+
+void json_string(FILE *f, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+
+	fputc('"', f);
+	while (*s) {
+		size_t n;
+
+		switch (*s) {
+		case '"':  fputs("\\\"", f); s++; continue;
+		case '\\': fputs("\\\\", f); s++; continue;
+		case '\b': fputs("\\b", f); s++; continue;
+		case '\f': fputs("\\f", f); s++; continue;
+		case '\n': fputs("\\n", f); s++; continue;
+		case '\r': fputs("\\r", f); s++; continue;
+		case '\t': fputs("\\t", f); s++; continue;
+		}
+		if (*s < 0x20 || *s == 0x7f) {
+			fprintf(f, "\\u%04x", *s);
+			s++;
+			continue;
+		}
+		n = utf8_len(s);
+		if (!n) {
+			fputs("\\ufffd", f);	/* not UTF-8: replacement char */
+			s++;
+			continue;
+		}
+		fwrite(s, 1, n, f);
+		s += n;
+	}
+	fputc('"', f);
+}
+
+void raw_escape(FILE *f, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+
+	for (; *s; s++) {
+		if (*s <= ' ' || *s == '\\' || *s >= 0x7f)
+			fprintf(f, "\\x%02x", *s);
+		else
+			fputc(*s, f);
+	}
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c = (char)tolower((unsigned char)c);
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+int raw_unescape(char *s)
+{
+	char *d = s;
+
+	while (*s) {
+		if (*s != '\\') {
+			*d++ = *s++;
+			continue;
+		}
+		if (s[1] != 'x' || hexval(s[2]) < 0 || hexval(s[3]) < 0 ||
+		    (hexval(s[2]) == 0 && hexval(s[3]) == 0))
+			return -EINVAL;
+		*d++ = (char)(hexval(s[2]) << 4 | hexval(s[3]));
+		s += 4;
+	}
+	*d = '\0';
+	return 0;
+}
+
+#define CELL_MAX 4096
+
+static void print_json(FILE *f, const struct udmabuf_info *v, size_t n,
+		       const int *cols, size_t ncols)
+{
+	char *buf = malloc(CELL_MAX);
+	size_t i, c;
+
+	if (!buf)
+		return;
+	fputs("{\n   \"udmabuf\": [", f);
+	for (i = 0; i < n; i++) {
+		fputs(i ? ",\n      {\n" : "\n      {\n", f);
+		for (c = 0; c < ncols; c++) {
+			const struct column *col = &columns[cols[c]];
+			char key[32];
+			size_t k;
+
+			for (k = 0; col->name[k] && k < sizeof(key) - 1; k++)
+				key[k] = (char)tolower((unsigned char)col->name[k]);
+			key[k] = '\0';
+			fprintf(f, "         \"%s\": ", key);
+			cell_text(&v[i], cols[c], 1, buf, CELL_MAX);
+			if (!buf[0])
+				fputs("null", f);
+			else if (col->type == COL_BOOLEAN)
+				fputs(buf[0] == '1' ? "true" : "false", f);
+			else if (col->type == COL_NUMBER || col->type == COL_SIZE)
+				fputs(buf, f);
+			else
+				json_string(f, buf);
+			fputs(c + 1 < ncols ? ",\n" : "\n", f);
+		}
+		fputs("      }", f);
+	}
+	fputs(n ? "\n   ]\n}\n" : "]\n}\n", f);
+	free(buf);
+}
+
+void print_list(FILE *f, const struct udmabuf_info *v, size_t n,
+		const int *cols, size_t ncols, const struct out_opts *o)
+{
+	char **cells;
+	size_t *width, rows = n + 1, r, c;
+
+	if (o->json) {
+		print_json(f, v, n, cols, ncols);
+		return;
+	}
+	cells = calloc(rows * ncols, sizeof(*cells));
+	width = calloc(ncols, sizeof(*width));
+	if (!cells || !width)
+		goto out;
+	for (c = 0; c < ncols; c++) {
+		cells[c] = strdup(columns[cols[c]].name);
+		for (r = 1; r < rows; r++) {
+			char *buf = malloc(CELL_MAX);
+
+			if (buf)
+				cell_text(&v[r - 1], cols[c], o->bytes, buf,
+					  CELL_MAX);
+			cells[r * ncols + c] = buf;
+		}
+	}
+	for (r = 0; r < rows * ncols; r++)
+		if (!cells[r])
+			goto out;
+	for (r = o->noheadings ? 1 : 0; r < rows; r++)
+		for (c = 0; c < ncols; c++) {
+			size_t l = strlen(cells[r * ncols + c]);
+
+			if (l > width[c])
+				width[c] = l;
+		}
+	for (r = o->noheadings ? 1 : 0; r < rows; r++) {
+		char *line = NULL;
+		size_t llen = 0;
+		FILE *lf = open_memstream(&line, &llen);
+
+		if (!lf)
+			goto out;
+		for (c = 0; c < ncols; c++) {
+			const char *s = cells[r * ncols + c];
+			enum col_type t = columns[cols[c]].type;
+			int w = (int)width[c];
+
+			if (c)
+				fputc(' ', lf);
+			if (o->raw)
+				raw_escape(lf, s);
+			else if (t == COL_NUMBER || t == COL_SIZE)
+				fprintf(lf, "%*s", w, s);
+			else
+				fprintf(lf, "%-*s", w, s);
+		}
+		fclose(lf);
+		/* no trailing blanks after an empty last column */
+		while (!o->raw && llen && line[llen - 1] == ' ')
+			line[--llen] = '\0';
+		fprintf(f, "%s\n", line);
+		free(line);
+	}
+out:
+	if (cells)
+		for (r = 0; r < rows * ncols; r++)
+			free(cells[r]);
+	free(cells);
+	free(width);
+}
+
+void print_info(FILE *f, const struct udmabuf_info *info)
+{
+	char buf[CELL_MAX], key[32];
+	int c;
+
+	for (c = 0; c < NCOLUMNS; c++) {
+		size_t k;
+
+		for (k = 0; columns[c].name[k] && k < sizeof(key) - 2; k++)
+			key[k] = (char)tolower((unsigned char)columns[c].name[k]);
+		key[k++] = ':';
+		key[k] = '\0';
+		cell_text(info, c, 1, buf, sizeof(buf));
+		if (c == COL_SIZE_ && info->size >= 1024) {
+			char h[32];
+
+			human_size(info->size, h, sizeof(h));
+			fprintf(f, "%-12s %s (%s)\n", key, buf, h);
+		} else {
+			fprintf(f, "%-12s %s\n", key, buf[0] ? buf : "-");
+		}
+	}
+}
+
+int conf_split(char *line, char **tok, size_t max)
+{
+	size_t n = 0;
+	char *p = line;
+
+	for (;;) {
+		while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+			p++;
+		if (!*p || *p == '#')
+			return (int)n;
+		if (n >= max)
+			return -E2BIG;
+		tok[n++] = p;
+		p += strcspn(p, " \t\r\n");
+		if (*p)
+			*p++ = '\0';
+		if (raw_unescape(tok[n - 1]))
+			return -EINVAL;
+	}
+}
+
+void conf_write_line(FILE *f, const struct udmabuf_info *in)
+{
+	raw_escape(f, in->item);
+	fprintf(f, " size=%" PRIu64, in->size);
+	if (in->has_dev)
+		fprintf(f, " minor=%u", in->minor);
+	else if (in->config_minor >= 0)
+		fprintf(f, " minor=%ld", in->config_minor);
+	if (in->sync_mode >= 0)
+		fprintf(f, " sync_mode=%d", in->sync_mode);
+	if (in->dma_mask >= 0)
+		fprintf(f, " dma_mask=%d", in->dma_mask);
+	if (in->mode >= 0)
+		fprintf(f, " mode=%04o", (unsigned int)in->mode);
+	if (in->name[0] && strcmp(in->name, in->item)) {
+		fputs(" device_name=", f);
+		raw_escape(f, in->name);
+	}
+	fprintf(f, " enable=%d\n", in->enabled ? 1 : 0);
+}

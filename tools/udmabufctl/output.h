@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * Output formatting and file syntax of udmabufctl (not part of the
+ * library's API; kept apart so that the host unit tests can reach it).
+ */
+#ifndef UDMABUFCTL_OUTPUT_H
+#define UDMABUFCTL_OUTPUT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "udmabuf.h"
+
+enum col_type {
+	COL_STRING,
+	COL_NUMBER,
+	COL_BOOLEAN,
+	COL_SIZE,	/* human in tables unless --bytes; bytes in JSON */
+};
+
+struct column {
+	const char *name;	/* header; lower case is the JSON key */
+	enum col_type type;
+	int is_default;		/* shown without -o */
+	const char *help;
+};
+
+enum {
+	COL_NAME, COL_DEVICE, COL_MAJMIN, COL_SIZE_, COL_SYNC_MODE,
+	COL_PHYS_ADDR, COL_ORIGIN, COL_USERS, COL_DEVNAME, COL_ENABLED,
+	COL_DMA_MASK, COL_MODE, COL_COHERENT, COL_CACHE, COL_CACHE_SYNC,
+	NCOLUMNS
+};
+
+extern const struct column columns[NCOLUMNS];
+
+struct out_opts {
+	int json;
+	int raw;
+	int noheadings;
+	int bytes;
+};
+
+/*
+ * Parse a column list "NAME,SIZE" (case-insensitive); a leading '+'
+ * appends to ids[] as already filled (*n ids). -EINVAL with *bad
+ * pointing at the unknown name (in a static buffer), -E2BIG if too many.
+ */
+int parse_columns(const char *spec, int *ids, size_t max, size_t *n,
+		  const char **bad);
+
+/* The default columns into ids[]; returns how many. */
+size_t default_columns(int *ids, size_t max);
+
+/* Text of one cell; "" when unknown. */
+void cell_text(const struct udmabuf_info *info, int col, int bytes,
+	       char *buf, size_t len);
+
+/* "512B", "4K", "1.5M", ... (binary units, one decimal at most). */
+void human_size(uint64_t bytes, char *buf, size_t len);
+
+/* A JSON string literal (with quotes), valid UTF-8 guaranteed. */
+void json_string(FILE *f, const char *s);
+
+/* Escape white space, backslash and non-printable bytes as \xHH. */
+void raw_escape(FILE *f, const char *s);
+
+/* Undo raw_escape() in place; -EINVAL on a malformed escape. */
+int raw_unescape(char *s);
+
+void print_list(FILE *f, const struct udmabuf_info *v, size_t n,
+		const int *cols, size_t ncols, const struct out_opts *o);
+
+/* "key: value" lines for one buffer. */
+void print_info(FILE *f, const struct udmabuf_info *info);
+
+/*
+ * Save file: one buffer per line, "ITEM attr=value...", '#' comments.
+ * conf_split() splits a line into unescaped tokens in place; returns the
+ * number of tokens (0 for blank/comment lines) or -EINVAL/-E2BIG.
+ */
+int conf_split(char *line, char **tok, size_t max);
+
+/* One save-file line for a configfs buffer. */
+void conf_write_line(FILE *f, const struct udmabuf_info *info);
+
+#endif

@@ -1,0 +1,341 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+#
+# Host test of udmabufctl's option parsing and output formats against a fake
+# tree of plain files laid out like configfs and sysfs (no kernel involved;
+# the real behaviour is tested in the guest by tests/bats/udmabufctl.bats).
+#
+# usage: test-cli.sh PATH/TO/udmabufctl        (prints TAP)
+
+set -u
+BIN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+T=$(mktemp -d "${TMPDIR:-/tmp}/udmabufctl-test.XXXXXX")
+trap 'rm -rf "$T"' EXIT INT TERM
+
+n=0
+failed=0
+OUT=$T/stdout
+ERR=$T/stderr
+
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() {
+	n=$((n + 1)); failed=$((failed + 1))
+	echo "not ok $n - $1"
+	echo "#   exit status: $rc"
+	sed 's/^/#   stdout: /' "$OUT"
+	sed 's/^/#   stderr: /' "$ERR"
+}
+# run CMD...: runs udmabufctl, sets $rc
+run() { "$BIN" "$@" >"$OUT" 2>"$ERR"; rc=$?; }
+# COND; check NAME: reports the exit status of COND
+check() { if [ $? -eq 0 ]; then ok "$1"; else not_ok "$1"; fi; }
+status_is() { [ "$rc" -eq "$1" ]; }
+out_is() { printf '%s\n' "$1" | cmp -s - "$OUT"; }
+err_is() { printf '%s\n' "$1" | cmp -s - "$ERR"; }
+out_has() { grep -qF -- "$1" "$OUT"; }
+err_has() { grep -qF -- "$1" "$ERR"; }
+
+# --- the fake tree -----------------------------------------------------------
+
+attr() { mkdir -p "$(dirname "$1")"; printf '%s' "$2" >"$1"; }
+
+C=$T/config/udmabuf
+S=$T/class/udmabuf
+attr "$C/features" "dev,device_name,dma_mask,enable,minor,mode,phys_addr,size,sync_mode"
+attr "$C/cam0/size" "4194304
+"
+attr "$C/cam0/minor" "-1
+"
+attr "$C/cam0/device_name" "cam0
+"
+attr "$C/cam0/sync_mode" "3
+"
+attr "$C/cam0/dma_mask" "32
+"
+attr "$C/cam0/mode" "0660
+"
+attr "$C/cam0/enable" "1
+"
+attr "$C/cam0/dev" "240:1
+"
+attr "$C/cam0/phys_addr" "0x000000003f000000
+"
+attr "$C/spare/size" "1536
+"
+attr "$C/spare/minor" "5
+"
+attr "$C/spare/device_name" "spare
+"
+attr "$C/spare/sync_mode" "1
+"
+attr "$C/spare/dma_mask" "64
+"
+attr "$C/spare/mode" "0600
+"
+attr "$C/spare/enable" "0
+"
+attr "$C/spare/dev" ""
+attr "$C/spare/phys_addr" ""
+for d in cam0 udmabuf0; do
+	attr "$S/$d/phys_addr" "0x000000003f000000
+"
+	attr "$S/$d/dma_coherent" "0
+"
+	attr "$S/$d/cache_mode" "cached
+"
+	attr "$S/$d/cache_mode_sync" "uncached
+"
+done
+attr "$S/cam0/dev" "240:1
+"
+attr "$S/cam0/size" "4194304
+"
+attr "$S/cam0/sync_mode" "3
+"
+attr "$S/cam0/origin" "configfs
+"
+attr "$S/cam0/users" "2
+"
+attr "$S/udmabuf0/dev" "240:0
+"
+attr "$S/udmabuf0/size" "1048576
+"
+attr "$S/udmabuf0/sync_mode" "1
+"
+attr "$S/udmabuf0/origin" "param
+"
+attr "$S/udmabuf0/users" "0
+"
+attr "$T/module/version" "0.1.0
+"
+
+UDMABUF_CONFIGFS_DIR=$C
+UDMABUF_SYSFS_DIR=$S
+UDMABUF_DEV_DIR=/dev	# only used in names here
+UDMABUF_MODULE_DIR=$T/module
+UDMABUF_SAVE_FILE=$T/etc/udmabuf.conf
+export UDMABUF_CONFIGFS_DIR UDMABUF_SYSFS_DIR UDMABUF_DEV_DIR \
+	UDMABUF_MODULE_DIR UDMABUF_SAVE_FILE
+D=/dev
+TRY="Try 'udmabufctl --help' for more information."
+
+# --- help, version, usage errors ---------------------------------------------
+
+run --help
+status_is 0 && out_has "Usage:" && [ ! -s "$ERR" ]
+check "--help prints the usage to stdout and exits 0"
+out_has "Exit status:"
+check "--help documents the exit statuses"
+run create --help
+status_is 0 && out_has "Usage:"
+check "create --help prints the usage and exits 0"
+run --version
+status_is 0 && out_is "udmabufctl 0.1.0
+udmabuf-cfs module 0.1.0"
+check "--version prints the tool's and the module's versions"
+UDMABUF_MODULE_DIR=$T/nonexistent
+run --version
+UDMABUF_MODULE_DIR=$T/module
+status_is 0 && out_is "udmabufctl 0.1.0
+udmabuf-cfs module not loaded"
+check "--version says when the module is not loaded"
+
+usage_error() { # NAME EXPECTED-FIRST-LINE ARGS...
+	name=$1 first=$2; shift 2
+	run "$@"
+	status_is 1 && err_is "$first
+$TRY" && [ ! -s "$OUT" ]
+check "$name"
+}
+usage_error "an unknown command is a usage error" \
+	"udmabufctl: unknown command 'frobnicate'" frobnicate
+usage_error "an unknown option is a usage error" \
+	"udmabufctl: unrecognized option '--bogus'" list --bogus
+usage_error "create without a name is a usage error" \
+	"udmabufctl: create: missing buffer name" create
+usage_error "create without --size is a usage error" \
+	"udmabufctl: create: --size is required" create foo
+usage_error "a missing option argument is a usage error" \
+	"udmabufctl: option requires an argument -- 's'" create foo -s
+usage_error "a garbage size is refused" \
+	"udmabufctl: invalid size '12Q': Invalid argument" create foo --size 12Q
+usage_error "an overflowing size is refused with ERANGE" \
+	"udmabufctl: invalid size '16777216T': Numerical result out of range" \
+	create foo --size 16777216T
+usage_error "size 0 is refused" \
+	"udmabufctl: create: the size must not be 0" create foo --size 0
+usage_error "a minor out of range is refused" \
+	"udmabufctl: invalid minor '1048576': must be 0..1048575" \
+	create foo --size 4K --minor 1048576
+usage_error "a sync mode out of range is refused" \
+	"udmabufctl: invalid sync mode '8': must be 0..7" \
+	create foo --size 4K --sync-mode 8
+usage_error "a DMA mask out of range is refused" \
+	"udmabufctl: invalid DMA mask '11': must be 12..64" \
+	create foo --size 4K --dma-mask 11
+usage_error "a non-octal mode is refused" \
+	"udmabufctl: invalid mode '0800': must be octal 0..0777" \
+	create foo --size 4K --mode 0800
+usage_error "an invalid device name is refused" \
+	"udmabufctl: invalid device name 'a b': use 1..32 characters of A-Z a-z 0-9 _ . -" \
+	create "a b" --size 4K
+usage_error "a second buffer name in create is refused" \
+	"udmabufctl: create: unexpected argument 'bar' (one buffer at a time; attributes as ATTR=VALUE)" \
+	create foo bar --size 4K
+usage_error "an unknown column is refused" \
+	"udmabufctl: unknown column: BOGUS" list -o NAME,BOGUS
+usage_error "delete without a name is a usage error" \
+	"udmabufctl: delete: missing buffer name" delete
+usage_error "info without a name is a usage error" \
+	"udmabufctl: info: missing buffer name" info
+usage_error "sync needs --for-cpu or --for-device" \
+	"udmabufctl: sync: --for-cpu or --for-device is required" sync cam0
+usage_error "sync refuses an unknown direction" \
+	"udmabufctl: invalid direction 'up': use bidi, to-device or from-device" \
+	sync cam0 --for-cpu --direction up
+
+# --- list ----------------------------------------------------------------------
+
+run
+status_is 0 && out_is \
+"NAME     DEVICE        MAJ:MIN SIZE SYNC-MODE PHYS-ADDR          ORIGIN   USERS
+cam0     $D/cam0     240:1     4M         3 0x000000003f000000 configfs     2
+spare                          1.5K         1                    configfs
+udmabuf0 $D/udmabuf0 240:0     1M         1 0x000000003f000000 param        0"
+check "list is the default command and shows every buffer"
+run list -b -n -o NAME,SIZE,ORIGIN
+out_is \
+"cam0     4194304 configfs
+spare       1536 configfs
+udmabuf0 1048576 param"
+check "list -b -n -o shows bytes, no header, the chosen columns"
+run list -r -o NAME,DEVICE,MAJ:MIN
+out_is \
+"NAME DEVICE MAJ:MIN
+cam0 $D/cam0 240:1
+spare  
+udmabuf0 $D/udmabuf0 240:0"
+check "list -r does not align and keeps empty fields"
+run list -o +MODE,DMA-MASK -n
+out_is \
+"cam0     $D/cam0     240:1   4M 3 0x000000003f000000 configfs 2 0660 32
+spare                        1.5K 1                    configfs   0600 64
+udmabuf0 $D/udmabuf0 240:0   1M 1 0x000000003f000000 param    0"
+check "list -o +LIST appends columns"
+run -J
+status_is 0 && out_has '"udmabuf": ['
+check "-J alone lists as JSON"
+if command -v python3 >/dev/null 2>&1; then
+	run list --json --output-all
+	python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))["udmabuf"]
+by = {b["name"]: b for b in d}
+assert [b["name"] for b in d] == ["cam0", "spare", "udmabuf0"], d
+assert by["cam0"]["size"] == 4194304 and by["cam0"]["users"] == 2
+assert by["cam0"]["sync-mode"] == 3 and by["cam0"]["coherent"] is False
+assert by["cam0"]["phys-addr"] == "0x000000003f000000"
+assert by["spare"]["device"] is None and by["spare"]["enabled"] is False
+assert by["spare"]["mode"] == "0600" and by["spare"]["dma-mask"] == 64
+assert by["udmabuf0"]["origin"] == "param" and by["udmabuf0"]["maj:min"] == "240:0"
+' "$OUT"
+	check "list --json --output-all is valid JSON with numbers as numbers"
+	run info -J cam0 /dev/udmabuf0
+	python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))["udmabuf"]
+assert [b["name"] for b in d] == ["cam0", "udmabuf0"], d
+assert d[0]["cache"] == "cached" and d[0]["cache-sync"] == "uncached"
+' "$OUT"
+	check "info -J is valid JSON with one object per name"
+fi
+
+# --- info ----------------------------------------------------------------------
+
+run info cam0
+status_is 0 && out_is \
+"name:        cam0
+device:      $D/cam0
+maj:min:     240:1
+size:        4194304 (4M)
+sync-mode:   3
+phys-addr:   0x000000003f000000
+origin:      configfs
+users:       2
+devname:     cam0
+enabled:     1
+dma-mask:    32
+mode:        0660
+coherent:    0
+cache:       cached
+cache-sync:  uncached"
+check "info prints key: value lines"
+run info "$D/udmabuf0"
+status_is 0 && out_has "origin:      param"
+check "info accepts a device path and shows a parameter buffer"
+run info nope
+status_is 1 && err_is "udmabufctl: nope: info: No such file or directory"
+check "info of a missing buffer names it, the action and the reason"
+run info cam0 nope
+status_is 2 && out_has "name:        cam0"
+check "info with some missing names exits 2"
+
+# --- delete, create, sync (what a fake tree can show) -----------------------------
+
+run delete udmabuf0
+status_is 1 && err_is \
+"udmabufctl: udmabuf0: delete: Operation not permitted
+udmabufctl: hint: udmabuf0 was created by a module parameter, not through configfs; it goes away when the module is unloaded"
+check "delete of a parameter buffer says why it cannot"
+run delete ghost
+status_is 1 && err_is "udmabufctl: ghost: delete: No such file or directory"
+check "delete of a missing buffer fails with ENOENT"
+run create newbuf --size 4M
+status_is 1 && \
+	err_has "udmabufctl: newbuf: set size: No such file or directory"
+check "a failed create names the failed step"
+[ ! -e "$C/newbuf" ]
+check "a failed create removes the item it made"
+run sync cam0 --for-cpu
+status_is 1 && err_is \
+"udmabufctl: cam0: sync: Operation not supported
+udmabufctl: hint: the loaded udmabuf-cfs module does not provide sync_for_cpu/sync_for_device"
+check "sync without module support says so"
+
+# --- save / restore ------------------------------------------------------------
+
+run save
+cat >"$T/expected.conf" <<EOF
+cam0 size=4194304 minor=1 sync_mode=3 dma_mask=32 mode=0660 enable=1
+spare size=1536 minor=5 sync_mode=1 dma_mask=64 mode=0600 enable=0
+EOF
+status_is 0 && sed '/^#/d' "$UDMABUF_SAVE_FILE" | cmp -s - "$T/expected.conf"
+check "save writes the configfs buffers to the default file"
+[ "$(ls "$T/etc")" = udmabuf.conf ]
+check "save leaves no temporary file"
+run restore
+status_is 1 && \
+	err_has "udmabufctl: cam0: restore: File exists"
+check "restore refuses to clobber existing buffers"
+UDMABUF_SAVE_FILE=$T/none.conf
+run restore
+UDMABUF_SAVE_FILE=$T/etc/udmabuf.conf
+status_is 0 && [ ! -s "$ERR" ]
+check "restore of a missing default file does nothing"
+run restore "$T/none.conf"
+status_is 1 && \
+	err_is "udmabufctl: $T/none.conf: restore: No such file or directory"
+check "restore of a missing named file fails"
+printf 'ok1 size=4K\n\n# comment\nbad size=12Q\n' >"$T/bad.conf"
+run restore --clear "$T/bad.conf"
+status_is 1 && \
+	err_has "udmabufctl: $T/bad.conf:4: restore: Invalid argument" && [ -d "$C/cam0" ]
+check "restore checks the whole file before changing anything"
+printf 'a size=4K\na size=8K\n' >"$T/dup.conf"
+run restore "$T/dup.conf"
+status_is 1 && \
+	err_has "udmabufctl: $T/dup.conf:2: restore: File exists"
+check "restore refuses a name listed twice"
+
+echo "1..$n"
+[ "$failed" -eq 0 ]

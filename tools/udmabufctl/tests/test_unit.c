@@ -1,0 +1,452 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * Host unit tests of udmabufctl's parsers and formatters (no kernel needed).
+ * Prints TAP.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "output.h"
+#include "udmabuf.h"
+
+static int tests, failures;
+
+/* One TAP line; the description must not contain newlines. */
+#define CHECK(cond, ...) do {						\
+		int _ok = !!(cond);					\
+									\
+		tests++;						\
+		if (!_ok)						\
+			failures++;					\
+		printf("%s %d - ", _ok ? "ok" : "not ok", tests);	\
+		printf(__VA_ARGS__);					\
+		printf("\n");						\
+		if (!_ok)						\
+			printf("#   failed at %s:%d: %s\n", __FILE__,	\
+			       __LINE__, #cond);			\
+	} while (0)
+
+/* Show a multi-line output as TAP comments. */
+static void diag(const char *out)
+{
+	const char *p = out;
+
+	while (p && *p) {
+		size_t n = strcspn(p, "\n");
+
+		printf("#   | %.*s\n", (int)n, p);
+		p += n + (p[n] == '\n');
+	}
+}
+
+#define CHECK_OUT(out, want, name) do {					\
+		int _same = !strcmp((out), (want));			\
+									\
+		CHECK(_same, "%s", name);				\
+		if (!_same) {						\
+			printf("#   got:\n");				\
+			diag(out);					\
+			printf("#   expected:\n");			\
+			diag(want);					\
+		}							\
+	} while (0)
+
+/* Printable form of a test input for TAP descriptions (4 rotating buffers). */
+static const char *vis(const char *s)
+{
+	static char bufs[4][256];
+	static int next;
+	char *b = bufs[next++ % 4];
+	size_t i = 0;
+
+	for (; *s && i < sizeof(bufs[0]) - 5; s++) {
+		if ((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f)
+			i += (size_t)sprintf(b + i, "\\x%02x", (unsigned char)*s);
+		else
+			b[i++] = *s;
+	}
+	b[i] = '\0';
+	return b;
+}
+
+static void size_ok(const char *s, uint64_t want)
+{
+	uint64_t v = 0;
+	int ret = udmabuf_parse_size(s, &v);
+
+	CHECK(ret == 0 && v == want, "size '%s' = %" PRIu64 " (got %d, %" PRIu64 ")",
+	      vis(s), want, ret, v);
+}
+
+static void size_err(const char *s, int err)
+{
+	uint64_t v = 12345;
+	int ret = udmabuf_parse_size(s, &v);
+
+	CHECK(ret == -err && v == 12345, "size '%s' -> %s (got %d)", vis(s),
+	      strerror(err), ret);
+}
+
+static void test_sizes(void)
+{
+	size_ok("0", 0);
+	size_ok("1", 1);
+	size_ok("4096", 4096);
+	size_ok("0x1000", 4096);
+	size_ok("0X1f", 31);
+	size_ok("0xABCdef", 0xabcdef);
+	size_ok("010", 10);			/* decimal, not octal */
+	size_ok("4K", 4096);
+	size_ok("4k", 4096);
+	size_ok("4KiB", 4096);
+	size_ok("1M", 1 << 20);
+	size_ok("1m", 1 << 20);
+	size_ok("3MiB", 3 << 20);
+	size_ok("2G", UINT64_C(2) << 30);
+	size_ok("2g", UINT64_C(2) << 30);
+	size_ok("1GiB", UINT64_C(1) << 30);
+	size_ok("5T", UINT64_C(5) << 40);
+	size_ok("5t", UINT64_C(5) << 40);
+	size_ok("1TiB", UINT64_C(1) << 40);
+	size_ok("0x10K", 16 << 10);
+	size_ok("18446744073709551615", UINT64_MAX);
+	size_ok("0xffffffffffffffff", UINT64_MAX);
+	size_ok("16777215T", UINT64_C(16777215) << 40);
+
+	size_err("", EINVAL);
+	size_err("abc", EINVAL);
+	size_err("0x", EINVAL);
+	size_err("-1", EINVAL);
+	size_err("+1", EINVAL);
+	size_err(" 1", EINVAL);
+	size_err("1 ", EINVAL);
+	size_err("1\n", EINVAL);
+	size_err("1.5M", EINVAL);
+	size_err("1KB", EINVAL);
+	size_err("1Kib", EINVAL);
+	size_err("1kiB ", EINVAL);
+	size_err("1P", EINVAL);
+	size_err("4MM", EINVAL);
+	size_err("12Q", EINVAL);
+	size_err("K", EINVAL);
+	size_err("0x1g0", EINVAL);
+	size_err("18446744073709551616", ERANGE);
+	size_err("99999999999999999999999", ERANGE);
+	size_err("0x10000000000000000", ERANGE);
+	size_err("16777216T", ERANGE);
+	size_err("17179869184G", ERANGE);
+	size_err("18446744073709551615K", ERANGE);
+	size_err("99999999999999999999999x", EINVAL);
+}
+
+static void test_modes(void)
+{
+	unsigned int m = 1;
+
+	CHECK(udmabuf_parse_mode("0600", &m) == 0 && m == 0600, "mode 0600");
+	CHECK(udmabuf_parse_mode("644", &m) == 0 && m == 0644, "mode 644");
+	CHECK(udmabuf_parse_mode("0", &m) == 0 && m == 0, "mode 0");
+	CHECK(udmabuf_parse_mode("0777", &m) == 0 && m == 0777, "mode 0777");
+	CHECK(udmabuf_parse_mode("1777", &m) == -ERANGE, "mode 1777 out of range");
+	CHECK(udmabuf_parse_mode("00000000000600", &m) == -ERANGE,
+	      "mode with too many digits");
+	CHECK(udmabuf_parse_mode("0800", &m) == -EINVAL, "mode 0800 not octal");
+	CHECK(udmabuf_parse_mode("rw", &m) == -EINVAL, "mode 'rw'");
+	CHECK(udmabuf_parse_mode("", &m) == -EINVAL, "mode ''");
+	CHECK(udmabuf_parse_mode("-600", &m) == -EINVAL, "mode -600");
+}
+
+static void test_longs(void)
+{
+	long v = 0;
+
+	CHECK(udmabuf_parse_long("7", 0, 7, &v) == 0 && v == 7, "long 7 in 0..7");
+	CHECK(udmabuf_parse_long("-1", -1, 9, &v) == 0 && v == -1, "long -1");
+	CHECK(udmabuf_parse_long("8", 0, 7, &v) == -ERANGE, "long 8 > 7");
+	CHECK(udmabuf_parse_long("11", 12, 64, &v) == -ERANGE, "long 11 < 12");
+	CHECK(udmabuf_parse_long("99999999999999999999999", 0, 7, &v) == -ERANGE,
+	      "long overflow");
+	CHECK(udmabuf_parse_long("1x", 0, 7, &v) == -EINVAL, "long garbage");
+	CHECK(udmabuf_parse_long("", 0, 7, &v) == -EINVAL, "long empty");
+	CHECK(udmabuf_parse_long(" 1", 0, 7, &v) == -EINVAL, "long leading space");
+	CHECK(udmabuf_parse_long("0x10", 0, 100, &v) == -EINVAL, "long is decimal");
+}
+
+static void test_names(void)
+{
+	CHECK(udmabuf_valid_device_name("udmabuf0"), "name udmabuf0");
+	CHECK(udmabuf_valid_device_name("a.b-c_D9"), "name a.b-c_D9");
+	CHECK(udmabuf_valid_device_name("x"), "name of 1 char");
+	CHECK(udmabuf_valid_device_name("abcdefghijklmnopqrstuvwxyz012345"),
+	      "name of 32 chars");
+	CHECK(!udmabuf_valid_device_name("abcdefghijklmnopqrstuvwxyz0123456"),
+	      "name of 33 chars refused");
+	CHECK(!udmabuf_valid_device_name(""), "empty name refused");
+	CHECK(!udmabuf_valid_device_name("."), "'.' refused");
+	CHECK(!udmabuf_valid_device_name(".."), "'..' refused");
+	CHECK(udmabuf_valid_device_name("..."), "'...' accepted");
+	CHECK(!udmabuf_valid_device_name("a/b"), "slash refused");
+	CHECK(!udmabuf_valid_device_name("a b"), "space refused");
+	CHECK(!udmabuf_valid_device_name("caf\xc3\xa9"), "non-ASCII refused");
+	CHECK(!udmabuf_valid_device_name(NULL), "NULL refused");
+}
+
+static void human_is(uint64_t b, const char *want)
+{
+	char buf[32];
+
+	human_size(b, buf, sizeof(buf));
+	CHECK(!strcmp(buf, want), "human %" PRIu64 " = %s (got %s)", b, want, buf);
+}
+
+static void test_human(void)
+{
+	human_is(0, "0B");
+	human_is(1023, "1023B");
+	human_is(1024, "1K");
+	human_is(1536, "1.5K");
+	human_is(4 << 20, "4M");
+	human_is((1 << 20) + 1, "1M");
+	human_is((UINT64_C(1) << 30) * 3 / 2, "1.5G");
+	human_is((UINT64_C(1) << 20) * 1023 + (UINT64_C(1) << 20) * 99 / 100, "1024M");
+	human_is(UINT64_C(1) << 40, "1T");
+	human_is(UINT64_MAX, "16E");
+}
+
+/* Run a formatter into a string. */
+#define CAPTURE(buf, stmt) do {						\
+		size_t _len;						\
+		FILE *f = open_memstream(&(buf), &_len);		\
+		stmt;							\
+		fclose(f);						\
+	} while (0)
+
+static void json_is(const char *in, const char *want)
+{
+	char *out = NULL;
+
+	CAPTURE(out, json_string(f, in));
+	CHECK(!strcmp(out, want), "json of '%s' is %s (got %s)", vis(in), vis(want),
+	      vis(out));
+	free(out);
+}
+
+static void test_json_string(void)
+{
+	json_is("abc", "\"abc\"");
+	json_is("", "\"\"");
+	json_is("a\"b", "\"a\\\"b\"");
+	json_is("a\\b", "\"a\\\\b\"");
+	json_is("a\nb\tc\rd", "\"a\\nb\\tc\\rd\"");
+	json_is("\x01\x1f\x7f", "\"\\u0001\\u001f\\u007f\"");
+	json_is("caf\xc3\xa9", "\"caf\xc3\xa9\"");
+	json_is("\xe2\x82\xac", "\"\xe2\x82\xac\"");
+	json_is("\xf0\x9f\x98\x80", "\"\xf0\x9f\x98\x80\"");
+	json_is("a\xff" "b", "\"a\\ufffdb\"");
+	json_is("\xc3", "\"\\ufffd\"");
+	json_is("\xc0\xaf", "\"\\ufffd\\ufffd\"");		/* overlong */
+	json_is("\xed\xa0\x80", "\"\\ufffd\\ufffd\\ufffd\"");	/* surrogate */
+	json_is("/", "\"/\"");
+}
+
+static void test_raw_escape(void)
+{
+	char *out = NULL, buf[64];
+
+	CAPTURE(out, raw_escape(f, "a b\\c\td\xff"));
+	CHECK(!strcmp(out, "a\\x20b\\x5cc\\x09d\\xff"), "raw escape (got %s)", out);
+	strcpy(buf, out);
+	free(out);
+	CHECK(raw_unescape(buf) == 0 && !strcmp(buf, "a b\\c\td\xff"),
+	      "raw unescape round trip");
+	strcpy(buf, "bad\\q");
+	CHECK(raw_unescape(buf) == -EINVAL, "raw unescape refuses \\q");
+	strcpy(buf, "bad\\x2");
+	CHECK(raw_unescape(buf) == -EINVAL, "raw unescape refuses short \\x");
+	strcpy(buf, "nul\\x00");
+	CHECK(raw_unescape(buf) == -EINVAL, "raw unescape refuses NUL");
+}
+
+static void test_columns(void)
+{
+	int ids[64];
+	size_t n = default_columns(ids, 64);
+	const char *bad = NULL;
+
+	CHECK(n == 8 && ids[0] == COL_NAME && ids[7] == COL_USERS,
+	      "8 default columns, NAME..USERS");
+	CHECK(parse_columns("name,Size", ids, 64, &n, &bad) == 0 && n == 2 &&
+	      ids[0] == COL_NAME && ids[1] == COL_SIZE_, "-o name,Size");
+	CHECK(parse_columns("+CACHE", ids, 64, &n, &bad) == 0 && n == 3 &&
+	      ids[2] == COL_CACHE, "-o +CACHE appends");
+	CHECK(parse_columns("NAME,BOGUS", ids, 64, &n, &bad) == -EINVAL &&
+	      bad && !strcmp(bad, "BOGUS"), "unknown column is named");
+	CHECK(parse_columns("", ids, 64, &n, &bad) == -EINVAL, "empty list refused");
+	CHECK(parse_columns("NAME,", ids, 64, &n, &bad) == -EINVAL,
+	      "trailing comma refused");
+	CHECK(parse_columns("NAME,NAME,NAME", ids, 2, &n, &bad) == -E2BIG,
+	      "too many columns");
+}
+
+static void sample(struct udmabuf_info *a, struct udmabuf_info *b)
+{
+	memset(a, 0, sizeof(*a));
+	strcpy(a->item, "cam0");
+	strcpy(a->name, "cam0");
+	strcpy(a->devpath, "/dev/cam0");
+	strcpy(a->origin, "configfs");
+	a->enabled = 1;
+	a->has_dev = 1;
+	a->major = 240;
+	a->minor = 1;
+	a->size = 4 << 20;
+	a->sync_mode = 3;
+	a->dma_mask = 32;
+	a->mode = 0660;
+	a->config_minor = -1;
+	a->has_phys_addr = 1;
+	a->phys_addr = 0x3f000000;
+	a->users = 2;
+	a->dma_coherent = 0;
+	strcpy(a->cache_mode, "cached");
+	strcpy(a->cache_mode_sync, "dma-coherent");
+
+	memset(b, 0, sizeof(*b));
+	strcpy(b->item, "odd name\"x");
+	strcpy(b->name, "odd");
+	strcpy(b->origin, "configfs");
+	b->size = 1536;
+	b->sync_mode = 1;
+	b->dma_mask = 64;
+	b->mode = 0600;
+	b->config_minor = 5;
+	b->users = -1;
+	b->dma_coherent = -1;
+}
+
+static void test_table(void)
+{
+	struct udmabuf_info v[2];
+	struct out_opts o = { 0 };
+	int cols[NCOLUMNS];
+	size_t n = default_columns(cols, NCOLUMNS);
+	char *out = NULL;
+
+	sample(&v[0], &v[1]);
+	CAPTURE(out, print_list(f, v, 2, cols, n, &o));
+	CHECK_OUT(out,
+		"NAME       DEVICE    MAJ:MIN SIZE SYNC-MODE PHYS-ADDR          ORIGIN   USERS\n"
+		"cam0       /dev/cam0 240:1     4M         3 0x000000003f000000 configfs     2\n"
+		"odd name\"x                   1.5K         1                    configfs\n",
+		  "table output");
+	free(out);
+
+	o.bytes = 1;
+	o.noheadings = 1;
+	CAPTURE(out, print_list(f, v, 2, cols, 4, &o));
+	CHECK_OUT(out,
+		"cam0       /dev/cam0 240:1 4194304\n"
+		"odd name\"x                    1536\n",
+		  "table with -b -n");
+	free(out);
+
+	o.raw = 1;
+	o.noheadings = 0;
+	CAPTURE(out, print_list(f, v, 2, cols, 4, &o));
+	CHECK_OUT(out,
+		"NAME DEVICE MAJ:MIN SIZE\n"
+		"cam0 /dev/cam0 240:1 4194304\n"
+		"odd\\x20name\"x   1536\n",
+		  "raw table");
+	free(out);
+}
+
+static void test_json_list(void)
+{
+	struct udmabuf_info v[2];
+	struct out_opts o = { .json = 1 };
+	int cols[] = { COL_NAME, COL_SIZE_, COL_USERS, COL_COHERENT,
+		       COL_ENABLED, COL_PHYS_ADDR };
+	char *out = NULL;
+
+	sample(&v[0], &v[1]);
+	CAPTURE(out, print_list(f, v, 2, cols, 6, &o));
+	CHECK_OUT(out,
+		"{\n"
+		"   \"udmabuf\": [\n"
+		"      {\n"
+		"         \"name\": \"cam0\",\n"
+		"         \"size\": 4194304,\n"
+		"         \"users\": 2,\n"
+		"         \"coherent\": false,\n"
+		"         \"enabled\": true,\n"
+		"         \"phys-addr\": \"0x000000003f000000\"\n"
+		"      },\n"
+		"      {\n"
+		"         \"name\": \"odd name\\\"x\",\n"
+		"         \"size\": 1536,\n"
+		"         \"users\": null,\n"
+		"         \"coherent\": null,\n"
+		"         \"enabled\": false,\n"
+		"         \"phys-addr\": null\n"
+		"      }\n"
+		"   ]\n"
+		"}\n",
+		  "JSON list");
+	free(out);
+
+	CAPTURE(out, print_list(f, v, 0, cols, 6, &o));
+	CHECK(!strcmp(out, "{\n   \"udmabuf\": []\n}\n"), "empty JSON list (got %s)", vis(out));
+	free(out);
+}
+
+static void test_conf(void)
+{
+	struct udmabuf_info v[2];
+	char *out = NULL, *tok[8];
+	char line[256];
+
+	sample(&v[0], &v[1]);
+	CAPTURE(out, conf_write_line(f, &v[0]); conf_write_line(f, &v[1]));
+	CHECK_OUT(out,
+		"cam0 size=4194304 minor=1 sync_mode=3 dma_mask=32 mode=0660 enable=1\n"
+		"odd\\x20name\"x size=1536 minor=5 sync_mode=1 dma_mask=64 mode=0600 device_name=odd enable=0\n",
+		  "save lines");
+	free(out);
+
+	strcpy(line, "odd\\x20name\"x size=1536\tminor=5  # comment\n");
+	CHECK(conf_split(line, tok, 8) == 3 && !strcmp(tok[0], "odd name\"x") &&
+	      !strcmp(tok[1], "size=1536") && !strcmp(tok[2], "minor=5"),
+	      "split a save line");
+	strcpy(line, "   # only a comment\n");
+	CHECK(conf_split(line, tok, 8) == 0, "comment line has no tokens");
+	strcpy(line, "\n");
+	CHECK(conf_split(line, tok, 8) == 0, "blank line has no tokens");
+	strcpy(line, "a b c d");
+	CHECK(conf_split(line, tok, 3) == -E2BIG, "too many tokens");
+	strcpy(line, "a\\zz size=1");
+	CHECK(conf_split(line, tok, 8) == -EINVAL, "bad escape");
+}
+
+int main(void)
+{
+	test_sizes();
+	test_modes();
+	test_longs();
+	test_names();
+	test_human();
+	test_json_string();
+	test_raw_escape();
+	test_columns();
+	test_table();
+	test_json_list();
+	test_conf();
+	printf("1..%d\n", tests);
+	if (failures)
+		printf("# %d of %d tests failed\n", failures, tests);
+	return failures ? 1 : 0;
+}

@@ -1,0 +1,1042 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * udmabufctl - create, list and delete udmabuf-cfs DMA buffers.
+ *
+ * A thin layer over libudmabuf (udmabuf.h): option parsing, messages and
+ * output formats live here, everything that touches the kernel there.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <libgen.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "output.h"
+#include "udmabuf.h"
+
+#ifndef UDMABUF_VERSION
+#define UDMABUF_VERSION "unknown"
+#endif
+
+#define PROG			"udmabufctl"
+#define DEFAULT_SAVE_FILE	"/etc/udmabuf/udmabuf.conf"
+
+/* Exit statuses (documented in --help and udmabufctl(8)). */
+#define EXIT_OK		0
+#define EXIT_FAIL	1	/* usage error or failure */
+#define EXIT_PARTIAL	2	/* several NAMEs: some, not all, failed */
+
+/* ---------------------------------------------------------------------- */
+/* Messages                                                               */
+
+static void usage(void)
+{
+	FILE *f = stdout;
+	int i;
+
+	fputs("Usage:\n"
+	      " " PROG " [list] [-o LIST|--output-all] [-n] [-r] [-b] [-J]\n"
+	      " " PROG " info [-J] NAME...\n"
+	      " " PROG " create NAME --size SIZE [options] [ATTR=VALUE...]\n"
+	      " " PROG " delete [--force] NAME|/dev/NAME...\n"
+	      " " PROG " sync NAME --for-cpu|--for-device [--offset O] [--length L]\n"
+	      "            [--direction bidi|to-device|from-device]\n"
+	      " " PROG " save [FILE]\n"
+	      " " PROG " restore [--clear] [FILE]\n"
+	      " " PROG " clear [--force]\n"
+	      "\n"
+	      "Create, list, inspect and delete udmabuf-cfs DMA buffers.\n"
+	      "\n"
+	      "Commands:\n"
+	      " list             list buffers (the default command)\n"
+	      " info             show everything known about buffers\n"
+	      " create           create and enable a buffer; prints its device node\n"
+	      " delete           disable and remove buffers\n"
+	      " sync             synchronise the CPU caches with the device\n"
+	      " save             write the configfs buffers to FILE\n"
+	      " restore          create the buffers described in FILE\n"
+	      " clear            delete all configfs buffers\n"
+	      "\n"
+	      "List and info options:\n"
+	      " -o, --output LIST    columns to show (+LIST appends to the defaults)\n"
+	      "     --output-all     show all columns\n"
+	      " -n, --noheadings     do not print a header line\n"
+	      " -r, --raw            unaligned output, white space escaped as \\xHH\n"
+	      " -b, --bytes          sizes in bytes instead of a human-readable form\n"
+	      " -J, --json           JSON output (sizes always in bytes)\n"
+	      "\n"
+	      "Create options:\n"
+	      " -s, --size SIZE      size: bytes, 0x hex, K/M/G/T or KiB/MiB/GiB/TiB\n"
+	      "     --minor N        minor number, 0..1048575 (default: first free)\n"
+	      "     --sync-mode M    sync mode, 0..7 (default 1)\n"
+	      "     --dma-mask BITS  DMA address bits, 12..64 (default 32)\n"
+	      "     --mode OCTAL     permissions of the device node (default 0600)\n"
+	      "     --device-name D  device name (default: NAME)\n"
+	      "     --no-enable      configure the buffer but do not enable it\n"
+	      " ATTR=VALUE           write another configfs attribute before enabling\n"
+	      "\n"
+	      "Delete and clear options:\n"
+	      " -f, --force          remove buffers that are in use: the device goes away\n"
+	      "                      at once, the memory when the last user is gone\n"
+	      "\n"
+	      "Sync options:\n"
+	      "     --for-cpu        make the device's writes visible to the CPU\n"
+	      "     --for-device     make the CPU's writes visible to the device\n"
+	      "     --offset O       start of the range (default 0)\n"
+	      "     --length L       length of the range (default: to the end)\n"
+	      "     --direction D    bidi (default), to-device or from-device\n"
+	      "\n"
+	      "Restore options:\n"
+	      "     --clear          delete all configfs buffers first\n"
+	      " FILE defaults to " DEFAULT_SAVE_FILE "; restore of a missing\n"
+	      " default file does nothing.\n"
+	      "\n"
+	      " -h, --help           display this help\n"
+	      " -V, --version        display the versions of " PROG " and of the module\n"
+	      "\n"
+	      "Available output columns:\n", f);
+	for (i = 0; i < NCOLUMNS; i++)
+		fprintf(f, " %10s  %s\n", columns[i].name, columns[i].help);
+	fputs("\n"
+	      "Exit status:\n"
+	      " 0  success\n"
+	      " 1  usage error, or the operation failed\n"
+	      " 2  some, but not all, of several NAMEs (or restored buffers) failed\n"
+	      "\n"
+	      "For more details see udmabufctl(8).\n", f);
+}
+
+static void __attribute__((noreturn, format(printf, 1, 2)))
+usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs(PROG ": ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs("\nTry '" PROG " --help' for more information.\n", stderr);
+	exit(EXIT_FAIL);
+}
+
+static void __attribute__((noreturn)) try_help(void)
+{
+	fputs("Try '" PROG " --help' for more information.\n", stderr);
+	exit(EXIT_FAIL);
+}
+
+/* "udmabufctl: NAME: ACTION: REASON" */
+static void report(const char *name, const char *action, int err)
+{
+	fprintf(stderr, PROG ": %s: %s: %s\n", name, action, strerror(err));
+}
+
+static void __attribute__((format(printf, 1, 2))) hint(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs(PROG ": hint: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* Explain a missing configfs subsystem; returns 1 if it did. */
+static int probe_hint(void)
+{
+	int p = udmabuf_probe();
+
+	if (p & UDMABUF_PROBE_NO_CONFIGFS)
+		hint("configfs is not mounted: mount -t configfs none /sys/kernel/config");
+	if (p & UDMABUF_PROBE_NO_MODULE)
+		hint("the udmabuf-cfs module is not loaded: modprobe udmabuf-cfs");
+	else if (p & UDMABUF_PROBE_NO_SUBSYS)
+		hint("%s does not exist", udmabuf_configfs_dir());
+	return p != 0;
+}
+
+static void permission_hint(int err)
+{
+	if ((err == EACCES || err == EPERM) && geteuid() != 0)
+		hint("this needs root");
+}
+
+/* CmaTotal/CmaFree from /proc/meminfo in KiB; -1 if absent. */
+static void cma_info(long *total, long *avail)
+{
+	char line[256];
+	FILE *f = fopen("/proc/meminfo", "re");
+
+	*total = *avail = -1;
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		sscanf(line, "CmaTotal: %ld", total);
+		sscanf(line, "CmaFree: %ld", avail);
+	}
+	fclose(f);
+}
+
+static void enomem_hint(uint64_t size)
+{
+	char h[32];
+	long total, avail;
+
+	human_size(size, h, sizeof(h));
+	cma_info(&total, &avail);
+	if (total <= 0)
+		hint("the kernel could not find %s of contiguous memory and has no CMA area; large buffers need one (boot with cma=SIZE)", h);
+	else
+		hint("the kernel could not find %s of contiguous memory (CMA area %ldK, %ldK free; boot with a larger cma=SIZE)",
+		     h, total, avail);
+}
+
+static int status_of(size_t failed, size_t total)
+{
+	return !failed ? EXIT_OK : failed == total ? EXIT_FAIL : EXIT_PARTIAL;
+}
+
+/* ---------------------------------------------------------------------- */
+/* list / info                                                            */
+
+static int cmd_list(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "output",	required_argument, NULL, 'o' },
+		{ "output-all",	no_argument,	   NULL, 'A' },
+		{ "noheadings",	no_argument,	   NULL, 'n' },
+		{ "raw",	no_argument,	   NULL, 'r' },
+		{ "bytes",	no_argument,	   NULL, 'b' },
+		{ "json",	no_argument,	   NULL, 'J' },
+		{ "help",	no_argument,	   NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct out_opts o = { 0 };
+	int cols[64], c, ret;
+	size_t ncols = default_columns(cols, 64), n;
+	struct udmabuf_info *v;
+	const char *bad;
+
+	while ((c = getopt_long(argc, argv, "o:nrbJh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			ret = parse_columns(optarg, cols, 64, &ncols, &bad);
+			if (ret == -EINVAL)
+				usage_error("unknown column: %s", bad);
+			if (ret)
+				usage_error("too many columns: %s", optarg);
+			break;
+		case 'A':
+			for (ncols = 0; ncols < NCOLUMNS; ncols++)
+				cols[ncols] = (int)ncols;
+			break;
+		case 'n': o.noheadings = 1; break;
+		case 'r': o.raw = 1; break;
+		case 'b': o.bytes = 1; break;
+		case 'J': o.json = 1; break;
+		case 'h': usage(); return EXIT_OK;
+		default: try_help();
+		}
+	}
+	if (optind < argc)
+		usage_error("list: unexpected argument '%s'", argv[optind]);
+	if (o.json && o.raw)
+		usage_error("--json and --raw are mutually exclusive");
+
+	ret = udmabuf_list(&v, &n);
+	if (ret) {
+		fprintf(stderr, PROG ": list: %s\n", strerror(-ret));
+		if (ret == -ENOENT)
+			probe_hint();
+		return EXIT_FAIL;
+	}
+	print_list(stdout, v, n, cols, ncols, &o);
+	udmabuf_list_free(v);
+	return EXIT_OK;
+}
+
+static int cmd_info(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'J' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct out_opts o = { 0 };
+	struct udmabuf_info *v;
+	size_t n = 0, failed = 0, total;
+	int cols[NCOLUMNS], c, i, ret;
+
+	while ((c = getopt_long(argc, argv, "Jh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'J': o.json = 1; break;
+		case 'h': usage(); return EXIT_OK;
+		default: try_help();
+		}
+	}
+	if (optind >= argc)
+		usage_error("info: missing buffer name");
+	total = (size_t)(argc - optind);
+	v = calloc(total, sizeof(*v));
+	if (!v) {
+		report("info", "allocate", ENOMEM);
+		return EXIT_FAIL;
+	}
+	for (i = optind; i < argc; i++) {
+		ret = udmabuf_get_info(argv[i], &v[n]);
+		if (ret) {
+			report(argv[i], "info", -ret);
+			if (ret == -ENOENT)
+				probe_hint();
+			failed++;
+			continue;
+		}
+		if (!o.json) {
+			if (n)
+				putchar('\n');
+			print_info(stdout, &v[n]);
+		}
+		n++;
+	}
+	if (o.json) {
+		for (i = 0; i < NCOLUMNS; i++)
+			cols[i] = i;
+		print_list(stdout, v, n, cols, NCOLUMNS, &o);
+	}
+	free(v);
+	return status_of(failed, total);
+}
+
+/* ---------------------------------------------------------------------- */
+/* create / delete / clear                                                */
+
+static uint64_t opt_size(const char *what, const char *s)
+{
+	uint64_t v;
+	int ret = udmabuf_parse_size(s, &v);
+
+	if (ret)
+		usage_error("invalid %s '%s': %s", what, s, strerror(-ret));
+	return v;
+}
+
+static long opt_long(const char *what, const char *s, long min, long max)
+{
+	long v;
+	int ret = udmabuf_parse_long(s, min, max, &v);
+
+	if (ret == -ERANGE)
+		usage_error("invalid %s '%s': must be %ld..%ld", what, s, min, max);
+	if (ret)
+		usage_error("invalid %s '%s': %s", what, s, strerror(-ret));
+	return v;
+}
+
+static unsigned int opt_mode(const char *s)
+{
+	unsigned int m;
+	int ret = udmabuf_parse_mode(s, &m);
+
+	if (ret)
+		usage_error("invalid mode '%s': must be octal 0..0777", s);
+	return m;
+}
+
+/* Report a failed create; the action names the failed step. */
+static void create_failed(const struct udmabuf_config *cfg, const char *step,
+			  int err)
+{
+	const char *dev = cfg->device_name ? cfg->device_name : cfg->name;
+	char action[300];
+
+	if (!strcmp(step, "mkdir"))
+		snprintf(action, sizeof(action), "create");
+	else if (!strcmp(step, "enable"))
+		snprintf(action, sizeof(action), "enable");
+	else
+		snprintf(action, sizeof(action), "set %s", step);
+	report(cfg->name, action, err);
+
+	if (!strcmp(step, "mkdir") && err == ENOENT)
+		probe_hint();
+	else if (!strcmp(step, "enable") && err == ENOMEM)
+		enomem_hint(cfg->size);
+	else if (!strcmp(step, "enable") && err == EEXIST)
+		hint("a device named %s already exists (see '" PROG " list')", dev);
+	else if (!strcmp(step, "enable") && err == EBUSY && cfg->minor >= 0)
+		hint("minor %ld is already in use (see '" PROG " list')", cfg->minor);
+	else if (!strcmp(step, "enable") && err == ERANGE && cfg->dma_mask >= 0)
+		hint("a %d-bit DMA mask is not supported by this system", cfg->dma_mask);
+	else if (strcmp(step, "mkdir") && strcmp(step, "enable") && err == ENOENT)
+		hint("the loaded module has no '%s' attribute", step);
+	else
+		permission_hint(err);
+}
+
+static int cmd_create(int argc, char **argv)
+{
+	enum { OPT_MINOR = 256, OPT_SYNC, OPT_MASK, OPT_MODE, OPT_DEVNAME,
+	       OPT_NOENABLE };
+	static const struct option opts[] = {
+		{ "size",	 required_argument, NULL, 's' },
+		{ "minor",	 required_argument, NULL, OPT_MINOR },
+		{ "sync-mode",	 required_argument, NULL, OPT_SYNC },
+		{ "dma-mask",	 required_argument, NULL, OPT_MASK },
+		{ "mode",	 required_argument, NULL, OPT_MODE },
+		{ "device-name", required_argument, NULL, OPT_DEVNAME },
+		{ "no-enable",	 no_argument,	    NULL, OPT_NOENABLE },
+		{ "help",	 no_argument,	    NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct udmabuf_config cfg;
+	const char *step = "mkdir";
+	int have_size = 0, c, ret, i;
+
+	udmabuf_config_init(&cfg, NULL);
+	while ((c = getopt_long(argc, argv, "s:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			cfg.size = opt_size("size", optarg);
+			have_size = 1;
+			break;
+		case OPT_MINOR:
+			cfg.minor = opt_long("minor", optarg, 0, UDMABUF_MINOR_MAX);
+			break;
+		case OPT_SYNC:
+			cfg.sync_mode = (int)opt_long("sync mode", optarg, 0,
+						      UDMABUF_SYNC_MODE_MAX);
+			break;
+		case OPT_MASK:
+			cfg.dma_mask = (int)opt_long("DMA mask", optarg,
+						     UDMABUF_DMA_MASK_MIN,
+						     UDMABUF_DMA_MASK_MAX);
+			break;
+		case OPT_MODE:
+			cfg.mode = (int)opt_mode(optarg);
+			break;
+		case OPT_DEVNAME:
+			cfg.device_name = optarg;
+			break;
+		case OPT_NOENABLE:
+			cfg.flags |= UDMABUF_CREATE_NO_ENABLE;
+			break;
+		case 'h':
+			usage();
+			return EXIT_OK;
+		default:
+			try_help();
+		}
+	}
+	if (optind >= argc)
+		usage_error("create: missing buffer name");
+	cfg.name = argv[optind++];
+	for (i = optind; i < argc; i++) {
+		const char *eq = strchr(argv[i], '=');
+
+		if (!eq || eq == argv[i])
+			usage_error("create: unexpected argument '%s' (one buffer at a time; attributes as ATTR=VALUE)",
+				    argv[i]);
+		if (!strncmp(argv[i], "enable=", 7))
+			usage_error("create: use --no-enable instead of '%s'", argv[i]);
+		if (!strncmp(argv[i], "device_name=", 12))
+			cfg.device_name = argv[i] + 12;
+	}
+	cfg.attrs = (const char *const *)&argv[optind];
+	if (!have_size && !(cfg.flags & UDMABUF_CREATE_NO_ENABLE))
+		usage_error("create: --size is required");
+	if (have_size && !cfg.size && !(cfg.flags & UDMABUF_CREATE_NO_ENABLE))
+		usage_error("create: the size must not be 0");
+	if (!udmabuf_valid_device_name(cfg.device_name ? cfg.device_name : cfg.name))
+		usage_error("invalid device name '%s': use 1..%d characters of A-Z a-z 0-9 _ . -",
+			    cfg.device_name ? cfg.device_name : cfg.name,
+			    UDMABUF_DEVICE_NAME_MAX);
+	if (cfg.device_name && strchr(cfg.name, '/'))
+		usage_error("invalid buffer name '%s'", cfg.name);
+
+	/* argv[argc] is NULL, so the attribute list is terminated. */
+	ret = udmabuf_create(&cfg, &step);
+	if (ret) {
+		create_failed(&cfg, step, -ret);
+		return EXIT_FAIL;
+	}
+	if (!(cfg.flags & UDMABUF_CREATE_NO_ENABLE))
+		printf("%s/%s\n", udmabuf_dev_dir(),
+		       cfg.device_name ? cfg.device_name : cfg.name);
+	return EXIT_OK;
+}
+
+static void busy_hint(const char *name)
+{
+	char list[512] = "", comm[64], path[64];
+	size_t n = 0, i, len = 0;
+	pid_t *pids = NULL;
+
+	udmabuf_users(name, &pids, &n);
+	for (i = 0; i < n && len < sizeof(list) - 100; i++) {
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/%d/comm", (int)pids[i]);
+		comm[0] = '\0';
+		f = fopen(path, "re");
+		if (f) {
+			if (!fgets(comm, sizeof(comm), f))
+				comm[0] = '\0';
+			comm[strcspn(comm, "\n")] = '\0';
+			fclose(f);
+		}
+		len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%d (%s)",
+					i ? ", " : "", (int)pids[i], comm);
+	}
+	free(pids);
+	if (n)
+		hint("%s is in use by PID %s; --force removes the device now, the memory goes when they let go",
+		     name, list);
+	else
+		hint("%s is open or mapped; --force removes the device now, the memory goes when it is released",
+		     name);
+}
+
+static int delete_one(const char *name, unsigned int flags)
+{
+	const char *step = "delete";
+	struct udmabuf_info info;
+	int ret;
+
+	ret = udmabuf_delete(name, flags, &step);
+	if (!ret)
+		return 0;
+	report(name, !strcmp(step, "disable") || !strcmp(step, "rmdir") ?
+		     "delete" : step, -ret);
+	if (ret == -EBUSY)
+		busy_hint(name);
+	else if (ret == -EPERM && udmabuf_get_info(name, &info) == 0)
+		hint("%s was created %s, not through configfs; it goes away when the module is unloaded",
+		     info.name, !strcmp(info.origin, "dt") ? "from the device tree" :
+		     !strcmp(info.origin, "param") ? "by a module parameter" :
+		     "by the module");
+	else if (ret == -ENOENT)
+		probe_hint();
+	else
+		permission_hint(-ret);
+	return ret;
+}
+
+static int parse_force(int argc, char **argv, unsigned int *flags)
+{
+	static const struct option opts[] = {
+		{ "force", no_argument, NULL, 'f' },
+		{ "help",  no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "fh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'f': *flags |= UDMABUF_DELETE_FORCE; break;
+		case 'h': usage(); exit(EXIT_OK);
+		default: try_help();
+		}
+	}
+	return optind;
+}
+
+static int cmd_delete(int argc, char **argv)
+{
+	unsigned int flags = 0;
+	size_t failed = 0;
+	int i = parse_force(argc, argv, &flags);
+
+	if (i >= argc)
+		usage_error("delete: missing buffer name");
+	for (; i < argc; i++)
+		if (delete_one(argv[i], flags))
+			failed++;
+	return status_of(failed, (size_t)(argc - optind));
+}
+
+/* Delete every configfs buffer. */
+static int clear_all(unsigned int flags, size_t *total)
+{
+	char **items;
+	size_t n, i, failed = 0;
+	int ret = udmabuf_list_items(&items, &n);
+
+	*total = 0;
+	if (ret == -ENOENT)
+		return 0;	/* nothing can exist */
+	if (ret) {
+		fprintf(stderr, PROG ": clear: %s\n", strerror(-ret));
+		*total = 1;
+		return 1;
+	}
+	for (i = 0; i < n; i++)
+		if (delete_one(items[i], flags))
+			failed++;
+	udmabuf_names_free(items, n);
+	*total = n;
+	return (int)failed;
+}
+
+static int cmd_clear(int argc, char **argv)
+{
+	unsigned int flags = 0;
+	size_t total;
+	int failed, i = parse_force(argc, argv, &flags);
+
+	if (i < argc)
+		usage_error("clear: unexpected argument '%s'", argv[i]);
+	failed = clear_all(flags, &total);
+	return status_of((size_t)failed, total);
+}
+
+/* ---------------------------------------------------------------------- */
+/* sync                                                                   */
+
+static int cmd_sync(int argc, char **argv)
+{
+	enum { OPT_CPU = 256, OPT_DEV, OPT_OFF, OPT_LEN, OPT_DIR };
+	static const struct option opts[] = {
+		{ "for-cpu",	no_argument,	   NULL, OPT_CPU },
+		{ "for-device",	no_argument,	   NULL, OPT_DEV },
+		{ "offset",	required_argument, NULL, OPT_OFF },
+		{ "length",	required_argument, NULL, OPT_LEN },
+		{ "direction",	required_argument, NULL, OPT_DIR },
+		{ "help",	no_argument,	   NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	enum udmabuf_direction dir = UDMABUF_DIR_BIDIRECTIONAL;
+	uint64_t offset = 0, length = 0;
+	int target = -1, c, ret;
+	const char *name;
+
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case OPT_CPU:
+		case OPT_DEV:
+			if (target >= 0)
+				usage_error("sync: give one of --for-cpu and --for-device");
+			target = c == OPT_CPU ? UDMABUF_SYNC_FOR_CPU :
+						UDMABUF_SYNC_FOR_DEVICE;
+			break;
+		case OPT_OFF:
+			offset = opt_size("offset", optarg);
+			break;
+		case OPT_LEN:
+			length = opt_size("length", optarg);
+			break;
+		case OPT_DIR:
+			if (!strcmp(optarg, "bidi") || !strcmp(optarg, "bidirectional"))
+				dir = UDMABUF_DIR_BIDIRECTIONAL;
+			else if (!strcmp(optarg, "to-device"))
+				dir = UDMABUF_DIR_TO_DEVICE;
+			else if (!strcmp(optarg, "from-device"))
+				dir = UDMABUF_DIR_FROM_DEVICE;
+			else
+				usage_error("invalid direction '%s': use bidi, to-device or from-device",
+					    optarg);
+			break;
+		case 'h':
+			usage();
+			return EXIT_OK;
+		default:
+			try_help();
+		}
+	}
+	if (optind >= argc)
+		usage_error("sync: missing buffer name");
+	if (optind + 1 < argc)
+		usage_error("sync: unexpected argument '%s'", argv[optind + 1]);
+	if (target < 0)
+		usage_error("sync: --for-cpu or --for-device is required");
+	name = argv[optind];
+	ret = udmabuf_sync(name, (enum udmabuf_sync_target)target, offset,
+			   length, dir);
+	if (ret) {
+		report(name, "sync", -ret);
+		if (ret == -EOPNOTSUPP)
+			hint("the loaded udmabuf-cfs module does not provide sync_for_cpu/sync_for_device");
+		else if (ret == -EINVAL)
+			hint("the range must lie inside the buffer");
+		else if (ret == -ENOENT)
+			probe_hint();
+		else
+			permission_hint(-ret);
+		return EXIT_FAIL;
+	}
+	return EXIT_OK;
+}
+
+/* ---------------------------------------------------------------------- */
+/* save / restore                                                         */
+
+static const char *default_save_file(void)
+{
+	const char *env = getenv("UDMABUF_SAVE_FILE");
+
+	return env && *env ? env : DEFAULT_SAVE_FILE;
+}
+
+static int write_save_file(const char *file, FILE *f)
+{
+	struct udmabuf_info info;
+	char **items;
+	size_t n, i;
+	int ret = udmabuf_list_items(&items, &n);
+
+	if (ret) {
+		/* Never replace a saved file because the module is missing. */
+		report(file, "save", -ret);
+		if (ret == -ENOENT)
+			probe_hint();
+		return ret;
+	}
+	fprintf(f, "# udmabuf buffers, written by '" PROG " save' (" PROG " %s).\n"
+		   "# One buffer per line: NAME ATTR=VALUE...; read by '" PROG " restore'.\n",
+		UDMABUF_VERSION);
+	for (i = 0; i < n; i++) {
+		ret = udmabuf_get_info(items[i], &info);
+		if (ret) {
+			report(items[i], "save", -ret);
+			break;
+		}
+		conf_write_line(f, &info);
+	}
+	udmabuf_names_free(items, n);
+	return ret;
+}
+
+static int cmd_save(int argc, char **argv)
+{
+	const char *file;
+	char *tmp, *dircopy;
+	int c, fd, ret;
+	FILE *f;
+
+	while ((c = getopt_long(argc, argv, "h",
+				(const struct option[]){
+					{ "help", no_argument, NULL, 'h' },
+					{ NULL, 0, NULL, 0 } }, NULL)) != -1) {
+		if (c == 'h') {
+			usage();
+			return EXIT_OK;
+		}
+		try_help();
+	}
+	if (optind + 1 < argc)
+		usage_error("save: unexpected argument '%s'", argv[optind + 1]);
+	file = optind < argc ? argv[optind] : default_save_file();
+
+	/* The directory of the default file may not exist yet. */
+	/* The directory of the default file may not exist yet; a failure
+	 * shows up below as mkstemp's. */
+	dircopy = strdup(file);
+	if (dircopy) {
+		(void)mkdir(dirname(dircopy), 0755);
+		free(dircopy);
+	}
+	if (asprintf(&tmp, "%s.XXXXXX", file) < 0) {
+		report(file, "save", ENOMEM);
+		return EXIT_FAIL;
+	}
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		report(file, "save", errno);
+		permission_hint(errno);
+		free(tmp);
+		return EXIT_FAIL;
+	}
+	f = fdopen(fd, "w");
+	if (!f) {
+		ret = -errno;
+		close(fd);
+		goto fail;
+	}
+	fchmod(fd, 0644);
+	ret = write_save_file(file, f);
+	if (ret) {
+		fclose(f);
+		unlink(tmp);
+		free(tmp);
+		return EXIT_FAIL;
+	}
+	if (fflush(f) || fsync(fd)) {
+		ret = -errno;
+		fclose(f);
+		goto fail;
+	}
+	if (fclose(f)) {
+		ret = -errno;
+		goto fail;
+	}
+	if (rename(tmp, file)) {
+		ret = -errno;
+		goto fail;
+	}
+	free(tmp);
+	return EXIT_OK;
+fail:
+	report(file, "save", -ret);
+	unlink(tmp);
+	free(tmp);
+	return EXIT_FAIL;
+}
+
+#define MAX_TOKENS 64
+
+struct saved {
+	char *line;
+	char *tok[MAX_TOKENS];
+	int ntok;
+	int lineno;
+	struct udmabuf_config cfg;
+	const char *attrs[MAX_TOKENS];
+};
+
+/* Check one save-file line and turn it into a config. */
+static int parse_saved(const char *file, struct saved *s)
+{
+	size_t na = 0;
+	int i, enable = 1;
+	char where[512];
+
+	snprintf(where, sizeof(where), "%s:%d", file, s->lineno);
+	udmabuf_config_init(&s->cfg, s->tok[0]);
+	if (!s->tok[0][0] || strchr(s->tok[0], '/') || !strcmp(s->tok[0], ".") ||
+	    !strcmp(s->tok[0], "..")) {
+		report(where, "restore", EINVAL);
+		hint("'%s' is not a buffer name", s->tok[0]);
+		return -EINVAL;
+	}
+	for (i = 1; i < s->ntok; i++) {
+		char *t = s->tok[i], *val = strchr(t, '=');
+		uint64_t size;
+		long l;
+		unsigned int m;
+		int ret = 0;
+
+		if (!val || val == t) {
+			ret = -EINVAL;
+		} else if (!strncmp(t, "size=", 5)) {
+			ret = udmabuf_parse_size(val + 1, &size);
+			s->cfg.size = size;
+		} else if (!strncmp(t, "minor=", 6)) {
+			ret = udmabuf_parse_long(val + 1, -1, UDMABUF_MINOR_MAX, &l);
+			s->cfg.minor = l;
+		} else if (!strncmp(t, "sync_mode=", 10)) {
+			ret = udmabuf_parse_long(val + 1, 0, UDMABUF_SYNC_MODE_MAX, &l);
+			s->cfg.sync_mode = (int)l;
+		} else if (!strncmp(t, "dma_mask=", 9)) {
+			ret = udmabuf_parse_long(val + 1, UDMABUF_DMA_MASK_MIN,
+						 UDMABUF_DMA_MASK_MAX, &l);
+			s->cfg.dma_mask = (int)l;
+		} else if (!strncmp(t, "mode=", 5)) {
+			ret = udmabuf_parse_mode(val + 1, &m);
+			s->cfg.mode = (int)m;
+		} else if (!strncmp(t, "enable=", 7)) {
+			ret = udmabuf_parse_long(val + 1, 0, 1, &l);
+			enable = (int)l;
+		} else if (!strncmp(t, "device_name=", 12)) {
+			s->cfg.device_name = val + 1;
+			if (!udmabuf_valid_device_name(val + 1))
+				ret = -EINVAL;
+		} else {
+			s->attrs[na++] = t;	/* passed through */
+		}
+		if (ret) {
+			report(where, "restore", -ret);
+			hint("bad setting '%s' for %s", t, s->tok[0]);
+			return ret;
+		}
+	}
+	s->attrs[na] = NULL;
+	s->cfg.attrs = s->attrs;
+	if (!enable)
+		s->cfg.flags |= UDMABUF_CREATE_NO_ENABLE;
+	return 0;
+}
+
+static int cmd_restore(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "clear", no_argument, NULL, 'c' },
+		{ "help",  no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct saved *v = NULL;
+	size_t n = 0, cap = 0, i, j, failed = 0, total;
+	char *line = NULL, **items;
+	int clear = 0, c, ret, lineno = 0, status = EXIT_FAIL;
+	const char *file;
+	size_t lcap = 0;
+	FILE *f;
+
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c': clear = 1; break;
+		case 'h': usage(); return EXIT_OK;
+		default: try_help();
+		}
+	}
+	if (optind + 1 < argc)
+		usage_error("restore: unexpected argument '%s'", argv[optind + 1]);
+	file = optind < argc ? argv[optind] : default_save_file();
+
+	f = fopen(file, "re");
+	if (!f) {
+		if (errno == ENOENT && optind >= argc)
+			return EXIT_OK;	/* nothing was saved */
+		report(file, "restore", errno);
+		return EXIT_FAIL;
+	}
+	/* Read and check the whole file before touching anything. */
+	while (getline(&line, &lcap, f) > 0) {
+		lineno++;
+		if (n == cap) {
+			struct saved *nv = realloc(v, (cap = cap ? 2 * cap : 16) *
+						   sizeof(*v));
+
+			if (!nv) {
+				report(file, "restore", ENOMEM);
+				goto out;
+			}
+			v = nv;
+		}
+		memset(&v[n], 0, sizeof(v[n]));
+		v[n].lineno = lineno;
+		v[n].line = strdup(line);
+		if (!v[n].line) {
+			report(file, "restore", ENOMEM);
+			goto out;
+		}
+		n++;
+		ret = conf_split(v[n - 1].line, v[n - 1].tok, MAX_TOKENS - 1);
+		if (ret < 0) {
+			char where[512];
+
+			snprintf(where, sizeof(where), "%s:%d", file, lineno);
+			report(where, "restore", -ret);
+			goto out;
+		}
+		if (ret == 0) {
+			free(v[--n].line);
+			continue;
+		}
+		v[n - 1].ntok = ret;
+		if (parse_saved(file, &v[n - 1]))
+			goto out;
+		for (j = 0; j + 1 < n; j++)
+			if (!strcmp(v[j].tok[0], v[n - 1].tok[0])) {
+				char where[512];
+
+				snprintf(where, sizeof(where), "%s:%d", file, lineno);
+				report(where, "restore", EEXIST);
+				hint("%s is listed twice", v[j].tok[0]);
+				goto out;
+			}
+	}
+	if (ferror(f)) {
+		report(file, "restore", errno);
+		goto out;
+	}
+
+	ret = udmabuf_list_items(&items, &total);
+	if (ret == 0 && total && !clear) {
+		report(items[0], "restore", EEXIST);
+		hint("%zu configfs buffer(s) exist; '" PROG " restore --clear' deletes them first",
+		     total);
+		udmabuf_names_free(items, total);
+		goto out;
+	}
+	if (ret == 0)
+		udmabuf_names_free(items, total);
+	if (clear && clear_all(0, &total))
+		goto out;
+
+	for (i = 0; i < n; i++) {
+		const char *step = "mkdir";
+
+		ret = udmabuf_create(&v[i].cfg, &step);
+		if (ret) {
+			create_failed(&v[i].cfg, step, -ret);
+			failed++;
+		}
+	}
+	status = status_of(failed, n);
+out:
+	for (i = 0; i < n; i++)
+		free(v[i].line);
+	free(v);
+	free(line);
+	fclose(f);
+	return status;
+}
+
+/* ---------------------------------------------------------------------- */
+
+static int cmd_version(void)
+{
+	char ver[128];
+	int ret = udmabuf_module_version(ver, sizeof(ver));
+
+	printf(PROG " %s\n", UDMABUF_VERSION);
+	if (ret == 0)
+		printf("udmabuf-cfs module %s\n", ver);
+	else if (ret == -ENOENT)
+		printf("udmabuf-cfs module not loaded\n");
+	else
+		printf("udmabuf-cfs module loaded, version unknown\n");
+	return EXIT_OK;
+}
+
+static const struct {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+} commands[] = {
+	{ "list",    cmd_list },
+	{ "info",    cmd_info },
+	{ "create",  cmd_create },
+	{ "delete",  cmd_delete },
+	{ "sync",    cmd_sync },
+	{ "save",    cmd_save },
+	{ "restore", cmd_restore },
+	{ "clear",   cmd_clear },
+};
+
+int main(int argc, char **argv)
+{
+	const char *verb = argc > 1 ? argv[1] : "list";
+	size_t i;
+
+	if (argc < 1)
+		return EXIT_FAIL;
+	argv[0] = (char *)PROG;	/* getopt's messages start with it */
+	if (!strcmp(verb, "-h") || !strcmp(verb, "--help")) {
+		usage();
+		return EXIT_OK;
+	}
+	if (!strcmp(verb, "-V") || !strcmp(verb, "--version")) {
+		if (argc > 2)
+			usage_error("--version takes no arguments");
+		return cmd_version();
+	}
+	if (verb[0] == '-')	/* options of the default command */
+		return cmd_list(argc, argv);
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		if (strcmp(verb, commands[i].name))
+			continue;
+		if (argc > 1) {
+			argv[1] = argv[0];
+			return commands[i].fn(argc - 1, argv + 1);
+		}
+		return commands[i].fn(argc, argv);
+	}
+	usage_error("unknown command '%s'", verb);
+}
