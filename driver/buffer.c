@@ -37,12 +37,21 @@ int udmabuf_alloc(struct udmabuf_buffer *buf, unsigned int dma_bits)
 		return -ERANGE;
 
 	buf->alloc_size = PAGE_ALIGN(buf->size);
+	if (buf->pool) {
+		/* The region's own allocator; its kernel mapping is uncached. */
+		buf->vaddr = dma_alloc_coherent(dev, buf->alloc_size,
+						&buf->dma_addr,
+						GFP_KERNEL | __GFP_NOWARN);
+		return buf->vaddr ? 0 : -ENOMEM;
+	}
+
 	buf->pages = dma_alloc_pages(dev, buf->alloc_size, &buf->dma_addr,
 				     DMA_BIDIRECTIONAL,
 				     GFP_KERNEL | __GFP_NOWARN);
 	if (!buf->pages)
 		return -ENOMEM;
 	buf->vaddr = page_address(buf->pages);
+	buf->phys_addr = page_to_phys(buf->pages);
 
 	/*
 	 * The allocator cleared the memory through the cached linear map.
@@ -60,11 +69,14 @@ int udmabuf_alloc(struct udmabuf_buffer *buf, unsigned int dma_bits)
 /* Free the memory; called once the last reference to the buffer is gone. */
 void udmabuf_free(struct udmabuf_buffer *buf)
 {
-	if (!buf->pages)
-		return;
-	dma_free_pages(buf->dma_dev, buf->alloc_size, buf->pages,
-		       buf->dma_addr, DMA_BIDIRECTIONAL);
+	if (buf->pages)
+		dma_free_pages(buf->dma_dev, buf->alloc_size, buf->pages,
+			       buf->dma_addr, DMA_BIDIRECTIONAL);
+	else if (buf->pool && buf->vaddr)
+		dma_free_coherent(buf->dma_dev, buf->alloc_size, buf->vaddr,
+				  buf->dma_addr);
 	buf->pages = NULL;
+	buf->vaddr = NULL;
 }
 
 bool udmabuf_coherent(struct udmabuf_buffer *buf)
@@ -74,15 +86,21 @@ bool udmabuf_coherent(struct udmabuf_buffer *buf)
 
 /**
  * udmabuf_cache_mode - the CPU mapping a file gets
- * @sync_mode: the buffer's sync_mode
+ * @buf: the buffer
  * @o_sync: the file was opened with O_SYNC (or O_DSYNC)
  *
  * Modes 4..7 behave as 0..3 with O_SYNC.  Without O_SYNC the mapping is
  * cached; with it, the low two bits choose.  On architectures that keep RAM
- * cached whatever is asked, the answer is always cached.
+ * cached whatever is asked, the answer is always cached.  Memory of a no-map
+ * region is mapped as the DMA API maps it for the device, whatever is asked.
  */
-enum udmabuf_cache udmabuf_cache_mode(unsigned int sync_mode, bool o_sync)
+enum udmabuf_cache udmabuf_cache_mode(struct udmabuf_buffer *buf, bool o_sync)
 {
+	unsigned int sync_mode = READ_ONCE(buf->sync_mode);
+
+	if (buf->pool)
+		return udmabuf_coherent(buf) ? UDMABUF_CACHE_CACHED :
+					       UDMABUF_CACHE_DMA_COHERENT;
 	if (sync_mode & UDMABUF_SYNC_ALWAYS)
 		o_sync = true;
 	if (!o_sync || UDMABUF_RAM_ALWAYS_CACHED)
@@ -117,6 +135,8 @@ static bool udmabuf_file_o_sync(struct file *file)
  */
 static bool udmabuf_file_syncs(struct udmabuf_buffer *buf, struct file *file)
 {
+	if (buf->pool)
+		return false;
 	return udmabuf_file_o_sync(file) ||
 	       (READ_ONCE(buf->sync_mode) & UDMABUF_SYNC_ALWAYS);
 }
@@ -169,7 +189,10 @@ int udmabuf_sync(struct udmabuf_buffer *buf, bool for_cpu, u64 offset,
 	if (size > buf->size - offset)
 		return -EINVAL;
 
-	__udmabuf_sync(buf, for_cpu, offset, size, direction);
+	if (buf->pool)	/* no cacheable alias: nothing to maintain */
+		WRITE_ONCE(buf->sync_owner, !for_cpu);
+	else
+		__udmabuf_sync(buf, for_cpu, offset, size, direction);
 	return 0;
 }
 
@@ -283,8 +306,11 @@ static int udmabuf_mmap(struct file *file, struct vm_area_struct *vma)
 	if (vma->vm_pgoff >= pages || vma_pages(vma) > pages - vma->vm_pgoff)
 		return -EINVAL;
 
-	cache = udmabuf_cache_mode(READ_ONCE(buf->sync_mode),
-				   udmabuf_file_o_sync(file));
+	if (buf->pool)
+		return dma_mmap_coherent(buf->dma_dev, vma, buf->vaddr,
+					 buf->dma_addr, buf->alloc_size);
+
+	cache = udmabuf_cache_mode(buf, udmabuf_file_o_sync(file));
 	vma->vm_page_prot = udmabuf_pgprot(cache, vma->vm_page_prot);
 	return remap_pfn_range(vma, vma->vm_start,
 			       page_to_pfn(buf->pages) + vma->vm_pgoff,
@@ -297,7 +323,7 @@ static long udmabuf_ioctl_info(struct udmabuf_buffer *buf, void __user *arg)
 		.abi_version	= UDMABUF_CFS_ABI_VERSION,
 		.size		= buf->size,
 		.dma_addr	= buf->dma_addr,
-		.phys_addr	= page_to_phys(buf->pages),
+		.phys_addr	= buf->phys_addr,
 		.sync_mode	= READ_ONCE(buf->sync_mode),
 		.minor		= buf->minor,
 	};

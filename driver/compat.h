@@ -26,6 +26,16 @@
 #endif
 
 /*
+ * v6.11 made platform_driver.remove return void; before, the void variant
+ * was called remove_new (back-ported to the 6.1 stable series).
+ */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 11, 0)
+#define platform_remove_void	remove_new
+#else
+#define platform_remove_void	remove
+#endif
+
+/*
  * Architectures without a DMA-coherent page protection of their own get the
  * generic definition from <linux/dma-map-ops.h>; make sure there is one even
  * where that header does not provide it.

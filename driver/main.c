@@ -192,6 +192,7 @@ static void udmabuf_release(struct device *dev)
 	struct udmabuf_buffer *buf = to_udmabuf(dev);
 
 	udmabuf_free(buf);
+	udmabuf_of_dma_release(buf);
 	kfree(buf);
 }
 
@@ -224,11 +225,14 @@ struct udmabuf_buffer *udmabuf_create(const struct udmabuf_config *cfg)
 	buf->sync_mode = cfg->sync_mode;
 	buf->origin = cfg->origin;
 	buf->mode = cfg->mode;
-	buf->sync_size = cfg->size;
+	buf->sync_offset = cfg->sync_offset;
+	buf->sync_size = cfg->sync_size ? cfg->sync_size : cfg->size;
+	buf->sync_direction = cfg->sync_direction;
 	mutex_init(&buf->sync_lock);
 
 	device_initialize(&buf->dev);
 	buf->dev.class = &udmabuf_class;
+	buf->dev.parent = cfg->parent;
 	buf->dev.release = udmabuf_release;
 	buf->dev.dma_mask = &buf->dma_mask;
 	buf->dma_dev = &buf->dev;
@@ -237,6 +241,12 @@ struct udmabuf_buffer *udmabuf_create(const struct udmabuf_config *cfg)
 	ret = dev_set_name(&buf->dev, "%s", cfg->name);
 	if (ret)
 		goto out_put_device;
+
+	if (cfg->of_node) {
+		ret = udmabuf_of_dma_configure(buf, cfg->of_node);
+		if (ret)
+			goto out_put_device;
+	}
 
 	ret = udmabuf_reserve(buf, cfg->minor);
 	if (ret)
@@ -344,14 +354,20 @@ static int __init udmabuf_init(void)
 	if (ret)
 		goto out_unregister_class;
 
-	ret = udmabuf_configfs_init();
+	ret = udmabuf_of_init();
 	if (ret)
 		goto out_params_exit;
+
+	ret = udmabuf_configfs_init();
+	if (ret)
+		goto out_of_exit;
 
 	pr_info("version " UDMABUF_CFS_VERSION " loaded, major %d\n",
 		MAJOR(udmabuf_devt));
 	return 0;
 
+out_of_exit:
+	udmabuf_of_exit();
 out_params_exit:
 	udmabuf_params_exit();
 out_unregister_class:
@@ -366,11 +382,13 @@ module_init(udmabuf_init);
 
 /*
  * Open files and configfs items hold a reference on the module, so by the
- * time this runs only the buffers made from parameters are left, unused.
+ * time this runs only the buffers made from parameters and the device tree
+ * are left, unused.
  */
 static void __exit udmabuf_exit(void)
 {
 	udmabuf_configfs_exit();
+	udmabuf_of_exit();
 	udmabuf_params_exit();
 	class_unregister(&udmabuf_class);
 	cdev_del(&udmabuf_cdev);

@@ -1,16 +1,31 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * udmabuf-cfs: buffers made at module load from parameters.
+ * udmabuf-cfs: buffers declared outside configfs.
+ *
+ * Module parameters:
  *
  *   insmod udmabuf-cfs.ko udmabuf0=1048576 udmabuf3=4M
  *
  * creates /dev/udmabuf0 (minor 0) and /dev/udmabuf3 (minor 3).  They live
  * until the module is removed.  If one cannot be made, loading fails and
- * none is left behind.
+ * none is left behind.  They are made before the device-tree buffers, so a
+ * minor or name clash fails the device-tree buffer, not the parameter one.
+ *
+ * Device tree: a platform driver for nodes compatible with
+ * "ikwzm,udmabuf-0.10.a" or "ikwzm,u-dma-buf", one buffer per node, which
+ * takes the node's DMA configuration (dma-coherent, dma-ranges) and its
+ * memory-region.  Unbinding removes the device at once, like rmdir.
  */
 
 #include <linux/kernel.h>
+#include <linux/mod_devicetable.h>
+#include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/of.h>
+#include <linux/of_device.h>
+#include <linux/of_reserved_mem.h>
+#include <linux/platform_device.h>
+#include <linux/udmabuf-cfs.h>
 
 #include "udmabuf-cfs.h"
 
@@ -96,4 +111,257 @@ int udmabuf_params_init(void)
 		udmabuf_param_buf[i] = buf;
 	}
 	return 0;
+}
+
+/*
+ * Read a number that may be written as one or two cells (u32 or u64).
+ * Return: 0, -ENOENT if absent, -EINVAL if it is neither.
+ */
+static int udmabuf_of_read_number(struct device_node *np, const char *name,
+				  u64 *val)
+{
+	u32 val32;
+	int len;
+
+	if (!of_find_property(np, name, &len))
+		return -ENOENT;
+	if (len == sizeof(u64))
+		return of_property_read_u64(np, name, val) ? -EINVAL : 0;
+	if (len != sizeof(u32) || of_property_read_u32(np, name, &val32))
+		return -EINVAL;
+	*val = val32;
+	return 0;
+}
+
+/* Read an optional u32 in [min, max] into *val; absent leaves *val alone. */
+static int udmabuf_of_read_u32(struct device *dev, const char *name,
+			       u32 min, u32 max, u32 *val)
+{
+	struct device_node *np = dev->of_node;
+	u32 tmp;
+
+	if (!of_find_property(np, name, NULL))
+		return 0;
+	if (of_property_read_u32(np, name, &tmp) || tmp < min || tmp > max) {
+		dev_err(dev, "%s: must be a u32 in %u..%u\n", name, min, max);
+		return -EINVAL;
+	}
+	*val = tmp;
+	return 0;
+}
+
+/* Read an optional u32 or u64 no larger than max. */
+static int udmabuf_of_read_u64(struct device *dev, const char *name, u64 max,
+			       u64 *val)
+{
+	u64 tmp;
+	int ret;
+
+	ret = udmabuf_of_read_number(dev->of_node, name, &tmp);
+	if (ret == -ENOENT)
+		return 0;
+	if (ret || tmp > max) {
+		dev_err(dev, "%s: must be a u32 or u64 of at most %llu\n",
+			name, max);
+		return -EINVAL;
+	}
+	*val = tmp;
+	return 0;
+}
+
+/* device-name, else udmabuf<minor-number>, else the node name. */
+static int udmabuf_of_name(struct device *dev, struct udmabuf_config *cfg)
+{
+	struct device_node *np = dev->of_node;
+	const char *name = np->name;
+
+	if (of_find_property(np, "device-name", NULL)) {
+		if (of_property_read_string(np, "device-name", &name)) {
+			dev_err(dev, "device-name: must be a string\n");
+			return -EINVAL;
+		}
+	} else if (cfg->minor >= 0) {
+		snprintf(cfg->name, sizeof(cfg->name), "udmabuf%d", cfg->minor);
+		return 0;
+	}
+
+	if (strscpy(cfg->name, name, sizeof(cfg->name)) < 0 ||
+	    !udmabuf_name_valid(cfg->name)) {
+		dev_err(dev, "device name \"%s\": must be 1..%d of [A-Za-z0-9_.-]\n",
+			name, UDMABUF_NAME_MAX);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int udmabuf_of_config(struct device *dev, struct udmabuf_config *cfg)
+{
+	struct device_node *np = dev->of_node;
+	u32 minor = UDMABUF_MINORS, sync_mode, direction = 0, bits;
+	int ret;
+
+	udmabuf_config_init(cfg);
+	cfg->origin = UDMABUF_ORIGIN_DT;
+	cfg->parent = dev;
+	cfg->of_node = np;
+	sync_mode = cfg->sync_mode;
+	bits = cfg->dma_bits;
+
+	ret = udmabuf_of_read_number(np, "size", &cfg->size);
+	if (ret || !cfg->size || cfg->size > UDMABUF_SIZE_MAX) {
+		dev_err(dev, "size: %s\n", ret == -ENOENT ? "missing" :
+			"must be a u32 or u64, not 0 and not too large");
+		return -EINVAL;
+	}
+
+	ret = udmabuf_of_read_u32(dev, "minor-number", 0, UDMABUF_MINORS - 1,
+				  &minor);
+	if (ret)
+		return ret;
+	if (minor < UDMABUF_MINORS)
+		cfg->minor = minor;
+
+	ret = udmabuf_of_read_u32(dev, "sync-mode", 0, UDMABUF_SYNC_MODE_MAX,
+				  &sync_mode);
+	if (ret)
+		return ret;
+	if (of_property_read_bool(np, "sync-always"))
+		sync_mode |= UDMABUF_SYNC_ALWAYS;
+	cfg->sync_mode = sync_mode;
+
+	ret = udmabuf_of_read_u32(dev, "sync-direction", 0,
+				  UDMABUF_CFS_DIR_FROM_DEVICE, &direction);
+	if (ret)
+		return ret;
+	cfg->sync_direction = direction;
+
+	ret = udmabuf_of_read_u64(dev, "sync-offset", cfg->size - 1,
+				  &cfg->sync_offset);
+	if (ret)
+		return ret;
+	ret = udmabuf_of_read_u64(dev, "sync-size", cfg->size,
+				  &cfg->sync_size);
+	if (ret)
+		return ret;
+
+	ret = udmabuf_of_read_u32(dev, "dma-mask", UDMABUF_DMA_BITS_MIN,
+				  UDMABUF_DMA_BITS_MAX, &bits);
+	if (ret)
+		return ret;
+	cfg->dma_bits = bits;
+
+	return udmabuf_of_name(dev, cfg);
+}
+
+/**
+ * udmabuf_of_dma_configure - give a buffer the DMA setup of a node
+ * @buf: buffer being created; its class device becomes the DMA device
+ * @np: the node
+ *
+ * The class device, not the platform device, takes the node's coherency,
+ * DMA ranges and memory-region: it lives exactly as long as the memory,
+ * so a rebind of the platform device while an old buffer is still mapped
+ * cannot hand the same reserved memory out twice.
+ */
+int udmabuf_of_dma_configure(struct udmabuf_buffer *buf,
+			     struct device_node *np)
+{
+	struct device *dev = &buf->dev;
+	struct device *parent = dev->parent;
+	struct device_node *region;
+	struct reserved_mem *rmem;
+	int ret;
+
+	buf->dma_mask = DMA_BIT_MASK(UDMABUF_DMA_BITS_DEFAULT);
+	dev->coherent_dma_mask = buf->dma_mask;
+	ret = of_dma_configure(dev, np, true);
+	if (ret) {
+		dev_err(parent, "cannot apply the node's DMA configuration: %pe\n",
+			ERR_PTR(ret));
+		return ret;
+	}
+	buf->of_node = of_node_get(np);
+
+	region = of_parse_phandle(np, "memory-region", 0);
+	if (!region)
+		return 0;
+	rmem = of_reserved_mem_lookup(region);
+	buf->pool = of_property_read_bool(region, "no-map");
+	of_node_put(region);
+	if (!rmem) {
+		dev_err(parent, "memory-region: not a reserved-memory region\n");
+		return -EINVAL;
+	}
+
+	ret = of_reserved_mem_device_init_by_idx(dev, np, 0);
+	if (ret) {
+		dev_err(parent, "memory-region %s: cannot use it: %pe\n",
+			rmem->name, ERR_PTR(ret));
+		return ret;
+	}
+	/* A no-map pool serves one buffer, from its start. */
+	if (buf->pool)
+		buf->phys_addr = rmem->base;
+	return 0;
+}
+
+/* Undo udmabuf_of_dma_configure(), once the memory is freed. */
+void udmabuf_of_dma_release(struct udmabuf_buffer *buf)
+{
+	if (!buf->of_node)
+		return;
+	of_reserved_mem_device_release(&buf->dev);
+	of_node_put(buf->of_node);
+	buf->of_node = NULL;
+}
+
+static int udmabuf_of_probe(struct platform_device *pdev)
+{
+	struct udmabuf_config cfg;
+	struct udmabuf_buffer *buf;
+	int ret;
+
+	ret = udmabuf_of_config(&pdev->dev, &cfg);
+	if (ret)
+		return ret;
+
+	buf = udmabuf_create(&cfg);
+	if (IS_ERR(buf))
+		return dev_err_probe(&pdev->dev, PTR_ERR(buf),
+				     "cannot create %s (%llu bytes, minor %d)\n",
+				     cfg.name, cfg.size, cfg.minor);
+	platform_set_drvdata(pdev, buf);
+	return 0;
+}
+
+/* Like rmdir: the device goes now, the memory with its last user. */
+static void udmabuf_of_remove(struct platform_device *pdev)
+{
+	udmabuf_destroy(platform_get_drvdata(pdev), true);
+}
+
+static const struct of_device_id udmabuf_of_match[] = {
+	{ .compatible = "ikwzm,udmabuf-0.10.a" },
+	{ .compatible = "ikwzm,u-dma-buf" },
+	{ }
+};
+MODULE_DEVICE_TABLE(of, udmabuf_of_match);
+
+static struct platform_driver udmabuf_of_driver = {
+	.probe			= udmabuf_of_probe,
+	.platform_remove_void	= udmabuf_of_remove,
+	.driver = {
+		.name		= "udmabuf-cfs",
+		.of_match_table	= udmabuf_of_match,
+	},
+};
+
+int udmabuf_of_init(void)
+{
+	return platform_driver_register(&udmabuf_of_driver);
+}
+
+void udmabuf_of_exit(void)
+{
+	platform_driver_unregister(&udmabuf_of_driver);
 }

@@ -86,10 +86,9 @@ static DEVICE_ATTR_RO(users);
 
 static ssize_t udmabuf_cache_show(struct device *dev, char *page, bool o_sync)
 {
-	unsigned int mode = READ_ONCE(to_udmabuf(dev)->sync_mode);
+	enum udmabuf_cache cache = udmabuf_cache_mode(to_udmabuf(dev), o_sync);
 
-	return sysfs_emit(page, "%s\n",
-			  udmabuf_cache_names[udmabuf_cache_mode(mode, o_sync)]);
+	return sysfs_emit(page, "%s\n", udmabuf_cache_names[cache]);
 }
 
 /* What an mmap() of a file opened without O_SYNC really gets. */

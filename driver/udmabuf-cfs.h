@@ -62,6 +62,12 @@ enum udmabuf_cache {
  * @dma_bits: width of the DMA mask the memory must fit in
  * @mode: permissions of the device node
  * @origin: creator, for user space to tell buffers apart
+ * @sync_offset: initial sysfs sync_offset
+ * @sync_size: initial sysfs sync_size; 0 means the whole buffer
+ * @sync_direction: initial sysfs sync_direction
+ * @parent: parent of the class device in sysfs, or NULL
+ * @of_node: device-tree node whose DMA configuration and memory-region
+ *	the buffer takes, or NULL
  * @name: device name, validated by udmabuf_name_valid()
  */
 struct udmabuf_config {
@@ -71,6 +77,11 @@ struct udmabuf_config {
 	unsigned int dma_bits;
 	umode_t mode;
 	enum udmabuf_origin origin;
+	u64 sync_offset;
+	u64 sync_size;
+	unsigned int sync_direction;
+	struct device *parent;
+	struct device_node *of_node;
 	char name[UDMABUF_NAME_MAX + 1];
 };
 
@@ -82,9 +93,15 @@ struct udmabuf_config {
  *	is freed by the release callback, after the last of them is gone.
  * @dma_dev: the device the memory was allocated against and is synced for
  * @dma_mask: storage for @dev's DMA mask
- * @pages: first page of the physically contiguous allocation
- * @vaddr: kernel address of the allocation (linear map)
+ * @pages: first page of the physically contiguous allocation, or NULL for
+ *	memory from a no-map reserved region (@pool)
+ * @vaddr: kernel address of the allocation
  * @dma_addr: the allocation as seen by the device
+ * @phys_addr: the allocation as seen by the CPU
+ * @pool: the memory comes from a no-map reserved region, which the kernel
+ *	maps non-cacheable: every mapping is then DMA-coherent, and cache
+ *	maintenance has nothing to do
+ * @of_node: device-tree node the DMA configuration came from, or NULL
  * @size: bytes usable through read/write; mappings cover @alloc_size
  * @alloc_size: @size rounded up to whole pages
  * @sync_mode: current sync_mode; read locklessly by mmap and read/write
@@ -106,6 +123,9 @@ struct udmabuf_buffer {
 	struct page *pages;
 	void *vaddr;
 	dma_addr_t dma_addr;
+	phys_addr_t phys_addr;
+	bool pool;
+	struct device_node *of_node;
 	size_t size;
 	size_t alloc_size;
 	unsigned int sync_mode;
@@ -142,7 +162,7 @@ void udmabuf_config_init(struct udmabuf_config *cfg);
 extern const struct file_operations udmabuf_fops;
 int udmabuf_alloc(struct udmabuf_buffer *buf, unsigned int dma_bits);
 void udmabuf_free(struct udmabuf_buffer *buf);
-enum udmabuf_cache udmabuf_cache_mode(unsigned int sync_mode, bool o_sync);
+enum udmabuf_cache udmabuf_cache_mode(struct udmabuf_buffer *buf, bool o_sync);
 bool udmabuf_coherent(struct udmabuf_buffer *buf);
 int udmabuf_sync(struct udmabuf_buffer *buf, bool for_cpu, u64 offset,
 		 u64 size, unsigned int direction);
@@ -154,8 +174,13 @@ extern const struct attribute_group *udmabuf_dev_groups[];
 int udmabuf_configfs_init(void);
 void udmabuf_configfs_exit(void);
 
-/* params.c: buffers from module parameters */
+/* params.c: buffers from module parameters and the device tree */
 int udmabuf_params_init(void);
 void udmabuf_params_exit(void);
+int udmabuf_of_init(void);
+void udmabuf_of_exit(void);
+int udmabuf_of_dma_configure(struct udmabuf_buffer *buf,
+			     struct device_node *np);
+void udmabuf_of_dma_release(struct udmabuf_buffer *buf);
 
 #endif /* _UDMABUF_CFS_H */
