@@ -1,0 +1,379 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+# The ioctl interface of /dev/<device> (include/uapi/linux/udmabuf-cfs.h):
+# GET_INFO against sysfs, SYNC_FOR_CPU/SYNC_FOR_DEVICE ranges and errors,
+# bad pointers, unknown commands, and all of it again from a 32-bit program
+# through the kernel's compat_ioctl path.
+
+# Variables such as cfs, CLASS and UT come from helpers/common.bash.
+# shellcheck disable=SC2154
+load helpers/common
+
+IO=udmabuf-ioctl
+IO32=/usr/bin/udmabuf-ioctl-32
+SZ=$((256 * 1024))
+U64_MAX=18446744073709551615
+
+setup() {
+	common_setup
+	make_buf tbuf "$SZ"
+	d=/dev/tbuf
+	s=$CLASS/tbuf
+}
+
+teardown() {
+	local rc=0
+	assert_no_kernel_warnings || rc=1
+	common_teardown || rc=1
+	return "$rc"
+}
+
+# info_get KEY [PROGRAM]: one value of "udmabuf-ioctl info" of $info_dev
+# (default: the test's buffer).
+info_get() {
+	local out dev=${info_dev:-$d}
+	out=$("${2:-$IO}" info "$dev") || {
+		printf '# %s info %s failed: %s\n' "${2:-$IO}" "$dev" "$out" >&2
+		return 1
+	}
+	awk -F= -v k="$1" '$1 == k { print substr($0, length(k) + 2); found = 1 }
+		END { exit !found }' <<<"$out"
+}
+
+# assert_info KEY EXPECTED [PROGRAM]
+assert_info() {
+	local got
+	got=$(info_get "$1" "${3:-}") || fail "no $1 in the GET_INFO output"
+	[ "$got" = "$2" ] || fail "GET_INFO $1: expected '$2', got '$got'"
+}
+
+# The 32-bit build of the helper, if the harness made one and the kernel
+# runs it.
+requires_compat() {
+	requires_file "$IO32" "the 32-bit helper (build-compat32)"
+	"$IO32" abi >/dev/null 2>&1 ||
+		skip "this kernel cannot run the 32-bit $IO32"
+}
+
+# ---------------------------------------------------------------------------
+# GET_INFO
+
+@test "GET_INFO reports ABI version 1" {
+	assert_info abi_version 1
+}
+
+@test "GET_INFO size equals the sysfs size" {
+	assert_info size "$(cat "$s/size")"
+	assert_info size "$SZ"
+}
+
+@test "GET_INFO size is exact for a size that is not a page multiple" {
+	make_buf odd 12345
+	info_dev=/dev/odd
+	assert_info size 12345
+}
+
+@test "GET_INFO dma_addr equals the sysfs phys_addr" {
+	assert_info dma_addr "$(cat "$s/phys_addr")"
+}
+
+@test "GET_INFO dma_addr equals the configfs phys_addr" {
+	assert_info dma_addr "$(cat "$cfs/tbuf/phys_addr")"
+}
+
+@test "GET_INFO phys_addr equals dma_addr in a guest without bus translation" {
+	assert_info phys_addr "$(info_get dma_addr)"
+}
+
+@test "GET_INFO dma_addr is page-aligned and not zero" {
+	local a
+	a=$(info_get dma_addr)
+	[ $((a)) -ne 0 ] || fail "dma_addr is 0"
+	[ $((a % PAGE_SIZE)) -eq 0 ] || fail "dma_addr $a is not page-aligned"
+}
+
+@test "GET_INFO sync_mode follows writes to the sysfs sync_mode" {
+	local m
+	for m in 0 5 7 1; do
+		set_attr "$s/sync_mode" "$m"
+		assert_info sync_mode "$m"
+	done
+}
+
+@test "GET_INFO minor is the minor of the device node" {
+	assert_info minor "$(minor_of "$(cat "$s/dev")")"
+	assert_info minor "$(minor_of "$(node_devnum "$d")")"
+}
+
+@test "GET_INFO minor is the one requested in configfs" {
+	local m
+	m=$(($(first_free_minor) + 7))
+	make_buf mbuf 4K minor="$m"
+	info_dev=/dev/mbuf
+	assert_info minor "$m"
+}
+
+@test "GET_INFO dma_coherent flag equals the sysfs dma_coherent" {
+	assert_info dma_coherent "$(cat "$s/dma_coherent")"
+}
+
+@test "GET_INFO ram_cached flag is set exactly when O_SYNC mappings stay cached" {
+	set_attr "$s/sync_mode" 1
+	if [ "$(cat "$s/cache_mode_sync")" = cached ]; then
+		assert_info ram_cached 1
+	else
+		assert_info ram_cached 0
+	fi
+}
+
+@test "GET_INFO ram_cached flag is set on amd64" {
+	requires_arch amd64
+	assert_info ram_cached 1
+}
+
+@test "GET_INFO ram_cached flag is clear on arm64" {
+	requires_arch arm64
+	assert_info ram_cached 0
+}
+
+@test "GET_INFO driver_version equals the module version" {
+	requires_file "/sys/module/$MODNAME/version" "MODULE_VERSION"
+	assert_info driver_version "$(cat "/sys/module/$MODNAME/version")"
+}
+
+@test "GET_INFO sets no unknown flags and zeroes the reserved words" {
+	assert_info unknown_flags 0x00000000
+	assert_info reserved_zero 1
+}
+
+@test "GET_INFO works on a read-only open" {
+	# "info" opens O_RDONLY; the device node is 0600 root, we are root.
+	run "$IO" info "$d"
+	assert_success
+	assert_line abi_version=1
+}
+
+# ---------------------------------------------------------------------------
+# SYNC_FOR_CPU / SYNC_FOR_DEVICE: valid ranges
+
+@test "sync ioctls of the whole buffer with size 0 succeed in every direction" {
+	local who dir
+	for who in cpu device; do
+		for dir in 0 1 2; do
+			assert_errno OK "$IO" sync "$d" "$who" 0 0 "$dir"
+		done
+	done
+}
+
+@test "sync ioctls of the whole buffer with its exact size succeed" {
+	assert_errno OK "$IO" sync "$d" device 0 "$SZ" 1
+	assert_errno OK "$IO" sync "$d" cpu 0 "$SZ" 2
+}
+
+@test "sync ioctls of an unaligned range inside the buffer succeed" {
+	assert_errno OK "$IO" sync "$d" device $((PAGE_SIZE + 3)) 100 1
+	assert_errno OK "$IO" sync "$d" cpu $((PAGE_SIZE + 3)) 100 2
+}
+
+@test "sync ioctls of the last byte alone succeed" {
+	assert_errno OK "$IO" sync "$d" device $((SZ - 1)) 1 0
+	assert_errno OK "$IO" sync "$d" cpu $((SZ - 1)) 1 0
+}
+
+@test "sync ioctls with size 0 and an offset sync up to the end" {
+	assert_errno OK "$IO" sync "$d" device $((SZ - 1)) 0 1
+	assert_errno OK "$IO" sync "$d" cpu $((SZ / 2)) 0 2
+}
+
+@test "sync ioctls cover the partial last page of a buffer that is not a page multiple" {
+	make_buf odd 12345
+	assert_errno OK "$IO" sync /dev/odd device 0 12345 1
+	assert_errno OK "$IO" sync /dev/odd cpu 12344 1 2
+	assert_errno EINVAL "$IO" sync /dev/odd cpu 12345 1 2
+}
+
+@test "SYNC_FOR_DEVICE sets sync_owner to 1 and SYNC_FOR_CPU sets it to 0" {
+	assert_errno OK "$IO" sync "$d" device 0 0 1
+	assert_attr "$s/sync_owner" 1
+	assert_errno OK "$IO" sync "$d" cpu 0 0 2
+	assert_attr "$s/sync_owner" 0
+}
+
+@test "a failed sync ioctl leaves sync_owner unchanged" {
+	assert_errno OK "$IO" sync "$d" device 0 0 1
+	assert_errno EINVAL "$IO" sync "$d" cpu "$SZ" 1 2
+	assert_attr "$s/sync_owner" 1
+}
+
+# ---------------------------------------------------------------------------
+# SYNC_FOR_CPU / SYNC_FOR_DEVICE: invalid arguments
+
+@test "sync ioctls with offset equal to the size fail with EINVAL" {
+	assert_errno EINVAL "$IO" sync "$d" cpu "$SZ" 0 0
+	assert_errno EINVAL "$IO" sync "$d" device "$SZ" 1 0
+}
+
+@test "sync ioctls with an offset far beyond the size fail with EINVAL" {
+	assert_errno EINVAL "$IO" sync "$d" cpu 0x8000000000000000 1 0
+	assert_errno EINVAL "$IO" sync "$d" device "$U64_MAX" 0 0
+}
+
+@test "sync ioctls of a range one byte past the end fail with EINVAL" {
+	assert_errno EINVAL "$IO" sync "$d" cpu 0 $((SZ + 1)) 0
+	assert_errno EINVAL "$IO" sync "$d" device $((SZ - 1)) 2 0
+}
+
+@test "sync ioctls whose offset plus size overflow 64 bits fail with EINVAL" {
+	assert_errno EINVAL "$IO" sync "$d" cpu 1 "$U64_MAX" 0
+	assert_errno EINVAL "$IO" sync "$d" device 1 "$U64_MAX" 0
+	assert_errno EINVAL "$IO" sync "$d" device $((SZ / 2)) 0xffffffffffff0000 0
+}
+
+@test "sync ioctls with direction 3 fail with EINVAL" {
+	assert_errno EINVAL "$IO" sync "$d" cpu 0 0 3
+	assert_errno EINVAL "$IO" sync "$d" device 0 0 3
+}
+
+@test "sync ioctls with direction 0xffffffff fail with EINVAL" {
+	assert_errno EINVAL "$IO" sync "$d" cpu 0 0 0xffffffff
+	assert_errno EINVAL "$IO" sync "$d" device 0 0 0xffffffff
+}
+
+@test "sync ioctls with nonzero flags fail with EINVAL" {
+	assert_errno EINVAL "$IO" sync "$d" cpu 0 0 0 1
+	assert_errno EINVAL "$IO" sync "$d" device 0 0 0 0x80000000
+}
+
+# ---------------------------------------------------------------------------
+# Bad pointers
+
+@test "GET_INFO into a NULL, unmapped, read-only, straddling or kernel pointer fails with EFAULT" {
+	local c
+	for c in null unmapped readonly straddle top; do
+		assert_errno EFAULT "$IO" bad-pointer "$d" info "$c"
+	done
+}
+
+@test "SYNC_FOR_CPU from a NULL, unmapped, straddling or kernel pointer fails with EFAULT" {
+	local c
+	for c in null unmapped straddle top; do
+		assert_errno EFAULT "$IO" bad-pointer "$d" sync-cpu "$c"
+	done
+}
+
+@test "SYNC_FOR_DEVICE from a NULL, unmapped, straddling or kernel pointer fails with EFAULT" {
+	local c
+	for c in null unmapped straddle top; do
+		assert_errno EFAULT "$IO" bad-pointer "$d" sync-device "$c"
+	done
+}
+
+@test "sync ioctls read their argument from a read-only page" {
+	# The page holds a valid whole-buffer request.
+	assert_errno OK "$IO" bad-pointer "$d" sync-cpu readonly
+	assert_errno OK "$IO" bad-pointer "$d" sync-device readonly
+}
+
+# ---------------------------------------------------------------------------
+# Command numbers
+
+@test "the ioctl numbers are 0x8068d500, 0x4018d501 and 0x4018d502" {
+	# A zeroed argument: GET_INFO fills it, the syncs cover the whole buffer.
+	assert_errno OK "$IO" raw "$d" 8068d500
+	assert_errno OK "$IO" raw "$d" 4018d501
+	assert_errno OK "$IO" raw "$d" 4018d502
+}
+
+@test "an unknown ioctl fails with ENOTTY" {
+	assert_errno ENOTTY "$IO" raw "$d" 5401	# TCGETS
+	assert_errno ENOTTY "$IO" raw "$d" 0
+	assert_errno ENOTTY "$IO" raw "$d" ffffffff
+}
+
+@test "an unknown number with the driver's magic fails with ENOTTY" {
+	assert_errno ENOTTY "$IO" raw "$d" 4018d503
+	assert_errno ENOTTY "$IO" raw "$d" 8068d5ff
+	assert_errno ENOTTY "$IO" raw "$d" d503
+}
+
+@test "a known number with another size or direction encoded fails with ENOTTY" {
+	assert_errno ENOTTY "$IO" raw "$d" 8060d500	# GET_INFO, 96 bytes
+	assert_errno ENOTTY "$IO" raw "$d" c068d500	# GET_INFO as _IOWR
+	assert_errno ENOTTY "$IO" raw "$d" 4010d501	# SYNC_FOR_CPU, 16 bytes
+	assert_errno ENOTTY "$IO" raw "$d" 8018d502	# SYNC_FOR_DEVICE as _IOR
+}
+
+# ---------------------------------------------------------------------------
+# The same from a 32-bit program (compat_ioctl)
+
+@test "the 32-bit helper uses the same struct sizes and ioctl numbers" {
+	requires_compat
+	local a64 a32
+	a64=$("$IO" abi | grep -v '^pointer_bits=')
+	a32=$("$IO32" abi | grep -v '^pointer_bits=')
+	run "$IO32" abi
+	assert_line pointer_bits=32
+	[ "$a64" = "$a32" ] || fail "64-bit: $a64"$'\n'"32-bit: $a32"
+}
+
+@test "GET_INFO from a 32-bit program gives the same answer as from a 64-bit one" {
+	requires_compat
+	local i64 i32
+	i64=$("$IO" info "$d")
+	i32=$("$IO32" info "$d")
+	[ "$i64" = "$i32" ] || fail "64-bit:"$'\n'"$i64"$'\n'"32-bit:"$'\n'"$i32"
+	assert_info abi_version 1 "$IO32"
+	assert_info size "$SZ" "$IO32"
+}
+
+@test "sync ioctls from a 32-bit program succeed for whole and partial ranges" {
+	requires_compat
+	assert_errno OK "$IO32" sync "$d" device 0 0 1
+	assert_attr "$s/sync_owner" 1
+	assert_errno OK "$IO32" sync "$d" cpu 0 0 2
+	assert_attr "$s/sync_owner" 0
+	assert_errno OK "$IO32" sync "$d" device $((PAGE_SIZE + 3)) 100 0
+	assert_errno OK "$IO32" sync "$d" cpu $((SZ - 1)) 1 0
+}
+
+@test "sync ioctls from a 32-bit program keep all 64 bits of offset and size" {
+	requires_compat
+	# Truncated to 32 bits, each of these would be a valid range.
+	assert_errno EINVAL "$IO32" sync "$d" cpu 0x100000000 1 0
+	assert_errno EINVAL "$IO32" sync "$d" device 0 0x100000001 0
+	assert_errno EINVAL "$IO32" sync "$d" device 1 "$U64_MAX" 0
+}
+
+@test "sync ioctls from a 32-bit program reject bad ranges, directions and flags with EINVAL" {
+	requires_compat
+	assert_errno EINVAL "$IO32" sync "$d" cpu "$SZ" 0 0
+	assert_errno EINVAL "$IO32" sync "$d" device $((SZ - 1)) 2 0
+	assert_errno EINVAL "$IO32" sync "$d" cpu 0 0 3
+	assert_errno EINVAL "$IO32" sync "$d" device 0 0 0 1
+}
+
+@test "bad pointers from a 32-bit program fail with EFAULT" {
+	requires_compat
+	local io c
+	for io in info sync-cpu sync-device; do
+		for c in null unmapped straddle top; do
+			assert_errno EFAULT "$IO32" bad-pointer "$d" "$io" "$c"
+		done
+	done
+	assert_errno EFAULT "$IO32" bad-pointer "$d" info readonly
+}
+
+@test "unknown ioctls from a 32-bit program fail with ENOTTY" {
+	requires_compat
+	assert_errno ENOTTY "$IO32" raw "$d" 5401
+	assert_errno ENOTTY "$IO32" raw "$d" 4018d503
+	assert_errno ENOTTY "$IO32" raw "$d" 8060d500
+}
+
+@test "data stored by a 32-bit program through a cached mapping reaches the device after SYNC_FOR_DEVICE" {
+	requires_compat
+	set_attr "$s/sync_mode" 1
+	run "$IO32" cpu-to-device "$d" 100 $((3 * PAGE_SIZE)) 321
+	assert_success
+	assert_output OK
+}

@@ -1,0 +1,863 @@
+// SPDX-License-Identifier: GPL-2.0
+/* udmabuf-test: build-compat32 */
+/*
+ * udmabuf-ioctl - exercise the ioctl interface of udmabuf-cfs devices and
+ * the cache maintenance around a cached mapping, for the guest tests.
+ *
+ * Built twice when the toolchain is there: natively (/usr/bin/udmabuf-ioctl)
+ * and as a 32-bit program (/usr/bin/udmabuf-ioctl-32), so that the same
+ * commands run through the compat_ioctl path of a 64-bit kernel.
+ *
+ * Outcome commands print "OK" (or their result) on success and the errno's
+ * symbolic name on failure, never strerror() text.  Exit status: 0 success,
+ * 1 the call under test failed, 2 data mismatch, 64 usage error.
+ *
+ * The data pattern is the one of udmabuf-test (it depends only on the seed
+ * and the absolute byte offset), so either tool can verify what the other
+ * wrote.  Mappings are touched with naturally aligned volatile accesses only:
+ * on arm64 an uncached mapping is Device memory, where unaligned accesses and
+ * the DC ZVA of libc's memset fault.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include <linux/udmabuf-cfs.h>
+
+#define EXIT_SYSCALL	1
+#define EXIT_MISMATCH	2
+#define EXIT_USAGE	64
+
+static const char *prog = "udmabuf-ioctl";
+
+/* ------------------------------------------------------------------ */
+/* errno names                                                         */
+
+#define E(x) { x, #x }
+static const struct {
+	int num;
+	const char *name;
+} errno_names[] = {
+	E(EPERM), E(ENOENT), E(ESRCH), E(EINTR), E(EIO), E(ENXIO), E(E2BIG),
+	E(ENOEXEC), E(EBADF), E(ECHILD), E(EAGAIN), E(ENOMEM), E(EACCES),
+	E(EFAULT), E(ENOTBLK), E(EBUSY), E(EEXIST), E(EXDEV), E(ENODEV),
+	E(ENOTDIR), E(EISDIR), E(EINVAL), E(ENFILE), E(EMFILE), E(ENOTTY),
+	E(ETXTBSY), E(EFBIG), E(ENOSPC), E(ESPIPE), E(EROFS), E(EMLINK),
+	E(EPIPE), E(EDOM), E(ERANGE), E(EDEADLK), E(ENAMETOOLONG), E(ENOLCK),
+	E(ENOSYS), E(ENOTEMPTY), E(ELOOP), E(ENOMSG), E(EIDRM), E(ENODATA),
+	E(ETIME), E(ENOLINK), E(EPROTO), E(EBADMSG), E(EOVERFLOW), E(EILSEQ),
+	E(EOPNOTSUPP), E(ETIMEDOUT), E(EALREADY), E(EINPROGRESS), E(ESTALE),
+	E(EDQUOT), E(ECANCELED), E(ENOKEY), E(EKEYREJECTED), E(EHWPOISON),
+};
+#undef E
+
+static const char *errno_name(int err)
+{
+	static char buf[32];
+	size_t i;
+
+	for (i = 0; i < sizeof(errno_names) / sizeof(errno_names[0]); i++)
+		if (errno_names[i].num == err)
+			return errno_names[i].name;
+	snprintf(buf, sizeof(buf), "E%d", err);
+	return buf;
+}
+
+static int report_errno(int err)
+{
+	printf("%s\n", errno_name(err));
+	return EXIT_SYSCALL;
+}
+
+/* A call that is a precondition of the command, not the thing under test. */
+static int report_setup_errno(const char *what, const char *arg, int err)
+{
+	printf("%s\n", errno_name(err));
+	fprintf(stderr, "%s: %s %s: %s\n", prog, what, arg, errno_name(err));
+	return EXIT_SYSCALL;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: %s COMMAND ARGS...\n"
+"\n"
+"  info DEV                 UDMABUF_CFS_IOC_GET_INFO; prints key=value lines\n"
+"  sync DEV cpu|device OFFSET SIZE DIRECTION [FLAGS]\n"
+"                           UDMABUF_CFS_IOC_SYNC_FOR_CPU/_DEVICE; prints OK or the errno\n"
+"  bad-pointer DEV [info|sync-cpu|sync-device null|unmapped|readonly|straddle|top]\n"
+"                           one ioctl with an invalid argument pointer; prints the errno\n"
+"                           (without a case: every case, one \"IOCTL CASE ERRNO\" line each)\n"
+"  raw DEV CMD              ioctl(fd, CMD (hex), zeroed 4 KiB buffer); prints OK,\n"
+"                           the positive return value or the errno\n"
+"  abi                      prints the struct sizes and ioctl numbers this binary uses\n"
+"  cpu-to-device DEV OFFSET LENGTH SEED [--sysfs] [--uncached-view] [--no-sync]\n"
+"      put old data in memory, store the SEED pattern in [OFFSET, +LENGTH) through a\n"
+"      cached mapping, sync_for_device(TO_DEVICE), then check what the device sees:\n"
+"      read() of an O_SYNC file, or with --uncached-view an O_SYNC mapping\n"
+"  device-to-cpu DEV OFFSET LENGTH SEED [--sysfs] [--uncached-view] [--no-sync]\n"
+"      load old data into the cache through a cached mapping, let the \"device\"\n"
+"      store the pattern (write() of an O_SYNC file, or an O_SYNC mapping),\n"
+"      sync_for_cpu(FROM_DEVICE), then check the cached mapping\n"
+"\n"
+"  --sysfs does the sync by writing \"OFFSET LENGTH DIRECTION\" to\n"
+"  /sys/class/udmabuf/<device>/sync_for_{cpu,device} instead of the ioctl.\n"
+"  The pattern commands need sync_mode 0..3 (a cached mapping without O_SYNC).\n"
+"\n"
+"Numbers accept decimal, 0x hex and K/M/G suffixes and the whole 64-bit range.\n"
+"Exit: 0 success, 1 the call failed (errno printed), 2 data mismatch, 64 usage.\n",
+		prog);
+}
+
+static int usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry '%s --help' for more information.\n", prog);
+	return EXIT_USAGE;
+}
+
+/* ------------------------------------------------------------------ */
+/* argument parsing                                                    */
+
+/* Unsigned 64-bit: decimal or 0x hex, optional K/M/G suffix, no sign. */
+static int parse_u64(const char *s, uint64_t *out)
+{
+	unsigned long long v;
+	unsigned int shift = 0;
+	char *end;
+
+	if (!*s || *s == '-' || *s == '+' || *s == ' ')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || end == s)
+		return -1;
+	switch (*end) {
+	case 'k': case 'K': shift = 10; end++; break;
+	case 'm': case 'M': shift = 20; end++; break;
+	case 'g': case 'G': shift = 30; end++; break;
+	default: break;
+	}
+	if (*end)
+		return -1;
+	if (shift && v > (UINT64_MAX >> shift))
+		return -1;
+	*out = (uint64_t)v << shift;
+	return 0;
+}
+
+static int parse_u32(const char *s, uint32_t *out)
+{
+	uint64_t v;
+
+	if (parse_u64(s, &v) || v > UINT32_MAX)
+		return -1;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+struct opts {
+	int sysfs;
+	int uncached_view;
+	int no_sync;
+};
+
+/* Consume --options anywhere; returns the number of positional args or -1. */
+static int split_opts(int argc, char **argv, struct opts *o)
+{
+	int i, npos = 0;
+
+	memset(o, 0, sizeof(*o));
+	for (i = 0; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (strncmp(a, "--", 2) != 0) {
+			argv[npos++] = argv[i];
+			continue;
+		}
+		if (!strcmp(a, "--sysfs"))
+			o->sysfs = 1;
+		else if (!strcmp(a, "--uncached-view"))
+			o->uncached_view = 1;
+		else if (!strcmp(a, "--no-sync"))
+			o->no_sync = 1;
+		else {
+			usage_error("unknown option '%s'", a);
+			return -1;
+		}
+	}
+	return npos;
+}
+
+static int open_dev(const char *dev, int flags, int *fdp)
+{
+	int fd = open(dev, flags | O_CLOEXEC);
+
+	if (fd < 0)
+		return report_setup_errno("open", dev, errno);
+	*fdp = fd;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* the pattern (identical to udmabuf-test's)                           */
+
+static uint64_t mix64(uint64_t z)
+{
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static uint64_t pattern_word(uint64_t seed, uint64_t idx)
+{
+	return mix64(mix64(seed + 0x9e3779b97f4a7c15ULL) ^ idx);
+}
+
+static uint8_t pattern_byte(uint64_t seed, uint64_t off)
+{
+	uint64_t w = pattern_word(seed, off / 8);
+	unsigned int b = off % 8;
+
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	b = 7 - b;
+#endif
+	return (uint8_t)(w >> (8 * b));
+}
+
+/* Fill [base, base+len) of the buffer through MAP, which starts at BASE. */
+static void map_fill(volatile uint8_t *map, uint64_t base, uint64_t len,
+		     uint64_t seed)
+{
+	uint64_t o = 0;
+
+	for (; o < len && (base + o) % 8; o++)
+		map[o] = pattern_byte(seed, base + o);
+	for (; o + 8 <= len; o += 8)
+		*(volatile uint64_t *)(map + o) = pattern_word(seed, (base + o) / 8);
+	for (; o < len; o++)
+		map[o] = pattern_byte(seed, base + o);
+}
+
+/* Check it; returns 0 or prints the first mismatch and returns 2. */
+static int map_check(volatile uint8_t *map, uint64_t base, uint64_t len,
+		     uint64_t seed, const char *what)
+{
+	uint64_t o = 0, got, want;
+
+	for (; o < len && (base + o) % 8; o++)
+		if (map[o] != pattern_byte(seed, base + o))
+			goto bad_byte;
+	for (; o + 8 <= len; o += 8) {
+		got = *(volatile uint64_t *)(map + o);
+		want = pattern_word(seed, (base + o) / 8);
+		if (got != want)
+			goto bad;
+	}
+	for (; o < len; o++)
+		if (map[o] != pattern_byte(seed, base + o))
+			goto bad_byte;
+	return 0;
+
+bad_byte:
+	got = map[o];
+	want = pattern_byte(seed, base + o);
+bad:
+	printf("MISMATCH in %s at offset %" PRIu64 " (0x%" PRIx64 "): got 0x%"
+	       PRIx64 " want 0x%" PRIx64 "\n", what, base + o, base + o, got, want);
+	return EXIT_MISMATCH;
+}
+
+/* Read a whole range through MAP so that its lines are in the CPU cache. */
+static uint64_t map_touch(volatile uint8_t *map, uint64_t len)
+{
+	uint64_t o, sum = 0;
+
+	for (o = 0; o + 8 <= len; o += 8)
+		sum += *(volatile uint64_t *)(map + o);
+	return sum;
+}
+
+static int fd_fill(int fd, uint64_t off, uint64_t len, uint64_t seed)
+{
+	uint8_t *buf = malloc(len ? (size_t)len : 1);
+	uint64_t i;
+	ssize_t w;
+
+	if (!buf)
+		return report_setup_errno("malloc", "", ENOMEM);
+	for (i = 0; i < len; i++)
+		buf[i] = pattern_byte(seed, off + i);
+	w = pwrite(fd, buf, (size_t)len, (off_t)off);
+	free(buf);
+	if (w < 0)
+		return report_setup_errno("pwrite", "device", errno);
+	if ((uint64_t)w != len) {
+		printf("SHORT write: %zd of %" PRIu64 " bytes\n", w, len);
+		return EXIT_MISMATCH;
+	}
+	return 0;
+}
+
+static int fd_check(int fd, uint64_t off, uint64_t len, uint64_t seed,
+		    const char *what)
+{
+	uint8_t *buf = malloc(len ? (size_t)len : 1);
+	uint64_t i;
+	ssize_t r;
+
+	if (!buf)
+		return report_setup_errno("malloc", "", ENOMEM);
+	r = pread(fd, buf, (size_t)len, (off_t)off);
+	if (r < 0) {
+		free(buf);
+		return report_setup_errno("pread", "device", errno);
+	}
+	if ((uint64_t)r != len) {
+		free(buf);
+		printf("SHORT read: %zd of %" PRIu64 " bytes\n", r, len);
+		return EXIT_MISMATCH;
+	}
+	for (i = 0; i < len; i++) {
+		uint8_t want = pattern_byte(seed, off + i);
+
+		if (buf[i] != want) {
+			printf("MISMATCH in %s at offset %" PRIu64 " (0x%" PRIx64
+			       "): got 0x%x want 0x%x\n", what, off + i, off + i,
+			       buf[i], want);
+			free(buf);
+			return EXIT_MISMATCH;
+		}
+	}
+	free(buf);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* commands                                                            */
+
+static int cmd_info(int argc, char **argv)
+{
+	struct udmabuf_cfs_info info;
+	size_t vlen, i;
+	int fd = -1, rc, reserved_zero = 1;
+
+	if (argc != 1)
+		return usage_error("info DEV");
+	rc = open_dev(argv[0], O_RDONLY, &fd);
+	if (rc)
+		return rc;
+	/* Poison: every byte the kernel leaves alone shows up. */
+	memset(&info, 0xa5, sizeof(info));
+	if (ioctl(fd, UDMABUF_CFS_IOC_GET_INFO, &info) < 0) {
+		int err = errno;
+
+		close(fd);
+		return report_errno(err);
+	}
+	close(fd);
+
+	vlen = strnlen(info.driver_version, sizeof(info.driver_version));
+	for (i = 0; i < sizeof(info.reserved) / sizeof(info.reserved[0]); i++)
+		if (info.reserved[i])
+			reserved_zero = 0;
+	printf("abi_version=%" PRIu32 "\n", (uint32_t)info.abi_version);
+	printf("flags=0x%08" PRIx32 "\n", (uint32_t)info.flags);
+	printf("size=%" PRIu64 "\n", (uint64_t)info.size);
+	printf("dma_addr=0x%016" PRIx64 "\n", (uint64_t)info.dma_addr);
+	printf("phys_addr=0x%016" PRIx64 "\n", (uint64_t)info.phys_addr);
+	printf("sync_mode=%" PRIu32 "\n", (uint32_t)info.sync_mode);
+	printf("minor=%" PRIu32 "\n", (uint32_t)info.minor);
+	if (vlen < sizeof(info.driver_version))
+		printf("driver_version=%s\n", info.driver_version);
+	else
+		printf("driver_version=UNTERMINATED\n");
+	printf("dma_coherent=%d\n",
+	       !!(info.flags & UDMABUF_CFS_INFO_DMA_COHERENT));
+	printf("ram_cached=%d\n", !!(info.flags & UDMABUF_CFS_INFO_RAM_CACHED));
+	printf("unknown_flags=0x%08" PRIx32 "\n",
+	       (uint32_t)(info.flags & ~(UDMABUF_CFS_INFO_DMA_COHERENT |
+					 UDMABUF_CFS_INFO_RAM_CACHED)));
+	printf("reserved_zero=%d\n", reserved_zero);
+	return 0;
+}
+
+static int do_sync_ioctl(int fd, int for_cpu, uint64_t off, uint64_t size,
+			 uint32_t dir, uint32_t flags)
+{
+	struct udmabuf_cfs_sync s;
+
+	memset(&s, 0, sizeof(s));
+	s.offset = off;
+	s.size = size;
+	s.direction = dir;
+	s.flags = flags;
+	return ioctl(fd, for_cpu ? UDMABUF_CFS_IOC_SYNC_FOR_CPU :
+				   UDMABUF_CFS_IOC_SYNC_FOR_DEVICE, &s);
+}
+
+static int parse_who(const char *s, int *for_cpu)
+{
+	if (!strcmp(s, "cpu"))
+		*for_cpu = 1;
+	else if (!strcmp(s, "device"))
+		*for_cpu = 0;
+	else
+		return -1;
+	return 0;
+}
+
+static int cmd_sync(int argc, char **argv)
+{
+	uint64_t off, size;
+	uint32_t dir, flags = 0;
+	int for_cpu, fd = -1, rc;
+
+	if (argc < 5 || argc > 6 || parse_who(argv[1], &for_cpu) ||
+	    parse_u64(argv[2], &off) || parse_u64(argv[3], &size) ||
+	    parse_u32(argv[4], &dir) || (argc == 6 && parse_u32(argv[5], &flags)))
+		return usage_error("sync DEV cpu|device OFFSET SIZE DIRECTION [FLAGS]");
+	rc = open_dev(argv[0], O_RDWR, &fd);
+	if (rc)
+		return rc;
+	if (do_sync_ioctl(fd, for_cpu, off, size, dir, flags) < 0) {
+		int err = errno;
+
+		close(fd);
+		return report_errno(err);
+	}
+	close(fd);
+	printf("OK\n");
+	return 0;
+}
+
+/* ---- bad pointers ---- */
+
+static const struct bad_ioctl {
+	const char *name;
+	unsigned long cmd;
+} bad_ioctls[] = {
+	{ "info",	 UDMABUF_CFS_IOC_GET_INFO },
+	{ "sync-cpu",	 UDMABUF_CFS_IOC_SYNC_FOR_CPU },
+	{ "sync-device", UDMABUF_CFS_IOC_SYNC_FOR_DEVICE },
+};
+
+static const char *const bad_cases[] = {
+	"null",		/* NULL */
+	"unmapped",	/* a page that was unmapped again */
+	"readonly",	/* a PROT_READ page: only GET_INFO (which writes) fails */
+	"straddle",	/* the struct runs from a mapped into an unmapped page */
+	"top",		/* the last page of the address space: kernel, not user */
+};
+
+#define NCASES	(sizeof(bad_cases) / sizeof(bad_cases[0]))
+#define NIOCTLS	(sizeof(bad_ioctls) / sizeof(bad_ioctls[0]))
+
+/* Pointers for every case; two pages: [rw][none], plus one read-only. */
+static int bad_pointers(void *ptrs[NCASES])
+{
+	long ps = sysconf(_SC_PAGESIZE);
+	uint8_t *two, *ro, *gone;
+	struct udmabuf_cfs_sync valid;
+
+	two = mmap(NULL, (size_t)ps * 2, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ro = mmap(NULL, (size_t)ps, PROT_READ | PROT_WRITE,
+		  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	gone = mmap(NULL, (size_t)ps, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS,
+		    -1, 0);
+	if (two == MAP_FAILED || ro == MAP_FAILED || gone == MAP_FAILED)
+		return -1;
+	/*
+	 * A valid whole-buffer sync in every readable place: a sync ioctl
+	 * that wrongly succeeds then says "OK" instead of failing with a
+	 * different errno by chance.
+	 */
+	memset(&valid, 0, sizeof(valid));
+	memcpy(ro, &valid, sizeof(valid));
+	memcpy(two + ps - 8, &valid, 8);
+	if (munmap(two + ps, (size_t)ps) || munmap(gone, (size_t)ps) ||
+	    mprotect(ro, (size_t)ps, PROT_READ))
+		return -1;
+	ptrs[0] = NULL;
+	ptrs[1] = gone;
+	ptrs[2] = ro;
+	ptrs[3] = two + ps - 8;
+	ptrs[4] = (void *)(~(uintptr_t)0 & ~(uintptr_t)(ps - 1));
+	return 0;
+}
+
+static int find_name(const char *s, const char *const *names, size_t n,
+		     size_t stride)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(s, *(const char *const *)((const char *)names + i * stride)))
+			return (int)i;
+	return -1;
+}
+
+static int cmd_bad_pointer(int argc, char **argv)
+{
+	void *ptrs[NCASES];
+	int fd = -1, rc, io = -1, bc = -1, ret = 0;
+	size_t i, j;
+
+	if (argc == 3) {
+		io = find_name(argv[1], &bad_ioctls[0].name, NIOCTLS,
+			       sizeof(bad_ioctls[0]));
+		bc = find_name(argv[2], bad_cases, NCASES, sizeof(bad_cases[0]));
+	}
+	if (!(argc == 1 || (argc == 3 && io >= 0 && bc >= 0)))
+		return usage_error("bad-pointer DEV [info|sync-cpu|sync-device null|unmapped|readonly|straddle|top]");
+	if (bad_pointers(ptrs))
+		return report_setup_errno("mmap", "scratch pages", errno);
+	rc = open_dev(argv[0], O_RDWR, &fd);
+	if (rc)
+		return rc;
+	for (i = 0; i < NIOCTLS; i++) {
+		for (j = 0; j < NCASES; j++) {
+			int r, err;
+
+			if (argc == 3 && (i != (size_t)io || j != (size_t)bc))
+				continue;
+			r = ioctl(fd, bad_ioctls[i].cmd, ptrs[j]);
+			err = errno;
+			if (argc == 3) {
+				if (r < 0)
+					ret = report_errno(err);
+				else
+					printf("OK\n");
+			} else {
+				printf("%s %s %s\n", bad_ioctls[i].name,
+				       bad_cases[j], r < 0 ? errno_name(err) : "OK");
+			}
+		}
+	}
+	close(fd);
+	return ret;
+}
+
+static int cmd_raw(int argc, char **argv)
+{
+	static uint64_t arg[4096 / 8];
+	unsigned long long cmd;
+	char *end;
+	int fd = -1, rc, r;
+
+	if (argc != 2)
+		return usage_error("raw DEV CMD_HEX");
+	errno = 0;
+	cmd = strtoull(argv[1], &end, 16);
+	if (errno || end == argv[1] || *end || cmd > UINT32_MAX)
+		return usage_error("raw: bad ioctl number '%s'", argv[1]);
+	rc = open_dev(argv[0], O_RDWR, &fd);
+	if (rc)
+		return rc;
+	r = ioctl(fd, (unsigned long)cmd, arg);
+	if (r < 0) {
+		int err = errno;
+
+		close(fd);
+		return report_errno(err);
+	}
+	close(fd);
+	if (r)
+		printf("%d\n", r);
+	else
+		printf("OK\n");
+	return 0;
+}
+
+static int cmd_abi(int argc, char **argv)
+{
+	(void)argv;
+	if (argc != 0)
+		return usage_error("abi takes no arguments");
+	printf("pointer_bits=%zu\n", sizeof(void *) * 8);
+	printf("sizeof_info=%zu\n", sizeof(struct udmabuf_cfs_info));
+	printf("sizeof_sync=%zu\n", sizeof(struct udmabuf_cfs_sync));
+	printf("GET_INFO=0x%08lx\n", (unsigned long)UDMABUF_CFS_IOC_GET_INFO);
+	printf("SYNC_FOR_CPU=0x%08lx\n", (unsigned long)UDMABUF_CFS_IOC_SYNC_FOR_CPU);
+	printf("SYNC_FOR_DEVICE=0x%08lx\n",
+	       (unsigned long)UDMABUF_CFS_IOC_SYNC_FOR_DEVICE);
+	return 0;
+}
+
+/* ---- data path ---- */
+
+struct pattern_ctx {
+	const char *dev;
+	struct opts o;
+	uint64_t off, len, seed;
+	int fdc;			/* without O_SYNC: cached mapping */
+	int fds;			/* with O_SYNC: the device's view */
+	uint64_t map_off, map_len;	/* page-aligned window of the range */
+	uint64_t win_end;		/* end of that window inside the buffer */
+	volatile uint8_t *cached;	/* mapping of fdc at map_off */
+	volatile uint8_t *view;		/* mapping of fds (--uncached-view) */
+};
+
+/* Sync [off, off+len) through the ioctl or the one-write sysfs form. */
+static int pattern_sync(struct pattern_ctx *c, int for_cpu, uint32_t dir)
+{
+	char path[256], val[96];
+	const char *base = strrchr(c->dev, '/');
+	ssize_t w;
+	size_t n;
+	int fd;
+
+	if (c->o.no_sync)
+		return 0;
+	if (!c->o.sysfs) {
+		if (do_sync_ioctl(c->fdc, for_cpu, c->off, c->len, dir, 0) < 0)
+			return report_errno(errno);
+		return 0;
+	}
+	base = base ? base + 1 : c->dev;
+	snprintf(path, sizeof(path), "/sys/class/udmabuf/%s/sync_for_%s", base,
+		 for_cpu ? "cpu" : "device");
+	n = (size_t)snprintf(val, sizeof(val), "%" PRIu64 " %" PRIu64 " %" PRIu32,
+			     c->off, c->len, dir);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return report_setup_errno("open", path, errno);
+	w = write(fd, val, n);
+	if (w < 0) {
+		int err = errno;
+
+		close(fd);
+		return report_errno(err);
+	}
+	close(fd);
+	return 0;
+}
+
+static int pattern_open(struct pattern_ctx *c, int argc, char **argv,
+			const char *cmd)
+{
+	struct udmabuf_cfs_info info;
+	uint64_t ps = (uint64_t)sysconf(_SC_PAGESIZE);
+	int n = split_opts(argc, argv, &c->o);
+	void *p;
+	int rc;
+
+	if (n < 0)
+		return EXIT_USAGE;
+	if (n != 4 || parse_u64(argv[1], &c->off) || parse_u64(argv[2], &c->len) ||
+	    parse_u64(argv[3], &c->seed) || !c->len)
+		return usage_error("%s DEV OFFSET LENGTH SEED [--sysfs] [--uncached-view] [--no-sync]", cmd);
+	c->dev = argv[0];
+	rc = open_dev(c->dev, O_RDWR, &c->fdc);
+	if (rc)
+		return rc;
+	rc = open_dev(c->dev, O_RDWR | O_SYNC, &c->fds);
+	if (rc)
+		return rc;
+	if (ioctl(c->fdc, UDMABUF_CFS_IOC_GET_INFO, &info) < 0)
+		return report_setup_errno("ioctl", "GET_INFO", errno);
+	if (info.sync_mode & 4) {
+		fprintf(stderr, "%s: sync_mode %u maps every file like O_SYNC; "
+			"the test needs a cached mapping (sync_mode 0..3)\n",
+			prog, (unsigned int)info.sync_mode);
+		return EXIT_USAGE;
+	}
+	if (c->off > info.size || c->len > info.size - c->off)
+		return usage_error("%s: range outside the %" PRIu64 "-byte buffer",
+				   cmd, (uint64_t)info.size);
+	c->map_off = c->off & ~(ps - 1);
+	c->map_len = ((c->off + c->len + ps - 1) & ~(ps - 1)) - c->map_off;
+	c->win_end = c->map_off + c->map_len;
+	if (c->win_end > info.size)
+		c->win_end = info.size;
+	p = mmap(NULL, (size_t)c->map_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 c->fdc, (off_t)c->map_off);
+	if (p == MAP_FAILED)
+		return report_setup_errno("mmap", c->dev, errno);
+	c->cached = p;
+	if (c->o.uncached_view) {
+		p = mmap(NULL, (size_t)c->map_len, PROT_READ | PROT_WRITE,
+			 MAP_SHARED, c->fds, (off_t)c->map_off);
+		if (p == MAP_FAILED)
+			return report_setup_errno("mmap", "O_SYNC view", errno);
+		c->view = p;
+	}
+	return 0;
+}
+
+/* The device stores the SEED pattern in [off, off+len). */
+static int view_fill(struct pattern_ctx *c, uint64_t off, uint64_t len,
+		     uint64_t seed)
+{
+	if (c->view) {
+		map_fill(c->view + (off - c->map_off), off, len, seed);
+		return 0;
+	}
+	return fd_fill(c->fds, off, len, seed);
+}
+
+/* What the device reads from [off, off+len) is the SEED pattern. */
+static int view_check(struct pattern_ctx *c, uint64_t off, uint64_t len,
+		      uint64_t seed, const char *what)
+{
+	if (c->view)
+		return map_check(c->view + (off - c->map_off), off, len, seed, what);
+	return fd_check(c->fds, off, len, seed, what);
+}
+
+/* The bytes of the mapped window around the range still hold OLD. */
+static int view_check_around(struct pattern_ctx *c, uint64_t old)
+{
+	uint64_t end = c->off + c->len, wend = c->win_end;
+	int rc = 0;
+
+	if (c->off > c->map_off)
+		rc = view_check(c, c->map_off, c->off - c->map_off, old,
+				"the device's view before the range");
+	if (!rc && wend > end)
+		rc = view_check(c, end, wend - end, old,
+				"the device's view after the range");
+	return rc;
+}
+
+static int pattern_done(struct pattern_ctx *c, int rc)
+{
+	if (c->view)
+		munmap((void *)c->view, (size_t)c->map_len);
+	munmap((void *)c->cached, (size_t)c->map_len);
+	close(c->fds);
+	close(c->fdc);
+	if (!rc)
+		printf("OK\n");
+	return rc;
+}
+
+/*
+ * CPU to device: the device's view holds OLD everywhere in the window; the
+ * CPU stores the pattern through its cached mapping and hands the range to
+ * the device; the device then reads the pattern, and OLD around it.
+ */
+static int cmd_cpu_to_device(int argc, char **argv)
+{
+	struct pattern_ctx c;
+	uint64_t old;
+	int rc;
+
+	memset(&c, 0, sizeof(c));
+	rc = pattern_open(&c, argc, argv, "cpu-to-device");
+	if (rc)
+		return rc;
+	old = c.seed ^ 0x5a5a5a5aULL;
+
+	rc = view_fill(&c, c.map_off, c.win_end - c.map_off, old);
+	/* The cached mapping must not hold lines from before that store. */
+	if (!rc)
+		rc = pattern_sync(&c, 1, UDMABUF_CFS_DIR_FROM_DEVICE);
+	if (!rc)
+		rc = map_check(c.cached + (c.off - c.map_off), c.off, c.len, old,
+			       "the cached mapping before the test");
+	if (!rc) {
+		map_fill(c.cached + (c.off - c.map_off), c.off, c.len, c.seed);
+		rc = pattern_sync(&c, 0, UDMABUF_CFS_DIR_TO_DEVICE);
+	}
+	if (!rc)
+		rc = view_check(&c, c.off, c.len, c.seed, "the device's view");
+	if (!rc)
+		rc = view_check_around(&c, old);
+	return pattern_done(&c, rc);
+}
+
+/*
+ * Device to CPU: the CPU has OLD in its cache (read through the cached
+ * mapping); the device stores the pattern; after sync_for_cpu the cached
+ * mapping shows the pattern.
+ */
+static int cmd_device_to_cpu(int argc, char **argv)
+{
+	struct pattern_ctx c;
+	uint64_t old;
+	int rc;
+
+	memset(&c, 0, sizeof(c));
+	rc = pattern_open(&c, argc, argv, "device-to-cpu");
+	if (rc)
+		return rc;
+	old = c.seed ^ 0xa5a5a5a5ULL;
+
+	/* OLD in memory and, clean, in the CPU's cache. */
+	map_fill(c.cached, c.map_off, c.win_end - c.map_off, old);
+	if (!c.o.no_sync &&
+	    do_sync_ioctl(c.fdc, 0, c.map_off, c.win_end - c.map_off,
+			  UDMABUF_CFS_DIR_TO_DEVICE, 0) < 0)
+		rc = report_setup_errno("ioctl", "SYNC_FOR_DEVICE", errno);
+	if (!rc)
+		(void)map_touch(c.cached, c.win_end - c.map_off);
+
+	/* The device writes the range: it owns the buffer meanwhile. */
+	if (!rc)
+		rc = pattern_sync(&c, 0, UDMABUF_CFS_DIR_FROM_DEVICE);
+	if (!rc)
+		rc = view_fill(&c, c.off, c.len, c.seed);
+	if (!rc)
+		rc = pattern_sync(&c, 1, UDMABUF_CFS_DIR_FROM_DEVICE);
+	if (!rc)
+		rc = map_check(c.cached + (c.off - c.map_off), c.off, c.len,
+			       c.seed, "the cached mapping");
+	if (!rc && c.off > c.map_off)
+		rc = map_check(c.cached, c.map_off, c.off - c.map_off, old,
+			       "the cached mapping before the range");
+	if (!rc && c.win_end > c.off + c.len)
+		rc = map_check(c.cached + (c.off + c.len - c.map_off),
+			       c.off + c.len, c.win_end - (c.off + c.len), old,
+			       "the cached mapping after the range");
+	return pattern_done(&c, rc);
+}
+
+/* ------------------------------------------------------------------ */
+
+static const struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+} commands[] = {
+	{ "info",		cmd_info },
+	{ "sync",		cmd_sync },
+	{ "bad-pointer",	cmd_bad_pointer },
+	{ "raw",		cmd_raw },
+	{ "abi",		cmd_abi },
+	{ "cpu-to-device",	cmd_cpu_to_device },
+	{ "device-to-cpu",	cmd_device_to_cpu },
+	{ NULL, NULL },
+};
+
+int main(int argc, char **argv)
+{
+	const struct command *c;
+
+	if (argc < 2)
+		return usage_error("missing command");
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		usage(stdout);
+		return 0;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	for (c = commands; c->name; c++)
+		if (!strcmp(c->name, argv[1]))
+			return c->fn(argc - 2, argv + 2);
+	return usage_error("unknown command '%s'", argv[1]);
+}

@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Compile-time checks of the udmabuf-cfs UAPI (include/uapi/linux/udmabuf-cfs.h):
+ * the structures have the same size and member offsets for every ABI (i386,
+ * x86_64, armhf, aarch64, ...), so a 64-bit kernel needs no compat
+ * translation, and the ioctl numbers are the published ones.
+ *
+ * Compiled only (-c), with each compiler tests/uapi/check finds, as C11 and
+ * as C++11.  Build with -Wpadded -Werror to also prove that the compiler
+ * inserts no padding of its own.  EXPECT_PTR_BITS, if defined, makes sure
+ * the compiler really targets the ABI the check thinks it does.
+ */
+#include <stddef.h>
+#include <linux/udmabuf-cfs.h>
+
+#ifdef __cplusplus
+#define ASSERT(cond, msg) static_assert(cond, msg)
+#else
+#define ASSERT(cond, msg) _Static_assert(cond, msg)
+#endif
+
+#define OFFSET(type, member, off) \
+	ASSERT(offsetof(struct type, member) == (off), \
+	       "offsetof(struct " #type ", " #member ") != " #off)
+#define MEMBER_SIZE(type, member, size) \
+	ASSERT(sizeof(((struct type *)0)->member) == (size), \
+	       "sizeof(struct " #type "." #member ") != " #size)
+
+#ifdef EXPECT_PTR_BITS
+ASSERT(sizeof(void *) * 8 == EXPECT_PTR_BITS,
+       "the compiler does not target the expected pointer width");
+#endif
+
+/* struct udmabuf_cfs_info: 104 bytes, every __u64 naturally aligned. */
+ASSERT(sizeof(struct udmabuf_cfs_info) == 104, "sizeof(struct udmabuf_cfs_info) != 104");
+OFFSET(udmabuf_cfs_info, abi_version, 0);
+OFFSET(udmabuf_cfs_info, flags, 4);
+OFFSET(udmabuf_cfs_info, size, 8);
+OFFSET(udmabuf_cfs_info, dma_addr, 16);
+OFFSET(udmabuf_cfs_info, phys_addr, 24);
+OFFSET(udmabuf_cfs_info, sync_mode, 32);
+OFFSET(udmabuf_cfs_info, minor, 36);
+OFFSET(udmabuf_cfs_info, driver_version, 40);
+OFFSET(udmabuf_cfs_info, reserved, 72);
+MEMBER_SIZE(udmabuf_cfs_info, abi_version, 4);
+MEMBER_SIZE(udmabuf_cfs_info, flags, 4);
+MEMBER_SIZE(udmabuf_cfs_info, size, 8);
+MEMBER_SIZE(udmabuf_cfs_info, dma_addr, 8);
+MEMBER_SIZE(udmabuf_cfs_info, phys_addr, 8);
+MEMBER_SIZE(udmabuf_cfs_info, sync_mode, 4);
+MEMBER_SIZE(udmabuf_cfs_info, minor, 4);
+MEMBER_SIZE(udmabuf_cfs_info, driver_version, 32);
+MEMBER_SIZE(udmabuf_cfs_info, reserved, 32);
+
+/* struct udmabuf_cfs_sync: 24 bytes. */
+ASSERT(sizeof(struct udmabuf_cfs_sync) == 24, "sizeof(struct udmabuf_cfs_sync) != 24");
+OFFSET(udmabuf_cfs_sync, offset, 0);
+OFFSET(udmabuf_cfs_sync, size, 8);
+OFFSET(udmabuf_cfs_sync, direction, 16);
+OFFSET(udmabuf_cfs_sync, flags, 20);
+MEMBER_SIZE(udmabuf_cfs_sync, offset, 8);
+MEMBER_SIZE(udmabuf_cfs_sync, size, 8);
+MEMBER_SIZE(udmabuf_cfs_sync, direction, 4);
+MEMBER_SIZE(udmabuf_cfs_sync, flags, 4);
+
+/* Constants. */
+ASSERT(UDMABUF_CFS_ABI_VERSION == 1, "ABI version");
+ASSERT(UDMABUF_CFS_DIR_BIDIRECTIONAL == 0, "DIR_BIDIRECTIONAL");
+ASSERT(UDMABUF_CFS_DIR_TO_DEVICE == 1, "DIR_TO_DEVICE");
+ASSERT(UDMABUF_CFS_DIR_FROM_DEVICE == 2, "DIR_FROM_DEVICE");
+ASSERT(UDMABUF_CFS_INFO_DMA_COHERENT == 1, "INFO_DMA_COHERENT");
+ASSERT(UDMABUF_CFS_INFO_RAM_CACHED == 2, "INFO_RAM_CACHED");
+ASSERT(UDMABUF_CFS_VERSION_LEN == 32, "VERSION_LEN");
+ASSERT(UDMABUF_CFS_IOC_MAGIC == 0xD5, "ioctl magic");
+
+/*
+ * ioctl numbers.  The encoding is the generic one (2 direction bits, 14 size
+ * bits, 8 type bits, 8 number bits) on every architecture checked here.
+ */
+ASSERT(UDMABUF_CFS_IOC_GET_INFO == 0x8068d500U, "GET_INFO != 0x8068d500");
+ASSERT(UDMABUF_CFS_IOC_SYNC_FOR_CPU == 0x4018d501U, "SYNC_FOR_CPU != 0x4018d501");
+ASSERT(UDMABUF_CFS_IOC_SYNC_FOR_DEVICE == 0x4018d502U, "SYNC_FOR_DEVICE != 0x4018d502");
+ASSERT(_IOC_DIR(UDMABUF_CFS_IOC_GET_INFO) == _IOC_READ, "GET_INFO direction");
+ASSERT(_IOC_DIR(UDMABUF_CFS_IOC_SYNC_FOR_CPU) == _IOC_WRITE, "SYNC_FOR_CPU direction");
+ASSERT(_IOC_DIR(UDMABUF_CFS_IOC_SYNC_FOR_DEVICE) == _IOC_WRITE, "SYNC_FOR_DEVICE direction");
+ASSERT(_IOC_SIZE(UDMABUF_CFS_IOC_GET_INFO) == sizeof(struct udmabuf_cfs_info), "GET_INFO size");
+ASSERT(_IOC_SIZE(UDMABUF_CFS_IOC_SYNC_FOR_CPU) == sizeof(struct udmabuf_cfs_sync), "SYNC_FOR_CPU size");
+ASSERT(_IOC_SIZE(UDMABUF_CFS_IOC_SYNC_FOR_DEVICE) == sizeof(struct udmabuf_cfs_sync), "SYNC_FOR_DEVICE size");
+ASSERT(_IOC_TYPE(UDMABUF_CFS_IOC_GET_INFO) == UDMABUF_CFS_IOC_MAGIC, "GET_INFO type");
+ASSERT(_IOC_NR(UDMABUF_CFS_IOC_GET_INFO) == 0, "GET_INFO nr");
+ASSERT(_IOC_NR(UDMABUF_CFS_IOC_SYNC_FOR_CPU) == 1, "SYNC_FOR_CPU nr");
+ASSERT(_IOC_NR(UDMABUF_CFS_IOC_SYNC_FOR_DEVICE) == 2, "SYNC_FOR_DEVICE nr");
+
+/* Something to compile besides the assertions. */
+int udmabuf_cfs_layout_checked(void);
+int udmabuf_cfs_layout_checked(void)
+{
+	return 1;
+}
