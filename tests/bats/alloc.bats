@@ -1,0 +1,145 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+# Allocation: large buffers, CMA on arm64, failures without kernel warnings.
+
+# Variables such as cfs, CLASS and UT come from helpers/common.bash.
+# shellcheck disable=SC2154
+load helpers/common
+
+setup() { common_setup; }
+teardown() { common_teardown; }
+
+# assert_refused NAME ERRNO: enable fails with ERRNO and leaves nothing.
+assert_refused() {
+	assert_write "$2" "$cfs/$1/enable" 1
+	assert_attr "$cfs/$1/enable" 0
+	assert_empty_attr "$cfs/$1/dev"
+	assert_empty_attr "$cfs/$1/phys_addr"
+	assert_no_device "$1"
+	[ -z "$(ls "$CLASS")" ] || fail "class devices left: $(ls "$CLASS")"
+}
+
+@test "a 4 MiB buffer is allocated and every byte is usable" {
+	make_buf big 4M
+	assert_attr "$CLASS/big/size" 4194304
+	run "$UT" mmap-fill /dev/big 0 4M 1
+	assert_success
+	run "$UT" read-verify /dev/big 0 4M 1
+	assert_success
+	run "$UT" write-fill /dev/big 0 4M 2
+	assert_success
+	run "$UT" mmap-verify /dev/big 0 4M 2
+	assert_success
+}
+
+@test "a 4 MiB buffer works through an O_SYNC mapping" {
+	make_buf big 4M
+	run "$UT" mmap-fill /dev/big 0 4M 3 --sync
+	assert_success
+	run "$UT" mmap-verify /dev/big 0 4M 3 --sync
+	assert_success
+	run "$UT" read-verify /dev/big 0 4M 3
+	assert_success
+}
+
+@test "a 32 MiB buffer is allocated from CMA on arm64 and every byte is usable" {
+	requires_arch arm64
+	make_buf huge 32M
+	assert_attr "$CLASS/huge/size" 33554432
+	run "$UT" mmap-fill /dev/huge 0 32M 4
+	assert_success
+	run "$UT" mmap-verify /dev/huge 0 32M 4
+	assert_success
+	run "$UT" read-verify /dev/huge 0 32M 4
+	assert_success
+}
+
+@test "a 32 MiB buffer on arm64 works through an uncached O_SYNC mapping" {
+	requires_arch arm64
+	make_buf huge 32M sync_mode=1
+	run "$UT" mmap-fill /dev/huge 0 32M 5 --sync
+	assert_success
+	run "$UT" mmap-verify /dev/huge 0 32M 5 --sync
+	assert_success
+	run "$UT" read-verify /dev/huge 0 32M 5
+	assert_success
+}
+
+@test "a 32 MiB buffer on arm64 can be allocated again after it was freed" {
+	requires_arch arm64
+	for _ in 1 2 3; do
+		make_buf huge 32M
+		check rmdir "$cfs/huge"
+	done
+}
+
+@test "a buffer with the default 32-bit DMA mask lies below 4 GiB" {
+	make_buf low 4M
+	local p
+	p=$(cat "$cfs/low/phys_addr")
+	[ $((p + 4194304)) -le $((1 << 32)) ] || fail "phys_addr $p + 4 MiB is above 4 GiB"
+}
+
+@test "a buffer with a 64-bit DMA mask can be allocated" {
+	make_buf wide 4M dma_mask=64
+	run "$UT" mmap-fill /dev/wide 0 4M 6
+	assert_success
+	run "$UT" read-verify /dev/wide 0 4M 6
+	assert_success
+}
+
+@test "a 64 GiB request fails with ENOMEM and leaves nothing behind" {
+	new_item huge size=64G
+	assert_refused huge ENOMEM
+}
+
+@test "a 64 GiB request logs no kernel warning" {
+	new_item huge size=64G
+	assert_write ENOMEM "$cfs/huge/enable" 1
+	assert_no_kernel_warnings
+}
+
+@test "a 64 GiB request with a 64-bit DMA mask fails with ENOMEM and no warning" {
+	new_item huge size=64G dma_mask=64
+	assert_refused huge ENOMEM
+	assert_no_kernel_warnings
+}
+
+@test "a request larger than RAM fails with ENOMEM and no warning" {
+	new_item huge size=2G
+	assert_refused huge ENOMEM
+	assert_no_kernel_warnings
+}
+
+@test "a request of 1 TiB fails with ENOMEM and no warning" {
+	new_item huge size=1T dma_mask=64
+	assert_refused huge ENOMEM
+	assert_no_kernel_warnings
+}
+
+@test "repeated failed requests do not flood the kernel log" {
+	new_item huge size=64G
+	local n
+	for _ in $(seq 1 50); do
+		assert_write ENOMEM "$cfs/huge/enable" 1
+	done
+	n=$("$UT" kmsg-since "$KMSG_SEQ" | wc -l)
+	[ "$n" -le 20 ] || fail "50 failed enables logged $n kernel lines"
+	assert_no_kernel_warnings
+}
+
+@test "an item works after a failed allocation" {
+	new_item huge size=64G
+	assert_write ENOMEM "$cfs/huge/enable" 1
+	assert_write OK "$cfs/huge/size" 4M
+	assert_write OK "$cfs/huge/enable" 1
+	assert_device huge
+	run "$UT" mmap-fill /dev/huge 0 4M 7
+	assert_success
+}
+
+@test "a DMA mask the platform cannot satisfy fails with ERANGE" {
+	new_item tiny size=4096 dma_mask=12
+	assert_refused tiny ERANGE
+	assert_no_kernel_warnings
+}

@@ -1,0 +1,178 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+# read/write/pread/pwrite/lseek on /dev/<device>: a file of fixed size.
+
+# Variables such as cfs, CLASS and UT come from helpers/common.bash.
+# shellcheck disable=SC2154
+load helpers/common
+
+setup() {
+	common_setup
+	make_buf tbuf 1M
+	d=/dev/tbuf
+}
+teardown() { common_teardown; }
+
+@test "dd from /dev/urandom into the buffer and back gives the same bytes" {
+	local t=$BATS_TEST_TMPDIR
+	check dd if=/dev/urandom of="$t/in" bs=64k count=16
+	run timeout 60 dd if="$t/in" of="$d" bs=64k
+	assert_success
+	run timeout 60 dd if="$d" of="$t/out" bs=64k
+	assert_success
+	run cmp "$t/in" "$t/out"
+	assert_success
+}
+
+@test "reading the whole device returns exactly size bytes" {
+	run sh -c "timeout 60 dd if=$d bs=4096 2>/dev/null | wc -c"
+	assert_success
+	assert_output 1048576
+}
+
+@test "dd past the end stops with 'No space left on device'" {
+	run timeout 60 dd if=/dev/urandom of="$d" bs=4096
+	assert_failure
+	[ "$status" -ne 124 ] && [ "$status" -ne 143 ] || fail "dd did not stop (status $status)"
+	assert_output --partial "No space left on device"
+}
+
+@test "dd past the end writes the whole buffer first" {
+	local t=$BATS_TEST_TMPDIR
+	check dd if=/dev/urandom of="$t/in" bs=64k count=17
+	run timeout 60 dd if="$t/in" of="$d" bs=64k
+	assert_failure
+	assert_output --partial "No space left on device"
+	check dd if="$t/in" of="$t/head" bs=64k count=16
+	check dd if="$d" of="$t/out" bs=64k
+	run cmp "$t/head" "$t/out"
+	assert_success
+}
+
+@test "read at the end returns 0 bytes" {
+	run "$UT" pread-try "$d" 1048576 4096
+	assert_success
+	assert_output 0
+}
+
+@test "read past the end returns 0 bytes" {
+	run "$UT" pread-try "$d" 2097152 4096
+	assert_success
+	assert_output 0
+}
+
+@test "read across the end is truncated at the end" {
+	run "$UT" pread-try "$d" $((1048576 - 100)) 4096
+	assert_success
+	assert_output 100
+}
+
+@test "write at the end fails with ENOSPC" {
+	assert_errno ENOSPC "$UT" pwrite-try "$d" 1048576 4096
+}
+
+@test "write past the end fails with ENOSPC" {
+	assert_errno ENOSPC "$UT" pwrite-try "$d" 2097152 1
+}
+
+@test "write across the end is truncated at the end" {
+	run "$UT" pwrite-try "$d" $((1048576 - 100)) 4096
+	assert_success
+	assert_output 100
+}
+
+@test "pwrite and pread at offsets round-trip" {
+	check "$UT" write-fill "$d" 0 1M 1
+	check "$UT" write-fill "$d" 4096 4096 2
+	check "$UT" write-fill "$d" 10001 333 3
+	run "$UT" read-verify "$d" 0 4096 1
+	assert_success
+	run "$UT" read-verify "$d" 4096 4096 2
+	assert_success
+	run "$UT" read-verify "$d" 8192 1809 1
+	assert_success
+	run "$UT" read-verify "$d" 10001 333 3
+	assert_success
+	run "$UT" read-verify "$d" 10334 $((1048576 - 10334)) 1
+	assert_success
+}
+
+@test "lseek to the size succeeds" {
+	run "$UT" lseek-try "$d" 1048576 set
+	assert_success
+	assert_output 1048576
+}
+
+@test "lseek past the size fails with EINVAL" {
+	assert_errno EINVAL "$UT" lseek-try "$d" 1048577 set
+}
+
+@test "lseek to a negative offset fails with EINVAL" {
+	assert_errno EINVAL "$UT" lseek-try "$d" -1 set
+}
+
+@test "lseek relative to the end gives the size" {
+	run "$UT" lseek-try "$d" 0 end
+	assert_success
+	assert_output 1048576
+	run "$UT" lseek-try "$d" -4096 end
+	assert_success
+	assert_output $((1048576 - 4096))
+	assert_errno EINVAL "$UT" lseek-try "$d" 1 end
+}
+
+@test "lseek inside the buffer succeeds" {
+	run "$UT" lseek-try "$d" 12345 set
+	assert_success
+	assert_output 12345
+}
+
+@test "a buffer whose size is not a page multiple reads exactly size bytes" {
+	make_buf odd 5000
+	run sh -c "timeout 60 dd if=/dev/odd bs=4096 2>/dev/null | wc -c"
+	assert_output 5000
+}
+
+@test "a buffer whose size is not a page multiple ends at size for write and lseek" {
+	make_buf odd 5000
+	run "$UT" pwrite-try /dev/odd 4096 4096
+	assert_success
+	assert_output 904
+	assert_errno ENOSPC "$UT" pwrite-try /dev/odd 5000 1
+	run "$UT" lseek-try /dev/odd 5000 set
+	assert_output 5000
+	assert_errno EINVAL "$UT" lseek-try /dev/odd 5001 set
+}
+
+@test "a buffer whose size is not a page multiple round-trips its data" {
+	make_buf odd 5000
+	check "$UT" write-fill /dev/odd 0 5000 7
+	run "$UT" read-verify /dev/odd 0 5000 7
+	assert_success
+	assert_attr "$CLASS/odd/size" 5000
+}
+
+@test "a 1-byte buffer holds one byte" {
+	make_buf one 1
+	run "$UT" pwrite-try /dev/one 0 2
+	assert_output 1
+	run "$UT" pread-try /dev/one 0 2
+	assert_output 1
+	assert_errno ENOSPC "$UT" pwrite-try /dev/one 1 1
+}
+
+@test "sequential write() and read() advance the file position" {
+	local t=$BATS_TEST_TMPDIR
+	check dd if=/dev/urandom of="$t/in" bs=4096 count=3
+	check dd if="$t/in" of="$d" bs=4096 seek=5 count=3 conv=notrunc
+	check dd if="$d" of="$t/out" bs=4096 skip=5 count=3
+	run cmp "$t/in" "$t/out"
+	assert_success
+}
+
+@test "the device can be opened read-only, write-only and read-write" {
+	assert_errno OK "$UT" open-try "$d" rdonly
+	assert_errno OK "$UT" open-try "$d" wronly
+	assert_errno OK "$UT" open-try "$d" rdwr
+	assert_errno OK "$UT" open-try "$d" rdwr --sync
+}

@@ -1,0 +1,357 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared helpers for the udmabuf-cfs guest tests.
+#
+# Each .bats file does:
+#     load helpers/common
+#     setup()    { common_setup; }
+#     teardown() { common_teardown; }
+#
+# common_setup makes sure the module is loaded without parameter buffers and
+# that no configfs item is left over; common_teardown kills the background
+# holders the test started, closes the test shell's fds 7..9, disables and
+# removes every configfs item, reloads the module if a test unloaded it and
+# fails the test if anything is still left behind.
+
+bats_load_library bats-support
+bats_load_library bats-assert
+
+cfs=/sys/kernel/config/udmabuf
+CLASS=/sys/class/udmabuf
+MODNAME=udmabuf_cfs
+UT=udmabuf-test
+: "${UDMABUF_KO:=/lib/udmabuf/udmabuf-cfs.ko}"
+: "${UDMABUF_ARCH:=unknown}"
+
+# Kernel log lines that must never follow a user-space request.
+KMSG_BAD='WARNING:|BUG:|Oops|Call [Tt]race:|allocation failure|RIP:|kernel panic|lockdep|KASAN|UBSAN|refcount_t:'
+
+# ---------------------------------------------------------------------------
+# Logging wrappers: a failing step says what it ran, its status and output.
+
+# check CMD ARGS...: run CMD; on failure print it with status and output.
+check() {
+	local out rc=0
+	out=$("$@" 2>&1) || rc=$?
+	if [ "$rc" -ne 0 ]; then
+		printf '# command failed: %s\n# status: %d\n# output: %s\n' "$*" "$rc" "$out" >&2
+		return 1
+	fi
+	[ -z "$out" ] || printf '%s\n' "$out"
+}
+
+# set_attr FILE VALUE: write VALUE (exactly, one write) or fail with the errno.
+set_attr() {
+	local out rc=0
+	out=$("$UT" write-attr "$1" "$2" 2>&1) || rc=$?
+	if [ "$rc" -ne 0 ] || [ "$out" != OK ]; then
+		printf '# writing "%s" to %s failed: %s (status %d)\n' "$2" "$1" "$out" "$rc" >&2
+		return 1
+	fi
+}
+
+# assert_errno EXPECTED CMD ARGS...: CMD is an udmabuf-test outcome command
+# that prints OK or an errno name. EXPECTED is OK or the errno name.
+assert_errno() {
+	local expected=$1
+	shift
+	run "$@"
+	if [ "$output" != "$expected" ]; then
+		fail "$(printf 'expected %s from: %s\nstatus: %s\noutput: %s' \
+			"$expected" "$*" "$status" "$output")"
+	fi
+	if [ "$expected" = OK ] && [ "$status" -ne 0 ]; then
+		fail "status $status with output OK from: $*"
+	fi
+	if [ "$expected" != OK ] && [ "$status" -ne 1 ]; then
+		fail "expected status 1 (failed call) but got $status from: $*"
+	fi
+}
+
+# assert_write EXPECTED FILE VALUE: one write(2) of VALUE gives EXPECTED.
+assert_write() {
+	assert_errno "$1" "$UT" write-attr "$2" "$3"
+}
+
+# assert_attr FILE EXPECTED: the file reads EXPECTED followed by one newline.
+assert_attr() {
+	local got
+	got=$(cat "$1"; echo x) || fail "cannot read $1"
+	got=${got%x}
+	if [ "$got" != "$2"$'\n' ]; then
+		fail "$1: expected $(printf %q "$2"$'\n'), got $(printf %q "$got")"
+	fi
+}
+
+# assert_empty_attr FILE: the file reads 0 bytes.
+assert_empty_attr() {
+	local n
+	n=$(wc -c <"$1") || fail "cannot read $1"
+	[ "$n" -eq 0 ] || fail "$1: expected empty, got $n bytes: $(cat "$1")"
+}
+
+# ---------------------------------------------------------------------------
+# Skips with a reason.
+
+requires_arch() {
+	[ "$UDMABUF_ARCH" = "$1" ] || skip "needs $1 (this is $UDMABUF_ARCH)"
+}
+
+requires_file() {
+	[ -e "$1" ] || skip "needs $1${2:+ ($2)}"
+}
+
+# ---------------------------------------------------------------------------
+# Module.
+
+module_loaded() {
+	[ -e "/sys/module/$MODNAME/initstate" ]
+}
+
+# load_module [PARAM=VALUE...]: insmod unless already loaded.
+# shellcheck disable=SC2120 # callers may pass parameters
+load_module() {
+	local out
+	module_loaded && return 0
+	out=$("$UT" insmod-try "$UDMABUF_KO" "$@" 2>&1)
+	if [ "$out" != OK ]; then
+		printf '# insmod %s %s failed: %s\n' "$UDMABUF_KO" "$*" "$out" >&2
+		return 1
+	fi
+	if [ ! -d "$cfs" ]; then
+		printf '# module loaded but %s does not exist\n' "$cfs" >&2
+		return 1
+	fi
+}
+
+unload_module() {
+	local out
+	module_loaded || return 0
+	out=$("$UT" rmmod-try "$MODNAME" 2>&1)
+	if [ "$out" != OK ]; then
+		printf '# rmmod %s failed: %s\n' "$MODNAME" "$out" >&2
+		return 1
+	fi
+}
+
+# True if the loaded module owns buffers made by module parameters.
+have_param_buffers() {
+	local o
+	for o in "$CLASS"/*/origin; do
+		[ -e "$o" ] || continue
+		[ "$(cat "$o")" = param ] && return 0
+	done
+	return 1
+}
+
+# ---------------------------------------------------------------------------
+# configfs items and devices.
+
+# new_item NAME [ATTR=VALUE...]: mkdir and set attributes, not enabled.
+new_item() {
+	local name=$1 kv
+	shift
+	check mkdir "$cfs/$name" || return 1
+	for kv in "$@"; do
+		set_attr "$cfs/$name/${kv%%=*}" "${kv#*=}" || return 1
+	done
+}
+
+# make_buf NAME SIZE [ATTR=VALUE...]: create and enable a buffer.
+make_buf() {
+	local name=$1 size=$2
+	shift 2
+	new_item "$name" size="$size" "$@" || return 1
+	set_attr "$cfs/$name/enable" 1 || return 1
+	local dev
+	dev=$(devpath "$name") || return 1
+	if [ ! -c "$dev" ]; then
+		printf '# %s enabled but %s is not a character device\n' "$name" "$dev" >&2
+		return 1
+	fi
+}
+
+# devname NAME: the device name of configfs item NAME.
+devname() {
+	cat "$cfs/$1/device_name"
+}
+
+# devpath NAME: /dev path of configfs item NAME.
+devpath() {
+	local n
+	n=$(devname "$1") || return 1
+	printf '/dev/%s\n' "$n"
+}
+
+# node_devnum PATH: "MAJ:MIN" (decimal) of a character device node.
+node_devnum() {
+	local t
+	t=$(stat -c '%t:%T' "$1") || return 1
+	printf '%d:%d\n' "$((16#${t%%:*}))" "$((16#${t#*:}))"
+}
+
+# minor_of MAJ:MIN
+minor_of() {
+	printf '%s\n' "${1#*:}"
+}
+
+# assert_no_device DEVNAME: neither /dev/DEVNAME nor the class device exists.
+assert_no_device() {
+	[ ! -e "/dev/$1" ] || fail "/dev/$1 still exists"
+	[ ! -e "$CLASS/$1" ] || fail "$CLASS/$1 still exists"
+}
+
+# assert_device DEVNAME: /dev node and class device exist with the same numbers.
+assert_device() {
+	[ -c "/dev/$1" ] || fail "/dev/$1 is not a character device"
+	[ -d "$CLASS/$1" ] || fail "$CLASS/$1 does not exist"
+	local node sys
+	node=$(node_devnum "/dev/$1")
+	sys=$(cat "$CLASS/$1/dev")
+	[ "$node" = "$sys" ] || fail "/dev/$1 is $node but $CLASS/$1/dev says $sys"
+}
+
+# The lowest minor not used by any udmabuf device.
+first_free_minor() {
+	local m=0 used=" " d
+	for d in "$CLASS"/*/dev; do
+		[ -e "$d" ] || continue
+		used="$used$(minor_of "$(cat "$d")") "
+	done
+	while [[ $used == *" $m "* ]]; do
+		m=$((m + 1))
+	done
+	echo "$m"
+}
+
+# ---------------------------------------------------------------------------
+# Background holders: processes that keep a buffer open/mapped.
+
+HOLDER_N=0
+
+# start_holder DEV OFFSET LENGTH SEED [hold options]
+# Starts "udmabuf-test hold" in the background and waits until it has filled
+# its range.  Sets HOLDER_PID.
+start_holder() {
+	HOLDER_N=$((HOLDER_N + 1))
+	local out="$BATS_TEST_TMPDIR/holder.$HOLDER_N"
+	# fd 3 is bats' own: a background job keeping it open would hang bats.
+	# fds 7..9 are the tests' own: they must not be kept by the holder.
+	"$UT" hold "$@" >"$out" 2>&1 </dev/null 3>&- 7>&- 8>&- 9>&- &
+	HOLDER_PID=$!
+	echo "$HOLDER_PID $out" >>"$BATS_TEST_TMPDIR/holders"
+	for _ in $(seq 1 200); do
+		if grep -qx ready "$out" 2>/dev/null; then
+			return 0
+		fi
+		if ! kill -0 "$HOLDER_PID" 2>/dev/null; then
+			wait "$HOLDER_PID" 2>/dev/null
+			printf '# holder "%s" exited with %d before ready: %s\n' \
+				"$*" "$?" "$(cat "$out")" >&2
+			return 1
+		fi
+		sleep 0.05
+	done
+	printf '# holder "%s" not ready after 10 s: %s\n' "$*" "$(cat "$out")" >&2
+	return 1
+}
+
+# stop_holder PID: signal the holder to verify its data and exit; sets
+# $status and $output (without the "ready" line) like bats' run.
+stop_holder() {
+	local pid=$1 out
+	out=$(awk -v p="$pid" '$1 == p { print $2 }' "$BATS_TEST_TMPDIR/holders")
+	kill -USR1 "$pid" || fail "holder $pid is gone"
+	status=0
+	wait "$pid" || status=$?
+	output=$(grep -vx ready "$out")
+	# shellcheck disable=SC2034 # lines is bats' convention, used by callers
+	mapfile -t lines <<<"$output"
+}
+
+kill_holders() {
+	local f="$BATS_TEST_TMPDIR/holders" pid out
+	[ -e "$f" ] || return 0
+	while read -r pid out; do
+		kill -KILL "$pid" 2>/dev/null || true
+		wait "$pid" 2>/dev/null || true
+		for _ in $(seq 1 100); do
+			[ -e "/proc/$pid" ] || break
+			grep -q '^State:.*Z' "/proc/$pid/status" 2>/dev/null && break
+			sleep 0.05
+		done
+	done <"$f"
+	rm -f "$f"
+}
+
+# Disable and remove every configfs item. Returns 1 if something resisted.
+remove_all_items() {
+	local d rc=0 out
+	[ -d "$cfs" ] || return 0
+	for d in "$cfs"/*; do
+		[ -d "$d" ] || continue
+		if [ "$(cat "$d/enable" 2>/dev/null)" != 0 ]; then
+			out=$("$UT" write-attr "$d/enable" 0 2>&1) ||
+				printf '# cleanup: disabling %s: %s\n' "$d" "$out" >&2
+		fi
+		out=$("$UT" rmdir-try "$d" 2>&1) || {
+			printf '# cleanup: rmdir %s: %s\n' "$d" "$out" >&2
+			rc=1
+		}
+	done
+	return "$rc"
+}
+
+# ---------------------------------------------------------------------------
+# Kernel log.
+
+kmsg_mark() {
+	KMSG_SEQ=$("$UT" kmsg-seq 2>/dev/null) || KMSG_SEQ=-1
+}
+
+# Fail if the kernel logged a warning/oops since kmsg_mark.
+assert_no_kernel_warnings() {
+	local bad
+	bad=$("$UT" kmsg-since "${KMSG_SEQ:--1}" | grep -E "$KMSG_BAD") || true
+	[ -z "$bad" ] || fail "kernel log since the test started: $bad"
+}
+
+# ---------------------------------------------------------------------------
+# Per-test setup and teardown.
+
+common_setup() {
+	# shellcheck disable=SC2034 # used by the tests
+	PAGE_SIZE=$("$UT" pagesize)
+	if module_loaded && have_param_buffers; then
+		remove_all_items || true
+		unload_module || return 1
+	fi
+	load_module || return 1
+	if ! remove_all_items; then
+		printf '# leftovers from an earlier test could not be removed\n' >&2
+		return 1
+	fi
+	kmsg_mark
+}
+
+common_teardown() {
+	local rc=0 left
+	kill_holders
+	exec 7>&- 8>&- 9>&-
+	remove_all_items || rc=1
+	if module_loaded && have_param_buffers; then
+		unload_module || rc=1
+	fi
+	load_module || rc=1
+	left=$(ls "$CLASS" 2>/dev/null) || true
+	if [ -n "$left" ]; then
+		printf '# teardown: devices left in %s: %s\n' "$CLASS" "$left" >&2
+		rc=1
+	fi
+	# Name the test during which the kernel complained.
+	left=$("$UT" kmsg-since "${KMSG_SEQ:--1}" | grep -E "$KMSG_BAD") || true
+	if [ -n "$left" ]; then
+		printf '# teardown: the kernel logged during this test:\n%s\n' "$left" >&2
+		rc=1
+	fi
+	return "$rc"
+}

@@ -1,0 +1,267 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+# configfs item lifecycle: mkdir, defaults, enable, disable, rmdir.
+
+# Variables such as cfs, CLASS and UT come from helpers/common.bash.
+# shellcheck disable=SC2154
+load helpers/common
+
+setup() { common_setup; }
+teardown() { common_teardown; }
+
+@test "loading the module creates the configfs subsystem with a features file" {
+	[ -d "$cfs" ]
+	[ -f "$cfs/features" ]
+	run stat -c %a "$cfs/features"
+	assert_output 444
+}
+
+@test "features is one line of comma-separated names" {
+	run cat "$cfs/features"
+	assert_success
+	assert_equal "${#lines[@]}" 1
+	assert_output --regexp '^[a-z_]+(,[a-z_]+)*$'
+}
+
+@test "features lists exactly the attributes of an item" {
+	new_item tbuf
+	local want got
+	want=$(find "$cfs/tbuf" -mindepth 1 -maxdepth 1 -exec basename {} \; | sort | tr '\n' ' ')
+	got=$(tr ',' '\n' <"$cfs/features" | sort | tr '\n' ' ')
+	assert_equal "$got" "$want"
+}
+
+@test "an item has every attribute of the contract" {
+	new_item tbuf
+	local a
+	for a in dev device_name dma_mask enable minor mode phys_addr size sync_mode; do
+		[ -f "$cfs/tbuf/$a" ] || fail "missing attribute $a"
+	done
+}
+
+@test "features cannot be written" {
+	run "$UT" write-attr "$cfs/features" foo
+	assert_failure 1
+	refute_output OK
+}
+
+@test "mkdir creates an item with the documented defaults" {
+	run mkdir "$cfs/tbuf"
+	assert_success
+	assert_attr "$cfs/tbuf/size" 0
+	assert_attr "$cfs/tbuf/minor" -1
+	assert_attr "$cfs/tbuf/device_name" tbuf
+	assert_attr "$cfs/tbuf/sync_mode" 1
+	assert_attr "$cfs/tbuf/dma_mask" 32
+	assert_attr "$cfs/tbuf/mode" 0600
+	assert_attr "$cfs/tbuf/enable" 0
+	assert_empty_attr "$cfs/tbuf/phys_addr"
+	assert_empty_attr "$cfs/tbuf/dev"
+}
+
+@test "mkdir alone creates no device" {
+	new_item tbuf size=4096
+	assert_no_device tbuf
+}
+
+@test "rmdir of a disabled item removes it" {
+	new_item tbuf size=4096
+	assert_errno OK "$UT" rmdir-try "$cfs/tbuf"
+	[ ! -e "$cfs/tbuf" ]
+}
+
+@test "enable=1 creates /dev/NAME and /sys/class/udmabuf/NAME" {
+	new_item tbuf size=1M
+	assert_write OK "$cfs/tbuf/enable" 1
+	assert_attr "$cfs/tbuf/enable" 1
+	assert_device tbuf
+	assert_attr "$CLASS/tbuf/size" 1048576
+}
+
+@test "enable=1 via echo with a trailing newline works" {
+	new_item tbuf
+	echo 64K >"$cfs/tbuf/size"
+	echo 1 >"$cfs/tbuf/enable"
+	assert_attr "$cfs/tbuf/enable" 1
+	assert_device tbuf
+}
+
+@test "enabled item shows dev and phys_addr" {
+	make_buf tbuf 4096
+	assert_attr "$cfs/tbuf/dev" "$(node_devnum /dev/tbuf)"
+	run cat "$cfs/tbuf/phys_addr"
+	assert_output --regexp '^0x[0-9a-f]{16}$'
+}
+
+@test "enable=1 twice is idempotent" {
+	make_buf tbuf 4096
+	local dev phys
+	dev=$(cat "$cfs/tbuf/dev")
+	phys=$(cat "$cfs/tbuf/phys_addr")
+	assert_write OK "$cfs/tbuf/enable" 1
+	assert_attr "$cfs/tbuf/enable" 1
+	assert_attr "$cfs/tbuf/dev" "$dev"
+	assert_attr "$cfs/tbuf/phys_addr" "$phys"
+	assert_device tbuf
+}
+
+@test "enable=1 twice keeps the data" {
+	make_buf tbuf 8192
+	check "$UT" write-fill /dev/tbuf 0 8192 11
+	assert_write OK "$cfs/tbuf/enable" 1
+	run "$UT" read-verify /dev/tbuf 0 8192 11
+	assert_success
+}
+
+@test "enable=0 removes the device node and the class device" {
+	make_buf tbuf 4096
+	assert_write OK "$cfs/tbuf/enable" 0
+	assert_attr "$cfs/tbuf/enable" 0
+	assert_no_device tbuf
+	assert_empty_attr "$cfs/tbuf/dev"
+	assert_empty_attr "$cfs/tbuf/phys_addr"
+}
+
+@test "enable=0 keeps the item and its configuration" {
+	make_buf tbuf 8192 sync_mode=3 mode=0640 minor=5
+	assert_write OK "$cfs/tbuf/enable" 0
+	assert_attr "$cfs/tbuf/size" 8192
+	assert_attr "$cfs/tbuf/sync_mode" 3
+	assert_attr "$cfs/tbuf/mode" 0640
+	assert_attr "$cfs/tbuf/minor" 5
+}
+
+@test "enable=0 on a disabled item succeeds" {
+	new_item tbuf size=4096
+	assert_write OK "$cfs/tbuf/enable" 0
+	assert_write OK "$cfs/tbuf/enable" 0
+	assert_attr "$cfs/tbuf/enable" 0
+}
+
+@test "a disabled buffer can be enabled again" {
+	make_buf tbuf 4096
+	assert_write OK "$cfs/tbuf/enable" 0
+	assert_write OK "$cfs/tbuf/size" 8192
+	assert_write OK "$cfs/tbuf/enable" 1
+	assert_device tbuf
+	assert_attr "$CLASS/tbuf/size" 8192
+	run "$UT" mmap-fill /dev/tbuf 0 8192 3
+	assert_success
+}
+
+@test "enable accepts y/n/on/off" {
+	new_item tbuf size=4096
+	assert_write OK "$cfs/tbuf/enable" y
+	assert_attr "$cfs/tbuf/enable" 1
+	assert_write OK "$cfs/tbuf/enable" n
+	assert_attr "$cfs/tbuf/enable" 0
+	assert_write OK "$cfs/tbuf/enable" on
+	assert_attr "$cfs/tbuf/enable" 1
+	assert_device tbuf
+	assert_write OK "$cfs/tbuf/enable" off
+	assert_attr "$cfs/tbuf/enable" 0
+	assert_no_device tbuf
+}
+
+@test "enable rejects garbage with EINVAL" {
+	new_item tbuf size=4096
+	assert_write EINVAL "$cfs/tbuf/enable" 2
+	assert_write EINVAL "$cfs/tbuf/enable" x
+	assert_write EINVAL "$cfs/tbuf/enable" -1
+	assert_attr "$cfs/tbuf/enable" 0
+	assert_no_device tbuf
+}
+
+@test "rmdir of an enabled, unused item removes the device" {
+	make_buf tbuf 4096
+	assert_errno OK "$UT" rmdir-try "$cfs/tbuf"
+	[ ! -e "$cfs/tbuf" ]
+	assert_no_device tbuf
+}
+
+@test "enable with size 0 fails with EINVAL" {
+	new_item tbuf
+	assert_write EINVAL "$cfs/tbuf/enable" 1
+	assert_attr "$cfs/tbuf/enable" 0
+}
+
+@test "a refused enable leaves no device node and no class device" {
+	new_item tbuf
+	assert_write EINVAL "$cfs/tbuf/enable" 1
+	assert_no_device tbuf
+	assert_empty_attr "$cfs/tbuf/dev"
+	assert_empty_attr "$cfs/tbuf/phys_addr"
+	[ -z "$(ls "$CLASS")" ] || fail "class devices left: $(ls "$CLASS")"
+}
+
+@test "a refused enable leaves its minor free" {
+	new_item bad minor=4 size=64G
+	assert_write ENOMEM "$cfs/bad/enable" 1
+	assert_no_device bad
+	make_buf good 4096 minor=4
+	assert_equal "$(minor_of "$(cat "$cfs/good/dev")")" 4
+}
+
+@test "a refused enable does not use up the first free minor" {
+	local want
+	want=$(first_free_minor)
+	new_item bad
+	assert_write EINVAL "$cfs/bad/enable" 1
+	make_buf good 4096
+	assert_equal "$(minor_of "$(cat "$cfs/good/dev")")" "$want"
+}
+
+@test "a refused enable leaves its device name free" {
+	new_item bad size=64G device_name=shared
+	assert_write ENOMEM "$cfs/bad/enable" 1
+	make_buf good 4096 device_name=shared
+	assert_device shared
+}
+
+@test "an item can be enabled after a refused enable is fixed" {
+	new_item tbuf
+	assert_write EINVAL "$cfs/tbuf/enable" 1
+	assert_write OK "$cfs/tbuf/size" 4096
+	assert_write OK "$cfs/tbuf/enable" 1
+	assert_device tbuf
+}
+
+@test "mkdir accepts a name that is not a valid device name" {
+	run mkdir "$cfs/has space"
+	assert_success
+	assert_attr "$cfs/has space/device_name" "has space"
+}
+
+@test "enable fails with EINVAL when the directory name is not a valid device name" {
+	new_item "has space" size=4096
+	assert_write EINVAL "$cfs/has space/enable" 1
+	assert_attr "$cfs/has space/enable" 0
+	[ ! -e "/dev/has space" ]
+	[ -z "$(ls "$CLASS")" ] || fail "class devices left: $(ls "$CLASS")"
+}
+
+@test "enable fails with EINVAL when the directory name is longer than 32 characters" {
+	local long=abcdefghijklmnopqrstuvwxyz0123456
+	assert_equal "${#long}" 33
+	new_item "$long" size=4096
+	assert_write EINVAL "$cfs/$long/enable" 1
+	assert_no_device "$long"
+}
+
+@test "device_name makes an item with an invalid directory name usable" {
+	new_item "has space" size=4096
+	assert_write OK "$cfs/has space/device_name" good_name
+	assert_write OK "$cfs/has space/enable" 1
+	assert_device good_name
+}
+
+@test "the device node is owned by root with mode 0600 by default" {
+	make_buf tbuf 4096
+	run stat -c '%u:%g %a' /dev/tbuf
+	assert_output '0:0 600'
+}
+
+@test "the class device reports origin configfs" {
+	make_buf tbuf 4096
+	assert_attr "$CLASS/tbuf/origin" configfs
+}

@@ -1,0 +1,233 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+# mmap of /dev/<device>: round trips, bounds, MAP_PRIVATE, O_SYNC x sync_mode.
+
+# Variables such as cfs, CLASS and UT come from helpers/common.bash.
+# shellcheck disable=SC2154
+load helpers/common
+
+SZ=$((256 * 1024))
+
+setup() {
+	common_setup
+	make_buf tbuf "$SZ"
+	d=/dev/tbuf
+}
+teardown() { common_teardown; }
+
+@test "data written through mmap is seen by read()" {
+	check "$UT" mmap-fill "$d" 0 "$SZ" 101
+	run "$UT" read-verify "$d" 0 "$SZ" 101
+	assert_success
+}
+
+@test "data written by write() is seen through mmap" {
+	check "$UT" write-fill "$d" 0 "$SZ" 102
+	run "$UT" mmap-verify "$d" 0 "$SZ" 102
+	assert_success
+}
+
+@test "data written through one mapping is seen by a later mapping" {
+	check "$UT" mmap-fill "$d" 0 "$SZ" 103
+	run "$UT" mmap-verify "$d" 0 "$SZ" 103
+	assert_success
+}
+
+@test "a read-only mapping of a read-only open works" {
+	run "$UT" mmap-try "$d" 0 "$SZ" shared --rdonly
+	assert_success
+	assert_output OK
+}
+
+@test "MAP_PRIVATE is refused with EINVAL" {
+	assert_errno EINVAL "$UT" mmap-try "$d" 0 "$SZ" private
+}
+
+@test "MAP_PRIVATE read-only is refused with EINVAL too" {
+	assert_errno EINVAL "$UT" mmap-try "$d" 0 "$PAGE_SIZE" private --rdonly
+}
+
+@test "a mapping longer than the buffer fails with EINVAL" {
+	assert_errno EINVAL "$UT" mmap-try "$d" 0 $((SZ + PAGE_SIZE))
+}
+
+@test "a mapping starting at the end fails with EINVAL" {
+	assert_errno EINVAL "$UT" mmap-try "$d" "$SZ" "$PAGE_SIZE"
+}
+
+@test "a mapping crossing the end fails with EINVAL" {
+	assert_errno EINVAL "$UT" mmap-try "$d" "$PAGE_SIZE" "$SZ"
+}
+
+@test "a mapping far past the end fails with EINVAL" {
+	assert_errno EINVAL "$UT" mmap-try "$d" $((SZ * 16)) "$PAGE_SIZE"
+}
+
+@test "a mapping at an unaligned offset fails with EINVAL" {
+	assert_errno EINVAL "$UT" mmap-try "$d" 100 "$PAGE_SIZE"
+}
+
+@test "the last page can be mapped on its own" {
+	assert_errno OK "$UT" mmap-try "$d" $((SZ - PAGE_SIZE)) "$PAGE_SIZE"
+}
+
+@test "a mapping at an offset reaches the right part of the buffer" {
+	check "$UT" write-fill "$d" 0 "$SZ" 1
+	check "$UT" mmap-fill "$d" $((3 * PAGE_SIZE)) $((2 * PAGE_SIZE)) 2
+	run "$UT" read-verify "$d" 0 $((3 * PAGE_SIZE)) 1
+	assert_success
+	run "$UT" read-verify "$d" $((3 * PAGE_SIZE)) $((2 * PAGE_SIZE)) 2
+	assert_success
+	run "$UT" read-verify "$d" $((5 * PAGE_SIZE)) $((SZ - 5 * PAGE_SIZE)) 1
+	assert_success
+	run "$UT" mmap-verify "$d" $((3 * PAGE_SIZE)) "$PAGE_SIZE" 2
+	assert_success
+}
+
+@test "a buffer whose size is not a page multiple maps PAGE_ALIGN(size)" {
+	make_buf odd $((PAGE_SIZE + 100))
+	assert_errno OK "$UT" mmap-try /dev/odd 0 $((2 * PAGE_SIZE))
+	assert_errno EINVAL "$UT" mmap-try /dev/odd 0 $((3 * PAGE_SIZE))
+	assert_errno EINVAL "$UT" mmap-try /dev/odd $((2 * PAGE_SIZE)) "$PAGE_SIZE"
+}
+
+@test "a buffer whose size is not a page multiple round-trips through mmap" {
+	local n=$((PAGE_SIZE + 100))
+	make_buf odd "$n"
+	check "$UT" mmap-fill /dev/odd 0 "$n" 77
+	run "$UT" read-verify /dev/odd 0 "$n" 77
+	assert_success
+	run "$UT" pread-try /dev/odd 0 $((2 * PAGE_SIZE))
+	assert_output "$n"
+}
+
+# --- O_SYNC x sync_mode ----------------------------------------------------
+
+# sync_roundtrip MODE: with sync_mode MODE, mappings opened with and without
+# O_SYNC both work and agree with read()/write().
+sync_roundtrip() {
+	local m=$1 half=$((SZ / 2))
+	set_attr "$cfs/tbuf/sync_mode" "$m"
+	assert_attr "$CLASS/tbuf/sync_mode" "$m"
+
+	run "$UT" mmap-fill "$d" 0 "$half" "$((m * 10 + 1))" --sync
+	assert_success
+	run "$UT" mmap-fill "$d" "$half" "$half" "$((m * 10 + 2))"
+	assert_success
+	run "$UT" read-verify "$d" 0 "$half" "$((m * 10 + 1))"
+	assert_success
+	run "$UT" read-verify "$d" "$half" "$half" "$((m * 10 + 2))"
+	assert_success
+	run "$UT" mmap-verify "$d" 0 "$half" "$((m * 10 + 1))"
+	assert_success
+	run "$UT" mmap-verify "$d" "$half" "$half" "$((m * 10 + 2))" --sync
+	assert_success
+
+	check "$UT" write-fill "$d" 0 "$SZ" "$((m * 10 + 3))"
+	run "$UT" mmap-verify "$d" 0 "$SZ" "$((m * 10 + 3))" --sync
+	assert_success
+	run "$UT" mmap-verify "$d" 0 "$SZ" "$((m * 10 + 3))"
+	assert_success
+}
+
+@test "sync_mode 0: mappings with and without O_SYNC work and keep data" {
+	sync_roundtrip 0
+}
+
+@test "sync_mode 1: mappings with and without O_SYNC work and keep data" {
+	sync_roundtrip 1
+}
+
+@test "sync_mode 2: mappings with and without O_SYNC work and keep data" {
+	sync_roundtrip 2
+}
+
+@test "sync_mode 3: mappings with and without O_SYNC work and keep data" {
+	sync_roundtrip 3
+}
+
+@test "sync_mode 4: mappings with and without O_SYNC work and keep data" {
+	sync_roundtrip 4
+}
+
+@test "sync_mode 5: mappings with and without O_SYNC work and keep data" {
+	sync_roundtrip 5
+}
+
+@test "sync_mode 6: mappings with and without O_SYNC work and keep data" {
+	sync_roundtrip 6
+}
+
+@test "sync_mode 7: mappings with and without O_SYNC work and keep data" {
+	sync_roundtrip 7
+}
+
+@test "an O_DSYNC mapping works and keeps data" {
+	set_attr "$cfs/tbuf/sync_mode" 1
+	check "$UT" write-fill "$d" 0 "$SZ" 55
+	run "$UT" mmap-verify "$d" 0 "$SZ" 55 --dsync
+	assert_success
+	run "$UT" mmap-fill "$d" 0 "$SZ" 56 --dsync
+	assert_success
+	run "$UT" read-verify "$d" 0 "$SZ" 56
+	assert_success
+}
+
+@test "a mapping made before a sync_mode change keeps working" {
+	start_holder "$d" 0 "$SZ" 61 --sync
+	set_attr "$cfs/tbuf/sync_mode" 0
+	set_attr "$cfs/tbuf/sync_mode" 2
+	stop_holder "$HOLDER_PID"
+	assert_success
+	assert_output intact
+}
+
+# --- cache_mode / cache_mode_sync -------------------------------------------
+
+# expect_cache_modes MODE PLAIN SYNC
+expect_cache_modes() {
+	set_attr "$cfs/tbuf/sync_mode" "$1"
+	assert_attr "$CLASS/tbuf/cache_mode" "$2"
+	assert_attr "$CLASS/tbuf/cache_mode_sync" "$3"
+}
+
+@test "cache_mode and cache_mode_sync are always cached on amd64" {
+	requires_arch amd64
+	local m
+	for m in 0 1 2 3 4 5 6 7; do
+		expect_cache_modes "$m" cached cached
+	done
+}
+
+@test "cache_mode on arm64 for sync_mode 0..3 is cached without O_SYNC" {
+	requires_arch arm64
+	expect_cache_modes 0 cached cached
+	expect_cache_modes 1 cached uncached
+	expect_cache_modes 2 cached write-combine
+	expect_cache_modes 3 cached dma-coherent
+}
+
+@test "cache_mode on arm64 for sync_mode 4..7 is the O_SYNC one either way" {
+	requires_arch arm64
+	expect_cache_modes 4 cached cached
+	expect_cache_modes 5 uncached uncached
+	expect_cache_modes 6 write-combine write-combine
+	expect_cache_modes 7 dma-coherent dma-coherent
+}
+
+@test "cache_mode follows sync_mode set through sysfs" {
+	set_attr "$CLASS/tbuf/sync_mode" 5
+	assert_attr "$cfs/tbuf/sync_mode" 5
+	if [ "$UDMABUF_ARCH" = arm64 ]; then
+		assert_attr "$CLASS/tbuf/cache_mode" uncached
+	else
+		assert_attr "$CLASS/tbuf/cache_mode" cached
+	fi
+}
+
+@test "cache_mode and cache_mode_sync are read-only" {
+	run stat -c %a "$CLASS/tbuf/cache_mode" "$CLASS/tbuf/cache_mode_sync"
+	assert_success
+	assert_equal "${lines[0]}" 444
+	assert_equal "${lines[1]}" 444
+}

@@ -1,0 +1,199 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+# Module parameters udmabuf0..udmabuf7 (the seed's way to create buffers).
+# Every test starts with the module unloaded; teardown loads it plainly again.
+
+# Variables such as cfs, CLASS and UT come from helpers/common.bash.
+# shellcheck disable=SC2154
+load helpers/common
+
+PARAMS=/sys/module/udmabuf_cfs/parameters
+
+setup() {
+	common_setup
+	unload_module
+}
+teardown() { common_teardown; }
+
+# insmod_ok PARAM=VALUE...: load the module with parameters or fail loudly.
+insmod_ok() {
+	assert_errno OK "$UT" insmod-try "$UDMABUF_KO" "$@"
+}
+
+@test "udmabuf0=1048576 udmabuf3=4M create /dev/udmabuf0 and /dev/udmabuf3" {
+	insmod_ok udmabuf0=1048576 udmabuf3=4M
+	assert_device udmabuf0
+	assert_device udmabuf3
+	assert_equal "$(minor_of "$(cat "$CLASS/udmabuf0/dev")")" 0
+	assert_equal "$(minor_of "$(cat "$CLASS/udmabuf3/dev")")" 3
+	assert_attr "$CLASS/udmabuf0/size" 1048576
+	assert_attr "$CLASS/udmabuf3/size" 4194304
+}
+
+@test "no other device is created by parameters" {
+	insmod_ok udmabuf0=1048576 udmabuf3=4M
+	run ls "$CLASS"
+	assert_output $'udmabuf0\nudmabuf3'
+}
+
+@test "parameter buffers report origin param" {
+	insmod_ok udmabuf0=1048576 udmabuf3=4M
+	assert_attr "$CLASS/udmabuf0/origin" param
+	assert_attr "$CLASS/udmabuf3/origin" param
+}
+
+@test "parameters read back in decimal bytes" {
+	insmod_ok udmabuf0=1048576 udmabuf3=4M
+	assert_attr "$PARAMS/udmabuf0" 1048576
+	assert_attr "$PARAMS/udmabuf3" 4194304
+	assert_attr "$PARAMS/udmabuf1" 0
+}
+
+@test "a hex parameter is accepted" {
+	insmod_ok udmabuf1=0x100000
+	assert_device udmabuf1
+	assert_attr "$CLASS/udmabuf1/size" 1048576
+	assert_equal "$(minor_of "$(cat "$CLASS/udmabuf1/dev")")" 1
+}
+
+@test "K and lowercase k suffixes are accepted" {
+	insmod_ok udmabuf2=64k udmabuf4=8K
+	assert_attr "$CLASS/udmabuf2/size" 65536
+	assert_attr "$CLASS/udmabuf4/size" 8192
+}
+
+@test "a size that is not a page multiple is kept exactly" {
+	insmod_ok udmabuf5=5000
+	assert_attr "$CLASS/udmabuf5/size" 5000
+}
+
+@test "all eight parameters create eight buffers" {
+	insmod_ok udmabuf0=4K udmabuf1=4K udmabuf2=4K udmabuf3=4K \
+		udmabuf4=4K udmabuf5=4K udmabuf6=4K udmabuf7=4K
+	local i
+	for i in 0 1 2 3 4 5 6 7; do
+		assert_device "udmabuf$i"
+		assert_equal "$(minor_of "$(cat "$CLASS/udmabuf$i/dev")")" "$i"
+	done
+}
+
+@test "a parameter buffer round-trips data through mmap and read()" {
+	insmod_ok udmabuf0=1M
+	run "$UT" mmap-fill /dev/udmabuf0 0 1M 31
+	assert_success
+	run "$UT" read-verify /dev/udmabuf0 0 1M 31
+	assert_success
+	run "$UT" mmap-fill /dev/udmabuf0 0 1M 32 --sync
+	assert_success
+	run "$UT" read-verify /dev/udmabuf0 0 1M 32
+	assert_success
+}
+
+@test "a parameter buffer has the seed's sysfs attributes" {
+	insmod_ok udmabuf0=1M
+	run cat "$CLASS/udmabuf0/phys_addr"
+	assert_output --regexp '^0x[0-9a-f]{16}$'
+	assert_attr "$CLASS/udmabuf0/sync_mode" 1
+	assert_write OK "$CLASS/udmabuf0/sync_mode" 3
+	assert_attr "$CLASS/udmabuf0/sync_mode" 3
+	run cat "$CLASS/udmabuf0/dma_coherent"
+	assert_output --regexp '^[01]$'
+}
+
+@test "a malformed parameter makes insmod fail with EINVAL" {
+	assert_errno EINVAL "$UT" insmod-try "$UDMABUF_KO" udmabuf0=12abc
+	run module_loaded
+	assert_failure
+	[ ! -e /dev/udmabuf0 ] || fail "/dev/udmabuf0 exists"
+}
+
+@test "a negative parameter makes insmod fail with EINVAL" {
+	assert_errno EINVAL "$UT" insmod-try "$UDMABUF_KO" udmabuf0=-4096
+	run module_loaded
+	assert_failure
+}
+
+@test "a malformed parameter after a good one leaves nothing behind" {
+	assert_errno EINVAL "$UT" insmod-try "$UDMABUF_KO" udmabuf0=4K udmabuf1=4Q
+	run module_loaded
+	assert_failure
+	[ ! -e /dev/udmabuf0 ] || fail "/dev/udmabuf0 exists"
+	[ ! -e /dev/udmabuf1 ] || fail "/dev/udmabuf1 exists"
+}
+
+@test "an unallocatable parameter makes insmod fail with ENOMEM and leaves nothing behind" {
+	assert_errno ENOMEM "$UT" insmod-try "$UDMABUF_KO" udmabuf0=4K udmabuf1=64G
+	run module_loaded
+	assert_failure
+	[ ! -e /dev/udmabuf0 ] || fail "/dev/udmabuf0 exists"
+	[ ! -e /dev/udmabuf1 ] || fail "/dev/udmabuf1 exists"
+	assert_no_kernel_warnings
+}
+
+@test "the module loads after a failed load" {
+	assert_errno ENOMEM "$UT" insmod-try "$UDMABUF_KO" udmabuf0=64G
+	insmod_ok udmabuf0=4K
+	assert_device udmabuf0
+}
+
+@test "a configfs item cannot take a parameter buffer's minor: EBUSY" {
+	insmod_ok udmabuf0=1M udmabuf3=4M
+	new_item tbuf size=4096 minor=0
+	assert_write EBUSY "$cfs/tbuf/enable" 1
+	assert_no_device tbuf
+	set_attr "$cfs/tbuf/minor" 3
+	assert_write EBUSY "$cfs/tbuf/enable" 1
+	assert_no_device tbuf
+}
+
+@test "a configfs item named like a parameter buffer fails with EEXIST" {
+	insmod_ok udmabuf0=1M udmabuf3=4M
+	new_item udmabuf0 size=4096
+	assert_write EEXIST "$cfs/udmabuf0/enable" 1
+	assert_attr "$CLASS/udmabuf0/origin" param
+}
+
+@test "a configfs device_name equal to a parameter buffer's fails with EEXIST" {
+	insmod_ok udmabuf0=1M udmabuf3=4M
+	new_item tbuf size=4096 device_name=udmabuf3
+	assert_write EEXIST "$cfs/tbuf/enable" 1
+	assert_attr "$CLASS/udmabuf3/origin" param
+	assert_attr "$CLASS/udmabuf3/size" 4194304
+}
+
+@test "a configfs item gets the first minor not used by parameter buffers" {
+	insmod_ok udmabuf0=1M udmabuf3=4M
+	make_buf tbuf 4096
+	assert_equal "$(minor_of "$(cat "$cfs/tbuf/dev")")" 1
+	make_buf tbuf2 4096
+	assert_equal "$(minor_of "$(cat "$cfs/tbuf2/dev")")" 2
+	make_buf tbuf3 4096
+	assert_equal "$(minor_of "$(cat "$cfs/tbuf3/dev")")" 4
+}
+
+@test "module unload removes the parameter buffers" {
+	insmod_ok udmabuf0=1M udmabuf3=4M
+	assert_errno OK "$UT" rmmod-try "$MODNAME"
+	[ ! -e /dev/udmabuf0 ] || fail "/dev/udmabuf0 exists"
+	[ ! -e /dev/udmabuf3 ] || fail "/dev/udmabuf3 exists"
+	[ ! -e "$CLASS" ] || [ -z "$(ls "$CLASS")" ] || fail "left in $CLASS: $(ls "$CLASS")"
+}
+
+@test "rmmod is refused while a parameter buffer is open" {
+	insmod_ok udmabuf0=1M
+	exec 7<>/dev/udmabuf0
+	assert_errno EAGAIN "$UT" rmmod-try "$MODNAME"
+	assert_device udmabuf0
+	exec 7>&-
+	assert_errno OK "$UT" rmmod-try "$MODNAME"
+}
+
+@test "rmmod is refused while a parameter buffer is mapped" {
+	insmod_ok udmabuf0=1M
+	start_holder /dev/udmabuf0 0 1M 41 --close-fd
+	assert_errno EAGAIN "$UT" rmmod-try "$MODNAME"
+	stop_holder "$HOLDER_PID"
+	assert_success
+	assert_output intact
+	assert_errno OK "$UT" rmmod-try "$MODNAME"
+}

@@ -1,0 +1,72 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+# The test tools themselves: a check that cannot fail proves nothing.
+
+# Variables such as cfs, CLASS and UT come from helpers/common.bash.
+# shellcheck disable=SC2154
+load helpers/common
+
+setup() { common_setup; }
+teardown() { common_teardown; }
+
+@test "the kernel log reader sees a message logged after the mark" {
+	local marker="udmabuf-test self-check $$ $RANDOM"
+	echo "$marker" >/dev/kmsg
+	run "$UT" kmsg-since "$KMSG_SEQ"
+	assert_success
+	assert_output --partial "$marker"
+}
+
+@test "the kernel log reader does not repeat messages from before the mark" {
+	local marker="udmabuf-test old message $$ $RANDOM"
+	echo "$marker" >/dev/kmsg
+	kmsg_mark
+	run "$UT" kmsg-since "$KMSG_SEQ"
+	assert_success
+	refute_output --partial "$marker"
+}
+
+@test "write-attr reports the errno name of a failed open" {
+	run "$UT" write-attr /nonexistent/file 1
+	assert_failure 1
+	assert_output ENOENT
+}
+
+@test "a wrong pattern is detected through read()" {
+	make_buf tbuf 8192
+	check "$UT" write-fill /dev/tbuf 0 8192 1
+	run "$UT" read-verify /dev/tbuf 0 8192 2
+	assert_failure 2
+	assert_output --partial MISMATCH
+}
+
+@test "a wrong pattern is detected through mmap" {
+	make_buf tbuf 8192
+	check "$UT" mmap-fill /dev/tbuf 0 8192 1
+	check "$UT" write-fill /dev/tbuf 4096 8 3
+	run "$UT" mmap-verify /dev/tbuf 0 8192 1
+	assert_failure 2
+	assert_output --partial "offset 4096"
+}
+
+@test "a holder reports data changed under it" {
+	make_buf tbuf 8192
+	start_holder /dev/tbuf 0 8192 1
+	check "$UT" write-fill /dev/tbuf 100 1 2
+	stop_holder "$HOLDER_PID"
+	assert_equal "$status" 2
+	assert_output --partial MISMATCH
+}
+
+@test "teardown's cleanup removes enabled, disabled and in-use items" {
+	make_buf busy 4096
+	new_item idle size=4096
+	start_holder /dev/busy 0 4096 1 --close-fd
+	exec 7<>/dev/busy
+	common_teardown
+	[ -z "$(ls "$CLASS")" ] || fail "left: $(ls "$CLASS")"
+	run find "$cfs" -mindepth 1 -type d
+	assert_output ""
+	run kill -0 "$HOLDER_PID"
+	assert_failure
+}

@@ -1,0 +1,138 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+# /sys/class/udmabuf/<device>/ attributes.
+
+# Variables such as cfs, CLASS and UT come from helpers/common.bash.
+# shellcheck disable=SC2154
+load helpers/common
+
+setup() {
+	common_setup
+	make_buf tbuf 64K
+	s=$CLASS/tbuf
+}
+teardown() { common_teardown; }
+
+@test "the class device has the seed's attributes" {
+	local f
+	for f in size phys_addr sync_mode dma_coherent origin users cache_mode cache_mode_sync dev; do
+		[ -f "$s/$f" ] || fail "missing $s/$f"
+	done
+}
+
+@test "size is the buffer size in decimal" {
+	assert_attr "$s/size" 65536
+}
+
+@test "size is exact for a size that is not a page multiple" {
+	make_buf odd 5000
+	assert_attr "$CLASS/odd/size" 5000
+}
+
+@test "phys_addr equals the configfs phys_addr" {
+	run cat "$s/phys_addr"
+	assert_output --regexp '^0x[0-9a-f]{16}$'
+	assert_attr "$s/phys_addr" "$(cat "$cfs/tbuf/phys_addr")"
+}
+
+@test "phys_addr is readable by root only" {
+	run stat -c %a "$s/phys_addr"
+	assert_output 400
+}
+
+@test "sync_mode shows the configfs value" {
+	assert_attr "$s/sync_mode" 1
+	make_buf other 4096 sync_mode=6
+	assert_attr "$CLASS/other/sync_mode" 6
+}
+
+@test "sync_mode is writable with values 0 to 7" {
+	local m
+	for m in 0 1 2 3 4 5 6 7; do
+		assert_write OK "$s/sync_mode" "$m"
+		assert_attr "$s/sync_mode" "$m"
+	done
+}
+
+@test "sync_mode written through sysfs shows in configfs" {
+	assert_write OK "$s/sync_mode" 4
+	assert_attr "$cfs/tbuf/sync_mode" 4
+}
+
+@test "sync_mode rejects 8 with ERANGE" {
+	assert_write ERANGE "$s/sync_mode" 8
+	assert_attr "$s/sync_mode" 1
+}
+
+@test "sync_mode rejects garbage with EINVAL" {
+	assert_write EINVAL "$s/sync_mode" abc
+	assert_attr "$s/sync_mode" 1
+}
+
+@test "sync_mode accepts a value followed by a newline" {
+	echo 2 >"$s/sync_mode"
+	assert_attr "$s/sync_mode" 2
+}
+
+@test "dma_coherent is 0 or 1" {
+	run cat "$s/dma_coherent"
+	assert_output --regexp '^[01]$'
+}
+
+@test "dma_coherent is 0 for configfs buffers on arm64" {
+	requires_arch arm64
+	assert_attr "$s/dma_coherent" 0
+}
+
+@test "dma_coherent is read-only" {
+	run "$UT" write-attr "$s/dma_coherent" 1
+	assert_failure 1
+	refute_output OK
+}
+
+@test "origin is configfs" {
+	assert_attr "$s/origin" configfs
+}
+
+@test "users is 0 when nothing has the device open" {
+	assert_attr "$s/users" 0
+}
+
+@test "users counts open file descriptors" {
+	exec 7<"/dev/tbuf"
+	assert_attr "$s/users" 1
+	exec 8<>"/dev/tbuf"
+	assert_attr "$s/users" 2
+	exec 7<&-
+	assert_attr "$s/users" 1
+	exec 8<&-
+	assert_attr "$s/users" 0
+}
+
+@test "users counts a file kept only by a mapping" {
+	start_holder /dev/tbuf 0 4096 5 --close-fd
+	assert_attr "$s/users" 1
+	stop_holder "$HOLDER_PID"
+	assert_success
+	assert_attr "$s/users" 0
+}
+
+@test "users counts an open file and a mapping of another process" {
+	start_holder /dev/tbuf 0 4096 5
+	exec 7<"/dev/tbuf"
+	assert_attr "$s/users" 2
+	exec 7<&-
+	stop_holder "$HOLDER_PID"
+	assert_success
+	assert_attr "$s/users" 0
+}
+
+@test "dev matches the node and the configfs dev" {
+	assert_attr "$s/dev" "$(node_devnum /dev/tbuf)"
+	assert_attr "$s/dev" "$(cat "$cfs/tbuf/dev")"
+}
+
+@test "the class device disappears with enable=0" {
+	set_attr "$cfs/tbuf/enable" 0
+	[ ! -e "$s" ] || fail "$s still exists"
+}

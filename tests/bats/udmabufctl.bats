@@ -1,0 +1,433 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+# udmabufctl against the real module: every verb, its options and its errors.
+
+# Variables such as cfs, CLASS and UT come from helpers/common.bash.
+# shellcheck disable=SC2154
+load helpers/common
+
+bats_require_minimum_version 1.5.0
+
+CTL=udmabufctl
+
+setup_file() {
+	command -v udmabufctl >/dev/null || skip "udmabufctl is not installed in the guest"
+	# The module may or may not be loaded when this file starts.
+	# (load_module insmods $UDMABUF_KO unless /sys/module/udmabuf_cfs exists)
+	load_module
+}
+
+setup() {
+	common_setup
+	export UDMABUF_SAVE_FILE=$BATS_TEST_TMPDIR/udmabuf.conf
+}
+
+# common_teardown disables and removes every configfs item the test made,
+# and reloads the module without parameters if a test changed that.
+teardown() { common_teardown; }
+
+requires_jq() {
+	command -v jq >/dev/null || skip "needs jq in the guest to parse JSON"
+}
+
+# A buffer of the given name exists: item enabled, node and class device.
+assert_buffer() {
+	assert_attr "$cfs/$1/enable" 1
+	assert_device "$1"
+}
+
+# ---------------------------------------------------------------------------
+# create
+
+@test "create prints the device node of the new buffer" {
+	run -0 --separate-stderr "$CTL" create tbuf --size 1M
+	assert_output /dev/tbuf
+	assert_equal "$stderr" ""
+	assert_buffer tbuf
+	assert_attr "$cfs/tbuf/size" 1048576
+}
+
+@test "create writes minor, sync mode, DMA mask and mode" {
+	run -0 "$CTL" create tbuf --size 64K --minor 7 --sync-mode 3 --dma-mask 40 --mode 0640
+	assert_attr "$cfs/tbuf/sync_mode" 3
+	assert_attr "$cfs/tbuf/dma_mask" 40
+	assert_attr "$cfs/tbuf/mode" 0640
+	assert_equal "$(minor_of "$(cat "$CLASS/tbuf/dev")")" 7
+	assert_equal "$(stat -c %a /dev/tbuf)" 640
+}
+
+@test "create accepts KiB, MiB and hex sizes" {
+	run -0 "$CTL" create a --size 12KiB
+	run -0 "$CTL" create b --size 2MiB
+	run -0 "$CTL" create c --size 0x3000
+	assert_attr "$cfs/a/size" 12288
+	assert_attr "$cfs/b/size" 2097152
+	assert_attr "$cfs/c/size" 12288
+}
+
+@test "create writes ATTR=VALUE arguments before enabling" {
+	run -0 "$CTL" create tbuf --size 64K sync_mode=6
+	assert_attr "$cfs/tbuf/sync_mode" 6
+	assert_buffer tbuf
+}
+
+@test "create --device-name gives the device another name than the item" {
+	run -0 --separate-stderr "$CTL" create item0 --size 64K --device-name cam0
+	assert_output /dev/cam0
+	assert_attr "$cfs/item0/device_name" cam0
+	assert_device cam0
+}
+
+@test "create --no-enable leaves a disabled item and no device" {
+	run -0 --separate-stderr "$CTL" create tbuf --size 64K --no-enable
+	assert_output ""
+	assert_attr "$cfs/tbuf/enable" 0
+	assert_no_device tbuf
+}
+
+@test "create of an existing name fails with File exists and keeps the first buffer" {
+	run -0 "$CTL" create tbuf --size 64K
+	run -1 --separate-stderr "$CTL" create tbuf --size 1M
+	assert_output ""
+	assert_equal "$stderr" "udmabufctl: tbuf: create: File exists"
+	assert_attr "$cfs/tbuf/size" 65536
+	assert_buffer tbuf
+}
+
+@test "create with a minor in use fails with EBUSY and leaves nothing behind" {
+	run -0 "$CTL" create a --size 64K --minor 3
+	run -1 --separate-stderr "$CTL" create b --size 64K --minor 3
+	assert_equal "${stderr_lines[0]}" "udmabufctl: b: enable: Device or resource busy"
+	assert_equal "${stderr_lines[1]}" "udmabufctl: hint: minor 3 is already in use (see 'udmabufctl list')"
+	[ ! -e "$cfs/b" ] || fail "the item b was left behind"
+	assert_no_device b
+}
+
+@test "create with a device name in use fails with File exists and leaves nothing behind" {
+	run -0 "$CTL" create a --size 64K
+	run -1 --separate-stderr "$CTL" create b --size 64K --device-name a
+	assert_equal "${stderr_lines[0]}" "udmabufctl: b: enable: File exists"
+	[ ! -e "$cfs/b" ] || fail "the item b was left behind"
+	assert_buffer a
+}
+
+@test "create with an unknown attribute names it and leaves nothing behind" {
+	run -1 --separate-stderr "$CTL" create tbuf --size 64K no_such_attr=1
+	assert_equal "${stderr_lines[0]}" "udmabufctl: tbuf: set no_such_attr: No such file or directory"
+	[ ! -e "$cfs/tbuf" ] || fail "the item was left behind"
+}
+
+@test "an oversized create fails with Cannot allocate memory, a hint and no kernel warning" {
+	run -1 --separate-stderr "$CTL" create huge --size 1T --dma-mask 64
+	assert_equal "${stderr_lines[0]}" "udmabufctl: huge: enable: Cannot allocate memory"
+	[[ ${stderr_lines[1]} == "udmabufctl: hint: the kernel could not find 1T of contiguous memory"* ]] ||
+		fail "no CMA hint: ${stderr_lines[1]}"
+	[ ! -e "$cfs/huge" ] || fail "the item was left behind"
+	assert_no_device huge
+	assert_no_kernel_warnings
+}
+
+@test "two concurrent creates of one name: exactly one succeeds, the other gets File exists" {
+	local i ok=0 exists=0
+	for i in 1 2; do
+		"$CTL" create race --size 1M >"$BATS_TEST_TMPDIR/out$i" 2>"$BATS_TEST_TMPDIR/err$i" &
+		eval "pid$i=\$!"
+	done
+	for i in 1 2; do
+		local pid rc=0
+		eval "pid=\$pid$i"
+		wait "$pid" || rc=$?
+		if [ "$rc" -eq 0 ]; then
+			ok=$((ok + 1))
+			assert_equal "$(cat "$BATS_TEST_TMPDIR/out$i")" /dev/race
+		elif grep -qx "udmabufctl: race: create: File exists" "$BATS_TEST_TMPDIR/err$i"; then
+			exists=$((exists + 1))
+		else
+			fail "create $i: status $rc: $(cat "$BATS_TEST_TMPDIR/err$i")"
+		fi
+	done
+	assert_equal "$ok/$exists" 1/1
+	assert_buffer race
+}
+
+@test "create without the module loaded says to load it" {
+	unload_module
+	run -1 --separate-stderr "$CTL" create tbuf --size 64K
+	assert_equal "${stderr_lines[0]}" "udmabufctl: tbuf: create: No such file or directory"
+	assert_equal "${stderr_lines[1]}" "udmabufctl: hint: the udmabuf-cfs module is not loaded: modprobe udmabuf-cfs"
+}
+
+# ---------------------------------------------------------------------------
+# usage
+
+@test "--help prints the usage to stdout and exits 0" {
+	run -0 --separate-stderr "$CTL" --help
+	assert_line --index 0 "Usage:"
+	assert_equal "$stderr" ""
+}
+
+@test "a usage error prints one line and the --help hint and exits 1" {
+	run -1 --separate-stderr "$CTL" create tbuf --size 12Q
+	assert_output ""
+	assert_equal "${#stderr_lines[@]}" 2
+	assert_equal "${stderr_lines[0]}" "udmabufctl: invalid size '12Q': Invalid argument"
+	assert_equal "${stderr_lines[1]}" "Try 'udmabufctl --help' for more information."
+	[ ! -e "$cfs/tbuf" ] || fail "a usage error created an item"
+}
+
+@test "an overflowing size is a usage error with Numerical result out of range" {
+	run -1 --separate-stderr "$CTL" create tbuf --size 16777216T
+	assert_equal "${stderr_lines[0]}" "udmabufctl: invalid size '16777216T': Numerical result out of range"
+}
+
+@test "an unknown command is a usage error" {
+	run -1 --separate-stderr "$CTL" frobnicate
+	assert_equal "${stderr_lines[0]}" "udmabufctl: unknown command 'frobnicate'"
+}
+
+@test "--version prints the tool's and the loaded module's versions" {
+	local want="udmabuf-cfs module loaded, version unknown"
+	[ -e /sys/module/udmabuf_cfs/version ] &&
+		want="udmabuf-cfs module $(cat /sys/module/udmabuf_cfs/version)"
+	run -0 --separate-stderr "$CTL" --version
+	assert_equal "${#lines[@]}" 2
+	assert_line --index 0 --regexp '^udmabufctl [0-9]'
+	assert_line --index 1 "$want"
+}
+
+@test "--version says when the module is not loaded" {
+	unload_module
+	run -0 "$CTL" --version
+	assert_line --index 1 "udmabuf-cfs module not loaded"
+}
+
+# ---------------------------------------------------------------------------
+# delete
+
+@test "delete disables and removes a buffer" {
+	run -0 "$CTL" create tbuf --size 64K
+	run -0 --separate-stderr "$CTL" delete tbuf
+	assert_output ""
+	assert_equal "$stderr" ""
+	[ ! -e "$cfs/tbuf" ] || fail "the item is still there"
+	assert_no_device tbuf
+}
+
+@test "delete accepts the device path" {
+	run -0 "$CTL" create item0 --size 64K --device-name cam0
+	run -0 "$CTL" delete /dev/cam0
+	[ ! -e "$cfs/item0" ] || fail "the item is still there"
+	assert_no_device cam0
+}
+
+@test "delete removes every name given" {
+	run -0 "$CTL" create a --size 64K
+	run -0 "$CTL" create b --size 64K
+	run -0 "$CTL" delete a b
+	assert_no_device a
+	assert_no_device b
+}
+
+@test "delete of a missing buffer fails with No such file or directory" {
+	run -1 --separate-stderr "$CTL" delete nosuch
+	assert_equal "$stderr" "udmabufctl: nosuch: delete: No such file or directory"
+}
+
+@test "delete with one of two names missing deletes the other and exits 2" {
+	run -0 "$CTL" create a --size 64K
+	run -2 --separate-stderr "$CTL" delete nosuch a
+	assert_equal "$stderr" "udmabufctl: nosuch: delete: No such file or directory"
+	assert_no_device a
+}
+
+@test "delete refuses a buffer in use and names the process" {
+	run -0 "$CTL" create tbuf --size 64K
+	start_holder /dev/tbuf 0 65536 1
+	run -1 --separate-stderr "$CTL" delete tbuf
+	assert_equal "${stderr_lines[0]}" "udmabufctl: tbuf: delete: Device or resource busy"
+	[[ ${stderr_lines[1]} == *"in use by PID $HOLDER_PID ("* ]] ||
+		fail "the holder is not named: ${stderr_lines[1]}"
+	assert_buffer tbuf
+}
+
+@test "delete --force removes a buffer in use and its user keeps intact data" {
+	run -0 "$CTL" create tbuf --size 64K
+	start_holder /dev/tbuf 0 65536 2
+	run -0 "$CTL" delete --force tbuf
+	[ ! -e "$cfs/tbuf" ] || fail "the item is still there"
+	assert_no_device tbuf
+	stop_holder "$HOLDER_PID"
+	assert_equal "$status" 0
+	assert_no_kernel_warnings
+}
+
+@test "delete of a module-parameter buffer is refused with a reason" {
+	unload_module
+	load_module udmabuf2=64K
+	run -1 --separate-stderr "$CTL" delete udmabuf2
+	assert_equal "${stderr_lines[0]}" "udmabufctl: udmabuf2: delete: Operation not permitted"
+	assert_equal "${stderr_lines[1]}" "udmabufctl: hint: udmabuf2 was created by a module parameter, not through configfs; it goes away when the module is unloaded"
+	assert_device udmabuf2
+}
+
+@test "clear deletes every configfs buffer" {
+	run -0 "$CTL" create a --size 64K
+	run -0 "$CTL" create b --size 64K --no-enable
+	run -0 "$CTL" clear
+	local d
+	for d in "$cfs"/*; do
+		[ ! -d "$d" ] || fail "item left: $d"
+	done
+	assert_no_device a
+}
+
+# ---------------------------------------------------------------------------
+# list and info
+
+@test "list without buffers prints only the header" {
+	run -0 --separate-stderr "$CTL"
+	assert_output "NAME DEVICE MAJ:MIN SIZE SYNC-MODE PHYS-ADDR ORIGIN USERS"
+}
+
+@test "list shows a buffer's device, numbers, size and origin" {
+	run -0 "$CTL" create tbuf --size 1M --sync-mode 2
+	run -0 --separate-stderr "$CTL" list -n -r -o NAME,DEVICE,MAJ:MIN,SIZE,SYNC-MODE,ORIGIN,USERS
+	assert_output "tbuf /dev/tbuf $(cat "$CLASS/tbuf/dev") 1M 2 configfs 0"
+}
+
+@test "list -b shows sizes in bytes" {
+	run -0 "$CTL" create tbuf --size 1536K
+	run -0 "$CTL" list -n -b -o SIZE
+	assert_output 1572864
+}
+
+@test "list shows the DMA address to root" {
+	run -0 "$CTL" create tbuf --size 64K
+	run -0 "$CTL" list -n -o PHYS-ADDR
+	assert_output "$(cat "$CLASS/tbuf/phys_addr")"
+}
+
+@test "list shows parameter buffers next to configfs ones" {
+	unload_module
+	load_module udmabuf1=64K
+	run -0 "$CTL" create tbuf --size 64K
+	run -0 "$CTL" list -n -r -o NAME,ORIGIN
+	assert_output "tbuf configfs
+udmabuf1 param"
+}
+
+@test "list counts the users of a buffer" {
+	run -0 "$CTL" create tbuf --size 64K
+	start_holder /dev/tbuf 0 65536 3
+	run -0 "$CTL" list -n -o USERS
+	[ "$output" -ge 1 ] || fail "USERS is $output while a process maps the buffer"
+}
+
+@test "list -J is valid JSON with the size as a number" {
+	requires_jq
+	run -0 "$CTL" create tbuf --size 1M
+	run -0 --separate-stderr "$CTL" list -J
+	run -0 jq -e '.udmabuf | length == 1 and .[0].name == "tbuf" and .[0].size == 1048576 and .[0].origin == "configfs"' <<<"$output"
+}
+
+@test "info shows key: value lines that match sysfs" {
+	run -0 "$CTL" create tbuf --size 1M
+	run -0 --separate-stderr "$CTL" info tbuf
+	assert_line "name:        tbuf"
+	assert_line "device:      /dev/tbuf"
+	assert_line "maj:min:     $(cat "$CLASS/tbuf/dev")"
+	assert_line "size:        1048576 (1M)"
+	assert_line "origin:      configfs"
+	assert_line "cache:       $(cat "$CLASS/tbuf/cache_mode")"
+}
+
+@test "info of a disabled item shows it is not enabled" {
+	run -0 "$CTL" create tbuf --size 64K --no-enable
+	run -0 "$CTL" info tbuf
+	assert_line "enabled:     0"
+	assert_line "device:      -"
+}
+
+@test "info of a missing buffer fails with No such file or directory" {
+	run -1 --separate-stderr "$CTL" info nosuch
+	assert_equal "$stderr" "udmabufctl: nosuch: info: No such file or directory"
+}
+
+@test "info -J of two buffers is valid JSON with two objects" {
+	requires_jq
+	run -0 "$CTL" create a --size 64K
+	run -0 "$CTL" create b --size 128K
+	run -0 --separate-stderr "$CTL" info -J a /dev/b
+	run -0 jq -e '[.udmabuf[].size] == [65536, 131072]' <<<"$output"
+}
+
+# ---------------------------------------------------------------------------
+# save and restore
+
+# Everything restore must reproduce, one line per buffer.
+state() {
+	"$CTL" list -n -r -b -o NAME,DEVNAME,MAJ:MIN,SIZE,SYNC-MODE,DMA-MASK,MODE,ENABLED
+}
+
+@test "save, clear and restore re-create identical buffers" {
+	run -0 "$CTL" create a --size 64K --minor 5 --sync-mode 2 --mode 0640
+	run -0 "$CTL" create b --size 1M --dma-mask 40
+	run -0 "$CTL" create c --size 8K --no-enable
+	local before
+	before=$(state)
+	run -0 "$CTL" save
+	run -0 "$CTL" clear
+	assert_no_device a
+	run -0 --separate-stderr "$CTL" restore
+	assert_equal "$(state)" "$before"
+	assert_equal "$(stat -c %a /dev/a)" 640
+}
+
+@test "restore refuses to clobber existing buffers" {
+	run -0 "$CTL" create a --size 64K
+	run -0 "$CTL" save
+	run -1 --separate-stderr "$CTL" restore
+	assert_equal "${stderr_lines[0]}" "udmabufctl: a: restore: File exists"
+	assert_buffer a
+}
+
+@test "restore --clear replaces existing buffers" {
+	run -0 "$CTL" create a --size 64K
+	run -0 "$CTL" save
+	run -0 "$CTL" delete a
+	run -0 "$CTL" create other --size 64K
+	run -0 "$CTL" restore --clear
+	assert_buffer a
+	[ ! -e "$cfs/other" ] || fail "restore --clear kept 'other'"
+}
+
+@test "restore of a missing default file does nothing and succeeds" {
+	run -0 --separate-stderr "$CTL" restore
+	assert_equal "$stderr" ""
+}
+
+@test "restore of a missing named file fails" {
+	run -1 --separate-stderr "$CTL" restore "$BATS_TEST_TMPDIR/none.conf"
+	assert_equal "$stderr" "udmabufctl: $BATS_TEST_TMPDIR/none.conf: restore: No such file or directory"
+}
+
+# ---------------------------------------------------------------------------
+# sync
+
+@test "sync --for-cpu syncs the buffer or says the module cannot" {
+	run -0 "$CTL" create tbuf --size 64K
+	if [ -e "$CLASS/tbuf/sync_for_cpu" ]; then
+		run -0 --separate-stderr "$CTL" sync tbuf --for-cpu
+		assert_equal "$stderr" ""
+	else
+		run -1 --separate-stderr "$CTL" sync tbuf --for-cpu
+		assert_equal "${stderr_lines[0]}" "udmabufctl: tbuf: sync: Operation not supported"
+	fi
+}
+
+@test "sync of a range beyond the buffer fails with Invalid argument" {
+	run -0 "$CTL" create tbuf --size 64K
+	requires_file "$CLASS/tbuf/sync_for_device" "the module's sync attributes"
+	run -1 --separate-stderr "$CTL" sync tbuf --for-device --offset 60K --length 8K
+	assert_equal "${stderr_lines[0]}" "udmabufctl: tbuf: sync: Invalid argument"
+}

@@ -1,0 +1,905 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * udmabuf-test - small multi-command tool for the udmabuf-cfs guest tests.
+ *
+ * Every "-try" command performs one system call and prints its outcome on
+ * stdout: "OK" (or a number, where the call returns one) on success, the
+ * errno's symbolic name (EINVAL, EBUSY, ...) on failure, so that a test can
+ * assert the exact errno instead of matching strerror() text.
+ *
+ * The fill/verify commands use a deterministic pattern that depends only on
+ * the seed and the absolute byte offset in the buffer, so a range written at
+ * one offset can be verified through any other window.  Mappings are only
+ * ever touched with naturally aligned volatile loads and stores (never
+ * memcpy/memset): on arm64 an uncached mapping is Device memory, where
+ * unaligned accesses and DC ZVA fault.
+ *
+ * Exit status: 0 success, 1 system call failed (errno name printed),
+ * 2 data mismatch, 64 usage error.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#define EXIT_SYSCALL	1
+#define EXIT_MISMATCH	2
+#define EXIT_USAGE	64
+
+static const char *prog = "udmabuf-test";
+
+/* ------------------------------------------------------------------ */
+/* errno names                                                         */
+
+#define E(x) { x, #x }
+static const struct {
+	int num;
+	const char *name;
+} errno_names[] = {
+	E(EPERM), E(ENOENT), E(ESRCH), E(EINTR), E(EIO), E(ENXIO), E(E2BIG),
+	E(ENOEXEC), E(EBADF), E(ECHILD), E(EAGAIN), E(ENOMEM), E(EACCES),
+	E(EFAULT), E(ENOTBLK), E(EBUSY), E(EEXIST), E(EXDEV), E(ENODEV),
+	E(ENOTDIR), E(EISDIR), E(EINVAL), E(ENFILE), E(EMFILE), E(ENOTTY),
+	E(ETXTBSY), E(EFBIG), E(ENOSPC), E(ESPIPE), E(EROFS), E(EMLINK),
+	E(EPIPE), E(EDOM), E(ERANGE), E(EDEADLK), E(ENAMETOOLONG), E(ENOLCK),
+	E(ENOSYS), E(ENOTEMPTY), E(ELOOP), E(ENOMSG), E(EIDRM), E(ENODATA),
+	E(ETIME), E(ENOLINK), E(EPROTO), E(EBADMSG), E(EOVERFLOW), E(EILSEQ),
+	E(EOPNOTSUPP), E(ETIMEDOUT), E(EALREADY), E(EINPROGRESS), E(ESTALE),
+	E(EDQUOT), E(ECANCELED), E(ENOKEY), E(EKEYREJECTED), E(EHWPOISON),
+};
+#undef E
+
+static const char *errno_name(int err)
+{
+	static char buf[32];
+	size_t i;
+
+	for (i = 0; i < sizeof(errno_names) / sizeof(errno_names[0]); i++)
+		if (errno_names[i].num == err)
+			return errno_names[i].name;
+	snprintf(buf, sizeof(buf), "E%d", err);
+	return buf;
+}
+
+/* Print the errno name of a failed call on stdout and return EXIT_SYSCALL. */
+static int report_errno(int err)
+{
+	printf("%s\n", errno_name(err));
+	return EXIT_SYSCALL;
+}
+
+/* A call that is a precondition of the command, not the thing under test. */
+static int report_setup_errno(const char *what, const char *arg, int err)
+{
+	printf("%s\n", errno_name(err));
+	fprintf(stderr, "%s: %s %s: %s\n", prog, what, arg, errno_name(err));
+	return EXIT_SYSCALL;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: %s COMMAND ARGS...\n"
+"\n"
+"Outcome commands (print OK, a number, or the errno name; exit 0 or 1):\n"
+"  write-attr FILE VALUE              one write(2) of VALUE exactly (no newline added)\n"
+"  open-try DEV [rdonly|wronly|rdwr] [--sync|--dsync]\n"
+"  mmap-try DEV OFFSET LENGTH [shared|private] [--sync] [--rdonly]\n"
+"                                     mmap (and touch the first word) of a range\n"
+"  lseek-try DEV OFFSET set|cur|end   prints the resulting offset\n"
+"  pread-try DEV OFFSET LENGTH        prints the number of bytes read\n"
+"  pwrite-try DEV OFFSET LENGTH       prints the number of bytes written\n"
+"  mkdir-try PATH | rmdir-try PATH\n"
+"  insmod-try MODULE.ko [PARAM=VALUE...]   finit_module(2)\n"
+"  rmmod-try MODULE_NAME              delete_module(2) with O_NONBLOCK\n"
+"\n"
+"Pattern commands (print OK; exit 0, 1 on a failed call, 2 on a data mismatch):\n"
+"  mmap-fill DEV OFFSET LENGTH SEED [--sync]     store the pattern through mmap\n"
+"  mmap-verify DEV OFFSET LENGTH SEED [--sync]   check it through mmap\n"
+"  write-fill DEV OFFSET LENGTH SEED             pwrite(2) the pattern\n"
+"  read-verify DEV OFFSET LENGTH SEED            pread(2) and check it\n"
+"  hold DEV OFFSET LENGTH SEED [--sync] [--no-map] [--close-fd] [--no-fill] [--until-eof]\n"
+"      open (and mmap unless --no-map) the range, fill it (unless --no-fill),\n"
+"      print \"ready\", wait for SIGUSR1/SIGTERM/SIGHUP/SIGINT (or, with\n"
+"      --until-eof, also for end of stdin), then verify the range through the\n"
+"      mapping (or pread with --no-map) and print \"intact\" (exit 0) or the\n"
+"      first mismatch (exit 2).  --close-fd closes the fd once mapped, so that\n"
+"      only the mapping keeps the file.\n"
+"\n"
+"Other:\n"
+"  pagesize                           print the page size\n"
+"  kmsg-seq                           print the sequence number of the last kernel log record\n"
+"  kmsg-since SEQ                     print kernel log records after SEQ\n"
+"\n"
+"Numbers accept decimal, 0x hex and K/M/G suffixes.  --sync opens with O_SYNC.\n",
+		prog);
+}
+
+static int usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry '%s --help' for more information.\n", prog);
+	return EXIT_USAGE;
+}
+
+/* ------------------------------------------------------------------ */
+/* argument parsing                                                    */
+
+static int parse_s64(const char *s, int64_t *out)
+{
+	char *end;
+	long long v;
+	int shift = 0;
+
+	errno = 0;
+	v = strtoll(s, &end, 0);
+	if (errno || end == s)
+		return -1;
+	switch (*end) {
+	case 'k': case 'K': shift = 10; end++; break;
+	case 'm': case 'M': shift = 20; end++; break;
+	case 'g': case 'G': shift = 30; end++; break;
+	default: break;
+	}
+	if (*end)
+		return -1;
+	if (shift && (v > (INT64_MAX >> shift) || v < (INT64_MIN >> shift)))
+		return -1;
+	*out = (int64_t)((uint64_t)v << shift);
+	return 0;
+}
+
+static int parse_u64(const char *s, uint64_t *out)
+{
+	int64_t v;
+
+	if (parse_s64(s, &v) || v < 0)
+		return -1;
+	*out = (uint64_t)v;
+	return 0;
+}
+
+struct opts {
+	int sync;	/* O_SYNC */
+	int dsync;	/* O_DSYNC */
+	int rdonly;
+	int no_map;
+	int close_fd;
+	int no_fill;
+	int until_eof;
+};
+
+/* Consume trailing --options; returns the number of positional args or -1. */
+static int split_opts(int argc, char **argv, struct opts *o)
+{
+	int i, npos = 0;
+
+	memset(o, 0, sizeof(*o));
+	for (i = 0; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (strncmp(a, "--", 2) != 0) {
+			argv[npos++] = argv[i];
+			continue;
+		}
+		if (!strcmp(a, "--sync"))
+			o->sync = 1;
+		else if (!strcmp(a, "--dsync"))
+			o->dsync = 1;
+		else if (!strcmp(a, "--rdonly"))
+			o->rdonly = 1;
+		else if (!strcmp(a, "--no-map"))
+			o->no_map = 1;
+		else if (!strcmp(a, "--close-fd"))
+			o->close_fd = 1;
+		else if (!strcmp(a, "--no-fill"))
+			o->no_fill = 1;
+		else if (!strcmp(a, "--until-eof"))
+			o->until_eof = 1;
+		else {
+			usage_error("unknown option '%s'", a);
+			return -1;
+		}
+	}
+	return npos;
+}
+
+static int open_flags(const struct opts *o, int base)
+{
+	int flags = base | O_CLOEXEC;
+
+	if (o->sync)
+		flags |= O_SYNC;
+	if (o->dsync)
+		flags |= O_DSYNC;
+	return flags;
+}
+
+/* ------------------------------------------------------------------ */
+/* the pattern                                                         */
+
+static uint64_t mix64(uint64_t z)
+{
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* The 64-bit word at byte offset 8*idx of a buffer filled with SEED. */
+static uint64_t pattern_word(uint64_t seed, uint64_t idx)
+{
+	return mix64(mix64(seed + 0x9e3779b97f4a7c15ULL) ^ idx);
+}
+
+/* The byte at OFFSET, consistent with storing pattern_word() natively. */
+static uint8_t pattern_byte(uint64_t seed, uint64_t off)
+{
+	uint64_t w = pattern_word(seed, off / 8);
+	unsigned int b = off % 8;
+
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	b = 7 - b;
+#endif
+	return (uint8_t)(w >> (8 * b));
+}
+
+/*
+ * Fill or check [off, off+len) of a mapping that starts at buffer offset
+ * BASE.  Only aligned 64-bit accesses, plus single bytes at unaligned ends.
+ */
+static void map_fill(volatile uint8_t *map, uint64_t base, uint64_t len, uint64_t seed)
+{
+	uint64_t o = 0;
+
+	for (; o < len && (base + o) % 8; o++)
+		map[o] = pattern_byte(seed, base + o);
+	for (; o + 8 <= len; o += 8)
+		*(volatile uint64_t *)(map + o) = pattern_word(seed, (base + o) / 8);
+	for (; o < len; o++)
+		map[o] = pattern_byte(seed, base + o);
+}
+
+/* Returns -1 if intact, else the buffer offset of the first bad byte. */
+static int64_t map_check(volatile uint8_t *map, uint64_t base, uint64_t len,
+			 uint64_t seed, uint64_t *got, uint64_t *want)
+{
+	uint64_t o = 0;
+
+	for (; o < len && (base + o) % 8; o++)
+		if (map[o] != pattern_byte(seed, base + o))
+			goto bad_byte;
+	for (; o + 8 <= len; o += 8) {
+		uint64_t v = *(volatile uint64_t *)(map + o);
+		uint64_t w = pattern_word(seed, (base + o) / 8);
+
+		if (v != w) {
+			*got = v;
+			*want = w;
+			return (int64_t)(base + o);
+		}
+	}
+	for (; o < len; o++)
+		if (map[o] != pattern_byte(seed, base + o))
+			goto bad_byte;
+	return -1;
+
+bad_byte:
+	*got = map[o];
+	*want = pattern_byte(seed, base + o);
+	return (int64_t)(base + o);
+}
+
+static void print_mismatch(int64_t at, uint64_t got, uint64_t want)
+{
+	printf("MISMATCH at offset %" PRId64 " (0x%" PRIx64 "): got 0x%" PRIx64
+	       " want 0x%" PRIx64 "\n", at, (uint64_t)at, got, want);
+}
+
+#define CHUNK (64 * 1024)
+
+static int fd_fill(int fd, uint64_t off, uint64_t len, uint64_t seed)
+{
+	static uint8_t buf[CHUNK];
+	uint64_t done = 0;
+
+	while (done < len) {
+		size_t n = len - done > CHUNK ? CHUNK : (size_t)(len - done);
+		size_t i;
+		ssize_t w;
+
+		for (i = 0; i < n; i++)
+			buf[i] = pattern_byte(seed, off + done + i);
+		w = pwrite(fd, buf, n, (off_t)(off + done));
+		if (w < 0)
+			return report_errno(errno);
+		if (w == 0) {
+			printf("SHORT write at offset %" PRIu64 "\n", off + done);
+			return EXIT_MISMATCH;
+		}
+		done += (uint64_t)w;
+	}
+	return 0;
+}
+
+/* Returns 0 if intact; prints the problem and returns 1/2 otherwise. */
+static int fd_check(int fd, uint64_t off, uint64_t len, uint64_t seed)
+{
+	static uint8_t buf[CHUNK];
+	uint64_t done = 0;
+
+	while (done < len) {
+		size_t n = len - done > CHUNK ? CHUNK : (size_t)(len - done);
+		ssize_t r = pread(fd, buf, n, (off_t)(off + done));
+		ssize_t i;
+
+		if (r < 0)
+			return report_errno(errno);
+		if (r == 0) {
+			printf("SHORT read: end of file at offset %" PRIu64 "\n", off + done);
+			return EXIT_MISMATCH;
+		}
+		for (i = 0; i < r; i++) {
+			uint8_t want = pattern_byte(seed, off + done + (uint64_t)i);
+
+			if (buf[i] != want) {
+				print_mismatch((int64_t)(off + done + (uint64_t)i), buf[i], want);
+				return EXIT_MISMATCH;
+			}
+		}
+		done += (uint64_t)r;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* commands                                                            */
+
+static int cmd_write_attr(int argc, char **argv)
+{
+	ssize_t w;
+	size_t len;
+	int fd;
+
+	if (argc != 2)
+		return usage_error("write-attr FILE VALUE");
+	fd = open(argv[0], O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return report_setup_errno("open", argv[0], errno);
+	len = strlen(argv[1]);
+	w = write(fd, argv[1], len);
+	if (w < 0) {
+		int err = errno;
+
+		close(fd);
+		return report_errno(err);
+	}
+	if (close(fd) < 0)
+		return report_errno(errno);
+	if ((size_t)w != len) {
+		printf("SHORT write: %zd of %zu bytes\n", w, len);
+		return EXIT_SYSCALL;
+	}
+	printf("OK\n");
+	return 0;
+}
+
+static int cmd_open_try(int argc, char **argv)
+{
+	struct opts o;
+	int n = split_opts(argc, argv, &o);
+	int acc = O_RDWR, fd;
+
+	if (n < 0)
+		return EXIT_USAGE;
+	if (n < 1 || n > 2)
+		return usage_error("open-try DEV [rdonly|wronly|rdwr] [--sync|--dsync]");
+	if (n == 2) {
+		if (!strcmp(argv[1], "rdonly"))
+			acc = O_RDONLY;
+		else if (!strcmp(argv[1], "wronly"))
+			acc = O_WRONLY;
+		else if (!strcmp(argv[1], "rdwr"))
+			acc = O_RDWR;
+		else
+			return usage_error("bad access mode '%s'", argv[1]);
+	}
+	fd = open(argv[0], open_flags(&o, acc));
+	if (fd < 0)
+		return report_errno(errno);
+	close(fd);
+	printf("OK\n");
+	return 0;
+}
+
+/* Open DEV and map [off, off+len) shared; on failure print errno, return NULL. */
+static volatile uint8_t *open_map(const char *dev, uint64_t off, uint64_t len,
+				  const struct opts *o, int *fdp, int *rc)
+{
+	void *p;
+	int fd;
+
+	fd = open(dev, open_flags(o, O_RDWR));
+	if (fd < 0) {
+		*rc = report_setup_errno("open", dev, errno);
+		return NULL;
+	}
+	p = mmap(NULL, (size_t)len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)off);
+	if (p == MAP_FAILED) {
+		*rc = report_errno(errno);
+		close(fd);
+		return NULL;
+	}
+	*fdp = fd;
+	return p;
+}
+
+static int cmd_mmap_try(int argc, char **argv)
+{
+	struct opts o;
+	int n = split_opts(argc, argv, &o);
+	uint64_t off, len;
+	int flags = MAP_SHARED, prot = PROT_READ | PROT_WRITE;
+	int fd;
+	void *p;
+
+	if (n < 0)
+		return EXIT_USAGE;
+	if (n < 3 || n > 4 || parse_u64(argv[1], &off) || parse_u64(argv[2], &len))
+		return usage_error("mmap-try DEV OFFSET LENGTH [shared|private] [--sync] [--rdonly]");
+	if (n == 4) {
+		if (!strcmp(argv[3], "private"))
+			flags = MAP_PRIVATE;
+		else if (strcmp(argv[3], "shared"))
+			return usage_error("bad mapping type '%s'", argv[3]);
+	}
+	if (o.rdonly)
+		prot = PROT_READ;
+	fd = open(argv[0], open_flags(&o, o.rdonly ? O_RDONLY : O_RDWR));
+	if (fd < 0)
+		return report_setup_errno("open", argv[0], errno);
+	p = mmap(NULL, (size_t)len, prot, flags, fd, (off_t)off);
+	if (p == MAP_FAILED) {
+		int err = errno;
+
+		close(fd);
+		return report_errno(err);
+	}
+	/* Fault in the first and the last page. */
+	(void)*(volatile uint64_t *)p;
+	if (len >= 8)
+		(void)*(volatile uint64_t *)((volatile uint8_t *)p + ((len - 8) & ~(uint64_t)7));
+	munmap(p, (size_t)len);
+	close(fd);
+	printf("OK\n");
+	return 0;
+}
+
+static int parse_range_seed(int n, char **argv, uint64_t *off, uint64_t *len, uint64_t *seed)
+{
+	return n != 4 || parse_u64(argv[1], off) || parse_u64(argv[2], len) ||
+	       parse_u64(argv[3], seed);
+}
+
+static int cmd_mmap_fill_verify(int argc, char **argv, int verify)
+{
+	struct opts o;
+	int n = split_opts(argc, argv, &o);
+	uint64_t off, len, seed, got = 0, want = 0;
+	volatile uint8_t *map;
+	int fd, rc = 0;
+
+	if (n < 0)
+		return EXIT_USAGE;
+	if (parse_range_seed(n, argv, &off, &len, &seed))
+		return usage_error("%s DEV OFFSET LENGTH SEED [--sync]",
+				   verify ? "mmap-verify" : "mmap-fill");
+	map = open_map(argv[0], off, len, &o, &fd, &rc);
+	if (!map)
+		return rc;
+	if (verify) {
+		int64_t at = map_check(map, off, len, seed, &got, &want);
+
+		if (at >= 0) {
+			print_mismatch(at, got, want);
+			rc = EXIT_MISMATCH;
+		}
+	} else {
+		map_fill(map, off, len, seed);
+	}
+	munmap((void *)map, (size_t)len);
+	close(fd);
+	if (!rc)
+		printf("OK\n");
+	return rc;
+}
+
+static int cmd_fd_fill_verify(int argc, char **argv, int verify)
+{
+	struct opts o;
+	int n = split_opts(argc, argv, &o);
+	uint64_t off, len, seed;
+	int fd, rc;
+
+	if (n < 0)
+		return EXIT_USAGE;
+	if (parse_range_seed(n, argv, &off, &len, &seed))
+		return usage_error("%s DEV OFFSET LENGTH SEED",
+				   verify ? "read-verify" : "write-fill");
+	fd = open(argv[0], open_flags(&o, verify ? O_RDONLY : O_WRONLY));
+	if (fd < 0)
+		return report_setup_errno("open", argv[0], errno);
+	rc = verify ? fd_check(fd, off, len, seed) : fd_fill(fd, off, len, seed);
+	close(fd);
+	if (!rc)
+		printf("OK\n");
+	return rc;
+}
+
+static int cmd_lseek_try(int argc, char **argv)
+{
+	int64_t off;
+	int whence, fd;
+	off_t r;
+
+	if (argc != 3 || parse_s64(argv[1], &off))
+		return usage_error("lseek-try DEV OFFSET set|cur|end");
+	if (!strcmp(argv[2], "set"))
+		whence = SEEK_SET;
+	else if (!strcmp(argv[2], "cur"))
+		whence = SEEK_CUR;
+	else if (!strcmp(argv[2], "end"))
+		whence = SEEK_END;
+	else
+		return usage_error("bad whence '%s'", argv[2]);
+	fd = open(argv[0], O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return report_setup_errno("open", argv[0], errno);
+	r = lseek(fd, (off_t)off, whence);
+	if (r < 0) {
+		int err = errno;
+
+		close(fd);
+		return report_errno(err);
+	}
+	close(fd);
+	printf("%lld\n", (long long)r);
+	return 0;
+}
+
+static int cmd_prw_try(int argc, char **argv, int write_it)
+{
+	uint64_t off, len;
+	uint8_t *buf;
+	ssize_t r;
+	int fd, err;
+
+	if (argc != 3 || parse_u64(argv[1], &off) || parse_u64(argv[2], &len) ||
+	    len > 256 * 1024 * 1024)
+		return usage_error("%s DEV OFFSET LENGTH", write_it ? "pwrite-try" : "pread-try");
+	buf = calloc(1, len ? (size_t)len : 1);
+	if (!buf)
+		return report_setup_errno("calloc", "", ENOMEM);
+	fd = open(argv[0], (write_it ? O_WRONLY : O_RDONLY) | O_CLOEXEC);
+	if (fd < 0) {
+		free(buf);
+		return report_setup_errno("open", argv[0], errno);
+	}
+	if (write_it)
+		r = pwrite(fd, buf, (size_t)len, (off_t)off);
+	else
+		r = pread(fd, buf, (size_t)len, (off_t)off);
+	err = errno;
+	close(fd);
+	free(buf);
+	if (r < 0)
+		return report_errno(err);
+	printf("%zd\n", r);
+	return 0;
+}
+
+static int cmd_dir_try(int argc, char **argv, int make)
+{
+	if (argc != 1)
+		return usage_error("%s PATH", make ? "mkdir-try" : "rmdir-try");
+	if ((make ? mkdir(argv[0], 0755) : rmdir(argv[0])) < 0)
+		return report_errno(errno);
+	printf("OK\n");
+	return 0;
+}
+
+static int cmd_insmod_try(int argc, char **argv)
+{
+	size_t total = 1;
+	char *params;
+	int i, fd;
+	long r;
+
+	if (argc < 1)
+		return usage_error("insmod-try MODULE.ko [PARAM=VALUE...]");
+	for (i = 1; i < argc; i++)
+		total += strlen(argv[i]) + 1;
+	params = calloc(1, total);
+	if (!params)
+		return report_setup_errno("calloc", "", ENOMEM);
+	for (i = 1; i < argc; i++) {
+		if (i > 1)
+			strcat(params, " ");
+		strcat(params, argv[i]);
+	}
+	fd = open(argv[0], O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		free(params);
+		return report_setup_errno("open", argv[0], errno);
+	}
+	r = syscall(SYS_finit_module, fd, params, 0);
+	i = errno;
+	close(fd);
+	free(params);
+	if (r < 0)
+		return report_errno(i);
+	printf("OK\n");
+	return 0;
+}
+
+static int cmd_rmmod_try(int argc, char **argv)
+{
+	if (argc != 1)
+		return usage_error("rmmod-try MODULE_NAME");
+	if (syscall(SYS_delete_module, argv[0], O_NONBLOCK) < 0)
+		return report_errno(errno);
+	printf("OK\n");
+	return 0;
+}
+
+static int cmd_pagesize(int argc, char **argv)
+{
+	(void)argv;
+	if (argc != 0)
+		return usage_error("pagesize takes no arguments");
+	printf("%ld\n", sysconf(_SC_PAGESIZE));
+	return 0;
+}
+
+/*
+ * /dev/kmsg records: "PRIO,SEQ,USEC,FLAGS[,...];MESSAGE\n" followed by
+ * optional continuation lines starting with a space.  One record per read.
+ */
+static int kmsg_walk(int64_t after, int print)
+{
+	char rec[8192];
+	int64_t last = -1;
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0)
+		return report_setup_errno("open", "/dev/kmsg", errno);
+	for (;;) {
+		ssize_t r = read(fd, rec, sizeof(rec) - 1);
+		unsigned long long seq;
+		char *msg, *nl;
+
+		if (r < 0) {
+			if (errno == EPIPE)	/* overwritten while reading: go on */
+				continue;
+			if (errno == EAGAIN)
+				break;
+			close(fd);
+			return report_setup_errno("read", "/dev/kmsg", errno);
+		}
+		if (r == 0)
+			break;
+		rec[r] = '\0';
+		if (sscanf(rec, "%*u,%llu", &seq) != 1)
+			continue;
+		last = (int64_t)seq;
+		if (!print || (int64_t)seq <= after)
+			continue;
+		msg = strchr(rec, ';');
+		if (!msg)
+			continue;
+		msg++;
+		nl = strchr(msg, '\n');
+		if (nl)
+			*nl = '\0';
+		printf("%s\n", msg);
+	}
+	close(fd);
+	if (!print)
+		printf("%" PRId64 "\n", last);
+	return 0;
+}
+
+static int cmd_kmsg_seq(int argc, char **argv)
+{
+	(void)argv;
+	if (argc != 0)
+		return usage_error("kmsg-seq takes no arguments");
+	return kmsg_walk(0, 0);
+}
+
+static int cmd_kmsg_since(int argc, char **argv)
+{
+	int64_t seq;
+
+	if (argc != 1 || parse_s64(argv[0], &seq))
+		return usage_error("kmsg-since SEQ");
+	return kmsg_walk(seq, 1);
+}
+
+/* Wait for a stop signal (or, if asked, end of stdin). */
+static int wait_for_stop(int until_eof)
+{
+	struct pollfd pfd[2];
+	sigset_t set;
+	int sfd, nfds = 1;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGINT);
+	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0)
+		return -1;
+	sfd = signalfd(-1, &set, SFD_CLOEXEC);
+	if (sfd < 0)
+		return -1;
+	pfd[0].fd = sfd;
+	pfd[0].events = POLLIN;
+	if (until_eof) {
+		pfd[1].fd = STDIN_FILENO;
+		pfd[1].events = POLLIN;
+		nfds = 2;
+	}
+	for (;;) {
+		if (poll(pfd, (nfds_t)nfds, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		if (pfd[0].revents)
+			break;
+		if (nfds == 2 && pfd[1].revents) {
+			char c[256];
+			ssize_t r = read(STDIN_FILENO, c, sizeof(c));
+
+			if (r <= 0)
+				break;
+		}
+	}
+	close(sfd);
+	return 0;
+}
+
+static int cmd_hold(int argc, char **argv)
+{
+	struct opts o;
+	int n = split_opts(argc, argv, &o);
+	uint64_t off, len, seed, got = 0, want = 0;
+	volatile uint8_t *map = NULL;
+	int fd = -1, rc = 0;
+
+	if (n < 0)
+		return EXIT_USAGE;
+	if (parse_range_seed(n, argv, &off, &len, &seed))
+		return usage_error("hold DEV OFFSET LENGTH SEED [--sync] [--no-map] [--close-fd] [--no-fill] [--until-eof]");
+	if (o.no_map && o.close_fd)
+		return usage_error("hold: --close-fd needs a mapping");
+
+	if (o.no_map) {
+		fd = open(argv[0], open_flags(&o, O_RDWR));
+		if (fd < 0)
+			return report_setup_errno("open", argv[0], errno);
+		if (!o.no_fill) {
+			rc = fd_fill(fd, off, len, seed);
+			if (rc)
+				return rc;
+		}
+	} else {
+		map = open_map(argv[0], off, len, &o, &fd, &rc);
+		if (!map)
+			return rc;
+		if (!o.no_fill)
+			map_fill(map, off, len, seed);
+		if (o.close_fd) {
+			close(fd);
+			fd = -1;
+		}
+	}
+
+	printf("ready\n");
+	fflush(stdout);
+
+	if (wait_for_stop(o.until_eof) < 0)
+		return report_setup_errno("wait", "signal", errno);
+
+	if (o.no_map) {
+		rc = fd_check(fd, off, len, seed);
+	} else {
+		int64_t at = map_check(map, off, len, seed, &got, &want);
+
+		if (at >= 0) {
+			print_mismatch(at, got, want);
+			rc = EXIT_MISMATCH;
+		}
+		munmap((void *)map, (size_t)len);
+	}
+	if (fd >= 0)
+		close(fd);
+	if (!rc)
+		printf("intact\n");
+	return rc;
+}
+
+/* ------------------------------------------------------------------ */
+
+#define WRAP(name, fn, arg) \
+	static int name(int argc, char **argv) { return fn(argc, argv, arg); }
+WRAP(cmd_mmap_fill,   cmd_mmap_fill_verify, 0)
+WRAP(cmd_mmap_verify, cmd_mmap_fill_verify, 1)
+WRAP(cmd_write_fill,  cmd_fd_fill_verify,   0)
+WRAP(cmd_read_verify, cmd_fd_fill_verify,   1)
+WRAP(cmd_pread_try,   cmd_prw_try,          0)
+WRAP(cmd_pwrite_try,  cmd_prw_try,          1)
+WRAP(cmd_mkdir_try,   cmd_dir_try,          1)
+WRAP(cmd_rmdir_try,   cmd_dir_try,          0)
+#undef WRAP
+
+static const struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+} commands[] = {
+	{ "write-attr",  cmd_write_attr },
+	{ "open-try",    cmd_open_try },
+	{ "mmap-try",    cmd_mmap_try },
+	{ "mmap-fill",   cmd_mmap_fill },
+	{ "mmap-verify", cmd_mmap_verify },
+	{ "write-fill",  cmd_write_fill },
+	{ "read-verify", cmd_read_verify },
+	{ "lseek-try",   cmd_lseek_try },
+	{ "pread-try",   cmd_pread_try },
+	{ "pwrite-try",  cmd_pwrite_try },
+	{ "mkdir-try",   cmd_mkdir_try },
+	{ "rmdir-try",   cmd_rmdir_try },
+	{ "insmod-try",  cmd_insmod_try },
+	{ "rmmod-try",   cmd_rmmod_try },
+	{ "hold",        cmd_hold },
+	{ "pagesize",    cmd_pagesize },
+	{ "kmsg-seq",    cmd_kmsg_seq },
+	{ "kmsg-since",  cmd_kmsg_since },
+	{ NULL, NULL },
+};
+
+int main(int argc, char **argv)
+{
+	const struct command *c;
+
+	if (argc < 2)
+		return usage_error("missing command");
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		usage(stdout);
+		return 0;
+	}
+	/* Line-buffered even into a pipe/file, so "ready" is seen at once. */
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	for (c = commands; c->name; c++)
+		if (!strcmp(c->name, argv[1]))
+			return c->fn(argc - 2, argv + 2);
+	return usage_error("unknown command '%s'", argv[1]);
+}

@@ -1,0 +1,418 @@
+# shellcheck shell=bash
+# The VM_* globals set here are used by the scripts that source this file.
+# shellcheck disable=SC2034
+# Shared functions of the QEMU guest harness (tests/vm/run, tests/vm/deps).
+#
+# Everything downloaded (Debian kernel image/headers, arm64 userland) lives in a
+# cache outside the checkout so that a warm run needs no network and the work
+# tree stays clean; everything built from the checkout lives in build/<arch>/
+# (gitignored) so that it can be inspected after a failing run.
+
+# Repository root: this file is tests/vm/lib.sh.
+VM_LIB_DIR=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
+REPO_ROOT=$(cd -- "$VM_LIB_DIR/../.." && pwd)
+
+# Debian release whose kernel we boot; the host must be the same release so
+# that its linux-kbuild-6.1 scripts and compilers match the headers.
+VM_KBUILD_PKG=linux-kbuild-6.1
+
+# Host packages the harness needs (tests/vm/deps installs them).
+# - qemu-system-x86/-arm: the guests; busybox-static/bash/bats*: amd64 guest
+#   userland is copied from the host; gcc/libc6-dev: native static binaries;
+#   gcc-aarch64-linux-gnu + libc6-dev-arm64-cross: arm64 module and static
+#   binaries; linux-kbuild-6.1 (+gcc-12 which the headers name as CC): kbuild
+#   scripts the Debian headers link to; cpio/gzip: initramfs; xz-utils/zstd:
+#   in case Debian starts shipping compressed modules; binutils: readelf to
+#   find the shared libraries of bash; make: kbuild; util-linux: flock.
+VM_HOST_PACKAGES=(
+	qemu-system-x86 qemu-system-arm
+	busybox-static bash jq bats bats-assert bats-support
+	gcc gcc-12 libc6-dev make binutils
+	gcc-aarch64-linux-gnu gcc-12-aarch64-linux-gnu libc6-dev-arm64-cross
+	"$VM_KBUILD_PKG"
+	cpio gzip xz-utils zstd dpkg apt coreutils util-linux
+)
+
+# Guest userland packages for arm64 (amd64 uses the host's binaries).  bash
+# needs libc6 and libtinfo6, jq (JSON checks in tests) libjq1 and libonig5;
+# vm_copy_elf checks that every NEEDED library was found, so a new dependency
+# shows up as a clear build error.
+VM_ARM64_USERLAND=(busybox-static bash libc6 libtinfo6 jq libjq1 libonig5)
+
+# Dynamically linked programs copied into the guest with their libraries
+# (busybox provides everything else).
+VM_GUEST_PROGS=(bash jq)
+
+# Patterns that mark a broken kernel.  Matched (fixed strings, case-sensitive)
+# against every line the guest kernel printed.
+VM_BAD_PATTERNS=(
+	'BUG:' 'WARNING:' 'Oops' 'Call Trace' 'kernel BUG' 'general protection fault'
+	'possible circular locking' 'possible recursive locking' 'INFO: task'
+	'lockdep' 'KASAN' 'UBSAN' 'kmemleak' 'DMA-API' 'Kernel panic'
+	'unreferenced object'
+)
+
+vm_log() { printf '%s\n' "vm: $*" >&2; }
+vm_warn() { printf '%s\n' "vm: warning: $*" >&2; }
+vm_die() {
+	printf '%s\n' "vm: error: $*" >&2
+	exit 1
+}
+
+# Verbose output (--verbose / UDMABUF_VM_VERBOSE=1) shows build logs and the
+# whole console; otherwise the harness is quiet on success.
+vm_verbose() { [[ ${UDMABUF_VM_VERBOSE:-0} != 0 ]]; }
+
+# Run a command with its output in a log file; on failure show the log's tail.
+# Why: the harness must be quiet on success but a failed build must say why.
+vm_run_logged() {
+	local logfile=$1
+	shift
+	if vm_verbose; then
+		"$@" 2>&1 | tee -a "$logfile"
+		return "${PIPESTATUS[0]}"
+	fi
+	if ! "$@" >>"$logfile" 2>&1; then
+		vm_warn "command failed: $*"
+		tail -n 60 "$logfile" >&2
+		vm_warn "full log: $logfile"
+		return 1
+	fi
+}
+
+vm_cache_root() {
+	printf '%s\n' "${UDMABUF_CFS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/udmabuf-cfs}"
+}
+
+vm_is_root() { [[ $(id -u) == 0 ]]; }
+
+# Debian architecture name -> names used by the toolchain, kbuild and QEMU.
+vm_arch_setup() {
+	VM_ARCH=$1
+	case $VM_ARCH in
+	amd64)
+		VM_KARCH=x86
+		VM_TRIPLET=x86_64-linux-gnu
+		VM_CROSS=
+		VM_CC=gcc
+		VM_QEMU=qemu-system-x86_64
+		VM_CONSOLE=ttyS0
+		;;
+	arm64)
+		VM_KARCH=arm64
+		VM_TRIPLET=aarch64-linux-gnu
+		VM_CROSS=aarch64-linux-gnu-
+		VM_CC=aarch64-linux-gnu-gcc
+		VM_QEMU=qemu-system-aarch64
+		VM_CONSOLE=ttyAMA0
+		;;
+	*) vm_die "unsupported arch '$VM_ARCH' (amd64 or arm64)" ;;
+	esac
+	VM_BUILD=${UDMABUF_VM_BUILD_DIR:-$REPO_ROOT/build/$VM_ARCH}
+}
+
+# ---------------------------------------------------------------------------
+# apt access
+#
+# amd64 is the host architecture: the system's apt configuration and lists are
+# used as they are.  arm64 gets a private apt configuration inside the cache
+# (own lists, own empty dpkg status, APT::Architecture=arm64, sources copied
+# from the system) so that the host's dpkg/apt state is never modified.
+
+vm_apt_private_dir() { printf '%s\n' "$(vm_cache_root)/apt/$VM_ARCH"; }
+
+vm_apt_opts() {
+	VM_APT_OPTS=()
+	if vm_is_root; then
+		# apt drops privileges to _apt for downloads, which cannot write to a
+		# cache below /root; downloading as root is what apt falls back to anyway
+		# (with a warning), so say it up front and stay quiet.
+		VM_APT_OPTS+=(-o APT::Sandbox::User=root)
+	fi
+	[[ $VM_ARCH == amd64 ]] && return 0
+	local d
+	d=$(vm_apt_private_dir)
+	VM_APT_OPTS+=(
+		-o "APT::Architecture=$VM_ARCH"
+		-o "APT::Architectures=$VM_ARCH"
+		-o "Dir::Etc::SourceList=$d/etc/sources.list"
+		-o "Dir::Etc::SourceParts=$d/etc/sources.list.d"
+		-o "Dir::Etc::Preferences=$d/etc/preferences"
+		-o "Dir::Etc::PreferencesParts=$d/etc/preferences.d"
+		-o "Dir::State=$d/state"
+		-o "Dir::State::Lists=$d/state/lists"
+		-o "Dir::State::status=$d/state/status"
+		-o "Dir::Cache=$d/cache"
+		-o "Debug::NoLocking=true"
+	)
+}
+
+# Create the private apt tree for a foreign architecture (idempotent).
+vm_apt_private_init() {
+	[[ $VM_ARCH == amd64 ]] && return 0
+	local d f
+	d=$(vm_apt_private_dir)
+	[[ -f $d/.initialised ]] && return 0
+	mkdir -p "$d/etc/sources.list.d" "$d/etc/preferences.d" \
+		"$d/state/lists/partial" "$d/cache/archives/partial"
+	: >"$d/state/status"
+	: >"$d/etc/preferences"
+	: >"$d/etc/sources.list"
+	# Same mirrors as the host (Debian's own deb822 .sources or .list files).
+	[[ -f /etc/apt/sources.list ]] && cp /etc/apt/sources.list "$d/etc/sources.list"
+	for f in /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources; do
+		[[ -f $f ]] && cp "$f" "$d/etc/sources.list.d/"
+	done
+	touch "$d/.initialised"
+}
+
+vm_apt_get() { apt-get -q "${VM_APT_OPTS[@]}" "$@"; }
+vm_apt_cache() { apt-cache "${VM_APT_OPTS[@]}" "$@"; }
+
+# apt-get update for the arch's configuration: the private one always may be
+# updated; the system one only as root.
+vm_apt_update() {
+	if [[ $VM_ARCH == amd64 ]] && ! vm_is_root; then
+		vm_die "the host's apt lists lack what is needed; run 'sudo apt-get update' (or set UDMABUF_KERNEL_ABI)"
+	fi
+	vm_apt_private_init
+	vm_log "apt-get update ($VM_ARCH)"
+	vm_run_logged "$(vm_cache_root)/apt-update.log" vm_apt_get update ||
+		vm_die "apt-get update failed"
+}
+
+# True if the package is known to apt (with a candidate version).
+vm_apt_known() {
+	local cand
+	cand=$(vm_apt_cache policy "$1" 2>/dev/null | awk '/Candidate:/ {print $2}')
+	[[ -n $cand && $cand != "(none)" ]]
+}
+
+# Default kernel ABI: what Debian's meta package currently depends on.
+vm_resolve_abi() {
+	if [[ -n ${UDMABUF_KERNEL_ABI:-} ]]; then
+		VM_ABI=$UDMABUF_KERNEL_ABI
+		return 0
+	fi
+	local meta=linux-image-$VM_ARCH
+	vm_apt_private_init
+	if ! vm_apt_known "$meta"; then
+		vm_apt_update
+		vm_apt_known "$meta" || vm_die "apt does not know $meta"
+	fi
+	VM_ABI=$(vm_apt_cache depends "$meta" 2>/dev/null |
+		sed -n "s/^ *Depends: linux-image-\(.*\)-$VM_ARCH\$/\1/p" | head -n 1)
+	[[ -n $VM_ABI ]] || vm_die "cannot find the kernel ABI of $meta"
+}
+
+# ---------------------------------------------------------------------------
+# Kernel image and headers
+
+# Fills VM_KROOT (unpacked image+headers), VM_KDIR (kbuild dir), VM_VMLINUZ,
+# VM_MODDIR (the image's /lib/modules/<release>).
+vm_fetch_kernel() {
+	local rel=$VM_ABI-$VM_ARCH
+	local base
+	base=$(vm_cache_root)/$VM_ARCH/$VM_ABI
+	VM_KROOT=$base/root
+	VM_KDIR=$VM_KROOT/usr/src/linux-headers-$rel
+	VM_VMLINUZ=$VM_KROOT/boot/vmlinuz-$rel
+	VM_MODDIR=$VM_KROOT/lib/modules/$rel
+	VM_KCONFIG=$VM_KROOT/boot/config-$rel
+	if [[ -f $base/.complete ]]; then
+		return 0
+	fi
+	local pkgs=(
+		"linux-image-$rel" "linux-headers-$rel" "linux-headers-$VM_ABI-common"
+	)
+	local p
+	vm_apt_private_init
+	for p in "${pkgs[@]}"; do
+		if ! vm_apt_known "$p"; then
+			vm_apt_update
+			vm_apt_known "$p" || vm_die "apt does not know $p (UDMABUF_KERNEL_ABI=$VM_ABI?)"
+		fi
+	done
+	vm_log "downloading Debian kernel $rel"
+	mkdir -p "$base/debs"
+	(cd "$base/debs" && vm_run_logged "$base/download.log" vm_apt_get download "${pkgs[@]}") ||
+		vm_die "downloading ${pkgs[*]} failed"
+	rm -rf "$VM_KROOT"
+	mkdir -p "$VM_KROOT"
+	local deb
+	for deb in "$base"/debs/*.deb; do
+		dpkg-deb -x "$deb" "$VM_KROOT"
+	done
+	dpkg-deb -f "$base/debs/linux-headers-${rel}_"*.deb Version >"$base/version"
+	vm_fix_headers
+	# The debs are unpacked; keep only the tree.
+	rm -rf "$base/debs"
+	touch "$base/.complete"
+}
+
+# Debian's headers are meant to live in /usr/src: the arch Makefile includes
+# the -common one by absolute path, and scripts/ and tools/ are relative
+# symlinks to /usr/lib/linux-kbuild-6.1 (host binaries, also for arm64, which
+# is what a cross build needs).  Point both at the unpacked tree / the host.
+vm_fix_headers() {
+	local common=$VM_KROOT/usr/src/linux-headers-$VM_ABI-common
+	[[ -d $VM_KDIR && -d $common ]] || vm_die "unexpected header layout in $VM_KROOT"
+	sed -i "s|/usr/src/linux-headers-$VM_ABI-common|$common|g" "$VM_KDIR/Makefile"
+	mkdir -p "$VM_KROOT/usr/lib"
+	ln -sfn "/usr/lib/$VM_KBUILD_PKG" "$VM_KROOT/usr/lib/$VM_KBUILD_PKG"
+}
+
+# Warn if the host kbuild scripts are not the headers' version (modpost and
+# fixdep are host programs from that package; a mismatch usually works, but
+# when it does not the message should say why).
+vm_check_kbuild() {
+	[[ -d /usr/lib/$VM_KBUILD_PKG/scripts ]] ||
+		vm_die "$VM_KBUILD_PKG is not installed (run tests/vm/deps)"
+	local have want
+	have=$(dpkg-query -W -f='${Version}' "$VM_KBUILD_PKG" 2>/dev/null || true)
+	want=$(cat "$VM_KROOT/../version" 2>/dev/null || true)
+	if [[ -n $want && -n $have && $have != "$want" ]]; then
+		vm_warn "host $VM_KBUILD_PKG is $have, the headers are $want (tests/vm/deps upgrades it)"
+	fi
+}
+
+# ---------------------------------------------------------------------------
+# arm64 guest userland (amd64 uses the host's)
+
+# Fills VM_USERROOT: a tree with bash, busybox and their libraries for the arch.
+vm_fetch_userland() {
+	if [[ $VM_ARCH == amd64 ]]; then
+		VM_USERROOT=/
+		return 0
+	fi
+	local base
+	base=$(vm_cache_root)/$VM_ARCH/userland
+	VM_USERROOT=$base/root
+	# The stamp holds the package list, so that a changed list refetches.
+	[[ -f $base/.complete && $(<"$base/.complete") == "${VM_ARM64_USERLAND[*]}" ]] && return 0
+	local p
+	vm_apt_private_init
+	for p in "${VM_ARM64_USERLAND[@]}"; do
+		if ! vm_apt_known "$p"; then
+			vm_apt_update
+			vm_apt_known "$p" || vm_die "apt does not know $p for $VM_ARCH"
+		fi
+	done
+	vm_log "downloading $VM_ARCH guest userland (${VM_ARM64_USERLAND[*]})"
+	rm -rf "$base"
+	mkdir -p "$base/debs" "$VM_USERROOT"
+	(cd "$base/debs" && vm_run_logged "$base/download.log" vm_apt_get download "${VM_ARM64_USERLAND[@]}") ||
+		vm_die "downloading the $VM_ARCH userland failed"
+	local deb
+	for deb in "$base"/debs/*.deb; do
+		dpkg-deb -x "$deb" "$VM_USERROOT"
+	done
+	rm -rf "$base/debs"
+	printf '%s\n' "${VM_ARM64_USERLAND[*]}" >"$base/.complete"
+}
+
+# ---------------------------------------------------------------------------
+# Initramfs helpers
+
+# Map a path of a (possibly split-usr) sysroot to the merged-/usr initramfs.
+vm_merged_path() {
+	case $1 in
+	/bin/* | /sbin/* | /lib/* | /lib64/*) printf '/usr%s\n' "$1" ;;
+	*) printf '%s\n' "$1" ;;
+	esac
+}
+
+# Path of a program in the sysroot (Debian packages put them in /bin or
+# /usr/bin), or fail.
+vm_find_prog() {
+	local sysroot=$1 name=$2 d
+	for d in /usr/bin /bin /usr/sbin /sbin; do
+		if [[ -f $sysroot$d/$name ]]; then
+			printf '%s\n' "$d/$name"
+			return 0
+		fi
+	done
+	return 1
+}
+
+# Find a shared library by soname in the sysroot's library directories.
+vm_find_lib() {
+	local sysroot=$1 soname=$2 d
+	for d in "/lib/$VM_TRIPLET" "/usr/lib/$VM_TRIPLET" /lib /usr/lib /lib64 /usr/lib64; do
+		if [[ -e $sysroot$d/$soname ]]; then
+			printf '%s\n' "$d/$soname"
+			return 0
+		fi
+	done
+	return 1
+}
+
+# Copy an ELF executable or library (path relative to sysroot) into the
+# initramfs together with its interpreter and, recursively, every NEEDED
+# library.  readelf instead of ldd so that the same code works for the foreign
+# arm64 sysroot, which cannot be executed here.
+vm_copy_elf() {
+	local sysroot=$1 path=$2 dest=$3
+	local target
+	target=$dest$(vm_merged_path "$path")
+	[[ -e $target ]] && return 0
+	mkdir -p "$(dirname "$target")"
+	cp -L "$sysroot$path" "$target"
+	local interp lib libpath
+	interp=$(readelf -lW "$sysroot$path" 2>/dev/null |
+		sed -n 's/.*\[Requesting program interpreter: \(.*\)\]/\1/p')
+	if [[ -n $interp ]]; then
+		vm_copy_elf "$sysroot" "$interp" "$dest"
+	fi
+	while read -r lib; do
+		libpath=$(vm_find_lib "$sysroot" "$lib") ||
+			vm_die "$path needs $lib, not found in $sysroot"
+		vm_copy_elf "$sysroot" "$libpath" "$dest"
+	done < <(readelf -dW "$sysroot$path" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
+}
+
+# Emit a newc cpio archive with /dev/console.  The kernel opens /dev/console
+# for init before anything can mount devtmpfs; creating the node with mknod
+# would need root, so write the archive entry directly.
+vm_cpio_devnodes() {
+	local ino=900000
+	local name mode rmaj rmin namesize pad
+	while read -r name mode rmaj rmin; do
+		namesize=$((${#name} + 1))
+		printf '070701%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X' \
+			"$ino" "$((8#$mode))" 0 0 1 0 0 0 0 "$rmaj" "$rmin" "$namesize" 0
+		printf '%s\0' "$name"
+		pad=$(((4 - (110 + namesize) % 4) % 4))
+		head -c "$pad" /dev/zero
+		ino=$((ino + 1))
+	done <<-'EOF'
+		dev 040755 0 0
+		dev/console 020600 5 1
+		TRAILER!!! 0 0 0
+	EOF
+}
+
+# Decompress a module if Debian ships it compressed (6.1 ships plain .ko, but
+# later kernels use .ko.xz), else copy it.
+vm_copy_module() {
+	local src=$1 dst=$2
+	case $src in
+	*.ko.xz) xz -dc "$src" >"$dst" ;;
+	*.ko.zst) zstd -q -dc "$src" >"$dst" ;;
+	*.ko.gz) gzip -dc "$src" >"$dst" ;;
+	*) cp "$src" "$dst" ;;
+	esac
+}
+
+# Locate a kernel module of the image by name (configfs -> path of configfs.ko*).
+vm_find_kmod() {
+	local name=$1 f
+	f=$(find "$VM_MODDIR/kernel" \( -name "$name.ko" -o -name "$name.ko.*" \) -print -quit)
+	[[ -n $f ]] || return 1
+	printf '%s\n' "$f"
+}
+
+# True if a kernel config option is =y or =m in the guest kernel.
+vm_kconfig_enabled() {
+	grep -Eq "^$1=(y|m)$" "$VM_KCONFIG"
+}
