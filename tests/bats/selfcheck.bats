@@ -29,7 +29,7 @@ teardown() { common_teardown; }
 @test "write-attr reports the errno name of a failed open" {
 	run "$UT" write-attr /nonexistent/file 1
 	assert_failure 1
-	assert_output ENOENT
+	assert_line --index 0 ENOENT
 }
 
 @test "a wrong pattern is detected through read()" {
