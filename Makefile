@@ -59,6 +59,7 @@ deps:
 
 check-host:
 	$(MAKE) -C tools/udmabufctl check
+	tests/uapi/check
 
 check-amd64:
 	tests/vm/run --arch amd64
