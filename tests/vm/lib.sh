@@ -43,10 +43,12 @@ VM_ARM64_USERLAND=(busybox-static bash libc6 libtinfo6 jq libjq1 libonig5)
 # (busybox provides everything else).
 VM_GUEST_PROGS=(bash jq)
 
-# Patterns that mark a broken kernel.  Matched (fixed strings, case-sensitive)
-# against every line the guest kernel printed.
+# Patterns that mark a broken kernel: extended regexes (mostly plain
+# strings), case-sensitive, matched against every line the guest kernel
+# printed.  "Call [Tt]race": x86 prints "Call Trace:", arm64 "Call trace:"
+# (e.g. for a page allocation failure, which comes without a WARNING line).
 VM_BAD_PATTERNS=(
-	'BUG:' 'WARNING:' 'Oops' 'Call Trace' 'kernel BUG' 'general protection fault'
+	'BUG:' 'WARNING:' 'Oops' 'Call [Tt]race' 'kernel BUG' 'general protection fault'
 	'possible circular locking' 'possible recursive locking' 'INFO: task'
 	'lockdep' 'KASAN' 'UBSAN' 'kmemleak' 'DMA-API' 'Kernel panic'
 	'unreferenced object'
@@ -89,6 +91,11 @@ vm_is_root() { [[ $(id -u) == 0 ]]; }
 # Debian architecture name -> names used by the toolchain, kbuild and QEMU.
 vm_arch_setup() {
 	VM_ARCH=$1
+	# The toolchain choices below (native gcc for amd64, aarch64-linux-gnu- for
+	# arm64) and the apt setup assume a Debian amd64 host.
+	local host
+	host=$(dpkg --print-architecture 2>/dev/null || echo unknown)
+	[[ $host == amd64 ]] || vm_die "the harness runs on a Debian amd64 host (this is $host)"
 	case $VM_ARCH in
 	amd64)
 		VM_KARCH=x86
@@ -166,6 +173,28 @@ vm_apt_private_init() {
 	touch "$d/.initialised"
 }
 
+# The private lists follow the host's: when the host's apt lists were updated
+# after ours (e.g. by tests/vm/deps or a security update), update ours too, so
+# that both architectures boot the same kernel ABI.  Without that, no network.
+vm_apt_private_follow_host() {
+	[[ $VM_ARCH == amd64 ]] && return 0
+	local stamp newest
+	stamp=$(vm_apt_private_dir)/state/lists/.updated
+	[[ -f $stamp ]] || return 0 # never updated: vm_apt_known will say so
+	newest=$(find /var/lib/apt/lists -maxdepth 1 -name '*InRelease' -newer "$stamp" -print -quit 2>/dev/null)
+	[[ -z $newest ]] || vm_apt_update
+}
+
+# apt-get download in the current directory; on failure (stale lists: the
+# mirror no longer has that version) update the lists and try once more.
+vm_apt_download() {
+	local log=$1
+	shift
+	vm_run_logged "$log" vm_apt_get download "$@" && return 0
+	vm_apt_update
+	vm_run_logged "$log" vm_apt_get download "$@"
+}
+
 vm_apt_get() { apt-get -q "${VM_APT_OPTS[@]}" "$@"; }
 vm_apt_cache() { apt-cache "${VM_APT_OPTS[@]}" "$@"; }
 
@@ -179,6 +208,9 @@ vm_apt_update() {
 	vm_log "apt-get update ($VM_ARCH)"
 	vm_run_logged "$(vm_cache_root)/apt-update.log" vm_apt_get update ||
 		vm_die "apt-get update failed"
+	if [[ $VM_ARCH != amd64 ]]; then
+		touch "$(vm_apt_private_dir)/state/lists/.updated"
+	fi
 }
 
 # True if the package is known to apt (with a candidate version).
@@ -196,6 +228,7 @@ vm_resolve_abi() {
 	fi
 	local meta=linux-image-$VM_ARCH
 	vm_apt_private_init
+	vm_apt_private_follow_host
 	if ! vm_apt_known "$meta"; then
 		vm_apt_update
 		vm_apt_known "$meta" || vm_die "apt does not know $meta"
@@ -235,7 +268,7 @@ vm_fetch_kernel() {
 	done
 	vm_log "downloading Debian kernel $rel"
 	mkdir -p "$base/debs"
-	(cd "$base/debs" && vm_run_logged "$base/download.log" vm_apt_get download "${pkgs[@]}") ||
+	(cd "$base/debs" && vm_apt_download "$base/download.log" "${pkgs[@]}") ||
 		vm_die "downloading ${pkgs[*]} failed"
 	rm -rf "$VM_KROOT"
 	mkdir -p "$VM_KROOT"
@@ -301,7 +334,7 @@ vm_fetch_userland() {
 	vm_log "downloading $VM_ARCH guest userland (${VM_ARM64_USERLAND[*]})"
 	rm -rf "$base"
 	mkdir -p "$base/debs" "$VM_USERROOT"
-	(cd "$base/debs" && vm_run_logged "$base/download.log" vm_apt_get download "${VM_ARM64_USERLAND[@]}") ||
+	(cd "$base/debs" && vm_apt_download "$base/download.log" "${VM_ARM64_USERLAND[@]}") ||
 		vm_die "downloading the $VM_ARCH userland failed"
 	local deb
 	for deb in "$base"/debs/*.deb; do
