@@ -23,12 +23,16 @@ VM_KBUILD_PKG=linux-kbuild-6.1
 #   binaries; linux-kbuild-6.1 (+gcc-12 which the headers name as CC): kbuild
 #   scripts the Debian headers link to; cpio/gzip: initramfs; xz-utils/zstd:
 #   in case Debian starts shipping compressed modules; binutils: readelf to
-#   find the shared libraries of bash; make: kbuild; util-linux: flock.
+#   find the shared libraries of bash; make: kbuild; util-linux: flock;
+#   the i686 and armhf cross compilers: 32-bit helpers for the compat ioctl
+#   tests (tests/helpers/*.c marked build-compat32).
 VM_HOST_PACKAGES=(
 	qemu-system-x86 qemu-system-arm
 	busybox-static bash jq bats bats-assert bats-support
 	gcc gcc-12 libc6-dev make binutils
 	gcc-aarch64-linux-gnu gcc-12-aarch64-linux-gnu libc6-dev-arm64-cross
+	gcc-i686-linux-gnu libc6-dev-i386-cross
+	gcc-arm-linux-gnueabihf libc6-dev-armhf-cross
 	"$VM_KBUILD_PKG"
 	cpio gzip xz-utils zstd dpkg apt coreutils util-linux
 )
@@ -102,6 +106,7 @@ vm_arch_setup() {
 		VM_TRIPLET=x86_64-linux-gnu
 		VM_CROSS=
 		VM_CC=gcc
+		VM_CC32=i686-linux-gnu-gcc
 		VM_QEMU=qemu-system-x86_64
 		VM_CONSOLE=ttyS0
 		;;
@@ -110,6 +115,7 @@ vm_arch_setup() {
 		VM_TRIPLET=aarch64-linux-gnu
 		VM_CROSS=aarch64-linux-gnu-
 		VM_CC=aarch64-linux-gnu-gcc
+		VM_CC32=arm-linux-gnueabihf-gcc
 		VM_QEMU=qemu-system-aarch64
 		VM_CONSOLE=ttyAMA0
 		;;
