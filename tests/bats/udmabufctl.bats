@@ -414,20 +414,24 @@ state() {
 # ---------------------------------------------------------------------------
 # sync
 
-@test "sync --for-cpu syncs the buffer or says the module cannot" {
+@test "sync --for-cpu and --for-device sync the buffer" {
 	run -0 "$CTL" create tbuf --size 64K
-	if [ -e "$CLASS/tbuf/sync_for_cpu" ]; then
-		run -0 --separate-stderr "$CTL" sync tbuf --for-cpu
-		assert_equal "$stderr" ""
-	else
-		run -1 --separate-stderr "$CTL" sync tbuf --for-cpu
-		assert_equal "${stderr_lines[0]}" "udmabufctl: tbuf: sync: Operation not supported"
-	fi
+	run -0 --separate-stderr "$CTL" sync tbuf --for-device
+	assert_equal "$stderr" ""
+	assert_equal "$(cat "$CLASS/tbuf/sync_owner")" 1
+	run -0 --separate-stderr "$CTL" sync tbuf --for-cpu --offset 4K --length 4K --direction from-device
+	assert_equal "$stderr" ""
+	assert_equal "$(cat "$CLASS/tbuf/sync_owner")" 0
+}
+
+@test "sync works for a user who may open the device but not write sysfs" {
+	run -0 "$CTL" create tbuf --size 64K --mode 0666
+	run -0 su -s /bin/sh -c "$CTL sync tbuf --for-device" nobody
+	assert_equal "$(cat "$CLASS/tbuf/sync_owner")" 1
 }
 
 @test "sync of a range beyond the buffer fails with Invalid argument" {
 	run -0 "$CTL" create tbuf --size 64K
-	requires_file "$CLASS/tbuf/sync_for_device" "the module's sync attributes"
 	run -1 --separate-stderr "$CTL" sync tbuf --for-device --offset 60K --length 8K
 	assert_equal "${stderr_lines[0]}" "udmabufctl: tbuf: sync: Invalid argument"
 }

@@ -12,9 +12,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <linux/udmabuf-cfs.h>
 
 #include "udmabuf.h"
 
@@ -1069,33 +1072,27 @@ int udmabuf_sync(const char *name, enum udmabuf_sync_target target,
 		 uint64_t offset, uint64_t length,
 		 enum udmabuf_direction direction)
 {
-	const char *attr = target == UDMABUF_SYNC_FOR_DEVICE ?
-			   "sync_for_device" : "sync_for_cpu";
-	char dev[256], dir[PATH_MAX], path[PATH_MAX], val[96];
-	uint64_t size;
-	int ret;
+	struct udmabuf_cfs_sync range = {
+		.offset = offset,
+		.size = length,
+		.direction = direction,
+	};
+	unsigned long cmd = target == UDMABUF_SYNC_FOR_DEVICE ?
+			    UDMABUF_CFS_IOC_SYNC_FOR_DEVICE :
+			    UDMABUF_CFS_IOC_SYNC_FOR_CPU;
+	int fd, ret = 0;
 
 	if (direction > UDMABUF_DIR_FROM_DEVICE)
 		return -EINVAL;
-	ret = device_of(name, dev, sizeof(dev));
-	if (ret)
-		return ret;
-	ret = path_join(dir, sizeof(dir), udmabuf_sysfs_dir(), dev);
-	if (ret)
-		return ret;
-	ret = path_join(path, sizeof(path), dir, attr);
-	if (ret)
-		return ret;
-	if (access(path, F_OK))
-		return -EOPNOTSUPP;
-	ret = read_u64_attr(dir, "size", 10, &size);
-	if (ret)
-		return ret;
-	if (offset > size || length > size - offset)
-		return -EINVAL;
-	if (!length)
-		length = size - offset;
-	snprintf(val, sizeof(val), "%" PRIu64 " %" PRIu64 " %d", offset,
-		 length, (int)direction);
-	return write_attr(dir, attr, val);
+	/*
+	 * The ioctl, not the sysfs trigger: it works for whoever may open
+	 * the device (sysfs is root's), and the kernel checks the range.
+	 */
+	fd = udmabuf_open(name, O_RDONLY);
+	if (fd < 0)
+		return fd;
+	if (ioctl(fd, cmd, &range))
+		ret = errno == ENOTTY ? -EOPNOTSUPP : -errno;
+	close(fd);
+	return ret;
 }
