@@ -187,7 +187,7 @@ static int udmabuf_of_name(struct device *dev, struct udmabuf_config *cfg)
 
 	if (strscpy(cfg->name, name, sizeof(cfg->name)) < 0 ||
 	    !udmabuf_name_valid(cfg->name)) {
-		dev_err(dev, "device name \"%s\": must be 1..%d of [A-Za-z0-9_.-]\n",
+		dev_err(dev, "device-name \"%s\": must be 1..%d of [A-Za-z0-9_.-]\n",
 			name, UDMABUF_NAME_MAX);
 		return -EINVAL;
 	}
@@ -315,6 +315,24 @@ void udmabuf_of_dma_release(struct udmabuf_buffer *buf)
 	buf->of_node = NULL;
 }
 
+/* Why udmabuf_create() refused a node, in words for the log. */
+static const char *udmabuf_of_reason(int err)
+{
+	switch (err) {
+	case -EBUSY:
+		return "its minor-number is taken";
+	case -EEXIST:
+		return "its name is taken";
+	case -ENOMEM:
+		/* Large buffers need CMA; a no-map region serves one buffer. */
+		return "not enough contiguous memory in its pool";
+	case -ERANGE:
+		return "the platform cannot allocate within its dma-mask";
+	default:
+		return "cannot set it up";
+	}
+}
+
 static int udmabuf_of_probe(struct platform_device *pdev)
 {
 	struct udmabuf_config cfg;
@@ -326,10 +344,12 @@ static int udmabuf_of_probe(struct platform_device *pdev)
 		return ret;
 
 	buf = udmabuf_create(&cfg);
-	if (IS_ERR(buf))
-		return dev_err_probe(&pdev->dev, PTR_ERR(buf),
-				     "cannot create %s (%llu bytes, minor %d)\n",
-				     cfg.name, cfg.size, cfg.minor);
+	if (IS_ERR(buf)) {
+		dev_err(&pdev->dev, "cannot create %s (%llu bytes, minor %d): %s: %pe\n",
+			cfg.name, cfg.size, cfg.minor,
+			udmabuf_of_reason(PTR_ERR(buf)), buf);
+		return PTR_ERR(buf);
+	}
 	platform_set_drvdata(pdev, buf);
 	return 0;
 }

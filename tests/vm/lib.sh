@@ -34,7 +34,7 @@ VM_HOST_PACKAGES=(
 	gcc-i686-linux-gnu libc6-dev-i386-cross
 	gcc-arm-linux-gnueabihf libc6-dev-armhf-cross
 	"$VM_KBUILD_PKG"
-	cpio gzip xz-utils zstd dpkg apt coreutils util-linux
+	cpio gzip xz-utils zstd dpkg apt coreutils util-linux device-tree-compiler
 )
 
 # Guest userland packages for arm64 (amd64 uses the host's binaries).  bash

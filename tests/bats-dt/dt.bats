@@ -1,0 +1,367 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+# Buffers from the device tree (arm64 guest only).  Needs the nodes of
+# tests/dt/udmabuf.dtsi in the guest's tree:
+#     tests/vm/run --arch arm64 --dt tests/dt/udmabuf.dtsi tests/bats-dt/dt.bats
+# Not in tests/bats/ so that the default suite, booted without the fragment,
+# never runs it.
+#
+# The module is loaded once, in setup_file, with udmabuf5=1M (the DT node
+# with minor-number 5 must then fail): the common per-test setup would
+# unload a module with parameter buffers, so this file has its own.
+
+# In the guest tests/bats is /tests; on the host it is next to this directory.
+if [ -f /tests/helpers/common.bash ]; then
+	load /tests/helpers/common
+else
+	load ../bats/helpers/common
+fi
+bats_require_minimum_version 1.5.0
+
+PDRV=/sys/bus/platform/drivers/udmabuf-cfs
+PDEV=/sys/bus/platform/devices
+PARAMS=(udmabuf5=1M)
+
+# Every buffer the fragment must give (with the parameter one).
+GOOD_DT=(dtplain dtbuf-named udmabuf21 dtsize64 dtcoherent dtsync dtmask dtcma dtnomap)
+
+setup_file() {
+	[ -d "$PDEV/dtplain" ] ||
+		skip "no DT nodes: run with --arch arm64 --dt tests/dt/udmabuf.dtsi"
+	unload_module
+	load_module "${PARAMS[@]}"
+}
+
+teardown_file() {
+	unload_module
+}
+
+setup() {
+	[ -d "$PDEV/dtplain" ] ||
+		skip "no DT nodes: run with --arch arm64 --dt tests/dt/udmabuf.dtsi"
+	# shellcheck disable=SC2034 # used by the tests
+	PAGE_SIZE=$("$UT" pagesize)
+	load_module "${PARAMS[@]}" || return 1
+	kmsg_mark
+}
+
+# Kill holders, rebind what a test unbound, fail on kernel warnings.
+teardown() {
+	local n left rc=0
+	kill_holders
+	if module_loaded; then
+		for n in dtplain dtnomap; do
+			[ -e "$PDEV/$n/driver" ] && continue
+			"$UT" write-attr "$PDRV/bind" "$n" >/dev/null 2>&1 || {
+				printf '# teardown: cannot bind %s again\n' "$n" >&2
+				rc=1
+			}
+		done
+	fi
+	left=$("$UT" kmsg-since "${KMSG_SEQ:--1}" | grep -E "$KMSG_BAD") || true
+	if [ -n "$left" ]; then
+		printf '# teardown: the kernel logged during this test:\n%s\n' "$left" >&2
+		rc=1
+	fi
+	return "$rc"
+}
+
+# bind_dev NAME / unbind_dev NAME: one write to the driver's bind/unbind.
+bind_dev() { set_attr "$PDRV/bind" "$1"; }
+unbind_dev() { set_attr "$PDRV/unbind" "$1"; }
+
+# assert_kmsg ERE: some kernel log line matches.
+assert_kmsg() {
+	dmesg | grep -qE "$1" || fail "no kernel log line matches /$1/"
+}
+
+# assert_probe_failed NODE PROPERTY_ERE: the node's platform device has no
+# driver, no buffer under it, no /dev node, and a log line names the property.
+assert_probe_failed() {
+	local node=$1
+	[ -d "$PDEV/$node" ] || fail "no platform device $node"
+	[ ! -e "$PDEV/$node/driver" ] || fail "$node is bound"
+	[ ! -e "$PDEV/$node/udmabuf" ] || fail "$node has buffers: $(ls "$PDEV/$node/udmabuf")"
+	assert_no_device "$node"
+	assert_kmsg "udmabuf-cfs $node: .*$2"
+}
+
+# ---------------------------------------------------------------------------
+# What probed
+
+@test "exactly the valid DT nodes and the parameter buffer exist" {
+	local want got
+	want=$(printf '%s\n' "${GOOD_DT[@]}" udmabuf5 | sort)
+	got=$(cd "$CLASS" && printf '%s\n' * | sort)
+	[ "$got" = "$want" ] || fail "$(printf 'expected:\n%s\ngot:\n%s' "$want" "$got")"
+}
+
+@test "every valid DT buffer has origin dt and is bound to its platform device" {
+	local n
+	for n in "${GOOD_DT[@]}"; do
+		assert_device "$n"
+		assert_attr "$CLASS/$n/origin" dt
+	done
+	for n in dtplain dtnamed dtminor dtsize64 dtcoherent dtsync dtmask dtcma dtnomap; do
+		[ -e "$PDEV/$n/driver" ] || fail "platform device $n is not bound"
+	done
+}
+
+@test "a node without device-name or minor-number is named by its node name" {
+	assert_device dtplain
+	[ "$(readlink -f "$CLASS/dtplain/device")" = "$(readlink -f "$PDEV/dtplain")" ] ||
+		fail "dtplain's parent is $(readlink -f "$CLASS/dtplain/device")"
+}
+
+@test "device-name names the buffer and minor-number still gives its minor" {
+	assert_device dtbuf-named
+	assert_no_device dtnamed
+	assert_no_device udmabuf20
+	[ "$(minor_of "$(cat "$CLASS/dtbuf-named/dev")")" = 20 ] ||
+		fail "dtbuf-named is $(cat "$CLASS/dtbuf-named/dev"), not minor 20"
+}
+
+@test "minor-number without device-name names the buffer udmabuf<N>" {
+	assert_device udmabuf21
+	assert_no_device dtminor
+	[ "$(minor_of "$(cat "$CLASS/udmabuf21/dev")")" = 21 ] ||
+		fail "udmabuf21 is $(cat "$CLASS/udmabuf21/dev")"
+}
+
+@test "a u32 size is the buffer's size" {
+	assert_attr "$CLASS/dtplain/size" 1048576
+	assert_attr "$CLASS/dtbuf-named/size" 2097152
+}
+
+@test "a u64 size is the buffer's size" {
+	assert_attr "$CLASS/dtsize64/size" 4194304
+}
+
+@test "dma-coherent gives dma_coherent 1" {
+	assert_attr "$CLASS/dtcoherent/dma_coherent" 1
+}
+
+@test "without dma-coherent dma_coherent is 0" {
+	local n
+	for n in dtplain dtsize64 dtsync dtmask dtcma; do
+		assert_attr "$CLASS/$n/dma_coherent" 0
+	done
+}
+
+@test "sync-mode, sync-always, sync-direction, sync-offset, sync-size set the initial values" {
+	assert_attr "$CLASS/dtsync/sync_mode" 6
+	assert_attr "$CLASS/dtsync/sync_direction" 1
+	assert_attr "$CLASS/dtsync/sync_offset" 4096
+	assert_attr "$CLASS/dtsync/sync_size" 8192
+	assert_attr "$CLASS/dtsync/size" 65536
+}
+
+@test "without sync properties the defaults apply" {
+	assert_attr "$CLASS/dtplain/sync_mode" 1
+	assert_attr "$CLASS/dtplain/sync_direction" 0
+	assert_attr "$CLASS/dtplain/sync_offset" 0
+	assert_attr "$CLASS/dtplain/sync_size" 1048576
+}
+
+@test "a dma-mask 32 buffer lies below 4 GiB and works" {
+	local pa
+	pa=$(cat "$CLASS/dtmask/phys_addr")
+	((pa + 1048576 <= 1 << 32)) || fail "dtmask at $pa"
+	run -0 "$UT" mmap-fill /dev/dtmask 0 1M 5
+	run -0 "$UT" read-verify /dev/dtmask 0 1M 5
+}
+
+@test "a plain DT buffer does mmap and read/write like a configfs one" {
+	run -0 "$UT" mmap-fill /dev/dtplain 0 1M 21
+	run -0 "$UT" read-verify /dev/dtplain 0 1M 21
+	run -0 "$UT" write-fill /dev/dtplain 0 1M 22
+	run -0 "$UT" mmap-verify /dev/dtplain 0 1M 22
+	assert_errno EINVAL "$UT" mmap-try /dev/dtplain 0 2M
+}
+
+# ---------------------------------------------------------------------------
+# Reserved memory
+
+@test "the 160 MiB buffer from the reusable pool (larger than the default CMA) is whole" {
+	assert_attr "$CLASS/dtcma/size" 167772160
+	local off
+	for off in 0 40M 80M 120M; do
+		run -0 "$UT" mmap-fill /dev/dtcma "$off" 40M 31
+	done
+	for off in 0 40M 80M 120M; do
+		run -0 "$UT" mmap-verify /dev/dtcma "$off" 40M 31
+	done
+	run -0 "$UT" read-verify /dev/dtcma 150M 10M 31
+}
+
+# pool_base KIND: the address of the reserved-memory pool the kernel
+# reported at boot ("created CMA memory pool" / "created DMA memory pool").
+pool_base() {
+	dmesg | sed -nE "s/.*created $1 memory pool at (0x[0-9a-f]+), size.*/\1/p" | head -n 1
+}
+
+@test "the reusable-pool buffer lies inside its 192 MiB pool" {
+	local base pa
+	base=$(pool_base CMA)
+	[ -n "$base" ] || fail "no 'created CMA memory pool' line at boot"
+	pa=$(cat "$CLASS/dtcma/phys_addr")
+	((pa >= base && pa + 167772160 <= base + 192 * 1048576)) ||
+		fail "dtcma at $pa, pool at $base"
+}
+
+@test "the no-map buffer is the start of its pool" {
+	local base
+	base=$(pool_base DMA)
+	[ -n "$base" ] || fail "no 'created DMA memory pool' line at boot"
+	(($(cat "$CLASS/dtnomap/phys_addr") == base)) ||
+		fail "dtnomap at $(cat "$CLASS/dtnomap/phys_addr"), pool at $base"
+}
+
+@test "the no-map buffer round-trips through mmap and read()" {
+	assert_attr "$CLASS/dtnomap/size" 16777216
+	run -0 "$UT" mmap-fill /dev/dtnomap 0 16M 41
+	run -0 "$UT" read-verify /dev/dtnomap 0 16M 41
+	run -0 "$UT" write-fill /dev/dtnomap 4096 64K 42
+	run -0 "$UT" mmap-verify /dev/dtnomap 4096 64K 42
+}
+
+@test "the no-map buffer is mapped dma-coherent with and without O_SYNC" {
+	assert_attr "$CLASS/dtnomap/cache_mode" dma-coherent
+	assert_attr "$CLASS/dtnomap/cache_mode_sync" dma-coherent
+}
+
+@test "sync triggers on the no-map buffer succeed (sysfs and ioctl)" {
+	assert_write OK "$CLASS/dtnomap/sync_for_device" 1
+	assert_attr "$CLASS/dtnomap/sync_owner" 1
+	assert_write OK "$CLASS/dtnomap/sync_for_cpu" 1
+	assert_attr "$CLASS/dtnomap/sync_owner" 0
+	assert_write OK "$CLASS/dtnomap/sync_for_device" "4096 8192 1"
+	run -0 udmabufctl sync dtnomap --for-device --offset 0 --length 1M
+	run -0 udmabufctl sync dtnomap --for-cpu --offset 0 --length 1M
+}
+
+# ---------------------------------------------------------------------------
+# Invalid nodes
+
+@test "a node without size fails with a log line and leaves nothing" {
+	assert_probe_failed bad-nosize 'size: missing'
+}
+
+@test "size 0 fails with a log line and leaves nothing" {
+	assert_probe_failed bad-size0 'size: '
+}
+
+@test "a size of 3 cells fails with a log line and leaves nothing" {
+	assert_probe_failed bad-size3 'size: '
+}
+
+@test "sync-mode 8 fails with a log line and leaves nothing" {
+	assert_probe_failed bad-syncmode 'sync-mode: '
+}
+
+@test "sync-direction 3 fails with a log line and leaves nothing" {
+	assert_probe_failed bad-syncdir 'sync-direction: '
+}
+
+@test "sync-offset equal to the size fails with a log line and leaves nothing" {
+	assert_probe_failed bad-syncoff 'sync-offset: '
+}
+
+@test "dma-mask 11 fails with a log line and leaves nothing" {
+	assert_probe_failed bad-dmamask 'dma-mask: '
+}
+
+@test "an invalid device-name fails with a log line and leaves nothing" {
+	assert_probe_failed bad-devname 'device-name "bad name!"'
+	[ ! -e "$CLASS/bad name!" ] || fail "'bad name!' exists"
+}
+
+@test "a minor-number taken by a module parameter fails the DT buffer, not the parameter one" {
+	assert_probe_failed dtclash 'cannot create dtclash .*minor-number is taken.*EBUSY'
+	assert_device udmabuf5
+	assert_attr "$CLASS/udmabuf5/origin" param
+	assert_attr "$CLASS/udmabuf5/size" 1048576
+	[ "$(minor_of "$(cat "$CLASS/udmabuf5/dev")")" = 5 ] || fail "udmabuf5 is not minor 5"
+}
+
+# ---------------------------------------------------------------------------
+# udmabufctl
+
+@test "udmabufctl list shows the DT buffers with origin dt" {
+	local n
+	run -0 --separate-stderr udmabufctl list -n -r -o NAME,ORIGIN
+	for n in "${GOOD_DT[@]}"; do
+		assert_line "$n dt"
+	done
+	assert_line "udmabuf5 param"
+}
+
+# ---------------------------------------------------------------------------
+# Unbind and bind
+
+@test "unbind while mapped: the device goes, the mapping keeps its data, bind makes a new buffer" {
+	start_holder /dev/dtplain 0 1048576 51
+	local pid=$HOLDER_PID
+	unbind_dev dtplain
+	assert_no_device dtplain
+	[ ! -e "$PDEV/dtplain/driver" ] || fail "dtplain still bound"
+	kill -0 "$pid" || fail "the holder died"
+	bind_dev dtplain
+	assert_device dtplain
+	assert_attr "$CLASS/dtplain/origin" dt
+	assert_attr "$CLASS/dtplain/size" 1048576
+	stop_holder "$pid"
+	[ "$status" -eq 0 ] || fail "holder: status $status: $output"
+	assert_output intact
+	run -0 "$UT" mmap-fill /dev/dtplain 0 1M 52
+	run -0 "$UT" read-verify /dev/dtplain 0 1M 52
+}
+
+@test "no-map pool: a rebind fails while an old mapping holds the pool, works after" {
+	start_holder /dev/dtnomap 0 16777216 61
+	local pid=$HOLDER_PID
+	unbind_dev dtnomap
+	assert_no_device dtnomap
+	kmsg_mark
+	run "$UT" write-attr "$PDRV/bind" dtnomap
+	[ "$output" != OK ] || fail "bind succeeded while the pool is held"
+	assert_no_device dtnomap
+	[ ! -e "$PDEV/dtnomap/driver" ] || fail "dtnomap bound while the pool is held"
+	"$UT" kmsg-since "$KMSG_SEQ" | grep -qE 'cannot create dtnomap .*not enough contiguous memory.*ENOMEM' ||
+		fail "no ENOMEM line for dtnomap: $("$UT" kmsg-since "$KMSG_SEQ")"
+	kill -0 "$pid" || fail "the holder died"
+	stop_holder "$pid"
+	[ "$status" -eq 0 ] || fail "holder: status $status: $output"
+	assert_output intact
+	bind_dev dtnomap
+	assert_device dtnomap
+	assert_attr "$CLASS/dtnomap/origin" dt
+	run -0 "$UT" mmap-fill /dev/dtnomap 0 16M 62
+	run -0 "$UT" read-verify /dev/dtnomap 0 16M 62
+}
+
+@test "unbind and bind of an idle DT buffer" {
+	unbind_dev dtsize64
+	assert_no_device dtsize64
+	bind_dev dtsize64
+	assert_device dtsize64
+	assert_attr "$CLASS/dtsize64/size" 4194304
+}
+
+# ---------------------------------------------------------------------------
+# Module
+
+@test "the module unloads with DT buffers and loads again with all of them" {
+	unload_module
+	[ ! -e "$CLASS" ] || [ -z "$(ls "$CLASS")" ] || fail "left: $(ls "$CLASS")"
+	local n
+	for n in dtplain dtcma dtnomap; do
+		[ ! -e "$PDEV/$n/driver" ] || fail "$n still bound"
+		assert_no_device "$n"
+	done
+	load_module "${PARAMS[@]}"
+	for n in "${GOOD_DT[@]}" udmabuf5; do
+		assert_device "$n"
+	done
+	unload_module
+}
