@@ -662,7 +662,8 @@ static int cmd_sync(int argc, char **argv)
 	if (ret) {
 		report(name, "sync", -ret);
 		if (ret == -EOPNOTSUPP)
-			hint("the loaded udmabuf-cfs module does not provide sync_for_cpu/sync_for_device");
+			hint("%s does not answer the udmabuf-cfs sync ioctls; is the loaded module older than this tool?",
+			     name);
 		else if (ret == -EINVAL)
 			hint("the range must lie inside the buffer");
 		else if (ret == -ENOENT)

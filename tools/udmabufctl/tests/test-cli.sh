@@ -296,11 +296,18 @@ status_is 1 && \
 check "a failed create names the failed step"
 [ ! -e "$C/newbuf" ]
 check "a failed create removes the item it made"
+# A regular file stands in for a device node that does not know the ioctls.
+mkdir -p "$T/dev" && : >"$T/dev/cam0"
+UDMABUF_DEV_DIR=$T/dev
 run sync cam0 --for-cpu
+UDMABUF_DEV_DIR=/dev
 status_is 1 && err_is \
 "udmabufctl: cam0: sync: Operation not supported
-udmabufctl: hint: the loaded udmabuf-cfs module does not provide sync_for_cpu/sync_for_device"
+udmabufctl: hint: cam0 does not answer the udmabuf-cfs sync ioctls; is the loaded module older than this tool?"
 check "sync without module support says so"
+run sync cam0 --for-cpu
+status_is 1 && err_has "udmabufctl: cam0: sync: No such file or directory"
+check "sync of a buffer without a device node fails with ENOENT"
 
 # --- save / restore ------------------------------------------------------------
 
