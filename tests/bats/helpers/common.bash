@@ -308,10 +308,15 @@ kmsg_mark() {
 	KMSG_SEQ=$("$UT" kmsg-seq 2>/dev/null) || KMSG_SEQ=-1
 }
 
+# Print the kernel's warning/oops lines since kmsg_mark.
+kernel_complaints() {
+	"$UT" kmsg-since "${KMSG_SEQ:--1}" | grep -E "$KMSG_BAD" || true
+}
+
 # Fail if the kernel logged a warning/oops since kmsg_mark.
 assert_no_kernel_warnings() {
 	local bad
-	bad=$("$UT" kmsg-since "${KMSG_SEQ:--1}" | grep -E "$KMSG_BAD") || true
+	bad=$(kernel_complaints)
 	[ -z "$bad" ] || fail "kernel log since the test started: $bad"
 }
 
@@ -348,7 +353,7 @@ common_teardown() {
 		rc=1
 	fi
 	# Name the test during which the kernel complained.
-	left=$("$UT" kmsg-since "${KMSG_SEQ:--1}" | grep -E "$KMSG_BAD") || true
+	left=$(kernel_complaints)
 	if [ -n "$left" ]; then
 		printf '# teardown: the kernel logged during this test:\n%s\n' "$left" >&2
 		rc=1
