@@ -360,3 +360,35 @@ common_teardown() {
 	fi
 	return "$rc"
 }
+
+# ---------------------------------------------------------------------------
+# kmemleak (debug kernels; without it these do nothing).
+
+KMEMLEAK=/sys/kernel/debug/kmemleak
+
+# kmemleak_scan: scan twice (a pointer may sit in a register or on a stack
+# during the first) and print the addresses of the objects reported leaked.
+kmemleak_scan() {
+	echo scan >"$KMEMLEAK" || return 1
+	echo scan >"$KMEMLEAK" || return 1
+	sed -n 's/^unreferenced object \(0x[0-9a-f]*\).*/\1/p' "$KMEMLEAK"
+}
+
+# kmemleak_mark: remember what kmemleak reports now (an earlier test's leak
+# is that test's, and the run's final scan names it anyway).
+kmemleak_mark() {
+	KMEMLEAK_BEFORE=
+	[ -w "$KMEMLEAK" ] || return 0
+	KMEMLEAK_BEFORE=$(kmemleak_scan) || KMEMLEAK_BEFORE=
+}
+
+# assert_no_new_leaks: kmemleak reports nothing that it did not report at
+# kmemleak_mark.  It reports an object only once it is 5 s old: wait 6 s.
+assert_no_new_leaks() {
+	local now new
+	[ -w "$KMEMLEAK" ] || return 0
+	sleep 6
+	now=$(kmemleak_scan) || fail "cannot scan with $KMEMLEAK"
+	new=$(grep -vxF -f <(printf '%s\n' "$KMEMLEAK_BEFORE") <<<"$now" || true)
+	[ -z "$new" ] || fail "$(printf 'kmemleak reports new leaks:\n%s' "$(cat "$KMEMLEAK")")"
+}
