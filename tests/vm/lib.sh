@@ -35,6 +35,8 @@ VM_HOST_PACKAGES=(
 	gcc-arm-linux-gnueabihf libc6-dev-armhf-cross
 	"$VM_KBUILD_PKG"
 	cpio gzip xz-utils zstd dpkg apt coreutils util-linux device-tree-compiler
+	# gnuplot: the charts of make bench (tests/bench/run)
+	gnuplot-nox
 )
 
 # Guest userland packages for arm64 (amd64 uses the host's binaries).  bash

@@ -1,0 +1,47 @@
+# Horizontal bars of the ratios of one run of udmabuf-bench, on a log scale
+# around 1: a bar to the left is faster than its baseline, to the right
+# slower; whiskers are min–max, crosses the targets.
+#
+#   gnuplot -e "datafile='chart-amd64.dat'; outfile='bench-amd64.png'; \
+#               heading='...'; nrows=40; xmin=0.01; xmax=1000" chart.gp
+
+set datafile separator "\t"
+set terminal pngcairo noenhanced size 1400, (nrows * 20 + 220) font "sans,10"
+set output outfile
+set title heading font "sans,13"
+set logscale x
+set xrange [xmin:xmax]
+set yrange [nrows - 0.5 : -0.5]
+set ytics nomirror scale 0 font "sans,9"
+set xtics nomirror
+set mxtics 10
+set grid xtics
+set xlabel "ratio = time with udmabuf / time of its baseline (log scale; left of 1: faster than the baseline)"
+set key inside top right vertical box opaque samplen 2
+set style fill solid 0.85 border rgb "#555555"
+set arrow from 1, graph 0 to 1, graph 1 nohead lw 2 lc rgb "black" front
+set linetype 1 lc rgb "#4e79a7"
+set linetype 2 lc rgb "#f28e2b"
+set linetype 3 lc rgb "#59a14f"
+set linetype 4 lc rgb "#e15759"
+set linetype 5 lc rgb "#76b7b2"
+set linetype 6 lc rgb "#b07aa1"
+
+lower(r) = r < 1 ? r : 1
+upper(r) = r < 1 ? 1 : r
+
+plot \
+	datafile using (sqrt($2)):1:(lower($2)):(upper($2)):($1 - 0.35):($1 + 0.35):6:ytic(7) \
+		with boxxyerror lc variable notitle, \
+	'' using 2:1:3:4 with xerrorbars pt 0 lc rgb "#333333" notitle, \
+	'' using 5:1 with points pt 2 ps 1.4 lw 2 lc rgb "black" title "target", \
+	'' using ($2 >= 1 ? $4 * 1.15 : 1/0):1:(sprintf("%.3g", $2)) \
+		with labels left font "sans,8" notitle, \
+	'' using ($2 < 1 ? $3 / 1.15 : 1/0):1:(sprintf("%.3g", $2)) \
+		with labels right font "sans,8" notitle, \
+	keyentry with boxes lc 1 title "check/clear_buf", \
+	keyentry with boxes lc 2 title "read/write", \
+	keyentry with boxes lc 3 title "mmap + touch", \
+	keyentry with boxes lc 4 title "sync", \
+	keyentry with boxes lc 5 title "create/delete", \
+	keyentry with boxes lc 6 title "scaling"
