@@ -1,0 +1,175 @@
+# shellcheck shell=bash
+# The debug kernel of 'make check-debug': Debian's linux-source-6.12 built
+# for the amd64 guest from 'tinyconfig' plus tests/vm/debug.config (KASAN,
+# lockdep, kmemleak, DMA-API debugging, fault injection, UBSAN, debug
+# objects), with udmabuf-cfs built in-tree as drivers/misc/udmabuf-cfs
+# through its Kconfig.  Sourced by tests/vm/run after lib.sh.
+#
+# Cache layout, below $(vm_cache_root)/debug:
+#   src-VERSION/       the unpacked source tree (shared by every config), into
+#                      which the driver is synced before each build
+#   build-KEY/         O= build directory; KEY hashes the source version, the
+#                      config fragment, the compiler and this file's build
+#                      recipe, so that a change of any of them builds afresh
+#   build-KEY/root/    modules_install output (lib/modules/RELEASE/...)
+# A warm run only recompiles what the driver's changes touch.
+
+# The source package and the fragment.
+VM_DEBUG_SRC_PKG=linux-source-6.12
+VM_DEBUG_FRAGMENT=$VM_LIB_DIR/debug.config
+# Bump when the recipe below changes in a way the key would not see.
+VM_DEBUG_RECIPE=1
+
+vm_debug_root() { printf '%s\n' "$(vm_cache_root)/debug"; }
+
+# Fills VM_DEBUG_VERSION and VM_DEBUG_SRC (unpacked, hooked-up source tree).
+vm_debug_fetch_source() {
+	local root ver base tarball
+	root=$(vm_debug_root)
+	mkdir -p "$root"
+	ver=${UDMABUF_DEBUG_SRC_VERSION:-}
+	if [[ -z $ver ]]; then
+		# The newest version already unpacked, else apt's candidate.
+		ver=$(find "$root" -maxdepth 2 -name .complete -path '*/src-*' -printf '%h\n' 2>/dev/null |
+			sed 's|.*/src-||' | sort -V | tail -n 1)
+		if [[ -z $ver ]]; then
+			vm_apt_known "$VM_DEBUG_SRC_PKG" || vm_apt_update
+			ver=$(vm_apt_cache policy "$VM_DEBUG_SRC_PKG" 2>/dev/null |
+				awk '/Candidate:/ {print $2}')
+			[[ -n $ver && $ver != "(none)" ]] ||
+				vm_die "apt does not know $VM_DEBUG_SRC_PKG (bookworm-security)"
+		fi
+	fi
+	VM_DEBUG_VERSION=$ver
+	base=$root/src-$ver
+	VM_DEBUG_SRC=$base/linux
+	if [[ ! -f $base/.complete ]]; then
+		vm_log "downloading and unpacking $VM_DEBUG_SRC_PKG $ver (once)"
+		rm -rf "$base"
+		mkdir -p "$base/deb"
+		(cd "$base/deb" && vm_apt_download "$base/download.log" "$VM_DEBUG_SRC_PKG=$ver") ||
+			vm_die "downloading $VM_DEBUG_SRC_PKG=$ver failed"
+		tarball=./usr/src/$VM_DEBUG_SRC_PKG.tar.xz
+		dpkg-deb --fsys-tarfile "$base"/deb/*.deb | tar -x -C "$base/deb" "$tarball" ||
+			vm_die "no $tarball in the $VM_DEBUG_SRC_PKG package"
+		mkdir -p "$VM_DEBUG_SRC"
+		tar -xJf "$base/deb/$tarball" -C "$VM_DEBUG_SRC" --strip-components=1 ||
+			vm_die "unpacking $tarball failed"
+		rm -rf "$base/deb"
+		touch "$base/.complete"
+	fi
+	vm_debug_hook_tree
+}
+
+# Make drivers/misc/udmabuf-cfs part of the tree, the way a maintainer would
+# merge it: its Kconfig sourced from drivers/misc/Kconfig, its directory in
+# drivers/misc/Makefile, the UAPI header in include/uapi/linux.  Idempotent.
+vm_debug_hook_tree() {
+	local misc=$VM_DEBUG_SRC/drivers/misc
+	grep -q 'udmabuf-cfs/Kconfig' "$misc/Kconfig" ||
+		sed -i '/^endmenu/i source "drivers/misc/udmabuf-cfs/Kconfig"' "$misc/Kconfig"
+	grep -q 'udmabuf-cfs/Kconfig' "$misc/Kconfig" ||
+		vm_die "could not hook udmabuf-cfs into $misc/Kconfig"
+	grep -q 'udmabuf-cfs/' "$misc/Makefile" ||
+		printf 'obj-$(CONFIG_UDMABUF_CFS)\t+= udmabuf-cfs/\n' >>"$misc/Makefile"
+}
+
+# cp SRC DST unless DST has the same bytes, so that make sees no change.
+vm_debug_sync_file() {
+	cmp -s "$1" "$2" 2>/dev/null && return 0
+	mkdir -p "$(dirname "$2")"
+	cp "$1" "$2"
+}
+
+# Copy the checkout's driver (and its Kconfig and UAPI header) into the tree.
+vm_debug_sync_driver() {
+	local dir=$VM_DEBUG_SRC/drivers/misc/udmabuf-cfs drv f name
+	drv=${UDMABUF_DRIVER_DIR:-$REPO_ROOT/driver}
+	mkdir -p "$dir"
+	for f in "$drv"/*.[ch] "$drv"/Kbuild; do
+		[[ -f $f ]] && vm_debug_sync_file "$f" "$dir/$(basename "$f")"
+	done
+	vm_debug_sync_file "$REPO_ROOT/Kconfig" "$dir/Kconfig"
+	vm_debug_sync_file "$REPO_ROOT/include/uapi/linux/udmabuf-cfs.h" \
+		"$VM_DEBUG_SRC/include/uapi/linux/udmabuf-cfs.h"
+	# Files deleted from the checkout go from the tree too.
+	for f in "$dir"/*.[ch]; do
+		[[ -f $f ]] || continue
+		name=$(basename "$f")
+		[[ -f $drv/$name ]] || rm -f "$f"
+	done
+}
+
+# Every CONFIG_ line of the fragment must hold in the final .config.
+vm_debug_verify_config() {
+	local config=$1 line opt want missing=()
+	while IFS= read -r line; do
+		if [[ $line =~ ^(CONFIG_[A-Z0-9_]+)=(.*)$ ]]; then
+			grep -qxF "$line" "$config" || missing+=("$line")
+		elif [[ $line =~ ^#\ (CONFIG_[A-Z0-9_]+)\ is\ not\ set$ ]]; then
+			opt=${BASH_REMATCH[1]}
+			want="# $opt is not set"
+			grep -qxF "$want" "$config" || ! grep -q "^$opt=" "$config" ||
+				missing+=("$want")
+		fi
+	done <"$VM_DEBUG_FRAGMENT"
+	if ((${#missing[@]})); then
+		vm_warn "the debug kernel config lacks (unmet dependencies?):"
+		printf '    %s\n' "${missing[@]}" >&2
+		return 1
+	fi
+}
+
+# Build (or bring up to date) the debug kernel and the in-tree module.
+# Fills VM_VMLINUZ, VM_MODDIR, VM_KCONFIG, VM_DEBUG_RELEASE, VM_DEBUG_KO.
+vm_debug_build() {
+	local root key obj log kmake rel
+	root=$(vm_debug_root)
+	exec {debug_lock}>"$root.lock"
+	flock "$debug_lock"
+	vm_debug_fetch_source
+	key=$({
+		echo "$VM_DEBUG_VERSION recipe $VM_DEBUG_RECIPE"
+		cat "$VM_DEBUG_FRAGMENT"
+		gcc --version | head -n 1
+	} | sha256sum | cut -c1-12)
+	obj=$root/build-$key
+	log=$obj/build.log
+	mkdir -p "$obj"
+	: >"$log"
+	kmake=(make -C "$VM_DEBUG_SRC" O="$obj" ARCH=x86_64 -j"$(nproc)")
+	vm_debug_sync_driver
+	if [[ ! -f $obj/.config-done ]]; then
+		vm_log "configuring the debug kernel ($VM_DEBUG_SRC_PKG $VM_DEBUG_VERSION, build-$key)"
+		vm_run_logged "$log" "${kmake[@]}" tinyconfig || vm_die "make tinyconfig failed"
+		# merge_config.sh leaves temporary files in its working directory.
+		vm_run_logged "$log" env -C "$obj" KCONFIG_CONFIG="$obj/.config" \
+			"$VM_DEBUG_SRC/scripts/kconfig/merge_config.sh" -m -O "$obj" \
+			"$obj/.config" "$VM_DEBUG_FRAGMENT" || vm_die "merging $VM_DEBUG_FRAGMENT failed"
+		vm_run_logged "$log" "${kmake[@]}" olddefconfig || vm_die "make olddefconfig failed"
+		vm_debug_verify_config "$obj/.config" || vm_die "fix $VM_DEBUG_FRAGMENT"
+		touch "$obj/.config-done"
+	fi
+	if [[ ! -f $obj/.built ]]; then
+		vm_log "building the debug kernel (cold: about 10 minutes on 2 cores; log: $log)"
+	fi
+	# Incremental: after the first build only the driver's objects change.
+	vm_run_logged "$log" "${kmake[@]}" bzImage modules ||
+		vm_die "debug kernel build failed"
+	touch "$obj/.built"
+	rm -rf "$obj/root"
+	vm_run_logged "$log" "${kmake[@]}" INSTALL_MOD_PATH="$obj/root" modules_install ||
+		vm_die "modules_install failed"
+	rel=$(cat "$obj/include/config/kernel.release")
+	VM_DEBUG_RELEASE=$rel
+	VM_VMLINUZ=$obj/arch/x86/boot/bzImage
+	VM_MODDIR=$obj/root/lib/modules/$rel
+	VM_KCONFIG=$obj/.config
+	VM_DEBUG_KO=$(find "$VM_MODDIR/kernel" -name udmabuf-cfs.ko -print -quit)
+	[[ -n $VM_DEBUG_KO ]] || vm_die "the debug kernel build has no udmabuf-cfs.ko"
+	# Old build directories (another fragment or version) are dead weight.
+	find "$root" -maxdepth 1 -name 'build-*' ! -name "build-$key" -mtime +7 \
+		-exec rm -rf {} + 2>/dev/null || true
+	touch "$obj"
+	flock -u "$debug_lock"
+}
