@@ -25,7 +25,8 @@ VM_KBUILD_PKG=linux-kbuild-6.1
 #   in case Debian starts shipping compressed modules; binutils: readelf to
 #   find the shared libraries of bash; make: kbuild; util-linux: flock;
 #   the i686 and armhf cross compilers: 32-bit helpers for the compat ioctl
-#   tests (tests/helpers/*.c marked build-compat32).
+#   tests (tests/helpers/*.c marked build-compat32); flex, bison, bc,
+#   libelf-dev (objtool) and libssl-dev: the debug kernel (tests/vm/debug.sh).
 VM_HOST_PACKAGES=(
 	qemu-system-x86 qemu-system-arm
 	busybox-static bash jq bats bats-assert bats-support
@@ -35,6 +36,7 @@ VM_HOST_PACKAGES=(
 	gcc-arm-linux-gnueabihf libc6-dev-armhf-cross
 	"$VM_KBUILD_PKG"
 	cpio gzip xz-utils zstd dpkg apt coreutils util-linux device-tree-compiler
+	flex bison bc libelf-dev libssl-dev
 	# gnuplot: the charts of make bench (tests/bench/run)
 	gnuplot-nox
 )
@@ -58,6 +60,16 @@ VM_BAD_PATTERNS=(
 	'possible circular locking' 'possible recursive locking' 'INFO: task'
 	'lockdep' 'KASAN' 'UBSAN' 'kmemleak' 'DMA-API' 'Kernel panic'
 	'unreferenced object'
+)
+
+# Lines that match a bad pattern but only say that a checker is on (the
+# debug kernel's boot messages); extended regexes, matched like the above.
+VM_BENIGN_PATTERNS=(
+	'DMA-API: preallocated [0-9]+ debug entries'
+	'DMA-API: debugging enabled by kernel config'
+	'kmemleak: Kernel memory leak detector initialized'
+	'kmemleak: Automatic memory scanning thread (started|ended)'
+	'rcu: +RCU lockdep checking is enabled'
 )
 
 vm_log() { printf '%s\n' "vm: $*" >&2; }
