@@ -61,6 +61,17 @@ static int udmabuf_item_lock_config(struct udmabuf_item *ui)
 	return 0;
 }
 
+/* A consistent copy of @ui's configuration, for the show functions. */
+static struct udmabuf_config udmabuf_item_cfg(struct udmabuf_item *ui)
+{
+	struct udmabuf_config cfg;
+
+	mutex_lock(&ui->lock);
+	cfg = ui->cfg;
+	mutex_unlock(&ui->lock);
+	return cfg;
+}
+
 /* Parse an unsigned number in [min, max]: -EINVAL if not one, -ERANGE. */
 static int udmabuf_parse_uint(const char *page, unsigned int base,
 			      unsigned int min, unsigned int max,
@@ -77,7 +88,8 @@ static int udmabuf_parse_uint(const char *page, unsigned int base,
 
 static ssize_t udmabuf_item_size_show(struct config_item *item, char *page)
 {
-	return sysfs_emit(page, "%llu\n", to_udmabuf_item(item)->cfg.size);
+	return sysfs_emit(page, "%llu\n",
+			  udmabuf_item_cfg(to_udmabuf_item(item)).size);
 }
 
 static ssize_t udmabuf_item_size_store(struct config_item *item,
@@ -103,7 +115,8 @@ CONFIGFS_ATTR(udmabuf_item_, size);
 
 static ssize_t udmabuf_item_minor_show(struct config_item *item, char *page)
 {
-	return sysfs_emit(page, "%d\n", to_udmabuf_item(item)->cfg.minor);
+	return sysfs_emit(page, "%d\n",
+			  udmabuf_item_cfg(to_udmabuf_item(item)).minor);
 }
 
 static ssize_t udmabuf_item_minor_store(struct config_item *item,
@@ -200,7 +213,8 @@ CONFIGFS_ATTR(udmabuf_item_, sync_mode);
 static ssize_t udmabuf_item_dma_mask_show(struct config_item *item,
 					  char *page)
 {
-	return sysfs_emit(page, "%u\n", to_udmabuf_item(item)->cfg.dma_bits);
+	return sysfs_emit(page, "%u\n",
+			  udmabuf_item_cfg(to_udmabuf_item(item)).dma_bits);
 }
 
 static ssize_t udmabuf_item_dma_mask_store(struct config_item *item,
@@ -225,7 +239,8 @@ CONFIGFS_ATTR(udmabuf_item_, dma_mask);
 
 static ssize_t udmabuf_item_mode_show(struct config_item *item, char *page)
 {
-	return sysfs_emit(page, "%04o\n", to_udmabuf_item(item)->cfg.mode);
+	return sysfs_emit(page, "%04o\n",
+			  udmabuf_item_cfg(to_udmabuf_item(item)).mode);
 }
 
 static ssize_t udmabuf_item_mode_store(struct config_item *item,
