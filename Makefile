@@ -6,6 +6,9 @@
 #   make KERNEL_SRC_DIR=/path ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-
 #   sudo make install         module (extra/), udmabufctl, header, udev rule
 #   make check                host unit tests + guest tests on amd64 and arm64
+#   make check-debug          guest tests on a debug kernel (KASAN, lockdep,
+#                             kmemleak, fault injection...), module in-tree
+#   make bench                benchmarks in the guests (tests/bench)
 #   make demo                 boot a guest and walk through a buffer's life
 #   make vm-shell [VM_ARCH=arm64]   interactive guest with everything loaded
 #   make lint                 W=1 + sparse + checkpatch
@@ -67,6 +70,16 @@ check-host:
 check-amd64:
 	tests/vm/run --arch amd64
 
+# The reliability lane: Debian's linux-source-6.12 built with every checker
+# (tests/vm/debug.config, cached), udmabuf-cfs built in-tree, the whole suite
+# plus a longer stress run.
+STRESS_SECONDS ?= 60
+check-debug: deps
+	UDMABUF_TEST_STRESS_SECONDS=$(STRESS_SECONDS) tests/vm/run --kernel debug
+
+bench: deps
+	tests/bench/run
+
 check-arm64:
 	tests/vm/run --arch arm64
 
@@ -82,4 +95,4 @@ clean:
 	rm -rf build
 
 .PHONY: all module tools install lint check deps check-host check-amd64 \
-	check-arm64 demo vm-shell clean
+	check-arm64 check-debug bench demo vm-shell clean
