@@ -135,10 +135,10 @@ unload_module() {
 
 # True if the loaded module owns buffers made by module parameters.
 have_param_buffers() {
-	local o
+	local o origin
 	for o in "$CLASS"/*/origin; do
 		[ -e "$o" ] || continue
-		[ "$(cat "$o")" = param ] && return 0
+		read -r origin <"$o" && [ "$origin" = param ] && return 0
 	done
 	return 1
 }
@@ -285,11 +285,12 @@ kill_holders() {
 
 # Disable and remove every configfs item. Returns 1 if something resisted.
 remove_all_items() {
-	local d rc=0 out
+	local d rc=0 out enable
 	[ -d "$cfs" ] || return 0
 	for d in "$cfs"/*; do
 		[ -d "$d" ] || continue
-		if [ "$(cat "$d/enable" 2>/dev/null)" != 0 ]; then
+		read -r enable 2>/dev/null <"$d/enable" || enable=
+		if [ "$enable" != 0 ]; then
 			out=$("$UT" write-attr "$d/enable" 0 2>&1) ||
 				printf '# cleanup: disabling %s: %s\n' "$d" "$out" >&2
 		fi
@@ -308,9 +309,14 @@ kmsg_mark() {
 	KMSG_SEQ=$("$UT" kmsg-seq 2>/dev/null) || KMSG_SEQ=-1
 }
 
-# Print the kernel's warning/oops lines since kmsg_mark.
+# Print the kernel's warning/oops lines since kmsg_mark.  (Matched in bash:
+# every process costs a lot under emulation, and this runs for every test.)
 kernel_complaints() {
-	"$UT" kmsg-since "${KMSG_SEQ:--1}" | grep -E "$KMSG_BAD" || true
+	local line
+	while IFS= read -r line; do
+		[[ $line =~ $KMSG_BAD ]] && printf '%s\n' "$line"
+	done < <("$UT" kmsg-since "${KMSG_SEQ:--1}")
+	return 0
 }
 
 # Fail if the kernel logged a warning/oops since kmsg_mark.
@@ -324,8 +330,10 @@ assert_no_kernel_warnings() {
 # Per-test setup and teardown.
 
 common_setup() {
+	# The page size, asked once per boot.
 	# shellcheck disable=SC2034 # used by the tests
-	PAGE_SIZE=$("$UT" pagesize)
+	read -r PAGE_SIZE 2>/dev/null </run/udmabuf-test.pagesize ||
+		{ PAGE_SIZE=$("$UT" pagesize) && echo "$PAGE_SIZE" >/run/udmabuf-test.pagesize; }
 	if module_loaded && have_param_buffers; then
 		remove_all_items || true
 		unload_module || return 1
@@ -347,7 +355,7 @@ common_teardown() {
 		unload_module || rc=1
 	fi
 	load_module || rc=1
-	left=$(ls "$CLASS" 2>/dev/null) || true
+	left=$(shopt -s nullglob; cd "$CLASS" 2>/dev/null && echo *)
 	if [ -n "$left" ]; then
 		printf '# teardown: devices left in %s: %s\n' "$CLASS" "$left" >&2
 		rc=1
