@@ -69,7 +69,7 @@ VM_BENIGN_PATTERNS=(
 	'DMA-API: debugging enabled by kernel config'
 	'kmemleak: Kernel memory leak detector initialized'
 	'kmemleak: Automatic memory scanning thread (started|ended)'
-	'rcu: +RCU lockdep checking is enabled'
+	'rcu:[[:space:]]+RCU lockdep checking is enabled'
 )
 
 vm_log() { printf '%s\n' "vm: $*" >&2; }
