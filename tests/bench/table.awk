@@ -108,8 +108,10 @@ NR == 1 {
 		last = group
 	}
 	name = test (variant != "" ? ", " variant : "")
+	note = $18
+	gsub(/ us/, " µs", note)
 	base = $10 (($11 != "") ? ": " spread($11, $12, $13, "t") : "")
 	printf "| %s | %s | %s | %s | %s | %s | %s |\n", name, size($5),
 		spread($7, $8, $9, "t"), base, spread($14, $15, $16, "r"),
-		target($17, $14, $7), $18
+		target($17, $14, $7), note
 }
