@@ -1,6 +1,6 @@
 # CSV of udmabuf-bench results -> tab-separated data for chart.gp, one line
 # per measured ratio (calibration rows left out):
-#   index ratio ratio_min ratio_max target colour label
+#   index ratio ratio_min ratio_max target colour label label_x
 # and, on the last line, "# xmin xmax" (the range to plot, log scale).
 #
 #   awk -F, -f tests/bench/chart.awk build/bench/results-amd64.csv
@@ -45,7 +45,12 @@ NR == 1 || $2 == "calib" || $14 == "" { next }
 		label = label " (vs " $10 ")"
 	gsub(/"/, "", label)
 	widen($15); widen($16)
-	print n++, $14, $15, $16, tg, colour[$2], label
+	# where the value label goes: beyond the whisker and the target mark
+	if ($14 + 0 >= 1)
+		lx = ((tg != "NaN" && tg > $16 + 0) ? tg : $16) * 1.15
+	else
+		lx = ((tg != "NaN" && tg < $15 + 0) ? tg : $15) / 1.15
+	print n++, $14, $15, $16, tg, colour[$2], label, lx
 }
 
 END {

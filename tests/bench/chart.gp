@@ -17,7 +17,7 @@ set xtics nomirror
 set mxtics 10
 set grid xtics
 set xlabel "ratio = time with udmabuf / time of its baseline (log scale; left of 1: faster than the baseline)"
-set key inside top right vertical box opaque samplen 2
+set key inside bottom left vertical box opaque samplen 2
 set style fill solid 0.85 border rgb "#555555"
 set arrow from 1, graph 0 to 1, graph 1 nohead lw 2 lc rgb "black" front
 set linetype 1 lc rgb "#4e79a7"
@@ -35,9 +35,9 @@ plot \
 		with boxxyerror lc variable notitle, \
 	'' using 2:1:3:4 with xerrorbars pt 0 lc rgb "#333333" notitle, \
 	'' using 5:1 with points pt 2 ps 1.4 lw 2 lc rgb "black" title "target", \
-	'' using ($2 >= 1 ? $4 * 1.15 : 1/0):1:(sprintf("%.3g", $2)) \
+	'' using ($2 >= 1 ? $8 : 1/0):1:(sprintf("%.3g", $2)) \
 		with labels left font "sans,8" notitle, \
-	'' using ($2 < 1 ? $3 / 1.15 : 1/0):1:(sprintf("%.3g", $2)) \
+	'' using ($2 < 1 ? $8 : 1/0):1:(sprintf("%.3g", $2)) \
 		with labels right font "sans,8" notitle, \
 	keyentry with boxes lc 1 title "check/clear_buf", \
 	keyentry with boxes lc 2 title "read/write", \
