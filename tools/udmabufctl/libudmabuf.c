@@ -128,6 +128,10 @@ static int configfs_mountpoint(char *buf, size_t len)
 	return ret;
 }
 
+/*
+ * The configfs directory of the subsystem.  Found in mountinfo once per
+ * thread and then remembered: listing N buffers asks N times.
+ */
 const char *udmabuf_configfs_dir(void)
 {
 	static __thread char dir[PATH_MAX];
@@ -136,6 +140,8 @@ const char *udmabuf_configfs_dir(void)
 
 	if (env)
 		return env;
+	if (dir[0])
+		return dir;
 	if (configfs_mountpoint(mnt, sizeof(mnt)) == 0 &&
 	    path_join(dir, sizeof(dir), mnt, SUBSYSTEM) == 0)
 		return dir;
