@@ -105,6 +105,11 @@ static void usage(FILE *f)
 "  mkdir-try PATH | rmdir-try PATH\n"
 "  insmod-try MODULE.ko [PARAM=VALUE...]   finit_module(2)\n"
 "  rmmod-try MODULE_NAME              delete_module(2) with O_NONBLOCK\n"
+"  read-try FILE                      open(2) read-only and read(2) to the end\n"
+"  chmod-try PATH OCTAL_MODE          chmod(2)\n"
+"  mmap-access-try DEV rdonly|wronly|rdwr r|w|rw OFFSET LENGTH\n"
+"                                     open with that access, mmap(MAP_SHARED) with\n"
+"                                     that protection; a failed open is printed too\n"
 "\n"
 "Pattern commands (print OK; exit 0, 1 on a failed call, 2 on a data mismatch):\n"
 "  mmap-fill DEV OFFSET LENGTH SEED [--sync]     store the pattern through mmap\n"
@@ -848,6 +853,91 @@ static int cmd_hold(int argc, char **argv)
 }
 
 /* ------------------------------------------------------------------ */
+/* access checks: a refused open(2) is an outcome here, not a setup error */
+
+static int parse_access(const char *s, int *acc)
+{
+	if (!strcmp(s, "rdonly"))
+		*acc = O_RDONLY;
+	else if (!strcmp(s, "wronly"))
+		*acc = O_WRONLY;
+	else if (!strcmp(s, "rdwr"))
+		*acc = O_RDWR;
+	else
+		return -1;
+	return 0;
+}
+
+static int cmd_read_try(int argc, char **argv)
+{
+	char buf[4096];
+	ssize_t r;
+	int fd, err;
+
+	if (argc != 1)
+		return usage_error("read-try FILE");
+	fd = open(argv[0], O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return report_errno(errno);
+	do
+		r = read(fd, buf, sizeof(buf));
+	while (r > 0);
+	err = errno;
+	close(fd);
+	if (r < 0)
+		return report_errno(err);
+	printf("OK\n");
+	return 0;
+}
+
+static int cmd_chmod_try(int argc, char **argv)
+{
+	unsigned long mode;
+	char *end;
+
+	if (argc != 2)
+		return usage_error("chmod-try PATH OCTAL_MODE");
+	errno = 0;
+	mode = strtoul(argv[1], &end, 8);
+	if (errno || end == argv[1] || *end || mode > 07777)
+		return usage_error("chmod-try: bad mode '%s'", argv[1]);
+	if (chmod(argv[0], (mode_t)mode) < 0)
+		return report_errno(errno);
+	printf("OK\n");
+	return 0;
+}
+
+static int cmd_mmap_access_try(int argc, char **argv)
+{
+	uint64_t off, len;
+	int acc, prot, fd, err;
+	void *p;
+
+	if (argc != 5 || parse_access(argv[1], &acc) ||
+	    parse_u64(argv[3], &off) || parse_u64(argv[4], &len))
+		return usage_error("mmap-access-try DEV rdonly|wronly|rdwr r|w|rw OFFSET LENGTH");
+	if (!strcmp(argv[2], "r"))
+		prot = PROT_READ;
+	else if (!strcmp(argv[2], "w"))
+		prot = PROT_WRITE;
+	else if (!strcmp(argv[2], "rw"))
+		prot = PROT_READ | PROT_WRITE;
+	else
+		return usage_error("bad protection '%s'", argv[2]);
+	fd = open(argv[0], acc | O_CLOEXEC);
+	if (fd < 0)
+		return report_errno(errno);
+	p = mmap(NULL, (size_t)len, prot, MAP_SHARED, fd, (off_t)off);
+	err = errno;
+	close(fd);
+	if (p == MAP_FAILED)
+		return report_errno(err);
+	munmap(p, (size_t)len);
+	printf("OK\n");
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
 
 #define WRAP(name, fn, arg) \
 	static int name(int argc, char **argv) { return fn(argc, argv, arg); }
@@ -879,6 +969,9 @@ static const struct command {
 	{ "rmdir-try",   cmd_rmdir_try },
 	{ "insmod-try",  cmd_insmod_try },
 	{ "rmmod-try",   cmd_rmmod_try },
+	{ "read-try",    cmd_read_try },
+	{ "chmod-try",   cmd_chmod_try },
+	{ "mmap-access-try", cmd_mmap_access_try },
 	{ "hold",        cmd_hold },
 	{ "pagesize",    cmd_pagesize },
 	{ "kmsg-seq",    cmd_kmsg_seq },

@@ -370,6 +370,71 @@ common_teardown() {
 }
 
 # ---------------------------------------------------------------------------
+# Other users, and outcomes read from stdout alone.
+
+# as_nobody CMD ARGS...: run CMD as the unprivileged user nobody (uid 65534,
+# no capabilities, no supplementary groups but nogroup).
+as_nobody() {
+	# shellcheck disable=SC2016 # expanded by the user's shell
+	su -s /bin/sh -c 'exec "$0" "$@"' -- nobody "$@"
+}
+
+# assert_outcome EXPECTED CMD ARGS...: CMD is an outcome command (OK or an
+# errno name on stdout, status 0 or 1).  Unlike assert_errno, only stdout
+# is the answer: a failed open(2) that is the point of the test is printed
+# on stdout with a note on stderr, and the note does not count.
+assert_outcome() {
+	local expected=$1 out err rc=0
+	shift
+	err=$BATS_TEST_TMPDIR/outcome.stderr
+	out=$("$@" 2>"$err") || rc=$?
+	if [ "$out" != "$expected" ] || { [ "$expected" = OK ] && [ "$rc" -ne 0 ]; } ||
+		{ [ "$expected" != OK ] && [ "$rc" -ne 1 ]; }; then
+		fail "$(printf 'expected %s from: %s\nstatus: %s\nstdout: %s\nstderr: %s' \
+			"$expected" "$*" "$rc" "$out" "$(cat "$err")")"
+	fi
+}
+
+# state_snapshot: everything a rejected input must leave alone, as text:
+# whether the module is loaded and its parameters, the configfs items and
+# every attribute (phys_addr too: root reads it), the class devices and
+# their attributes, the data of every buffer, and the names in /dev.
+# (grep -H reads a whole directory in one process: forks are slow in TCG.)
+state_snapshot() {
+	local d items=() devs=()
+	if module_loaded; then
+		echo "module loaded"
+		grep -sH '' /sys/module/"$MODNAME"/parameters/*
+	else
+		echo "module not loaded"
+	fi
+	[ ! -e "$cfs" ] || echo "configfs:" "$cfs"/*
+	for d in "$cfs"/*/; do
+		[ -d "$d" ] || continue
+		echo "item:" "$d"*
+		items+=("$d"*)
+	done
+	for d in "$CLASS"/*; do
+		[ -e "$d" ] || continue
+		devs+=("/dev/${d##*/}")
+		items+=("$d"/*)
+	done
+	# Directories and write-only files are not read (-s: quietly).
+	[ "${#items[@]}" -eq 0 ] || grep -sH '' "${items[@]}"
+	[ "${#devs[@]}" -eq 0 ] || md5sum "${devs[@]}"
+	printf '%s\n' /dev/*
+}
+
+# assert_state_unchanged BEFORE [WHAT]: state_snapshot still reads BEFORE.
+assert_state_unchanged() {
+	local after
+	after=$(state_snapshot)
+	[ "$after" = "$1" ] ||
+		fail "$(printf 'the state changed%s:\n%s' "${2:+ ($2)}" \
+			"$(diff <(echo "$1") <(echo "$after"))")"
+}
+
+# ---------------------------------------------------------------------------
 # kmemleak (debug kernels; without it these do nothing).
 
 KMEMLEAK=/sys/kernel/debug/kmemleak

@@ -1,0 +1,234 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+# What an unprivileged user (nobody) can and cannot do: nothing with a
+# buffer it was not given; with a buffer given to it through the mode
+# attribute, use it (open, mmap, read, write, sync ioctls) but still not
+# see the physical address in sysfs or configfs, reconfigure, disable or
+# delete it.  Every refusal is checked for its exact errno: EACCES where
+# file permissions refuse, EPERM where a capability is missing or only the
+# owner may act.
+
+# Variables such as cfs, CLASS and UT come from helpers/common.bash.
+# shellcheck disable=SC2154
+load helpers/common
+
+bats_require_minimum_version 1.5.0
+
+IO=udmabuf-ioctl
+SZ=65536
+ITEM_ATTRS="size minor device_name sync_mode dma_mask mode enable"
+SYNC_ATTRS="sync_offset sync_size sync_direction sync_mode"
+
+setup() { common_setup; }
+teardown() { common_teardown; }
+
+# nobody_gets EXPECTED CMD ARGS...: CMD run as nobody gives EXPECTED.
+nobody_gets() {
+	local expected=$1
+	shift
+	assert_outcome "$expected" as_nobody "$@"
+}
+
+# nobody_cannot_write ERRNO FILE VALUE...: every VALUE written by nobody
+# to FILE is refused with ERRNO.
+nobody_cannot_write() {
+	local errno=$1 file=$2 v
+	shift 2
+	for v in "$@"; do
+		nobody_gets "$errno" "$UT" write-attr "$file" "$v"
+	done
+}
+
+# A configfs attribute's value that would be valid for it.
+valid_value() {
+	case $1 in
+	size) echo 8192 ;;
+	minor) echo 9 ;;
+	device_name) echo mine ;;
+	sync_mode | sync_direction) echo 2 ;;
+	dma_mask) echo 64 ;;
+	mode) echo 0666 ;;
+	enable) echo 0 ;;
+	sync_offset | sync_size) echo 4096 ;;
+	esac
+}
+
+# nobody_cannot_configure NAME: no attribute of item NAME nor of its class
+# device (if enabled) can be written by nobody, even with valid values;
+# nor can nobody trigger a sync through sysfs or remove the item.
+nobody_cannot_configure() {
+	local name=$1 a
+	for a in $ITEM_ATTRS; do
+		nobody_cannot_write EACCES "$cfs/$name/$a" "$(valid_value "$a")"
+	done
+	if [ "$(cat "$cfs/$name/enable")" = 1 ]; then
+		for a in $SYNC_ATTRS; do
+			nobody_cannot_write EACCES "$CLASS/$name/$a" "$(valid_value "$a")"
+		done
+		nobody_cannot_write EACCES "$CLASS/$name/sync_for_cpu" 1 "0 0 2"
+		nobody_cannot_write EACCES "$CLASS/$name/sync_for_device" 1 "0 0 1"
+	else
+		nobody_cannot_write EACCES "$cfs/$name/enable" 1
+	fi
+	nobody_gets EACCES "$UT" rmdir-try "$cfs/$name"
+}
+
+# nobody_cannot_see_phys NAME: phys_addr in configfs and sysfs is root's.
+nobody_cannot_see_phys() {
+	nobody_gets EACCES "$UT" read-try "$cfs/$1/phys_addr"
+	nobody_gets EACCES "$UT" read-try "$CLASS/$1/phys_addr"
+	# ... while the other attributes are readable: the refusal is specific.
+	nobody_gets OK "$UT" read-try "$cfs/$1/size"
+	nobody_gets OK "$UT" read-try "$CLASS/$1/size"
+}
+
+# ---------------------------------------------------------------------------
+# Nothing given
+
+@test "nobody cannot create a buffer: mkdir in configfs fails with EACCES" {
+	local before
+	before=$(state_snapshot)
+	nobody_gets EACCES "$UT" mkdir-try "$cfs/mine"
+	assert_state_unchanged "$before"
+}
+
+@test "nobody cannot create or delete a buffer with udmabufctl, which says it needs root" {
+	make_buf tbuf "$SZ"
+	local before
+	before=$(state_snapshot)
+	run -1 --separate-stderr as_nobody udmabufctl create mine --size 4K
+	assert_equal "$stderr" "udmabufctl: mine: create: Permission denied
+udmabufctl: hint: this needs root"
+	run -1 --separate-stderr as_nobody udmabufctl delete tbuf
+	assert_equal "$stderr" "udmabufctl: tbuf: delete: Permission denied
+udmabufctl: hint: this needs root"
+	assert_state_unchanged "$before"
+}
+
+@test "nobody cannot set any attribute of, enable or remove a disabled item: EACCES" {
+	new_item tbuf size="$SZ"
+	local before
+	before=$(state_snapshot)
+	nobody_cannot_configure tbuf
+	assert_state_unchanged "$before"
+}
+
+@test "nobody cannot set any attribute of, sync through sysfs, disable or remove a buffer: EACCES" {
+	make_buf tbuf "$SZ"
+	check "$UT" write-fill /dev/tbuf 0 "$SZ" 5 >/dev/null
+	local before
+	before=$(state_snapshot)
+	nobody_cannot_configure tbuf
+	assert_state_unchanged "$before"
+}
+
+@test "nobody cannot read phys_addr in configfs or sysfs: EACCES" {
+	make_buf tbuf "$SZ"
+	nobody_cannot_see_phys tbuf
+}
+
+@test "nobody can neither open, map, read, write nor ioctl a buffer of the default mode: EACCES" {
+	make_buf tbuf "$SZ"
+	run stat -c '%a %u:%g' /dev/tbuf
+	assert_output '600 0:0'
+	check "$UT" write-fill /dev/tbuf 0 "$SZ" 6 >/dev/null
+	local before acc
+	before=$(state_snapshot)
+	for acc in rdonly wronly rdwr; do
+		nobody_gets EACCES "$UT" open-try /dev/tbuf "$acc"
+	done
+	nobody_gets EACCES "$UT" mmap-try /dev/tbuf 0 "$SZ"
+	nobody_gets EACCES "$UT" pread-try /dev/tbuf 0 16
+	nobody_gets EACCES "$UT" pwrite-try /dev/tbuf 0 16
+	nobody_gets EACCES "$IO" info /dev/tbuf
+	nobody_gets EACCES "$IO" sync /dev/tbuf device 0 0 0
+	assert_state_unchanged "$before"
+}
+
+@test "nobody cannot load or unload the module: EPERM" {
+	nobody_gets EPERM "$UT" rmmod-try "$MODNAME"
+	module_loaded || fail "the module was unloaded"
+	unload_module
+	nobody_gets EPERM "$UT" insmod-try "$UDMABUF_KO"
+	run module_loaded
+	assert_failure
+}
+
+# ---------------------------------------------------------------------------
+# Given with mode 0666
+
+@test "nobody can open, read and write a buffer given with mode 0666" {
+	make_buf tbuf "$SZ" mode=0666
+	local acc
+	for acc in rdonly wronly rdwr; do
+		nobody_gets OK "$UT" open-try /dev/tbuf "$acc"
+	done
+	nobody_gets OK "$UT" write-fill /dev/tbuf 100 5000 21
+	nobody_gets OK "$UT" read-verify /dev/tbuf 100 5000 21
+	# Root sees what nobody wrote: it is the buffer, not a copy.
+	run "$UT" read-verify /dev/tbuf 100 5000 21
+	assert_success
+}
+
+@test "nobody can map a buffer given with mode 0666, and the mapping is the buffer" {
+	make_buf tbuf "$SZ" mode=0666
+	nobody_gets OK "$UT" mmap-fill /dev/tbuf 0 "$SZ" 22
+	run "$UT" read-verify /dev/tbuf 0 "$SZ" 22
+	assert_success
+	check "$UT" write-fill /dev/tbuf 0 "$SZ" 23 >/dev/null
+	nobody_gets OK "$UT" mmap-verify /dev/tbuf 0 "$SZ" 23
+}
+
+@test "nobody can sync a buffer given with mode 0666 through the ioctls" {
+	make_buf tbuf "$SZ" mode=0666
+	nobody_gets OK "$IO" sync /dev/tbuf device 0 0 1
+	assert_attr "$CLASS/tbuf/sync_owner" 1
+	nobody_gets OK "$IO" sync /dev/tbuf cpu 4096 4096 2
+	assert_attr "$CLASS/tbuf/sync_owner" 0
+	# Bad ranges are refused for nobody as for root.
+	nobody_gets EINVAL "$IO" sync /dev/tbuf device "$SZ" 0 0
+	assert_attr "$CLASS/tbuf/sync_owner" 0
+}
+
+@test "GET_INFO gives nobody the DMA address of a buffer given with mode 0666" {
+	# The contract: the ioctl gives the address to whoever may open the
+	# device, while the sysfs and configfs attributes are root's.
+	make_buf tbuf "$SZ" mode=0666
+	run -0 as_nobody "$IO" info /dev/tbuf
+	assert_line "dma_addr=$(cat "$CLASS/tbuf/phys_addr")"
+	assert_line "size=$SZ"
+}
+
+@test "nobody still cannot read phys_addr of a buffer given with mode 0666: EACCES" {
+	make_buf tbuf "$SZ" mode=0666
+	nobody_cannot_see_phys tbuf
+}
+
+@test "nobody still cannot reconfigure, disable, remove or chmod a buffer given with mode 0666" {
+	make_buf tbuf "$SZ" mode=0666
+	check "$UT" write-fill /dev/tbuf 0 "$SZ" 24 >/dev/null
+	local before
+	before=$(state_snapshot)
+	nobody_cannot_configure tbuf
+	# Only the owner (root) may change the node's permissions.
+	nobody_gets EPERM "$UT" chmod-try /dev/tbuf 0600
+	assert_state_unchanged "$before"
+}
+
+# ---------------------------------------------------------------------------
+# Given read-only with mode 0644
+
+@test "nobody can read and map a buffer given with mode 0644 read-only, but not write it: EACCES" {
+	make_buf tbuf "$SZ" mode=0644
+	check "$UT" write-fill /dev/tbuf 0 "$SZ" 25 >/dev/null
+	local before
+	before=$(state_snapshot)
+	nobody_gets OK "$UT" read-verify /dev/tbuf 0 "$SZ" 25
+	nobody_gets OK "$UT" mmap-access-try /dev/tbuf rdonly r 0 "$SZ"
+	nobody_gets EACCES "$UT" open-try /dev/tbuf wronly
+	nobody_gets EACCES "$UT" open-try /dev/tbuf rdwr
+	# A writable shared mapping needs a file opened for writing.
+	nobody_gets EACCES "$UT" mmap-access-try /dev/tbuf rdonly rw 0 "$SZ"
+	nobody_gets EACCES "$UT" mmap-access-try /dev/tbuf rdonly w 0 "$SZ"
+	assert_state_unchanged "$before"
+}
