@@ -66,6 +66,7 @@ deps:
 check-host:
 	$(MAKE) -C tools/udmabufctl check
 	tests/uapi/check
+	tests/catalogue/check
 
 check-amd64:
 	tests/vm/run --arch amd64
