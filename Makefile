@@ -63,7 +63,7 @@ check: deps check-host
 deps:
 	tests/vm/deps
 
-check-host:
+check-host: deps
 	$(MAKE) -C tools/udmabufctl check
 	tests/uapi/check
 	tests/catalogue/check
@@ -73,10 +73,11 @@ check-amd64:
 
 # The reliability lane: Debian's linux-source-6.12 built with every checker
 # (tests/vm/debug.config, cached), udmabuf-cfs built in-tree, the whole suite
-# plus a longer stress run.
+# (over two guests) plus a longer stress run.  'make -j2 check check-debug'
+# runs it beside the stock lanes: four guests share the two cores to the end.
 STRESS_SECONDS ?= 60
 check-debug: deps
-	UDMABUF_TEST_STRESS_SECONDS=$(STRESS_SECONDS) tests/vm/run --kernel debug
+	UDMABUF_TEST_STRESS_SECONDS=$(STRESS_SECONDS) tests/vm/check-all --debug
 
 bench: deps
 	tests/bench/run
