@@ -20,10 +20,10 @@
  *
  *   - a failure must be ENOMEM (or an --allow'ed errno), caused by the
  *     injected fault, and leave nothing behind: for enable, the item reads
- *     disabled and there is no
- *     device node, class device or DMA mapping of the device; for mkdir, no
- *     directory; for insmod, no module, configfs subsystem, class, major,
- *     platform driver, device node or DMA mapping; nor any --gone PATH;
+ *     disabled and there is no device node, class device or DMA mapping of
+ *     the device; for mkdir, no directory; for insmod, no module, configfs
+ *     subsystem, class, major, platform driver, device node or DMA mapping;
+ *     nor any --gone PATH;
  *   - a success, even with a fault injected (into an allocation that may
  *     fail, such as a uevent), must give a working result: a device that
  *     opens, reports its size and keeps data through mmap and read(); it is
