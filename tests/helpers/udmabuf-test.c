@@ -41,53 +41,7 @@
 
 static const char *prog = "udmabuf-test";
 
-/* ------------------------------------------------------------------ */
-/* errno names                                                         */
-
-#define E(x) { x, #x }
-static const struct {
-	int num;
-	const char *name;
-} errno_names[] = {
-	E(EPERM), E(ENOENT), E(ESRCH), E(EINTR), E(EIO), E(ENXIO), E(E2BIG),
-	E(ENOEXEC), E(EBADF), E(ECHILD), E(EAGAIN), E(ENOMEM), E(EACCES),
-	E(EFAULT), E(ENOTBLK), E(EBUSY), E(EEXIST), E(EXDEV), E(ENODEV),
-	E(ENOTDIR), E(EISDIR), E(EINVAL), E(ENFILE), E(EMFILE), E(ENOTTY),
-	E(ETXTBSY), E(EFBIG), E(ENOSPC), E(ESPIPE), E(EROFS), E(EMLINK),
-	E(EPIPE), E(EDOM), E(ERANGE), E(EDEADLK), E(ENAMETOOLONG), E(ENOLCK),
-	E(ENOSYS), E(ENOTEMPTY), E(ELOOP), E(ENOMSG), E(EIDRM), E(ENODATA),
-	E(ETIME), E(ENOLINK), E(EPROTO), E(EBADMSG), E(EOVERFLOW), E(EILSEQ),
-	E(EOPNOTSUPP), E(ETIMEDOUT), E(EALREADY), E(EINPROGRESS), E(ESTALE),
-	E(EDQUOT), E(ECANCELED), E(ENOKEY), E(EKEYREJECTED), E(EHWPOISON),
-};
-#undef E
-
-static const char *errno_name(int err)
-{
-	static char buf[32];
-	size_t i;
-
-	for (i = 0; i < sizeof(errno_names) / sizeof(errno_names[0]); i++)
-		if (errno_names[i].num == err)
-			return errno_names[i].name;
-	snprintf(buf, sizeof(buf), "E%d", err);
-	return buf;
-}
-
-/* Print the errno name of a failed call on stdout and return EXIT_SYSCALL. */
-static int report_errno(int err)
-{
-	printf("%s\n", errno_name(err));
-	return EXIT_SYSCALL;
-}
-
-/* A call that is a precondition of the command, not the thing under test. */
-static int report_setup_errno(const char *what, const char *arg, int err)
-{
-	printf("%s\n", errno_name(err));
-	fprintf(stderr, "%s: %s %s: %s\n", prog, what, arg, errno_name(err));
-	return EXIT_SYSCALL;
-}
+#include "udmabuf-helpers.h"
 
 static void usage(FILE *f)
 {
@@ -236,34 +190,6 @@ static int open_flags(const struct opts *o, int base)
 	if (o->dsync)
 		flags |= O_DSYNC;
 	return flags;
-}
-
-/* ------------------------------------------------------------------ */
-/* the pattern                                                         */
-
-static uint64_t mix64(uint64_t z)
-{
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-/* The 64-bit word at byte offset 8*idx of a buffer filled with SEED. */
-static uint64_t pattern_word(uint64_t seed, uint64_t idx)
-{
-	return mix64(mix64(seed + 0x9e3779b97f4a7c15ULL) ^ idx);
-}
-
-/* The byte at OFFSET, consistent with storing pattern_word() natively. */
-static uint8_t pattern_byte(uint64_t seed, uint64_t off)
-{
-	uint64_t w = pattern_word(seed, off / 8);
-	unsigned int b = off % 8;
-
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	b = 7 - b;
-#endif
-	return (uint8_t)(w >> (8 * b));
 }
 
 /*
