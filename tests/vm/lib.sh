@@ -8,6 +8,11 @@
 # tree stays clean; everything built from the checkout lives in build/<arch>/
 # (gitignored) so that it can be inspected after a failing run.
 
+# The harness's builds are its own business, not a parent make's jobs (make
+# -j2 check check-debug): without this every sub-make warns that the
+# jobserver is unavailable, and the warning shows up as a build warning.
+unset MAKEFLAGS MFLAGS MAKELEVEL
+
 # Repository root: this file is tests/vm/lib.sh.
 VM_LIB_DIR=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
 REPO_ROOT=$(cd -- "$VM_LIB_DIR/../.." && pwd)
