@@ -37,6 +37,7 @@ teardown_file() {
 }
 
 setup() {
+	untrace_helpers
 	[ -d "$PDEV/dtplain" ] ||
 		skip "no DT nodes: run with --arch arm64 --dt tests/dt/udmabuf.dtsi"
 	# shellcheck disable=SC2034 # used by the tests
