@@ -5,7 +5,8 @@
 #   make                      module for the running kernel + udmabufctl
 #   make KERNEL_SRC_DIR=/path ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-
 #   sudo make install         module (extra/), udmabufctl, header, udev rule
-#   make check                host unit tests + guest tests on amd64 and arm64
+#   make check                everything: check-host, check-stock, check-debug
+#   make check-stock          guest tests on Debian's amd64 and arm64 kernels
 #   make check-debug          guest tests on a debug kernel (KASAN, lockdep,
 #                             kmemleak, fault injection...), module in-tree
 #   make bench                benchmarks in the guests (tests/bench)
@@ -55,9 +56,19 @@ lint:
 	tests/vm/checkpatch $(filter-out %.mod.c,$(wildcard driver/*.c)) \
 		driver/*.h include/uapi/linux/*.h
 
+# Seconds of concurrent stress on the debug kernel (the stock lanes run 10).
+STRESS_SECONDS ?= 60
+
 # Everything the README promises; installs missing Debian packages as root.
-# The two guests run side by side (tests/vm/check-all).
+# The host tests, then the stock-kernel guests (amd64 and arm64 side by
+# side), then the debug-kernel lanes; a failing lane does not stop the next.
+# (tests/vm/check-all --all: the debug kernel is built while arm64 finishes.)
 check: deps check-host
+	UDMABUF_DEBUG_STRESS_SECONDS=$(STRESS_SECONDS) tests/vm/check-all --all
+
+# The suite on Debian's own kernels, each lane in its own guest
+# (tests/vm/check-all), plus the harness's negative control.
+check-stock: deps
 	tests/vm/check-all
 
 deps:
@@ -73,11 +84,10 @@ check-amd64:
 
 # The reliability lane: Debian's linux-source-6.12 built with every checker
 # (tests/vm/debug.config, cached), udmabuf-cfs built in-tree, the whole suite
-# (over two guests) plus a longer stress run.  'make -j2 check check-debug'
-# runs it beside the stock lanes: four guests share the two cores to the end.
-STRESS_SECONDS ?= 60
+# (over two guests) plus a longer stress run and the harness's negative
+# control with a real leak.
 check-debug: deps
-	UDMABUF_TEST_STRESS_SECONDS=$(STRESS_SECONDS) tests/vm/check-all --debug
+	UDMABUF_DEBUG_STRESS_SECONDS=$(STRESS_SECONDS) tests/vm/check-all --debug
 
 bench: deps
 	tests/bench/run
@@ -96,5 +106,5 @@ clean:
 	$(MAKE) -C tools/udmabufctl clean
 	rm -rf build
 
-.PHONY: all module tools install lint check deps check-host check-amd64 \
-	check-arm64 check-debug bench demo vm-shell clean
+.PHONY: all module tools install lint check deps check-host check-stock \
+	check-amd64 check-arm64 check-debug bench demo vm-shell clean

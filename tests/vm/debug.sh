@@ -151,7 +151,7 @@ vm_debug_build() {
 		touch "$obj/.config-done"
 	fi
 	if [[ ! -f $obj/.built ]]; then
-		vm_log "building the debug kernel (cold: about 10 minutes on 2 cores; log: $log)"
+		vm_log "building the debug kernel (cold: about 5 minutes on 2 cores; log: $log)"
 	fi
 	# Incremental: after the first build only the driver's objects change.
 	vm_run_logged "$log" "${kmake[@]}" bzImage modules ||

@@ -9,7 +9,7 @@
 # (gitignored) so that it can be inspected after a failing run.
 
 # The harness's builds are its own business, not a parent make's jobs (make
-# -j2 check check-debug): without this every sub-make warns that the
+# -j2 check bench): without this every sub-make warns that the
 # jobserver is unavailable, and the warning shows up as a build warning.
 unset MAKEFLAGS MFLAGS MAKELEVEL
 
