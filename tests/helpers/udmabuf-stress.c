@@ -1675,6 +1675,15 @@ static void op_inspect(struct worker *w)
 		return;
 	dev_path(path, sizeof(path), s->dev);
 	err = stat(path, &st) ? errno : 0;
+	/*
+	 * Other workers disable and remove this buffer at any time.  devtmpfs
+	 * removes a node in two steps: it first takes every permission away
+	 * (so that hard links to it lose access), then unlinks it; a node seen
+	 * in between has permissions 0000.
+	 */
+	if (!err && S_ISCHR(st.st_mode) && (int)minor(st.st_rdev) == s->minor &&
+	    !(st.st_mode & 0777))
+		return;
 	if (expect(w, OP_inspect, path, err, M(OK) | M(ENOENT)) && !err &&
 	    (!S_ISCHR(st.st_mode) || (int)minor(st.st_rdev) != s->minor ||
 	     (st.st_mode & 07777) != s->mode))
