@@ -22,8 +22,8 @@ REPO_ROOT=$(cd -- "$VM_LIB_DIR/../.." && pwd)
 VM_KBUILD_PKG=linux-kbuild-6.1
 
 # Host packages the harness needs (tests/vm/deps installs them).
-# - qemu-system-x86/-arm: the guests; busybox-static/bash/bats*: amd64 guest
-#   userland is copied from the host; gcc/libc6-dev: native static binaries;
+# - qemu-system-x86/-arm: the guests; busybox-static/bash-static/jq/bats*:
+#   amd64 guest userland is copied from the host; gcc/libc6-dev: native static binaries;
 #   gcc-aarch64-linux-gnu + libc6-dev-arm64-cross: arm64 module and static
 #   binaries; linux-kbuild-6.1 (+gcc-12 which the headers name as CC): kbuild
 #   scripts the Debian headers link to; cpio/gzip: initramfs; xz-utils/zstd:
@@ -34,7 +34,7 @@ VM_KBUILD_PKG=linux-kbuild-6.1
 #   libelf-dev (objtool) and libssl-dev: the debug kernel (tests/vm/debug.sh).
 VM_HOST_PACKAGES=(
 	qemu-system-x86 qemu-system-arm
-	busybox-static bash jq bats bats-assert bats-support
+	busybox-static bash bash-static jq bats bats-assert bats-support
 	gcc gcc-12 libc6-dev make binutils
 	gcc-aarch64-linux-gnu gcc-12-aarch64-linux-gnu libc6-dev-arm64-cross
 	gcc-i686-linux-gnu libc6-dev-i386-cross
@@ -46,15 +46,15 @@ VM_HOST_PACKAGES=(
 	gnuplot-nox
 )
 
-# Guest userland packages for arm64 (amd64 uses the host's binaries).  bash
-# needs libc6 and libtinfo6, jq (JSON checks in tests) libjq1 and libonig5;
-# vm_copy_elf checks that every NEEDED library was found, so a new dependency
-# shows up as a clear build error.
-VM_ARM64_USERLAND=(busybox-static bash libc6 libtinfo6 jq libjq1 libonig5)
+# Guest userland packages for arm64 (amd64 uses the host's binaries).  jq
+# (JSON checks in tests) needs libjq1, libonig5 and libc6; vm_copy_elf
+# checks that every NEEDED library was found, so a new dependency shows up
+# as a clear build error.
+VM_ARM64_USERLAND=(busybox-static bash-static libc6 jq libjq1 libonig5)
 
 # Dynamically linked programs copied into the guest with their libraries
-# (busybox provides everything else).
-VM_GUEST_PROGS=(bash jq)
+# (busybox provides everything else; bash is bash-static, see tests/vm/run).
+VM_GUEST_PROGS=(jq)
 
 # Patterns that mark a broken kernel: extended regexes (mostly plain
 # strings), case-sensitive, matched against every line the guest kernel
