@@ -1,5 +1,7 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0
+# (tests/vm/check-all: two state snapshots per test; about 450 s on the debug kernel.)
+# check-all: weight 180
 # The bad-input catalogue: every row of bad-input.tsv, one test each.
 #
 # A row gives the state to start from ("given"), one input (op, target,

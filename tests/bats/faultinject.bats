@@ -1,5 +1,7 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0
+# (tests/vm/check-all: about 330 s on the debug kernel for 9 tests.)
+# check-all: weight 150
 # Fault injection (debug kernels): an allocation fails at each point in
 # turn, N = 1, 2, ..., during enable, mkdir and insmod with buffer
 # parameters (tests/helpers/udmabuf-fault.c, /proc/thread-self/fail-nth).

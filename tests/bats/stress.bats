@@ -1,5 +1,7 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0
+# (tests/vm/check-all: a minute of stress and more on the debug kernel.)
+# check-all: weight 60
 # Concurrent stress: worker processes and threads make, use, attack and
 # remove buffers at random (tests/helpers/udmabuf-stress.c); every outcome
 # must be a legitimate one, every buffer keeps its data while open or
