@@ -1,0 +1,1020 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * udmabuf-edu - user-space driver for QEMU's "edu" PCI device, so that the
+ * guest tests can prove that a real DMA master reads and writes udmabuf-cfs
+ * buffers at the dma_addr that UDMABUF_CFS_IOC_GET_INFO reports.
+ *
+ * Everything else in the tests moves data with the CPU; here a device does
+ * it.  "send" stores a pattern in a buffer and lets edu copy it into its own
+ * memory, "recv" overwrites the buffer and lets edu copy it back, then checks
+ * the pattern through the mapping.  A wrong dma_addr, a missing cache flush
+ * or invalidate, or a mapping that is not the memory the device sees, all
+ * show up as a mismatch.  --no-sync and --no-dma are the negative controls.
+ * The dma_addr is valid for the buffer's DMA device only: the tests use it
+ * with an edu without an IOMMU in between, or with a buffer bound to that
+ * edu (then it is the edu's IOVA).
+ *
+ * The device (PCI 1234:11e8) as this program uses it: BAR0 is 1 MiB of
+ * MMIO, of which the first 4 KiB are mapped through sysfs resource0.
+ *
+ *   0x00  identification, 32 bits: 0xRRrr00ed (version RR.rr); low byte 0xed
+ *   0x04  liveness check, 32 bits: reads back the complement of what was
+ *         last written
+ *   0x80  DMA source address, 64 bits
+ *   0x88  DMA destination address, 64 bits
+ *   0x90  DMA transfer count in bytes, 64 bits
+ *   0x98  DMA command: bit 0 start (the device clears it when done, about
+ *         100 ms of virtual time later), bit 1 direction (0: RAM to edu,
+ *         1: edu to RAM), bit 2 raise an interrupt (never set here: nobody
+ *         would acknowledge it)
+ *
+ * edu's own buffer is 4 KiB at the device-side address 0x40000, which is
+ * what goes into the source or destination register for the edu end of a
+ * transfer.  The RAM end is a bus address that edu ANDs with its dma_mask
+ * property (28 bits unless the VM says otherwise).  The address and count
+ * registers ignore writes while a transfer runs, so every transfer first
+ * waits for the previous one to finish, and registers are read back.
+ *
+ * Registers at 0x80 and above take 4- or 8-byte accesses, and a 4-byte
+ * write stores a zero-extended 32-bit value.  A 64-bit build writes them
+ * with one 64-bit store.  A 32-bit build cannot (two 32-bit stores would
+ * not make one 64-bit value), so it writes 32 bits and refuses, with
+ * ERANGE, any address that does not fit in them.
+ *
+ * Why at most 4032 bytes: QEMU 7.2 does not fail a transfer whose edu-side
+ * range leaves the edu buffer, it stops the whole VM (hw_error), and its
+ * bounds check already trips on a range that ends exactly at the end of the
+ * buffer.  So EDU_OFF + LEN must stay within the first 4032 bytes (a margin
+ * of 64 bytes below the end) and LEN must not be 0; anything else is
+ * refused with EINVAL before the device is touched.
+ *
+ * The buffer is touched only with naturally aligned volatile 64-bit loads
+ * and stores, never memcpy/memset: on arm an uncached mapping is Device
+ * memory, where unaligned accesses and DC ZVA fault.  OFFSET and LEN are
+ * therefore multiples of 8.  The pattern is the one of udmabuf-test: the
+ * word at absolute buffer offset 8*i is pattern_word(SEED, i), so a range
+ * received at OFFSET matches only what was sent from the same OFFSET.
+ *
+ * Needs root (sysfs PCI config and resource files).  Instances serialise on
+ * a lock of the device's resource0, so concurrent tests do not interleave
+ * their register writes on one edu.
+ *
+ * Exit status: 0 success, 1 a system call failed or the device refused
+ * (errno name printed on stdout: ENODEV not an edu, or the buffer's DMA
+ * device went away; EIO liveness check failed; EBUSY registers did not take
+ * the values; ETIMEDOUT transfer never finished; EINVAL/ERANGE transfer
+ * refused), 2 data mismatch, 64 usage error.
+ */
+#define _GNU_SOURCE
+#define _FILE_OFFSET_BITS 64
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/udmabuf-cfs.h>
+
+#define EXIT_SYSCALL	1
+#define EXIT_MISMATCH	2
+#define EXIT_USAGE	64
+
+static const char *prog = "udmabuf-edu";
+
+/* Every range here is whole words: the byte-wise pattern goes unused. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-function"
+#include "udmabuf-helpers.h"
+#pragma GCC diagnostic pop
+
+#ifndef PCI_DEVICES
+#define PCI_DEVICES		"/sys/bus/pci/devices"
+#endif
+#define PCI_COMMAND		0x04
+#define PCI_COMMAND_MEMORY	0x2
+#define PCI_COMMAND_MASTER	0x4
+
+#define EDU_VENDOR		0x1234
+#define EDU_DEVICE		0x11e8
+#define EDU_MAP_SIZE		4096
+
+#define EDU_REG_ID		0x00
+#define EDU_REG_LIVENESS	0x04
+#define EDU_REG_DMA_SRC		0x80
+#define EDU_REG_DMA_DST		0x88
+#define EDU_REG_DMA_COUNT	0x90
+#define EDU_REG_DMA_CMD		0x98
+
+#define EDU_ID_MAGIC		0xed
+#define EDU_CMD_START		0x1
+#define EDU_CMD_TO_RAM		0x2
+
+#define EDU_BUF_ADDR		0x40000ULL
+/* Usable part of edu's 4 KiB buffer: see the header comment. */
+#define EDU_XFER_MAX		4032ULL
+
+#define EDU_POLL_NS		1000000L	/* 1 ms */
+#define EDU_TIMEOUT_MS		20000ULL	/* TCG is slow */
+
+#define BDF_MAX			64
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: %s [--pci BDF] COMMAND ARGS...\n"
+"\n"
+"Drives QEMU's edu PCI device, a real DMA master, to prove that a device\n"
+"reads and writes udmabuf-cfs buffers at their dma_addr.\n"
+"\n"
+"  --pci BDF   the edu to use, e.g. 0000:00:10.0 (default: the first edu in\n"
+"              " PCI_DEVICES ", by name)\n"
+"\n"
+"Device commands (print OK; exit 0, or 1 with the errno name):\n"
+"  find                          print the BDF of every edu, one a line, sorted\n"
+"                                (ENODEV if there is none)\n"
+"  probe                         check identification and liveness, enable\n"
+"                                memory decoding and bus mastering\n"
+"  to-dev ADDR LEN [EDU_OFF]     DMA LEN bytes from bus address ADDR into the\n"
+"                                edu buffer at EDU_OFF (default 0)\n"
+"  from-dev ADDR LEN [EDU_OFF]   DMA LEN bytes from the edu buffer at EDU_OFF\n"
+"                                to bus address ADDR\n"
+"\n"
+"Buffer commands (DEV is /dev/NAME; print OK; exit 0, 1 on a failed call,\n"
+"2 on a data mismatch):\n"
+"  send DEV OFFSET LEN SEED [--sync] [--no-sync] [--no-dma]\n"
+"      store the SEED pattern in [OFFSET, +LEN) through mmap, SYNC_FOR_DEVICE\n"
+"      (TO_DEVICE), DMA dma_addr+OFFSET into the edu buffer at 0\n"
+"  recv DEV OFFSET LEN SEED [--sync] [--no-sync]\n"
+"      store the complement of the pattern, SYNC_FOR_DEVICE (BIDIRECTIONAL),\n"
+"      DMA the edu buffer at 0 to dma_addr+OFFSET, SYNC_FOR_CPU (FROM_DEVICE),\n"
+"      check the pattern through the mapping\n"
+"  roundtrip DEV OFFSET LEN SEED [--sync] [--no-sync]\n"
+"      send, then recv the same range\n"
+"\n"
+"  --sync      open DEV with O_SYNC\n"
+"  --no-sync   make none of the SYNC ioctls\n"
+"  --no-dma    send only: fill (and sync) but start no transfer\n"
+"\n"
+"Every DMA waits for the device (1 ms polls, ETIMEDOUT after 20 s).  LEN must\n"
+"be 1..4032 with EDU_OFF + LEN <= 4032 (a longer edu transfer stops QEMU 7.2);\n"
+"OFFSET and LEN of buffer commands are multiples of 8 inside the buffer.\n"
+"Anything else is EINVAL, refused before the device is touched.  A 32-bit\n"
+"build refuses bus addresses above 4 GiB with ERANGE.  Numbers accept\n"
+"decimal, 0x hex and K/M/G suffixes.\n",
+		prog);
+}
+
+static int usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\n");
+	usage(stderr);
+	return EXIT_USAGE;
+}
+
+/* Print ERR's name on stdout, "prog: WHAT: ERR" on stderr; EXIT_SYSCALL. */
+static int fail(int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, ": %s\n", errno_name(err));
+	return report_errno(err);
+}
+
+/* ------------------------------------------------------------------ */
+/* argument parsing                                                    */
+
+/* Decimal or 0x hex, optional K/M/G suffix; no sign, no octal. */
+static int parse_u64(const char *s, uint64_t *out)
+{
+	unsigned long long v;
+	int base = 10, shift = 0;
+	char *end;
+
+	if (s[0] < '0' || s[0] > '9')
+		return -1;
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		base = 16;
+	errno = 0;
+	v = strtoull(s, &end, base);
+	if (errno || end == s || (base == 16 && end == s + 2))
+		return -1;
+	switch (*end) {
+	case 'k': case 'K': shift = 10; end++; break;
+	case 'm': case 'M': shift = 20; end++; break;
+	case 'g': case 'G': shift = 30; end++; break;
+	default: break;
+	}
+	if (*end || (shift && v > (UINT64_MAX >> shift)))
+		return -1;
+	*out = (uint64_t)v << shift;
+	return 0;
+}
+
+struct opts {
+	int sync;	/* open DEV with O_SYNC */
+	int no_sync;	/* skip the SYNC ioctls */
+	int no_dma;	/* send: start no transfer */
+};
+
+/* Take the --options out of ARGV; returns the positional count or -1. */
+static int split_opts(int argc, char **argv, struct opts *o)
+{
+	int i, npos = 0;
+
+	memset(o, 0, sizeof(*o));
+	for (i = 0; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (strncmp(a, "--", 2) != 0) {
+			argv[npos++] = argv[i];
+			continue;
+		}
+		if (!strcmp(a, "--sync"))
+			o->sync = 1;
+		else if (!strcmp(a, "--no-sync"))
+			o->no_sync = 1;
+		else if (!strcmp(a, "--no-dma"))
+			o->no_dma = 1;
+		else {
+			usage_error("unknown option '%s'", a);
+			return -1;
+		}
+	}
+	return npos;
+}
+
+/*
+ * Can edu move LEN bytes between bus address ADDR and its buffer at
+ * EDU_OFF?  0 or the errno (reported) that refuses it.
+ */
+static int xfer_check(uint64_t addr, uint64_t len, uint64_t edu_off)
+{
+	if (!len || edu_off > EDU_XFER_MAX || len > EDU_XFER_MAX - edu_off)
+		return fail(EINVAL, "edu offset %" PRIu64 " + length %" PRIu64
+			    ": must be 1..%llu bytes within the first %llu of the edu buffer",
+			    edu_off, len, EDU_XFER_MAX, EDU_XFER_MAX);
+	if (len - 1 > UINT64_MAX - addr)
+		return fail(EINVAL, "bus address 0x%" PRIx64 " + %" PRIu64
+			    " wraps around", addr, len);
+#if __SIZEOF_POINTER__ == 4
+	if (addr > UINT32_MAX)
+		return fail(ERANGE, "bus address 0x%" PRIx64
+			    ": a 32-bit build can only program 32-bit addresses",
+			    addr);
+#endif
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* finding the device                                                  */
+
+/* Read a sysfs file of BDF holding one hex number. */
+static int read_sysfs_hex(const char *bdf, const char *attr, unsigned long *val)
+{
+	char path[256], text[32];
+	ssize_t r;
+	int fd;
+
+	snprintf(path, sizeof(path), PCI_DEVICES "/%s/%s", bdf, attr);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	r = read(fd, text, sizeof(text) - 1);
+	if (r < 0) {
+		int err = errno;
+
+		close(fd);
+		return -err;
+	}
+	close(fd);
+	text[r] = '\0';
+	errno = 0;
+	*val = strtoul(text, NULL, 16);
+	return errno ? -errno : 0;
+}
+
+/* 1 if BDF is an edu, 0 if not, -errno if its sysfs files cannot be read. */
+static int is_edu(const char *bdf)
+{
+	unsigned long vendor, device;
+	int ret;
+
+	ret = read_sysfs_hex(bdf, "vendor", &vendor);
+	if (!ret)
+		ret = read_sysfs_hex(bdf, "device", &device);
+	if (ret)
+		return ret;
+	return vendor == EDU_VENDOR && device == EDU_DEVICE;
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * List every edu, sorted by name, into *LIST (*COUNT entries, freed by the
+ * caller with free_list).  0 or an exit code (reported).
+ */
+static int find_edus(char ***list, size_t *count)
+{
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *de;
+	DIR *dir;
+
+	dir = opendir(PCI_DEVICES);
+	if (!dir)
+		return fail(errno, "%s", PCI_DEVICES);
+	while ((de = readdir(dir))) {
+		if (de->d_name[0] == '.' || is_edu(de->d_name) != 1)
+			continue;
+		if (n == cap) {
+			char **more;
+
+			cap = cap ? 2 * cap : 8;
+			more = realloc(names, cap * sizeof(*names));
+			if (!more)
+				goto nomem;
+			names = more;
+		}
+		names[n] = strdup(de->d_name);
+		if (!names[n])
+			goto nomem;
+		n++;
+	}
+	closedir(dir);
+	if (n)
+		qsort(names, n, sizeof(*names), cmp_names);
+	*list = names;
+	*count = n;
+	return 0;
+
+nomem:
+	closedir(dir);
+	while (n)
+		free(names[--n]);
+	free(names);
+	return fail(ENOMEM, "listing %s", PCI_DEVICES);
+}
+
+static void free_list(char **list, size_t count)
+{
+	while (count)
+		free(list[--count]);
+	free(list);
+}
+
+/* The BDF to use: --pci, else the first edu.  0 or an exit code. */
+static int pick_edu(const char *want, char *bdf)
+{
+	char **list;
+	size_t n;
+	int rc;
+
+	if (want) {
+		snprintf(bdf, BDF_MAX, "%s", want);
+		return 0;
+	}
+	rc = find_edus(&list, &n);
+	if (rc)
+		return rc;
+	if (!n) {
+		free_list(list, n);
+		return fail(ENODEV, "no edu device (PCI %04x:%04x) in %s",
+			    EDU_VENDOR, EDU_DEVICE, PCI_DEVICES);
+	}
+	snprintf(bdf, BDF_MAX, "%s", list[0]);
+	free_list(list, n);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* registers                                                           */
+
+struct edu {
+	char bdf[BDF_MAX];
+	int fd;				/* resource0, locked */
+	volatile uint8_t *regs;		/* its first EDU_MAP_SIZE bytes */
+};
+
+static uint32_t reg_read32(const struct edu *e, unsigned int reg)
+{
+	return *(volatile uint32_t *)(e->regs + reg);
+}
+
+static void reg_write32(const struct edu *e, unsigned int reg, uint32_t val)
+{
+	*(volatile uint32_t *)(e->regs + reg) = val;
+}
+
+/* A 32-bit build reads the low half: it never writes more (xfer_check). */
+static uint64_t reg_read64(const struct edu *e, unsigned int reg)
+{
+#if __SIZEOF_POINTER__ == 4
+	return reg_read32(e, reg);
+#else
+	return *(volatile uint64_t *)(e->regs + reg);
+#endif
+}
+
+static void reg_write64(const struct edu *e, unsigned int reg, uint64_t val)
+{
+#if __SIZEOF_POINTER__ == 4
+	reg_write32(e, reg, (uint32_t)val);
+#else
+	*(volatile uint64_t *)(e->regs + reg) = val;
+#endif
+}
+
+/*
+ * Order the buffer accesses against the register accesses: the pattern
+ * stores before the start of a transfer, the checks after its end.
+ */
+static void io_fence(void)
+{
+#if defined(__aarch64__)
+	__asm__ __volatile__("dsb sy" ::: "memory");
+#elif defined(__arm__) && defined(__ARM_ARCH) && __ARM_ARCH >= 7
+	__asm__ __volatile__("dsb" ::: "memory");
+#else
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+#endif
+}
+
+/* ------------------------------------------------------------------ */
+/* opening the device                                                  */
+
+/* Turn on memory decoding and bus mastering in the PCI command register. */
+static int edu_enable(const char *bdf)
+{
+	char path[256];
+	uint8_t cmd[2];
+	uint16_t val, want;
+	ssize_t r;
+	int fd, err;
+
+	snprintf(path, sizeof(path), PCI_DEVICES "/%s/config", bdf);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return fail(errno, "%s: config", bdf);
+	r = pread(fd, cmd, sizeof(cmd), PCI_COMMAND);
+	if (r != sizeof(cmd)) {
+		err = r < 0 ? errno : EIO;
+		close(fd);
+		return fail(err, "%s: config: reading the command register", bdf);
+	}
+	/* Config space is little-endian, byte by byte. */
+	val = (uint16_t)(cmd[0] | cmd[1] << 8);
+	want = val | PCI_COMMAND_MEMORY | PCI_COMMAND_MASTER;
+	if (want != val) {
+		cmd[0] = (uint8_t)want;
+		cmd[1] = (uint8_t)(want >> 8);
+		r = pwrite(fd, cmd, sizeof(cmd), PCI_COMMAND);
+		if (r != sizeof(cmd)) {
+			err = r < 0 ? errno : EIO;
+			close(fd);
+			return fail(err, "%s: config: writing the command register",
+				    bdf);
+		}
+	}
+	close(fd);
+	return 0;
+}
+
+static void edu_close(struct edu *e)
+{
+	munmap((void *)e->regs, EDU_MAP_SIZE);
+	close(e->fd);	/* drops the lock */
+}
+
+/*
+ * Check that BDF is an edu, enable it, map and lock its registers and
+ * check the identification register.  0 or an exit code (reported).
+ */
+static int edu_open(struct edu *e, const char *bdf)
+{
+	char path[256];
+	uint32_t id;
+	void *p;
+	int ret;
+
+	if (!*bdf || strchr(bdf, '/') || bdf[0] == '.')
+		return fail(ENODEV, "'%s': not a PCI device name", bdf);
+	snprintf(e->bdf, sizeof(e->bdf), "%s", bdf);
+
+	ret = is_edu(bdf);
+	if (ret < 0)
+		return fail(-ret, "%s: vendor/device", bdf);
+	if (!ret)
+		return fail(ENODEV, "%s: not an edu (PCI %04x:%04x)", bdf,
+			    EDU_VENDOR, EDU_DEVICE);
+	ret = edu_enable(bdf);
+	if (ret)
+		return ret;
+
+	snprintf(path, sizeof(path), PCI_DEVICES "/%s/resource0", bdf);
+	e->fd = open(path, O_RDWR | O_SYNC | O_CLOEXEC);
+	if (e->fd < 0)
+		return fail(errno, "%s: resource0", bdf);
+	if (flock(e->fd, LOCK_EX) < 0) {
+		ret = errno;
+		close(e->fd);
+		return fail(ret, "%s: resource0: flock", bdf);
+	}
+	p = mmap(NULL, EDU_MAP_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, e->fd, 0);
+	if (p == MAP_FAILED) {
+		ret = errno;
+		close(e->fd);
+		return fail(ret, "%s: resource0: mmap", bdf);
+	}
+	e->regs = p;
+
+	id = reg_read32(e, EDU_REG_ID);
+	if ((id & 0xff) != EDU_ID_MAGIC) {
+		edu_close(e);
+		return fail(ENODEV, "%s: identification register 0x%08x is not edu's",
+			    bdf, id);
+	}
+	return 0;
+}
+
+/* Write a few values to the liveness register; each must come back inverted. */
+static int edu_liveness(const struct edu *e)
+{
+	static const uint32_t probes[] = { 0x00000000, 0xffffffff, 0x5a0ff0a5,
+					   0x12345678 };
+	size_t i;
+
+	for (i = 0; i < sizeof(probes) / sizeof(probes[0]); i++) {
+		uint32_t got;
+
+		reg_write32(e, EDU_REG_LIVENESS, probes[i]);
+		got = reg_read32(e, EDU_REG_LIVENESS);
+		if (got != (uint32_t)~probes[i])
+			return fail(EIO, "%s: liveness: wrote 0x%08x, read 0x%08x, want 0x%08x",
+				    e->bdf, probes[i], got, (uint32_t)~probes[i]);
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* DMA                                                                 */
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* Poll until no transfer runs.  0, or ETIMEDOUT reported. */
+static int edu_wait_idle(const struct edu *e, const char *what)
+{
+	const struct timespec tick = { 0, EDU_POLL_NS };
+	uint64_t deadline = now_ms() + EDU_TIMEOUT_MS;
+
+	while (reg_read32(e, EDU_REG_DMA_CMD) & EDU_CMD_START) {
+		if (now_ms() >= deadline)
+			return fail(ETIMEDOUT, "%s: %s: a transfer still runs after %llu s",
+				    e->bdf, what, EDU_TIMEOUT_MS / 1000);
+		nanosleep(&tick, NULL);	/* EINTR: just poll earlier */
+	}
+	return 0;
+}
+
+static int edu_set_reg(const struct edu *e, unsigned int reg, uint64_t val)
+{
+	uint64_t got;
+
+	reg_write64(e, reg, val);
+	got = reg_read64(e, reg);
+	if (got != val)
+		return fail(EBUSY, "%s: register 0x%02x: wrote 0x%" PRIx64
+			    ", read 0x%" PRIx64 " (did someone else start a transfer?)",
+			    e->bdf, reg, val, got);
+	return 0;
+}
+
+/*
+ * Move LEN bytes between bus address ADDR and the edu buffer at EDU_OFF
+ * (TO_RAM: from edu to ADDR) and wait for the end.  The caller has passed
+ * the arguments through xfer_check().  0 or an exit code (reported).
+ */
+static int edu_dma(const struct edu *e, int to_ram, uint64_t addr,
+		   uint64_t len, uint64_t edu_off)
+{
+	uint64_t dev = EDU_BUF_ADDR + edu_off;
+	uint32_t cmd = EDU_CMD_START | (to_ram ? EDU_CMD_TO_RAM : 0);
+	int rc;
+
+	rc = edu_wait_idle(e, "before the transfer");
+	if (!rc)
+		rc = edu_set_reg(e, EDU_REG_DMA_SRC, to_ram ? dev : addr);
+	if (!rc)
+		rc = edu_set_reg(e, EDU_REG_DMA_DST, to_ram ? addr : dev);
+	if (!rc)
+		rc = edu_set_reg(e, EDU_REG_DMA_COUNT, len);
+	if (rc)
+		return rc;
+	io_fence();
+	reg_write32(e, EDU_REG_DMA_CMD, cmd);
+	rc = edu_wait_idle(e, to_ram ? "from-dev" : "to-dev");
+	io_fence();
+	return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* the buffer                                                          */
+
+struct ubuf {
+	const char *dev;
+	uint64_t off, len, seed;
+	int fd;
+	struct udmabuf_cfs_info info;
+	void *map;			/* page-aligned window */
+	size_t map_len;
+	volatile uint8_t *at;		/* buffer offset OFF in the window */
+};
+
+/* Argument checks that need no device: EINVAL before touching anything. */
+static int ubuf_check_args(const struct ubuf *b)
+{
+	if (b->off % 8 || b->len % 8)
+		return fail(EINVAL, "offset %" PRIu64 ", length %" PRIu64
+			    ": must be multiples of 8", b->off, b->len);
+	return xfer_check(0, b->len, 0);
+}
+
+/* Open DEV, learn its dma_addr and map the page-aligned window of the range. */
+static int ubuf_open(struct ubuf *b, int o_sync)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	uint64_t start, end;
+	void *p;
+	int err, rc;
+
+	b->fd = open(b->dev, O_RDWR | O_CLOEXEC | (o_sync ? O_SYNC : 0));
+	if (b->fd < 0)
+		return report_setup_errno("open", b->dev, errno);
+	if (ioctl(b->fd, UDMABUF_CFS_IOC_GET_INFO, &b->info) < 0) {
+		err = errno;
+		close(b->fd);
+		return report_setup_errno("UDMABUF_CFS_IOC_GET_INFO", b->dev, err);
+	}
+#ifdef UDMABUF_CFS_INFO_DMA_DETACHED
+	/* No dma_addr (it reads 0): never let edu write to bus address 0. */
+	if (b->info.flags & UDMABUF_CFS_INFO_DMA_DETACHED) {
+		close(b->fd);
+		return fail(ENODEV, "%s: its DMA device went away (no dma_addr)",
+			    b->dev);
+	}
+#endif
+	if (b->off > b->info.size || b->len > b->info.size - b->off) {
+		close(b->fd);
+		return fail(EINVAL, "%s: range %" PRIu64 "+%" PRIu64
+			    " is not inside the %" PRIu64 "-byte buffer",
+			    b->dev, b->off, b->len, b->info.size);
+	}
+	rc = xfer_check(b->info.dma_addr + b->off, b->len, 0);
+	if (rc) {
+		close(b->fd);
+		return rc;
+	}
+
+	start = b->off & ~(page - 1);
+	end = (b->off + b->len + page - 1) & ~(page - 1);
+	b->map_len = (size_t)(end - start);
+	p = mmap(NULL, b->map_len, PROT_READ | PROT_WRITE, MAP_SHARED, b->fd,
+		 (off_t)start);
+	if (p == MAP_FAILED) {
+		err = errno;
+		close(b->fd);
+		return report_setup_errno("mmap", b->dev, err);
+	}
+	b->map = p;
+	b->at = (volatile uint8_t *)p + (b->off - start);
+	return 0;
+}
+
+static void ubuf_close(struct ubuf *b)
+{
+	munmap(b->map, b->map_len);
+	close(b->fd);
+}
+
+static volatile uint64_t *ubuf_word(const struct ubuf *b, uint64_t i)
+{
+	return (volatile uint64_t *)(b->at + 8 * i);
+}
+
+/* Store the pattern (or, with INVERT, its complement) into the range. */
+static void ubuf_fill(const struct ubuf *b, int invert)
+{
+	uint64_t i, first = b->off / 8, n = b->len / 8;
+
+	for (i = 0; i < n; i++) {
+		uint64_t w = pattern_word(b->seed, first + i);
+
+		*ubuf_word(b, i) = invert ? ~w : w;
+	}
+}
+
+static int ubuf_sync(const struct ubuf *b, int for_cpu, uint32_t dir)
+{
+	struct udmabuf_cfs_sync s = {
+		.offset = b->off,
+		.size = b->len,
+		.direction = dir,
+	};
+	unsigned long req = for_cpu ? UDMABUF_CFS_IOC_SYNC_FOR_CPU :
+				      UDMABUF_CFS_IOC_SYNC_FOR_DEVICE;
+
+	if (ioctl(b->fd, req, &s) < 0)
+		return fail(errno, "%s: %s %" PRIu64 "+%" PRIu64 " direction %u",
+			    b->dev, for_cpu ? "UDMABUF_CFS_IOC_SYNC_FOR_CPU" :
+			    "UDMABUF_CFS_IOC_SYNC_FOR_DEVICE", b->off, b->len, dir);
+	return 0;
+}
+
+/*
+ * Check the pattern through the mapping.  On a mismatch print the first
+ * bad word and how many words are right (and how many still hold the
+ * complement stored before the transfer, i.e. were never written).
+ */
+static int ubuf_verify(const struct ubuf *b)
+{
+	uint64_t i, first = b->off / 8, n = b->len / 8;
+	uint64_t good = 0, stale = 0, bad_at = 0, bad_got = 0, bad_want = 0;
+	int bad = 0;
+
+	for (i = 0; i < n; i++) {
+		uint64_t want = pattern_word(b->seed, first + i);
+		uint64_t got = *ubuf_word(b, i);
+
+		if (got == want) {
+			good++;
+			continue;
+		}
+		if (got == ~want)
+			stale++;
+		if (!bad) {
+			bad = 1;
+			bad_at = b->off + 8 * i;
+			bad_got = got;
+			bad_want = want;
+		}
+	}
+	if (!bad)
+		return 0;
+	printf("mismatch at %" PRIu64 ": got 0x%016" PRIx64 " expected 0x%016"
+	       PRIx64 " (%" PRIu64 " of %" PRIu64 " words matched, %" PRIu64
+	       " still hold the complement stored before the transfer)\n",
+	       bad_at, bad_got, bad_want, good, n, stale);
+	return EXIT_MISMATCH;
+}
+
+/* CPU -> buffer -> edu. */
+static int phase_send(const struct ubuf *b, const struct edu *e,
+		      const struct opts *o)
+{
+	int rc;
+
+	ubuf_fill(b, 0);
+	if (!o->no_sync) {
+		rc = ubuf_sync(b, 0, UDMABUF_CFS_DIR_TO_DEVICE);
+		if (rc)
+			return rc;
+	}
+	if (o->no_dma)
+		return 0;
+	return edu_dma(e, 0, b->info.dma_addr + b->off, b->len, 0);
+}
+
+/* edu -> buffer -> CPU, checked. */
+static int phase_recv(const struct ubuf *b, const struct edu *e,
+		      const struct opts *o)
+{
+	int rc;
+
+	ubuf_fill(b, 1);
+	if (!o->no_sync) {
+		/* Write the complement back and drop it from the caches. */
+		rc = ubuf_sync(b, 0, UDMABUF_CFS_DIR_BIDIRECTIONAL);
+		if (rc)
+			return rc;
+	}
+	rc = edu_dma(e, 1, b->info.dma_addr + b->off, b->len, 0);
+	if (rc)
+		return rc;
+	if (!o->no_sync) {
+		rc = ubuf_sync(b, 1, UDMABUF_CFS_DIR_FROM_DEVICE);
+		if (rc)
+			return rc;
+	}
+	return ubuf_verify(b);
+}
+
+/* ------------------------------------------------------------------ */
+/* commands                                                            */
+
+static const char *opt_pci;
+
+static int cmd_find(int argc, char **argv)
+{
+	char **list;
+	size_t i, n;
+	int rc;
+
+	(void)argv;
+	if (argc != 0)
+		return usage_error("find takes no arguments");
+	rc = find_edus(&list, &n);
+	if (rc)
+		return rc;
+	for (i = 0; i < n; i++)
+		printf("%s\n", list[i]);
+	free_list(list, n);
+	if (!n)
+		return fail(ENODEV, "no edu device (PCI %04x:%04x) in %s",
+			    EDU_VENDOR, EDU_DEVICE, PCI_DEVICES);
+	return 0;
+}
+
+/* Pick and open the edu of --pci (or the first one). */
+static int open_chosen_edu(struct edu *e)
+{
+	char bdf[BDF_MAX];
+	int rc;
+
+	rc = pick_edu(opt_pci, bdf);
+	return rc ? rc : edu_open(e, bdf);
+}
+
+static int cmd_probe(int argc, char **argv)
+{
+	struct edu e;
+	int rc;
+
+	(void)argv;
+	if (argc != 0)
+		return usage_error("probe takes no arguments");
+	rc = open_chosen_edu(&e);
+	if (rc)
+		return rc;
+	rc = edu_liveness(&e);
+	edu_close(&e);
+	if (!rc)
+		printf("OK\n");
+	return rc;
+}
+
+static int cmd_xfer(int argc, char **argv, int to_ram)
+{
+	const char *name = to_ram ? "from-dev" : "to-dev";
+	uint64_t addr, len, edu_off = 0;
+	struct edu e;
+	int rc;
+
+	if (argc < 2 || argc > 3 || parse_u64(argv[0], &addr) ||
+	    parse_u64(argv[1], &len) || (argc == 3 && parse_u64(argv[2], &edu_off)))
+		return usage_error("%s ADDR LEN [EDU_OFF]", name);
+	rc = xfer_check(addr, len, edu_off);
+	if (rc)
+		return rc;
+	rc = open_chosen_edu(&e);
+	if (rc)
+		return rc;
+	rc = edu_dma(&e, to_ram, addr, len, edu_off);
+	edu_close(&e);
+	if (!rc)
+		printf("OK\n");
+	return rc;
+}
+
+enum { DO_SEND = 1, DO_RECV = 2 };
+
+static int cmd_buffer(int argc, char **argv, int what)
+{
+	const char *name = what == DO_SEND ? "send" :
+			   what == DO_RECV ? "recv" : "roundtrip";
+	const char *opts = what == DO_SEND ? "[--sync] [--no-sync] [--no-dma]" :
+					     "[--sync] [--no-sync]";
+	struct ubuf b = { 0 };
+	struct edu e;
+	struct opts o;
+	int n, rc, use_edu;
+
+	n = split_opts(argc, argv, &o);
+	if (n < 0)
+		return EXIT_USAGE;
+	if (o.no_dma && what != DO_SEND)
+		return usage_error("%s: --no-dma is an option of send only", name);
+	if (n != 4 || parse_u64(argv[1], &b.off) || parse_u64(argv[2], &b.len) ||
+	    parse_u64(argv[3], &b.seed))
+		return usage_error("%s DEV OFFSET LEN SEED %s", name, opts);
+	b.dev = argv[0];
+
+	rc = ubuf_check_args(&b);
+	if (rc)
+		return rc;
+	/* The buffer first: its range checks come before edu is touched. */
+	rc = ubuf_open(&b, o.sync);
+	if (rc)
+		return rc;
+	use_edu = !(what == DO_SEND && o.no_dma);
+	if (use_edu) {
+		rc = open_chosen_edu(&e);
+		if (rc) {
+			ubuf_close(&b);
+			return rc;
+		}
+	}
+	if (what & DO_SEND)
+		rc = phase_send(&b, &e, &o);
+	if (!rc && (what & DO_RECV))
+		rc = phase_recv(&b, &e, &o);
+	if (use_edu)
+		edu_close(&e);
+	ubuf_close(&b);
+	if (!rc)
+		printf("OK\n");
+	return rc;
+}
+
+#define WRAP(name, fn, arg) \
+	static int name(int argc, char **argv) { return fn(argc, argv, arg); }
+WRAP(cmd_to_dev,    cmd_xfer,   0)
+WRAP(cmd_from_dev,  cmd_xfer,   1)
+WRAP(cmd_send,      cmd_buffer, DO_SEND)
+WRAP(cmd_recv,      cmd_buffer, DO_RECV)
+WRAP(cmd_roundtrip, cmd_buffer, DO_SEND | DO_RECV)
+#undef WRAP
+
+static const struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+} commands[] = {
+	{ "find",      cmd_find },
+	{ "probe",     cmd_probe },
+	{ "to-dev",    cmd_to_dev },
+	{ "from-dev",  cmd_from_dev },
+	{ "send",      cmd_send },
+	{ "recv",      cmd_recv },
+	{ "roundtrip", cmd_roundtrip },
+	{ NULL, NULL },
+};
+
+int main(int argc, char **argv)
+{
+	const struct command *c;
+	int i = 1;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	while (i < argc && !strncmp(argv[i], "-", 1)) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			usage(stdout);
+			return 0;
+		}
+		if (!strcmp(a, "--pci")) {
+			if (i + 1 >= argc)
+				return usage_error("--pci needs a BDF");
+			opt_pci = argv[i + 1];
+			i += 2;
+		} else if (!strncmp(a, "--pci=", 6)) {
+			opt_pci = a + 6;
+			i++;
+		} else {
+			return usage_error("unknown option '%s'", a);
+		}
+	}
+	if (i >= argc)
+		return usage_error("missing command");
+	for (c = commands; c->name; c++)
+		if (!strcmp(c->name, argv[i]))
+			return c->fn(argc - i - 1, argv + i + 1);
+	return usage_error("unknown command '%s'", argv[i]);
+}
