@@ -2,11 +2,12 @@
 /*
  * udmabuf-cfs: the memory of a buffer and its character device.
  *
- * Memory comes from dma_alloc_pages(): physically contiguous (from CMA when
- * the platform has it), in the linear map, cacheable, and mapped for
- * DMA_BIDIRECTIONAL, so dma_sync_single_for_{cpu,device}() are valid on any
- * part of it for the whole lifetime of the buffer.  User space chooses the
- * caching of its own mapping through sync_mode and O_SYNC.
+ * Memory comes from dma_alloc_pages() on the buffer's own class device:
+ * physically contiguous (from CMA when the platform has it), in the linear
+ * map, cacheable, and mapped for DMA_BIDIRECTIONAL.  The DMA device's view
+ * of it, and the syncs, are dma.c's: dma_sync_single_for_{cpu,device}() are
+ * valid on any part of it while that device has it mapped.  User space
+ * chooses the caching of its own mapping through sync_mode and O_SYNC.
  */
 
 #include <linux/fs.h>
@@ -24,28 +25,29 @@
 
 /**
  * udmabuf_alloc - allocate the memory of a buffer
- * @buf: buffer with size and dma_dev set
- * @dma_bits: width of the DMA mask the memory must fit in
+ * @buf: buffer with size set and its class device's DMA mask and
+ *	memory-region set up (udmabuf_dma_setup())
  *
- * Return: 0, -ERANGE if the platform cannot honour the mask, -ENOMEM.
+ * Return: 0 or -ENOMEM.
  */
-int udmabuf_alloc(struct udmabuf_buffer *buf, unsigned int dma_bits)
+int udmabuf_alloc(struct udmabuf_buffer *buf)
 {
-	struct device *dev = buf->dma_dev;
-
-	if (dma_set_mask_and_coherent(dev, DMA_BIT_MASK(dma_bits)))
-		return -ERANGE;
+	struct device *dev = &buf->dev;
 
 	buf->alloc_size = PAGE_ALIGN(buf->size);
 	if (buf->pool) {
-		/* The region's own allocator; its kernel mapping is uncached. */
+		/*
+		 * The region's own allocator; its kernel mapping is uncached.
+		 * Such a region's "device address" is its CPU physical one.
+		 */
 		buf->vaddr = dma_alloc_coherent(dev, buf->alloc_size,
-						&buf->dma_addr,
+						&buf->alloc_addr,
 						GFP_KERNEL | __GFP_NOWARN);
+		buf->phys_addr = buf->alloc_addr;
 		return buf->vaddr ? 0 : -ENOMEM;
 	}
 
-	buf->pages = dma_alloc_pages(dev, buf->alloc_size, &buf->dma_addr,
+	buf->pages = dma_alloc_pages(dev, buf->alloc_size, &buf->alloc_addr,
 				     DMA_BIDIRECTIONAL,
 				     GFP_KERNEL | __GFP_NOWARN);
 	if (!buf->pages)
@@ -59,9 +61,9 @@ int udmabuf_alloc(struct udmabuf_buffer *buf, unsigned int dma_bits)
 	 * evicted over what the device or an uncached mapping has stored,
 	 * then hand the buffer to the CPU as the DMA API expects.
 	 */
-	dma_sync_single_for_device(dev, buf->dma_addr, buf->alloc_size,
+	dma_sync_single_for_device(dev, buf->alloc_addr, buf->alloc_size,
 				   DMA_BIDIRECTIONAL);
-	dma_sync_single_for_cpu(dev, buf->dma_addr, buf->alloc_size,
+	dma_sync_single_for_cpu(dev, buf->alloc_addr, buf->alloc_size,
 				DMA_BIDIRECTIONAL);
 	return 0;
 }
@@ -70,18 +72,19 @@ int udmabuf_alloc(struct udmabuf_buffer *buf, unsigned int dma_bits)
 void udmabuf_free(struct udmabuf_buffer *buf)
 {
 	if (buf->pages)
-		dma_free_pages(buf->dma_dev, buf->alloc_size, buf->pages,
-			       buf->dma_addr, DMA_BIDIRECTIONAL);
+		dma_free_pages(&buf->dev, buf->alloc_size, buf->pages,
+			       buf->alloc_addr, DMA_BIDIRECTIONAL);
 	else if (buf->pool && buf->vaddr)
-		dma_free_coherent(buf->dma_dev, buf->alloc_size, buf->vaddr,
-				  buf->dma_addr);
+		dma_free_coherent(&buf->dev, buf->alloc_size, buf->vaddr,
+				  buf->alloc_addr);
 	buf->pages = NULL;
 	buf->vaddr = NULL;
 }
 
+/* The DMA device's coherency, which dma.c gave the class device too. */
 bool udmabuf_coherent(struct udmabuf_buffer *buf)
 {
-	return dev_is_dma_coherent(buf->dma_dev);
+	return dev_is_dma_coherent(&buf->dev);
 }
 
 /**
@@ -153,18 +156,16 @@ static enum dma_data_direction udmabuf_dma_dir(unsigned int direction)
 	}
 }
 
-static void __udmabuf_sync(struct udmabuf_buffer *buf, bool for_cpu,
-			   u64 offset, u64 size, unsigned int direction)
+static int __udmabuf_sync(struct udmabuf_buffer *buf, bool for_cpu,
+			  u64 offset, u64 size, unsigned int direction)
 {
-	enum dma_data_direction dir = udmabuf_dma_dir(direction);
+	int ret;
 
-	if (for_cpu)
-		dma_sync_single_for_cpu(buf->dma_dev, buf->dma_addr + offset,
-					size, dir);
-	else
-		dma_sync_single_for_device(buf->dma_dev,
-					   buf->dma_addr + offset, size, dir);
-	WRITE_ONCE(buf->sync_owner, !for_cpu);
+	ret = udmabuf_dma_sync(buf, for_cpu, offset, size,
+			       udmabuf_dma_dir(direction));
+	if (!ret)
+		WRITE_ONCE(buf->sync_owner, !for_cpu);
+	return ret;
 }
 
 /**
@@ -175,11 +176,15 @@ static void __udmabuf_sync(struct udmabuf_buffer *buf, bool for_cpu,
  * @size: length of the range; 0 means up to the end of the buffer
  * @direction: UDMABUF_CFS_DIR_* of the DMA transfer
  *
- * Return: 0, or -EINVAL for a bad direction or a range outside the buffer.
+ * Return: 0, -EINVAL for a bad direction or a range outside the buffer, or
+ * -ENODEV if the bound DMA device has gone away.
  */
 int udmabuf_sync(struct udmabuf_buffer *buf, bool for_cpu, u64 offset,
 		 u64 size, unsigned int direction)
 {
+	dma_addr_t addr;
+	int ret;
+
 	if (direction > UDMABUF_CFS_DIR_FROM_DEVICE)
 		return -EINVAL;
 	if (offset >= buf->size)
@@ -189,11 +194,14 @@ int udmabuf_sync(struct udmabuf_buffer *buf, bool for_cpu, u64 offset,
 	if (size > buf->size - offset)
 		return -EINVAL;
 
-	if (buf->pool)	/* no cacheable alias: nothing to maintain */
+	if (!buf->pool)
+		return __udmabuf_sync(buf, for_cpu, offset, size, direction);
+
+	/* No cacheable alias: nothing to maintain, but the device must be. */
+	ret = udmabuf_dma_addr(buf, &addr);
+	if (!ret)
 		WRITE_ONCE(buf->sync_owner, !for_cpu);
-	else
-		__udmabuf_sync(buf, for_cpu, offset, size, direction);
-	return 0;
+	return ret;
 }
 
 static int udmabuf_open(struct inode *inode, struct file *file)
@@ -248,6 +256,7 @@ static ssize_t udmabuf_read(struct file *file, char __user *ubuf,
 		return 0;
 	count = min_t(u64, count, buf->size - pos);
 
+	/* Without a DMA device there is nobody to be current with. */
 	if (udmabuf_file_syncs(buf, file))
 		__udmabuf_sync(buf, true, pos, count,
 			       UDMABUF_CFS_DIR_FROM_DEVICE);
@@ -307,8 +316,8 @@ static int udmabuf_mmap(struct file *file, struct vm_area_struct *vma)
 		return -EINVAL;
 
 	if (buf->pool)
-		return dma_mmap_coherent(buf->dma_dev, vma, buf->vaddr,
-					 buf->dma_addr, buf->alloc_size);
+		return dma_mmap_coherent(&buf->dev, vma, buf->vaddr,
+					 buf->alloc_addr, buf->alloc_size);
 
 	cache = udmabuf_cache_mode(buf, udmabuf_file_o_sync(file));
 	vma->vm_page_prot = udmabuf_pgprot(cache, vma->vm_page_prot);
@@ -322,12 +331,18 @@ static long udmabuf_ioctl_info(struct udmabuf_buffer *buf, void __user *arg)
 	struct udmabuf_cfs_info info = {
 		.abi_version	= UDMABUF_CFS_ABI_VERSION,
 		.size		= buf->size,
-		.dma_addr	= buf->dma_addr,
 		.phys_addr	= buf->phys_addr,
 		.sync_mode	= READ_ONCE(buf->sync_mode),
 		.minor		= buf->minor,
 	};
+	dma_addr_t addr;
 
+	if (udmabuf_dma_addr(buf, &addr))
+		info.flags |= UDMABUF_CFS_INFO_DMA_DETACHED;
+	else
+		info.dma_addr = addr;
+	if (buf->dma_target)
+		info.flags |= UDMABUF_CFS_INFO_DMA_BOUND;
 	if (udmabuf_coherent(buf))
 		info.flags |= UDMABUF_CFS_INFO_DMA_COHERENT;
 	if (UDMABUF_RAM_ALWAYS_CACHED)

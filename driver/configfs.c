@@ -262,6 +262,41 @@ static ssize_t udmabuf_item_mode_store(struct config_item *item,
 }
 CONFIGFS_ATTR(udmabuf_item_, mode);
 
+static ssize_t udmabuf_item_dma_device_show(struct config_item *item,
+					    char *page)
+{
+	struct udmabuf_item *ui = to_udmabuf_item(item);
+	ssize_t ret;
+
+	mutex_lock(&ui->lock);
+	ret = sysfs_emit(page, "%s\n", ui->cfg.dma_device);
+	mutex_unlock(&ui->lock);
+	return ret;
+}
+
+/*
+ * "BUS/DEVICE" of the DMA master the buffer is for, or empty.  Checked now
+ * (a typo should fail here, not at enable) and again at enable.
+ */
+static ssize_t udmabuf_item_dma_device_store(struct config_item *item,
+					     const char *page, size_t count)
+{
+	struct udmabuf_item *ui = to_udmabuf_item(item);
+	char val[UDMABUF_DMA_DEVICE_MAX];
+	int ret;
+
+	ret = udmabuf_dma_parse(page, val, sizeof(val));
+	if (ret)
+		return ret;
+	ret = udmabuf_item_lock_config(ui);
+	if (ret)
+		return ret;
+	strscpy(ui->cfg.dma_device, val, sizeof(ui->cfg.dma_device));
+	mutex_unlock(&ui->lock);
+	return count;
+}
+CONFIGFS_ATTR(udmabuf_item_, dma_device);
+
 static ssize_t udmabuf_item_enable_show(struct config_item *item, char *page)
 {
 	struct udmabuf_item *ui = to_udmabuf_item(item);
@@ -330,11 +365,15 @@ static ssize_t udmabuf_item_phys_addr_show(struct config_item *item,
 					   char *page)
 {
 	struct udmabuf_item *ui = to_udmabuf_item(item);
+	dma_addr_t addr;
 	ssize_t ret = 0;
 
 	mutex_lock(&ui->lock);
-	if (ui->buf)
-		ret = sysfs_emit(page, "0x%016llx\n", (u64)ui->buf->dma_addr);
+	if (ui->buf) {
+		ret = udmabuf_dma_addr(ui->buf, &addr);
+		if (!ret)
+			ret = sysfs_emit(page, "0x%016llx\n", (u64)addr);
+	}
 	mutex_unlock(&ui->lock);
 	return ret;
 }
@@ -369,6 +408,7 @@ static struct configfs_attribute *udmabuf_item_attrs[] = {
 	&udmabuf_item_attr_sync_mode,
 	&udmabuf_item_attr_dma_mask,
 	&udmabuf_item_attr_mode,
+	&udmabuf_item_attr_dma_device,
 	&udmabuf_item_attr_enable,
 	&udmabuf_item_attr_phys_addr,
 	&udmabuf_item_attr_dev,

@@ -192,7 +192,7 @@ static void udmabuf_release(struct device *dev)
 	struct udmabuf_buffer *buf = to_udmabuf(dev);
 
 	udmabuf_free(buf);
-	udmabuf_of_dma_release(buf);
+	udmabuf_dma_release(buf);
 	kfree(buf);
 }
 
@@ -206,7 +206,8 @@ static void udmabuf_release(struct device *dev)
  * Return: the buffer, holding the creator's reference, or an ERR_PTR():
  * -EINVAL for a bad size or name, -EEXIST if the name is taken, -EBUSY if
  * the minor is taken, -ERANGE if the platform cannot honour the DMA mask,
- * -ENOMEM if the memory cannot be allocated.
+ * -ENOMEM if the memory cannot be allocated, or what udmabuf_dma_setup()
+ * and udmabuf_dma_map() say about the DMA device.
  */
 struct udmabuf_buffer *udmabuf_create(const struct udmabuf_config *cfg)
 {
@@ -235,25 +236,28 @@ struct udmabuf_buffer *udmabuf_create(const struct udmabuf_config *cfg)
 	buf->dev.parent = cfg->parent;
 	buf->dev.release = udmabuf_release;
 	buf->dev.dma_mask = &buf->dma_mask;
-	buf->dma_dev = &buf->dev;
+	udmabuf_dma_init_buffer(buf);
 	/* From here on, put_device() frees whatever has been set up. */
 
 	ret = dev_set_name(&buf->dev, "%s", cfg->name);
 	if (ret)
 		goto out_put_device;
 
-	if (cfg->of_node) {
-		ret = udmabuf_of_dma_configure(buf, cfg->of_node);
-		if (ret)
-			goto out_put_device;
-	}
+	ret = udmabuf_dma_setup(buf, cfg);
+	if (ret)
+		goto out_put_device;
 
 	ret = udmabuf_reserve(buf, cfg->minor);
 	if (ret)
 		goto out_put_device;
 	buf->dev.devt = MKDEV(MAJOR(udmabuf_devt), buf->minor);
 
-	ret = udmabuf_alloc(buf, cfg->dma_bits);
+	ret = udmabuf_alloc(buf);
+	if (ret)
+		goto out_unreserve;
+
+	/* From here on the release callback also undoes the mapping. */
+	ret = udmabuf_dma_map(buf);
 	if (ret)
 		goto out_unreserve;
 
@@ -350,9 +354,13 @@ static int __init udmabuf_init(void)
 	if (ret)
 		goto out_del_cdev;
 
-	ret = udmabuf_params_init();
+	ret = udmabuf_dma_init();
 	if (ret)
 		goto out_unregister_class;
+
+	ret = udmabuf_params_init();
+	if (ret)
+		goto out_dma_exit;
 
 	ret = udmabuf_of_init();
 	if (ret)
@@ -370,6 +378,8 @@ out_of_exit:
 	udmabuf_of_exit();
 out_params_exit:
 	udmabuf_params_exit();
+out_dma_exit:
+	udmabuf_dma_exit();
 out_unregister_class:
 	class_unregister(&udmabuf_class);
 out_del_cdev:
@@ -390,6 +400,7 @@ static void __exit udmabuf_exit(void)
 	udmabuf_configfs_exit();
 	udmabuf_of_exit();
 	udmabuf_params_exit();
+	udmabuf_dma_exit();
 	class_unregister(&udmabuf_class);
 	cdev_del(&udmabuf_cdev);
 	unregister_chrdev_region(udmabuf_devt, UDMABUF_MINORS);

@@ -6,24 +6,28 @@
  *
  *   insmod udmabuf-cfs.ko udmabuf0=1048576 udmabuf3=4M
  *
- * creates /dev/udmabuf0 (minor 0) and /dev/udmabuf3 (minor 3).  They live
- * until the module is removed.  If one cannot be made, loading fails and
+ * creates /dev/udmabuf0 (minor 0) and /dev/udmabuf3 (minor 3).
+ * udmabufN_bind=BUS/DEVICE (e.g. pci/0000:01:00.0) binds udmabufN to that
+ * DMA device, like a configfs item's dma_device.  They live until the
+ * module is removed.  If one cannot be made, loading fails and
  * none is left behind.  They are made before the device-tree buffers, so a
  * minor or name clash fails the device-tree buffer, not the parameter one.
  *
  * Device tree: a platform driver for nodes compatible with
- * "ikwzm,udmabuf-0.10.a" or "ikwzm,u-dma-buf", one buffer per node, which
- * takes the node's DMA configuration (dma-coherent, dma-ranges) and its
- * memory-region.  Unbinding removes the device at once, like rmdir.
+ * "ikwzm,udmabuf-0.10.a" or "ikwzm,u-dma-buf", one buffer per node.  The
+ * node's platform device, which the platform bus gave the node's DMA
+ * configuration (dma-coherent, dma-ranges, iommus), is the buffer's DMA
+ * device; the buffer takes the node's memory-region.  Unbinding tears the
+ * DMA mapping down and removes the device at once, like rmdir.
  */
 
+#include <linux/dma-mapping.h>
 #include <linux/kernel.h>
 #include <linux/mod_devicetable.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/of.h>
 #include <linux/of_device.h>
-#include <linux/of_reserved_mem.h>
 #include <linux/platform_device.h>
 #include <linux/udmabuf-cfs.h>
 
@@ -32,6 +36,7 @@
 #define UDMABUF_PARAMS	8
 
 static u64 udmabuf_param_size[UDMABUF_PARAMS];
+static char udmabuf_param_bind[UDMABUF_PARAMS][UDMABUF_DMA_DEVICE_MAX];
 static struct udmabuf_buffer *udmabuf_param_buf[UDMABUF_PARAMS];
 
 static int udmabuf_param_set(const char *val, const struct kernel_param *kp)
@@ -62,7 +67,11 @@ static const struct kernel_param_ops udmabuf_param_ops = {
 	module_param_cb(udmabuf##n, &udmabuf_param_ops,			\
 			&udmabuf_param_size[n], 0444);			\
 	MODULE_PARM_DESC(udmabuf##n, "Size of /dev/udmabuf" #n		\
-			 " in bytes (K/M/G/T suffixes, 0x hex; 0: none)")
+			 " in bytes (K/M/G/T suffixes, 0x hex; 0: none)");	\
+	module_param_string(udmabuf##n##_bind, udmabuf_param_bind[n],	\
+			    UDMABUF_DMA_DEVICE_MAX, 0444);		\
+	MODULE_PARM_DESC(udmabuf##n##_bind, "DMA device of /dev/udmabuf"	\
+			 #n " as BUS/DEVICE (pci/..., platform/...)")
 
 UDMABUF_PARAM(0);
 UDMABUF_PARAM(1);
@@ -92,6 +101,11 @@ int udmabuf_params_init(void)
 	int i;
 
 	for (i = 0; i < UDMABUF_PARAMS; i++) {
+		if (!udmabuf_param_size[i] && udmabuf_param_bind[i][0]) {
+			pr_err("udmabuf%d_bind without udmabuf%d\n", i, i);
+			udmabuf_params_exit();
+			return -EINVAL;
+		}
 		if (!udmabuf_param_size[i])
 			continue;
 
@@ -100,11 +114,15 @@ int udmabuf_params_init(void)
 		cfg.minor = i;
 		cfg.origin = UDMABUF_ORIGIN_PARAM;
 		snprintf(cfg.name, sizeof(cfg.name), "udmabuf%d", i);
+		strscpy(cfg.dma_device, udmabuf_param_bind[i],
+			sizeof(cfg.dma_device));
 
 		buf = udmabuf_create(&cfg);
 		if (IS_ERR(buf)) {
-			pr_err("%s: cannot create a %llu-byte buffer: %pe\n",
-			       cfg.name, cfg.size, buf);
+			pr_err("%s: cannot create a %llu-byte buffer%s%s: %pe\n",
+			       cfg.name, cfg.size,
+			       cfg.dma_device[0] ? " for " : "",
+			       cfg.dma_device, buf);
 			udmabuf_params_exit();
 			return PTR_ERR(buf);
 		}
@@ -204,6 +222,7 @@ static int udmabuf_of_config(struct device *dev, struct udmabuf_config *cfg)
 	cfg->origin = UDMABUF_ORIGIN_DT;
 	cfg->parent = dev;
 	cfg->of_node = np;
+	cfg->dma_target = dev;
 	sync_mode = cfg->sync_mode;
 	bits = cfg->dma_bits;
 
@@ -253,68 +272,6 @@ static int udmabuf_of_config(struct device *dev, struct udmabuf_config *cfg)
 	return udmabuf_of_name(dev, cfg);
 }
 
-/**
- * udmabuf_of_dma_configure - give a buffer the DMA setup of a node
- * @buf: buffer being created; its class device becomes the DMA device
- * @np: the node
- *
- * The class device, not the platform device, takes the node's coherency,
- * DMA ranges and memory-region: it lives exactly as long as the memory,
- * so a rebind of the platform device while an old buffer is still mapped
- * cannot hand the same reserved memory out twice.
- */
-int udmabuf_of_dma_configure(struct udmabuf_buffer *buf,
-			     struct device_node *np)
-{
-	struct device *dev = &buf->dev;
-	struct device *parent = dev->parent;
-	struct device_node *region;
-	struct reserved_mem *rmem;
-	int ret;
-
-	buf->dma_mask = DMA_BIT_MASK(UDMABUF_DMA_BITS_DEFAULT);
-	dev->coherent_dma_mask = buf->dma_mask;
-	ret = of_dma_configure(dev, np, true);
-	if (ret) {
-		dev_err(parent, "cannot apply the node's DMA configuration: %pe\n",
-			ERR_PTR(ret));
-		return ret;
-	}
-	buf->of_node = of_node_get(np);
-
-	region = of_parse_phandle(np, "memory-region", 0);
-	if (!region)
-		return 0;
-	rmem = of_reserved_mem_lookup(region);
-	buf->pool = of_property_read_bool(region, "no-map");
-	of_node_put(region);
-	if (!rmem) {
-		dev_err(parent, "memory-region: not a reserved-memory region\n");
-		return -EINVAL;
-	}
-
-	ret = of_reserved_mem_device_init_by_idx(dev, np, 0);
-	if (ret) {
-		dev_err(parent, "memory-region %s: cannot use it: %pe\n",
-			rmem->name, ERR_PTR(ret));
-		return ret;
-	}
-	/* A no-map pool serves one buffer, from its start. */
-	if (buf->pool)
-		buf->phys_addr = rmem->base;
-	return 0;
-}
-
-/* Undo udmabuf_of_dma_configure(), once the memory is freed. */
-void udmabuf_of_dma_release(struct udmabuf_buffer *buf)
-{
-	if (!buf->of_node)
-		return;
-	of_reserved_mem_device_release(&buf->dev);
-	of_node_put(buf->of_node);
-	buf->of_node = NULL;
-}
-
 /* Why udmabuf_create() refused a node, in words for the log. */
 static const char *udmabuf_of_reason(int err)
 {
@@ -343,6 +300,15 @@ static int udmabuf_of_probe(struct platform_device *pdev)
 	if (ret)
 		return ret;
 
+	/* The node's device is the DMA master: it takes the node's mask. */
+	ret = dma_set_mask_and_coherent(&pdev->dev,
+					DMA_BIT_MASK(cfg.dma_bits));
+	if (ret) {
+		dev_err(&pdev->dev, "dma-mask %u: %s\n", cfg.dma_bits,
+			udmabuf_of_reason(-ERANGE));
+		return -ERANGE;
+	}
+
 	buf = udmabuf_create(&cfg);
 	if (IS_ERR(buf)) {
 		dev_err(&pdev->dev, "cannot create %s (%llu bytes, minor %d): %s: %pe\n",
@@ -354,10 +320,16 @@ static int udmabuf_of_probe(struct platform_device *pdev)
 	return 0;
 }
 
-/* Like rmdir: the device goes now, the memory with its last user. */
+/*
+ * Like rmdir: the device goes now, the memory with its last user.  The
+ * DMA mapping is for this platform device, so it goes now too.
+ */
 static void udmabuf_of_remove(struct platform_device *pdev)
 {
-	udmabuf_destroy(platform_get_drvdata(pdev), true);
+	struct udmabuf_buffer *buf = platform_get_drvdata(pdev);
+
+	udmabuf_dma_detach(buf);
+	udmabuf_destroy(buf, true);
 }
 
 static const struct of_device_id udmabuf_of_match[] = {

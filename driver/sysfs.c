@@ -29,11 +29,17 @@ static ssize_t size_show(struct device *dev, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RO(size);
 
+/* The address to program into the DMA device (an IOVA behind an IOMMU). */
 static ssize_t phys_addr_show(struct device *dev,
 			      struct device_attribute *attr, char *page)
 {
-	return sysfs_emit(page, "0x%016llx\n",
-			  (u64)to_udmabuf(dev)->dma_addr);
+	dma_addr_t addr;
+	int ret;
+
+	ret = udmabuf_dma_addr(to_udmabuf(dev), &addr);
+	if (ret)
+		return ret;
+	return sysfs_emit(page, "0x%016llx\n", (u64)addr);
 }
 
 /* Physical addresses are for root, as in /proc/PID/pagemap. */
@@ -61,6 +67,14 @@ static ssize_t sync_mode_store(struct device *dev,
 	return count;
 }
 static DEVICE_ATTR_RW(sync_mode);
+
+/* "BUS/DEVICE" of the bound DMA device, empty for the module's own. */
+static ssize_t dma_device_show(struct device *dev,
+			       struct device_attribute *attr, char *page)
+{
+	return sysfs_emit(page, "%s\n", to_udmabuf(dev)->dma_device);
+}
+static DEVICE_ATTR_RO(dma_device);
 
 static ssize_t dma_coherent_show(struct device *dev,
 				 struct device_attribute *attr, char *page)
@@ -289,6 +303,7 @@ static struct attribute *udmabuf_attrs[] = {
 	&dev_attr_phys_addr.attr,
 	&dev_attr_sync_mode.attr,
 	&dev_attr_dma_coherent.attr,
+	&dev_attr_dma_device.attr,
 	&dev_attr_origin.attr,
 	&dev_attr_users.attr,
 	&dev_attr_cache_mode.attr,

@@ -7,13 +7,19 @@
 
 #include <linux/device.h>
 #include <linux/dma-mapping.h>
+#include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/rwsem.h>
 #include <linux/types.h>
+
+struct reserved_mem;
 
 #define UDMABUF_CFS_VERSION	"0.1.0"
 
 /* Longest device name, without the terminating NUL. */
 #define UDMABUF_NAME_MAX	32
+/* Size of a "BUS/DEVICE" dma_device value, with the terminating NUL. */
+#define UDMABUF_DMA_DEVICE_MAX	128
 /* Minors are handed out from the whole range of our major. */
 #define UDMABUF_MINORS		BIT(MINORBITS)
 
@@ -66,8 +72,10 @@ enum udmabuf_cache {
  * @sync_size: initial sysfs sync_size; 0 means the whole buffer
  * @sync_direction: initial sysfs sync_direction
  * @parent: parent of the class device in sysfs, or NULL
- * @of_node: device-tree node whose DMA configuration and memory-region
- *	the buffer takes, or NULL
+ * @of_node: device-tree node whose memory-region the buffer takes, or NULL
+ * @dma_target: the DMA device, held by the caller (a device-tree buffer's
+ *	own platform device), or NULL to use @dma_device
+ * @dma_device: "BUS/DEVICE" of the DMA device, or empty for none
  * @name: device name, validated by udmabuf_name_valid()
  */
 struct udmabuf_config {
@@ -82,6 +90,8 @@ struct udmabuf_config {
 	unsigned int sync_direction;
 	struct device *parent;
 	struct device_node *of_node;
+	struct device *dma_target;
+	char dma_device[UDMABUF_DMA_DEVICE_MAX];
 	char name[UDMABUF_NAME_MAX + 1];
 };
 
@@ -91,17 +101,25 @@ struct udmabuf_config {
  *	The creator holds one reference until it destroys the buffer, every
  *	open file holds one (and every mapping holds its file).  The memory
  *	is freed by the release callback, after the last of them is gone.
- * @dma_dev: the device the memory was allocated against and is synced for
- * @dma_mask: storage for @dev's DMA mask
+ * @dma_mask: storage for @dev's DMA mask; @dev allocates the memory
  * @pages: first page of the physically contiguous allocation, or NULL for
  *	memory from a no-map reserved region (@pool)
  * @vaddr: kernel address of the allocation
- * @dma_addr: the allocation as seen by the device
+ * @alloc_addr: the allocation as seen through @dev
  * @phys_addr: the allocation as seen by the CPU
  * @pool: the memory comes from a no-map reserved region, which the kernel
  *	maps non-cacheable: every mapping is then DMA-coherent, and cache
  *	maintenance has nothing to do
- * @of_node: device-tree node the DMA configuration came from, or NULL
+ * @rmem: the device-tree memory-region the memory comes from, or NULL
+ * @dma_lock: see dma.c; protects @dma_dev and @dma_addr
+ * @dma_dev: the device @dma_addr is valid for and syncs are done for: @dev
+ *	itself, the bound device, or NULL once that has gone away
+ * @dma_addr: the address to program into the DMA device
+ * @dma_target: the bound device (a reference), or NULL if unbound
+ * @dma_own_target: @dma_target is the platform device of a device-tree
+ *	buffer, whose driver is this module
+ * @dma_node: entry in dma.c's list while mapped for @dma_target
+ * @dma_device: "BUS/DEVICE" of @dma_target, empty if unbound
  * @size: bytes usable through read/write; mappings cover @alloc_size
  * @alloc_size: @size rounded up to whole pages
  * @sync_mode: current sync_mode; read locklessly by mmap and read/write
@@ -118,14 +136,22 @@ struct udmabuf_config {
  */
 struct udmabuf_buffer {
 	struct device dev;
-	struct device *dma_dev;
 	u64 dma_mask;
 	struct page *pages;
 	void *vaddr;
-	dma_addr_t dma_addr;
+	dma_addr_t alloc_addr;
 	phys_addr_t phys_addr;
 	bool pool;
-	struct device_node *of_node;
+	struct reserved_mem *rmem;
+
+	struct rw_semaphore dma_lock;	/* see above */
+	struct device *dma_dev;
+	dma_addr_t dma_addr;
+	struct device *dma_target;
+	bool dma_own_target;
+	struct list_head dma_node;
+	char dma_device[UDMABUF_DMA_DEVICE_MAX];
+
 	size_t size;
 	size_t alloc_size;
 	unsigned int sync_mode;
@@ -160,12 +186,26 @@ void udmabuf_config_init(struct udmabuf_config *cfg);
 
 /* buffer.c: memory, file operations and cache maintenance */
 extern const struct file_operations udmabuf_fops;
-int udmabuf_alloc(struct udmabuf_buffer *buf, unsigned int dma_bits);
+int udmabuf_alloc(struct udmabuf_buffer *buf);
 void udmabuf_free(struct udmabuf_buffer *buf);
 enum udmabuf_cache udmabuf_cache_mode(struct udmabuf_buffer *buf, bool o_sync);
 bool udmabuf_coherent(struct udmabuf_buffer *buf);
 int udmabuf_sync(struct udmabuf_buffer *buf, bool for_cpu, u64 offset,
 		 u64 size, unsigned int direction);
+
+/* dma.c: the DMA device, its mapping of the memory, its going away */
+int udmabuf_dma_init(void);
+void udmabuf_dma_exit(void);
+int udmabuf_dma_parse(const char *str, char *out, size_t len);
+void udmabuf_dma_init_buffer(struct udmabuf_buffer *buf);
+int udmabuf_dma_setup(struct udmabuf_buffer *buf,
+		      const struct udmabuf_config *cfg);
+int udmabuf_dma_map(struct udmabuf_buffer *buf);
+void udmabuf_dma_detach(struct udmabuf_buffer *buf);
+void udmabuf_dma_release(struct udmabuf_buffer *buf);
+int udmabuf_dma_sync(struct udmabuf_buffer *buf, bool for_cpu, u64 offset,
+		     u64 size, enum dma_data_direction dir);
+int udmabuf_dma_addr(struct udmabuf_buffer *buf, dma_addr_t *addr);
 
 /* sysfs.c: attributes of the class device */
 extern const struct attribute_group *udmabuf_dev_groups[];
@@ -179,8 +219,5 @@ int udmabuf_params_init(void);
 void udmabuf_params_exit(void);
 int udmabuf_of_init(void);
 void udmabuf_of_exit(void);
-int udmabuf_of_dma_configure(struct udmabuf_buffer *buf,
-			     struct device_node *np);
-void udmabuf_of_dma_release(struct udmabuf_buffer *buf);
 
 #endif /* _UDMABUF_CFS_H */

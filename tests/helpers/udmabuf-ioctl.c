@@ -319,9 +319,14 @@ static int cmd_info(int argc, char **argv)
 	printf("dma_coherent=%d\n",
 	       !!(info.flags & UDMABUF_CFS_INFO_DMA_COHERENT));
 	printf("ram_cached=%d\n", !!(info.flags & UDMABUF_CFS_INFO_RAM_CACHED));
+	printf("dma_bound=%d\n", !!(info.flags & UDMABUF_CFS_INFO_DMA_BOUND));
+	printf("dma_detached=%d\n",
+	       !!(info.flags & UDMABUF_CFS_INFO_DMA_DETACHED));
 	printf("unknown_flags=0x%08" PRIx32 "\n",
 	       (uint32_t)(info.flags & ~(UDMABUF_CFS_INFO_DMA_COHERENT |
-					 UDMABUF_CFS_INFO_RAM_CACHED)));
+					 UDMABUF_CFS_INFO_RAM_CACHED |
+					 UDMABUF_CFS_INFO_DMA_BOUND |
+					 UDMABUF_CFS_INFO_DMA_DETACHED)));
 	printf("reserved_zero=%d\n", reserved_zero);
 	return 0;
 }

@@ -23,6 +23,9 @@
 /* struct udmabuf_cfs_info.flags */
 #define UDMABUF_CFS_INFO_DMA_COHERENT	(1U << 0) /* device snoops CPU caches */
 #define UDMABUF_CFS_INFO_RAM_CACHED	(1U << 1) /* arch maps RAM cached always */
+#define UDMABUF_CFS_INFO_DMA_BOUND	(1U << 2) /* dma_addr is for a bound device */
+#define UDMABUF_CFS_INFO_DMA_DETACHED	(1U << 3) /* that device went away: no
+						   * dma_addr (0), syncs ENODEV */
 
 #define UDMABUF_CFS_VERSION_LEN		32
 
@@ -31,10 +34,11 @@
  * @abi_version: %UDMABUF_CFS_ABI_VERSION of the running module
  * @flags: %UDMABUF_CFS_INFO_* bits
  * @size: size of the buffer in bytes, as requested
- * @dma_addr: address of the buffer as seen by the device (program the DMA
- *	engine with this one)
+ * @dma_addr: address of the buffer as seen by its DMA device (program the
+ *	DMA engine with this one): for a bound buffer the bound device's DMA
+ *	address, an IOVA behind an IOMMU; 0 with %UDMABUF_CFS_INFO_DMA_DETACHED
  * @phys_addr: CPU physical address of the buffer; equal to @dma_addr unless
- *	the bus translates addresses
+ *	an IOMMU or the bus translates addresses
  * @sync_mode: current sync_mode (0..7), which selects the CPU mapping
  * @minor: minor number of the device node
  * @driver_version: NUL-terminated version string of the module
