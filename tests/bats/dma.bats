@@ -1,0 +1,362 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+#
+# Real DMA.  QEMU's edu PCI device, driven from user space by
+# udmabuf-edu (tests/helpers/udmabuf-edu.c) the way UIO users drive an FPGA,
+# reads and writes buffers at the address the driver reports, and the tests
+# check the data through the buffer's mapping.  Every guest has the edu at
+# $UDMABUF_EDU (tests/vm/run); amd64 guests have a second one at
+# $UDMABUF_EDU_NARROW that keeps edu's own 28-bit DMA mask.
+#
+# The same file runs without an IOMMU (the stock lanes) and behind one
+# (UDMABUF_IOMMU=intel or smmuv3: the --iommu lanes and the debug kernel),
+# where only a buffer bound to the edu (dma_device) may reach it.
+#
+# edu's transfers are at most 4032 bytes here: QEMU 7.2 stops the whole
+# guest for one that reaches the end of edu's 4 KiB buffer.
+
+load helpers/common
+
+ED=udmabuf-edu
+IO=udmabuf-ioctl
+UIO=/sys/bus/pci/drivers/uio_pci_generic
+CHUNK=4032
+
+setup() {
+	common_setup
+	EDU=$UDMABUF_EDU
+	edu_present "$EDU" || return 1
+}
+
+teardown() {
+	edu_present "$EDU" || true
+	common_teardown
+}
+
+# edu_present BDF: make sure the device is there (rescan after a test removed
+# it) and bound to uio_pci_generic, as UIO users have it; on arm64 a PCI
+# device joins its IOMMU group only when a driver binds it.
+edu_present() {
+	local d=/sys/bus/pci/devices/$1
+	if [ ! -e "$d" ]; then
+		echo 1 >/sys/bus/pci/rescan || return 1
+	fi
+	[ -e "$d" ] || { echo "# $1 did not come back after a rescan" >&2; return 1; }
+	[ -e "$d/driver" ] && return 0
+	if [ ! -e /run/udmabuf-edu-new-id ]; then
+		# Binds every edu without a driver.
+		echo "1234 11e8" >"$UIO/new_id" || return 1
+		: >/run/udmabuf-edu-new-id
+	fi
+	[ -e "$d/driver" ] || echo "$1" >"$UIO/bind" || return 1
+}
+
+# edu_roundtrip DEV OFFSET [helper options]: the device reads the range the
+# CPU filled and writes it back over the complement.
+edu_roundtrip() {
+	local dev=$1 off=$2
+	shift 2
+	run "$ED" --pci "$EDU" roundtrip "$dev" "$off" "$CHUNK" "$((off + 17))" "$@"
+	assert_success
+	assert_output OK
+}
+
+# The last 8-byte aligned offset that fits a whole chunk into SIZE bytes.
+last_chunk() {
+	echo $((($1 - CHUNK) / 8 * 8))
+}
+
+info_get() {
+	"$IO" info "$1" | sed -n "s/^$2=//p"
+}
+
+iommu_on() {
+	[ "$UDMABUF_IOMMU" != none ]
+}
+
+# A bound buffer "b" of SIZE bytes with more ATTR=VALUE settings.
+bound_buf() {
+	make_buf b "$1" dma_device="pci/$EDU" "${@:2}"
+}
+
+@test "the edu DMA master answers, and the lane's IOMMU is what it declares" {
+	run "$ED" find
+	assert_success
+	assert_line "$EDU"
+	run "$ED" --pci "$EDU" probe
+	assert_success
+	assert_output OK
+	if iommu_on; then
+		[ -e "/sys/bus/pci/devices/$EDU/iommu_group" ] ||
+			fail "UDMABUF_IOMMU=$UDMABUF_IOMMU but $EDU has no IOMMU group"
+	else
+		[ ! -e "/sys/bus/pci/devices/$EDU/iommu_group" ] ||
+			fail "no IOMMU declared but $EDU is in an IOMMU group"
+	fi
+}
+
+@test "dma_device is a feature, empty by default, and reads back what was written" {
+	run cat "$cfs/features"
+	assert_output --regexp '(^|,)dma_device(,|$)'
+	new_item b size=64K
+	assert_attr "$cfs/b/dma_device" ""
+	set_attr "$cfs/b/dma_device" "pci/$EDU"
+	assert_attr "$cfs/b/dma_device" "pci/$EDU"
+	# A newline at the end is the shell's, not part of the name.
+	set_attr "$cfs/b/dma_device" "pci/$EDU"$'\n'
+	assert_attr "$cfs/b/dma_device" "pci/$EDU"
+	set_attr "$cfs/b/dma_device" $'\n'
+	assert_attr "$cfs/b/dma_device" ""
+}
+
+@test "dma_device refuses malformed values with EINVAL and absent devices with ENODEV" {
+	new_item b size=64K dma_device="pci/$EDU"
+	local v
+	for v in pci "/$EDU" pci/ "pci/$EDU/x" "pci/a b" "pci//$EDU" \
+		"pci/$(printf 'x%.0s' {1..130})" "$(printf 'pci/\351')"; do
+		assert_write EINVAL "$cfs/b/dma_device" "$v"
+	done
+	for v in nosuchbus/x "pci/0000:00:1f.6" platform/no-such-device; do
+		assert_write ENODEV "$cfs/b/dma_device" "$v"
+	done
+	assert_attr "$cfs/b/dma_device" "pci/$EDU"
+}
+
+@test "dma_device cannot change while enabled (EBUSY)" {
+	bound_buf 64K
+	assert_write EBUSY "$cfs/b/dma_device" $'\n'
+	assert_write EBUSY "$cfs/b/dma_device" "pci/$EDU"
+	assert_attr "$cfs/b/dma_device" "pci/$EDU"
+}
+
+@test "a bound buffer names its device in sysfs and GET_INFO; an unbound one does not" {
+	bound_buf 64K
+	make_buf u 64K
+	assert_attr "$CLASS/b/dma_device" "pci/$EDU"
+	assert_attr "$CLASS/u/dma_device" ""
+	[ "$(info_get /dev/b dma_bound)" = 1 ] || fail "GET_INFO of b: not bound"
+	[ "$(info_get /dev/u dma_bound)" = 0 ] || fail "GET_INFO of u: bound"
+	[ "$(info_get /dev/b dma_detached)" = 0 ] || fail "GET_INFO of b: detached"
+}
+
+@test "the bound address is the device's: an IOVA behind an IOMMU, the physical address without" {
+	bound_buf 1M
+	local dma phys sysfs cfsa
+	dma=$(info_get /dev/b dma_addr)
+	phys=$(info_get /dev/b phys_addr)
+	read -r sysfs <"$CLASS/b/phys_addr"
+	read -r cfsa <"$cfs/b/phys_addr"
+	[ "$sysfs" = "$dma" ] || fail "sysfs phys_addr $sysfs, GET_INFO dma_addr $dma"
+	[ "$cfsa" = "$dma" ] || fail "configfs phys_addr $cfsa, GET_INFO dma_addr $dma"
+	if iommu_on; then
+		[ "$dma" != "$phys" ] || fail "behind $UDMABUF_IOMMU the DMA address $dma is the physical one"
+	else
+		[ "$dma" = "$phys" ] || fail "without an IOMMU the DMA address $dma is not the physical $phys"
+	fi
+}
+
+@test "a bound buffer: the device reads what the CPU wrote and writes what the CPU reads, at both ends" {
+	bound_buf 1M
+	edu_roundtrip /dev/b 0
+	edu_roundtrip /dev/b "$(last_chunk 1048576)"
+	# An odd size: the last chunk ends at the buffer's last byte.
+	make_buf c $((3 * PAGE_SIZE + 136)) dma_device="pci/$EDU"
+	edu_roundtrip /dev/c "$(last_chunk $((3 * PAGE_SIZE + 136)))"
+}
+
+@test "data arrives by DMA: a buffer receives what another one sent through the device" {
+	bound_buf 64K
+	make_buf c 64K dma_device="pci/$EDU"
+	run "$ED" --pci "$EDU" send /dev/b 8192 "$CHUNK" 41
+	assert_success
+	run "$ED" --pci "$EDU" recv /dev/c 8192 "$CHUNK" 41
+	assert_success
+	assert_output OK
+}
+
+@test "negative control: without the transfer the data does not arrive" {
+	bound_buf 64K
+	make_buf c 64K dma_device="pci/$EDU"
+	run "$ED" --pci "$EDU" send /dev/b 0 "$CHUNK" 1
+	assert_success
+	# New data in b, but no DMA: the device still holds seed 1.
+	run "$ED" --pci "$EDU" send /dev/b 0 "$CHUNK" 2 --no-dma
+	assert_success
+	run "$ED" --pci "$EDU" recv /dev/c 0 "$CHUNK" 2
+	assert_failure 2
+	assert_output --partial mismatch
+	run "$ED" --pci "$EDU" recv /dev/c 0 "$CHUNK" 1
+	assert_success
+}
+
+@test "every sync_mode, with and without O_SYNC, moves data by DMA both ways" {
+	bound_buf 64K
+	local m
+	for m in 0 1 2 3 4 5 6 7; do
+		set_attr "$CLASS/b/sync_mode" "$m"
+		edu_roundtrip /dev/b 0
+		edu_roundtrip /dev/b "$(last_chunk 65536)" --sync
+	done
+}
+
+@test "an unbound buffer is reached at its physical address without an IOMMU, and blocked behind one" {
+	make_buf u 64K
+	if ! iommu_on; then
+		edu_roundtrip /dev/u 0
+		edu_roundtrip /dev/u "$(last_chunk 65536)" --sync
+		return
+	fi
+	# Behind the IOMMU: the device may read nothing of u.  Give the device
+	# known data from a bound buffer first, then let it read u's address.
+	bound_buf 64K
+	run "$ED" --pci "$EDU" send /dev/b 0 "$CHUNK" 5
+	assert_success
+	run "$ED" --pci "$EDU" send /dev/u 0 "$CHUNK" 6
+	assert_success
+	run "$ED" --pci "$EDU" recv /dev/b 0 "$CHUNK" 6
+	assert_failure 2
+	kernel_log_has 'DMAR: .*fault|arm-smmu-v3 .*event' ||
+		fail "no IOMMU fault in the kernel log for the blocked read"
+}
+
+# kernel_log_has REGEX: the kernel logged a matching line during this test.
+kernel_log_has() {
+	"$UT" kmsg-since "${KMSG_SEQ:--1}" | grep -Eq "$1"
+}
+
+@test "module parameters: udmabufN_bind gives a parameter buffer its DMA device" {
+	unload_module
+	load_module udmabuf0=64K udmabuf1=64K "udmabuf1_bind=pci/$EDU"
+	assert_attr "$CLASS/udmabuf0/dma_device" ""
+	assert_attr "$CLASS/udmabuf1/dma_device" "pci/$EDU"
+	edu_roundtrip /dev/udmabuf1 0
+	edu_roundtrip /dev/udmabuf1 "$(last_chunk 65536)"
+	if ! iommu_on; then
+		edu_roundtrip /dev/udmabuf0 0
+	fi
+}
+
+@test "udmabufN_bind naming no device fails the load with ENODEV, without udmabufN with EINVAL" {
+	unload_module
+	assert_errno ENODEV "$UT" insmod-try "$UDMABUF_KO" udmabuf2=64K udmabuf2_bind=pci/0000:00:1f.6
+	module_loaded && fail "the module is loaded after a failed insmod"
+	assert_errno EINVAL "$UT" insmod-try "$UDMABUF_KO" "udmabuf2_bind=pci/$EDU"
+	module_loaded && fail "the module is loaded after a failed insmod"
+	load_module
+}
+
+@test "dma_mask narrows a bound buffer to what the narrow edu reaches (amd64)" {
+	requires_arch amd64
+	local narrow=$UDMABUF_EDU_NARROW
+	edu_present "$narrow"
+	new_item n size=1M dma_mask=28 dma_device="pci/$narrow"
+	if iommu_on; then
+		# The IOVA comes from the device's own 32-bit mask: refused.
+		assert_write ERANGE "$cfs/n/enable" 1
+		assert_no_device n
+		return
+	fi
+	set_attr "$cfs/n/enable" 1
+	local addr
+	read -r addr <"$CLASS/n/phys_addr"
+	((addr + 1048576 <= 1 << 28)) || fail "a 28-bit buffer at $addr"
+	EDU=$narrow edu_roundtrip /dev/n 0
+	EDU=$narrow edu_roundtrip /dev/n "$(last_chunk 1048576)"
+}
+
+# Wait until a holder's mapping is in place, then remove or unbind the device
+# under it and check what the issue of a gone device promises.
+assert_detached() {
+	assert_errno ENODEV "$UT" read-try "$CLASS/b/phys_addr"
+	assert_errno ENODEV "$UT" read-try "$cfs/b/phys_addr"
+	run "$IO" sync /dev/b device 0 4096 1
+	assert_output ENODEV
+	run "$IO" sync /dev/b cpu 0 4096 2
+	assert_output ENODEV
+	[ "$(info_get /dev/b dma_detached)" = 1 ] || fail "GET_INFO: not detached"
+	[ "$(info_get /dev/b dma_addr)" = 0x0000000000000000 ] ||
+		fail "GET_INFO: a DMA address for a gone device"
+	assert_attr "$CLASS/b/dma_device" "pci/$EDU"
+	kernel_log_has "b: DMA device pci/$EDU went away" ||
+		fail "no log line about the gone device"
+	# DMA-API debugging (debug kernel) lists every live mapping.
+	local dump=/sys/kernel/debug/dma-api/dump
+	if [ -r "$dump" ] && grep -q "$EDU" "$dump"; then
+		fail "mappings left for the gone device: $(grep "$EDU" "$dump")"
+	fi
+}
+
+# After the device is back: a new bound buffer works.
+assert_rebound_works() {
+	edu_present "$EDU"
+	make_buf b2 64K dma_device="pci/$EDU"
+	edu_roundtrip /dev/b2 0
+}
+
+@test "removing the bound device under an open mapping: data kept, address and syncs ENODEV, teardown works" {
+	bound_buf 1M
+	start_holder /dev/b 0 1048576 77
+	local holder=$HOLDER_PID
+	echo 1 >"/sys/bus/pci/devices/$EDU/remove"
+	[ ! -e "/sys/bus/pci/devices/$EDU" ] || fail "$EDU is still there"
+	assert_detached
+	# The CPU side is untouched and still writable.
+	run "$UT" mmap-fill /dev/b 4096 4096 78
+	assert_success
+	run "$UT" mmap-verify /dev/b 4096 4096 78
+	assert_success
+	run "$UT" pwrite-try /dev/b 0 4096
+	assert_output 4096
+	# What the holder checks at the end.
+	run "$UT" mmap-fill /dev/b 0 8192 77
+	assert_success
+	stop_holder "$holder"
+	[ "$status" -eq 0 ] || fail "holder: $output"
+	set_attr "$cfs/b/enable" 0
+	check rmdir "$cfs/b"
+	assert_rebound_works
+}
+
+@test "unbinding the bound device's driver tears the mapping down the same way" {
+	bound_buf 1M
+	start_holder /dev/b 0 1048576 91
+	local holder=$HOLDER_PID
+	echo "$EDU" >"$UIO/unbind"
+	assert_detached
+	stop_holder "$holder"
+	[ "$status" -eq 0 ] || fail "holder: $output"
+	assert_rebound_works
+}
+
+@test "rmdir of a bound buffer in use, then removal of the device, then close" {
+	bound_buf 64K
+	start_holder /dev/b 0 65536 33
+	local holder=$HOLDER_PID
+	check rmdir "$cfs/b"
+	assert_no_device b
+	echo 1 >"/sys/bus/pci/devices/$EDU/remove"
+	stop_holder "$holder"
+	[ "$status" -eq 0 ] || fail "holder: $output"
+	assert_rebound_works
+}
+
+@test "enable fails with ENODEV, leaving nothing, once the configured device is gone" {
+	new_item b size=64K dma_device="pci/$EDU"
+	echo 1 >"/sys/bus/pci/devices/$EDU/remove"
+	assert_write ENODEV "$cfs/b/enable" 1
+	assert_no_device b
+	assert_attr "$cfs/b/enable" 0
+	edu_present "$EDU"
+	set_attr "$cfs/b/enable" 1
+	edu_roundtrip /dev/b 0
+}
+
+@test "the module unloads after a parameter buffer's device went away" {
+	unload_module
+	load_module udmabuf1=64K "udmabuf1_bind=pci/$EDU"
+	echo 1 >"/sys/bus/pci/devices/$EDU/remove"
+	run cat "$CLASS/udmabuf1/phys_addr"
+	assert_failure
+	unload_module
+	load_module
+}
