@@ -30,6 +30,15 @@ requires_jq() {
 	command -v jq >/dev/null || skip "needs jq in the guest to parse JSON"
 }
 
+# Sets EDU to the BDF of QEMU's edu PCI device (udmabuf-edu find), a DMA
+# master to bind buffers to.
+requires_edu() {
+	command -v udmabuf-edu >/dev/null || skip "needs udmabuf-edu in the guest"
+	EDU=$(udmabuf-edu find 2>/dev/null) || EDU=
+	EDU=${EDU%%$'\n'*}
+	[ -n "$EDU" ] || skip "no edu PCI device in this guest (udmabuf-edu find)"
+}
+
 # A buffer of the given name exists: item enabled, node and class device.
 assert_buffer() {
 	assert_attr "$cfs/$1/enable" 1
@@ -115,6 +124,43 @@ assert_buffer() {
 	run -1 --separate-stderr "$CTL" create tbuf --size 64K no_such_attr=1
 	assert_equal "${stderr_lines[0]}" "udmabufctl: tbuf: set no_such_attr: No such file or directory"
 	[ ! -e "$cfs/tbuf" ] || fail "the item was left behind"
+}
+
+@test "create --dma-device with a malformed value fails with Invalid argument and leaves nothing behind" {
+	run -1 --separate-stderr "$CTL" create tbuf --size 64K --dma-device nonsense
+	assert_output ""
+	assert_equal "${stderr_lines[0]}" "udmabufctl: tbuf: set dma_device: Invalid argument"
+	assert_equal "${stderr_lines[1]}" "udmabufctl: hint: 'nonsense' is not BUS/DEVICE, e.g. pci/0000:01:00.0 or platform/a0000000.dma"
+	[ ! -e "$cfs/tbuf" ] || fail "the item tbuf was left behind"
+	assert_no_device tbuf
+}
+
+@test "create --dma-device with a PCI device that does not exist fails with No such device" {
+	requires_file /sys/bus/pci "a PCI bus"
+	[ ! -e /sys/bus/pci/devices/0000:ff:1f.7 ] || skip "this guest has a PCI device 0000:ff:1f.7"
+	run -1 --separate-stderr "$CTL" create tbuf --size 64K --dma-device pci/0000:ff:1f.7
+	assert_output ""
+	assert_equal "${stderr_lines[0]}" "udmabufctl: tbuf: set dma_device: No such device"
+	assert_equal "${stderr_lines[1]}" "udmabufctl: hint: there is no device 0000:ff:1f.7 on bus pci (see /sys/bus/pci/devices)"
+	[ ! -e "$cfs/tbuf" ] || fail "the item tbuf was left behind"
+	assert_no_device tbuf
+}
+
+@test "create --dma-device with a bus that does not exist fails with No such device and names the bus" {
+	run -1 --separate-stderr "$CTL" create tbuf --size 64K --dma-device nosuchbus/dev0
+	assert_equal "${stderr_lines[0]}" "udmabufctl: tbuf: set dma_device: No such device"
+	assert_equal "${stderr_lines[1]}" "udmabufctl: hint: there is no bus nosuchbus (see /sys/bus)"
+	[ ! -e "$cfs/tbuf" ] || fail "the item tbuf was left behind"
+}
+
+@test "create --dma-device binds the buffer to an existing PCI device" {
+	requires_edu
+	run -0 --separate-stderr "$CTL" create tbuf --size 64K --dma-device "pci/$EDU"
+	assert_output /dev/tbuf
+	assert_equal "$stderr" ""
+	assert_buffer tbuf
+	assert_attr "$cfs/tbuf/dma_device" "pci/$EDU"
+	assert_attr "$CLASS/tbuf/dma_device" "pci/$EDU"
 }
 
 @test "an oversized create fails with Cannot allocate memory, a hint and no kernel warning" {
@@ -328,6 +374,38 @@ udmabuf1 param"
 	run -0 "$CTL" create tbuf --size 1M
 	run -0 --separate-stderr "$CTL" list -J
 	run -0 jq -e '.udmabuf | length == 1 and .[0].name == "tbuf" and .[0].size == 1048576 and .[0].origin == "configfs"' <<<"$output"
+}
+
+@test "list -o NAME,DMA-DEVICE shows the PCI device a buffer is bound to" {
+	requires_edu
+	run -0 "$CTL" create tbuf --size 64K --dma-device "pci/$EDU"
+	run -0 --separate-stderr "$CTL" list -n -r -o NAME,DMA-DEVICE
+	assert_output "tbuf pci/$EDU"
+}
+
+@test "info --json shows the PCI device a buffer is bound to" {
+	requires_jq
+	requires_edu
+	run -0 "$CTL" create tbuf --size 64K --dma-device "pci/$EDU"
+	run -0 --separate-stderr "$CTL" info --json tbuf
+	# shellcheck disable=SC2016 # $d is jq's
+	run -0 jq -e --arg d "pci/$EDU" '.udmabuf[0]["dma-device"] == $d' <<<"$output"
+}
+
+@test "info shows the PCI device a buffer is bound to" {
+	requires_edu
+	run -0 "$CTL" create tbuf --size 64K --dma-device "pci/$EDU"
+	run -0 --separate-stderr "$CTL" info tbuf
+	assert_line "dma-device:  pci/$EDU"
+}
+
+@test "list and info -J show an empty DMA device for a buffer on the module's own device" {
+	requires_jq
+	run -0 "$CTL" create tbuf --size 64K
+	run -0 --separate-stderr "$CTL" list -n -o DMA-DEVICE
+	assert_output ""
+	run -0 --separate-stderr "$CTL" info -J tbuf
+	run -0 jq -e '.udmabuf[0]["dma-device"] == ""' <<<"$output"
 }
 
 @test "info shows key: value lines that match sysfs" {

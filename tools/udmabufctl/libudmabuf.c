@@ -499,6 +499,14 @@ static void set_devpath(struct udmabuf_info *info)
 		info->devpath[0] = '\0';
 }
 
+/* The dma_device attribute of dir, if the module has one. */
+static void read_dma_device(const char *dir, struct udmabuf_info *info)
+{
+	if (read_str_attr(dir, "dma_device", info->dma_device,
+			  sizeof(info->dma_device)) == 0)
+		info->has_dma_device = 1;
+}
+
 /* Fill from /sys/class/udmabuf/<info->name>; missing attributes stay unknown. */
 static int fill_from_sysfs(struct udmabuf_info *info)
 {
@@ -532,6 +540,7 @@ static int fill_from_sysfs(struct udmabuf_info *info)
 		      sizeof(info->cache_mode));
 	read_str_attr(dir, "cache_mode_sync", info->cache_mode_sync,
 		      sizeof(info->cache_mode_sync));
+	read_dma_device(dir, info);
 	return 0;
 }
 
@@ -576,6 +585,8 @@ static int fill_from_item(const char *item, struct udmabuf_info *info)
 		info->phys_addr = v;
 		info->has_phys_addr = 1;
 	}
+	/* What was asked for; the class device below says what is bound. */
+	read_dma_device(dir, info);
 	if (info->enabled) {
 		fill_from_sysfs(info);
 		strcpy(info->origin, "configfs");
@@ -767,6 +778,25 @@ void udmabuf_config_init(struct udmabuf_config *cfg, const char *name)
 	cfg->mode = -1;
 }
 
+/*
+ * 1 if the module's "features" attribute lists attr, 0 if not; -errno
+ * if it cannot be read (-ENOENT: no subsystem, or a module without it).
+ */
+static int has_feature(const char *attr)
+{
+	char buf[4096], *tok, *save;
+	int ret = read_attr(udmabuf_configfs_dir(), "features", buf,
+			    sizeof(buf));
+
+	if (ret < 0)
+		return ret;
+	for (tok = strtok_r(buf, ", \t\n", &save); tok;
+	     tok = strtok_r(NULL, ", \t\n", &save))
+		if (!strcmp(tok, attr))
+			return 1;
+	return 0;
+}
+
 static int valid_item_name(const char *name)
 {
 	return name && *name && !strchr(name, '/') && strcmp(name, ".") &&
@@ -803,6 +833,18 @@ int udmabuf_create(const struct udmabuf_config *cfg, const char **step)
 	set_step(step, "mkdir");
 	if (!cfg || !valid_item_name(cfg->name))
 		return -EINVAL;
+	if (cfg->dma_device && *cfg->dma_device) {
+		/*
+		 * Refuse what the module cannot do before making anything.
+		 * Without a subsystem at all, let mkdir tell.
+		 */
+		ret = has_feature("dma_device");
+		if (ret == 0 || (ret == -ENOENT &&
+				 is_dir(udmabuf_configfs_dir()))) {
+			set_step(step, "dma_device");
+			return -EOPNOTSUPP;
+		}
+	}
 	ret = item_dir(cfg->name, dir, sizeof(dir));
 	if (ret)
 		return ret;
@@ -835,6 +877,13 @@ int udmabuf_create(const struct udmabuf_config *cfg, const char **step)
 	}
 	for (a = cfg->attrs; a && *a; a++) {
 		ret = write_assignment(dir, *a, step);
+		if (ret)
+			goto undo;
+	}
+	/* Last before enable, which looks the device up again. */
+	if (cfg->dma_device && *cfg->dma_device) {
+		set_step(step, "dma_device");
+		ret = write_attr(dir, "dma_device", cfg->dma_device);
 		if (ret)
 			goto undo;
 	}

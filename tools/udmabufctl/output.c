@@ -24,6 +24,7 @@ const struct column columns[NCOLUMNS] = {
 	[COL_DEVNAME]	 = { "DEVNAME",	   COL_STRING,  0, "device name" },
 	[COL_ENABLED]	 = { "ENABLED",	   COL_BOOLEAN, 0, "the device exists" },
 	[COL_DMA_MASK]	 = { "DMA-MASK",   COL_NUMBER,  0, "DMA address bits" },
+	[COL_DMA_DEVICE] = { "DMA-DEVICE", COL_STRING,  0, "DMA master, BUS/DEVICE (empty: the module's own device)" },
 	[COL_MODE]	 = { "MODE",	   COL_STRING,  0, "permissions of the device node" },
 	[COL_COHERENT]	 = { "COHERENT",   COL_BOOLEAN, 0, "DMA is cache-coherent" },
 	[COL_CACHE]	 = { "CACHE",	   COL_STRING,  0, "CPU mapping without O_SYNC" },
@@ -147,6 +148,9 @@ void cell_text(const struct udmabuf_info *in, int col, int bytes,
 		if (in->dma_mask >= 0)
 			snprintf(buf, len, "%d", in->dma_mask);
 		break;
+	case COL_DMA_DEVICE:
+		snprintf(buf, len, "%s", in->dma_device);
+		break;
 	case COL_MODE:
 		if (in->mode >= 0)
 			snprintf(buf, len, "%04o", (unsigned int)in->mode);
@@ -162,6 +166,14 @@ void cell_text(const struct udmabuf_info *in, int col, int bytes,
 		snprintf(buf, len, "%s", in->cache_mode_sync);
 		break;
 	}
+}
+
+int cell_unknown(const struct udmabuf_info *in, int col, const char *text)
+{
+	/* "" is a value here: the buffer uses the module's own device. */
+	if (col == COL_DMA_DEVICE)
+		return !in->has_dma_device;
+	return !text[0];
 }
 
 /* Length of the valid UTF-8 sequence at s, 0 if invalid. */
@@ -293,7 +305,7 @@ static void print_json(FILE *f, const struct udmabuf_info *v, size_t n,
 			key[k] = '\0';
 			fprintf(f, "         \"%s\": ", key);
 			cell_text(&v[i], cols[c], 1, buf, CELL_MAX);
-			if (!buf[0])
+			if (cell_unknown(&v[i], cols[c], buf))
 				fputs("null", f);
 			else if (col->type == COL_BOOLEAN)
 				fputs(buf[0] == '1' ? "true" : "false", f);
@@ -442,6 +454,10 @@ void conf_write_line(FILE *f, const struct udmabuf_info *in)
 	if (in->name[0] && strcmp(in->name, in->item)) {
 		fputs(" device_name=", f);
 		raw_escape(f, in->name);
+	}
+	if (in->dma_device[0]) {
+		fputs(" dma_device=", f);
+		raw_escape(f, in->dma_device);
 	}
 	fprintf(f, " enable=%d\n", in->enabled ? 1 : 0);
 }

@@ -28,7 +28,8 @@ struct column {
 enum {
 	COL_NAME, COL_DEVICE, COL_MAJMIN, COL_SIZE_, COL_SYNC_MODE,
 	COL_PHYS_ADDR, COL_ORIGIN, COL_USERS, COL_DEVNAME, COL_ENABLED,
-	COL_DMA_MASK, COL_MODE, COL_COHERENT, COL_CACHE, COL_CACHE_SYNC,
+	COL_DMA_MASK, COL_DMA_DEVICE, COL_MODE, COL_COHERENT, COL_CACHE,
+	COL_CACHE_SYNC,
 	NCOLUMNS
 };
 
@@ -55,6 +56,9 @@ size_t default_columns(int *ids, size_t max);
 /* Text of one cell; "" when unknown. */
 void cell_text(const struct udmabuf_info *info, int col, int bytes,
 	       char *buf, size_t len);
+
+/* 1 if the cell is unknown (JSON null); text is its cell_text(). */
+int cell_unknown(const struct udmabuf_info *info, int col, const char *text);
 
 /* "512B", "4K", "1.5M", ... (binary units, one decimal at most). */
 void human_size(uint64_t bytes, char *buf, size_t len);

@@ -104,6 +104,15 @@ struct udmabuf_info {
 	int dma_coherent;	/* 0/1, -1 if unknown */
 	char cache_mode[16];	/* mapping without O_SYNC, "" if unknown */
 	char cache_mode_sync[16]; /* mapping with O_SYNC, "" if unknown */
+	/*
+	 * The DMA master the buffer is for, as BUS/DEVICE (see
+	 * udmabuf_config.dma_device); "" when it is the module's own device.
+	 * Read from the class device's dma_device attribute once enabled,
+	 * else from the configfs item's. has_dma_device is 0 when the loaded
+	 * module has no such attribute (older than the feature).
+	 */
+	int has_dma_device;
+	char dma_device[256];
 };
 
 /* Information about one buffer. -ENOENT if there is no such buffer. */
@@ -134,6 +143,7 @@ struct udmabuf_config {
 	int mode;			/* -1: module default */
 	const char *const *attrs;	/* NULL or NULL-terminated "attr=value" */
 	unsigned int flags;		/* UDMABUF_CREATE_* */
+	const char *dma_device;		/* NULL or "": the module's own device */
 };
 
 /* Fill cfg with "module default" for everything. */
@@ -144,6 +154,17 @@ void udmabuf_config_init(struct udmabuf_config *cfg, const char *name);
  * everything made is removed, and *step (if step is not NULL) names what
  * failed: "mkdir", an attribute name or "enable". The string stays valid
  * until the next call in the same thread.
+ *
+ * cfg->dma_device binds the buffer to the DMA master that will use it,
+ * named BUS/DEVICE as in /sys/bus/BUS/devices/DEVICE ("pci/0000:00:04.0",
+ * "platform/a0000000.dma"): the buffer is allocated for that device, its
+ * IOMMU, coherency and DMA mask apply, and the buffer's phys_addr is that
+ * device's DMA address (an IOVA behind an IOMMU). It is written after all
+ * other attributes, cfg->attrs included, just before "enable". The kernel
+ * refuses a malformed value with -EINVAL and a bus or device it does not
+ * know with -ENODEV. If the loaded module's features do not list
+ * dma_device, the call fails with -EOPNOTSUPP (step "dma_device") before
+ * anything is created.
  */
 int udmabuf_create(const struct udmabuf_config *cfg, const char **step);
 

@@ -44,7 +44,8 @@ static void usage(void)
 	fputs("Usage:\n"
 	      " " PROG " [list] [-o LIST|--output-all] [-n] [-r] [-b] [-J]\n"
 	      " " PROG " info [-J] NAME...\n"
-	      " " PROG " create NAME --size SIZE [options] [ATTR=VALUE...]\n"
+	      " " PROG " create NAME --size SIZE [--dma-device BUS/DEVICE] [options]\n"
+	      "            [ATTR=VALUE...]\n"
 	      " " PROG " delete [--force] NAME|/dev/NAME...\n"
 	      " " PROG " sync NAME --for-cpu|--for-device [--offset O] [--length L]\n"
 	      "            [--direction bidi|to-device|from-device]\n"
@@ -77,6 +78,10 @@ static void usage(void)
 	      "     --minor N        minor number, 0..1048575 (default: first free)\n"
 	      "     --sync-mode M    sync mode, 0..7 (default 1)\n"
 	      "     --dma-mask BITS  DMA address bits, 12..64 (default 32)\n"
+	      "     --dma-device BUS/DEVICE\n"
+	      "                      the DMA master the buffer is for, e.g. pci/0000:01:00.0\n"
+	      "                      or platform/a0000000.dma (default: the module's own\n"
+	      "                      device); PHYS-ADDR is then that device's DMA address\n"
 	      "     --mode OCTAL     permissions of the device node (default 0600)\n"
 	      "     --device-name D  device name (default: NAME)\n"
 	      "     --no-enable      configure the buffer but do not enable it\n"
@@ -350,6 +355,51 @@ static unsigned int opt_mode(const char *s)
 	return m;
 }
 
+static int __attribute__((format(printf, 1, 2))) exists(const char *fmt, ...)
+{
+	char path[600];
+	struct stat st;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(path, sizeof(path), fmt, ap);
+	va_end(ap);
+	return stat(path, &st) == 0;
+}
+
+/* Explain why the kernel refused a dma_device; returns 1 if it did. */
+static int dma_device_hint(const char *value, int err)
+{
+	const char *slash = value ? strchr(value, '/') : NULL;
+	char bus[256];
+
+	switch (err) {
+	case EOPNOTSUPP:
+		hint("the loaded udmabuf-cfs module is too old for --dma-device (%s/features does not list dma_device)",
+		     udmabuf_configfs_dir());
+		return 1;
+	case EINVAL:
+		hint("'%s' is not BUS/DEVICE, e.g. pci/0000:01:00.0 or platform/a0000000.dma",
+		     value ? value : "");
+		return 1;
+	case ENODEV:
+		if (!slash)
+			return 0;
+		snprintf(bus, sizeof(bus), "%.*s", (int)(slash - value), value);
+		if (!bus[0] || bus[0] == '.' ||
+		    !exists("/sys/bus/%s/devices", bus))
+			hint("there is no bus %s (see /sys/bus)", bus);
+		else if (!exists("/sys/bus/%s/devices/%s", bus, slash + 1))
+			hint("there is no device %s on bus %s (see /sys/bus/%s/devices)",
+			     slash + 1, bus, bus);
+		else
+			hint("the loaded module does not bind buffers to devices of bus %s",
+			     bus);
+		return 1;
+	}
+	return 0;
+}
+
 /* Report a failed create; the action names the failed step. */
 static void create_failed(const struct udmabuf_config *cfg, const char *step,
 			  int err)
@@ -365,8 +415,17 @@ static void create_failed(const struct udmabuf_config *cfg, const char *step,
 		snprintf(action, sizeof(action), "set %s", step);
 	report(cfg->name, action, err);
 
+	if (!strcmp(step, "dma_device") && dma_device_hint(cfg->dma_device, err))
+		return;
 	if (!strcmp(step, "mkdir") && err == ENOENT)
 		probe_hint();
+	else if (!strcmp(step, "enable") && err == ENODEV && cfg->dma_device &&
+		 *cfg->dma_device)
+		hint("%s went away before the buffer was enabled", cfg->dma_device);
+	else if (!strcmp(step, "enable") && err == EINVAL && cfg->dma_device &&
+		 *cfg->dma_device)
+		hint("is %s a DMA master? A device without a DMA mask cannot have buffers",
+		     cfg->dma_device);
 	else if (!strcmp(step, "enable") && err == ENOMEM)
 		enomem_hint(cfg->size);
 	else if (!strcmp(step, "enable") && err == EEXIST)
@@ -384,12 +443,13 @@ static void create_failed(const struct udmabuf_config *cfg, const char *step,
 static int cmd_create(int argc, char **argv)
 {
 	enum { OPT_MINOR = 256, OPT_SYNC, OPT_MASK, OPT_MODE, OPT_DEVNAME,
-	       OPT_NOENABLE };
+	       OPT_NOENABLE, OPT_DMADEV };
 	static const struct option opts[] = {
 		{ "size",	 required_argument, NULL, 's' },
 		{ "minor",	 required_argument, NULL, OPT_MINOR },
 		{ "sync-mode",	 required_argument, NULL, OPT_SYNC },
 		{ "dma-mask",	 required_argument, NULL, OPT_MASK },
+		{ "dma-device",	 required_argument, NULL, OPT_DMADEV },
 		{ "mode",	 required_argument, NULL, OPT_MODE },
 		{ "device-name", required_argument, NULL, OPT_DEVNAME },
 		{ "no-enable",	 no_argument,	    NULL, OPT_NOENABLE },
@@ -425,6 +485,9 @@ static int cmd_create(int argc, char **argv)
 		case OPT_DEVNAME:
 			cfg.device_name = optarg;
 			break;
+		case OPT_DMADEV:
+			cfg.dma_device = optarg;
+			break;
 		case OPT_NOENABLE:
 			cfg.flags |= UDMABUF_CREATE_NO_ENABLE;
 			break;
@@ -448,6 +511,8 @@ static int cmd_create(int argc, char **argv)
 			usage_error("create: use --no-enable instead of '%s'", argv[i]);
 		if (!strncmp(argv[i], "device_name=", 12))
 			cfg.device_name = argv[i] + 12;
+		if (!strncmp(argv[i], "dma_device=", 11) && !cfg.dma_device)
+			cfg.dma_device = argv[i] + 11;
 	}
 	cfg.attrs = (const char *const *)&argv[optind];
 	if (!have_size && !(cfg.flags & UDMABUF_CREATE_NO_ENABLE))
@@ -848,6 +913,8 @@ static int parse_saved(const char *file, struct saved *s)
 			s->cfg.device_name = val + 1;
 			if (!udmabuf_valid_device_name(val + 1))
 				ret = -EINVAL;
+		} else if (!strncmp(t, "dma_device=", 11)) {
+			s->cfg.dma_device = val + 1;	/* the kernel checks it */
 		} else {
 			s->attrs[na++] = t;	/* passed through */
 		}

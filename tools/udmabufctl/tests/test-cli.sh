@@ -5,12 +5,19 @@
 # tree of plain files laid out like configfs and sysfs (no kernel involved;
 # the real behaviour is tested in the guest by tests/bats/udmabufctl.bats).
 #
-# usage: test-cli.sh PATH/TO/udmabufctl        (prints TAP)
+# usage: test-cli.sh PATH/TO/udmabufctl [PATH/TO/fake-configfs.so]   (prints TAP)
+#
+# With fake-configfs.so (LD_PRELOAD), whole creates run in a fake tree as
+# well: it gives the plain files configfs' semantics and can fail a write
+# with an errno, as the kernel would (see fake-configfs.c).
 
 set -u
 BIN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+SHIM=
+[ -n "${2:-}" ] && SHIM=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")
 T=$(mktemp -d "${TMPDIR:-/tmp}/udmabufctl-test.XXXXXX")
 trap 'rm -rf "$T"' EXIT INT TERM
+T=$(cd "$T" && pwd -P)	# as /proc/self/fd shows it, for fake-configfs.so
 
 n=0
 failed=0
@@ -18,6 +25,7 @@ OUT=$T/stdout
 ERR=$T/stderr
 
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
+skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
 not_ok() {
 	n=$((n + 1)); failed=$((failed + 1))
 	echo "not ok $n - $1"
@@ -27,6 +35,8 @@ not_ok() {
 }
 # run CMD...: runs udmabufctl, sets $rc
 run() { "$BIN" "$@" >"$OUT" 2>"$ERR"; rc=$?; }
+# run_fake CMD...: the same with fake-configfs.so
+run_fake() { LD_PRELOAD=$SHIM "$BIN" "$@" >"$OUT" 2>"$ERR"; rc=$?; }
 # COND; check NAME: reports the exit status of COND
 check() { if [ $? -eq 0 ]; then ok "$1"; else not_ok "$1"; fi; }
 status_is() { [ "$rc" -eq "$1" ]; }
@@ -41,7 +51,8 @@ attr() { mkdir -p "$(dirname "$1")"; printf '%s' "$2" >"$1"; }
 
 C=$T/config/udmabuf
 S=$T/class/udmabuf
-attr "$C/features" "dev,device_name,dma_mask,enable,minor,mode,phys_addr,size,sync_mode"
+attr "$C/features" "size,minor,device_name,sync_mode,dma_mask,mode,enable,phys_addr,dma_device,dev
+"
 attr "$C/cam0/size" "4194304
 "
 attr "$C/cam0/minor" "-1
@@ -60,6 +71,8 @@ attr "$C/cam0/dev" "240:1
 "
 attr "$C/cam0/phys_addr" "0x000000003f000000
 "
+attr "$C/cam0/dma_device" "pci/0000:00:10.0
+"
 attr "$C/spare/size" "1536
 "
 attr "$C/spare/minor" "5
@@ -76,6 +89,8 @@ attr "$C/spare/enable" "0
 "
 attr "$C/spare/dev" ""
 attr "$C/spare/phys_addr" ""
+attr "$C/spare/dma_device" "
+"
 for d in cam0 udmabuf0; do
 	attr "$S/$d/phys_addr" "0x000000003f000000
 "
@@ -96,6 +111,9 @@ attr "$S/cam0/origin" "configfs
 "
 attr "$S/cam0/users" "2
 "
+attr "$S/cam0/dma_device" "pci/0000:00:10.0
+"
+# udmabuf0 has no dma_device, as with a module older than the attribute.
 attr "$S/udmabuf0/dev" "240:0
 "
 attr "$S/udmabuf0/size" "1048576
@@ -126,6 +144,8 @@ status_is 0 && out_has "Usage:" && [ ! -s "$ERR" ]
 check "--help prints the usage to stdout and exits 0"
 out_has "Exit status:"
 check "--help documents the exit statuses"
+out_has "     --dma-device BUS/DEVICE" && out_has " DMA-DEVICE  DMA master, BUS/DEVICE"
+check "--help documents --dma-device and the DMA-DEVICE column"
 run create --help
 status_is 0 && out_has "Usage:"
 check "create --help prints the usage and exits 0"
@@ -182,6 +202,9 @@ usage_error "an invalid device name is refused" \
 usage_error "a second buffer name in create is refused" \
 	"udmabufctl: create: unexpected argument 'bar' (one buffer at a time; attributes as ATTR=VALUE)" \
 	create foo bar --size 4K
+usage_error "--dma-device without a value is a usage error" \
+	"udmabufctl: option '--dma-device' requires an argument" \
+	create foo --size 4K --dma-device
 usage_error "an unknown column is refused" \
 	"udmabufctl: unknown column: BOGUS" list -o NAME,BOGUS
 usage_error "delete without a name is a usage error" \
@@ -222,6 +245,13 @@ out_is \
 spare                        1.5K 1                    configfs   0600 64
 udmabuf0 $D/udmabuf0 240:0   1M 1 0x000000003f000000 param    0"
 check "list -o +LIST appends columns"
+run list -o NAME,DMA-DEVICE
+status_is 0 && out_is \
+"NAME     DMA-DEVICE
+cam0     pci/0000:00:10.0
+spare
+udmabuf0"
+check "list -o DMA-DEVICE shows the bound device, empty for the module's own"
 run -J
 status_is 0 && out_has '"udmabuf": ['
 check "-J alone lists as JSON"
@@ -240,6 +270,14 @@ assert by["spare"]["mode"] == "0600" and by["spare"]["dma-mask"] == 64
 assert by["udmabuf0"]["origin"] == "param" and by["udmabuf0"]["maj:min"] == "240:0"
 ' "$OUT"
 	check "list --json --output-all is valid JSON with numbers as numbers"
+	python3 -c '
+import json, sys
+by = {b["name"]: b for b in json.load(open(sys.argv[1]))["udmabuf"]}
+assert by["cam0"]["dma-device"] == "pci/0000:00:10.0", by["cam0"]
+assert by["spare"]["dma-device"] == "", by["spare"]
+assert by["udmabuf0"]["dma-device"] is None, by["udmabuf0"]
+' "$OUT"
+	check "JSON dma-device is the bound device, \"\" for the module's own, null if unknown"
 	run info -J cam0 /dev/udmabuf0
 	python3 -c '
 import json, sys
@@ -265,6 +303,7 @@ users:       2
 devname:     cam0
 enabled:     1
 dma-mask:    32
+dma-device:  pci/0000:00:10.0
 mode:        0660
 coherent:    0
 cache:       cached
@@ -273,6 +312,9 @@ check "info prints key: value lines"
 run info "$D/udmabuf0"
 status_is 0 && out_has "origin:      param"
 check "info accepts a device path and shows a parameter buffer"
+run info spare
+status_is 0 && out_has "dma-device:  -"
+check "info shows - as the DMA device of a buffer on the module's own device"
 run info nope
 status_is 1 && err_is "udmabufctl: nope: info: No such file or directory"
 check "info of a missing buffer names it, the action and the reason"
@@ -313,7 +355,7 @@ check "sync of a buffer without a device node fails with ENOENT"
 
 run save
 cat >"$T/expected.conf" <<EOF
-cam0 size=4194304 minor=1 sync_mode=3 dma_mask=32 mode=0660 enable=1
+cam0 size=4194304 minor=1 sync_mode=3 dma_mask=32 mode=0660 dma_device=pci/0000:00:10.0 enable=1
 spare size=1536 minor=5 sync_mode=1 dma_mask=64 mode=0600 enable=0
 EOF
 status_is 0 && sed '/^#/d' "$UDMABUF_SAVE_FILE" | cmp -s - "$T/expected.conf"
@@ -343,6 +385,134 @@ run restore "$T/dup.conf"
 status_is 1 && \
 	err_has "udmabufctl: $T/dup.conf:2: restore: File exists"
 check "restore refuses a name listed twice"
+
+# --- create --dma-device ----------------------------------------------------------
+
+O=$T/old/udmabuf	# a module older than dma_device
+attr "$O/features" "size,minor,device_name,sync_mode,dma_mask,mode,enable,phys_addr,dev
+"
+UDMABUF_CONFIGFS_DIR=$O
+run create newbuf --size 4M --dma-device pci/0000:00:10.0
+status_is 1 && [ ! -s "$OUT" ] && err_is \
+"udmabufctl: newbuf: set dma_device: Operation not supported
+udmabufctl: hint: the loaded udmabuf-cfs module is too old for --dma-device ($O/features does not list dma_device)"
+check "create --dma-device on a module without the feature says it is too old"
+[ ! -e "$O/newbuf" ]
+check "create --dma-device on a module without the feature creates nothing"
+run create newbuf --size 4M dma_device=pci/0000:00:10.0
+status_is 1 && err_has "udmabufctl: newbuf: set dma_device: Operation not supported"
+check "a dma_device=VALUE argument is checked like --dma-device"
+rm "$O/features"
+run create newbuf --size 4M --dma-device pci/0000:00:10.0
+status_is 1 && err_has "udmabufctl: newbuf: set dma_device: Operation not supported" &&
+	[ ! -e "$O/newbuf" ]
+check "create --dma-device on a module without a features attribute says it is too old"
+UDMABUF_CONFIGFS_DIR=$T/none/udmabuf
+run create newbuf --size 4M --dma-device pci/0000:00:10.0
+status_is 1 && err_has "udmabufctl: newbuf: create: No such file or directory" &&
+	! err_has "too old"
+check "create --dma-device without the subsystem reports that, not an old module"
+
+L=$T/live/udmabuf	# a module with dma_device, with fake-configfs.so
+attr "$L/features" "size,minor,device_name,sync_mode,dma_mask,mode,enable,phys_addr,dma_device,dev
+"
+UDMABUF_CONFIGFS_DIR=$L
+UDMABUF_FAKE_LOG=$T/writes
+export UDMABUF_FAKE_LOG
+works=
+if [ -n "$SHIM" ]; then
+	run_fake create probe --size 4K
+	[ "$rc" -eq 0 ] && [ -f "$L/probe/enable" ] && works=1
+	run_fake delete probe
+	[ ! -e "$L/probe" ] || works=
+fi
+# COND; fake NAME: check NAME if fake-configfs.so works, else a skip
+fake() {
+	fake_rc=$?
+	if [ -z "$works" ]; then
+		skip "$1" "needs fake-configfs.so (a dynamically linked udmabufctl)"
+	elif [ "$fake_rc" -eq 0 ]; then
+		ok "$1"
+	else
+		not_ok "$1"
+	fi
+}
+
+rm -f "$T/writes"
+[ -n "$works" ] && run_fake create b1 --size 64K --sync-mode 2 --dma-device pci/0000:00:10.0 sync_mode=3
+status_is 0 && out_is "$D/b1" && [ ! -s "$ERR" ] && printf '%s\n' \
+	size=65536 sync_mode=2 sync_mode=3 dma_device=pci/0000:00:10.0 enable=1 |
+	cmp -s - "$T/writes"
+fake "create --dma-device writes dma_device after the other attributes, then enable"
+rm -f "$T/writes"
+[ -n "$works" ] && run_fake create b2 --size 64K
+status_is 0 && ! grep -q dma_device "$T/writes"
+fake "create without --dma-device does not write dma_device"
+rm -f "$T/writes"
+[ -n "$works" ] && run_fake create b3 --size 64K --dma-device ""
+status_is 0 && ! grep -q dma_device "$T/writes"
+fake "create --dma-device '' is the module's own device and writes nothing"
+UDMABUF_CONFIGFS_DIR=$O
+attr "$O/features" "size,enable"
+[ -n "$works" ] && run_fake create old1 --size 64K
+status_is 0 && [ -f "$O/old1/enable" ]
+fake "create without --dma-device still works on a module without the feature"
+UDMABUF_CONFIGFS_DIR=$L
+
+UDMABUF_FAKE_ERRNO=dma_device=EINVAL
+export UDMABUF_FAKE_ERRNO
+[ -n "$works" ] && run_fake create b4 --size 64K --dma-device bogus
+status_is 1 && [ ! -s "$OUT" ] && err_is \
+"udmabufctl: b4: set dma_device: Invalid argument
+udmabufctl: hint: 'bogus' is not BUS/DEVICE, e.g. pci/0000:01:00.0 or platform/a0000000.dma"
+fake "create --dma-device refused with EINVAL says the value is not BUS/DEVICE"
+[ ! -e "$L/b4" ]
+fake "create --dma-device refused by the kernel leaves nothing behind"
+UDMABUF_FAKE_ERRNO=dma_device=ENODEV
+[ -n "$works" ] && run_fake create b5 --size 64K --dma-device nosuchbus/dev0
+status_is 1 && [ ! -e "$L/b5" ] && err_is \
+"udmabufctl: b5: set dma_device: No such device
+udmabufctl: hint: there is no bus nosuchbus (see /sys/bus)"
+fake "create --dma-device refused with ENODEV names the unknown bus"
+if [ -d /sys/bus/platform ]; then
+	[ -n "$works" ] && run_fake create b5 --size 64K --dma-device platform/nosuch.dma
+	status_is 1 && [ ! -e "$L/b5" ] && err_is \
+"udmabufctl: b5: set dma_device: No such device
+udmabufctl: hint: there is no device nosuch.dma on bus platform (see /sys/bus/platform/devices)"
+	fake "create --dma-device refused with ENODEV names the missing device of a known bus"
+else
+	skip "create --dma-device refused with ENODEV names the missing device of a known bus" \
+		"no /sys/bus/platform on this host"
+fi
+if [ -e /sys/bus/cpu/devices/cpu0 ]; then
+	[ -n "$works" ] && run_fake create b5 --size 64K --dma-device cpu/cpu0
+	status_is 1 && [ ! -e "$L/b5" ] && err_is \
+"udmabufctl: b5: set dma_device: No such device
+udmabufctl: hint: the loaded module does not bind buffers to devices of bus cpu"
+	fake "create --dma-device refused with ENODEV for a device that exists blames the bus"
+else
+	skip "create --dma-device refused with ENODEV for a device that exists blames the bus" \
+		"no /sys/bus/cpu/devices/cpu0 on this host"
+fi
+UDMABUF_FAKE_ERRNO=enable=EINVAL
+[ -n "$works" ] && run_fake create b6 --size 64K --dma-device pci/0000:00:10.0
+status_is 1 && [ ! -e "$L/b6" ] && err_is \
+"udmabufctl: b6: enable: Invalid argument
+udmabufctl: hint: is pci/0000:00:10.0 a DMA master? A device without a DMA mask cannot have buffers"
+fake "enable refused with EINVAL for a bound buffer asks whether the device is a DMA master"
+unset UDMABUF_FAKE_ERRNO
+
+R=$T/restore/udmabuf	# restore wants a tree without buffers
+attr "$R/features" "size,enable,dma_device"
+UDMABUF_CONFIGFS_DIR=$R
+printf 'r1 size=4096 sync_mode=2 dma_device=pci/0000:00:10.0 enable=1\n' >"$T/bound.conf"
+rm -f "$T/writes"
+[ -n "$works" ] && run_fake restore "$T/bound.conf"
+status_is 0 && printf '%s\n' size=4096 sync_mode=2 dma_device=pci/0000:00:10.0 enable=1 |
+	cmp -s - "$T/writes"
+fake "restore writes a saved dma_device last before enable"
+UDMABUF_CONFIGFS_DIR=$C
+unset UDMABUF_FAKE_LOG
 
 echo "1..$n"
 [ "$failed" -eq 0 ]

@@ -283,6 +283,9 @@ static void test_columns(void)
 	      ids[0] == COL_NAME && ids[1] == COL_SIZE_, "-o name,Size");
 	CHECK(parse_columns("+CACHE", ids, 64, &n, &bad) == 0 && n == 3 &&
 	      ids[2] == COL_CACHE, "-o +CACHE appends");
+	CHECK(parse_columns("dma-device", ids, 64, &n, &bad) == 0 && n == 1 &&
+	      ids[0] == COL_DMA_DEVICE && !columns[COL_DMA_DEVICE].is_default,
+	      "-o dma-device, not a default column");
 	CHECK(parse_columns("NAME,BOGUS", ids, 64, &n, &bad) == -EINVAL &&
 	      bad && !strcmp(bad, "BOGUS"), "unknown column is named");
 	CHECK(parse_columns("", ids, 64, &n, &bad) == -EINVAL, "empty list refused");
@@ -314,6 +317,8 @@ static void sample(struct udmabuf_info *a, struct udmabuf_info *b)
 	a->dma_coherent = 0;
 	strcpy(a->cache_mode, "cached");
 	strcpy(a->cache_mode_sync, "dma-coherent");
+	a->has_dma_device = 1;
+	strcpy(a->dma_device, "pci/0000:00:10.0");
 
 	memset(b, 0, sizeof(*b));
 	strcpy(b->item, "odd name\"x");
@@ -326,6 +331,7 @@ static void sample(struct udmabuf_info *a, struct udmabuf_info *b)
 	b->config_minor = 5;
 	b->users = -1;
 	b->dma_coherent = -1;
+	b->has_dma_device = 1;		/* the module's own device */
 }
 
 static void test_table(void)
@@ -404,6 +410,72 @@ static void test_json_list(void)
 	free(out);
 }
 
+static void test_dma_device(void)
+{
+	struct udmabuf_info v[3];
+	struct out_opts o = { .json = 1 };
+	int cols[] = { COL_NAME, COL_DMA_DEVICE };
+	char *out = NULL, buf[64];
+
+	sample(&v[0], &v[1]);
+	v[2] = v[1];
+	strcpy(v[2].item, "old");
+	v[2].has_dma_device = 0;	/* a module without the attribute */
+
+	cell_text(&v[0], COL_DMA_DEVICE, 0, buf, sizeof(buf));
+	CHECK(!strcmp(buf, "pci/0000:00:10.0"), "DMA-DEVICE cell (got %s)", buf);
+	cell_text(&v[1], COL_DMA_DEVICE, 0, buf, sizeof(buf));
+	CHECK(!buf[0] && !cell_unknown(&v[1], COL_DMA_DEVICE, buf),
+	      "DMA-DEVICE of an unbound buffer is empty and known");
+	CHECK(cell_unknown(&v[2], COL_DMA_DEVICE, "") &&
+	      cell_unknown(&v[1], COL_USERS, ""),
+	      "DMA-DEVICE without the attribute is unknown, like other empty cells");
+
+	CAPTURE(out, print_list(f, v, 3, cols, 2, &o));
+	CHECK_OUT(out,
+		"{\n"
+		"   \"udmabuf\": [\n"
+		"      {\n"
+		"         \"name\": \"cam0\",\n"
+		"         \"dma-device\": \"pci/0000:00:10.0\"\n"
+		"      },\n"
+		"      {\n"
+		"         \"name\": \"odd name\\\"x\",\n"
+		"         \"dma-device\": \"\"\n"
+		"      },\n"
+		"      {\n"
+		"         \"name\": \"old\",\n"
+		"         \"dma-device\": null\n"
+		"      }\n"
+		"   ]\n"
+		"}\n",
+		  "JSON dma-device: the device, \"\" when unbound, null when unknown");
+	free(out);
+
+	o.json = 0;
+	o.noheadings = 1;
+	CAPTURE(out, print_list(f, v, 3, cols, 2, &o));
+	CHECK_OUT(out,
+		"cam0       pci/0000:00:10.0\n"
+		"odd name\"x\n"
+		"old\n",
+		  "table DMA-DEVICE column");
+	free(out);
+
+	CAPTURE(out, print_info(f, &v[0]));
+	CHECK(strstr(out, "\ndma-mask:    32\ndma-device:  pci/0000:00:10.0\nmode:") != NULL,
+	      "info shows dma-device after dma-mask");
+	free(out);
+	CAPTURE(out, print_info(f, &v[1]));
+	CHECK(strstr(out, "\ndma-device:  -\n") != NULL,
+	      "info shows - for an unbound buffer");
+	free(out);
+
+	CAPTURE(out, conf_write_line(f, &v[1]));
+	CHECK(!strstr(out, "dma_device"), "no dma_device in the save line of an unbound buffer");
+	free(out);
+}
+
 static void test_conf(void)
 {
 	struct udmabuf_info v[2];
@@ -413,7 +485,7 @@ static void test_conf(void)
 	sample(&v[0], &v[1]);
 	CAPTURE(out, conf_write_line(f, &v[0]); conf_write_line(f, &v[1]));
 	CHECK_OUT(out,
-		"cam0 size=4194304 minor=1 sync_mode=3 dma_mask=32 mode=0660 enable=1\n"
+		"cam0 size=4194304 minor=1 sync_mode=3 dma_mask=32 mode=0660 dma_device=pci/0000:00:10.0 enable=1\n"
 		"odd\\x20name\"x size=1536 minor=5 sync_mode=1 dma_mask=64 mode=0600 device_name=odd enable=0\n",
 		  "save lines");
 	free(out);
@@ -444,6 +516,7 @@ int main(void)
 	test_columns();
 	test_table();
 	test_json_list();
+	test_dma_device();
 	test_conf();
 	printf("1..%d\n", tests);
 	if (failures)
