@@ -242,6 +242,58 @@ pool_base() {
 }
 
 # ---------------------------------------------------------------------------
+# Real DMA (the guest's edu PCI device, tests/bats/dma.bats): a DT buffer's
+# DMA device is its own platform device, which has no IOMMU here, so its
+# address is the bus address the edu uses too.
+
+CHUNK=4032
+
+# dt_roundtrip NAME OFFSET [--sync]: the edu reads the range the CPU wrote
+# and writes it back over the complement; checked through the mapping.
+dt_roundtrip() {
+	run udmabuf-edu --pci "$UDMABUF_EDU" roundtrip "/dev/$1" "$2" "$CHUNK" \
+		"$(($2 + 3))" "${@:3}"
+	[ "$status" -eq 0 ] && [ "$output" = OK ] ||
+		fail "edu roundtrip on $1 at $2 (status $status): $output"
+}
+
+# The last 8-byte aligned chunk of a buffer.
+dt_last() {
+	echo $((($(cat "$CLASS/$1/size") - CHUNK) / 8 * 8))
+}
+
+@test "a DT buffer's DMA device is its platform device" {
+	assert_attr "$CLASS/dtplain/dma_device" platform/dtplain
+	assert_attr "$CLASS/dtbuf-named/dma_device" platform/dtnamed
+	assert_attr "$CLASS/dtnomap/dma_device" platform/dtnomap
+}
+
+@test "DT buffers: the edu DMA master reads and writes them at both ends" {
+	local n
+	run -0 udmabuf-edu --pci "$UDMABUF_EDU" probe
+	for n in dtplain dtsize64 dtcoherent dtsync dtmask; do
+		dt_roundtrip "$n" 0
+		dt_roundtrip "$n" "$(dt_last "$n")" --sync
+	done
+}
+
+@test "the 160 MiB reusable-pool buffer is contiguous for the device: DMA at its first and last page" {
+	dt_roundtrip dtcma 0
+	dt_roundtrip dtcma "$(dt_last dtcma)"
+}
+
+@test "the no-map pool buffer: DMA both ways at both ends" {
+	dt_roundtrip dtnomap 0
+	dt_roundtrip dtnomap "$(dt_last dtnomap)" --sync
+}
+
+@test "negative control: a DT buffer whose data was never sent does not arrive" {
+	run -0 udmabuf-edu --pci "$UDMABUF_EDU" send /dev/dtplain 0 "$CHUNK" 11
+	run -0 udmabuf-edu --pci "$UDMABUF_EDU" send /dev/dtplain 0 "$CHUNK" 12 --no-dma
+	run -2 udmabuf-edu --pci "$UDMABUF_EDU" recv /dev/dtsize64 0 "$CHUNK" 12
+}
+
+# ---------------------------------------------------------------------------
 # Invalid nodes
 
 @test "a node without size fails with a log line and leaves nothing" {
