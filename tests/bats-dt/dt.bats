@@ -23,7 +23,8 @@ PDEV=/sys/bus/platform/devices
 PARAMS=(udmabuf5=1M)
 
 # Every buffer the fragment must give (with the parameter one).
-GOOD_DT=(dtplain dtbuf-named udmabuf21 dtsize64 dtcoherent dtsync dtmask dtcma dtnomap)
+GOOD_DT=(dtplain dtbuf-named udmabuf21 dtsize64 dtcoherent dtsync dtmask dtcma dtnomap
+	dtshare1 dtshare2)
 
 setup_file() {
 	[ -d "$PDEV/dtplain" ] ||
@@ -103,7 +104,8 @@ assert_probe_failed() {
 		assert_device "$n"
 		assert_attr "$CLASS/$n/origin" dt
 	done
-	for n in dtplain dtnamed dtminor dtsize64 dtcoherent dtsync dtmask dtcma dtnomap; do
+	for n in dtplain dtnamed dtminor dtsize64 dtcoherent dtsync dtmask dtcma dtnomap \
+		dtshare1 dtshare2; do
 		[ -e "$PDEV/$n/driver" ] || fail "platform device $n is not bound"
 	done
 }
@@ -195,15 +197,15 @@ assert_probe_failed() {
 	run -0 "$UT" read-verify /dev/dtcma 150M 10M 31
 }
 
-# pool_base KIND: the address of the reserved-memory pool the kernel
+# pool_base KIND MIB: the address of the reserved-memory pool the kernel
 # reported at boot ("created CMA memory pool" / "created DMA memory pool").
 pool_base() {
-	dmesg | sed -nE "s/.*created $1 memory pool at (0x[0-9a-f]+), size.*/\1/p" | head -n 1
+	dmesg | sed -nE "s/.*created $1 memory pool at (0x[0-9a-f]+), size $2 MiB.*/\1/p" | head -n 1
 }
 
 @test "the reusable-pool buffer lies inside its 192 MiB pool" {
 	local base pa
-	base=$(pool_base CMA)
+	base=$(pool_base CMA 192)
 	[ -n "$base" ] || fail "no 'created CMA memory pool' line at boot"
 	pa=$(cat "$CLASS/dtcma/phys_addr")
 	((pa >= base && pa + 167772160 <= base + 192 * 1048576)) ||
@@ -212,10 +214,23 @@ pool_base() {
 
 @test "the no-map buffer is the start of its pool" {
 	local base
-	base=$(pool_base DMA)
+	base=$(pool_base DMA 16)
 	[ -n "$base" ] || fail "no 'created DMA memory pool' line at boot"
 	(($(cat "$CLASS/dtnomap/phys_addr") == base)) ||
 		fail "dtnomap at $(cat "$CLASS/dtnomap/phys_addr"), pool at $base"
+}
+
+@test "two buffers of one no-map pool each report their own address inside it" {
+	local base a b
+	base=$(pool_base DMA 2)
+	[ -n "$base" ] || fail "no 'created DMA memory pool ... size 2 MiB' line at boot"
+	a=$(cat "$CLASS/dtshare1/phys_addr")
+	b=$(cat "$CLASS/dtshare2/phys_addr")
+	[ "$a" != "$b" ] || fail "both buffers report $a"
+	((a >= base && a + 1048576 <= base + 2097152)) || fail "dtshare1 at $a, pool at $base"
+	((b >= base && b + 1048576 <= base + 2097152)) || fail "dtshare2 at $b, pool at $base"
+	dt_roundtrip dtshare1 0
+	dt_roundtrip dtshare2 "$(dt_last dtshare2)"
 }
 
 @test "the no-map buffer round-trips through mmap and read()" {
@@ -322,6 +337,10 @@ dt_last() {
 
 @test "dma-mask 11 fails with a log line and leaves nothing" {
 	assert_probe_failed bad-dmamask 'dma-mask: '
+}
+
+@test "a memory-region that is neither no-map nor reusable fails with a log line and leaves nothing" {
+	assert_probe_failed bad-region 'memory-region dt-plain-region: neither no-map nor reusable'
 }
 
 @test "an invalid device-name fails with a log line and leaves nothing" {
