@@ -297,6 +297,11 @@ assert_rebound_works() {
 	bound_buf 1M
 	start_holder /dev/b 0 1048576 77
 	local holder=$HOLDER_PID
+	# Where DMA-API debugging lists the live mappings, ours is there now.
+	local dump=/sys/kernel/debug/dma-api/dump
+	if [ -r "$dump" ]; then
+		grep -q "$EDU" "$dump" || fail "the bound mapping is not in $dump"
+	fi
 	echo 1 >"/sys/bus/pci/devices/$EDU/remove"
 	[ ! -e "/sys/bus/pci/devices/$EDU" ] || fail "$EDU is still there"
 	assert_detached
