@@ -45,6 +45,16 @@ struct reserved_mem;
  */
 #define UDMABUF_RAM_ALWAYS_CACHED	IS_ENABLED(CONFIG_X86)
 
+/*
+ * ARM: the linear map has RAM as Normal write-back, and another alias of it
+ * as Device (arm64) or Strongly-ordered (32-bit) memory is a mismatch the
+ * architecture does not allow; on real cores memset() and memcpy() through
+ * one (DC ZVA, unaligned accesses) fault.  An "uncached" mapping of RAM is
+ * Normal non-cacheable there, as mainline maps O_SYNC mappings of RAM: the
+ * same memory type as write-combine, and reported as such.
+ */
+#define UDMABUF_RAM_NEVER_DEVICE	(IS_ENABLED(CONFIG_ARM) || IS_ENABLED(CONFIG_ARM64))
+
 /* Who created a buffer; shown in sysfs "origin". */
 enum udmabuf_origin {
 	UDMABUF_ORIGIN_CONFIGFS,
@@ -173,11 +183,16 @@ static inline struct udmabuf_buffer *to_udmabuf(struct device *dev)
 	return container_of(dev, struct udmabuf_buffer, dev);
 }
 
-/* main.c: registry, creation and destruction */
-extern struct mutex udmabuf_lock;
-extern const char * const udmabuf_cache_names[];
+/* parse.c: what users write */
 bool udmabuf_name_valid(const char *name);
 int udmabuf_parse_size(const char *str, u64 *size);
+
+/* registry.c: the table of buffers, creation and destruction */
+int udmabuf_registry_init(void);
+void udmabuf_registry_exit(void);
+unsigned int udmabuf_major(void);
+extern struct mutex udmabuf_lock;
+extern const char * const udmabuf_cache_names[];
 struct udmabuf_buffer *udmabuf_create(const struct udmabuf_config *cfg);
 int udmabuf_destroy(struct udmabuf_buffer *buf, bool force);
 struct udmabuf_buffer *udmabuf_get(unsigned int minor);

@@ -1,0 +1,344 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * udmabuf-cfs: the registry of buffers.
+ *
+ * This file holds what every way of creating a buffer shares: the table of
+ * buffers (keyed by minor, also the name space of device names), the class
+ * and the character device region, and the creation and destruction of a
+ * buffer.  The frontends (configfs.c, params.c) call down into it; it calls
+ * only the layers below (buffer.c, dma.c, sysfs.c).
+ *
+ * Lifetime: a buffer is a class device.  Its creator (a configfs item, a
+ * module parameter or a device-tree node) holds one reference, every open
+ * file holds one, and a mapping holds its file.  Destroying a buffer first
+ * makes it unopenable, then removes the device from sysfs and /dev, then
+ * frees its minor and name, and finally drops the creator's reference; the
+ * memory goes with the last reference, never under a live mapping.
+ */
+
+#include <linux/cdev.h>
+#include <linux/ctype.h>
+#include <linux/fs.h>
+#include <linux/kdev_t.h>
+#include <linux/module.h>
+#include <linux/namei.h>
+#include <linux/slab.h>
+#include <linux/xarray.h>
+
+#include "udmabuf-cfs.h"
+
+/* Protects udmabuf_table and the users and live fields of every buffer. */
+DEFINE_MUTEX(udmabuf_lock);
+/* Every buffer that owns a minor, from creation until its device is gone. */
+static DEFINE_XARRAY_ALLOC(udmabuf_table);
+
+static dev_t udmabuf_devt;
+static struct cdev udmabuf_cdev;
+
+const char * const udmabuf_cache_names[] = {
+	[UDMABUF_CACHE_CACHED]		= "cached",
+	[UDMABUF_CACHE_UNCACHED]	= "uncached",
+	[UDMABUF_CACHE_WRITE_COMBINE]	= "write-combine",
+	[UDMABUF_CACHE_DMA_COHERENT]	= "dma-coherent",
+};
+
+static char *udmabuf_devnode(udmabuf_devnode_const struct device *dev,
+			     umode_t *mode)
+{
+	const struct udmabuf_buffer *buf =
+		container_of(dev, struct udmabuf_buffer, dev);
+
+	if (mode)
+		*mode = buf->mode;
+	return NULL;
+}
+
+static struct class udmabuf_class = {
+	.name		= "udmabuf",
+	.devnode	= udmabuf_devnode,
+	.dev_groups	= udmabuf_dev_groups,
+};
+
+void udmabuf_config_init(struct udmabuf_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->minor = -1;
+	cfg->sync_mode = UDMABUF_SYNC_MODE_DEFAULT;
+	cfg->dma_bits = UDMABUF_DMA_BITS_DEFAULT;
+	cfg->mode = UDMABUF_MODE_DEFAULT;
+	cfg->origin = UDMABUF_ORIGIN_CONFIGFS;
+}
+
+/*
+ * devtmpfs silently keeps a node that exists already: a buffer named like
+ * another device (mem, null, tty...) would leave /dev/NAME that device's,
+ * and a program writing "its buffer" would write the other device.
+ * Return: 0, -EEXIST if /dev/NAME exists, -ENOMEM.
+ */
+static int udmabuf_devnode_free(const char *name)
+{
+	struct path path;
+	char *pathname;
+	int ret;
+
+	pathname = kasprintf(GFP_KERNEL, "/dev/%s", name);
+	if (!pathname)
+		return -ENOMEM;
+	ret = kern_path(pathname, 0, &path);
+	kfree(pathname);
+	if (ret)
+		return 0;
+	path_put(&path);
+	return -EEXIST;
+}
+
+/* Called with udmabuf_lock held. */
+static bool udmabuf_name_taken(const char *name)
+{
+	struct udmabuf_buffer *buf;
+	unsigned long minor;
+
+	xa_for_each(&udmabuf_table, minor, buf)
+		if (!strcmp(dev_name(&buf->dev), name))
+			return true;
+	return false;
+}
+
+/* Claim the buffer's name and a minor; it stays unopenable until live. */
+static int udmabuf_reserve(struct udmabuf_buffer *buf, int minor)
+{
+	u32 id;
+	int ret;
+
+	mutex_lock(&udmabuf_lock);
+	if (udmabuf_name_taken(dev_name(&buf->dev))) {
+		ret = -EEXIST;
+	} else if (minor >= 0) {
+		id = minor;
+		ret = xa_insert(&udmabuf_table, id, buf, GFP_KERNEL);
+	} else {
+		ret = xa_alloc(&udmabuf_table, &id, buf,
+			       XA_LIMIT(0, UDMABUF_MINORS - 1), GFP_KERNEL);
+	}
+	if (!ret)
+		buf->minor = id;
+	mutex_unlock(&udmabuf_lock);
+	return ret;
+}
+
+static void udmabuf_unreserve(struct udmabuf_buffer *buf)
+{
+	mutex_lock(&udmabuf_lock);
+	xa_erase(&udmabuf_table, buf->minor);
+	mutex_unlock(&udmabuf_lock);
+}
+
+static void udmabuf_set_live(struct udmabuf_buffer *buf, bool live)
+{
+	mutex_lock(&udmabuf_lock);
+	buf->live = live;
+	mutex_unlock(&udmabuf_lock);
+}
+
+static void udmabuf_release(struct device *dev)
+{
+	struct udmabuf_buffer *buf = to_udmabuf(dev);
+
+	udmabuf_free(buf);
+	udmabuf_dma_release(buf);
+	kfree(buf);
+}
+
+/**
+ * udmabuf_create - allocate a buffer and create its device
+ * @cfg: what to make; validated here
+ *
+ * Either everything exists afterwards (memory, minor, name, sysfs device
+ * and device node) or nothing does.
+ *
+ * Return: the buffer, holding the creator's reference, or an ERR_PTR():
+ * -EINVAL for a bad size or name, -EEXIST if the name is taken (by another
+ * buffer, or as /dev/NAME by any other device), -EBUSY if
+ * the minor is taken, -ERANGE if the platform cannot honour the DMA mask,
+ * -ENOMEM if the memory cannot be allocated, or what udmabuf_dma_setup()
+ * and udmabuf_dma_map() say about the DMA device.
+ */
+struct udmabuf_buffer *udmabuf_create(const struct udmabuf_config *cfg)
+{
+	struct udmabuf_buffer *buf;
+	int ret;
+
+	if (!cfg->size || cfg->size > UDMABUF_SIZE_MAX ||
+	    !udmabuf_name_valid(cfg->name))
+		return ERR_PTR(-EINVAL);
+
+	buf = kzalloc(sizeof(*buf), GFP_KERNEL);
+	if (!buf)
+		return ERR_PTR(-ENOMEM);
+
+	buf->size = cfg->size;
+	buf->sync_mode = cfg->sync_mode;
+	buf->origin = cfg->origin;
+	buf->mode = cfg->mode;
+	buf->sync_offset = cfg->sync_offset;
+	buf->sync_size = cfg->sync_size ? cfg->sync_size : cfg->size;
+	buf->sync_direction = cfg->sync_direction;
+	mutex_init(&buf->sync_lock);
+
+	device_initialize(&buf->dev);
+	buf->dev.class = &udmabuf_class;
+	buf->dev.parent = cfg->parent;
+	buf->dev.release = udmabuf_release;
+	buf->dev.dma_mask = &buf->dma_mask;
+	udmabuf_dma_init_buffer(buf);
+	/* From here on, put_device() frees whatever has been set up. */
+
+	ret = dev_set_name(&buf->dev, "%s", cfg->name);
+	if (ret)
+		goto out_put_device;
+
+	ret = udmabuf_dma_setup(buf, cfg);
+	if (ret)
+		goto out_put_device;
+
+	ret = udmabuf_devnode_free(cfg->name);
+	if (ret)
+		goto out_put_device;
+
+	ret = udmabuf_reserve(buf, cfg->minor);
+	if (ret)
+		goto out_put_device;
+	buf->dev.devt = MKDEV(MAJOR(udmabuf_devt), buf->minor);
+
+	ret = udmabuf_alloc(buf);
+	if (ret)
+		goto out_unreserve;
+
+	/* From here on the release callback also undoes the mapping. */
+	ret = udmabuf_dma_map(buf);
+	if (ret)
+		goto out_unreserve;
+
+	/*
+	 * Openable before it is announced: device_add() sends the uevent, and
+	 * whoever reacts to it (udev, an inotify watcher) may open the node
+	 * before device_add() returns.
+	 */
+	udmabuf_set_live(buf, true);
+	ret = device_add(&buf->dev);
+	if (ret)
+		goto out_clear_live;
+	return buf;
+
+out_clear_live:
+	/* A file opened through a stale node keeps the memory: that is fine. */
+	udmabuf_set_live(buf, false);
+out_unreserve:
+	udmabuf_unreserve(buf);
+out_put_device:
+	put_device(&buf->dev);
+	return ERR_PTR(ret);
+}
+
+/**
+ * udmabuf_destroy - remove a buffer's device and drop the creator's reference
+ * @buf: buffer from udmabuf_create()
+ * @force: remove it even while files are open or mapped
+ *
+ * Without @force, a buffer in use is left alone.  With it, the device node,
+ * sysfs device, minor and name go at once; open files and mappings keep the
+ * memory until they are closed.
+ *
+ * Return: 0, or -EBUSY if @buf is in use and @force is not set.
+ */
+int udmabuf_destroy(struct udmabuf_buffer *buf, bool force)
+{
+	mutex_lock(&udmabuf_lock);
+	if (buf->users && !force) {
+		mutex_unlock(&udmabuf_lock);
+		return -EBUSY;
+	}
+	buf->live = false;
+	mutex_unlock(&udmabuf_lock);
+
+	device_del(&buf->dev);
+	/* Only now may another buffer take the minor and the name. */
+	udmabuf_unreserve(buf);
+	put_device(&buf->dev);
+	return 0;
+}
+
+/**
+ * udmabuf_get - find the buffer of a minor for a new open file
+ * @minor: minor number of the device node being opened
+ *
+ * Return: the buffer with a reference and a user counted, or
+ * ERR_PTR(-ENODEV) if no live buffer has this minor (it was deleted, or
+ * the node is a stale copy).
+ */
+struct udmabuf_buffer *udmabuf_get(unsigned int minor)
+{
+	struct udmabuf_buffer *buf;
+
+	mutex_lock(&udmabuf_lock);
+	buf = xa_load(&udmabuf_table, minor);
+	if (buf && buf->live) {
+		get_device(&buf->dev);
+		buf->users++;
+	} else {
+		buf = ERR_PTR(-ENODEV);
+	}
+	mutex_unlock(&udmabuf_lock);
+	return buf;
+}
+
+/* Undo udmabuf_get() when a file is released. */
+void udmabuf_put(struct udmabuf_buffer *buf)
+{
+	mutex_lock(&udmabuf_lock);
+	buf->users--;
+	mutex_unlock(&udmabuf_lock);
+	put_device(&buf->dev);
+}
+
+/* The class, the minors and the character device every buffer uses. */
+int udmabuf_registry_init(void)
+{
+	int ret;
+
+	ret = alloc_chrdev_region(&udmabuf_devt, 0, UDMABUF_MINORS, "udmabuf");
+	if (ret)
+		return ret;
+
+	cdev_init(&udmabuf_cdev, &udmabuf_fops);
+	udmabuf_cdev.owner = THIS_MODULE;
+	ret = cdev_add(&udmabuf_cdev, udmabuf_devt, UDMABUF_MINORS);
+	if (ret)
+		goto out_unregister_region;
+
+	ret = class_register(&udmabuf_class);
+	if (ret)
+		goto out_del_cdev;
+	return 0;
+
+out_del_cdev:
+	cdev_del(&udmabuf_cdev);
+out_unregister_region:
+	unregister_chrdev_region(udmabuf_devt, UDMABUF_MINORS);
+	return ret;
+}
+
+/* Called once every buffer is destroyed. */
+void udmabuf_registry_exit(void)
+{
+	class_unregister(&udmabuf_class);
+	cdev_del(&udmabuf_cdev);
+	unregister_chrdev_region(udmabuf_devt, UDMABUF_MINORS);
+	xa_destroy(&udmabuf_table);
+}
+
+/* The major number, for the log line at load. */
+unsigned int udmabuf_major(void)
+{
+	return MAJOR(udmabuf_devt);
+}
