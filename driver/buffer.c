@@ -94,7 +94,8 @@ bool udmabuf_coherent(struct udmabuf_buffer *buf)
  *
  * Modes 4..7 behave as 0..3 with O_SYNC.  Without O_SYNC the mapping is
  * cached; with it, the low two bits choose.  On architectures that keep RAM
- * cached whatever is asked, the answer is always cached.  Memory of a no-map
+ * cached whatever is asked, the answer is always cached; on ARM "uncached"
+ * RAM is Normal non-cacheable, that is write-combine.  Memory of a no-map
  * region is mapped as the DMA API maps it for the device, whatever is asked.
  */
 enum udmabuf_cache udmabuf_cache_mode(struct udmabuf_buffer *buf, bool o_sync)
@@ -104,11 +105,16 @@ enum udmabuf_cache udmabuf_cache_mode(struct udmabuf_buffer *buf, bool o_sync)
 	if (buf->pool)
 		return udmabuf_coherent(buf) ? UDMABUF_CACHE_CACHED :
 					       UDMABUF_CACHE_DMA_COHERENT;
+	enum udmabuf_cache cache;
+
 	if (sync_mode & UDMABUF_SYNC_ALWAYS)
 		o_sync = true;
 	if (!o_sync || UDMABUF_RAM_ALWAYS_CACHED)
 		return UDMABUF_CACHE_CACHED;
-	return sync_mode & (UDMABUF_SYNC_ALWAYS - 1);
+	cache = sync_mode & (UDMABUF_SYNC_ALWAYS - 1);
+	if (cache == UDMABUF_CACHE_UNCACHED && UDMABUF_RAM_NEVER_DEVICE)
+		return UDMABUF_CACHE_WRITE_COMBINE;
+	return cache;
 }
 
 static pgprot_t udmabuf_pgprot(enum udmabuf_cache cache, pgprot_t prot)

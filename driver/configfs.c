@@ -253,6 +253,9 @@ static ssize_t udmabuf_item_mode_store(struct config_item *item,
 	ret = udmabuf_parse_uint(page, 8, 0, 0777, &mode);
 	if (ret)
 		return ret;
+	/* devtmpfs would make a node of mode 0 a 0600 one: not what was asked. */
+	if (!mode)
+		return -EINVAL;
 	ret = udmabuf_item_lock_config(ui);
 	if (ret)
 		return ret;

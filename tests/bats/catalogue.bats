@@ -214,6 +214,13 @@ catalogue_case() {
 @test "cfs-36: write to phys_addr" { catalogue_case cfs-36; }
 @test "cfs-37: write to dev" { catalogue_case cfs-37; }
 @test "cfs-38: write to the subsystem's features" { catalogue_case cfs-38; }
+@test "cfs-39: mode 0, which devtmpfs would make 0600" { catalogue_case cfs-39; }
+@test "cfs-40: device_name with a Latin-1 letter" { catalogue_case cfs-40; }
+@test "cfs-41: enable with the name of another device's node" { catalogue_case cfs-41; }
+@test "cfs-42: dma_device that is not BUS/DEVICE" { catalogue_case cfs-42; }
+@test "cfs-43: dma_device on a bus that does not exist" { catalogue_case cfs-43; }
+@test "cfs-44: dma_device naming no device" { catalogue_case cfs-44; }
+@test "cfs-45: dma_device while enabled" { catalogue_case cfs-45; }
 @test "sysfs-01: sync_offset equal to the size" { catalogue_case sysfs-01; }
 @test "sysfs-02: sync_offset of 2^64" { catalogue_case sysfs-02; }
 @test "sysfs-03: sync_size one byte more than the buffer" { catalogue_case sysfs-03; }

@@ -7,7 +7,7 @@
 #
 # "The device" is played by read()/write() on an O_SYNC file (the kernel
 # syncs around the copy) or, with --uncached-view, by an O_SYNC mapping
-# (uncached on arm64 with sync_mode 1).  QEMU does not model CPU caches, so
+# (Normal non-cacheable on arm64 with sync_mode 1).  QEMU does not model CPU caches, so
 # in the guests these tests catch wrong offsets, lengths, directions and
 # errors, not a missing cache flush; on real non-coherent hardware the
 # same commands catch that too.

@@ -1,0 +1,110 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+#
+# The page protection a mapping really gets, observed, not self-reported.
+# QEMU models neither caches nor the faults of Device memory, so data tests
+# pass whatever memory type a mapping has; and cache_mode is the driver's own
+# word.  A kprobe event in tracefs records the protection the driver hands to
+# remap_pfn_range(), which writes it into the page tables as it is (arm64;
+# on x86 the PAT may only turn a request for RAM back into write-back), for
+# every sync_mode with and without O_SYNC, and this file decodes it: arm64
+# the AttrIndx field (MAIR index), x86 the PAT, PCD and PWT bits.
+#
+# Stock kernels only: the debug kernel is built without kprobe events.
+
+load helpers/common
+
+TRACEFS=/sys/kernel/tracing
+EVENT=udmabuf_test/pgprot
+
+setup() {
+	common_setup
+	[ "$UDMABUF_KERNEL_FLAVOUR" != debug ] ||
+		skip "the debug kernel has no kprobe events"
+	if [ ! -e "$TRACEFS/kprobe_events" ]; then
+		mount -t tracefs tracefs "$TRACEFS" || return 1
+	fi
+	echo "p:$EVENT remap_pfn_range prot=\$arg5:x64" >>"$TRACEFS/kprobe_events" ||
+		return 1
+	echo 1 >"$TRACEFS/events/$EVENT/enable" || return 1
+	make_buf tbuf 64K
+}
+
+teardown() {
+	if [ -e "$TRACEFS/events/$EVENT/enable" ]; then
+		echo 0 >"$TRACEFS/events/$EVENT/enable"
+		echo "-:$EVENT" >>"$TRACEFS/kprobe_events"
+	fi
+	common_teardown
+}
+
+# observed_type [--sync]: mmap the buffer once and print the memory type the
+# kprobe saw: normal (write-back), normal-nc, device, or on x86 wb/uc/wc/wt/...
+observed_type() {
+	local line prot
+	: >"$TRACEFS/trace"
+	run "$UT" mmap-try /dev/tbuf 0 4096 shared "$@"
+	[ "$output" = OK ] || { echo "mmap failed: $output"; return 1; }
+	line=$(grep -m1 'pgprot:' "$TRACEFS/trace") ||
+		{ echo "the kprobe saw no remap_pfn_range()"; return 1; }
+	prot=${line##*prot=}
+	case $UDMABUF_ARCH in
+	arm64)
+		case $(((prot >> 2) & 7)) in
+		0 | 1) echo normal ;;
+		2) echo normal-nc ;;
+		3 | 4) echo device ;;
+		*) echo "attrindx-$(((prot >> 2) & 7))" ;;
+		esac
+		;;
+	amd64)
+		# PAT index from the PAT (bit 7), PCD (4) and PWT (3) bits; the
+		# kernel's PAT has WB at 0, WC at 1, UC- at 2, UC at 3.
+		case $((((prot >> 5) & 4) | ((prot >> 3) & 2) | ((prot >> 3) & 1))) in
+		0) echo wb ;;
+		1) echo wc ;;
+		2) echo uc-minus ;;
+		3) echo uc ;;
+		*) echo "pat-$((((prot >> 5) & 4) | ((prot >> 3) & 2) | ((prot >> 3) & 1)))" ;;
+		esac
+		;;
+	esac
+}
+
+# What cache_mode / cache_mode_sync say the arch must show.
+expected_type() {
+	case $UDMABUF_ARCH:$1 in
+	arm64:cached) echo normal ;;
+	arm64:*) echo normal-nc ;;
+	amd64:cached) echo wb ;;
+	*) echo "unexpected cache mode $1" ;;
+	esac
+}
+
+@test "every sync_mode with and without O_SYNC installs the memory type cache_mode names" {
+	local m plain sync got
+	for m in 0 1 2 3 4 5 6 7; do
+		set_attr "$CLASS/tbuf/sync_mode" "$m"
+		read -r plain <"$CLASS/tbuf/cache_mode"
+		read -r sync <"$CLASS/tbuf/cache_mode_sync"
+		got=$(observed_type) || fail "sync_mode $m: $got"
+		[ "$got" = "$(expected_type "$plain")" ] ||
+			fail "sync_mode $m without O_SYNC: cache_mode says $plain, the page tables get $got"
+		got=$(observed_type --sync) || fail "sync_mode $m, O_SYNC: $got"
+		[ "$got" = "$(expected_type "$sync")" ] ||
+			fail "sync_mode $m with O_SYNC: cache_mode_sync says $sync, the page tables get $got"
+	done
+}
+
+@test "RAM is never mapped as Device memory, and O_SYNC does give arm64 a non-cacheable mapping" {
+	local m got
+	for m in 1 2 3; do
+		set_attr "$CLASS/tbuf/sync_mode" "$m"
+		got=$(observed_type --sync) || fail "$got"
+		[ "$got" != device ] || fail "sync_mode $m with O_SYNC maps RAM as Device memory"
+		case $UDMABUF_ARCH in
+		arm64) [ "$got" = normal-nc ] || fail "sync_mode $m with O_SYNC: $got, not Normal non-cacheable" ;;
+		amd64) [ "$got" = wb ] || fail "sync_mode $m with O_SYNC: $got; x86 keeps RAM write-back" ;;
+		esac
+	done
+}
