@@ -10,6 +10,7 @@
  * chooses the caching of its own mapping through sync_mode and O_SYNC.
  */
 
+#include <linux/cc_platform.h>
 #include <linux/fs.h>
 #include <linux/mm.h>
 #include <linux/module.h>
@@ -318,6 +319,15 @@ static int udmabuf_mmap(struct file *file, struct vm_area_struct *vma)
 	/* A private copy would silently stop being the DMA memory. */
 	if (!(vma->vm_flags & VM_MAYSHARE))
 		return -EINVAL;
+	/*
+	 * With memory encryption (SME hosts, SEV and TDX guests) the DMA API
+	 * may have decrypted the memory for the device, and whether it did
+	 * depends on the device's mask; a user mapping with the default,
+	 * encrypted protection would read ciphertext.  read() and write()
+	 * go through the kernel's own mapping and stay right.
+	 */
+	if (cc_platform_has(CC_ATTR_MEM_ENCRYPT))
+		return -ENODEV;
 	if (vma->vm_pgoff >= pages || vma_pages(vma) > pages - vma->vm_pgoff)
 		return -EINVAL;
 

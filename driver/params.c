@@ -310,12 +310,11 @@ static int udmabuf_of_probe(struct platform_device *pdev)
 	}
 
 	buf = udmabuf_create(&cfg);
-	if (IS_ERR(buf)) {
-		dev_err(&pdev->dev, "cannot create %s (%llu bytes, minor %d): %s: %pe\n",
-			cfg.name, cfg.size, cfg.minor,
-			udmabuf_of_reason(PTR_ERR(buf)), buf);
-		return PTR_ERR(buf);
-	}
+	if (IS_ERR(buf))
+		return dev_err_probe(&pdev->dev, PTR_ERR(buf),
+				     "cannot create %s (%llu bytes, minor %d): %s\n",
+				     cfg.name, cfg.size, cfg.minor,
+				     udmabuf_of_reason(PTR_ERR(buf)));
 	platform_set_drvdata(pdev, buf);
 	return 0;
 }

@@ -265,3 +265,26 @@ teardown() { common_teardown; }
 	make_buf tbuf 4096
 	assert_attr "$CLASS/tbuf/origin" configfs
 }
+
+@test "a buffer opens the moment its uevent announces it, as a udev rule would" {
+	new_item b size=64K
+	run "$UT" uevent-open b "$cfs/b/enable"
+	assert_success
+	assert_output OK
+	assert_device b
+}
+
+@test "a device name that is already a node in /dev is refused with EEXIST, leaving nothing" {
+	[ -c /dev/null ] || fail "the guest has no /dev/null"
+	local before
+	before=$(stat -c '%t:%T' /dev/null)
+	new_item b size=64K device_name=null
+	assert_write EEXIST "$cfs/b/enable" 1
+	assert_attr "$cfs/b/enable" 0
+	[ ! -e "$CLASS/null" ] || fail "a class device null exists"
+	[ "$(stat -c '%t:%T' /dev/null)" = "$before" ] || fail "/dev/null changed"
+	run udmabufctl create null --size 4K
+	assert_failure
+	assert_output --partial null
+	[ ! -e "$cfs/null" ] || fail "udmabufctl left the item null behind"
+}

@@ -96,8 +96,9 @@ insmod_ok() {
 	assert_attr "$CLASS/udmabuf0/sync_mode" 1
 	assert_write OK "$CLASS/udmabuf0/sync_mode" 3
 	assert_attr "$CLASS/udmabuf0/sync_mode" 3
+	# x86 DMA is coherent; the module's own device on arm64 is not.
 	run cat "$CLASS/udmabuf0/dma_coherent"
-	assert_output --regexp '^[01]$'
+	if [ "$UDMABUF_ARCH" = amd64 ]; then assert_output 1; else assert_output 0; fi
 }
 
 @test "a malformed parameter makes insmod fail with EINVAL" {

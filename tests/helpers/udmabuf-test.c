@@ -29,7 +29,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sched.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <linux/netlink.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
@@ -82,6 +86,8 @@ static void usage(FILE *f)
 "  pagesize                           print the page size\n"
 "  kmsg-seq                           print the sequence number of the last kernel log record\n"
 "  kmsg-since SEQ                     print kernel log records after SEQ\n"
+"  uevent-open NAME ENABLE_FILE       write 1 to ENABLE_FILE in a child and open\n"
+"                                     /dev/NAME the moment its uevent arrives\n"
 "\n"
 "Numbers accept decimal, 0x hex and K/M/G suffixes.  --sync opens with O_SYNC.\n",
 		prog);
@@ -674,6 +680,95 @@ static int cmd_kmsg_since(int argc, char **argv)
 	return kmsg_walk(seq, 1);
 }
 
+/* Pin the caller to CPU 0. */
+static int pin_cpu0(void)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	return sched_setaffinity(0, sizeof(set), &set);
+}
+
+/* Does the uevent in MSG (LEN bytes of NUL-separated strings) add NAME? */
+static int uevent_adds(const char *msg, ssize_t len, const char *name)
+{
+	int add = 0, ours = 0, dev = 0;
+	ssize_t off;
+
+	for (off = 0; off < len; off += strlen(msg + off) + 1) {
+		const char *kv = msg + off;
+
+		if (!strcmp(kv, "ACTION=add"))
+			add = 1;
+		else if (!strcmp(kv, "SUBSYSTEM=udmabuf"))
+			ours = 1;
+		else if (!strncmp(kv, "DEVNAME=", 8) && !strcmp(kv + 8, name))
+			dev = 1;
+	}
+	return add && ours && dev;
+}
+
+/*
+ * uevent-open NAME ENABLE: like a udev rule, open /dev/NAME as soon as the
+ * kernel announces it.  A child writes 1 to ENABLE; this process listens
+ * to kernel uevents with real-time priority on the child's CPU, so that it
+ * runs the moment the announcement is sent, before enable has returned.
+ */
+static int cmd_uevent_open(int argc, char **argv)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = 1 };
+	struct sched_param sp = { .sched_priority = 10 };
+	char msg[8192], path[256];
+	int sock, fd, status, ret;
+	pid_t child;
+	ssize_t len;
+
+	if (argc != 2)
+		return usage_error("uevent-open NAME ENABLE_FILE");
+	snprintf(path, sizeof(path), "/dev/%s", argv[0]);
+	sock = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC,
+		      NETLINK_KOBJECT_UEVENT);
+	if (sock < 0 || bind(sock, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		return report_setup_errno("netlink", "uevent", errno);
+	if (pin_cpu0() < 0)
+		return report_setup_errno("sched_setaffinity", "0", errno);
+
+	child = fork();
+	if (child < 0)
+		return report_setup_errno("fork", "", errno);
+	if (!child) {
+		int efd = open(argv[1], O_WRONLY);
+
+		_exit(efd < 0 || write(efd, "1", 1) != 1 ? 1 : 0);
+	}
+	if (sched_setscheduler(0, SCHED_FIFO, &sp) < 0)
+		return report_setup_errno("sched_setscheduler", "FIFO", errno);
+
+	for (;;) {
+		len = recv(sock, msg, sizeof(msg) - 1, 0);
+		if (len < 0)
+			return report_setup_errno("recv", "uevent", errno);
+		msg[len] = '\0';
+		if (uevent_adds(msg, len, argv[0]))
+			break;
+	}
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	ret = fd < 0 ? report_errno(errno) : 0;
+	if (fd >= 0) {
+		printf("OK\n");
+		close(fd);
+	}
+	sp.sched_priority = 0;
+	sched_setscheduler(0, SCHED_OTHER, &sp);
+	if (waitpid(child, &status, 0) < 0 || !WIFEXITED(status) ||
+	    WEXITSTATUS(status)) {
+		fprintf(stderr, "%s: writing 1 to %s failed\n", prog, argv[1]);
+		return EXIT_SYSCALL;
+	}
+	return ret;
+}
+
 /* Wait for a stop signal (or, if asked, end of stdin). */
 static int wait_for_stop(int until_eof)
 {
@@ -902,6 +997,7 @@ static const struct command {
 	{ "pagesize",    cmd_pagesize },
 	{ "kmsg-seq",    cmd_kmsg_seq },
 	{ "kmsg-since",  cmd_kmsg_since },
+	{ "uevent-open", cmd_uevent_open },
 	{ NULL, NULL },
 };
 
