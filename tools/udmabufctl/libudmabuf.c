@@ -1,6 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
  * libudmabuf - see udmabuf.h for the API and its conventions.
+ *
+ * This file: paths, attribute files, lookup, listing, create and delete by
+ * step (libudmabuf-private.h) and the thread's last error. The handle of an
+ * open buffer is in libudmabuf-buffer.c, configurations and the public
+ * create and destroy in libudmabuf-config.c.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -9,6 +14,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,10 +25,10 @@
 
 #include <linux/udmabuf-cfs.h>
 
-#include "udmabuf.h"
+#include "libudmabuf-private.h"
 
-#ifndef UDMABUF_VERSION
-#define UDMABUF_VERSION "unknown"
+#ifndef LIBUDMABUF_VERSION
+#define LIBUDMABUF_VERSION "unknown"
 #endif
 
 #define DEFAULT_CONFIGFS_MOUNT	"/sys/kernel/config"
@@ -31,20 +37,48 @@
 #define DEFAULT_DEV_DIR		"/dev"
 #define DEFAULT_MODULE_DIR	"/sys/module/udmabuf_cfs"
 
-/* Attribute values are short; this is plenty. */
-#define ATTR_MAX		256
+#define ATTR_MAX		UDMABUF_ATTR_MAX
 
-const char *udmabuf_library_version(void)
+UDMABUF_EXPORT const char *udmabuf_library_version(void)
 {
-	return UDMABUF_VERSION;
+	return LIBUDMABUF_VERSION;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Errors                                                                 */
+
+static __thread char last_error[512];
+
+UDMABUF_EXPORT const char *udmabuf_last_error(void)
+{
+	return last_error;
+}
+
+int udmabuf_fail(int err, const char *object, const char *action, ...)
+{
+	char what[256], reason[128];
+	va_list ap;
+
+	va_start(ap, action);
+	vsnprintf(what, sizeof(what), action, ap);
+	va_end(ap);
+	/* strerror_r: strerror's buffer is not the thread's own. */
+	snprintf(last_error, sizeof(last_error), "%s: %s: %s",
+		 object && *object ? object : "udmabuf", what,
+		 strerror_r(err, reason, sizeof(reason)));
+	return -err;
 }
 
 /* ---------------------------------------------------------------------- */
 /* Paths                                                                  */
 
+/*
+ * Test overrides of the directories. secure_getenv: a set-user-ID or
+ * file-capability program must not be pointed at other files.
+ */
 static const char *env_dir(const char *var)
 {
-	const char *s = getenv(var);
+	const char *s = secure_getenv(var);
 
 	return s && *s ? s : NULL;
 }
@@ -299,6 +333,33 @@ static int read_str_attr(const char *dir, const char *attr, char *buf,
 	return 0;
 }
 
+/* The helpers above, for the library's other files. */
+int udmabuf_path_join(char *buf, size_t len, const char *a, const char *b)
+{
+	return path_join(buf, len, a, b);
+}
+
+int udmabuf_is_dir(const char *path)
+{
+	return is_dir(path);
+}
+
+int udmabuf_read_attr(const char *dir, const char *attr, char *buf, size_t len)
+{
+	return read_attr(dir, attr, buf, len);
+}
+
+int udmabuf_read_str_attr(const char *dir, const char *attr, char *buf,
+			  size_t len)
+{
+	return read_str_attr(dir, attr, buf, len);
+}
+
+int udmabuf_write_attr(const char *dir, const char *attr, const char *value)
+{
+	return write_attr(dir, attr, value);
+}
+
 static int parse_dev(const char *s, unsigned int *major, unsigned int *minor)
 {
 	char tail;
@@ -328,7 +389,7 @@ int udmabuf_parse_long(const char *s, long min, long max, long *value)
 	return 0;
 }
 
-int udmabuf_parse_size(const char *s, uint64_t *bytes)
+UDMABUF_EXPORT int udmabuf_parse_size(const char *s, uint64_t *bytes)
 {
 	uint64_t v = 0;
 	unsigned int base = 10, shift = 0;
@@ -442,6 +503,11 @@ static int normalize_name(const char *name, const char **out)
 static int item_dir(const char *item, char *buf, size_t len)
 {
 	return path_join(buf, len, udmabuf_configfs_dir(), item);
+}
+
+int udmabuf_item_dir(const char *item, char *buf, size_t len)
+{
+	return item_dir(item, buf, len);
 }
 
 /* Find the configfs item of NAME (item or device name). */
@@ -768,21 +834,22 @@ static void set_step(const char **step, const char *what)
 	}
 }
 
-void udmabuf_config_init(struct udmabuf_config *cfg, const char *name)
+void udmabuf_create_args_init(struct udmabuf_create_args *args,
+			      const char *name)
 {
-	memset(cfg, 0, sizeof(*cfg));
-	cfg->name = name;
-	cfg->minor = -1;
-	cfg->sync_mode = -1;
-	cfg->dma_mask = -1;
-	cfg->mode = -1;
+	memset(args, 0, sizeof(*args));
+	args->name = name;
+	args->minor = -1;
+	args->sync_mode = -1;
+	args->dma_mask = -1;
+	args->mode = -1;
 }
 
 /*
  * 1 if the module's "features" attribute lists attr, 0 if not; -errno
  * if it cannot be read (-ENOENT: no subsystem, or a module without it).
  */
-static int has_feature(const char *attr)
+int udmabuf_has_feature(const char *attr)
 {
 	char buf[4096], *tok, *save;
 	int ret = read_attr(udmabuf_configfs_dir(), "features", buf,
@@ -794,6 +861,34 @@ static int has_feature(const char *attr)
 	     tok = strtok_r(NULL, ", \t\n", &save))
 		if (!strcmp(tok, attr))
 			return 1;
+	return 0;
+}
+
+UDMABUF_EXPORT int udmabuf_module_has_feature(const char *attr)
+{
+	int ret;
+
+	if (!attr || !*attr)
+		return udmabuf_fail(EINVAL, "udmabuf", "check a feature");
+	ret = udmabuf_has_feature(attr);
+	if (ret < 0)
+		return udmabuf_fail(-ret, udmabuf_configfs_dir(),
+				    "read features");
+	return ret;
+}
+
+/*
+ * Refuse an attribute the loaded module does not have before anything is
+ * made. Without a subsystem at all, let mkdir tell.
+ */
+static int need_feature(const char *attr, const char **step)
+{
+	int ret = udmabuf_has_feature(attr);
+
+	if (ret == 0 || (ret == -ENOENT && is_dir(udmabuf_configfs_dir()))) {
+		set_step(step, attr);
+		return -EOPNOTSUPP;
+	}
 	return 0;
 }
 
@@ -824,32 +919,53 @@ static int write_assignment(const char *dir, const char *assign,
 	return write_attr(dir, attr, eq + 1);
 }
 
-int udmabuf_create(const struct udmabuf_config *cfg, const char **step)
+/*
+ * A module that lists phys_addr may still only show it (0400, the DMA
+ * address): placement needs the attribute writable. The file exists as
+ * soon as the item does; when it cannot be looked at, the write tells.
+ */
+static int phys_addr_writable(const char *dir)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	if (path_join(path, sizeof(path), dir, "phys_addr") ||
+	    stat(path, &st))
+		return 1;
+	return (st.st_mode & S_IWUSR) != 0;
+}
+
+int udmabuf_create_args(const struct udmabuf_create_args *args,
+			const char **step)
 {
 	char dir[PATH_MAX], val[64];
 	const char *const *a;
 	int ret;
 
 	set_step(step, "mkdir");
-	if (!cfg || !valid_item_name(cfg->name))
+	if (!args || !valid_item_name(args->name))
 		return -EINVAL;
-	if (cfg->dma_device && *cfg->dma_device) {
-		/*
-		 * Refuse what the module cannot do before making anything.
-		 * Without a subsystem at all, let mkdir tell.
-		 */
-		ret = has_feature("dma_device");
-		if (ret == 0 || (ret == -ENOENT &&
-				 is_dir(udmabuf_configfs_dir()))) {
-			set_step(step, "dma_device");
-			return -EOPNOTSUPP;
-		}
+	if (args->dma_device && *args->dma_device) {
+		ret = need_feature("dma_device", step);
+		if (ret)
+			return ret;
 	}
-	ret = item_dir(cfg->name, dir, sizeof(dir));
+	if (args->has_phys_addr) {
+		ret = need_feature("phys_addr", step);
+		if (ret)
+			return ret;
+		set_step(step, "mkdir");
+	}
+	ret = item_dir(args->name, dir, sizeof(dir));
 	if (ret)
 		return ret;
 	if (mkdir(dir, 0755))
 		return -errno;
+	if (args->has_phys_addr && !phys_addr_writable(dir)) {
+		set_step(step, "phys_addr");
+		ret = -EOPNOTSUPP;
+		goto undo;
+	}
 
 #define SET(attr, ...) do {						\
 		snprintf(val, sizeof(val), __VA_ARGS__);		\
@@ -859,35 +975,38 @@ int udmabuf_create(const struct udmabuf_config *cfg, const char **step)
 			goto undo;					\
 	} while (0)
 
-	SET("size", "%" PRIu64, cfg->size);
-	if (cfg->minor >= 0)
-		SET("minor", "%ld", cfg->minor);
-	if (cfg->sync_mode >= 0)
-		SET("sync_mode", "%d", cfg->sync_mode);
-	if (cfg->dma_mask >= 0)
-		SET("dma_mask", "%d", cfg->dma_mask);
-	if (cfg->mode >= 0)
-		SET("mode", "%04o", (unsigned int)cfg->mode);
-#undef SET
-	if (cfg->device_name) {
+	SET("size", "%" PRIu64, args->size);
+	if (args->minor >= 0)
+		SET("minor", "%ld", args->minor);
+	if (args->sync_mode >= 0)
+		SET("sync_mode", "%d", args->sync_mode);
+	if (args->dma_mask >= 0)
+		SET("dma_mask", "%d", args->dma_mask);
+	if (args->mode >= 0)
+		SET("mode", "%04o", (unsigned int)args->mode);
+	if (args->device_name) {
 		set_step(step, "device_name");
-		ret = write_attr(dir, "device_name", cfg->device_name);
+		ret = write_attr(dir, "device_name", args->device_name);
 		if (ret)
 			goto undo;
 	}
-	for (a = cfg->attrs; a && *a; a++) {
+	for (a = args->attrs; a && *a; a++) {
 		ret = write_assignment(dir, *a, step);
 		if (ret)
 			goto undo;
 	}
 	/* Last before enable, which looks the device up again. */
-	if (cfg->dma_device && *cfg->dma_device) {
+	if (args->dma_device && *args->dma_device) {
 		set_step(step, "dma_device");
-		ret = write_attr(dir, "dma_device", cfg->dma_device);
+		ret = write_attr(dir, "dma_device", args->dma_device);
 		if (ret)
 			goto undo;
 	}
-	if (!(cfg->flags & UDMABUF_CREATE_NO_ENABLE)) {
+	/* After dma_device: the placement is checked against its mask. */
+	if (args->has_phys_addr)
+		SET("phys_addr", "0x%" PRIx64, args->phys_addr);
+#undef SET
+	if (!(args->flags & UDMABUF_CREATE_NO_ENABLE)) {
 		set_step(step, "enable");
 		ret = write_attr(dir, "enable", "1");
 		if (ret)
@@ -902,9 +1021,29 @@ undo:
 	return ret;
 }
 
+int udmabuf_delete_item(const char *item, unsigned int flags,
+			const char **step)
+{
+	char dir[PATH_MAX];
+	int ret;
+
+	set_step(step, "delete");
+	ret = item_dir(item, dir, sizeof(dir));
+	if (ret)
+		return ret;
+	set_step(step, "disable");
+	ret = write_attr(dir, "enable", "0");
+	if (ret && !(flags & UDMABUF_DELETE_FORCE))
+		return ret;
+	set_step(step, "rmdir");
+	if (rmdir(dir))
+		return -errno;
+	return 0;
+}
+
 int udmabuf_delete(const char *name, unsigned int flags, const char **step)
 {
-	char item[256], dir[PATH_MAX], path[PATH_MAX];
+	char item[256], path[PATH_MAX];
 	int ret;
 
 	set_step(step, "delete");
@@ -918,17 +1057,7 @@ int udmabuf_delete(const char *name, unsigned int flags, const char **step)
 			return -EPERM;
 		return -ENOENT;
 	}
-	ret = item_dir(item, dir, sizeof(dir));
-	if (ret)
-		return ret;
-	set_step(step, "disable");
-	ret = write_attr(dir, "enable", "0");
-	if (ret && !(flags & UDMABUF_DELETE_FORCE))
-		return ret;
-	set_step(step, "rmdir");
-	if (rmdir(dir))
-		return -errno;
-	return 0;
+	return udmabuf_delete_item(item, flags, step);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -1023,131 +1152,4 @@ int udmabuf_users(const char *name, pid_t **pids, size_t *count)
 	*pids = v;
 	*count = n;
 	return 0;
-}
-
-/* ---------------------------------------------------------------------- */
-/* Open, map, sync                                                        */
-
-static int device_of(const char *name, char *dev, size_t len)
-{
-	struct udmabuf_info *info = malloc(sizeof(*info));
-	int ret;
-
-	if (!info)
-		return -ENOMEM;
-	ret = udmabuf_get_info(name, info);
-	if (!ret && !info->enabled)
-		ret = -ENODEV;
-	if (!ret && strlen(info->name) >= len)
-		ret = -ENAMETOOLONG;
-	if (!ret)
-		strcpy(dev, info->name);
-	free(info);
-	return ret;
-}
-
-int udmabuf_open(const char *name, int flags)
-{
-	char dev[256], path[PATH_MAX];
-	int fd, ret;
-
-	ret = device_of(name, dev, sizeof(dev));
-	if (ret)
-		return ret;
-	ret = path_join(path, sizeof(path), udmabuf_dev_dir(), dev);
-	if (ret)
-		return ret;
-	fd = open(path, flags | O_CLOEXEC);
-	return fd < 0 ? -errno : fd;
-}
-
-int udmabuf_map(const char *name, int flags, struct udmabuf_mapping *map)
-{
-	long page = sysconf(_SC_PAGESIZE);
-	int prot = PROT_READ;
-	off_t end;
-	int fd, ret;
-
-	memset(map, 0, sizeof(*map));
-	map->fd = -1;
-	if ((flags & O_ACCMODE) == O_WRONLY)
-		return -EINVAL;
-	if ((flags & O_ACCMODE) == O_RDWR)
-		prot |= PROT_WRITE;
-	fd = udmabuf_open(name, flags);
-	if (fd < 0)
-		return fd;
-	end = lseek(fd, 0, SEEK_END);
-	if (end <= 0 || lseek(fd, 0, SEEK_SET) != 0) {
-		struct udmabuf_info *info = malloc(sizeof(*info));
-
-		ret = info ? udmabuf_get_info(name, info) : -ENOMEM;
-		end = ret ? 0 : (off_t)info->size;
-		free(info);
-		if (ret || end <= 0) {
-			close(fd);
-			return ret ? ret : -ENODATA;
-		}
-	}
-	map->size = (uint64_t)end;
-	if (page <= 0)
-		page = 4096;
-	if (map->size > SIZE_MAX - (size_t)page) {
-		close(fd);
-		return -EFBIG;
-	}
-	map->length = ((size_t)map->size + (size_t)page - 1) &
-		      ~((size_t)page - 1);
-	map->addr = mmap(NULL, map->length, prot, MAP_SHARED, fd, 0);
-	if (map->addr == MAP_FAILED) {
-		ret = -errno;
-		close(fd);
-		memset(map, 0, sizeof(*map));
-		map->fd = -1;
-		return ret;
-	}
-	map->fd = fd;
-	return 0;
-}
-
-int udmabuf_unmap(struct udmabuf_mapping *map)
-{
-	int ret = 0;
-
-	if (map->addr && munmap(map->addr, map->length))
-		ret = -errno;
-	if (map->fd >= 0 && close(map->fd) && !ret)
-		ret = -errno;
-	map->addr = NULL;
-	map->fd = -1;
-	return ret;
-}
-
-int udmabuf_sync(const char *name, enum udmabuf_sync_target target,
-		 uint64_t offset, uint64_t length,
-		 enum udmabuf_direction direction)
-{
-	struct udmabuf_cfs_sync range = {
-		.offset = offset,
-		.size = length,
-		.direction = direction,
-	};
-	unsigned long cmd = target == UDMABUF_SYNC_FOR_DEVICE ?
-			    UDMABUF_CFS_IOC_SYNC_FOR_DEVICE :
-			    UDMABUF_CFS_IOC_SYNC_FOR_CPU;
-	int fd, ret = 0;
-
-	if (direction > UDMABUF_DIR_FROM_DEVICE)
-		return -EINVAL;
-	/*
-	 * The ioctl, not the sysfs trigger: it works for whoever may open
-	 * the device (sysfs is root's), and the kernel checks the range.
-	 */
-	fd = udmabuf_open(name, O_RDONLY);
-	if (fd < 0)
-		return fd;
-	if (ioctl(fd, cmd, &range))
-		ret = errno == ENOTTY ? -EOPNOTSUPP : -errno;
-	close(fd);
-	return ret;
 }

@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "udmabuf.h"
+#include "libudmabuf-private.h"
 
 enum col_type {
 	COL_STRING,

@@ -1,228 +1,249 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
- * libudmabuf - create, inspect, delete and map udmabuf-cfs DMA buffers.
+ * libudmabuf 1.0 - use udmabuf-cfs DMA buffers from C.
  *
- * The library talks to the udmabuf-cfs kernel module through its configfs
- * subsystem (/sys/kernel/config/udmabuf), its device class
- * (/sys/class/udmabuf) and the device nodes (/dev/NAME).
+ * A udmabuf-cfs buffer is physically contiguous memory that a program maps
+ * and a DMA master reads or writes. This library opens a buffer, maps it,
+ * tells its DMA address, hands ranges between CPU and device with one ioctl
+ * each, exports ranges as dma-buf file descriptors, and creates and destroys
+ * buffers through the module's configfs subsystem. See libudmabuf(3).
  *
  * Conventions:
- *  - Every function that can fail returns 0 (or a non-negative value) on
- *    success and a negative errno value on failure; errno itself is not
- *    meant to be inspected.
- *  - The library never prints anything.
- *  - The directories can be redirected with the environment variables
- *    UDMABUF_CONFIGFS_DIR, UDMABUF_SYSFS_DIR, UDMABUF_DEV_DIR and
- *    UDMABUF_MODULE_DIR (meant for tests).
- *  - A buffer is named either by its configfs item name, by its device name
- *    or by its device path (UDMABUF_DEV_DIR/NAME, normally /dev/NAME).
+ *  - Functions that can fail return 0 (or a non-negative value) on success
+ *    and a negative errno value on failure. On failure they also leave a
+ *    message for the calling thread in udmabuf_last_error(), naming the
+ *    buffer, what was done and why it failed.
+ *  - The library never prints, never exits, never installs signal handlers
+ *    and opens every file descriptor with O_CLOEXEC.
+ *  - Thread safety: every function may be called from several threads at
+ *    once. A struct udmabuf may be used by several threads at once, except
+ *    that udmabuf_close() must not race with other calls on the same handle.
+ *    A struct udmabuf_config is not locked: do not change one from two
+ *    threads at once (reading it in several udmabuf_create() calls at once
+ *    is fine). Error messages are kept per thread.
+ *  - Structures are opaque, so they can grow without breaking programs;
+ *    the symbols are versioned (LIBUDMABUF_1.0).
+ *  - For tests, the environment variables UDMABUF_CONFIGFS_DIR,
+ *    UDMABUF_SYSFS_DIR and UDMABUF_DEV_DIR replace the directories
+ *    /sys/kernel/config/udmabuf, /sys/class/udmabuf and /dev. They are
+ *    read with secure_getenv(3): ignored in set-user-ID programs.
  */
 #ifndef UDMABUF_H
 #define UDMABUF_H
 
 #include <stddef.h>
 #include <stdint.h>
-#include <sys/types.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* Longest device name the module accepts (1..32 of [A-Za-z0-9_.-]). */
-#define UDMABUF_DEVICE_NAME_MAX	32
-/* Largest minor number the module accepts. */
-#define UDMABUF_MINOR_MAX	1048575
-#define UDMABUF_SYNC_MODE_MAX	7
-#define UDMABUF_DMA_MASK_MIN	12
-#define UDMABUF_DMA_MASK_MAX	64
+#define UDMABUF_VERSION_MAJOR	1
+#define UDMABUF_VERSION_MINOR	0
 
-/* Version of this library, e.g. "0.1.0". */
+/* ---------------------------------------------------------------------- */
+/* Library                                                                */
+
+/* Version of the library, e.g. "1.0.0". */
 const char *udmabuf_library_version(void);
 
 /*
- * Directories in use (environment override or default). The returned
- * strings live in per-thread storage and stay valid until the next call of
- * the same function in the same thread.
+ * The message of the last call of this library that failed in the calling
+ * thread, e.g. "cam0: set dma_mask to 70: Numerical result out of range";
+ * "" if none has failed. Stays valid until the next failing call in the
+ * same thread.
  */
-const char *udmabuf_configfs_dir(void);	/* .../config/udmabuf */
-const char *udmabuf_sysfs_dir(void);	/* /sys/class/udmabuf */
-const char *udmabuf_dev_dir(void);	/* /dev */
-const char *udmabuf_module_dir(void);	/* /sys/module/udmabuf_cfs */
-
-/* Problems reported by udmabuf_probe(), as a bit mask. */
-#define UDMABUF_PROBE_NO_CONFIGFS	0x1	/* configfs is not mounted */
-#define UDMABUF_PROBE_NO_MODULE		0x2	/* udmabuf-cfs is not loaded */
-#define UDMABUF_PROBE_NO_SUBSYS		0x4	/* loaded, but no configfs subsystem */
+const char *udmabuf_last_error(void);
 
 /*
- * Check that the configfs subsystem directory exists. Returns 0 if it
- * does, else a mask of UDMABUF_PROBE_* bits saying why it does not.
- */
-int udmabuf_probe(void);
-
-/*
- * Loaded module's version into buf. -ENOENT: module not loaded;
- * -ENODATA: loaded but it has no version attribute.
- */
-int udmabuf_module_version(char *buf, size_t len);
-
-/*
- * Parse a size: decimal or 0x hexadecimal, optionally followed by one of
- * the binary suffixes K, M, G, T (any case) or KiB, MiB, GiB, TiB.
- * -EINVAL on anything else, -ERANGE if it does not fit in 64 bits.
+ * Parse a size as udmabufctl(8) takes it: decimal or 0x hexadecimal,
+ * optionally followed by K, M, G or T (any case, optionally KiB...: powers
+ * of 1024). -EINVAL on anything else, -ERANGE beyond 64 bits.
  */
 int udmabuf_parse_size(const char *s, uint64_t *bytes);
 
-/* Parse octal permissions (0..0777). -EINVAL or -ERANGE. */
-int udmabuf_parse_mode(const char *s, unsigned int *mode);
+/*
+ * 1 if the loaded module's configfs subsystem lists ATTR in its
+ * "features" (e.g. "dma_device", "phys_addr"), 0 if not; -ENOENT if the
+ * module or configfs is not there.
+ */
+int udmabuf_module_has_feature(const char *attr);
+
+/* ---------------------------------------------------------------------- */
+/* An open buffer                                                         */
+
+struct udmabuf;
 
 /*
- * Parse a decimal integer within [min, max]. -EINVAL on garbage,
- * -ERANGE when out of range.
+ * Open a buffer and return a handle in *bufp. NAME is a configfs item name
+ * (its device is opened), else a device name (DEV_DIR/NAME, normally
+ * /dev/NAME); a NAME that contains a '/' is a path and is opened as it is.
+ * FLAGS: O_RDWR or O_RDONLY, optionally O_SYNC (which, with the buffer's
+ * sync_mode, selects the CPU mapping; see udmabufctl(8)); O_CLOEXEC is
+ * implied. -ENOTTY if the file is not a udmabuf-cfs device, -ENODEV if the
+ * buffer is not enabled.
  */
-int udmabuf_parse_long(const char *s, long min, long max, long *value);
-
-/* 1 if s is a valid device name: 1..32 of [A-Za-z0-9_.-], not "." or "..". */
-int udmabuf_valid_device_name(const char *s);
-
-struct udmabuf_info {
-	char item[256];		/* configfs item name; "" for param/dt buffers */
-	char name[256];		/* device name (effective device_name) */
-	char devpath[4096];	/* device node; "" while the buffer is disabled */
-	char origin[16];	/* "configfs", "param", "dt" or "" if unknown */
-	int enabled;		/* 1 if the device exists */
-	int has_dev;		/* major/minor valid */
-	unsigned int major, minor;
-	uint64_t size;		/* bytes */
-	int sync_mode;		/* 0..7, -1 if unknown */
-	int dma_mask;		/* address bits, -1 if unknown */
-	int mode;		/* permissions of the node, -1 if unknown */
-	long config_minor;	/* configfs "minor" attribute (-1: auto) */
-	int has_phys_addr;	/* phys_addr valid (needs root) */
-	uint64_t phys_addr;
-	long users;		/* open files and mappings, -1 if unknown */
-	int dma_coherent;	/* 0/1, -1 if unknown */
-	char cache_mode[16];	/* mapping without O_SYNC, "" if unknown */
-	char cache_mode_sync[16]; /* mapping with O_SYNC, "" if unknown */
-	/*
-	 * The DMA master the buffer is for, as BUS/DEVICE (see
-	 * udmabuf_config.dma_device); "" when it is the module's own device.
-	 * Read from the class device's dma_device attribute once enabled,
-	 * else from the configfs item's. has_dma_device is 0 when the loaded
-	 * module has no such attribute (older than the feature).
-	 */
-	int has_dma_device;
-	char dma_device[256];
-};
-
-/* Information about one buffer. -ENOENT if there is no such buffer. */
-int udmabuf_get_info(const char *name, struct udmabuf_info *info);
+int udmabuf_open(const char *name, int flags, struct udmabuf **bufp);
 
 /*
- * All buffers: configfs items (enabled or not) and the devices of
- * /sys/class/udmabuf that have no configfs item (module parameters, device
- * tree). Sorted by name. Free *list with udmabuf_list_free().
- * -ENOENT if neither the configfs subsystem nor the class exists.
+ * A handle for an already open device node. The handle uses its own
+ * duplicate of FD (the caller keeps and closes FD). -ENOTTY if FD is not a
+ * udmabuf-cfs device.
  */
-int udmabuf_list(struct udmabuf_info **list, size_t *count);
-void udmabuf_list_free(struct udmabuf_info *list);
+int udmabuf_open_fd(int fd, struct udmabuf **bufp);
 
-/* Names of the configfs items only (sorted). Free with udmabuf_names_free(). */
-int udmabuf_list_items(char ***names, size_t *count);
-void udmabuf_names_free(char **names, size_t count);
+/*
+ * Close the handle (NULL is ignored). Mappings made with udmabuf_map()
+ * stay valid until udmabuf_unmap(); the kernel keeps the memory while they
+ * exist. Returns the result of close(2).
+ */
+int udmabuf_close(struct udmabuf *buf);
+
+/* The handle's file descriptor (for read/write/poll; do not close it). */
+int udmabuf_get_fd(const struct udmabuf *buf);
+
+/* Device name, e.g. "cam0" for /dev/cam0. */
+const char *udmabuf_get_name(const struct udmabuf *buf);
+
+/* Size in bytes (fixed for the life of a buffer). */
+uint64_t udmabuf_get_size(const struct udmabuf *buf);
+
+/*
+ * The address to program into the DMA master (the bound device's DMA
+ * address, an IOVA behind an IOMMU). One ioctl; no root needed: whoever
+ * may open the buffer may know it. -ENODEV if the buffer's bound DMA
+ * device has gone away.
+ */
+int udmabuf_get_dma_addr(const struct udmabuf *buf, uint64_t *addr);
+
+/* CPU physical address of the buffer (equal to the DMA address unless an
+ * IOMMU or the bus translates). One ioctl. */
+int udmabuf_get_phys_addr(const struct udmabuf *buf, uint64_t *addr);
+
+/* UDMABUF_INFO_* bits, as the module reports them now. One ioctl. */
+#define UDMABUF_INFO_DMA_COHERENT	(1U << 0) /* the device snoops CPU caches */
+#define UDMABUF_INFO_RAM_CACHED		(1U << 1) /* the arch maps RAM cached always */
+#define UDMABUF_INFO_DMA_BOUND		(1U << 2) /* bound to a dma_device */
+#define UDMABUF_INFO_DMA_DETACHED	(1U << 3) /* that device went away */
+int udmabuf_get_flags(const struct udmabuf *buf, uint32_t *flags);
+
+/* Current sync_mode, 0..7 (it may be changed while the buffer lives). */
+int udmabuf_get_sync_mode(const struct udmabuf *buf, unsigned int *mode);
+
+/* Minor number of the device node. */
+unsigned int udmabuf_get_minor(const struct udmabuf *buf);
+
+/* Version string of the loaded module, e.g. "0.1.0". */
+const char *udmabuf_get_driver_version(const struct udmabuf *buf);
+
+/*
+ * Map [offset, offset + length) of the buffer with MAP_SHARED and store
+ * the address of byte OFFSET in *addr. LENGTH 0 means up to the end of the
+ * buffer; OFFSET need not be page-aligned. PROT is PROT_READ, PROT_WRITE or
+ * both; 0 means what the handle was opened for. -EINVAL for a range outside
+ * the buffer.
+ */
+int udmabuf_map(const struct udmabuf *buf, uint64_t offset,
+		uint64_t length, int prot, void **addr);
+
+/* Undo udmabuf_map(): ADDR as returned, LENGTH as mapped (not 0). */
+int udmabuf_unmap(void *addr, uint64_t length);
+
+/* Directions of the transfer around a sync. */
+#define UDMABUF_DIR_BIDIRECTIONAL	0
+#define UDMABUF_DIR_TO_DEVICE		1
+#define UDMABUF_DIR_FROM_DEVICE		2
+
+/*
+ * Cache maintenance on [offset, offset + length) (LENGTH 0: to the end)
+ * with one ioctl on the open handle: for_cpu after the device wrote, before
+ * the CPU reads; for_device after the CPU wrote, before the device reads.
+ * -EINVAL for a range outside the buffer or a bad direction; -EOPNOTSUPP
+ * if the loaded module has no sync ioctls.
+ */
+int udmabuf_sync_for_cpu(const struct udmabuf *buf,
+			 uint64_t offset, uint64_t length,
+			 int direction);
+int udmabuf_sync_for_device(const struct udmabuf *buf,
+			    uint64_t offset, uint64_t length,
+			    int direction);
+
+/*
+ * Export the page-aligned range [offset, offset + length) (LENGTH 0: to
+ * the end) as a new dma-buf file descriptor, returned. FLAGS: O_RDWR or
+ * O_RDONLY, optionally O_CLOEXEC. The dma-buf keeps the memory alive.
+ * -EOPNOTSUPP if the module (or the header this library was built with)
+ * has no dma-buf export.
+ */
+int udmabuf_export_dmabuf(const struct udmabuf *buf,
+			  uint64_t offset, uint64_t length,
+			  int flags);
+
+/* ---------------------------------------------------------------------- */
+/* Creating and destroying buffers (configfs; normally root's)            */
+
+struct udmabuf_config;
+
+/*
+ * A configuration for udmabuf_create(): nothing set (every attribute at
+ * the module's default). NULL if out of memory.
+ */
+struct udmabuf_config *udmabuf_config_new(void);
+void udmabuf_config_free(struct udmabuf_config *cfg);
+
+/*
+ * Setters; each checks its value (-EINVAL or -ERANGE) and the kernel
+ * checks again when udmabuf_create() writes it.
+ *  size:        bytes (required to enable)
+ *  minor:       0..1048575, or -1 for the first free one (the default)
+ *  device_name: 1..32 of [A-Za-z0-9_.-] (default: the item name)
+ *  sync_mode:   0..7 (default 1)
+ *  dma_mask:    address bits, 12..64 (default 32)
+ *  mode:        permissions of the device node, 0..0777 (default 0600)
+ *  dma_device:  the DMA master, BUS/DEVICE ("pci/0000:01:00.0"); "" or
+ *               NULL for the module's own device
+ *  phys_addr:   the CPU physical address the buffer must be allocated at;
+ *               needs a module whose phys_addr attribute is writable
+ */
+int udmabuf_config_set_size(struct udmabuf_config *cfg, uint64_t bytes);
+int udmabuf_config_set_minor(struct udmabuf_config *cfg, long minor);
+int udmabuf_config_set_device_name(struct udmabuf_config *cfg,
+				   const char *name);
+int udmabuf_config_set_sync_mode(struct udmabuf_config *cfg, unsigned int mode);
+int udmabuf_config_set_dma_mask(struct udmabuf_config *cfg, unsigned int bits);
+int udmabuf_config_set_mode(struct udmabuf_config *cfg, unsigned int mode);
+int udmabuf_config_set_dma_device(struct udmabuf_config *cfg,
+				  const char *bus_device);
+int udmabuf_config_set_phys_addr(struct udmabuf_config *cfg, uint64_t addr);
+/*
+ * Any other configfs attribute, written after the ones above (in the order
+ * given) and before dma_device, phys_addr and enable. Not "enable".
+ */
+int udmabuf_config_set_attr(struct udmabuf_config *cfg, const char *attr,
+			    const char *value);
 
 #define UDMABUF_CREATE_NO_ENABLE	0x1	/* configure, do not enable */
 
-struct udmabuf_config {
-	const char *name;		/* configfs item name (required) */
-	const char *device_name;	/* NULL: same as name */
-	uint64_t size;			/* bytes */
-	long minor;			/* -1: first free */
-	int sync_mode;			/* -1: module default */
-	int dma_mask;			/* -1: module default */
-	int mode;			/* -1: module default */
-	const char *const *attrs;	/* NULL or NULL-terminated "attr=value" */
-	unsigned int flags;		/* UDMABUF_CREATE_* */
-	const char *dma_device;		/* NULL or "": the module's own device */
-};
+/*
+ * Create configfs item NAME, write the attributes that CFG sets (NULL:
+ * none) and enable it. On failure everything made is removed and the
+ * message names the step that failed ("mkdir", an attribute, "enable").
+ * -EEXIST if the item exists; -EOPNOTSUPP, before anything is made, if CFG
+ * sets dma_device or phys_addr and the loaded module cannot take it.
+ */
+int udmabuf_create(const char *name, const struct udmabuf_config *cfg,
+		   unsigned int flags);
 
-/* Fill cfg with "module default" for everything. */
-void udmabuf_config_init(struct udmabuf_config *cfg, const char *name);
+#define UDMABUF_DESTROY_FORCE		0x1	/* even if open or mapped */
 
 /*
- * Create a configfs item, write its attributes and enable it. On failure
- * everything made is removed, and *step (if step is not NULL) names what
- * failed: "mkdir", an attribute name or "enable". The string stays valid
- * until the next call in the same thread.
- *
- * cfg->dma_device binds the buffer to the DMA master that will use it,
- * named BUS/DEVICE as in /sys/bus/BUS/devices/DEVICE ("pci/0000:00:04.0",
- * "platform/a0000000.dma"): the buffer is allocated for that device, its
- * IOMMU, coherency and DMA mask apply, and the buffer's phys_addr is that
- * device's DMA address (an IOVA behind an IOMMU). It is written after all
- * other attributes, cfg->attrs included, just before "enable". The kernel
- * refuses a malformed value with -EINVAL and a bus or device it does not
- * know with -ENODEV. If the loaded module's features do not list
- * dma_device, the call fails with -EOPNOTSUPP (step "dma_device") before
- * anything is created.
+ * Disable and remove configfs item NAME; a NAME with a '/' is a device
+ * path (/dev/NAME) and names the item whose device it is. -EBUSY if the
+ * buffer is open or mapped, unless UDMABUF_DESTROY_FORCE: the device then
+ * disappears at once and the memory when its last user lets go. -EPERM for
+ * a buffer not made through configfs (module parameter, device tree).
  */
-int udmabuf_create(const struct udmabuf_config *cfg, const char **step);
-
-#define UDMABUF_DELETE_FORCE	0x1	/* remove the item even if in use */
-
-/*
- * Disable and remove a configfs item. NAME may be an item name, a device
- * name or a device path. -EBUSY if the buffer is open or mapped (unless
- * UDMABUF_DELETE_FORCE: the device then disappears at once and the memory
- * lives until the last user is gone); -EPERM if the buffer was not made
- * through configfs (module parameter or device tree); -ENOENT if there is
- * no such buffer. *step as for udmabuf_create().
- */
-int udmabuf_delete(const char *name, unsigned int flags, const char **step);
-
-/*
- * Processes that have the buffer open or mapped (scans /proc). Free *pids
- * with free(). Processes that cannot be inspected are not reported.
- */
-int udmabuf_users(const char *name, pid_t **pids, size_t *count);
-
-/* open(2) the device node of a buffer; returns the fd. */
-int udmabuf_open(const char *name, int flags);
-
-struct udmabuf_mapping {
-	void *addr;		/* MAP_SHARED mapping of the whole buffer */
-	size_t length;		/* mapped length (size rounded up to pages) */
-	uint64_t size;		/* buffer size in bytes */
-	int fd;			/* the open device node */
-};
-
-/*
- * Open and map a whole buffer. flags: O_RDWR or O_RDONLY, optionally
- * O_SYNC (see the module's sync_mode). Undo with udmabuf_unmap().
- */
-int udmabuf_map(const char *name, int flags, struct udmabuf_mapping *map);
-int udmabuf_unmap(struct udmabuf_mapping *map);
-
-enum udmabuf_sync_target {
-	UDMABUF_SYNC_FOR_CPU,
-	UDMABUF_SYNC_FOR_DEVICE,
-};
-
-enum udmabuf_direction {
-	UDMABUF_DIR_BIDIRECTIONAL = 0,
-	UDMABUF_DIR_TO_DEVICE = 1,
-	UDMABUF_DIR_FROM_DEVICE = 2,
-};
-
-/*
- * Synchronise the CPU caches for [offset, offset + length) of a buffer;
- * length 0 means "to the end of the buffer". Uses the device's
- * sync_for_cpu / sync_for_device attribute; -EOPNOTSUPP if the loaded
- * module does not provide it.
- */
-int udmabuf_sync(const char *name, enum udmabuf_sync_target target,
-		 uint64_t offset, uint64_t length,
-		 enum udmabuf_direction direction);
+int udmabuf_destroy(const char *name, unsigned int flags);
 
 #ifdef __cplusplus
 }

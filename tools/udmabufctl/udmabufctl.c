@@ -2,8 +2,10 @@
 /*
  * udmabufctl - create, list and delete udmabuf-cfs DMA buffers.
  *
- * A thin layer over libudmabuf (udmabuf.h): option parsing, messages and
- * output formats live here, everything that touches the kernel there.
+ * A thin layer over libudmabuf: option parsing, messages and output
+ * formats live here, everything that touches the kernel there. Besides the
+ * public API (udmabuf.h) it uses the library's internals
+ * (libudmabuf-private.h, linked statically): listing, per-step errors.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -19,7 +21,7 @@
 #include <unistd.h>
 
 #include "output.h"
-#include "udmabuf.h"
+#include "libudmabuf-private.h"
 
 #ifndef UDMABUF_VERSION
 #define UDMABUF_VERSION "unknown"
@@ -401,7 +403,7 @@ static int dma_device_hint(const char *value, int err)
 }
 
 /* Report a failed create; the action names the failed step. */
-static void create_failed(const struct udmabuf_config *cfg, const char *step,
+static void create_failed(const struct udmabuf_create_args *cfg, const char *step,
 			  int err)
 {
 	const char *dev = cfg->device_name ? cfg->device_name : cfg->name;
@@ -456,11 +458,11 @@ static int cmd_create(int argc, char **argv)
 		{ "help",	 no_argument,	    NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct udmabuf_config cfg;
+	struct udmabuf_create_args cfg;
 	const char *step = "mkdir";
 	int have_size = 0, c, ret, i;
 
-	udmabuf_config_init(&cfg, NULL);
+	udmabuf_create_args_init(&cfg, NULL);
 	while ((c = getopt_long(argc, argv, "s:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
@@ -527,7 +529,7 @@ static int cmd_create(int argc, char **argv)
 		usage_error("invalid buffer name '%s'", cfg.name);
 
 	/* argv[argc] is NULL, so the attribute list is terminated. */
-	ret = udmabuf_create(&cfg, &step);
+	ret = udmabuf_create_args(&cfg, &step);
 	if (ret) {
 		create_failed(&cfg, step, -ret);
 		return EXIT_FAIL;
@@ -677,9 +679,10 @@ static int cmd_sync(int argc, char **argv)
 		{ "help",	no_argument,	   NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	enum udmabuf_direction dir = UDMABUF_DIR_BIDIRECTIONAL;
+	int dir = UDMABUF_DIR_BIDIRECTIONAL;
 	uint64_t offset = 0, length = 0;
 	int target = -1, c, ret;
+	struct udmabuf *buf;
 	const char *name;
 
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -688,8 +691,7 @@ static int cmd_sync(int argc, char **argv)
 		case OPT_DEV:
 			if (target >= 0)
 				usage_error("sync: give one of --for-cpu and --for-device");
-			target = c == OPT_CPU ? UDMABUF_SYNC_FOR_CPU :
-						UDMABUF_SYNC_FOR_DEVICE;
+			target = c;
 			break;
 		case OPT_OFF:
 			offset = opt_size("offset", optarg);
@@ -722,8 +724,16 @@ static int cmd_sync(int argc, char **argv)
 	if (target < 0)
 		usage_error("sync: --for-cpu or --for-device is required");
 	name = argv[optind];
-	ret = udmabuf_sync(name, (enum udmabuf_sync_target)target, offset,
-			   length, dir);
+	/* One open, one ioctl. A node that does not answer is an old module. */
+	ret = udmabuf_open(name, O_RDONLY, &buf);
+	if (ret == -ENOTTY)
+		ret = -EOPNOTSUPP;
+	if (!ret) {
+		ret = target == OPT_CPU ?
+		      udmabuf_sync_for_cpu(buf, offset, length, dir) :
+		      udmabuf_sync_for_device(buf, offset, length, dir);
+		udmabuf_close(buf);
+	}
 	if (ret) {
 		report(name, "sync", -ret);
 		if (ret == -EOPNOTSUPP)
@@ -862,7 +872,7 @@ struct saved {
 	char *tok[MAX_TOKENS];
 	int ntok;
 	int lineno;
-	struct udmabuf_config cfg;
+	struct udmabuf_create_args cfg;
 	const char *attrs[MAX_TOKENS];
 };
 
@@ -874,7 +884,7 @@ static int parse_saved(const char *file, struct saved *s)
 	char where[512];
 
 	snprintf(where, sizeof(where), "%s:%d", file, s->lineno);
-	udmabuf_config_init(&s->cfg, s->tok[0]);
+	udmabuf_create_args_init(&s->cfg, s->tok[0]);
 	if (!s->tok[0][0] || strchr(s->tok[0], '/') || !strcmp(s->tok[0], ".") ||
 	    !strcmp(s->tok[0], "..")) {
 		report(where, "restore", EINVAL);
@@ -1031,7 +1041,7 @@ static int cmd_restore(int argc, char **argv)
 	for (i = 0; i < n; i++) {
 		const char *step = "mkdir";
 
-		ret = udmabuf_create(&v[i].cfg, &step);
+		ret = udmabuf_create_args(&v[i].cfg, &step);
 		if (ret) {
 			create_failed(&v[i].cfg, step, -ret);
 			failed++;

@@ -11,7 +11,12 @@
  *    "ATTR=VALUE" lines, in order;
  *  - $UDMABUF_FAKE_ERRNO="ATTR=ERRNO" (EINVAL, ENODEV, EBUSY, ENOMEM or a
  *    number) makes every write to ATTR fail with that errno, as a kernel
- *    store that refuses the value would.
+ *    store that refuses the value would;
+ *  - a regular file under $UDMABUF_FAKE_DEV_DIR stands in for a device
+ *    node: it answers the udmabuf-cfs ioctls (GET_INFO gives its size, the
+ *    DMA and physical address $UDMABUF_FAKE_DMA_ADDR, default 0x3f000000;
+ *    the syncs check the range and direction) and each of them is logged
+ *    as "ioctl=NAME OFFSET SIZE DIRECTION"; other ioctls fail with ENOTTY.
  *
  * Only for dynamically linked binaries; test-cli.sh checks that it works.
  */
@@ -25,10 +30,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <unistd.h>
+
+#include <linux/udmabuf-cfs.h>
 
 /* Path of a configfs file, else NULL; the attribute name is its basename. */
 static const char *under_configfs(const char *path)
@@ -148,4 +156,77 @@ int rmdir(const char *path)
 		closedir(d);
 	}
 	return (int)syscall(SYS_unlinkat, AT_FDCWD, path, AT_REMOVEDIR);
+}
+
+/* Path of an fd if it is under $UDMABUF_FAKE_DEV_DIR; else NULL. */
+static const char *fake_dev(int fd, char *path, size_t len)
+{
+	const char *dir = getenv("UDMABUF_FAKE_DEV_DIR");
+	char link[64];
+	ssize_t n;
+
+	if (!dir || !*dir)
+		return NULL;
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, path, len - 1);
+	if (n <= 0)
+		return NULL;
+	path[n] = '\0';
+	if (strncmp(path, dir, strlen(dir)) || path[strlen(dir)] != '/')
+		return NULL;
+	return path;
+}
+
+static int fake_ioctl(int fd, unsigned long req, void *arg)
+{
+	const char *addr = getenv("UDMABUF_FAKE_DMA_ADDR");
+	struct udmabuf_cfs_info *info = arg;
+	struct udmabuf_cfs_sync *sync = arg;
+	char line[128];
+	struct stat st;
+
+	if (fstat(fd, &st))
+		return -1;
+	if (req == UDMABUF_CFS_IOC_GET_INFO) {
+		memset(info, 0, sizeof(*info));
+		info->abi_version = UDMABUF_CFS_ABI_VERSION;
+		info->size = (__u64)st.st_size;
+		info->dma_addr = addr ? strtoull(addr, NULL, 0) : 0x3f000000;
+		info->phys_addr = info->dma_addr;
+		info->sync_mode = 1;
+		strcpy(info->driver_version, "fake");
+		log_write("ioctl", "get_info", 8);
+		return 0;
+	}
+	if (req != UDMABUF_CFS_IOC_SYNC_FOR_CPU &&
+	    req != UDMABUF_CFS_IOC_SYNC_FOR_DEVICE) {
+		errno = ENOTTY;
+		return -1;
+	}
+	snprintf(line, sizeof(line), "%s %llu %llu %u",
+		 req == UDMABUF_CFS_IOC_SYNC_FOR_CPU ? "sync_for_cpu" :
+		 "sync_for_device", (unsigned long long)sync->offset,
+		 (unsigned long long)sync->size, sync->direction);
+	log_write("ioctl", line, strlen(line));
+	if (sync->direction > UDMABUF_CFS_DIR_FROM_DEVICE || sync->flags ||
+	    sync->offset > (__u64)st.st_size ||
+	    sync->size > (__u64)st.st_size - sync->offset) {
+		errno = EINVAL;
+		return -1;
+	}
+	return 0;
+}
+
+int ioctl(int fd, unsigned long req, ...)
+{
+	char path[PATH_MAX];
+	va_list ap;
+	void *arg;
+
+	va_start(ap, req);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	if (fake_dev(fd, path, sizeof(path)))
+		return fake_ioctl(fd, req, arg);
+	return (int)syscall(SYS_ioctl, fd, req, arg);
 }

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "output.h"
-#include "udmabuf.h"
+#include "libudmabuf-private.h"
 
 static int tests, failures;
 

@@ -1,0 +1,413 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * libudmabuf: the handle of an open buffer (udmabuf.h).
+ *
+ * Everything a program does with an open buffer is one system call on its
+ * file descriptor: UDMABUF_CFS_IOC_GET_INFO for the addresses, flags and
+ * sync mode (never the root-only sysfs phys_addr), the sync ioctls for
+ * cache maintenance, mmap for a mapping. Only udmabuf_open() by name looks
+ * anything up, once. The handle is never written after it is made, so any
+ * number of threads may use it at once.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <linux/udmabuf-cfs.h>
+
+#include "libudmabuf-private.h"
+
+struct udmabuf {
+	int fd;
+	int accmode;		/* O_RDONLY or O_RDWR */
+	uint64_t size;
+	unsigned int minor;
+	char name[256];		/* device name */
+	char driver_version[UDMABUF_CFS_VERSION_LEN];
+};
+
+/* The UAPI's values are the header's: programs need not include both. */
+_Static_assert(UDMABUF_INFO_DMA_COHERENT == UDMABUF_CFS_INFO_DMA_COHERENT &&
+	       UDMABUF_INFO_RAM_CACHED == UDMABUF_CFS_INFO_RAM_CACHED &&
+	       UDMABUF_INFO_DMA_BOUND == UDMABUF_CFS_INFO_DMA_BOUND &&
+	       UDMABUF_INFO_DMA_DETACHED == UDMABUF_CFS_INFO_DMA_DETACHED,
+	       "UDMABUF_INFO_* differ from the UAPI");
+_Static_assert(UDMABUF_DIR_BIDIRECTIONAL == UDMABUF_CFS_DIR_BIDIRECTIONAL &&
+	       UDMABUF_DIR_TO_DEVICE == UDMABUF_CFS_DIR_TO_DEVICE &&
+	       UDMABUF_DIR_FROM_DEVICE == UDMABUF_CFS_DIR_FROM_DEVICE,
+	       "UDMABUF_DIR_* differ from the UAPI");
+
+/* Copy a name, cut to fit (device names are at most 32 bytes anyway). */
+static void copy_name(char *dst, size_t len, const char *src)
+{
+	size_t n = strnlen(src, len - 1);
+
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+static int get_info(int fd, struct udmabuf_cfs_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	if (ioctl(fd, UDMABUF_CFS_IOC_GET_INFO, info))
+		return -errno;
+	/* A new ABI would change the structure under us. */
+	if (info->abi_version != UDMABUF_CFS_ABI_VERSION)
+		return -EPROTO;
+	return 0;
+}
+
+/* The handle for FD (which it takes over, also on failure). */
+static int make_handle(int fd, const char *what, const char *name,
+		       struct udmabuf **bufp)
+{
+	struct udmabuf_cfs_info info;
+	struct udmabuf *buf;
+	int ret, fl;
+
+	ret = get_info(fd, &info);
+	if (ret) {
+		close(fd);
+		/* Another driver's node answers ENOTTY, or EINVAL. */
+		if (ret == -ENOTTY || ret == -EINVAL)
+			return udmabuf_fail(ENOTTY, what,
+					    "get info (not a udmabuf-cfs device)");
+		if (ret == -EPROTO)
+			return udmabuf_fail(EPROTO, what,
+					    "get info (module ABI %u, this library knows %u)",
+					    info.abi_version,
+					    UDMABUF_CFS_ABI_VERSION);
+		return udmabuf_fail(-ret, what, "get info");
+	}
+	fl = fcntl(fd, F_GETFL);
+	buf = calloc(1, sizeof(*buf));
+	if (!buf || fl < 0) {
+		ret = buf ? errno : ENOMEM;
+		free(buf);
+		close(fd);
+		return udmabuf_fail(ret, what, "open");
+	}
+	buf->fd = fd;
+	buf->accmode = fl & O_ACCMODE;
+	buf->size = info.size;
+	buf->minor = info.minor;
+	copy_name(buf->name, sizeof(buf->name), name);
+	memcpy(buf->driver_version, info.driver_version,
+	       sizeof(buf->driver_version));
+	buf->driver_version[sizeof(buf->driver_version) - 1] = '\0';
+	*bufp = buf;
+	return 0;
+}
+
+/* The device name of an open node: the last part of the path it has. */
+static void name_of_fd(int fd, char *name, size_t len)
+{
+	char link[64], path[PATH_MAX];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, path, sizeof(path) - 1);
+	if (n <= 0) {
+		snprintf(name, len, "fd %d", fd);
+		return;
+	}
+	path[n] = '\0';
+	copy_name(name, len, strrchr(path, '/') ? strrchr(path, '/') + 1 : path);
+}
+
+/*
+ * The device node of NAME: a configfs item's device, else DEV_DIR/NAME.
+ * -ENODEV for an item that is not enabled.
+ */
+static int resolve(const char *name, char *path, size_t plen, char *dev,
+		   size_t dlen)
+{
+	char dir[PATH_MAX], buf[UDMABUF_ATTR_MAX];
+
+	if (strchr(name, '/')) {
+		if (strlen(name) >= plen)
+			return -ENAMETOOLONG;
+		strcpy(path, name);
+		copy_name(dev, dlen, strrchr(name, '/') + 1);
+		return 0;
+	}
+	if (!strcmp(name, ".") || !strcmp(name, ".."))
+		return -EINVAL;
+	copy_name(dev, dlen, name);
+	if (udmabuf_item_dir(name, dir, sizeof(dir)) == 0 &&
+	    udmabuf_is_dir(dir)) {
+		if (udmabuf_read_attr(dir, "enable", buf, sizeof(buf)) > 0 &&
+		    !strchr("1yY", buf[0]))
+			return -ENODEV;
+		if (udmabuf_read_str_attr(dir, "device_name", buf,
+					  sizeof(buf)) == 0 && buf[0])
+			copy_name(dev, dlen, buf);
+	}
+	return udmabuf_path_join(path, plen, udmabuf_dev_dir(), dev);
+}
+
+UDMABUF_EXPORT int udmabuf_open(const char *name, int flags,
+				struct udmabuf **bufp)
+{
+	char path[PATH_MAX], dev[256];
+	int fd, ret;
+
+	if (!bufp)
+		return udmabuf_fail(EINVAL, name, "open");
+	*bufp = NULL;
+	if (!name || !*name)
+		return udmabuf_fail(EINVAL, "udmabuf", "open: no name given");
+	if ((flags & O_ACCMODE) == O_WRONLY ||
+	    (flags & ~(O_ACCMODE | O_SYNC | O_DSYNC | O_CLOEXEC)))
+		return udmabuf_fail(EINVAL, name, "open with flags 0%o", flags);
+	ret = resolve(name, path, sizeof(path), dev, sizeof(dev));
+	if (ret == -ENODEV)
+		return udmabuf_fail(ENODEV, name, "open: not enabled");
+	if (ret)
+		return udmabuf_fail(-ret, name, "open");
+	fd = open(path, flags | O_CLOEXEC);
+	if (fd < 0)
+		return udmabuf_fail(errno, name, "open %s", path);
+	return make_handle(fd, name, dev, bufp);
+}
+
+UDMABUF_EXPORT int udmabuf_open_fd(int fd, struct udmabuf **bufp)
+{
+	char what[32], dev[256];
+	int dup;
+
+	snprintf(what, sizeof(what), "fd %d", fd);
+	if (!bufp)
+		return udmabuf_fail(EINVAL, what, "open");
+	*bufp = NULL;
+	dup = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (dup < 0)
+		return udmabuf_fail(errno, what, "open");
+	name_of_fd(dup, dev, sizeof(dev));
+	return make_handle(dup, what, dev, bufp);
+}
+
+UDMABUF_EXPORT int udmabuf_close(struct udmabuf *buf)
+{
+	int ret = 0;
+
+	if (!buf)
+		return 0;
+	if (close(buf->fd) && errno != EINTR)
+		ret = udmabuf_fail(errno, buf->name, "close");
+	free(buf);
+	return ret;
+}
+
+UDMABUF_EXPORT int udmabuf_get_fd(const struct udmabuf *buf)
+{
+	return buf->fd;
+}
+
+UDMABUF_EXPORT const char *udmabuf_get_name(const struct udmabuf *buf)
+{
+	return buf->name;
+}
+
+UDMABUF_EXPORT uint64_t udmabuf_get_size(const struct udmabuf *buf)
+{
+	return buf->size;
+}
+
+UDMABUF_EXPORT unsigned int udmabuf_get_minor(const struct udmabuf *buf)
+{
+	return buf->minor;
+}
+
+UDMABUF_EXPORT const char *udmabuf_get_driver_version(const struct udmabuf *buf)
+{
+	return buf->driver_version;
+}
+
+/* GET_INFO now; its values change (sync_mode, a DMA device that leaves). */
+static int query(const struct udmabuf *buf, struct udmabuf_cfs_info *info)
+{
+	int ret = get_info(buf->fd, info);
+
+	return ret ? udmabuf_fail(-ret, buf->name, "get info") : 0;
+}
+
+UDMABUF_EXPORT int udmabuf_get_dma_addr(const struct udmabuf *buf,
+					uint64_t *addr)
+{
+	struct udmabuf_cfs_info info;
+	int ret = query(buf, &info);
+
+	if (ret)
+		return ret;
+	if (info.flags & UDMABUF_CFS_INFO_DMA_DETACHED)
+		return udmabuf_fail(ENODEV, buf->name,
+				    "get the DMA address: its DMA device went away");
+	*addr = info.dma_addr;
+	return 0;
+}
+
+UDMABUF_EXPORT int udmabuf_get_phys_addr(const struct udmabuf *buf,
+					 uint64_t *addr)
+{
+	struct udmabuf_cfs_info info;
+	int ret = query(buf, &info);
+
+	if (!ret)
+		*addr = info.phys_addr;
+	return ret;
+}
+
+UDMABUF_EXPORT int udmabuf_get_flags(const struct udmabuf *buf,
+				     uint32_t *flags)
+{
+	struct udmabuf_cfs_info info;
+	int ret = query(buf, &info);
+
+	if (!ret)
+		*flags = info.flags;
+	return ret;
+}
+
+UDMABUF_EXPORT int udmabuf_get_sync_mode(const struct udmabuf *buf,
+					 unsigned int *mode)
+{
+	struct udmabuf_cfs_info info;
+	int ret = query(buf, &info);
+
+	if (!ret)
+		*mode = info.sync_mode;
+	return ret;
+}
+
+static size_t page_size(void)
+{
+	long page = sysconf(_SC_PAGESIZE);
+
+	return page > 0 ? (size_t)page : 4096;
+}
+
+UDMABUF_EXPORT int udmabuf_map(const struct udmabuf *buf, uint64_t offset,
+			       uint64_t length, int prot, void **addr)
+{
+	size_t page = page_size(), head;
+	void *p;
+
+	*addr = NULL;
+	if (offset > buf->size || (length && length > buf->size - offset))
+		return udmabuf_fail(EINVAL, buf->name,
+				    "map %#llx bytes at %#llx: outside the buffer (%#llx bytes)",
+				    (unsigned long long)length,
+				    (unsigned long long)offset,
+				    (unsigned long long)buf->size);
+	if (!length)
+		length = buf->size - offset;
+	if (!length)
+		return udmabuf_fail(EINVAL, buf->name, "map 0 bytes");
+	if (!prot)
+		prot = buf->accmode == O_RDWR ? PROT_READ | PROT_WRITE :
+						PROT_READ;
+	if (prot & ~(PROT_READ | PROT_WRITE))
+		return udmabuf_fail(EINVAL, buf->name, "map with prot %#x",
+				    (unsigned int)prot);
+	head = (size_t)(offset % page);
+	if (length > SIZE_MAX - head)
+		return udmabuf_fail(EFBIG, buf->name, "map %#llx bytes",
+				    (unsigned long long)length);
+	p = mmap(NULL, (size_t)length + head, prot, MAP_SHARED, buf->fd,
+		 (off_t)(offset - head));
+	if (p == MAP_FAILED)
+		return udmabuf_fail(errno, buf->name, "map");
+	*addr = (char *)p + head;
+	return 0;
+}
+
+UDMABUF_EXPORT int udmabuf_unmap(void *addr, uint64_t length)
+{
+	size_t page = page_size();
+	uintptr_t a = (uintptr_t)addr, base = a & ~(uintptr_t)(page - 1);
+
+	if (!addr || !length || length > SIZE_MAX - (a - base))
+		return udmabuf_fail(EINVAL, "udmabuf", "unmap %p", addr);
+	if (munmap((void *)base, (size_t)length + (a - base)))
+		return udmabuf_fail(errno, "udmabuf", "unmap %p", addr);
+	return 0;
+}
+
+static int sync_range(const struct udmabuf *buf, unsigned long cmd,
+		      const char *what, uint64_t offset, uint64_t length,
+		      int direction)
+{
+	struct udmabuf_cfs_sync range = {
+		.offset = offset,
+		.size = length,
+		.direction = (uint32_t)direction,
+	};
+
+	if (direction < UDMABUF_DIR_BIDIRECTIONAL ||
+	    direction > UDMABUF_DIR_FROM_DEVICE)
+		return udmabuf_fail(EINVAL, buf->name, "%s: direction %d",
+				    what, direction);
+	if (ioctl(buf->fd, cmd, &range) == 0)
+		return 0;
+	if (errno == ENOTTY)
+		return udmabuf_fail(EOPNOTSUPP, buf->name,
+				    "%s: the module has no sync ioctl", what);
+	return udmabuf_fail(errno, buf->name, "%s %#llx bytes at %#llx", what,
+			    (unsigned long long)length,
+			    (unsigned long long)offset);
+}
+
+UDMABUF_EXPORT int udmabuf_sync_for_cpu(const struct udmabuf *buf,
+					uint64_t offset, uint64_t length,
+					int direction)
+{
+	return sync_range(buf, UDMABUF_CFS_IOC_SYNC_FOR_CPU, "sync for cpu",
+			  offset, length, direction);
+}
+
+UDMABUF_EXPORT int udmabuf_sync_for_device(const struct udmabuf *buf,
+					   uint64_t offset, uint64_t length,
+					   int direction)
+{
+	return sync_range(buf, UDMABUF_CFS_IOC_SYNC_FOR_DEVICE,
+			  "sync for device", offset, length, direction);
+}
+
+UDMABUF_EXPORT int udmabuf_export_dmabuf(const struct udmabuf *buf,
+					 uint64_t offset, uint64_t length,
+					 int flags)
+{
+#ifdef UDMABUF_CFS_IOC_EXPORT_DMABUF
+	struct udmabuf_cfs_export exp = {
+		.offset = offset,
+		.size = length,
+		.flags = (uint32_t)flags,
+		.fd = -1,
+	};
+
+	if (ioctl(buf->fd, UDMABUF_CFS_IOC_EXPORT_DMABUF, &exp) == 0)
+		return exp.fd;
+	if (errno == ENOTTY)
+		return udmabuf_fail(EOPNOTSUPP, buf->name,
+				    "export a dma-buf: the module cannot");
+	return udmabuf_fail(errno, buf->name,
+			    "export %#llx bytes at %#llx as a dma-buf",
+			    (unsigned long long)length,
+			    (unsigned long long)offset);
+#else
+	(void)offset;
+	(void)length;
+	(void)flags;
+	return udmabuf_fail(EOPNOTSUPP, buf->name,
+			    "export a dma-buf: this libudmabuf was built without it");
+#endif
+}

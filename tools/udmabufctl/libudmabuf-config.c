@@ -1,0 +1,303 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * libudmabuf: configurations, and creating and destroying buffers through
+ * configfs (udmabuf.h). The work is udmabuf_create_args() and
+ * udmabuf_delete_item() (libudmabuf.c), which udmabufctl uses too; this
+ * file checks values, keeps copies of strings and words the errors.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "libudmabuf-private.h"
+
+struct udmabuf_config {
+	struct udmabuf_create_args args;	/* name and flags unused */
+	char *device_name;
+	char *dma_device;
+	char **attrs;				/* NULL-terminated "attr=value" */
+	size_t nattrs;
+};
+
+UDMABUF_EXPORT struct udmabuf_config *udmabuf_config_new(void)
+{
+	struct udmabuf_config *cfg = calloc(1, sizeof(*cfg));
+
+	if (!cfg) {
+		udmabuf_fail(ENOMEM, "udmabuf", "make a configuration");
+		return NULL;
+	}
+	udmabuf_create_args_init(&cfg->args, NULL);
+	return cfg;
+}
+
+UDMABUF_EXPORT void udmabuf_config_free(struct udmabuf_config *cfg)
+{
+	size_t i;
+
+	if (!cfg)
+		return;
+	for (i = 0; i < cfg->nattrs; i++)
+		free(cfg->attrs[i]);
+	free(cfg->attrs);
+	free(cfg->device_name);
+	free(cfg->dma_device);
+	free(cfg);
+}
+
+static int bad(int err, const char *attr, const char *fmt, uint64_t v)
+{
+	char what[64];
+
+	snprintf(what, sizeof(what), fmt, v);
+	return udmabuf_fail(err, "udmabuf config", "%s %s", attr, what);
+}
+
+UDMABUF_EXPORT int udmabuf_config_set_size(struct udmabuf_config *cfg,
+					   uint64_t bytes)
+{
+	cfg->args.size = bytes;
+	return 0;
+}
+
+UDMABUF_EXPORT int udmabuf_config_set_minor(struct udmabuf_config *cfg,
+					    long minor)
+{
+	if (minor < -1 || minor > UDMABUF_MINOR_MAX)
+		return bad(ERANGE, "minor", "%" PRId64, (uint64_t)minor);
+	cfg->args.minor = minor;
+	return 0;
+}
+
+static int set_string(char **slot, const char *value)
+{
+	char *copy = NULL;
+
+	if (value && *value && !(copy = strdup(value)))
+		return udmabuf_fail(ENOMEM, "udmabuf config", "copy '%s'",
+				    value);
+	free(*slot);
+	*slot = copy;
+	return 0;
+}
+
+UDMABUF_EXPORT int udmabuf_config_set_device_name(struct udmabuf_config *cfg,
+						  const char *name)
+{
+	int ret;
+
+	if (name && !udmabuf_valid_device_name(name))
+		return udmabuf_fail(EINVAL, "udmabuf config",
+				    "device_name '%s' (1..%d of A-Z a-z 0-9 _ . -)",
+				    name, UDMABUF_DEVICE_NAME_MAX);
+	ret = set_string(&cfg->device_name, name);
+	if (!ret)
+		cfg->args.device_name = cfg->device_name;
+	return ret;
+}
+
+UDMABUF_EXPORT int udmabuf_config_set_sync_mode(struct udmabuf_config *cfg,
+						unsigned int mode)
+{
+	if (mode > UDMABUF_SYNC_MODE_MAX)
+		return bad(ERANGE, "sync_mode", "%" PRIu64, mode);
+	cfg->args.sync_mode = (int)mode;
+	return 0;
+}
+
+UDMABUF_EXPORT int udmabuf_config_set_dma_mask(struct udmabuf_config *cfg,
+					       unsigned int bits)
+{
+	if (bits < UDMABUF_DMA_MASK_MIN || bits > UDMABUF_DMA_MASK_MAX)
+		return bad(ERANGE, "dma_mask", "%" PRIu64, bits);
+	cfg->args.dma_mask = (int)bits;
+	return 0;
+}
+
+UDMABUF_EXPORT int udmabuf_config_set_mode(struct udmabuf_config *cfg,
+					   unsigned int mode)
+{
+	if (mode > 0777)
+		return bad(ERANGE, "mode", "%#" PRIo64, mode);
+	cfg->args.mode = (int)mode;
+	return 0;
+}
+
+UDMABUF_EXPORT int udmabuf_config_set_dma_device(struct udmabuf_config *cfg,
+						 const char *bus_device)
+{
+	const char *slash = bus_device ? strchr(bus_device, '/') : NULL;
+	int ret;
+
+	/* The syntax only: which devices exist is the kernel's to say. */
+	if (bus_device && *bus_device &&
+	    (!slash || slash == bus_device || !slash[1] ||
+	     strchr(slash + 1, '/')))
+		return udmabuf_fail(EINVAL, "udmabuf config",
+				    "dma_device '%s' (BUS/DEVICE, e.g. pci/0000:01:00.0)",
+				    bus_device);
+	ret = set_string(&cfg->dma_device, bus_device);
+	if (!ret)
+		cfg->args.dma_device = cfg->dma_device;
+	return ret;
+}
+
+UDMABUF_EXPORT int udmabuf_config_set_phys_addr(struct udmabuf_config *cfg,
+						uint64_t addr)
+{
+	cfg->args.has_phys_addr = 1;
+	cfg->args.phys_addr = addr;
+	return 0;
+}
+
+UDMABUF_EXPORT int udmabuf_config_set_attr(struct udmabuf_config *cfg,
+					   const char *attr,
+					   const char *value)
+{
+	char **v, *a;
+
+	if (!attr || !*attr || strchr(attr, '/') || strchr(attr, '=') ||
+	    attr[0] == '.' || !strcmp(attr, "enable") || !value)
+		return udmabuf_fail(EINVAL, "udmabuf config", "set attribute '%s'",
+				    attr ? attr : "(null)");
+	if (asprintf(&a, "%s=%s", attr, value) < 0)
+		return udmabuf_fail(ENOMEM, "udmabuf config",
+				    "set attribute '%s'", attr);
+	v = realloc(cfg->attrs, (cfg->nattrs + 2) * sizeof(*v));
+	if (!v) {
+		free(a);
+		return udmabuf_fail(ENOMEM, "udmabuf config",
+				    "set attribute '%s'", attr);
+	}
+	v[cfg->nattrs++] = a;
+	v[cfg->nattrs] = NULL;
+	cfg->attrs = v;
+	cfg->args.attrs = (const char *const *)v;
+	return 0;
+}
+
+/* "create", "enable", "set ATTR": what a failed step of a create was. */
+static int create_failed(const char *name, const char *step, int err)
+{
+	if (!strcmp(step, "mkdir"))
+		return udmabuf_fail(err, name, "create");
+	if (!strcmp(step, "enable"))
+		return udmabuf_fail(err, name, "enable");
+	if (err == EOPNOTSUPP)
+		return udmabuf_fail(err, name, "set %s (the loaded module cannot)",
+				    step);
+	return udmabuf_fail(err, name, "set %s", step);
+}
+
+UDMABUF_EXPORT int udmabuf_create(const char *name,
+				  const struct udmabuf_config *cfg,
+				  unsigned int flags)
+{
+	struct udmabuf_create_args args;
+	const char *step = "mkdir";
+	int ret;
+
+	if (!name || !*name || strchr(name, '/') || !strcmp(name, ".") ||
+	    !strcmp(name, "..") || strlen(name) > NAME_MAX)
+		return udmabuf_fail(EINVAL, name && *name ? name : "udmabuf",
+				    "create: not an item name");
+	if (flags & ~UDMABUF_CREATE_NO_ENABLE)
+		return udmabuf_fail(EINVAL, name, "create with flags %#x", flags);
+	if (cfg)
+		args = cfg->args;
+	else
+		udmabuf_create_args_init(&args, NULL);
+	args.name = name;
+	args.flags = flags;
+	if (!args.device_name && !udmabuf_valid_device_name(name))
+		return udmabuf_fail(EINVAL, name,
+				    "create: not a device name; set one");
+	ret = udmabuf_create_args(&args, &step);
+	return ret ? create_failed(name, step, -ret) : 0;
+}
+
+/* The configfs item whose device is DEV (enabled ones first). */
+static int item_of_device(const char *dev, char *item, size_t len)
+{
+	const char *root = udmabuf_configfs_dir();
+	char dir[PATH_MAX], buf[UDMABUF_ATTR_MAX];
+	struct dirent *de;
+	int ret = -ENOENT, pass;
+	DIR *d;
+
+	for (pass = 0; pass < 2 && ret; pass++) {
+		d = opendir(root);
+		if (!d)
+			return -errno;
+		while (ret && (de = readdir(d))) {
+			if (de->d_name[0] == '.' ||
+			    udmabuf_path_join(dir, sizeof(dir), root, de->d_name) ||
+			    !udmabuf_is_dir(dir))
+				continue;
+			if (!pass && (udmabuf_read_attr(dir, "enable", buf,
+							sizeof(buf)) <= 0 ||
+				      buf[0] != '1'))
+				continue;
+			if (udmabuf_read_str_attr(dir, "device_name", buf,
+						  sizeof(buf)) ||
+			    strcmp(buf[0] ? buf : de->d_name, dev))
+				continue;
+			if (strlen(de->d_name) < len) {
+				strcpy(item, de->d_name);
+				ret = 0;
+			}
+		}
+		closedir(d);
+	}
+	return ret;
+}
+
+UDMABUF_EXPORT int udmabuf_destroy(const char *name, unsigned int flags)
+{
+	char item[NAME_MAX + 1], dir[PATH_MAX];
+	const char *step = "delete";
+	int ret;
+
+	if (!name || !*name || !strcmp(name, ".") || !strcmp(name, ".."))
+		return udmabuf_fail(EINVAL, "udmabuf", "destroy: no name given");
+	if (flags & ~UDMABUF_DESTROY_FORCE)
+		return udmabuf_fail(EINVAL, name, "destroy with flags %#x", flags);
+	if (strchr(name, '/')) {
+		const char *dev = strrchr(name, '/') + 1;
+
+		ret = *dev ? item_of_device(dev, item, sizeof(item)) : -EINVAL;
+		if (ret == -ENOENT && udmabuf_path_join(dir, sizeof(dir),
+				udmabuf_sysfs_dir(), dev) == 0 &&
+		    udmabuf_is_dir(dir))
+			ret = -EPERM;
+	} else if (strlen(name) >= sizeof(item)) {
+		ret = -ENAMETOOLONG;
+	} else {
+		strcpy(item, name);
+		ret = udmabuf_item_dir(item, dir, sizeof(dir));
+		if (!ret && !udmabuf_is_dir(dir)) {
+			ret = -ENOENT;
+			if (udmabuf_path_join(dir, sizeof(dir), udmabuf_sysfs_dir(),
+					      name) == 0 && udmabuf_is_dir(dir))
+				ret = -EPERM;
+		}
+	}
+	if (ret == -EPERM)
+		return udmabuf_fail(EPERM, name,
+				    "destroy: not made through configfs (module parameter or device tree)");
+	if (ret == -ENOENT)
+		return udmabuf_fail(ENOENT, name, "destroy: no such buffer");
+	if (ret)
+		return udmabuf_fail(-ret, name, "destroy");
+	ret = udmabuf_delete_item(item, flags, &step);
+	if (!ret)
+		return 0;
+	if (!strcmp(step, "disable") && ret == -EBUSY)
+		return udmabuf_fail(EBUSY, name, "disable (open or mapped)");
+	return udmabuf_fail(-ret, name, "%s", step);
+}

@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * libudmabuf internals: not installed, not exported from libudmabuf.so.
+ *
+ * udmabufctl links these statically (libudmabuf-private.a): listing and
+ * inspecting every buffer through configfs and sysfs, the per-step create
+ * and delete, and the parsers its options need. The shared library is
+ * built from the same objects with -fvisibility=hidden and a version
+ * script, so only what udmabuf.h declares (marked UDMABUF_EXPORT where it
+ * is defined) leaves it.
+ */
+#ifndef LIBUDMABUF_PRIVATE_H
+#define LIBUDMABUF_PRIVATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "udmabuf.h"
+
+#define UDMABUF_EXPORT		__attribute__((visibility("default")))
+
+/* Longest device name the module accepts (1..32 of [A-Za-z0-9_.-]). */
+#define UDMABUF_DEVICE_NAME_MAX	32
+/* Largest minor number the module accepts. */
+#define UDMABUF_MINOR_MAX	1048575
+#define UDMABUF_SYNC_MODE_MAX	7
+#define UDMABUF_DMA_MASK_MIN	12
+#define UDMABUF_DMA_MASK_MAX	64
+
+/* Attribute values are short; this is plenty. */
+#define UDMABUF_ATTR_MAX	256
+
+/*
+ * Directories in use (environment override, read with secure_getenv, or
+ * default). The returned strings live in per-thread storage and stay valid
+ * until the next call of the same function in the same thread.
+ */
+const char *udmabuf_configfs_dir(void);	/* .../config/udmabuf */
+const char *udmabuf_sysfs_dir(void);	/* /sys/class/udmabuf */
+const char *udmabuf_dev_dir(void);	/* /dev */
+const char *udmabuf_module_dir(void);	/* /sys/module/udmabuf_cfs */
+
+/* Problems reported by udmabuf_probe(), as a bit mask. */
+#define UDMABUF_PROBE_NO_CONFIGFS	0x1	/* configfs is not mounted */
+#define UDMABUF_PROBE_NO_MODULE		0x2	/* udmabuf-cfs is not loaded */
+#define UDMABUF_PROBE_NO_SUBSYS		0x4	/* loaded, but no configfs subsystem */
+
+/*
+ * Check that the configfs subsystem directory exists. Returns 0 if it
+ * does, else a mask of UDMABUF_PROBE_* bits saying why it does not.
+ */
+int udmabuf_probe(void);
+
+/*
+ * Loaded module's version into buf. -ENOENT: module not loaded;
+ * -ENODATA: loaded but it has no version attribute.
+ */
+int udmabuf_module_version(char *buf, size_t len);
+
+/* Parse octal permissions (0..0777). -EINVAL or -ERANGE. */
+int udmabuf_parse_mode(const char *s, unsigned int *mode);
+
+/*
+ * Parse a decimal integer within [min, max]. -EINVAL on garbage,
+ * -ERANGE when out of range.
+ */
+int udmabuf_parse_long(const char *s, long min, long max, long *value);
+
+/* 1 if s is a valid device name: 1..32 of [A-Za-z0-9_.-], not "." or "..". */
+int udmabuf_valid_device_name(const char *s);
+
+struct udmabuf_info {
+	char item[256];		/* configfs item name; "" for param/dt buffers */
+	char name[256];		/* device name (effective device_name) */
+	char devpath[4096];	/* device node; "" while the buffer is disabled */
+	char origin[16];	/* "configfs", "param", "dt" or "" if unknown */
+	int enabled;		/* 1 if the device exists */
+	int has_dev;		/* major/minor valid */
+	unsigned int major, minor;
+	uint64_t size;		/* bytes */
+	int sync_mode;		/* 0..7, -1 if unknown */
+	int dma_mask;		/* address bits, -1 if unknown */
+	int mode;		/* permissions of the node, -1 if unknown */
+	long config_minor;	/* configfs "minor" attribute (-1: auto) */
+	int has_phys_addr;	/* phys_addr valid (needs root) */
+	uint64_t phys_addr;
+	long users;		/* open files and mappings, -1 if unknown */
+	int dma_coherent;	/* 0/1, -1 if unknown */
+	char cache_mode[16];	/* mapping without O_SYNC, "" if unknown */
+	char cache_mode_sync[16]; /* mapping with O_SYNC, "" if unknown */
+	/*
+	 * The DMA master the buffer is for, as BUS/DEVICE; "" when it is the
+	 * module's own device. Read from the class device's dma_device
+	 * attribute once enabled, else from the configfs item's.
+	 * has_dma_device is 0 when the loaded module has no such attribute
+	 * (older than the feature).
+	 */
+	int has_dma_device;
+	char dma_device[256];
+};
+
+/* Information about one buffer. -ENOENT if there is no such buffer. */
+int udmabuf_get_info(const char *name, struct udmabuf_info *info);
+
+/*
+ * All buffers: configfs items (enabled or not) and the devices of
+ * /sys/class/udmabuf that have no configfs item (module parameters, device
+ * tree). Sorted by name. Free *list with udmabuf_list_free().
+ * -ENOENT if neither the configfs subsystem nor the class exists.
+ */
+int udmabuf_list(struct udmabuf_info **list, size_t *count);
+void udmabuf_list_free(struct udmabuf_info *list);
+
+/* Names of the configfs items only (sorted). Free with udmabuf_names_free(). */
+int udmabuf_list_items(char ***names, size_t *count);
+void udmabuf_names_free(char **names, size_t count);
+
+/* What udmabuf_create_args() writes; the public udmabuf_config becomes one. */
+struct udmabuf_create_args {
+	const char *name;		/* configfs item name (required) */
+	const char *device_name;	/* NULL: same as name */
+	uint64_t size;			/* bytes */
+	long minor;			/* -1: first free */
+	int sync_mode;			/* -1: module default */
+	int dma_mask;			/* -1: module default */
+	int mode;			/* -1: module default */
+	const char *const *attrs;	/* NULL or NULL-terminated "attr=value" */
+	unsigned int flags;		/* UDMABUF_CREATE_* */
+	const char *dma_device;		/* NULL or "": the module's own device */
+	int has_phys_addr;		/* write phys_addr before enable */
+	uint64_t phys_addr;
+};
+
+/* Fill args with "module default" for everything. */
+void udmabuf_create_args_init(struct udmabuf_create_args *args,
+			      const char *name);
+
+/*
+ * Create a configfs item, write its attributes and enable it. On failure
+ * everything made is removed, and *step (if step is not NULL) names what
+ * failed: "mkdir", an attribute name or "enable". The string stays valid
+ * until the next call in the same thread.
+ *
+ * Order: size, minor, sync_mode, dma_mask, mode, device_name, attrs,
+ * dma_device, phys_addr, enable (dma_device and phys_addr last: enable
+ * looks the device up again, and the placement is checked against it). If
+ * the loaded module's features do not list dma_device (or phys_addr), or
+ * its phys_addr attribute is read-only, the call fails with -EOPNOTSUPP
+ * (step "dma_device" or "phys_addr").
+ */
+int udmabuf_create_args(const struct udmabuf_create_args *args,
+			const char **step);
+
+#define UDMABUF_DELETE_FORCE	UDMABUF_DESTROY_FORCE
+
+/*
+ * Disable and remove a configfs item. NAME may be an item name, a device
+ * name or a device path. -EBUSY if the buffer is open or mapped (unless
+ * UDMABUF_DELETE_FORCE); -EPERM if the buffer was not made through
+ * configfs; -ENOENT if there is no such buffer. *step as for
+ * udmabuf_create_args().
+ */
+int udmabuf_delete(const char *name, unsigned int flags, const char **step);
+
+/*
+ * Processes that have the buffer open or mapped (scans /proc). Free *pids
+ * with free(). Processes that cannot be inspected are not reported.
+ */
+int udmabuf_users(const char *name, pid_t **pids, size_t *count);
+
+/* ---------------------------------------------------------------------- */
+/* Shared by the library's source files                                   */
+
+int udmabuf_path_join(char *buf, size_t len, const char *a, const char *b);
+int udmabuf_is_dir(const char *path);
+/* Read an attribute, trailing white space stripped; returns its length. */
+int udmabuf_read_attr(const char *dir, const char *attr, char *buf,
+		      size_t len);
+int udmabuf_read_str_attr(const char *dir, const char *attr, char *buf,
+			  size_t len);
+/* Write an attribute in one write(2). */
+int udmabuf_write_attr(const char *dir, const char *attr, const char *value);
+/* The directory of configfs item ITEM. */
+int udmabuf_item_dir(const char *item, char *buf, size_t len);
+/* 1, 0 or -errno: the module's features list ATTR. */
+int udmabuf_has_feature(const char *attr);
+/* Disable and remove item ITEM (it exists). *step as above. */
+int udmabuf_delete_item(const char *item, unsigned int flags,
+			const char **step);
+
+/*
+ * Record "OBJECT: ACTION: strerror(ERR)" as the thread's last error and
+ * return -ERR. ERR is positive. ACTION may be a printf format.
+ */
+int udmabuf_fail(int err, const char *object, const char *action, ...)
+	__attribute__((format(printf, 3, 4)));
+
+#endif /* LIBUDMABUF_PRIVATE_H */

@@ -1,0 +1,115 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+#
+# Host test of "make install" and of the shared library as installed: a
+# DESTDIR install into a temporary directory (files, symlinks, SONAME,
+# exported symbols and their version, the pkg-config file of the PREFIX
+# given at install time), the example compiled and linked against the
+# installed copy through pkg-config, ldconfig only without DESTDIR, the
+# uninstall, and the guests' static build.
+#
+# usage: test-install.sh SRCDIR BUILDDIR [MAKE]   (prints TAP)
+set -u
+SRC=$(cd "$1" && pwd)
+OUT=$(cd "$2" && pwd)
+MAKE=${3:-make}
+T=$(mktemp -d "${TMPDIR:-/tmp}/libudmabuf-install.XXXXXX")
+trap 'rm -rf "$T"' EXIT INT TERM
+D=$T/dest
+n=0
+status=0
+
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() {
+	n=$((n + 1)); status=1; echo "not ok $n - $1"
+	[ -s "$T/log" ] && sed 's/^/#   /' "$T/log"
+	return 0
+}
+# COND; check NAME
+check() { if [ $? -eq 0 ]; then ok "$1"; else not_ok "$1"; fi; : >"$T/log"; }
+mk() { $MAKE -s --no-print-directory -C "$SRC" O="$OUT" "$@" >>"$T/log" 2>&1; }
+
+: >"$T/log"
+# The build (made by "make check" with the default PREFIX) is installed
+# with another: the pkg-config file must say the install-time one.
+mk install PREFIX=/usr LIBDIR=/usr/lib/multi DESTDIR="$D" LDCONFIG="touch $T/ldconfig-ran"
+check "make install PREFIX=/usr DESTDIR=... succeeds"
+[ ! -e "$T/ldconfig-ran" ]
+check "ldconfig is not run with DESTDIR"
+
+L=$D/usr/lib/multi
+[ -f "$L/libudmabuf.so.1.0.0" ] && [ ! -L "$L/libudmabuf.so.1.0.0" ] &&
+	[ "$(readlink "$L/libudmabuf.so.1")" = libudmabuf.so.1.0.0 ] &&
+	[ "$(readlink "$L/libudmabuf.so")" = libudmabuf.so.1 ]
+check "libudmabuf.so.1.0.0 with the symlinks libudmabuf.so.1 and libudmabuf.so"
+readelf -d "$L/libudmabuf.so.1.0.0" >"$T/dyn" 2>&1 &&
+	grep -q 'Library soname: \[libudmabuf.so.1\]' "$T/dyn"
+check "its SONAME is libudmabuf.so.1"
+for f in usr/include/udmabuf.h usr/lib/multi/pkgconfig/udmabuf.pc \
+	 usr/sbin/udmabufctl usr/share/man/man3/libudmabuf.3 \
+	 usr/share/man/man3/udmabuf_open.3 usr/share/man/man3/udmabuf_sync_for_cpu.3 \
+	 usr/share/bash-completion/completions/udmabufctl \
+	 usr/lib/systemd/system/udmabuf.service; do
+	[ -f "$D/$f" ] || echo "missing: $f" >>"$T/log"
+done
+[ ! -s "$T/log" ]
+check "header, pkg-config file, CLI, man pages, completion and unit are installed"
+if [ -f "$SRC/../../Documentation/udmabufctl.8" ]; then
+	[ -f "$D/usr/share/man/man8/udmabufctl.8" ]
+	check "udmabufctl(8) is installed"
+fi
+# Every function of udmabuf.h has a page (its own or a .so alias).
+sed -n 's/^[a-z].*[ *]\(udmabuf_[a-z_]*\)(.*/\1/p' "$SRC/udmabuf.h" | sort >"$T/api"
+for f in $(cat "$T/api"); do
+	[ -f "$D/usr/share/man/man3/$f.3" ] || echo "no page: $f" >>"$T/log"
+done
+[ -s "$T/api" ] && [ ! -s "$T/log" ]
+check "every function of udmabuf.h has a section-3 page ($(wc -l <"$T/api") functions)"
+
+grep -qx 'prefix=/usr' "$L/pkgconfig/udmabuf.pc" &&
+	grep -qx 'libdir=/usr/lib/multi' "$L/pkgconfig/udmabuf.pc" &&
+	grep -qx 'includedir=/usr/include' "$L/pkgconfig/udmabuf.pc" &&
+	grep -qx 'Version: 1.0.0' "$L/pkgconfig/udmabuf.pc"
+check "the pkg-config file has the install-time prefix, libdir and the library's version"
+flags=$(PKG_CONFIG_PATH=$L/pkgconfig PKG_CONFIG_SYSROOT_DIR=$D pkg-config --cflags --libs udmabuf 2>>"$T/log" | sed "s/ *$//")
+[ "$flags" = "-I$D/usr/include -L$D/usr/lib/multi -ludmabuf" ] || echo "flags: $flags" >>"$T/log"
+[ ! -s "$T/log" ]
+check "pkg-config --cflags --libs udmabuf points into the installed tree"
+
+nm -D --defined-only "$L/libudmabuf.so.1.0.0" >"$T/nm" 2>>"$T/log"
+awk '$2 == "T" || $2 == "D" || $2 == "B" || $2 == "W"' "$T/nm" >"$T/syms"
+! grep -v '@@LIBUDMABUF_1\.0$' "$T/syms" >>"$T/log"
+check "every exported symbol is versioned LIBUDMABUF_1.0"
+sed 's/.* \([^ @]*\)@@.*/\1/' "$T/syms" | sort >"$T/exported"
+diff "$T/api" "$T/exported" >>"$T/log"
+check "the exported symbols are exactly the functions of udmabuf.h"
+
+cc -std=c99 -Wall -Wextra -Werror -pedantic -o "$T/example" \
+	"$SRC/examples/udmabuf-example.c" $flags >>"$T/log" 2>&1
+check "the example compiles and links against the installed copy"
+readelf -d "$T/example" 2>&1 | grep -q 'Shared library: \[libudmabuf.so.1\]'
+check "it needs libudmabuf.so.1"
+LD_LIBRARY_PATH=$L "$T/example" >"$T/out" 2>&1
+[ $? -eq 2 ] && grep -q '^usage: udmabuf-example' "$T/out" &&
+	LD_LIBRARY_PATH=$L ldd "$T/example" | grep -q "libudmabuf.so.1 => $L/libudmabuf.so.1"
+check "it runs with the installed library"
+
+mk uninstall PREFIX=/usr LIBDIR=/usr/lib/multi DESTDIR="$D" LDCONFIG=true &&
+	[ -z "$(find "$D" ! -type d)" ] || find "$D" ! -type d >>"$T/log"
+check "make uninstall removes every installed file"
+
+# Without DESTDIR, ldconfig runs (a PREFIX in the temporary directory).
+mk install PREFIX="$T/root" LDCONFIG="touch $T/ldconfig-ran" &&
+	[ -e "$T/ldconfig-ran" ] && [ -f "$T/root/lib/libudmabuf.so.1.0.0" ]
+check "ldconfig runs when installing without DESTDIR"
+
+# The guests' build (tests/vm/run): static, no shared library.
+$MAKE -s --no-print-directory -C "$SRC" O="$T/static" LDFLAGS=-static \
+	"$T/static/udmabufctl" all >>"$T/log" 2>&1 &&
+	[ -x "$T/static/udmabufctl" ] && [ ! -e "$T/static/libudmabuf.so.1.0.0" ] &&
+	! readelf -l "$T/static/udmabufctl" | grep -q INTERP &&
+	"$T/static/udmabufctl" --version >>"$T/log" 2>&1
+check "LDFLAGS=-static builds a static udmabufctl and no shared library"
+
+echo "1..$n"
+exit $status
