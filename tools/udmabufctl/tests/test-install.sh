@@ -27,6 +27,9 @@ not_ok() {
 }
 # COND; check NAME
 check() { if [ $? -eq 0 ]; then ok "$1"; else not_ok "$1"; fi; : >"$T/log"; }
+# The install paths are this script's: none from a calling make's command
+# line (MAKEFLAGS passes those on to every sub-make).
+unset MAKEFLAGS MFLAGS MAKEOVERRIDES MAKELEVEL
 mk() { $MAKE -s --no-print-directory -C "$SRC" O="$OUT" "$@" >>"$T/log" 2>&1; }
 
 : >"$T/log"
