@@ -4,7 +4,11 @@
 #
 #   make                      module for the running kernel + udmabufctl
 #   make KERNEL_SRC_DIR=/path ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-
-#   sudo make install         module (extra/), udmabufctl, header, udev rule
+#   sudo make install         module (extra/), udmabufctl, libudmabuf, headers,
+#                             udev rule (PREFIX=/usr/local, DESTDIR=)
+#   make install-tools        the same without the module
+#   make deb                  Debian packages into build/deb/, lintian-checked
+#   sudo make check-deb       install them here, DKMS build for a Debian kernel
 #   make check                everything: check-host, check-stock, check-debug
 #   make check-stock          guest tests on Debian's amd64 and arm64 kernels
 #   make check-debug          guest tests on a debug kernel (KASAN, lockdep,
@@ -38,8 +42,16 @@ module:
 tools:
 	$(MAKE) -C tools/udmabufctl CC=$(CROSS_COMPILE)gcc
 
-install: module tools
-	$(KBUILD) INSTALL_MOD_DIR=extra modules_install
+install: install-module install-tools
+
+install-module: module
+	$(KBUILD) INSTALL_MOD_DIR=extra $(if $(DESTDIR),INSTALL_MOD_PATH=$(DESTDIR)) \
+		modules_install
+	if [ -z "$(DESTDIR)" ]; then depmod -a; fi
+
+# udmabufctl, libudmabuf (shared library, udmabuf.h, udmabuf.pc, man pages;
+# ldconfig when DESTDIR is empty), the UAPI header and the udev rule.
+install-tools: tools
 	$(MAKE) -C tools/udmabufctl PREFIX=$(PREFIX) DESTDIR=$(DESTDIR) install
 	install -D -m 0644 include/uapi/linux/udmabuf-cfs.h \
 		$(DESTDIR)$(PREFIX)/include/linux/udmabuf-cfs.h
@@ -47,8 +59,40 @@ install: module tools
 		$(DESTDIR)/etc/udev/rules.d/60-udmabuf-cfs.rules
 	if [ -z "$(DESTDIR)" ]; then \
 		getent group udmabuf >/dev/null || groupadd --system udmabuf; \
-		depmod -a; \
 	fi
+
+# Debian packages (debian/): udmabuf-cfs-dkms, udmabufctl, libudmabuf1,
+# libudmabuf-dev, built from the committed tree (git archive HEAD) in a
+# copy, so the checkout stays clean; then lintian, which must find no
+# error and no warning (overrides carry their reason in debian/).
+DEB_OUT := $(CURDIR)/build/deb
+deb:
+	@v=$$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf); \
+	m=$$(sed -n 's/^#define UDMABUF_CFS_VERSION[[:space:]]*"\(.*\)"/\1/p' driver/udmabuf-cfs.h); \
+	d=$$(dpkg-parsechangelog -S Version); \
+	if [ "$$v" != "$$m" ] || [ "$${d%%-*}" != "$$v" ]; then \
+		echo "make deb: versions differ: dkms.conf $$v, driver $$m, debian/changelog $$d" >&2; \
+		exit 1; \
+	fi
+	rm -rf $(DEB_OUT)
+	mkdir -p $(DEB_OUT)/src/udmabuf-cfs
+	if git rev-parse --git-dir >/dev/null 2>&1; then \
+		git status --porcelain -- debian dkms.conf driver include tools udev | \
+			grep -q . && echo "make deb: uncommitted changes are not packaged (git archive HEAD)"; \
+		git archive HEAD | tar -x -C $(DEB_OUT)/src/udmabuf-cfs; \
+	else \
+		tar -c --exclude=./build --exclude=./.git . | tar -x -C $(DEB_OUT)/src/udmabuf-cfs; \
+	fi
+	cd $(DEB_OUT)/src/udmabuf-cfs && dpkg-buildpackage -us -uc -b
+	mv $(DEB_OUT)/src/*.deb $(DEB_OUT)/src/*.changes $(DEB_OUT)/src/*.buildinfo $(DEB_OUT)/
+	rm -rf $(DEB_OUT)/src
+	lintian --fail-on error,warning --display-info --show-overrides $(DEB_OUT)/*.changes
+	@ls -l $(DEB_OUT)
+
+# Installs build/deb/*.deb on this machine (root, apt), a Debian kernel's
+# headers, and shows DKMS building the module; not part of make check.
+check-deb:
+	tests/deb/check
 
 # Static checks of the driver against the kernel in KDIR.
 lint:
@@ -106,5 +150,6 @@ clean:
 	$(MAKE) -C tools/udmabufctl clean
 	rm -rf build
 
-.PHONY: all module tools install lint check deps check-host check-stock \
-	check-amd64 check-arm64 check-debug bench demo vm-shell clean
+.PHONY: all module tools install install-module install-tools deb check-deb \
+	lint check deps check-host check-stock check-amd64 check-arm64 \
+	check-debug bench demo vm-shell clean
