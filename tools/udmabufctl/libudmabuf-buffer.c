@@ -10,6 +10,8 @@
  * number of threads may use it at once.
  */
 #define _GNU_SOURCE
+/* 64-bit mmap offsets on 32-bit systems too; no off_t in the API. */
+#define _FILE_OFFSET_BITS 64
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
