@@ -113,6 +113,9 @@ $MAKE -s --no-print-directory -C "$SRC" O="$T/static" LDFLAGS=-static \
 	! readelf -l "$T/static/udmabufctl" | grep -q INTERP &&
 	"$T/static/udmabufctl" --version >>"$T/log" 2>&1
 check "LDFLAGS=-static builds a static udmabufctl and no shared library"
+! readelf -l "$T/static/examples/udmabuf-example" 2>>"$T/log" | grep -q INTERP &&
+	{ "$T/static/examples/udmabuf-example" >>"$T/log" 2>&1; [ $? -eq 2 ]; }
+check "and a static example, for the guests"
 
 echo "1..$n"
 exit $status
