@@ -25,6 +25,13 @@
 #define udmabuf_devnode_const const
 #endif
 
+/* v6.4 dropped the owner argument of class_create(). */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 4, 0)
+#define udmabuf_class_create(name)	class_create(THIS_MODULE, name)
+#else
+#define udmabuf_class_create(name)	class_create(name)
+#endif
+
 /*
  * v6.11 made platform_driver.remove return void; before, the void variant
  * was called remove_new (back-ported to the 6.1 stable series).

@@ -23,6 +23,7 @@
 #include <linux/module.h>
 #include <linux/namei.h>
 #include <linux/slab.h>
+#include <linux/wait.h>
 #include <linux/xarray.h>
 
 #include "udmabuf-cfs.h"
@@ -53,11 +54,21 @@ static char *udmabuf_devnode(udmabuf_devnode_const struct device *dev,
 	return NULL;
 }
 
-static struct class udmabuf_class = {
-	.name		= "udmabuf",
-	.devnode	= udmabuf_devnode,
-	.dev_groups	= udmabuf_dev_groups,
-};
+/*
+ * Made with class_create(), not a static struct class: the class's last
+ * reference may be dropped after the module is gone (its release is
+ * delayed under CONFIG_DEBUG_KOBJECT_RELEASE), and class_create()'s
+ * release is the driver core's own.
+ */
+static struct class *udmabuf_class;
+
+/*
+ * Buffer structures not yet freed.  A class device's release callback is
+ * this module's code and may run late (delayed kobject release), so
+ * module unload waits for the last of them.
+ */
+static atomic_t udmabuf_structs = ATOMIC_INIT(0);
+static DECLARE_WAIT_QUEUE_HEAD(udmabuf_structs_wq);
 
 void udmabuf_config_init(struct udmabuf_config *cfg)
 {
@@ -140,13 +151,32 @@ static void udmabuf_set_live(struct udmabuf_buffer *buf, bool live)
 	mutex_unlock(&udmabuf_lock);
 }
 
+/* The class device's release: only the structure is left to free. */
 static void udmabuf_release(struct device *dev)
 {
-	struct udmabuf_buffer *buf = to_udmabuf(dev);
+	kfree(to_udmabuf(dev));
+	if (atomic_dec_and_test(&udmabuf_structs))
+		wake_up(&udmabuf_structs_wq);
+}
+
+/*
+ * The last reference to the buffer is gone: no creator, file or mapping
+ * uses the memory any more.  Free it now, whenever the kobject core gets
+ * round to the structure.
+ */
+static void udmabuf_buffer_release(struct kref *ref)
+{
+	struct udmabuf_buffer *buf = container_of(ref, struct udmabuf_buffer,
+						  ref);
 
 	udmabuf_free(buf);
 	udmabuf_dma_release(buf);
-	kfree(buf);
+	put_device(&buf->dev);
+}
+
+static void udmabuf_buffer_put(struct udmabuf_buffer *buf)
+{
+	kref_put(&buf->ref, udmabuf_buffer_release);
 }
 
 /**
@@ -185,29 +215,31 @@ struct udmabuf_buffer *udmabuf_create(const struct udmabuf_config *cfg)
 	buf->sync_direction = cfg->sync_direction;
 	mutex_init(&buf->sync_lock);
 
+	atomic_inc(&udmabuf_structs);
+	kref_init(&buf->ref);
 	device_initialize(&buf->dev);
-	buf->dev.class = &udmabuf_class;
+	buf->dev.class = udmabuf_class;
 	buf->dev.parent = cfg->parent;
 	buf->dev.release = udmabuf_release;
 	buf->dev.dma_mask = &buf->dma_mask;
 	udmabuf_dma_init_buffer(buf);
-	/* From here on, put_device() frees whatever has been set up. */
+	/* From here on, udmabuf_buffer_put() frees whatever has been set up. */
 
 	ret = dev_set_name(&buf->dev, "%s", cfg->name);
 	if (ret)
-		goto out_put_device;
+		goto out_put_buffer;
 
 	ret = udmabuf_dma_setup(buf, cfg);
 	if (ret)
-		goto out_put_device;
+		goto out_put_buffer;
 
 	ret = udmabuf_devnode_free(cfg->name);
 	if (ret)
-		goto out_put_device;
+		goto out_put_buffer;
 
 	ret = udmabuf_reserve(buf, cfg->minor);
 	if (ret)
-		goto out_put_device;
+		goto out_put_buffer;
 	buf->dev.devt = MKDEV(MAJOR(udmabuf_devt), buf->minor);
 
 	ret = udmabuf_alloc(buf);
@@ -235,8 +267,8 @@ out_clear_live:
 	udmabuf_set_live(buf, false);
 out_unreserve:
 	udmabuf_unreserve(buf);
-out_put_device:
-	put_device(&buf->dev);
+out_put_buffer:
+	udmabuf_buffer_put(buf);
 	return ERR_PTR(ret);
 }
 
@@ -264,7 +296,7 @@ int udmabuf_destroy(struct udmabuf_buffer *buf, bool force)
 	device_del(&buf->dev);
 	/* Only now may another buffer take the minor and the name. */
 	udmabuf_unreserve(buf);
-	put_device(&buf->dev);
+	udmabuf_buffer_put(buf);
 	return 0;
 }
 
@@ -283,7 +315,7 @@ struct udmabuf_buffer *udmabuf_get(unsigned int minor)
 	mutex_lock(&udmabuf_lock);
 	buf = xa_load(&udmabuf_table, minor);
 	if (buf && buf->live) {
-		get_device(&buf->dev);
+		kref_get(&buf->ref);
 		buf->users++;
 	} else {
 		buf = ERR_PTR(-ENODEV);
@@ -298,7 +330,7 @@ void udmabuf_put(struct udmabuf_buffer *buf)
 	mutex_lock(&udmabuf_lock);
 	buf->users--;
 	mutex_unlock(&udmabuf_lock);
-	put_device(&buf->dev);
+	udmabuf_buffer_put(buf);
 }
 
 /* The class, the minors and the character device every buffer uses. */
@@ -316,9 +348,13 @@ int udmabuf_registry_init(void)
 	if (ret)
 		goto out_unregister_region;
 
-	ret = class_register(&udmabuf_class);
-	if (ret)
+	udmabuf_class = udmabuf_class_create("udmabuf");
+	if (IS_ERR(udmabuf_class)) {
+		ret = PTR_ERR(udmabuf_class);
 		goto out_del_cdev;
+	}
+	udmabuf_class->devnode = udmabuf_devnode;
+	udmabuf_class->dev_groups = udmabuf_dev_groups;
 	return 0;
 
 out_del_cdev:
@@ -331,7 +367,9 @@ out_unregister_region:
 /* Called once every buffer is destroyed. */
 void udmabuf_registry_exit(void)
 {
-	class_unregister(&udmabuf_class);
+	/* Their structures may still wait for a delayed release. */
+	wait_event(udmabuf_structs_wq, !atomic_read(&udmabuf_structs));
+	class_destroy(udmabuf_class);
 	cdev_del(&udmabuf_cdev);
 	unregister_chrdev_region(udmabuf_devt, UDMABUF_MINORS);
 	xa_destroy(&udmabuf_table);

@@ -7,6 +7,7 @@
 
 #include <linux/device.h>
 #include <linux/dma-mapping.h>
+#include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/rwsem.h>
@@ -107,10 +108,11 @@ struct udmabuf_config {
 
 /**
  * struct udmabuf_buffer - one DMA buffer and its character device
- * @dev: the class device; its reference count is the buffer's lifetime.
- *	The creator holds one reference until it destroys the buffer, every
- *	open file holds one (and every mapping holds its file).  The memory
- *	is freed by the release callback, after the last of them is gone.
+ * @ref: the buffer's lifetime.  The creator holds one reference until it
+ *	destroys the buffer, every open file holds one (and every mapping
+ *	holds its file).  The memory is freed when the last of them is gone;
+ *	then the reference on @dev is dropped.
+ * @dev: the class device; its release callback frees the structure only
  * @dma_mask: storage for @dev's DMA mask; @dev allocates the memory
  * @pages: first page of the physically contiguous allocation, or NULL for
  *	memory from a no-map reserved region (@pool)
@@ -145,6 +147,7 @@ struct udmabuf_config {
  * @sync_owner: true while the device owns the buffer (after sync_for_device)
  */
 struct udmabuf_buffer {
+	struct kref ref;
 	struct device dev;
 	u64 dma_mask;
 	struct page *pages;
