@@ -67,7 +67,9 @@ static const struct kernel_param_ops udmabuf_param_ops = {
 	module_param_cb(udmabuf##n, &udmabuf_param_ops,			\
 			&udmabuf_param_size[n], 0444);			\
 	MODULE_PARM_DESC(udmabuf##n, "Size of /dev/udmabuf" #n		\
-			 " in bytes (K/M/G/T suffixes, 0x hex; 0: none)");	\
+			 " in bytes (K/M/G/T suffixes, 0x hex; 0: none)")
+
+#define UDMABUF_BIND_PARAM(n)						\
 	module_param_string(udmabuf##n##_bind, udmabuf_param_bind[n],	\
 			    UDMABUF_DMA_DEVICE_MAX, 0444);		\
 	MODULE_PARM_DESC(udmabuf##n##_bind, "DMA device of /dev/udmabuf"	\
@@ -81,6 +83,14 @@ UDMABUF_PARAM(4);
 UDMABUF_PARAM(5);
 UDMABUF_PARAM(6);
 UDMABUF_PARAM(7);
+UDMABUF_BIND_PARAM(0);
+UDMABUF_BIND_PARAM(1);
+UDMABUF_BIND_PARAM(2);
+UDMABUF_BIND_PARAM(3);
+UDMABUF_BIND_PARAM(4);
+UDMABUF_BIND_PARAM(5);
+UDMABUF_BIND_PARAM(6);
+UDMABUF_BIND_PARAM(7);
 
 void udmabuf_params_exit(void)
 {

@@ -23,9 +23,10 @@
 /* struct udmabuf_cfs_info.flags */
 #define UDMABUF_CFS_INFO_DMA_COHERENT	(1U << 0) /* device snoops CPU caches */
 #define UDMABUF_CFS_INFO_RAM_CACHED	(1U << 1) /* arch maps RAM cached always */
-#define UDMABUF_CFS_INFO_DMA_BOUND	(1U << 2) /* dma_addr is for a bound device */
-#define UDMABUF_CFS_INFO_DMA_DETACHED	(1U << 3) /* that device went away: no
-						   * dma_addr (0), syncs ENODEV */
+/* dma_addr is for the device the buffer is bound to (dma_device) */
+#define UDMABUF_CFS_INFO_DMA_BOUND	(1U << 2)
+/* that device went away: dma_addr is 0, syncs fail with ENODEV */
+#define UDMABUF_CFS_INFO_DMA_DETACHED	(1U << 3)
 
 #define UDMABUF_CFS_VERSION_LEN		32
 
