@@ -266,6 +266,33 @@ assert_buffer() {
 	assert_no_device cam0
 }
 
+@test "delete /dev/b removes the buffer whose device is b, not the item called b" {
+	run -0 "$CTL" create a --size 64K --device-name b
+	run -0 "$CTL" create b --size 64K --device-name c
+	run -0 --separate-stderr "$CTL" delete /dev/b
+	assert_equal "$stderr" ""
+	[ ! -e "$cfs/a" ] || fail "item a (device b) is still there"
+	assert_no_device b
+	assert_buffer b
+	assert_device c
+}
+
+@test "delete NAME removes the item NAME before a buffer whose device is NAME" {
+	run -0 "$CTL" create a --size 64K --device-name b
+	run -0 "$CTL" create b --size 64K --device-name c
+	run -0 "$CTL" delete b
+	[ ! -e "$cfs/b" ] || fail "item b is still there"
+	assert_no_device c
+	assert_device b
+}
+
+@test "delete of a device name that is no item's name removes its buffer" {
+	run -0 "$CTL" create item0 --size 64K --device-name cam0
+	run -0 "$CTL" delete cam0
+	[ ! -e "$cfs/item0" ] || fail "the item is still there"
+	assert_no_device cam0
+}
+
 @test "delete removes every name given" {
 	run -0 "$CTL" create a --size 64K
 	run -0 "$CTL" create b --size 64K
@@ -424,6 +451,15 @@ udmabuf1 param"
 	run -0 "$CTL" info tbuf
 	assert_line "enabled:     0"
 	assert_line "device:      -"
+}
+
+@test "info /dev/b shows the buffer whose device is b, not the item called b" {
+	run -0 "$CTL" create a --size 64K --device-name b
+	run -0 "$CTL" create b --size 128K --device-name c
+	run -0 --separate-stderr "$CTL" info /dev/b
+	assert_line "name:        a"
+	assert_line "device:      /dev/b"
+	assert_line "size:        65536 (64K)"
 }
 
 @test "info of a missing buffer fails with No such file or directory" {

@@ -222,7 +222,7 @@ UDMABUF_EXPORT int udmabuf_create(const char *name,
 }
 
 /* The configfs item whose device is DEV (enabled ones first). */
-static int item_of_device(const char *dev, char *item, size_t len)
+int udmabuf_item_of_device(const char *dev, char *item, size_t len)
 {
 	const char *root = udmabuf_configfs_dir();
 	char dir[PATH_MAX], buf[UDMABUF_ATTR_MAX];
@@ -270,7 +270,7 @@ UDMABUF_EXPORT int udmabuf_destroy(const char *name, unsigned int flags)
 	if (strchr(name, '/')) {
 		const char *dev = strrchr(name, '/') + 1;
 
-		ret = *dev ? item_of_device(dev, item, sizeof(item)) : -EINVAL;
+		ret = *dev ? udmabuf_item_of_device(dev, item, sizeof(item)) : -EINVAL;
 		if (ret == -ENOENT && udmabuf_path_join(dir, sizeof(dir),
 				udmabuf_sysfs_dir(), dev) == 0 &&
 		    udmabuf_is_dir(dir))

@@ -156,10 +156,13 @@ int udmabuf_create_args(const struct udmabuf_create_args *args,
 
 /*
  * Disable and remove a configfs item. NAME may be an item name, a device
- * name or a device path. -EBUSY if the buffer is open or mapped (unless
- * UDMABUF_DELETE_FORCE); -EPERM if the buffer was not made through
- * configfs; -ENOENT if there is no such buffer. *step as for
- * udmabuf_create_args().
+ * name or a device path ("/dev/DEV", or DEV under udmabuf_dev_dir()). A
+ * device path always means the buffer whose device is DEV; a bare NAME is
+ * the item NAME if there is one, else the buffer whose device is NAME
+ * (udmabuf_get_info() resolves the same way). -EBUSY if the buffer is
+ * open or mapped (unless UDMABUF_DELETE_FORCE); -EPERM if the buffer was
+ * not made through configfs; -ENOENT if there is no such buffer. *step as
+ * for udmabuf_create_args().
  */
 int udmabuf_delete(const char *name, unsigned int flags, const char **step);
 
@@ -183,6 +186,13 @@ int udmabuf_read_str_attr(const char *dir, const char *attr, char *buf,
 int udmabuf_write_attr(const char *dir, const char *attr, const char *value);
 /* The directory of configfs item ITEM. */
 int udmabuf_item_dir(const char *item, char *buf, size_t len);
+/*
+ * The configfs item whose device is DEV (its device_name, or its own name
+ * when that is empty); enabled items first, so that of an enabled and a
+ * disabled item that both name DEV the one that has the device wins.
+ * -ENOENT if none.
+ */
+int udmabuf_item_of_device(const char *dev, char *item, size_t len);
 /* 1, 0 or -errno: the module's features list ATTR. */
 int udmabuf_has_feature(const char *attr);
 /* Disable and remove item ITEM (it exists). *step as above. */

@@ -481,18 +481,26 @@ int udmabuf_valid_device_name(const char *s)
 /* ---------------------------------------------------------------------- */
 /* Lookup and information                                                 */
 
-/* A NAME argument: strip "<devdir>/", refuse what cannot be a name. */
-static int normalize_name(const char *name, const char **out)
+/*
+ * A NAME argument. "<devdir>/DEV" and "/dev/DEV" name the device DEV
+ * (*is_dev = 1); anything else without a '/' is a name (an item name
+ * first, else a device name: see find_item). Other paths are refused.
+ */
+static int normalize_name(const char *name, const char **out, int *is_dev)
 {
 	const char *dev = udmabuf_dev_dir();
 	size_t dlen = strlen(dev);
 
 	if (!name)
 		return -EINVAL;
-	if (!strncmp(name, dev, dlen) && name[dlen] == '/')
+	*is_dev = 0;
+	if (!strncmp(name, dev, dlen) && name[dlen] == '/') {
 		name += dlen + 1;
-	else if (!strncmp(name, "/dev/", 5))
+		*is_dev = 1;
+	} else if (!strncmp(name, "/dev/", 5)) {
 		name += 5;
+		*is_dev = 1;
+	}
 	if (!*name || strchr(name, '/') || !strcmp(name, ".") ||
 	    !strcmp(name, ".."))
 		return -EINVAL;
@@ -510,41 +518,24 @@ int udmabuf_item_dir(const char *item, char *buf, size_t len)
 	return item_dir(item, buf, len);
 }
 
-/* Find the configfs item of NAME (item or device name). */
-static int find_item(const char *name, char *item, size_t len)
+/*
+ * The configfs item of NAME. A device (is_dev: NAME came as a path) is
+ * looked up by the items' device names only, so that /dev/b is the buffer
+ * whose device is b even when another item is called b. A bare name is an
+ * item name first, else a device name.
+ */
+static int find_item(const char *name, int is_dev, char *item, size_t len)
 {
-	const char *root = udmabuf_configfs_dir();
 	char path[PATH_MAX];
-	struct dirent *de;
-	int ret = -ENOENT;
-	DIR *d;
 
 	if (strlen(name) >= len)
 		return -ENAMETOOLONG;
-	if (path_join(path, sizeof(path), root, name) == 0 && is_dir(path)) {
+	if (!is_dev && path_join(path, sizeof(path), udmabuf_configfs_dir(),
+				 name) == 0 && is_dir(path)) {
 		strcpy(item, name);
 		return 0;
 	}
-	d = opendir(root);
-	if (!d)
-		return -ENOENT;
-	while ((de = readdir(d))) {
-		char dir[PATH_MAX], dn[ATTR_MAX];
-
-		if (de->d_name[0] == '.')
-			continue;
-		if (path_join(dir, sizeof(dir), root, de->d_name) ||
-		    !is_dir(dir))
-			continue;
-		if (read_str_attr(dir, "device_name", dn, sizeof(dn)) == 0 &&
-		    !strcmp(dn, name) && strlen(de->d_name) < len) {
-			strcpy(item, de->d_name);
-			ret = 0;
-			break;
-		}
-	}
-	closedir(d);
-	return ret;
+	return udmabuf_item_of_device(name, item, len);
 }
 
 static void info_init(struct udmabuf_info *info)
@@ -663,13 +654,13 @@ static int fill_from_item(const char *item, struct udmabuf_info *info)
 int udmabuf_get_info(const char *name, struct udmabuf_info *info)
 {
 	char item[256];
-	int ret;
+	int ret, is_dev;
 
-	ret = normalize_name(name, &name);
+	ret = normalize_name(name, &name, &is_dev);
 	if (ret)
 		return ret;
 	info_init(info);
-	if (find_item(name, item, sizeof(item)) == 0)
+	if (find_item(name, is_dev, item, sizeof(item)) == 0)
 		return fill_from_item(item, info);
 	if (strlen(name) >= sizeof(info->name))
 		return -ENAMETOOLONG;
@@ -1044,13 +1035,13 @@ int udmabuf_delete_item(const char *item, unsigned int flags,
 int udmabuf_delete(const char *name, unsigned int flags, const char **step)
 {
 	char item[256], path[PATH_MAX];
-	int ret;
+	int ret, is_dev;
 
 	set_step(step, "delete");
-	ret = normalize_name(name, &name);
+	ret = normalize_name(name, &name, &is_dev);
 	if (ret)
 		return ret;
-	if (find_item(name, item, sizeof(item))) {
+	if (find_item(name, is_dev, item, sizeof(item))) {
 		/* A device without configfs item: parameter or device tree. */
 		if (path_join(path, sizeof(path), udmabuf_sysfs_dir(), name) == 0 &&
 		    is_dir(path))

@@ -514,5 +514,47 @@ fake "restore writes a saved dma_device last before enable"
 UDMABUF_CONFIGFS_DIR=$C
 unset UDMABUF_FAKE_LOG
 
+# --- names: item a has device b, item b has device c --------------------------
+
+X=$T/cross/udmabuf
+XS=$T/cross/class
+cross_item() { # ITEM DEVICE
+	attr "$X/$1/size" "4096
+"
+	attr "$X/$1/device_name" "$2
+"
+	attr "$X/$1/enable" "1
+"
+	attr "$X/$1/dev" "240:$3
+"
+	attr "$XS/$2/dev" "240:$3
+"
+	attr "$XS/$2/size" "4096
+"
+}
+cross_item a b 1
+cross_item b c 2
+attr "$X/features" "size,device_name,enable
+"
+UDMABUF_CONFIGFS_DIR=$X
+UDMABUF_SYSFS_DIR=$XS
+run info -J /dev/b
+status_is 0 && out_has '"name": "a"' && ! out_has '"name": "b"'
+check "info /dev/b is the buffer whose device is b, not the item called b"
+run info -J b
+status_is 0 && out_has '"name": "b"' && out_has '"devname": "c"'
+check "info NAME is the item NAME first"
+run info -J c
+status_is 0 && out_has '"name": "b"' && out_has '"devname": "c"'
+check "info NAME is the buffer whose device is NAME when no item has that name"
+run info /dev/a
+status_is 1 && err_is "udmabufctl: /dev/a: info: No such file or directory"
+check "info /dev/a fails when no device is called a, even though an item is"
+[ -n "$works" ] && run_fake delete /dev/b
+status_is 0 && [ ! -e "$X/a" ] && [ -d "$X/b" ]
+fake "delete /dev/b removes the buffer whose device is b, not the item called b"
+UDMABUF_CONFIGFS_DIR=$C
+UDMABUF_SYSFS_DIR=$S
+
 echo "1..$n"
 [ "$failed" -eq 0 ]
