@@ -212,6 +212,18 @@ assert_buffer() {
 	assert_equal "$stderr" ""
 }
 
+@test "list to a full device exits 1 with a write error" {
+	run -0 "$CTL" create tbuf --size 64K
+	run -1 --separate-stderr bash -c 'exec "$0" list >/dev/full' "$CTL"
+	assert_equal "$stderr" "udmabufctl: write error: No space left on device"
+}
+
+@test "info to a full device exits 1 with a write error" {
+	run -0 "$CTL" create tbuf --size 64K
+	run -1 --separate-stderr bash -c 'exec "$0" info tbuf >/dev/full' "$CTL"
+	assert_equal "$stderr" "udmabufctl: write error: No space left on device"
+}
+
 @test "a usage error prints one line and the --help hint and exits 1" {
 	run -1 --separate-stderr "$CTL" create tbuf --size 12Q
 	assert_output ""

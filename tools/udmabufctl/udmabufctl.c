@@ -15,6 +15,7 @@
 #include <libgen.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -114,7 +115,7 @@ static void usage(void)
 	fputs("\n"
 	      "Exit status:\n"
 	      " 0  success\n"
-	      " 1  usage error, or the operation failed\n"
+	      " 1  usage error, the operation failed, or the output could not be written\n"
 	      " 2  some, but not all, of several NAMEs (or restored buffers) failed\n"
 	      "\n"
 	      "For more details see udmabufctl(8).\n", f);
@@ -204,6 +205,39 @@ static void enomem_hint(uint64_t size)
 	else
 		hint("the kernel could not find %s of contiguous memory (CMA area %ldK, %ldK free; boot with a larger cma=SIZE)",
 		     h, total, avail);
+}
+
+/*
+ * util-linux's close_stdout(), run at exit: output that could not be
+ * written (a full disk, a closed pipe's EPIPE aside) is a failure, not a
+ * success with a truncated table.
+ */
+static int close_stream(FILE *f)
+{
+	int pending = __fpending(f) != 0;
+	int prev_fail = ferror(f) != 0;
+	int fclose_fail = fclose(f) != 0;
+
+	if (prev_fail || (fclose_fail && (pending || errno != EBADF))) {
+		if (!fclose_fail)
+			errno = 0;
+		return EOF;
+	}
+	return 0;
+}
+
+static void close_stdout(void)
+{
+	errno = 0;
+	if (close_stream(stdout) != 0 && errno != EPIPE) {
+		if (errno)
+			fprintf(stderr, PROG ": write error: %s\n", strerror(errno));
+		else
+			fputs(PROG ": write error\n", stderr);
+		_exit(EXIT_FAIL);
+	}
+	if (close_stream(stderr) != 0)
+		_exit(EXIT_FAIL);
 }
 
 static int status_of(size_t failed, size_t total)
@@ -1095,6 +1129,7 @@ int main(int argc, char **argv)
 
 	if (argc < 1)
 		return EXIT_FAIL;
+	atexit(close_stdout);
 	argv[0] = (char *)PROG;	/* getopt's messages start with it */
 	if (!strcmp(verb, "-h") || !strcmp(verb, "--help")) {
 		usage();

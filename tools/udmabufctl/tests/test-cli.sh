@@ -217,6 +217,19 @@ usage_error "sync refuses an unknown direction" \
 	"udmabufctl: invalid direction 'up': use bidi, to-device or from-device" \
 	sync cam0 --for-cpu --direction up
 
+# --- write errors --------------------------------------------------------------
+
+if [ -w /dev/full ]; then
+	for args in "list" "list -J" "info cam0" "--help" "--version"; do
+		# shellcheck disable=SC2086 # split on purpose
+		"$BIN" $args >/dev/full 2>"$ERR"; rc=$?; : >"$OUT"
+		status_is 1 && err_is "udmabufctl: write error: No space left on device"
+		check "$args >/dev/full exits 1 with a write error on stderr"
+	done
+else
+	skip "list >/dev/full exits 1 with a write error on stderr" "no /dev/full"
+fi
+
 # --- list ----------------------------------------------------------------------
 
 run
