@@ -392,12 +392,14 @@ out:
 	free(width);
 }
 
-void print_info(FILE *f, const struct udmabuf_info *info)
+void print_info(FILE *f, const struct udmabuf_info *info, const int *cols,
+		size_t ncols, const struct out_opts *o)
 {
 	char buf[CELL_MAX], key[32];
-	int c;
+	size_t i;
 
-	for (c = 0; c < NCOLUMNS; c++) {
+	for (i = 0; i < ncols; i++) {
+		int c = cols[i];
 		size_t k;
 
 		for (k = 0; columns[c].name[k] && k < sizeof(key) - 2; k++)
@@ -405,14 +407,19 @@ void print_info(FILE *f, const struct udmabuf_info *info)
 		key[k++] = ':';
 		key[k] = '\0';
 		cell_text(info, c, 1, buf, sizeof(buf));
-		if (c == COL_SIZE_ && info->size >= 1024) {
+		if (!o->noheadings)
+			fprintf(f, o->raw ? "%s " : "%-12s ", key);
+		if (o->raw) {
+			raw_escape(f, buf[0] ? buf : "-");
+		} else if (c == COL_SIZE_ && info->size >= 1024 && !o->bytes) {
 			char h[32];
 
 			human_size(info->size, h, sizeof(h));
-			fprintf(f, "%-12s %s (%s)\n", key, buf, h);
+			fprintf(f, "%s (%s)", buf, h);
 		} else {
-			fprintf(f, "%-12s %s\n", key, buf[0] ? buf : "-");
+			fputs(buf[0] ? buf : "-", f);
 		}
+		fputc('\n', f);
 	}
 }
 

@@ -39,24 +39,89 @@
 /* ---------------------------------------------------------------------- */
 /* Messages                                                               */
 
+#define SYN_LIST	" " PROG " [list] [-o LIST|--output-all] [-n] [-r] [-b] [-J] [NAME...]\n"
+#define SYN_INFO	" " PROG " info [-o LIST|--output-all] [-n] [-r] [-b] [-J] NAME...\n"
+#define SYN_CREATE	" " PROG " create NAME --size SIZE [--dma-device BUS/DEVICE] [options]\n" \
+			"            [ATTR=VALUE...]\n"
+#define SYN_DELETE	" " PROG " delete [--force] NAME|/dev/NAME...\n"
+#define SYN_SYNC	" " PROG " sync NAME --for-cpu|--for-device [--offset O] [--length L]\n" \
+			"            [--direction bidi|to-device|from-device]\n"
+#define SYN_SAVE	" " PROG " save [FILE]\n"
+#define SYN_RESTORE	" " PROG " restore [--clear] [FILE]\n"
+#define SYN_CLEAR	" " PROG " clear [--force]\n"
+
+#define OPTS_LIST \
+	" -o, --output LIST    columns to show (+LIST appends to the defaults)\n" \
+	"     --output-all     show all columns\n" \
+	" -n, --noheadings     list: no header line; info: values without keys\n" \
+	" -r, --raw            unaligned output, white space escaped as \\xHH\n" \
+	" -b, --bytes          sizes in bytes instead of a human-readable form\n" \
+	" -J, --json           JSON output (sizes always in bytes)\n"
+#define OPTS_CREATE \
+	" -s, --size SIZE      size: bytes, 0x hex, K/M/G/T or KiB/MiB/GiB/TiB\n" \
+	"     --minor N        minor number, 0..1048575 (default: first free)\n" \
+	"     --sync-mode M    sync mode, 0..7 (default 1)\n" \
+	"     --dma-mask BITS  DMA address bits, 12..64 (default 32)\n" \
+	"     --dma-device BUS/DEVICE\n" \
+	"                      the DMA master the buffer is for, e.g. pci/0000:01:00.0\n" \
+	"                      or platform/a0000000.dma (default: the module's own\n" \
+	"                      device); PHYS-ADDR is then that device's DMA address\n" \
+	"     --mode OCTAL     permissions of the device node (default 0600)\n" \
+	"     --device-name D  device name (default: NAME)\n" \
+	"     --no-enable      configure the buffer but do not enable it\n" \
+	" ATTR=VALUE           write another configfs attribute before enabling\n"
+#define OPTS_FORCE \
+	" -f, --force          remove buffers that are in use: the device goes away\n" \
+	"                      at once, the memory when the last user is gone\n"
+#define OPTS_SYNC \
+	"     --for-cpu        make the device's writes visible to the CPU\n" \
+	"     --for-device     make the CPU's writes visible to the device\n" \
+	"     --offset O       start of the range (default 0)\n" \
+	"     --length L       length of the range (default: to the end)\n" \
+	"     --direction D    bidi (default), to-device or from-device\n"
+#define OPTS_RESTORE \
+	"     --clear          delete all configfs buffers first; without it, names\n" \
+	"                      that exist already are refused\n" \
+	" FILE defaults to " DEFAULT_SAVE_FILE "; restore of a missing\n" \
+	" default file does nothing.\n"
+#define OPTS_HELP \
+	" -h, --help           display this help\n"
+#define NAMES_TEXT \
+	"NAME is a configfs item name, else a device name; /dev/NAME is always\n" \
+	"the buffer whose device is NAME.\n"
+
+static void print_columns(FILE *f)
+{
+	int i;
+
+	fputs("\nAvailable output columns:\n", f);
+	for (i = 0; i < NCOLUMNS; i++)
+		fprintf(f, " %10s  %s\n", columns[i].name, columns[i].help);
+}
+
+static void print_exit_status(FILE *f)
+{
+	fputs("\n"
+	      "Exit status:\n"
+	      " 0  success\n"
+	      " 1  usage error, the operation failed, or the output could not be written\n"
+	      " 2  some, but not all, of several NAMEs (or restored buffers) failed\n"
+	      "\n"
+	      "For more details see udmabufctl(8).\n", f);
+}
+
+/* The whole usage: udmabufctl --help. */
 static void usage(void)
 {
 	FILE *f = stdout;
-	int i;
 
 	fputs("Usage:\n"
-	      " " PROG " [list] [-o LIST|--output-all] [-n] [-r] [-b] [-J]\n"
-	      " " PROG " info [-J] NAME...\n"
-	      " " PROG " create NAME --size SIZE [--dma-device BUS/DEVICE] [options]\n"
-	      "            [ATTR=VALUE...]\n"
-	      " " PROG " delete [--force] NAME|/dev/NAME...\n"
-	      " " PROG " sync NAME --for-cpu|--for-device [--offset O] [--length L]\n"
-	      "            [--direction bidi|to-device|from-device]\n"
-	      " " PROG " save [FILE]\n"
-	      " " PROG " restore [--clear] [FILE]\n"
-	      " " PROG " clear [--force]\n"
+	      SYN_LIST SYN_INFO SYN_CREATE SYN_DELETE SYN_SYNC SYN_SAVE
+	      SYN_RESTORE SYN_CLEAR
 	      "\n"
 	      "Create, list, inspect and delete udmabuf-cfs DMA buffers.\n"
+	      NAMES_TEXT
+	      "Options of list and info may also come before the command.\n"
 	      "\n"
 	      "Commands:\n"
 	      " list             list buffers (the default command)\n"
@@ -68,57 +133,72 @@ static void usage(void)
 	      " restore          create the buffers described in FILE\n"
 	      " clear            delete all configfs buffers\n"
 	      "\n"
-	      "List and info options:\n"
-	      " -o, --output LIST    columns to show (+LIST appends to the defaults)\n"
-	      "     --output-all     show all columns\n"
-	      " -n, --noheadings     do not print a header line\n"
-	      " -r, --raw            unaligned output, white space escaped as \\xHH\n"
-	      " -b, --bytes          sizes in bytes instead of a human-readable form\n"
-	      " -J, --json           JSON output (sizes always in bytes)\n"
+	      "List and info options:\n" OPTS_LIST
 	      "\n"
-	      "Create options:\n"
-	      " -s, --size SIZE      size: bytes, 0x hex, K/M/G/T or KiB/MiB/GiB/TiB\n"
-	      "     --minor N        minor number, 0..1048575 (default: first free)\n"
-	      "     --sync-mode M    sync mode, 0..7 (default 1)\n"
-	      "     --dma-mask BITS  DMA address bits, 12..64 (default 32)\n"
-	      "     --dma-device BUS/DEVICE\n"
-	      "                      the DMA master the buffer is for, e.g. pci/0000:01:00.0\n"
-	      "                      or platform/a0000000.dma (default: the module's own\n"
-	      "                      device); PHYS-ADDR is then that device's DMA address\n"
-	      "     --mode OCTAL     permissions of the device node (default 0600)\n"
-	      "     --device-name D  device name (default: NAME)\n"
-	      "     --no-enable      configure the buffer but do not enable it\n"
-	      " ATTR=VALUE           write another configfs attribute before enabling\n"
+	      "Create options:\n" OPTS_CREATE
 	      "\n"
-	      "Delete and clear options:\n"
-	      " -f, --force          remove buffers that are in use: the device goes away\n"
-	      "                      at once, the memory when the last user is gone\n"
+	      "Delete and clear options:\n" OPTS_FORCE
 	      "\n"
-	      "Sync options:\n"
-	      "     --for-cpu        make the device's writes visible to the CPU\n"
-	      "     --for-device     make the CPU's writes visible to the device\n"
-	      "     --offset O       start of the range (default 0)\n"
-	      "     --length L       length of the range (default: to the end)\n"
-	      "     --direction D    bidi (default), to-device or from-device\n"
+	      "Sync options:\n" OPTS_SYNC
 	      "\n"
-	      "Restore options:\n"
-	      "     --clear          delete all configfs buffers first\n"
-	      " FILE defaults to " DEFAULT_SAVE_FILE "; restore of a missing\n"
-	      " default file does nothing.\n"
+	      "Restore options:\n" OPTS_RESTORE
 	      "\n"
-	      " -h, --help           display this help\n"
-	      " -V, --version        display the versions of " PROG " and of the module\n"
-	      "\n"
-	      "Available output columns:\n", f);
-	for (i = 0; i < NCOLUMNS; i++)
-		fprintf(f, " %10s  %s\n", columns[i].name, columns[i].help);
-	fputs("\n"
-	      "Exit status:\n"
-	      " 0  success\n"
-	      " 1  usage error, the operation failed, or the output could not be written\n"
-	      " 2  some, but not all, of several NAMEs (or restored buffers) failed\n"
-	      "\n"
-	      "For more details see udmabufctl(8).\n", f);
+	      OPTS_HELP
+	      " -V, --version        display the versions of " PROG " and of the module\n",
+	      f);
+	print_columns(f);
+	print_exit_status(f);
+}
+
+/* The command being run, for its --help. */
+static const char *cur_verb = "list";
+
+/* The usage of one command: udmabufctl VERB --help. */
+static void usage_of(const char *verb)
+{
+	static const struct {
+		const char *verb, *text;
+		int columns;
+	} u[] = {
+		{ "list", "Usage:\n" SYN_LIST "\n"
+		  "List buffers: all of them, or the NAMEs given.\n" NAMES_TEXT
+		  "\nOptions:\n" OPTS_LIST OPTS_HELP, 1 },
+		{ "info", "Usage:\n" SYN_INFO "\n"
+		  "Show everything known about each NAME as 'key: value' lines\n"
+		  "(the columns of -o only, if given).\n" NAMES_TEXT
+		  "\nOptions:\n" OPTS_LIST OPTS_HELP, 1 },
+		{ "create", "Usage:\n" SYN_CREATE "\n"
+		  "Create and enable a buffer; prints its device node.\n"
+		  "\nOptions:\n" OPTS_CREATE OPTS_HELP, 0 },
+		{ "delete", "Usage:\n" SYN_DELETE "\n"
+		  "Disable and remove buffers.\n" NAMES_TEXT
+		  "\nOptions:\n" OPTS_FORCE OPTS_HELP, 0 },
+		{ "sync", "Usage:\n" SYN_SYNC "\n"
+		  "Synchronise the CPU caches with the device for a range of NAME.\n"
+		  "\nOptions:\n" OPTS_SYNC OPTS_HELP, 0 },
+		{ "save", "Usage:\n" SYN_SAVE "\n"
+		  "Write the configfs buffers to FILE (default " DEFAULT_SAVE_FILE "),\n"
+		  "replacing it atomically.\n"
+		  "\nOptions:\n" OPTS_HELP, 0 },
+		{ "restore", "Usage:\n" SYN_RESTORE "\n"
+		  "Create the buffers described in FILE.\n"
+		  "\nOptions:\n" OPTS_RESTORE OPTS_HELP, 0 },
+		{ "clear", "Usage:\n" SYN_CLEAR "\n"
+		  "Delete all configfs buffers.\n"
+		  "\nOptions:\n" OPTS_FORCE OPTS_HELP, 0 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(u) / sizeof(u[0]); i++) {
+		if (strcmp(verb, u[i].verb))
+			continue;
+		fputs(u[i].text, stdout);
+		if (u[i].columns)
+			print_columns(stdout);
+		print_exit_status(stdout);
+		return;
+	}
+	usage();
 }
 
 static void __attribute__((noreturn, format(printf, 1, 2)))
@@ -248,49 +328,115 @@ static int status_of(size_t failed, size_t total)
 /* ---------------------------------------------------------------------- */
 /* list / info                                                            */
 
-static int cmd_list(int argc, char **argv)
-{
-	static const struct option opts[] = {
-		{ "output",	required_argument, NULL, 'o' },
-		{ "output-all",	no_argument,	   NULL, 'A' },
-		{ "noheadings",	no_argument,	   NULL, 'n' },
-		{ "raw",	no_argument,	   NULL, 'r' },
-		{ "bytes",	no_argument,	   NULL, 'b' },
-		{ "json",	no_argument,	   NULL, 'J' },
-		{ "help",	no_argument,	   NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
-	struct out_opts o = { 0 };
-	int cols[64], c, ret;
-	size_t ncols = default_columns(cols, 64), n;
-	struct udmabuf_info *v;
-	const char *bad;
+/* The options list and info share (and that may come before the verb). */
+static const struct option out_long_opts[] = {
+	{ "output",	required_argument, NULL, 'o' },
+	{ "output-all",	no_argument,	   NULL, 'A' },
+	{ "noheadings",	no_argument,	   NULL, 'n' },
+	{ "raw",	no_argument,	   NULL, 'r' },
+	{ "bytes",	no_argument,	   NULL, 'b' },
+	{ "json",	no_argument,	   NULL, 'J' },
+	{ "help",	no_argument,	   NULL, 'h' },
+	{ NULL, 0, NULL, 0 }
+};
+#define OUT_SHORT_OPTS	"o:nrbJh"
 
-	while ((c = getopt_long(argc, argv, "o:nrbJh", opts, NULL)) != -1) {
+struct out_args {
+	int cols[64];
+	size_t ncols;
+	struct out_opts o;
+};
+
+/* Parse the options of list and info; returns optind. */
+static int parse_out_args(int argc, char **argv, struct out_args *a)
+{
+	const char *bad;
+	int c, ret;
+
+	while ((c = getopt_long(argc, argv, OUT_SHORT_OPTS, out_long_opts,
+				NULL)) != -1) {
 		switch (c) {
 		case 'o':
-			ret = parse_columns(optarg, cols, 64, &ncols, &bad);
+			ret = parse_columns(optarg, a->cols, 64, &a->ncols, &bad);
 			if (ret == -EINVAL)
 				usage_error("unknown column: %s", bad);
 			if (ret)
 				usage_error("too many columns: %s", optarg);
 			break;
 		case 'A':
-			for (ncols = 0; ncols < NCOLUMNS; ncols++)
-				cols[ncols] = (int)ncols;
+			for (a->ncols = 0; a->ncols < NCOLUMNS; a->ncols++)
+				a->cols[a->ncols] = (int)a->ncols;
 			break;
-		case 'n': o.noheadings = 1; break;
-		case 'r': o.raw = 1; break;
-		case 'b': o.bytes = 1; break;
-		case 'J': o.json = 1; break;
-		case 'h': usage(); return EXIT_OK;
+		case 'n': a->o.noheadings = 1; break;
+		case 'r': a->o.raw = 1; break;
+		case 'b': a->o.bytes = 1; break;
+		case 'J': a->o.json = 1; break;
+		case 'h': usage_of(cur_verb); exit(EXIT_OK);
 		default: try_help();
 		}
 	}
-	if (optind < argc)
-		usage_error("list: unexpected argument '%s'", argv[optind]);
-	if (o.json && o.raw)
+	if (a->o.json && a->o.raw)
 		usage_error("--json and --raw are mutually exclusive");
+	return optind;
+}
+
+/* 1 if row is the buffer info (as udmabuf_get_info() found it). */
+static int same_buffer(const struct udmabuf_info *row,
+		       const struct udmabuf_info *info)
+{
+	if (info->item[0])
+		return !strcmp(row->item, info->item);
+	return !row->item[0] && !strcmp(row->name, info->name);
+}
+
+/*
+ * Keep only the rows of v[] that the NAMEs are (in list order). An unknown
+ * NAME is reported; returns how many were.
+ */
+static size_t filter_list(struct udmabuf_info *v, size_t *n, char **names,
+			  int count)
+{
+	struct udmabuf_info *info = malloc(sizeof(*info));
+	char *keep = calloc(*n + 1, 1);
+	size_t failed = 0, i, j, m = 0;
+	int k, ret;
+
+	if (!info || !keep) {
+		free(info);
+		free(keep);
+		report("list", "allocate", ENOMEM);
+		return (size_t)count;
+	}
+	for (k = 0; k < count; k++) {
+		int found = 0;
+
+		ret = udmabuf_get_info(names[k], info);
+		for (i = 0; !ret && i < *n; i++)
+			if (same_buffer(&v[i], info))
+				found = keep[i] = 1;
+		if (!found) {
+			report(names[k], "list", ret ? -ret : ENOENT);
+			failed++;
+		}
+	}
+	for (j = 0; j < *n; j++)
+		if (keep[j])
+			v[m++] = v[j];
+	*n = m;
+	free(keep);
+	free(info);
+	return failed;
+}
+
+static int cmd_list(int argc, char **argv)
+{
+	struct out_args a = { .ncols = 0 };
+	struct udmabuf_info *v;
+	size_t n, failed = 0;
+	int ret, first;
+
+	a.ncols = default_columns(a.cols, 64);
+	first = parse_out_args(argc, argv, &a);
 
 	ret = udmabuf_list(&v, &n);
 	if (ret) {
@@ -299,39 +445,33 @@ static int cmd_list(int argc, char **argv)
 			probe_hint();
 		return EXIT_FAIL;
 	}
-	print_list(stdout, v, n, cols, ncols, &o);
+	if (first < argc)
+		failed = filter_list(v, &n, argv + first, argc - first);
+	print_list(stdout, v, n, a.cols, a.ncols, &a.o);
 	udmabuf_list_free(v);
-	return EXIT_OK;
+	/* Like losetup: an unknown NAME fails the listing. */
+	return failed ? EXIT_FAIL : EXIT_OK;
 }
 
 static int cmd_info(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'J' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
-	struct out_opts o = { 0 };
+	struct out_args a = { .ncols = 0 };
 	struct udmabuf_info *v;
 	size_t n = 0, failed = 0, total;
-	int cols[NCOLUMNS], c, i, ret;
+	int i, ret, first;
 
-	while ((c = getopt_long(argc, argv, "Jh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'J': o.json = 1; break;
-		case 'h': usage(); return EXIT_OK;
-		default: try_help();
-		}
-	}
-	if (optind >= argc)
+	for (a.ncols = 0; a.ncols < NCOLUMNS; a.ncols++)
+		a.cols[a.ncols] = (int)a.ncols;
+	first = parse_out_args(argc, argv, &a);
+	if (first >= argc)
 		usage_error("info: missing buffer name");
-	total = (size_t)(argc - optind);
+	total = (size_t)(argc - first);
 	v = calloc(total, sizeof(*v));
 	if (!v) {
 		report("info", "allocate", ENOMEM);
 		return EXIT_FAIL;
 	}
-	for (i = optind; i < argc; i++) {
+	for (i = first; i < argc; i++) {
 		ret = udmabuf_get_info(argv[i], &v[n]);
 		if (ret) {
 			report(argv[i], "info", -ret);
@@ -340,18 +480,15 @@ static int cmd_info(int argc, char **argv)
 			failed++;
 			continue;
 		}
-		if (!o.json) {
+		if (!a.o.json) {
 			if (n)
 				putchar('\n');
-			print_info(stdout, &v[n]);
+			print_info(stdout, &v[n], a.cols, a.ncols, &a.o);
 		}
 		n++;
 	}
-	if (o.json) {
-		for (i = 0; i < NCOLUMNS; i++)
-			cols[i] = i;
-		print_list(stdout, v, n, cols, NCOLUMNS, &o);
-	}
+	if (a.o.json)
+		print_list(stdout, v, n, a.cols, a.ncols, &a.o);
 	free(v);
 	return status_of(failed, total);
 }
@@ -528,7 +665,7 @@ static int cmd_create(int argc, char **argv)
 			cfg.flags |= UDMABUF_CREATE_NO_ENABLE;
 			break;
 		case 'h':
-			usage();
+			usage_of(cur_verb);
 			return EXIT_OK;
 		default:
 			try_help();
@@ -642,7 +779,7 @@ static int parse_force(int argc, char **argv, unsigned int *flags)
 	while ((c = getopt_long(argc, argv, "fh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f': *flags |= UDMABUF_DELETE_FORCE; break;
-		case 'h': usage(); exit(EXIT_OK);
+		case 'h': usage_of(cur_verb); exit(EXIT_OK);
 		default: try_help();
 		}
 	}
@@ -745,7 +882,7 @@ static int cmd_sync(int argc, char **argv)
 					    optarg);
 			break;
 		case 'h':
-			usage();
+			usage_of(cur_verb);
 			return EXIT_OK;
 		default:
 			try_help();
@@ -835,7 +972,7 @@ static int cmd_save(int argc, char **argv)
 					{ "help", no_argument, NULL, 'h' },
 					{ NULL, 0, NULL, 0 } }, NULL)) != -1) {
 		if (c == 'h') {
-			usage();
+			usage_of(cur_verb);
 			return EXIT_OK;
 		}
 		try_help();
@@ -993,7 +1130,7 @@ static int cmd_restore(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c': clear = 1; break;
-		case 'h': usage(); return EXIT_OK;
+		case 'h': usage_of(cur_verb); return EXIT_OK;
 		default: try_help();
 		}
 	}
@@ -1122,34 +1259,62 @@ static const struct {
 	{ "clear",   cmd_clear },
 };
 
+/*
+ * Where the verb is: the first argument that is neither an option nor the
+ * argument of -o/--output. argc if there is none.
+ */
+static int verb_index(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		const char *arg = argv[i];
+
+		if (!strcmp(arg, "--"))
+			return i + 1;
+		if (arg[0] != '-' || !arg[1])
+			return i;
+		if (!strcmp(arg, "--output"))
+			i++;
+		else if (arg[1] != '-' && arg[strcspn(arg, "o")] == 'o' &&
+			 !arg[strcspn(arg, "o") + 1])
+			i++;	/* -o LIST, -no LIST */
+	}
+	return argc;
+}
+
 int main(int argc, char **argv)
 {
-	const char *verb = argc > 1 ? argv[1] : "list";
-	size_t i;
+	size_t k;
+	int v;
 
 	if (argc < 1)
 		return EXIT_FAIL;
 	atexit(close_stdout);
 	argv[0] = (char *)PROG;	/* getopt's messages start with it */
-	if (!strcmp(verb, "-h") || !strcmp(verb, "--help")) {
+	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
 		usage();
 		return EXIT_OK;
 	}
-	if (!strcmp(verb, "-V") || !strcmp(verb, "--version")) {
+	if (argc > 1 && (!strcmp(argv[1], "-V") || !strcmp(argv[1], "--version"))) {
 		if (argc > 2)
 			usage_error("--version takes no arguments");
 		return cmd_version();
 	}
-	if (verb[0] == '-')	/* options of the default command */
-		return cmd_list(argc, argv);
-	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
-		if (strcmp(verb, commands[i].name))
+	v = verb_index(argc, argv);
+	for (k = 0; v < argc && k < sizeof(commands) / sizeof(commands[0]); k++) {
+		if (strcmp(argv[v], commands[k].name))
 			continue;
-		if (argc > 1) {
-			argv[1] = argv[0];
-			return commands[i].fn(argc - 1, argv + 1);
-		}
-		return commands[i].fn(argc, argv);
+		/*
+		 * Options before the verb (udmabufctl --json info NAME) go to
+		 * it: drop the verb, the rest keeps its order.
+		 */
+		cur_verb = commands[k].name;
+		memmove(argv + v, argv + v + 1, (size_t)(argc - v) * sizeof(*argv));
+		return commands[k].fn(argc - 1, argv);
 	}
-	usage_error("unknown command '%s'", verb);
+	if (v < argc)
+		usage_error("unknown command '%s'", argv[v]);
+	/* Only options: the default command. */
+	return cmd_list(argc, argv);
 }

@@ -149,6 +149,22 @@ check "--help documents --dma-device and the DMA-DEVICE column"
 run create --help
 status_is 0 && out_has "Usage:"
 check "create --help prints the usage and exits 0"
+for verb in list info create delete sync save restore clear; do
+	run "$verb" --help
+	status_is 0 && [ ! -s "$ERR" ] && sed -n 2p "$OUT" | grep -q "^ udmabufctl \(\[\)\?$verb" &&
+		[ "$(grep -c '^ udmabufctl ' "$OUT")" -eq 1 ]
+	check "$verb --help shows the usage of $verb only"
+done
+run list --help
+out_has "Available output columns:" && out_has "NAME..."
+check "list --help shows the columns and the NAME filter"
+run delete --help
+out_has "--force" && ! out_has "--size"
+check "delete --help shows delete's options, not create's"
+run info --help
+out_has " -o, --output LIST" && out_has " -n, --noheadings" && out_has " -r, --raw" &&
+	out_has " -b, --bytes"
+check "info --help shows -o, -n, -r and -b"
 run --version
 status_is 0 && out_is "udmabufctl 0.1.0
 udmabuf-cfs module 0.1.0"
@@ -268,6 +284,33 @@ check "list -o DMA-DEVICE shows the bound device, empty for the module's own"
 run -J
 status_is 0 && out_has '"udmabuf": ['
 check "-J alone lists as JSON"
+run list -n -o NAME,SIZE udmabuf0 cam0
+status_is 0 && [ ! -s "$ERR" ] && out_is \
+"cam0     4M
+udmabuf0 1M"
+check "list NAME... shows only those buffers"
+run list -n -o NAME "$D/udmabuf0"
+status_is 0 && out_is "udmabuf0"
+check "list /dev/NAME shows that device's buffer"
+run list -n -o NAME cam0 ghost
+status_is 1 && out_is "cam0" && err_is "udmabufctl: ghost: list: No such file or directory"
+check "list of an unknown NAME names it and exits 1"
+run -J -b list -o NAME,SIZE cam0
+status_is 0 && out_has '"size": 4194304' && ! out_has spare
+check "options before the verb apply to it (-J -b list)"
+run --json info -o NAME spare
+status_is 0 && out_has '"name": "spare"' && ! out_has '"size"'
+check "options before the verb apply to it (--json info)"
+run -n -o NAME,SIZE -b
+status_is 0 && out_is \
+"cam0     4194304
+spare       1536
+udmabuf0 1048576"
+check "options without a verb are the default command's"
+run -o NAME cam0
+status_is 1 && err_is "udmabufctl: unknown command 'cam0'
+$TRY"
+check "a NAME without a verb is an unknown command"
 if command -v python3 >/dev/null 2>&1; then
 	run list --json --output-all
 	python3 -c '
@@ -322,6 +365,26 @@ coherent:    0
 cache:       cached
 cache-sync:  uncached"
 check "info prints key: value lines"
+run info -o NAME,SIZE,PHYS-ADDR cam0
+status_is 0 && out_is \
+"name:        cam0
+size:        4194304 (4M)
+phys-addr:   0x000000003f000000"
+check "info -o shows only those keys"
+run info -b -o SIZE cam0
+status_is 0 && out_is "size:        4194304"
+check "info -b shows sizes in bytes only"
+run info -n -o PHYS-ADDR cam0
+status_is 0 && out_is "0x000000003f000000"
+check "info -n shows the values without keys"
+run info -r -o NAME,DEVICE spare
+status_is 0 && out_is "name: spare
+device: -"
+check "info -r does not align"
+run info --noheadings --raw --bytes --output SIZE,NAME cam0
+status_is 0 && out_is "4194304
+cam0"
+check "info takes the long options of list"
 run info "$D/udmabuf0"
 status_is 0 && out_has "origin:      param"
 check "info accepts a device path and shows a parameter buffer"

@@ -414,7 +414,7 @@ static void test_dma_device(void)
 {
 	struct udmabuf_info v[3];
 	struct out_opts o = { .json = 1 };
-	int cols[] = { COL_NAME, COL_DMA_DEVICE };
+	int cols[] = { COL_NAME, COL_DMA_DEVICE }, all[NCOLUMNS], i;
 	char *out = NULL, buf[64];
 
 	sample(&v[0], &v[1]);
@@ -462,17 +462,50 @@ static void test_dma_device(void)
 		  "table DMA-DEVICE column");
 	free(out);
 
-	CAPTURE(out, print_info(f, &v[0]));
+	for (i = 0; i < NCOLUMNS; i++)
+		all[i] = i;
+	memset(&o, 0, sizeof(o));
+	CAPTURE(out, print_info(f, &v[0], all, NCOLUMNS, &o));
 	CHECK(strstr(out, "\ndma-mask:    32\ndma-device:  pci/0000:00:10.0\nmode:") != NULL,
 	      "info shows dma-device after dma-mask");
 	free(out);
-	CAPTURE(out, print_info(f, &v[1]));
+	CAPTURE(out, print_info(f, &v[1], all, NCOLUMNS, &o));
 	CHECK(strstr(out, "\ndma-device:  -\n") != NULL,
 	      "info shows - for an unbound buffer");
 	free(out);
 
 	CAPTURE(out, conf_write_line(f, &v[1]));
 	CHECK(!strstr(out, "dma_device"), "no dma_device in the save line of an unbound buffer");
+	free(out);
+}
+
+static void test_info_options(void)
+{
+	struct udmabuf_info v[2];
+	struct out_opts o = { 0 };
+	int cols[] = { COL_NAME, COL_SIZE_, COL_PHYS_ADDR, COL_USERS };
+	char *out = NULL;
+
+	sample(&v[0], &v[1]);
+	strcpy(v[1].item, "odd name");
+	CAPTURE(out, print_info(f, &v[0], cols, 2, &o));
+	CHECK_OUT(out, "name:        cam0\nsize:        4194304 (4M)\n",
+		  "info -o shows only the chosen keys");
+	free(out);
+	o.bytes = 1;
+	CAPTURE(out, print_info(f, &v[0], cols, 2, &o));
+	CHECK_OUT(out, "name:        cam0\nsize:        4194304\n",
+		  "info -b shows the size in bytes only");
+	free(out);
+	o.noheadings = 1;
+	CAPTURE(out, print_info(f, &v[0], cols + 1, 1, &o));
+	CHECK_OUT(out, "4194304\n", "info -n shows the values without keys");
+	free(out);
+	o.noheadings = 0;
+	o.raw = 1;
+	CAPTURE(out, print_info(f, &v[1], cols, 1, &o));
+	CHECK_OUT(out, "name: odd\\x20name\n",
+		  "info -r: one space after the key, white space escaped");
 	free(out);
 }
 
@@ -517,6 +550,7 @@ int main(void)
 	test_table();
 	test_json_list();
 	test_dma_device();
+	test_info_options();
 	test_conf();
 	printf("1..%d\n", tests);
 	if (failures)
