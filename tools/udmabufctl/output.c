@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <wchar.h>
 
 #include "output.h"
 
@@ -321,6 +322,29 @@ static void print_json(FILE *f, const struct udmabuf_info *v, size_t n,
 	free(buf);
 }
 
+size_t display_width(const char *s)
+{
+	size_t n = mbstowcs(NULL, s, 0);
+	wchar_t *w;
+	int cols;
+
+	if (n == (size_t)-1)
+		return strlen(s);	/* not valid here: count bytes */
+	w = malloc((n + 1) * sizeof(*w));
+	if (!w)
+		return strlen(s);
+	mbstowcs(w, s, n + 1);
+	cols = wcswidth(w, n);
+	free(w);
+	return cols < 0 ? n : (size_t)cols;
+}
+
+static void pad(FILE *f, size_t n)
+{
+	while (n--)
+		fputc(' ', f);
+}
+
 void print_list(FILE *f, const struct udmabuf_info *v, size_t n,
 		const int *cols, size_t ncols, const struct out_opts *o)
 {
@@ -351,7 +375,7 @@ void print_list(FILE *f, const struct udmabuf_info *v, size_t n,
 			goto out;
 	for (r = o->noheadings ? 1 : 0; r < rows; r++)
 		for (c = 0; c < ncols; c++) {
-			size_t l = strlen(cells[r * ncols + c]);
+			size_t l = display_width(cells[r * ncols + c]);
 
 			if (l > width[c])
 				width[c] = l;
@@ -366,16 +390,19 @@ void print_list(FILE *f, const struct udmabuf_info *v, size_t n,
 		for (c = 0; c < ncols; c++) {
 			const char *s = cells[r * ncols + c];
 			enum col_type t = columns[cols[c]].type;
-			int w = (int)width[c];
+			size_t dw = o->raw ? 0 : display_width(s);
 
 			if (c)
 				fputc(' ', lf);
-			if (o->raw)
+			if (o->raw) {
 				raw_escape(lf, s);
-			else if (t == COL_NUMBER || t == COL_SIZE)
-				fprintf(lf, "%*s", w, s);
-			else
-				fprintf(lf, "%-*s", w, s);
+			} else if (t == COL_NUMBER || t == COL_SIZE) {
+				pad(lf, width[c] - dw);
+				fputs(s, lf);
+			} else {
+				fputs(s, lf);
+				pad(lf, width[c] - dw);
+			}
 		}
 		fclose(lf);
 		/* no trailing blanks after an empty last column */

@@ -60,6 +60,12 @@ void cell_text(const struct udmabuf_info *info, int col, int bytes,
 /* 1 if the cell is unknown (JSON null); text is its cell_text(). */
 int cell_unknown(const struct udmabuf_info *info, int col, const char *text);
 
+/*
+ * Columns that s takes on a terminal in the current locale (LC_CTYPE);
+ * its length in bytes if it is not a valid multibyte string there.
+ */
+size_t display_width(const char *s);
+
 /* "512B", "4K", "1.5M", ... (binary units, one decimal at most). */
 void human_size(uint64_t bytes, char *buf, size_t len);
 

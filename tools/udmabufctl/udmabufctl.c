@@ -13,6 +13,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <libgen.h>
+#include <locale.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdio_ext.h>
@@ -1291,6 +1292,7 @@ int main(int argc, char **argv)
 	if (argc < 1)
 		return EXIT_FAIL;
 	atexit(close_stdout);
+	setlocale(LC_CTYPE, "");	/* column widths of multibyte text */
 	argv[0] = (char *)PROG;	/* getopt's messages start with it */
 	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
 		usage();

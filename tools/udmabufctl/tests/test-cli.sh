@@ -629,6 +629,18 @@ check "info /dev/a fails when no device is called a, even though an item is"
 [ -n "$works" ] && run_fake delete /dev/b
 status_is 0 && [ ! -e "$X/a" ] && [ -d "$X/b" ]
 fake "delete /dev/b removes the buffer whose device is b, not the item called b"
+if command -v bash >/dev/null 2>&1; then
+	mkdir "$X/a b" "$X/x\$(touch pwned)"
+	COMP_SRC=$(cd "$(dirname "$0")/.." && pwd)/udmabufctl.bash-completion
+	# shellcheck disable=SC2016 # expanded by bash
+	(cd "$T" && bash -c '. "$1"
+		COMP_WORDS=("$2" delete ""); COMP_CWORD=2
+		_udmabufctl; printf "%s\n" "${COMPREPLY[@]}"' \
+		bash "$COMP_SRC" "$BIN") >"$OUT" 2>"$ERR"; rc=$?
+	status_is 0 && out_has 'a\ b' && out_has 'x\$\(touch\ pwned\)' && [ ! -e "$T/pwned" ]
+	check "completion quotes buffer names and does not expand them"
+	rmdir "$X/a b" "$X/x\$(touch pwned)"
+fi
 UDMABUF_CONFIGFS_DIR=$C
 UDMABUF_SYSFS_DIR=$S
 

@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <inttypes.h>
+#include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -509,6 +510,29 @@ static void test_info_options(void)
 	free(out);
 }
 
+static void test_display_width(void)
+{
+	struct udmabuf_info v[2];
+	struct out_opts o = { .noheadings = 1 };
+	int cols[] = { COL_NAME, COL_SIZE_ };
+	char *out = NULL;
+
+	if (!setlocale(LC_CTYPE, "C.UTF-8") && !setlocale(LC_CTYPE, "en_US.UTF-8")) {
+		printf("ok %d - # SKIP no UTF-8 locale\n", ++tests);
+		return;
+	}
+	sample(&v[0], &v[1]);
+	strcpy(v[0].item, "caf\xc3\xa9");	/* 5 bytes, 4 columns */
+	strcpy(v[1].item, "abcd");
+	CHECK(display_width("caf\xc3\xa9") == 4 && display_width("\xe6\x97\xa5") == 2,
+	      "display_width counts columns, not bytes");
+	CAPTURE(out, print_list(f, v, 2, cols, 2, &o));
+	CHECK_OUT(out, "caf\xc3\xa9   4M\nabcd 1.5K\n",
+		  "table columns are aligned by display width");
+	free(out);
+	setlocale(LC_CTYPE, "C");
+}
+
 static void test_conf(void)
 {
 	struct udmabuf_info v[2];
@@ -551,6 +575,7 @@ int main(void)
 	test_json_list();
 	test_dma_device();
 	test_info_options();
+	test_display_width();
 	test_conf();
 	printf("1..%d\n", tests);
 	if (failures)
