@@ -517,6 +517,17 @@ state() {
 	assert_buffer a
 }
 
+@test "restore creates its buffers next to buffers of other names" {
+	run -0 "$CTL" create a --size 64K
+	run -0 "$CTL" save
+	run -0 "$CTL" delete a
+	run -0 "$CTL" create other --size 64K
+	run -0 --separate-stderr "$CTL" restore
+	assert_equal "$stderr" ""
+	assert_buffer a
+	assert_buffer other
+}
+
 @test "restore --clear replaces existing buffers" {
 	run -0 "$CTL" create a --size 64K
 	run -0 "$CTL" save

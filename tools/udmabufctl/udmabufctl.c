@@ -1197,16 +1197,26 @@ static int cmd_restore(int argc, char **argv)
 		goto out;
 	}
 
+	/* Refuse to clobber: only the names that exist already conflict. */
 	ret = udmabuf_list_items(&items, &total);
-	if (ret == 0 && total && !clear) {
-		report(items[0], "restore", EEXIST);
-		hint("%zu configfs buffer(s) exist; '" PROG " restore --clear' deletes them first",
-		     total);
+	if (ret == 0 && !clear) {
+		size_t conflicts = 0;
+
+		for (i = 0; i < n; i++)
+			for (j = 0; j < total; j++)
+				if (!strcmp(v[i].tok[0], items[j])) {
+					report(items[j], "restore", EEXIST);
+					conflicts++;
+				}
 		udmabuf_names_free(items, total);
-		goto out;
+		if (conflicts) {
+			hint("%zu buffer(s) of %s exist already; '" PROG " restore --clear' deletes all buffers first",
+			     conflicts, file);
+			goto out;
+		}
+	} else if (ret == 0) {
+		udmabuf_names_free(items, total);
 	}
-	if (ret == 0)
-		udmabuf_names_free(items, total);
 	if (clear && clear_all(0, &total))
 		goto out;
 

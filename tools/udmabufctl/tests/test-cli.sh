@@ -587,6 +587,15 @@ rm -f "$T/writes"
 status_is 0 && printf '%s\n' size=4096 sync_mode=2 dma_device=pci/0000:00:10.0 enable=1 |
 	cmp -s - "$T/writes"
 fake "restore writes a saved dma_device last before enable"
+printf 'r2 size=4096\n' >"$T/other.conf"
+[ -n "$works" ] && run_fake restore "$T/other.conf"
+status_is 0 && [ -d "$R/r1" ] && [ -d "$R/r2" ]
+fake "restore creates new names next to existing buffers"
+printf 'r3 size=4096\nr1 size=4096\n' >"$T/clash.conf"
+[ -n "$works" ] && run_fake restore "$T/clash.conf"
+status_is 1 && [ ! -e "$R/r3" ] && err_has "udmabufctl: r1: restore: File exists" &&
+	! err_has "r2:" && ! err_has "r3:"
+fake "restore refuses a file with a name that exists, naming only that one, and creates nothing"
 UDMABUF_CONFIGFS_DIR=$C
 unset UDMABUF_FAKE_LOG
 
