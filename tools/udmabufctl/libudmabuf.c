@@ -564,8 +564,12 @@ static void read_dma_device(const char *dir, struct udmabuf_info *info)
 		info->has_dma_device = 1;
 }
 
-/* Fill from /sys/class/udmabuf/<info->name>; missing attributes stay unknown. */
-static int fill_from_sysfs(struct udmabuf_info *info)
+/*
+ * Fill from /sys/class/udmabuf/<info->name>; missing attributes stay unknown.
+ * from_item: the configfs item was read already, whose dev, size,
+ * sync_mode and phys_addr are the device's own: not read again.
+ */
+static int fill_from_sysfs(struct udmabuf_info *info, int from_item)
 {
 	char dir[PATH_MAX], buf[ATTR_MAX];
 	uint64_t v;
@@ -577,12 +581,14 @@ static int fill_from_sysfs(struct udmabuf_info *info)
 		return -ENOENT;
 	info->enabled = 1;
 	set_devpath(info);
-	if (read_attr(dir, "dev", buf, sizeof(buf)) > 0 &&
+	if (!(from_item && info->has_dev) &&
+	    read_attr(dir, "dev", buf, sizeof(buf)) > 0 &&
 	    parse_dev(buf, &info->major, &info->minor) == 0)
 		info->has_dev = 1;
-	if (read_u64_attr(dir, "size", 10, &v) == 0)
+	if (!(from_item && info->size) && read_u64_attr(dir, "size", 10, &v) == 0)
 		info->size = v;
-	if (read_int_attr(dir, "sync_mode", &i) == 0)
+	if (!(from_item && info->sync_mode >= 0) &&
+	    read_int_attr(dir, "sync_mode", &i) == 0)
 		info->sync_mode = i;
 	if (!info->has_phys_addr && read_u64_attr(dir, "phys_addr", 16, &v) == 0) {
 		info->phys_addr = v;
@@ -592,7 +598,8 @@ static int fill_from_sysfs(struct udmabuf_info *info)
 		info->dma_coherent = i;
 	if (read_long_attr(dir, "users", &l) == 0)
 		info->users = l;
-	read_str_attr(dir, "origin", info->origin, sizeof(info->origin));
+	if (!from_item)
+		read_str_attr(dir, "origin", info->origin, sizeof(info->origin));
 	read_str_attr(dir, "cache_mode", info->cache_mode,
 		      sizeof(info->cache_mode));
 	read_str_attr(dir, "cache_mode_sync", info->cache_mode_sync,
@@ -644,10 +651,8 @@ static int fill_from_item(const char *item, struct udmabuf_info *info)
 	}
 	/* What was asked for; the class device below says what is bound. */
 	read_dma_device(dir, info);
-	if (info->enabled) {
-		fill_from_sysfs(info);
-		strcpy(info->origin, "configfs");
-	}
+	if (info->enabled)
+		fill_from_sysfs(info, 1);
 	return 0;
 }
 
@@ -665,7 +670,7 @@ int udmabuf_get_info(const char *name, struct udmabuf_info *info)
 	if (strlen(name) >= sizeof(info->name))
 		return -ENAMETOOLONG;
 	strcpy(info->name, name);
-	ret = fill_from_sysfs(info);
+	ret = fill_from_sysfs(info, 0);
 	if (ret)
 		info_init(info);
 	return ret;
@@ -713,8 +718,11 @@ static int read_names(const char *dir, int want_dirs, char ***names,
 
 		if (de->d_name[0] == '.')
 			continue;
-		if (want_dirs && (path_join(path, sizeof(path), dir, de->d_name) ||
-				  !is_dir(path)))
+		/* configfs and sysfs give d_type: no stat per entry */
+		if (want_dirs && de->d_type != DT_DIR &&
+		    (de->d_type != DT_UNKNOWN ||
+		     path_join(path, sizeof(path), dir, de->d_name) ||
+		     !is_dir(path)))
 			continue;
 		if (n == cap) {
 			char **nv = realloc(v, (cap = cap ? 2 * cap : 16) *
@@ -789,7 +797,7 @@ int udmabuf_list(struct udmabuf_info **list, size_t *count)
 			continue;
 		info_init(&v[n]);
 		strcpy(v[n].name, devs[i]);
-		if (fill_from_sysfs(&v[n]) == 0)
+		if (fill_from_sysfs(&v[n], 0) == 0)
 			n++;
 	}
 	udmabuf_names_free(items, nitems);
