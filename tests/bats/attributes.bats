@@ -289,8 +289,12 @@ teardown() { common_teardown; }
 	assert_attr "$a/mode" 0660
 	assert_write OK "$a/mode" 0777
 	assert_attr "$a/mode" 0777
-	assert_write OK "$a/mode" 0
-	assert_attr "$a/mode" 0000
+}
+
+@test "mode 0 is refused with EINVAL: devtmpfs would make the node 0600" {
+	assert_write EINVAL "$a/mode" 0
+	assert_write EINVAL "$a/mode" 0000
+	assert_attr "$a/mode" 0600
 }
 
 @test "mode rejects values above 0777" {
