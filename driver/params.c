@@ -320,11 +320,18 @@ static int udmabuf_of_probe(struct platform_device *pdev)
 	}
 
 	buf = udmabuf_create(&cfg);
-	if (IS_ERR(buf))
-		return dev_err_probe(&pdev->dev, PTR_ERR(buf),
-				     "cannot create %s (%llu bytes, minor %d): %s\n",
-				     cfg.name, cfg.size, cfg.minor,
-				     udmabuf_of_reason(PTR_ERR(buf)));
+	if (IS_ERR(buf)) {
+		ret = PTR_ERR(buf);
+		/* A deferral is not an error; its reason is kept for debugfs. */
+		if (ret == -EPROBE_DEFER)
+			return dev_err_probe(&pdev->dev, ret, "%s: waiting\n",
+					     cfg.name);
+		/* dev_err_probe() would say nothing about -ENOMEM: say why. */
+		dev_err(&pdev->dev, "cannot create %s (%llu bytes, minor %d): %s: %pe\n",
+			cfg.name, cfg.size, cfg.minor, udmabuf_of_reason(ret),
+			buf);
+		return ret;
+	}
 	platform_set_drvdata(pdev, buf);
 	return 0;
 }
