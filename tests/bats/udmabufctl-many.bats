@@ -16,11 +16,12 @@ setup_file() {
 	load_module
 }
 
+# After common_setup, so that the teardown finds what it checks.
 setup() {
+	common_setup
 	if [ "$UDMABUF_ARCH" != amd64 ] || [ "$UDMABUF_KERNEL_FLAVOUR" != stock ]; then
 		skip "stock amd64 only (too slow under emulation elsewhere)"
 	fi
-	common_setup
 }
 
 # The test removes its buffers with one 'udmabufctl clear': the per-item
