@@ -44,6 +44,8 @@ VM_HOST_PACKAGES=(
 	flex bison bc libelf-dev libssl-dev
 	# gnuplot: the charts of make bench (tests/bench/run)
 	gnuplot-nox
+	# pkgconf: the host test of libudmabuf's installed pkg-config file
+	pkgconf
 )
 
 # Guest userland packages for arm64 (amd64 uses the host's binaries).  jq
