@@ -472,6 +472,24 @@ vm_find_kmod() {
 	printf '%s\n' "$f"
 }
 
+# Modules of the image that tests load on demand with modprobe.
+VM_ONDEMAND_KMODS="brd vgem vivid"
+
+# Copy module NAME and, first, every module it depends on into DIR
+# (flat, decompressed), once each.  False if NAME is not in the image
+# (built in, or not built): then there is nothing to load.
+vm_copy_kmod_deps() {
+	local name=$1 dir=$2 src dep deps
+	[[ -f $dir/$name.ko ]] && return 0
+	src=$(vm_find_kmod "$name") || return 1
+	deps=$(modinfo -F depends "$src") || return 1
+	mkdir -p "$dir"
+	for dep in ${deps//,/ }; do
+		vm_copy_kmod_deps "$dep" "$dir" || return 1
+	done
+	vm_copy_module "$src" "$dir/$name.ko"
+}
+
 # True if a kernel config option is =y or =m in the guest kernel.
 vm_kconfig_enabled() {
 	grep -Eq "^$1=(y|m)$" "$VM_KCONFIG"
