@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * udmabuf-cfs: the memory of a buffer and its character device.
+ * udmabuf-cfs: the character device of a buffer.
  *
- * Memory comes from dma_alloc_pages() on the buffer's own class device:
- * physically contiguous (from CMA when the platform has it), in the linear
- * map, cacheable, and mapped for DMA_BIDIRECTIONAL.  The DMA device's view
- * of it, and the syncs, are dma.c's: dma_sync_single_for_{cpu,device}() are
+ * The memory (memory.c) is physically contiguous, in the linear map,
+ * cacheable, and mapped for DMA_BIDIRECTIONAL.  The DMA device's view of
+ * it, and the syncs, are dma.c's: dma_sync_single_for_{cpu,device}() are
  * valid on any part of it while that device has it mapped.  User space
  * chooses the caching of its own mapping through sync_mode and O_SYNC.
  */
@@ -15,6 +14,8 @@
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/uio.h>
 #include <linux/sizes.h>
 #include <linux/uaccess.h>
 #include <linux/udmabuf-cfs.h>
@@ -23,64 +24,8 @@
 
 /* read() and write() copy this much between checks for signals. */
 #define UDMABUF_COPY_CHUNK	SZ_1M
-
-/**
- * udmabuf_alloc - allocate the memory of a buffer
- * @buf: buffer with size set and its class device's DMA mask and
- *	memory-region set up (udmabuf_dma_setup())
- *
- * Return: 0 or -ENOMEM.
- */
-int udmabuf_alloc(struct udmabuf_buffer *buf)
-{
-	struct device *dev = &buf->dev;
-
-	buf->alloc_size = PAGE_ALIGN(buf->size);
-	if (buf->pool) {
-		/*
-		 * The region's own allocator; its kernel mapping is uncached.
-		 * Such a region's "device address" is its CPU physical one.
-		 */
-		buf->vaddr = dma_alloc_coherent(dev, buf->alloc_size,
-						&buf->alloc_addr,
-						GFP_KERNEL | __GFP_NOWARN);
-		buf->phys_addr = buf->alloc_addr;
-		return buf->vaddr ? 0 : -ENOMEM;
-	}
-
-	buf->pages = dma_alloc_pages(dev, buf->alloc_size, &buf->alloc_addr,
-				     DMA_BIDIRECTIONAL,
-				     GFP_KERNEL | __GFP_NOWARN);
-	if (!buf->pages)
-		return -ENOMEM;
-	buf->vaddr = page_address(buf->pages);
-	buf->phys_addr = page_to_phys(buf->pages);
-
-	/*
-	 * The allocator cleared the memory through the cached linear map.
-	 * Write those lines back now, so that no dirty line can later be
-	 * evicted over what the device or an uncached mapping has stored,
-	 * then hand the buffer to the CPU as the DMA API expects.
-	 */
-	dma_sync_single_for_device(dev, buf->alloc_addr, buf->alloc_size,
-				   DMA_BIDIRECTIONAL);
-	dma_sync_single_for_cpu(dev, buf->alloc_addr, buf->alloc_size,
-				DMA_BIDIRECTIONAL);
-	return 0;
-}
-
-/* Free the memory; called once the last reference to the buffer is gone. */
-void udmabuf_free(struct udmabuf_buffer *buf)
-{
-	if (buf->pages)
-		dma_free_pages(&buf->dev, buf->alloc_size, buf->pages,
-			       buf->alloc_addr, DMA_BIDIRECTIONAL);
-	else if (buf->pool && buf->vaddr)
-		dma_free_coherent(&buf->dev, buf->alloc_size, buf->vaddr,
-				  buf->alloc_addr);
-	buf->pages = NULL;
-	buf->vaddr = NULL;
-}
+/* mmap() inserts this many pages between checks for signals. */
+#define UDMABUF_MAP_BATCH	512UL
 
 /* The DMA device's coherency, which dma.c gave the class device too. */
 bool udmabuf_coherent(struct udmabuf_buffer *buf)
@@ -227,34 +172,34 @@ static int udmabuf_release_file(struct inode *inode, struct file *file)
 	return 0;
 }
 
-/* Copy between the buffer and user memory in chunks; returns bytes done. */
-static ssize_t udmabuf_copy(struct udmabuf_buffer *buf, char __user *ubuf,
-			    size_t count, loff_t pos, bool to_user)
+/* Copy between the buffer and an iterator in chunks; returns bytes done. */
+static ssize_t udmabuf_copy(struct udmabuf_buffer *buf, struct iov_iter *iter,
+			    size_t count, loff_t pos, bool to_iter)
 {
 	size_t done = 0;
 
 	while (done < count) {
 		size_t n = min_t(size_t, count - done, UDMABUF_COPY_CHUNK);
 		void *kaddr = buf->vaddr + pos + done;
-		unsigned long left;
+		size_t copied;
 
-		if (to_user)
-			left = copy_to_user(ubuf + done, kaddr, n);
+		if (to_iter)
+			copied = copy_to_iter(kaddr, n, iter);
 		else
-			left = copy_from_user(kaddr, ubuf + done, n);
-		done += n - left;
-		if (left || fatal_signal_pending(current))
+			copied = copy_from_iter(kaddr, n, iter);
+		done += copied;
+		if (copied < n || fatal_signal_pending(current))
 			break;
 		cond_resched();
 	}
 	return done ? done : -EFAULT;
 }
 
-static ssize_t udmabuf_read(struct file *file, char __user *ubuf,
-			    size_t count, loff_t *ppos)
+static ssize_t udmabuf_read_iter(struct kiocb *iocb, struct iov_iter *to)
 {
-	struct udmabuf_buffer *buf = file->private_data;
-	loff_t pos = *ppos;
+	struct udmabuf_buffer *buf = iocb->ki_filp->private_data;
+	size_t count = iov_iter_count(to);
+	loff_t pos = iocb->ki_pos;
 	ssize_t ret;
 
 	if (pos < 0)
@@ -264,20 +209,20 @@ static ssize_t udmabuf_read(struct file *file, char __user *ubuf,
 	count = min_t(u64, count, buf->size - pos);
 
 	/* Without a DMA device there is nobody to be current with. */
-	if (udmabuf_file_syncs(buf, file))
+	if (udmabuf_file_syncs(buf, iocb->ki_filp))
 		__udmabuf_sync(buf, true, pos, count,
 			       UDMABUF_CFS_DIR_FROM_DEVICE);
-	ret = udmabuf_copy(buf, ubuf, count, pos, true);
+	ret = udmabuf_copy(buf, to, count, pos, true);
 	if (ret > 0)
-		*ppos = pos + ret;
+		iocb->ki_pos = pos + ret;
 	return ret;
 }
 
-static ssize_t udmabuf_write(struct file *file, const char __user *ubuf,
-			     size_t count, loff_t *ppos)
+static ssize_t udmabuf_write_iter(struct kiocb *iocb, struct iov_iter *from)
 {
-	struct udmabuf_buffer *buf = file->private_data;
-	loff_t pos = *ppos;
+	struct udmabuf_buffer *buf = iocb->ki_filp->private_data;
+	size_t count = iov_iter_count(from);
+	loff_t pos = iocb->ki_pos;
 	ssize_t ret;
 
 	if (pos < 0)
@@ -288,12 +233,12 @@ static ssize_t udmabuf_write(struct file *file, const char __user *ubuf,
 		return -ENOSPC;
 	count = min_t(u64, count, buf->size - pos);
 
-	ret = udmabuf_copy(buf, (char __user *)ubuf, count, pos, false);
+	ret = udmabuf_copy(buf, from, count, pos, false);
 	if (ret > 0) {
-		if (udmabuf_file_syncs(buf, file))
+		if (udmabuf_file_syncs(buf, iocb->ki_filp))
 			__udmabuf_sync(buf, false, pos, ret,
 				       UDMABUF_CFS_DIR_TO_DEVICE);
-		*ppos = pos + ret;
+		iocb->ki_pos = pos + ret;
 	}
 	return ret;
 }
@@ -306,15 +251,87 @@ static loff_t udmabuf_llseek(struct file *file, loff_t offset, int whence)
 }
 
 /*
- * The whole range is mapped here, at mmap() time: the memory is resident
- * and contiguous, so there is nothing to fault in later.  The mapping holds
- * its file, and the file holds the buffer, so the pages outlive the VMA.
+ * Entries are normally all made at mmap() time; this refills what was
+ * zapped since (madvise(MADV_DONTNEED)).  The page carries its own count.
  */
+static vm_fault_t udmabuf_vm_fault(struct vm_fault *vmf)
+{
+	struct udmabuf_buffer *buf = vmf->vma->vm_private_data;
+
+	if (vmf->pgoff >= buf->alloc_size >> PAGE_SHIFT)
+		return VM_FAULT_SIGBUS;
+	vmf->page = buf->pages + vmf->pgoff;
+	get_page(vmf->page);
+	return 0;
+}
+
+static const struct vm_operations_struct udmabuf_vm_ops = {
+	.fault	= udmabuf_vm_fault,
+};
+
+static int udmabuf_insert_pages(struct udmabuf_buffer *buf,
+				struct vm_area_struct *vma)
+{
+	struct page *next = buf->pages + vma->vm_pgoff;
+	unsigned long left = vma_pages(vma);
+	unsigned long addr = vma->vm_start;
+	struct page **batch;
+	int ret = 0;
+
+	batch = kmalloc_array(UDMABUF_MAP_BATCH, sizeof(*batch), GFP_KERNEL);
+	if (!batch)
+		return -ENOMEM;
+	while (left && !ret) {
+		unsigned long n = min_t(unsigned long, left, UDMABUF_MAP_BATCH);
+		unsigned long i, not_done = n;
+
+		for (i = 0; i < n; i++)
+			batch[i] = next++;
+		ret = vm_insert_pages(vma, addr, batch, &not_done);
+		addr += (n - not_done) << PAGE_SHIFT;
+		left -= n - not_done;
+		if (!ret && fatal_signal_pending(current))
+			ret = -EINTR;
+		cond_resched();
+	}
+	kfree(batch);
+	return ret;
+}
+
+/**
+ * udmabuf_map_pages - map part of a buffer into a VMA
+ * @buf: the buffer, which the VMA's file keeps alive
+ * @vma: the VMA; @vma->vm_pgoff is the page of @buf at its start, and the
+ *	whole VMA is inside @buf (checked by the caller)
+ * @cache: the CPU mapping to give
+ *
+ * The whole range is mapped at once: the memory is resident, so nothing is
+ * left to fault in.  Page-backed memory is mapped as its pages, which
+ * get_user_pages() can take (VM_MIXEDMAP, not VM_IO or VM_PFNMAP); the
+ * mapping cannot grow past the buffer (mremap() fails with EFAULT).
+ *
+ * Return: 0 or a negative errno.
+ */
+int udmabuf_map_pages(struct udmabuf_buffer *buf, struct vm_area_struct *vma,
+		      enum udmabuf_cache cache)
+{
+	vma->vm_page_prot = udmabuf_pgprot(cache, vma->vm_page_prot);
+	if (!buf->page_backed)
+		return remap_pfn_range(vma, vma->vm_start,
+				       page_to_pfn(buf->pages) + vma->vm_pgoff,
+				       vma->vm_end - vma->vm_start,
+				       vma->vm_page_prot);
+
+	vm_flags_set(vma, VM_DONTEXPAND);
+	vma->vm_ops = &udmabuf_vm_ops;
+	vma->vm_private_data = buf;
+	return udmabuf_insert_pages(buf, vma);
+}
+
 static int udmabuf_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	struct udmabuf_buffer *buf = file->private_data;
 	unsigned long pages = buf->alloc_size >> PAGE_SHIFT;
-	enum udmabuf_cache cache;
 
 	/* A private copy would silently stop being the DMA memory. */
 	if (!(vma->vm_flags & VM_MAYSHARE))
@@ -334,12 +351,8 @@ static int udmabuf_mmap(struct file *file, struct vm_area_struct *vma)
 	if (buf->pool)
 		return dma_mmap_coherent(&buf->dev, vma, buf->vaddr,
 					 buf->alloc_addr, buf->alloc_size);
-
-	cache = udmabuf_cache_mode(buf, udmabuf_file_o_sync(file));
-	vma->vm_page_prot = udmabuf_pgprot(cache, vma->vm_page_prot);
-	return remap_pfn_range(vma, vma->vm_start,
-			       page_to_pfn(buf->pages) + vma->vm_pgoff,
-			       vma->vm_end - vma->vm_start, vma->vm_page_prot);
+	return udmabuf_map_pages(buf, vma,
+				 udmabuf_cache_mode(buf, udmabuf_file_o_sync(file)));
 }
 
 static long udmabuf_ioctl_info(struct udmabuf_buffer *buf, void __user *arg)
@@ -363,6 +376,8 @@ static long udmabuf_ioctl_info(struct udmabuf_buffer *buf, void __user *arg)
 		info.flags |= UDMABUF_CFS_INFO_DMA_COHERENT;
 	if (UDMABUF_RAM_ALWAYS_CACHED)
 		info.flags |= UDMABUF_CFS_INFO_RAM_CACHED;
+	if (buf->page_backed)
+		info.flags |= UDMABUF_CFS_INFO_PAGES;
 	strscpy(info.driver_version, UDMABUF_CFS_VERSION,
 		sizeof(info.driver_version));
 
@@ -397,6 +412,8 @@ static long udmabuf_ioctl(struct file *file, unsigned int cmd,
 		return udmabuf_ioctl_sync(buf, uarg, true);
 	case UDMABUF_CFS_IOC_SYNC_FOR_DEVICE:
 		return udmabuf_ioctl_sync(buf, uarg, false);
+	case UDMABUF_CFS_IOC_EXPORT_DMABUF:
+		return udmabuf_ioctl_export(buf, file, uarg);
 	default:
 		return -ENOTTY;
 	}
@@ -406,8 +423,10 @@ const struct file_operations udmabuf_fops = {
 	.owner		= THIS_MODULE,
 	.open		= udmabuf_open,
 	.release	= udmabuf_release_file,
-	.read		= udmabuf_read,
-	.write		= udmabuf_write,
+	.read_iter	= udmabuf_read_iter,
+	.write_iter	= udmabuf_write_iter,
+	.splice_read	= copy_splice_read,
+	.splice_write	= iter_file_splice_write,
 	.llseek		= udmabuf_llseek,
 	.mmap		= udmabuf_mmap,
 	.unlocked_ioctl	= udmabuf_ioctl,

@@ -51,4 +51,29 @@
 #define pgprot_dmacoherent(prot)	pgprot_noncached(prot)
 #endif
 
+/*
+ * The largest order the page allocator hands out: v6.4 made MAX_ORDER
+ * inclusive, v6.8 renamed it MAX_PAGE_ORDER.
+ */
+#if defined(MAX_PAGE_ORDER)
+#define UDMABUF_MAX_ORDER	MAX_PAGE_ORDER
+#elif LINUX_VERSION_CODE < KERNEL_VERSION(6, 4, 0)
+#define UDMABUF_MAX_ORDER	(MAX_ORDER - 1)
+#else
+#define UDMABUF_MAX_ORDER	MAX_ORDER
+#endif
+
+/* v6.3 made vma->vm_flags read-only, to be changed through helpers. */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 3, 0)
+static inline void vm_flags_set(struct vm_area_struct *vma, vm_flags_t flags)
+{
+	vma->vm_flags |= flags;
+}
+#endif
+
+/* v6.5 split copy_splice_read() out of generic_file_splice_read(). */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 5, 0)
+#define copy_splice_read	generic_file_splice_read
+#endif
+
 #endif /* _UDMABUF_CFS_COMPAT_H */

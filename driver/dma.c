@@ -278,23 +278,28 @@ static bool udmabuf_dma_present(struct device *dev)
 	return found == dev;
 }
 
-/*
- * Check, for a device without a translating IOMMU, that the memory is
- * within its reach as it is: the streaming DMA API would otherwise bounce
- * it through swiotlb (a copy that the device and the CPU would not share)
- * or warn.  Return: the expected DMA address, or DMA_MAPPING_ERROR.
+/**
+ * udmabuf_dma_reach - where @dev sees memory, if it reaches it as it is
+ * @dev: a device without a translating IOMMU
+ * @phys: CPU physical address of the memory
+ * @size: its length
+ *
+ * The streaming DMA API would otherwise bounce the memory through swiotlb
+ * (a copy that the device and the CPU would not share) or warn.
+ *
+ * Return: the DMA address of @phys for @dev, or DMA_MAPPING_ERROR.
  */
-static dma_addr_t udmabuf_dma_direct_addr(struct udmabuf_buffer *buf,
-					  struct device *target)
+dma_addr_t udmabuf_dma_reach(struct device *dev, phys_addr_t phys,
+			     size_t size)
 {
 	dma_addr_t addr, last;
 
-	if (is_swiotlb_force_bounce(target))
+	if (is_swiotlb_force_bounce(dev))
 		return DMA_MAPPING_ERROR;
-	addr = phys_to_dma(target, buf->phys_addr);
-	last = phys_to_dma(target, buf->phys_addr + buf->alloc_size - 1);
+	addr = phys_to_dma(dev, phys);
+	last = phys_to_dma(dev, phys + size - 1);
 	if (addr == DMA_MAPPING_ERROR || last == DMA_MAPPING_ERROR ||
-	    last < addr || last > udmabuf_dma_limit(target))
+	    last < addr || last > udmabuf_dma_limit(dev))
 		return DMA_MAPPING_ERROR;
 	return addr;
 }
@@ -328,7 +333,8 @@ static int udmabuf_dma_map_target(struct udmabuf_buffer *buf,
 	if (domain && !translated && domain->type != IOMMU_DOMAIN_IDENTITY)
 		return -EBUSY;
 	if (!translated) {
-		expected = udmabuf_dma_direct_addr(buf, target);
+		expected = udmabuf_dma_reach(target, buf->phys_addr,
+					     buf->alloc_size);
 		if (expected == DMA_MAPPING_ERROR)
 			return -ERANGE;
 	}

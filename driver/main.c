@@ -70,6 +70,7 @@ static void __exit udmabuf_exit(void)
 	udmabuf_of_exit();
 	udmabuf_params_exit();
 	udmabuf_dma_exit();
+	udmabuf_memory_exit();
 	udmabuf_registry_exit();
 }
 module_exit(udmabuf_exit);

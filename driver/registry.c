@@ -160,16 +160,28 @@ static void udmabuf_release(struct device *dev)
 }
 
 /*
- * The last reference to the buffer is gone: no creator, file or mapping
- * uses the memory any more.  Free it now, whenever the kobject core gets
- * round to the structure.
+ * The last reference to the buffer is gone: no creator, file, mapping or
+ * dma-buf uses the memory any more.  The DMA device loses its mapping now;
+ * the memory goes once no page has another user (memory.c).
  */
 static void udmabuf_buffer_release(struct kref *ref)
 {
 	struct udmabuf_buffer *buf = container_of(ref, struct udmabuf_buffer,
 						  ref);
 
+	udmabuf_dma_detach(buf);
 	udmabuf_free(buf);
+}
+
+/**
+ * udmabuf_buffer_done - the memory of a released buffer is gone
+ * @buf: the buffer
+ *
+ * What is left goes too, whenever the kobject core gets round to the
+ * structure.
+ */
+void udmabuf_buffer_done(struct udmabuf_buffer *buf)
+{
 	udmabuf_dma_release(buf);
 	put_device(&buf->dev);
 }
@@ -315,6 +327,26 @@ struct udmabuf_buffer *udmabuf_get(unsigned int minor)
 	mutex_lock(&udmabuf_lock);
 	buf = xa_load(&udmabuf_table, minor);
 	if (buf && buf->live) {
+		kref_get(&buf->ref);
+		buf->users++;
+	} else {
+		buf = ERR_PTR(-ENODEV);
+	}
+	mutex_unlock(&udmabuf_lock);
+	return buf;
+}
+
+/**
+ * udmabuf_get_export - count a dma-buf export as a user
+ * @buf: buffer of an open file
+ *
+ * Return: @buf with a reference and a user counted, or ERR_PTR(-ENODEV)
+ * if it is being removed.  Undone by udmabuf_put().
+ */
+struct udmabuf_buffer *udmabuf_get_export(struct udmabuf_buffer *buf)
+{
+	mutex_lock(&udmabuf_lock);
+	if (buf->live) {
 		kref_get(&buf->ref);
 		buf->users++;
 	} else {

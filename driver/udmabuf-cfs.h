@@ -63,6 +63,14 @@ enum udmabuf_origin {
 	UDMABUF_ORIGIN_DT,
 };
 
+/* Where the memory of a buffer comes from (memory.c). */
+enum udmabuf_mem {
+	UDMABUF_MEM_NONE,
+	UDMABUF_MEM_SPLIT,	/* page allocator, split into single pages */
+	UDMABUF_MEM_DMA,	/* dma_alloc_pages(): CMA */
+	UDMABUF_MEM_POOL,	/* a no-map reserved region, no struct pages */
+};
+
 /* The CPU mapping a file gets; index into udmabuf_cache_names[]. */
 enum udmabuf_cache {
 	UDMABUF_CACHE_CACHED,
@@ -114,6 +122,10 @@ struct udmabuf_config {
  *	then the reference on @dev is dropped.
  * @dev: the class device; its release callback frees the structure only
  * @dma_mask: storage for @dev's DMA mask; @dev allocates the memory
+ * @mem: where the memory comes from, and so how it goes back
+ * @page_backed: every page carries its own reference: user mappings are
+ *	made of the pages, and get_user_pages() works on them
+ * @mem_node: entry in memory.c's list of memory waiting for its users
  * @pages: first page of the physically contiguous allocation, or NULL for
  *	memory from a no-map reserved region (@pool)
  * @vaddr: kernel address of the allocation
@@ -138,7 +150,7 @@ struct udmabuf_config {
  * @origin: creator of the buffer
  * @minor: minor number, also the key in the global buffer table
  * @mode: permissions of the device node
- * @users: open files, under udmabuf_lock
+ * @users: open files and dma-buf exports, under udmabuf_lock
  * @live: openable; cleared under udmabuf_lock before teardown starts
  * @sync_lock: serialises the sysfs sync_* values and their use
  * @sync_offset: start of the range the sysfs sync triggers act on
@@ -150,6 +162,9 @@ struct udmabuf_buffer {
 	struct kref ref;
 	struct device dev;
 	u64 dma_mask;
+	enum udmabuf_mem mem;
+	bool page_backed;
+	struct list_head mem_node;
 	struct page *pages;
 	void *vaddr;
 	dma_addr_t alloc_addr;
@@ -200,12 +215,19 @@ struct udmabuf_buffer *udmabuf_create(const struct udmabuf_config *cfg);
 int udmabuf_destroy(struct udmabuf_buffer *buf, bool force);
 struct udmabuf_buffer *udmabuf_get(unsigned int minor);
 void udmabuf_put(struct udmabuf_buffer *buf);
+struct udmabuf_buffer *udmabuf_get_export(struct udmabuf_buffer *buf);
+void udmabuf_buffer_done(struct udmabuf_buffer *buf);
 void udmabuf_config_init(struct udmabuf_config *cfg);
 
-/* buffer.c: memory, file operations and cache maintenance */
-extern const struct file_operations udmabuf_fops;
+/* memory.c: allocation and freeing */
 int udmabuf_alloc(struct udmabuf_buffer *buf);
 void udmabuf_free(struct udmabuf_buffer *buf);
+void udmabuf_memory_exit(void);
+
+/* buffer.c: file operations, mappings and cache maintenance */
+extern const struct file_operations udmabuf_fops;
+int udmabuf_map_pages(struct udmabuf_buffer *buf, struct vm_area_struct *vma,
+		      enum udmabuf_cache cache);
 enum udmabuf_cache udmabuf_cache_mode(struct udmabuf_buffer *buf, bool o_sync);
 bool udmabuf_coherent(struct udmabuf_buffer *buf);
 int udmabuf_sync(struct udmabuf_buffer *buf, bool for_cpu, u64 offset,
@@ -224,6 +246,12 @@ void udmabuf_dma_release(struct udmabuf_buffer *buf);
 int udmabuf_dma_sync(struct udmabuf_buffer *buf, bool for_cpu, u64 offset,
 		     u64 size, enum dma_data_direction dir);
 int udmabuf_dma_addr(struct udmabuf_buffer *buf, dma_addr_t *addr);
+dma_addr_t udmabuf_dma_reach(struct device *dev, phys_addr_t phys,
+			     size_t size);
+
+/* dmabuf.c: DMA-BUF export */
+long udmabuf_ioctl_export(struct udmabuf_buffer *buf, struct file *file,
+			  void __user *arg);
 
 /* sysfs.c: attributes of the class device */
 extern const struct attribute_group *udmabuf_dev_groups[];

@@ -27,6 +27,12 @@
 #define UDMABUF_CFS_INFO_DMA_BOUND	(1U << 2)
 /* that device went away: dma_addr is 0, syncs fail with ENODEV */
 #define UDMABUF_CFS_INFO_DMA_DETACHED	(1U << 3)
+/*
+ * mappings are made of the memory's struct pages: get_user_pages() users
+ * (O_DIRECT, vmsplice, process_vm_readv, ptrace) work on them.  Without it
+ * (a no-map reserved region) they are PFN mappings, which those refuse.
+ */
+#define UDMABUF_CFS_INFO_PAGES		(1U << 4)
 
 #define UDMABUF_CFS_VERSION_LEN		32
 
@@ -71,6 +77,25 @@ struct udmabuf_cfs_sync {
 	__u32 flags;
 };
 
+/**
+ * struct udmabuf_cfs_export - a range of the buffer as a new dma-buf
+ * @offset: start of the range, page-aligned
+ * @size: length of the range, page-aligned; 0 means up to the end of the
+ *	buffer (rounded up to whole pages)
+ * @flags: O_CLOEXEC, and the dma-buf's access mode: O_RDONLY or O_RDWR
+ *	(O_RDWR needs a file opened for writing)
+ * @fd: the new dma-buf file descriptor, on return
+ *
+ * The dma-buf keeps the memory alive after the buffer is deleted; while
+ * it exists the buffer counts it as a user, so enable=0 fails with EBUSY.
+ */
+struct udmabuf_cfs_export {
+	__u64 offset;
+	__u64 size;
+	__u32 flags;
+	__s32 fd;
+};
+
 #define UDMABUF_CFS_IOC_MAGIC		0xD5
 
 /* Fill in a struct udmabuf_cfs_info. */
@@ -82,5 +107,9 @@ struct udmabuf_cfs_sync {
 /* Hand a range to the device after the CPU wrote it through a cached map. */
 #define UDMABUF_CFS_IOC_SYNC_FOR_DEVICE \
 	_IOW(UDMABUF_CFS_IOC_MAGIC, 0x02, struct udmabuf_cfs_sync)
+
+/* Export a range as a dma-buf (struct udmabuf_cfs_export). */
+#define UDMABUF_CFS_IOC_EXPORT_DMABUF \
+	_IOWR(UDMABUF_CFS_IOC_MAGIC, 0x03, struct udmabuf_cfs_export)
 
 #endif /* _UAPI_LINUX_UDMABUF_CFS_H */

@@ -1,0 +1,303 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * udmabuf-cfs: the memory of a buffer.
+ *
+ * User mappings are backed by the pages themselves, so that everything
+ * built on get_user_pages() (O_DIRECT, vmsplice, process_vm_readv, ptrace)
+ * works on them.  That needs every page to carry its own reference count,
+ * which the page allocator gives only for single pages:
+ *
+ * - Up to the page allocator's largest block, the memory is one block of
+ *   alloc_pages() cut into single pages with split_page().  When the buffer
+ *   goes, each page is put: one still pinned (an O_DIRECT transfer in
+ *   flight, a pipe holding it after vmsplice) is freed by its last user.
+ *
+ * - Larger (or from a device-tree CMA region), dma_alloc_pages() on the
+ *   class device takes it from CMA, whose pages are counted one by one but
+ *   go back as one range.  That range is given back only once no page has a
+ *   user besides the buffer; until then it waits, and holds the module.
+ *
+ * - A no-map reserved region has no struct pages: dma_alloc_coherent() from
+ *   the region's own allocator, mapped by PFN.
+ *
+ * Whatever it came from, the memory is cleared, and its cache lines written
+ * back, before user space or a device sees it.
+ */
+
+#include <linux/dma-direct.h>
+#include <linux/gfp.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/workqueue.h>
+
+#include "udmabuf-cfs.h"
+
+/* How often memory that still has users is checked again. */
+#define UDMABUF_DEFER_INTERVAL	(HZ / 2)
+
+static LIST_HEAD(udmabuf_deferred);
+static DEFINE_SPINLOCK(udmabuf_deferred_lock);
+static void udmabuf_deferred_work(struct work_struct *work);
+static DECLARE_DELAYED_WORK(udmabuf_deferred_dwork, udmabuf_deferred_work);
+
+static unsigned long udmabuf_nr_pages(struct udmabuf_buffer *buf)
+{
+	return buf->alloc_size >> PAGE_SHIFT;
+}
+
+/*
+ * Write back what the clearing left in the CPU caches, so that no dirty
+ * line can later be evicted over what the device or an uncached mapping
+ * stored, then hand the memory to the CPU as the DMA API expects.
+ */
+static void udmabuf_clean(struct udmabuf_buffer *buf)
+{
+	dma_sync_single_for_device(&buf->dev, buf->alloc_addr, buf->alloc_size,
+				   DMA_BIDIRECTIONAL);
+	dma_sync_single_for_cpu(&buf->dev, buf->alloc_addr, buf->alloc_size,
+				DMA_BIDIRECTIONAL);
+}
+
+/* Put pages [first, first + count) of a split block. */
+static void udmabuf_put_pages(struct page *first, unsigned long count)
+{
+	while (count--)
+		put_page(first++);
+}
+
+/*
+ * Zones to try, best first, for memory the class device must reach: the
+ * page allocator's zone modifiers only ever lower the highest address.
+ */
+static const gfp_t udmabuf_zones[] = {
+	0,
+#ifdef CONFIG_ZONE_DMA32
+	GFP_DMA32,
+#endif
+#ifdef CONFIG_ZONE_DMA
+	GFP_DMA,
+#endif
+};
+
+static struct page *udmabuf_alloc_block(struct udmabuf_buffer *buf,
+					unsigned int order)
+{
+	struct device *dev = &buf->dev;
+	struct page *page;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(udmabuf_zones); i++) {
+		page = alloc_pages_node(dev_to_node(dev),
+					GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN |
+					udmabuf_zones[i], order);
+		if (!page)
+			continue;
+		if (udmabuf_dma_reach(dev, page_to_phys(page),
+				      buf->alloc_size) != DMA_MAPPING_ERROR)
+			return page;
+		__free_pages(page, order);
+	}
+	return NULL;
+}
+
+/* From the page allocator, split into single pages; -ENOMEM to try CMA. */
+static int udmabuf_alloc_split(struct udmabuf_buffer *buf)
+{
+	unsigned int order = get_order(buf->alloc_size);
+	unsigned long nr = udmabuf_nr_pages(buf);
+	struct device *dev = &buf->dev;
+	struct page *page;
+	dma_addr_t addr;
+
+	page = udmabuf_alloc_block(buf, order);
+	if (!page)
+		return -ENOMEM;
+	split_page(page, order);
+	/* The block's tail beyond the buffer goes back at once. */
+	udmabuf_put_pages(page + nr, (1UL << order) - nr);
+
+	/*
+	 * Mapped for the class device, so that its syncs are for memory it
+	 * has mapped.  The check above means no bounce buffer is involved
+	 * (one still would be where all DMA is bounced: memory encryption).
+	 */
+	addr = dma_map_page_attrs(dev, page, 0, buf->alloc_size,
+				  DMA_BIDIRECTIONAL, DMA_ATTR_SKIP_CPU_SYNC);
+	if (dma_mapping_error(dev, addr))
+		goto out_put_pages;
+	if (addr != udmabuf_dma_reach(dev, page_to_phys(page),
+				      buf->alloc_size)) {
+		dma_unmap_page_attrs(dev, addr, buf->alloc_size,
+				     DMA_BIDIRECTIONAL, DMA_ATTR_SKIP_CPU_SYNC);
+		goto out_put_pages;
+	}
+
+	buf->mem = UDMABUF_MEM_SPLIT;
+	buf->pages = page;
+	buf->alloc_addr = addr;
+	return 0;
+
+out_put_pages:
+	udmabuf_put_pages(page, nr);
+	return -ENOMEM;
+}
+
+/* True if every page carries its own reference, as CMA's do. */
+static bool udmabuf_pages_counted(struct udmabuf_buffer *buf)
+{
+	unsigned long i;
+
+	for (i = 0; i < udmabuf_nr_pages(buf); i++)
+		if (!page_count(buf->pages + i))
+			return false;
+	return true;
+}
+
+/* From the DMA API: CMA, the class device's region, or the page allocator. */
+static int udmabuf_alloc_dma(struct udmabuf_buffer *buf)
+{
+	buf->pages = dma_alloc_pages(&buf->dev, buf->alloc_size,
+				     &buf->alloc_addr, DMA_BIDIRECTIONAL,
+				     GFP_KERNEL | __GFP_NOWARN);
+	if (!buf->pages)
+		return -ENOMEM;
+	buf->mem = UDMABUF_MEM_DMA;
+	buf->page_backed = udmabuf_pages_counted(buf);
+	return 0;
+}
+
+/* A no-map region's own allocator; its kernel mapping is uncached. */
+static int udmabuf_alloc_pool(struct udmabuf_buffer *buf)
+{
+	buf->vaddr = dma_alloc_coherent(&buf->dev, buf->alloc_size,
+					&buf->alloc_addr,
+					GFP_KERNEL | __GFP_NOWARN);
+	if (!buf->vaddr)
+		return -ENOMEM;
+	buf->mem = UDMABUF_MEM_POOL;
+	/* Such a region's "device address" is its CPU physical one. */
+	buf->phys_addr = buf->alloc_addr;
+	return 0;
+}
+
+/**
+ * udmabuf_alloc - allocate the memory of a buffer
+ * @buf: buffer with size set and its class device's DMA mask and
+ *	memory-region set up (udmabuf_dma_setup())
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int udmabuf_alloc(struct udmabuf_buffer *buf)
+{
+	int ret = -ENOMEM;
+
+	buf->alloc_size = PAGE_ALIGN(buf->size);
+	if (buf->pool)
+		return udmabuf_alloc_pool(buf);
+
+	if (!buf->rmem && get_order(buf->alloc_size) <= UDMABUF_MAX_ORDER) {
+		ret = udmabuf_alloc_split(buf);
+		if (!ret)
+			buf->page_backed = true;
+	}
+	if (ret)
+		ret = udmabuf_alloc_dma(buf);
+	if (ret)
+		return ret;
+
+	buf->vaddr = page_address(buf->pages);
+	buf->phys_addr = page_to_phys(buf->pages);
+	udmabuf_clean(buf);
+	return 0;
+}
+
+/* True while some page has a user besides the buffer: a pin, a pipe. */
+static bool udmabuf_pages_used(struct udmabuf_buffer *buf)
+{
+	unsigned long i;
+
+	if (!buf->page_backed)
+		return false;
+	for (i = 0; i < udmabuf_nr_pages(buf); i++)
+		if (page_count(buf->pages + i) > 1)
+			return true;
+	return false;
+}
+
+static void __udmabuf_free(struct udmabuf_buffer *buf)
+{
+	switch (buf->mem) {
+	case UDMABUF_MEM_SPLIT:
+		dma_unmap_page_attrs(&buf->dev, buf->alloc_addr,
+				     buf->alloc_size, DMA_BIDIRECTIONAL,
+				     DMA_ATTR_SKIP_CPU_SYNC);
+		udmabuf_put_pages(buf->pages, udmabuf_nr_pages(buf));
+		break;
+	case UDMABUF_MEM_DMA:
+		dma_free_pages(&buf->dev, buf->alloc_size, buf->pages,
+			       buf->alloc_addr, DMA_BIDIRECTIONAL);
+		break;
+	case UDMABUF_MEM_POOL:
+		dma_free_coherent(&buf->dev, buf->alloc_size, buf->vaddr,
+				  buf->alloc_addr);
+		break;
+	case UDMABUF_MEM_NONE:
+		break;
+	}
+	buf->mem = UDMABUF_MEM_NONE;
+	buf->pages = NULL;
+	buf->vaddr = NULL;
+	udmabuf_buffer_done(buf);
+}
+
+static void udmabuf_deferred_work(struct work_struct *work)
+{
+	struct udmabuf_buffer *buf, *tmp;
+	LIST_HEAD(done);
+	bool more;
+
+	spin_lock(&udmabuf_deferred_lock);
+	list_for_each_entry_safe(buf, tmp, &udmabuf_deferred, mem_node)
+		if (!udmabuf_pages_used(buf))
+			list_move(&buf->mem_node, &done);
+	more = !list_empty(&udmabuf_deferred);
+	spin_unlock(&udmabuf_deferred_lock);
+
+	if (more)
+		schedule_delayed_work(&udmabuf_deferred_dwork,
+				      UDMABUF_DEFER_INTERVAL);
+	list_for_each_entry_safe(buf, tmp, &done, mem_node) {
+		__udmabuf_free(buf);
+		module_put(THIS_MODULE);
+	}
+}
+
+/**
+ * udmabuf_free - free the memory once nothing refers to it
+ * @buf: buffer whose last reference is gone
+ *
+ * Pages of the page allocator are put now (a pinned one lives on with its
+ * pin).  A CMA range that still has users waits until it has none; the
+ * module stays loaded until then.  Either way udmabuf_buffer_done() is
+ * called once the memory is gone.
+ */
+void udmabuf_free(struct udmabuf_buffer *buf)
+{
+	if (buf->mem != UDMABUF_MEM_DMA || !udmabuf_pages_used(buf)) {
+		__udmabuf_free(buf);
+		return;
+	}
+
+	dev_info_ratelimited(&buf->dev, "memory still in use (pinned or in a pipe): freed when released\n");
+	__module_get(THIS_MODULE);
+	spin_lock(&udmabuf_deferred_lock);
+	list_add_tail(&buf->mem_node, &udmabuf_deferred);
+	spin_unlock(&udmabuf_deferred_lock);
+	schedule_delayed_work(&udmabuf_deferred_dwork, UDMABUF_DEFER_INTERVAL);
+}
+
+/* Module exit: the last deferred free may still be returning. */
+void udmabuf_memory_exit(void)
+{
+	cancel_delayed_work_sync(&udmabuf_deferred_dwork);
+}
