@@ -241,6 +241,18 @@ pool_base() {
 	run -0 "$UT" mmap-verify /dev/dtnomap 4096 64K 42
 }
 
+@test "the no-map buffer has no struct pages: PFN mappings, no dma-buf export" {
+	run -0 udmabuf-ioctl info /dev/dtnomap
+	assert_line pages=0
+	run udmabuf-zc export /dev/dtnomap 0 0 rdwr
+	assert_output EOPNOTSUPP
+	# A CMA pool's buffer has pages, and exports.
+	run -0 udmabuf-ioctl info /dev/dtcma
+	assert_line pages=1
+	run -0 udmabuf-zc dmabuf /dev/dtcma 0 0
+	assert_output OK
+}
+
 @test "the no-map buffer is mapped dma-coherent with and without O_SYNC" {
 	assert_attr "$CLASS/dtnomap/cache_mode" dma-coherent
 	assert_attr "$CLASS/dtnomap/cache_mode_sync" dma-coherent

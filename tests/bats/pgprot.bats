@@ -4,11 +4,14 @@
 # The page protection a mapping really gets, observed, not self-reported.
 # QEMU models neither caches nor the faults of Device memory, so data tests
 # pass whatever memory type a mapping has; and cache_mode is the driver's own
-# word.  A kprobe event in tracefs records the protection the driver hands to
-# remap_pfn_range(), which writes it into the page tables as it is (arm64;
-# on x86 the PAT may only turn a request for RAM back into write-back), for
-# every sync_mode with and without O_SYNC, and this file decodes it: arm64
-# the AttrIndx field (MAIR index), x86 the PAT, PCD and PWT bits.
+# word.  A kprobe event in tracefs records the protection of the VMA when
+# the driver calls vm_insert_pages(), which builds every page table entry
+# from it (mk_pte(page, vma->vm_page_prot)), for every sync_mode with and
+# without O_SYNC, and this file decodes it: arm64 the AttrIndx field (MAIR
+# index), x86 the PAT, PCD and PWT bits.  vm_page_prot is read at offset 24
+# of struct vm_area_struct, after vm_start, vm_end and vm_mm on 64-bit 6.1
+# and 6.12; the valid/present bits every user protection has are checked,
+# so a layout change fails the test rather than decoding garbage.
 #
 # Stock kernels only: the debug kernel is built without kprobe events.
 
@@ -24,7 +27,7 @@ setup() {
 	if [ ! -e "$TRACEFS/kprobe_events" ]; then
 		mount -t tracefs tracefs "$TRACEFS" || return 1
 	fi
-	echo "p:$EVENT remap_pfn_range prot=\$arg5:x64" >>"$TRACEFS/kprobe_events" ||
+	echo "p:$EVENT vm_insert_pages prot=+24(\$arg1):x64" >>"$TRACEFS/kprobe_events" ||
 		return 1
 	echo 1 >"$TRACEFS/events/$EVENT/enable" || return 1
 	make_buf tbuf 64K
@@ -46,8 +49,14 @@ observed_type() {
 	run "$UT" mmap-try /dev/tbuf 0 4096 shared "$@"
 	[ "$output" = OK ] || { echo "mmap failed: $output"; return 1; }
 	line=$(grep -m1 'pgprot:' "$TRACEFS/trace") ||
-		{ echo "the kprobe saw no remap_pfn_range()"; return 1; }
+		{ echo "the kprobe saw no vm_insert_pages()"; return 1; }
 	prot=${line##*prot=}
+	# arm64: a valid page (bits 1:0 = 3) with the access flag (bit 10);
+	# x86: present (bit 0) and user (bit 2).
+	case $UDMABUF_ARCH in
+	arm64) (((prot & 0x403) == 0x403)) ;;
+	amd64) (((prot & 0x5) == 0x5)) ;;
+	esac || { echo "not a user page protection: $prot"; return 1; }
 	case $UDMABUF_ARCH in
 	arm64)
 		case $(((prot >> 2) & 7)) in

@@ -322,11 +322,13 @@ static int cmd_info(int argc, char **argv)
 	printf("dma_bound=%d\n", !!(info.flags & UDMABUF_CFS_INFO_DMA_BOUND));
 	printf("dma_detached=%d\n",
 	       !!(info.flags & UDMABUF_CFS_INFO_DMA_DETACHED));
+	printf("pages=%d\n", !!(info.flags & UDMABUF_CFS_INFO_PAGES));
 	printf("unknown_flags=0x%08" PRIx32 "\n",
 	       (uint32_t)(info.flags & ~(UDMABUF_CFS_INFO_DMA_COHERENT |
 					 UDMABUF_CFS_INFO_RAM_CACHED |
 					 UDMABUF_CFS_INFO_DMA_BOUND |
-					 UDMABUF_CFS_INFO_DMA_DETACHED)));
+					 UDMABUF_CFS_INFO_DMA_DETACHED |
+					 UDMABUF_CFS_INFO_PAGES)));
 	printf("reserved_zero=%d\n", reserved_zero);
 	return 0;
 }

@@ -1,0 +1,214 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+#
+# Zero copy: the mapping is made of the memory's pages, so that every kernel
+# interface built on get_user_pages() takes it (O_DIRECT to a ram disk,
+# vmsplice, process_vm_readv/writev, /proc/PID/mem, ptrace); the mapping's
+# own rules (fork, mremap, munmap, mprotect, madvise); sendfile; and the
+# dma-buf export with its importers (vgem).  Pages still held by a pipe or
+# a dma-buf keep their data after the buffer is deleted and others are made.
+
+# Variables such as cfs, CLASS and UT come from helpers/common.bash.
+# shellcheck disable=SC2154
+load helpers/common
+
+ZC=udmabuf-zc
+SZ=$((1024 * 1024))
+
+setup() {
+	common_setup
+	make_buf tbuf "$SZ"
+}
+teardown() { common_teardown; }
+
+# need_module NAME [PARAMS...]: NAME loaded (or built in), else fail.  The
+# debug kernel (tests/vm/debug.config) is built without ram disks and DRM.
+need_module() {
+	local name=$1
+	shift
+	[ -d "/sys/module/$name" ] && return 0
+	[ "$UDMABUF_KERNEL_FLAVOUR" != debug ] ||
+		skip "the debug kernel is built without $name"
+	check modprobe "$name" "$@"
+}
+
+# The DRM card node of vgem.
+vgem_card() {
+	local c dev
+	for c in /sys/class/drm/card[0-9]*; do
+		dev=$(readlink "$c/device" 2>/dev/null) || continue
+		[ "${dev##*/}" = vgem ] && { echo "/dev/dri/${c##*/}"; return 0; }
+	done
+	echo "# no vgem card in /sys/class/drm" >&2
+	return 1
+}
+
+# A buffer's memory, once freed, is taken by new buffers: make several and
+# fill them, so that data read through a stale reference would be theirs.
+REUSE='for i in 1 2 3 4; do mkdir '"$cfs"'/re$i && echo '"$SZ"' >'"$cfs"'/re$i/size && echo 1 >'"$cfs"'/re$i/enable && udmabuf-test write-fill /dev/re$i 0 '"$SZ"' 77 >/dev/null || exit 1; done'
+
+@test "GET_INFO says the mapping is made of pages" {
+	run udmabuf-ioctl info /dev/tbuf
+	assert_success
+	assert_line pages=1
+}
+
+@test "O_DIRECT writes from and reads into the mapping (ram disk)" {
+	need_module brd rd_nr=1 rd_size=4096
+	[ -b /dev/ram0 ] || fail "no /dev/ram0"
+	run "$ZC" odirect /dev/tbuf /dev/ram0
+	assert_success
+	assert_output OK
+}
+
+@test "vmsplice of the mapping into a pipe gives its bytes" {
+	run "$ZC" vmsplice /dev/tbuf
+	assert_success
+	assert_output OK
+}
+
+@test "pages in a pipe keep their data after the buffer is deleted and memory reused" {
+	run "$ZC" vmsplice /dev/tbuf \
+		"echo 0 >$cfs/tbuf/enable && rmdir $cfs/tbuf && $REUSE"
+	assert_success
+	assert_output OK
+	assert_no_device tbuf
+}
+
+@test "process_vm_readv and process_vm_writev go through the mapping" {
+	run "$ZC" pvm /dev/tbuf
+	assert_success
+	assert_output OK
+}
+
+@test "/proc/self/mem reads and writes the mapping (what gdb uses)" {
+	run "$ZC" procmem /dev/tbuf
+	assert_success
+	assert_output OK
+}
+
+@test "ptrace PEEKDATA and POKEDATA reach a child's mapping" {
+	run "$ZC" ptrace /dev/tbuf
+	assert_success
+	assert_output OK
+}
+
+@test "a forked child shares the mapping" {
+	run "$ZC" fork /dev/tbuf
+	assert_success
+	assert_output OK
+}
+
+@test "mremap: cannot grow past the mapping, shrinks and moves with its data" {
+	run "$ZC" mremap /dev/tbuf
+	assert_success
+	assert_output "grow=EFAULT shrink=OK move=OK"
+}
+
+@test "munmap of a middle page leaves the others mapped with their data" {
+	run "$ZC" munmap /dev/tbuf
+	assert_success
+	assert_output OK
+}
+
+@test "mprotect read-only faults stores, writable again works" {
+	run "$ZC" mprotect /dev/tbuf
+	assert_success
+	assert_output OK
+}
+
+@test "MADV_DONTNEED drops the entries, not the data" {
+	run "$ZC" madvise /dev/tbuf
+	assert_success
+	assert_output OK
+}
+
+@test "sendfile from the device to a file and from a file to the device" {
+	run "$ZC" sendfile /dev/tbuf "$BATS_TEST_TMPDIR/copy"
+	assert_success
+	assert_output OK
+}
+
+@test "export refuses bad flags and ranges with EINVAL" {
+	local pg=$PAGE_SIZE
+	assert_errno EINVAL "$ZC" export /dev/tbuf 0 0 wronly
+	assert_errno EINVAL "$ZC" export /dev/tbuf 0 0 rdwr+0x800
+	assert_errno EINVAL "$ZC" export /dev/tbuf 1 0 rdwr
+	assert_errno EINVAL "$ZC" export /dev/tbuf 0 100 rdwr
+	assert_errno EINVAL "$ZC" export /dev/tbuf "$SZ" 0 rdwr
+	assert_errno EINVAL "$ZC" export /dev/tbuf "$pg" "$SZ" rdwr
+	assert_errno EINVAL "$ZC" export /dev/tbuf 0x100000000000 "$pg" rdwr
+}
+
+@test "export gives the access mode and close-on-exec asked for" {
+	run "$ZC" export /dev/tbuf 0 0 rdwr+cloexec
+	assert_success
+	assert_output "OK fd-cloexec=1 mode=rdwr"
+	run "$ZC" export /dev/tbuf "$PAGE_SIZE" "$PAGE_SIZE" rdonly
+	assert_success
+	assert_output "OK fd-cloexec=0 mode=rdonly"
+}
+
+@test "a writable export of a file opened read-only fails with EACCES" {
+	ZC_RDONLY=1 run "$ZC" export /dev/tbuf 0 0 rdwr
+	assert_output EACCES
+	ZC_RDONLY=1 run "$ZC" export /dev/tbuf 0 0 rdonly
+	assert_success
+	assert_output "OK fd-cloexec=0 mode=rdonly"
+}
+
+@test "the dma-buf maps the range it was made of, with DMA_BUF_IOCTL_SYNC" {
+	run "$ZC" dmabuf /dev/tbuf 0 0
+	assert_success
+	assert_output OK
+	run "$ZC" dmabuf /dev/tbuf $((3 * PAGE_SIZE)) $((5 * PAGE_SIZE))
+	assert_success
+	assert_output OK
+}
+
+@test "an export counts in users and makes enable=0 fail with EBUSY" {
+	run "$ZC" dmabuf-hold /dev/tbuf \
+		"test \$(cat $CLASS/tbuf/users) = 1 && udmabuf-test write-attr $cfs/tbuf/enable 0 | grep -qx EBUSY"
+	assert_success
+	assert_output OK
+	assert_attr "$CLASS/tbuf/users" 0
+	assert_write OK "$cfs/tbuf/enable" 0
+}
+
+@test "rmdir while exported removes the device; the dma-buf keeps the data" {
+	run "$ZC" dmabuf-hold /dev/tbuf "rmdir $cfs/tbuf && test ! -e /dev/tbuf && $REUSE"
+	assert_success
+	assert_output OK
+	assert_no_device tbuf
+}
+
+@test "rmmod is refused while a dma-buf exists" {
+	run "$ZC" dmabuf-hold /dev/tbuf \
+		"rmdir $cfs/tbuf && test \$(udmabuf-test rmmod-try $MODNAME) != OK && test -d /sys/module/$MODNAME"
+	assert_success
+	assert_output OK
+	unload_module
+	load_module
+}
+
+@test "vgem imports the dma-buf (PRIME): attached and mapped for vgem's device" {
+	need_module vgem
+	local card
+	card=$(vgem_card)
+	run "$ZC" vgem /dev/tbuf "$card"
+	assert_success
+	# Import maps the attachment at once; DRM does not map imported dumb
+	# objects to user space (drm_gem_dumb_map_offset), on 6.1 and 6.12.
+	assert_output "OK attached=yes map-dumb=EINVAL"
+}
+
+@test "io_uring fixed buffers: as the kernel allows for file mappings" {
+	[ "$UDMABUF_KERNEL_FLAVOUR" != debug ] ||
+		skip "the debug kernel is built without io_uring"
+	run "$ZC" iouring /dev/tbuf
+	case $UDMABUF_KERNEL_RELEASE in
+	# 6.1 registers shmem and hugetlbfs mappings only (io_uring/rsrc.c).
+	6.1.*) assert_output EOPNOTSUPP ;;
+	*) assert_success; assert_output OK ;;
+	esac
+}

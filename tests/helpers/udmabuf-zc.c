@@ -1,0 +1,824 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * udmabuf-zc: zero-copy uses of a buffer's mapping, for the guest tests.
+ *
+ * Each command maps /dev/NAME (MAP_SHARED), fills it with the shared test
+ * pattern where it needs data, hands the mapping to a kernel interface
+ * that takes user pages (get_user_pages() and friends), and checks the
+ * bytes that come back.  On success it prints OK (or what the command
+ * says it prints) and exits 0.
+ *
+ *   odirect DEV BLOCKDEV       O_DIRECT pwrite from the mapping's first half,
+ *                              pread into its (cleared) second half
+ *   vmsplice DEV [CMD]         vmsplice the mapping into a pipe; unmap and
+ *                              close, run CMD with sh -c, then read the pipe
+ *   pvm DEV                    process_vm_readv/writev through the mapping
+ *   procmem DEV                pread/pwrite /proc/self/mem at the mapping
+ *   ptrace DEV                 PTRACE_PEEKDATA/POKEDATA on a forked child
+ *   fork DEV                   a child's store through the inherited mapping
+ *   mremap DEV                 prints grow=ERR shrink=ERR move=ERR
+ *   munmap DEV                 unmap a middle page; the others keep their data
+ *   mprotect DEV               read-only, then writable again
+ *   madvise DEV                MADV_DONTNEED, then the same data
+ *   sendfile DEV FILE          sendfile DEV -> FILE and FILE -> DEV
+ *   iouring DEV                IORING_REGISTER_BUFFERS of the mapping
+ *   export DEV OFF SIZE FLAGS  UDMABUF_CFS_IOC_EXPORT_DMABUF only; FLAGS is
+ *                              a sum of rdonly, rdwr, wronly, cloexec, or
+ *                              a number
+ *   dmabuf DEV OFF SIZE        export, mmap the dma-buf, DMA_BUF_IOCTL_SYNC,
+ *                              data both ways
+ *   dmabuf-hold DEV CMD        export, unmap, close, run CMD, then the data
+ *                              through the dma-buf
+ *   vgem DEV CARD              export, PRIME import into vgem (CARD is its
+ *                              /dev/dri/cardN); prints OK attached=yes|no
+ *                              (debugfs lists vgem's attachment) and
+ *                              map-dumb=OK (the data checked through vgem's
+ *                              mapping) or the errno DRM refused it with
+ *
+ * With ZC_RDONLY set in the environment, DEV is opened and mapped read-only.
+ *
+ * Exit status: 0 success, 1 a system call failed (errno name on stdout),
+ * 2 data mismatch or a signal where none belonged, 64 usage error.
+ */
+#define _GNU_SOURCE
+#define _FILE_OFFSET_BITS 64
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/ptrace.h>
+#include <sys/sendfile.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <linux/dma-buf.h>
+#include <linux/io_uring.h>
+#include <linux/udmabuf-cfs.h>
+
+#define EXIT_SYSCALL	1
+#define EXIT_MISMATCH	2
+#define EXIT_USAGE	64
+
+static const char *prog = "udmabuf-zc";
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-function"
+#include "udmabuf-helpers.h"
+#pragma GCC diagnostic pop
+
+/* DRM's uapi, as far as PRIME import and dumb mapping go. */
+struct zc_drm_prime_handle {
+	uint32_t handle;
+	uint32_t flags;
+	int32_t fd;
+};
+
+struct zc_drm_mode_map_dumb {
+	uint32_t handle;
+	uint32_t pad;
+	uint64_t offset;
+};
+
+struct zc_drm_gem_close {
+	uint32_t handle;
+	uint32_t pad;
+};
+
+#define ZC_DRM_IOCTL_GEM_CLOSE	_IOW('d', 0x09, struct zc_drm_gem_close)
+#define ZC_DRM_IOCTL_PRIME_FD_TO_HANDLE \
+	_IOWR('d', 0x2e, struct zc_drm_prime_handle)
+#define ZC_DRM_IOCTL_MODE_MAP_DUMB \
+	_IOWR('d', 0xB3, struct zc_drm_mode_map_dumb)
+
+/* The part of a buffer the commands work on. */
+#define ZC_MAX		(1024 * 1024)
+
+#define SEED_A		0x5a17
+#define SEED_B		0xb0b0
+
+struct zc {
+	int fd;
+	unsigned char *map;
+	size_t size;		/* bytes mapped: the buffer up to ZC_MAX */
+	long page;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: %s odirect|vmsplice|pvm|procmem|ptrace|fork|mremap|munmap|\n"
+		"       mprotect|madvise|sendfile|iouring|export|dmabuf|dmabuf-hold|vgem\n"
+		"       DEV [ARGS...]   (see the source's header)\n", prog);
+}
+
+static int usage_error(const char *msg)
+{
+	fprintf(stderr, "%s: %s\n", prog, msg);
+	usage(stderr);
+	return EXIT_USAGE;
+}
+
+static int mismatch(const char *what, size_t off)
+{
+	printf("MISMATCH\n");
+	fprintf(stderr, "%s: %s: wrong data at offset %zu\n", prog, what, off);
+	return EXIT_MISMATCH;
+}
+
+static void fill(unsigned char *p, size_t len, uint64_t seed)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		p[i] = pattern_byte(seed, i);
+}
+
+/* Offset of the first byte that differs from the pattern, or len. */
+static size_t check(const unsigned char *p, size_t len, uint64_t seed)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (p[i] != pattern_byte(seed, i))
+			return i;
+	return len;
+}
+
+static int zc_open(struct zc *z, const char *dev)
+{
+	struct stat st;
+	struct udmabuf_cfs_info info;
+
+	int rdonly = getenv("ZC_RDONLY") != NULL;
+
+	z->page = sysconf(_SC_PAGESIZE);
+	z->fd = open(dev, rdonly ? O_RDONLY : O_RDWR);
+	if (z->fd < 0)
+		return report_setup_errno("open", dev, errno);
+	if (fstat(z->fd, &st) || ioctl(z->fd, UDMABUF_CFS_IOC_GET_INFO, &info))
+		return report_setup_errno("GET_INFO", dev, errno);
+	z->size = info.size < ZC_MAX ? info.size : ZC_MAX;
+	z->size -= z->size % (2 * z->page);
+	if (z->size < 4 * (size_t)z->page) {
+		fprintf(stderr, "%s: %s: need at least 4 pages\n", prog, dev);
+		return EXIT_USAGE;
+	}
+	z->map = mmap(NULL, z->size, PROT_READ | (rdonly ? 0 : PROT_WRITE),
+		      MAP_SHARED, z->fd, 0);
+	if (z->map == MAP_FAILED)
+		return report_setup_errno("mmap", dev, errno);
+	return 0;
+}
+
+static int run_shell(const char *cmd)
+{
+	int status = system(cmd);
+
+	if (status != 0) {
+		fprintf(stderr, "%s: '%s' failed (status %d)\n", prog, cmd,
+			status);
+		printf("CMDFAIL\n");
+		return EXIT_SYSCALL;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* get_user_pages() users                                              */
+
+static int cmd_odirect(struct zc *z, const char *blk)
+{
+	size_t half = z->size / 2;
+	size_t bad;
+	int fd;
+
+	fd = open(blk, O_RDWR | O_DIRECT);
+	if (fd < 0)
+		return report_setup_errno("open", blk, errno);
+	fill(z->map, half, SEED_A);
+	memset(z->map + half, 0, half);
+	if (pwrite(fd, z->map, half, 0) != (ssize_t)half)
+		return report_errno(errno);
+	if (pread(fd, z->map + half, half, 0) != (ssize_t)half)
+		return report_errno(errno);
+	bad = check(z->map + half, half, SEED_A);
+	if (bad != half)
+		return mismatch("O_DIRECT read back", bad);
+	close(fd);
+	printf("OK\n");
+	return 0;
+}
+
+static int cmd_vmsplice(struct zc *z, const char *cmd)
+{
+	size_t len = 16 * z->page, got = 0, bad;
+	struct iovec iov = { z->map, len };
+	unsigned char *copy;
+	int p[2];
+	ssize_t n;
+
+	if (pipe(p))
+		return report_setup_errno("pipe", "", errno);
+	fill(z->map, len, SEED_A);
+	n = vmsplice(p[1], &iov, 1, 0);
+	if (n < 0)
+		return report_errno(errno);
+	if ((size_t)n != len) {
+		fprintf(stderr, "%s: vmsplice took %zd of %zu bytes\n", prog,
+			n, len);
+		return mismatch("vmsplice", (size_t)n);
+	}
+	if (cmd) {
+		munmap(z->map, z->size);
+		close(z->fd);
+		if (run_shell(cmd))
+			return EXIT_SYSCALL;
+	}
+	copy = malloc(len);
+	if (!copy)
+		return report_errno(ENOMEM);
+	while (got < len) {
+		n = read(p[0], copy + got, len - got);
+		if (n <= 0)
+			return report_errno(n ? errno : EIO);
+		got += n;
+	}
+	bad = check(copy, len, SEED_A);
+	if (bad != len)
+		return mismatch("pipe contents", bad);
+	printf("OK\n");
+	return 0;
+}
+
+static int cmd_pvm(struct zc *z)
+{
+	size_t len = z->size, bad;
+	unsigned char *local = malloc(len);
+	struct iovec liov = { local, len }, riov = { z->map, len };
+
+	if (!local)
+		return report_errno(ENOMEM);
+	fill(z->map, len, SEED_A);
+	if (process_vm_readv(getpid(), &liov, 1, &riov, 1, 0) != (ssize_t)len)
+		return report_errno(errno);
+	bad = check(local, len, SEED_A);
+	if (bad != len)
+		return mismatch("process_vm_readv", bad);
+	fill(local, len, SEED_B);
+	if (process_vm_writev(getpid(), &liov, 1, &riov, 1, 0) != (ssize_t)len)
+		return report_errno(errno);
+	bad = check(z->map, len, SEED_B);
+	if (bad != len)
+		return mismatch("process_vm_writev", bad);
+	printf("OK\n");
+	return 0;
+}
+
+static int cmd_procmem(struct zc *z)
+{
+	size_t len = z->size, bad;
+	unsigned char *local = malloc(len);
+	off_t at = (off_t)(uintptr_t)z->map;
+	int fd;
+
+	if (!local)
+		return report_errno(ENOMEM);
+	fd = open("/proc/self/mem", O_RDWR);
+	if (fd < 0)
+		return report_setup_errno("open", "/proc/self/mem", errno);
+	fill(z->map, len, SEED_A);
+	if (pread(fd, local, len, at) != (ssize_t)len)
+		return report_errno(errno);
+	bad = check(local, len, SEED_A);
+	if (bad != len)
+		return mismatch("/proc/self/mem read", bad);
+	fill(local, len, SEED_B);
+	if (pwrite(fd, local, len, at) != (ssize_t)len)
+		return report_errno(errno);
+	bad = check(z->map, len, SEED_B);
+	if (bad != len)
+		return mismatch("/proc/self/mem write", bad);
+	printf("OK\n");
+	return 0;
+}
+
+static int cmd_ptrace(struct zc *z)
+{
+	volatile uint64_t *w = (volatile uint64_t *)z->map;
+	int status, ret = 0;
+	long word;
+	pid_t pid;
+
+	w[0] = pattern_word(SEED_A, 0);
+	pid = fork();
+	if (pid < 0)
+		return report_setup_errno("fork", "", errno);
+	if (!pid) {
+		if (ptrace(PTRACE_TRACEME, 0, NULL, NULL))
+			_exit(3);
+		raise(SIGSTOP);
+		/* The parent poked the word through ptrace. */
+		_exit(w[0] == pattern_word(SEED_B, 0) ? 0 : 4);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFSTOPPED(status))
+		return report_setup_errno("waitpid", "stop", ECHILD);
+	errno = 0;
+	word = ptrace(PTRACE_PEEKDATA, pid, (void *)w, NULL);
+	if (errno) {
+		ret = report_errno(errno);
+	} else if ((uint64_t)word != pattern_word(SEED_A, 0) &&
+		   sizeof(long) == 8) {
+		ret = mismatch("PTRACE_PEEKDATA", 0);
+	} else if (ptrace(PTRACE_POKEDATA, pid, (void *)w,
+			  (void *)(uintptr_t)pattern_word(SEED_B, 0))) {
+		ret = report_errno(errno);
+	}
+	if (ret)
+		kill(pid, SIGKILL);
+	else
+		ptrace(PTRACE_CONT, pid, NULL, NULL);
+	waitpid(pid, &status, 0);
+	if (ret)
+		return ret;
+	if (sizeof(long) != 8) {
+		/* 32-bit: PEEK/POKE move the word's first half only. */
+		printf("OK\n");
+		return 0;
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		return mismatch("word in the child after POKEDATA", 0);
+	printf("OK\n");
+	return 0;
+}
+
+static int cmd_fork(struct zc *z)
+{
+	volatile uint64_t *w = (volatile uint64_t *)z->map;
+	int status;
+	pid_t pid;
+
+	w[0] = 0;
+	pid = fork();
+	if (pid < 0)
+		return report_setup_errno("fork", "", errno);
+	if (!pid) {
+		w[0] = pattern_word(SEED_A, 0);
+		_exit(0);
+	}
+	waitpid(pid, &status, 0);
+	if (w[0] != pattern_word(SEED_A, 0))
+		return mismatch("store by the child", 0);
+	printf("OK\n");
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* the mapping's own rules                                             */
+
+static sigjmp_buf fault_jmp;
+
+static void on_fault(int sig)
+{
+	siglongjmp(fault_jmp, sig);
+}
+
+/* 0 if the access went through, else the signal it raised. */
+static int try_access(volatile unsigned char *p, int write)
+{
+	struct sigaction sa = { .sa_handler = on_fault }, old_segv, old_bus;
+	int sig;
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGSEGV, &sa, &old_segv);
+	sigaction(SIGBUS, &sa, &old_bus);
+	sig = sigsetjmp(fault_jmp, 1);
+	if (!sig) {
+		if (write)
+			*p = *p;
+		else
+			(void)*p;
+	}
+	sigaction(SIGSEGV, &old_segv, NULL);
+	sigaction(SIGBUS, &old_bus, NULL);
+	return sig;
+}
+
+static const char *result(void *ret)
+{
+	return ret == MAP_FAILED ? errno_name(errno) : "OK";
+}
+
+static int cmd_mremap(struct zc *z)
+{
+	size_t two = 2 * z->page;
+	unsigned char *p, *q;
+	const char *grow, *shrink, *move;
+
+	munmap(z->map, z->size);
+	p = mmap(NULL, two, PROT_READ | PROT_WRITE, MAP_SHARED, z->fd, 0);
+	if (p == MAP_FAILED)
+		return report_setup_errno("mmap", "2 pages", errno);
+	fill(p, two, SEED_A);
+
+	/* Growing would reach past what was mapped: refused. */
+	q = mremap(p, two, 3 * two, MREMAP_MAYMOVE);
+	grow = result(q);
+	if (q != MAP_FAILED)
+		p = q;
+
+	q = mremap(p, two, z->page, 0);
+	shrink = result(q);
+
+	q = mremap(p, z->page, z->page, MREMAP_MAYMOVE | MREMAP_FIXED,
+		   p + 64 * z->page);
+	move = result(q);
+	if (q != MAP_FAILED && check(q, z->page, SEED_A) != (size_t)z->page)
+		return mismatch("moved mapping", check(q, z->page, SEED_A));
+	printf("grow=%s shrink=%s move=%s\n", grow, shrink, move);
+	return 0;
+}
+
+static int cmd_munmap(struct zc *z)
+{
+	size_t pg = z->page, bad;
+	int sig;
+
+	fill(z->map, 4 * pg, SEED_A);
+	if (munmap(z->map + pg, pg))
+		return report_errno(errno);
+	sig = try_access(z->map + pg, 0);
+	if (sig != SIGSEGV) {
+		fprintf(stderr, "%s: unmapped page: signal %d\n", prog, sig);
+		return mismatch("unmapped page readable", pg);
+	}
+	bad = check(z->map, pg, SEED_A);
+	if (bad != pg)
+		return mismatch("page before the hole", bad);
+	for (bad = 2 * pg; bad < 4 * pg; bad++)
+		if (z->map[bad] != pattern_byte(SEED_A, bad))
+			return mismatch("pages after the hole", bad);
+	printf("OK\n");
+	return 0;
+}
+
+static int cmd_mprotect(struct zc *z)
+{
+	int sig;
+
+	fill(z->map, z->page, SEED_A);
+	if (mprotect(z->map, z->size, PROT_READ))
+		return report_errno(errno);
+	sig = try_access(z->map, 1);
+	if (sig != SIGSEGV)
+		return mismatch("store to a read-only mapping", 0);
+	if (try_access(z->map, 0))
+		return mismatch("load from a read-only mapping", 0);
+	if (mprotect(z->map, z->size, PROT_READ | PROT_WRITE))
+		return report_errno(errno);
+	if (try_access(z->map, 1))
+		return mismatch("store after PROT_WRITE again", 0);
+	if (check(z->map, z->page, SEED_A) != (size_t)z->page)
+		return mismatch("data after mprotect", 0);
+	printf("OK\n");
+	return 0;
+}
+
+static int cmd_madvise(struct zc *z)
+{
+	size_t bad;
+
+	fill(z->map, z->size, SEED_A);
+	if (madvise(z->map, z->size, MADV_DONTNEED))
+		return report_errno(errno);
+	bad = check(z->map, z->size, SEED_A);
+	if (bad != z->size)
+		return mismatch("data after MADV_DONTNEED", bad);
+	printf("OK\n");
+	return 0;
+}
+
+static int cmd_sendfile(struct zc *z, const char *path)
+{
+	size_t len = z->size, bad;
+	off_t off = 0;
+	int fd;
+
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0)
+		return report_setup_errno("open", path, errno);
+	fill(z->map, len, SEED_A);
+	if (sendfile(fd, z->fd, &off, len) != (ssize_t)len)
+		return report_errno(errno);
+	munmap(z->map, z->size);
+	z->map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (z->map == MAP_FAILED)
+		return report_setup_errno("mmap", path, errno);
+	bad = check(z->map, len, SEED_A);
+	if (bad != len)
+		return mismatch("file written by sendfile", bad);
+
+	/* And back: the file, changed, into the buffer. */
+	fill(z->map, len, SEED_B);
+	off = 0;
+	if (lseek(z->fd, 0, SEEK_SET) ||
+	    sendfile(z->fd, fd, &off, len) != (ssize_t)len)
+		return report_errno(errno);
+	munmap(z->map, len);
+	z->map = mmap(NULL, len, PROT_READ, MAP_SHARED, z->fd, 0);
+	if (z->map == MAP_FAILED)
+		return report_setup_errno("mmap", "buffer", errno);
+	bad = check(z->map, len, SEED_B);
+	if (bad != len)
+		return mismatch("buffer written by sendfile", bad);
+	printf("OK\n");
+	return 0;
+}
+
+static int cmd_iouring(struct zc *z)
+{
+	struct io_uring_params params;
+	struct iovec iov = { z->map, z->size };
+	int ring;
+
+	memset(&params, 0, sizeof(params));
+	ring = syscall(__NR_io_uring_setup, 4, &params);
+	if (ring < 0)
+		return report_setup_errno("io_uring_setup", "", errno);
+	if (syscall(__NR_io_uring_register, ring, IORING_REGISTER_BUFFERS,
+		    &iov, 1))
+		return report_errno(errno);
+	printf("OK\n");
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* dma-buf                                                             */
+
+static int parse_flags(const char *s, uint32_t *flags)
+{
+	char *copy = strdup(s), *tok, *save = NULL, *end;
+
+	*flags = 0;
+	for (tok = strtok_r(copy, "+,", &save); tok;
+	     tok = strtok_r(NULL, "+,", &save)) {
+		if (!strcmp(tok, "rdonly"))
+			*flags |= O_RDONLY;
+		else if (!strcmp(tok, "rdwr"))
+			*flags |= O_RDWR;
+		else if (!strcmp(tok, "wronly"))
+			*flags |= O_WRONLY;
+		else if (!strcmp(tok, "cloexec"))
+			*flags |= O_CLOEXEC;
+		else {
+			errno = 0;
+			*flags |= strtoul(tok, &end, 0);
+			if (errno || *end) {
+				free(copy);
+				return -1;
+			}
+		}
+	}
+	free(copy);
+	return 0;
+}
+
+static int do_export(struct zc *z, uint64_t off, uint64_t size,
+		     uint32_t flags, int *fd)
+{
+	struct udmabuf_cfs_export exp = {
+		.offset = off, .size = size, .flags = flags, .fd = -1,
+	};
+
+	if (ioctl(z->fd, UDMABUF_CFS_IOC_EXPORT_DMABUF, &exp))
+		return -errno;
+	*fd = exp.fd;
+	return 0;
+}
+
+static int cmd_export(struct zc *z, char **argv)
+{
+	uint64_t off = strtoull(argv[0], NULL, 0);
+	uint64_t size = strtoull(argv[1], NULL, 0);
+	uint32_t flags;
+	int fd, ret, fdflags;
+
+	if (parse_flags(argv[2], &flags))
+		return usage_error("bad FLAGS");
+	ret = do_export(z, off, size, flags, &fd);
+	if (ret)
+		return report_errno(-ret);
+	fdflags = fcntl(fd, F_GETFD);
+	printf("OK fd-cloexec=%d mode=%s\n", !!(fdflags & FD_CLOEXEC),
+	       (fcntl(fd, F_GETFL) & O_ACCMODE) == O_RDWR ? "rdwr" : "rdonly");
+	return 0;
+}
+
+static int dmabuf_sync(int fd, uint64_t flags)
+{
+	struct dma_buf_sync sync = { .flags = flags };
+
+	return ioctl(fd, DMA_BUF_IOCTL_SYNC, &sync) ? -errno : 0;
+}
+
+/* The dma-buf's mapping holds what the buffer's mapping has at OFF. */
+static int check_dmabuf(int fd, size_t len, uint64_t seed)
+{
+	unsigned char *p;
+	size_t bad;
+
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		return report_setup_errno("mmap", "dma-buf", errno);
+	if (dmabuf_sync(fd, DMA_BUF_SYNC_START | DMA_BUF_SYNC_RW))
+		return report_errno(errno);
+	bad = check(p, len, seed);
+	if (bad != len)
+		return mismatch("dma-buf mapping", bad);
+	fill(p, len, SEED_B);
+	if (dmabuf_sync(fd, DMA_BUF_SYNC_END | DMA_BUF_SYNC_RW))
+		return report_errno(errno);
+	munmap(p, len);
+	return 0;
+}
+
+static int cmd_dmabuf(struct zc *z, char **argv)
+{
+	uint64_t off = strtoull(argv[0], NULL, 0);
+	uint64_t size = strtoull(argv[1], NULL, 0);
+	size_t len, bad;
+	int fd, ret;
+
+	if (off % z->page || off >= z->size)
+		return usage_error("OFF must be page-aligned, in the first MiB");
+	len = size ? size : z->size - off;
+	if (off + len > z->size)
+		len = z->size - off;
+	fill(z->map + off, len, SEED_A);
+	ret = do_export(z, off, size, O_RDWR | O_CLOEXEC, &fd);
+	if (ret)
+		return report_errno(-ret);
+	ret = check_dmabuf(fd, len, SEED_A);
+	if (ret)
+		return ret;
+	bad = check(z->map + off, len, SEED_B);
+	if (bad != len)
+		return mismatch("buffer after a store through the dma-buf", bad);
+	printf("OK\n");
+	return 0;
+}
+
+static int cmd_dmabuf_hold(struct zc *z, const char *cmd)
+{
+	int fd, ret;
+
+	fill(z->map, z->size, SEED_A);
+	ret = do_export(z, 0, 0, O_RDWR, &fd);
+	if (ret)
+		return report_errno(-ret);
+	munmap(z->map, z->size);
+	close(z->fd);
+	if (run_shell(cmd))
+		return EXIT_SYSCALL;
+	ret = check_dmabuf(fd, z->size, SEED_A);
+	if (ret)
+		return ret;
+	printf("OK\n");
+	return 0;
+}
+
+/* True if debugfs lists an attachment of device NAME to some dma-buf. */
+static int dmabuf_attached(const char *name)
+{
+	FILE *f = fopen("/sys/kernel/debug/dma_buf/bufinfo", "r");
+	char line[256];
+	int found = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (!strcmp(line + strspn(line, " \t"), name))
+			found = 1;
+	}
+	fclose(f);
+	return found;
+}
+
+/*
+ * DRM refuses dumb mappings of imported objects (drm_gem_dumb_map_offset:
+ * EINVAL); where it maps one, the bytes must be ours.
+ */
+static int cmd_vgem(struct zc *z, const char *card)
+{
+	struct zc_drm_prime_handle prime = { 0 };
+	struct zc_drm_mode_map_dumb map = { 0 };
+	struct zc_drm_gem_close gclose = { 0 };
+	const char *map_result = "OK";
+	unsigned char *p;
+	int drm, ret, attached;
+	size_t bad;
+
+	drm = open(card, O_RDWR | O_CLOEXEC);
+	if (drm < 0)
+		return report_setup_errno("open", card, errno);
+	fill(z->map, z->size, SEED_A);
+	ret = do_export(z, 0, 0, O_RDWR | O_CLOEXEC, &prime.fd);
+	if (ret)
+		return report_errno(-ret);
+	if (ioctl(drm, ZC_DRM_IOCTL_PRIME_FD_TO_HANDLE, &prime))
+		return report_errno(errno);
+	/* The GEM object holds the dma-buf: the fd is not needed any more. */
+	close(prime.fd);
+	attached = dmabuf_attached("vgem");
+
+	map.handle = prime.handle;
+	if (ioctl(drm, ZC_DRM_IOCTL_MODE_MAP_DUMB, &map)) {
+		map_result = errno_name(errno);
+	} else {
+		p = mmap(NULL, z->size, PROT_READ | PROT_WRITE, MAP_SHARED,
+			 drm, map.offset);
+		if (p == MAP_FAILED)
+			return report_errno(errno);
+		bad = check(p, z->size, SEED_A);
+		if (bad != z->size)
+			return mismatch("vgem's mapping of the import", bad);
+		fill(p, z->size, SEED_B);
+		bad = check(z->map, z->size, SEED_B);
+		if (bad != z->size)
+			return mismatch("buffer after a store through vgem", bad);
+		munmap(p, z->size);
+	}
+	gclose.handle = prime.handle;
+	if (ioctl(drm, ZC_DRM_IOCTL_GEM_CLOSE, &gclose))
+		return report_errno(errno);
+	close(drm);
+	printf("OK attached=%s map-dumb=%s\n",
+	       attached < 0 ? "unknown" : attached ? "yes" : "no", map_result);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *cmd;
+	struct zc z = { .fd = -1 };
+	int ret;
+
+	if (argc < 3) {
+		if (argc == 2 && !strcmp(argv[1], "--help")) {
+			usage(stdout);
+			return 0;
+		}
+		return usage_error("need a command and a device");
+	}
+	cmd = argv[1];
+	ret = zc_open(&z, argv[2]);
+	if (ret)
+		return ret;
+	argc -= 3;
+	argv += 3;
+
+	if (!strcmp(cmd, "odirect") && argc == 1)
+		return cmd_odirect(&z, argv[0]);
+	if (!strcmp(cmd, "vmsplice") && argc <= 1)
+		return cmd_vmsplice(&z, argc ? argv[0] : NULL);
+	if (!strcmp(cmd, "pvm") && !argc)
+		return cmd_pvm(&z);
+	if (!strcmp(cmd, "procmem") && !argc)
+		return cmd_procmem(&z);
+	if (!strcmp(cmd, "ptrace") && !argc)
+		return cmd_ptrace(&z);
+	if (!strcmp(cmd, "fork") && !argc)
+		return cmd_fork(&z);
+	if (!strcmp(cmd, "mremap") && !argc)
+		return cmd_mremap(&z);
+	if (!strcmp(cmd, "munmap") && !argc)
+		return cmd_munmap(&z);
+	if (!strcmp(cmd, "mprotect") && !argc)
+		return cmd_mprotect(&z);
+	if (!strcmp(cmd, "madvise") && !argc)
+		return cmd_madvise(&z);
+	if (!strcmp(cmd, "sendfile") && argc == 1)
+		return cmd_sendfile(&z, argv[0]);
+	if (!strcmp(cmd, "iouring") && !argc)
+		return cmd_iouring(&z);
+	if (!strcmp(cmd, "export") && argc == 3)
+		return cmd_export(&z, argv);
+	if (!strcmp(cmd, "dmabuf") && argc == 2)
+		return cmd_dmabuf(&z, argv);
+	if (!strcmp(cmd, "dmabuf-hold") && argc == 1)
+		return cmd_dmabuf_hold(&z, argv[0]);
+	if (!strcmp(cmd, "vgem") && argc == 1)
+		return cmd_vgem(&z, argv[0]);
+	return usage_error("unknown command or wrong arguments");
+}
