@@ -38,7 +38,7 @@ struct udmabuf_export {
 	struct udmabuf_buffer *buf;
 	pgoff_t first;
 	size_t size;
-	struct mutex lock;
+	struct mutex lock;	/* protects @attachments */
 	struct list_head attachments;
 };
 
