@@ -75,7 +75,15 @@ REUSE='for i in 1 2 3 4; do mkdir '"$cfs"'/re$i && echo '"$SZ"' >'"$cfs"'/re$i/s
 	assert_no_device tbuf
 }
 
+# debug_lacks CONFIG: skip on the debug kernel, which tests/vm/debug.config
+# builds without CONFIG.
+debug_lacks() {
+	[ "$UDMABUF_KERNEL_FLAVOUR" != debug ] ||
+		skip "the debug kernel is built without $1"
+}
+
 @test "process_vm_readv and process_vm_writev go through the mapping" {
+	debug_lacks CONFIG_CROSS_MEMORY_ATTACH
 	run "$ZC" pvm /dev/tbuf
 	assert_success
 	assert_output OK
@@ -118,6 +126,7 @@ REUSE='for i in 1 2 3 4; do mkdir '"$cfs"'/re$i && echo '"$SZ"' >'"$cfs"'/re$i/s
 }
 
 @test "MADV_DONTNEED drops the entries, not the data" {
+	debug_lacks CONFIG_ADVISE_SYSCALLS
 	run "$ZC" madvise /dev/tbuf
 	assert_success
 	assert_output OK
@@ -203,8 +212,7 @@ REUSE='for i in 1 2 3 4; do mkdir '"$cfs"'/re$i && echo '"$SZ"' >'"$cfs"'/re$i/s
 }
 
 @test "io_uring fixed buffers: as the kernel allows for file mappings" {
-	[ "$UDMABUF_KERNEL_FLAVOUR" != debug ] ||
-		skip "the debug kernel is built without io_uring"
+	debug_lacks CONFIG_IO_URING
 	run "$ZC" iouring /dev/tbuf
 	case $UDMABUF_KERNEL_RELEASE in
 	# 6.1 registers shmem and hugetlbfs mappings only (io_uring/rsrc.c).
