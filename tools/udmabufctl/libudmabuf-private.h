@@ -110,6 +110,33 @@ int udmabuf_get_info(const char *name, struct udmabuf_info *info);
  * -ENOENT if neither the configfs subsystem nor the class exists.
  */
 int udmabuf_list(struct udmabuf_info **list, size_t *count);
+
+/*
+ * What udmabuf_list_fields() reads of each buffer besides what it always
+ * knows: the item and device names, whether it is enabled, its device
+ * number and node (for a configfs item: device_name and dev, two reads).
+ * Fields not asked for stay unknown (-1, "" or has_* 0).
+ */
+#define UDMABUF_FIELD_SIZE		(1U << 0)
+#define UDMABUF_FIELD_SYNC_MODE		(1U << 1)
+#define UDMABUF_FIELD_PHYS_ADDR		(1U << 2)
+#define UDMABUF_FIELD_ORIGIN		(1U << 3)	/* param/dt: one read */
+#define UDMABUF_FIELD_USERS		(1U << 4)
+#define UDMABUF_FIELD_DMA_MASK		(1U << 5)
+#define UDMABUF_FIELD_MODE		(1U << 6)
+#define UDMABUF_FIELD_CONFIG_MINOR	(1U << 7)
+#define UDMABUF_FIELD_DMA_DEVICE	(1U << 8)
+#define UDMABUF_FIELD_COHERENT		(1U << 9)
+#define UDMABUF_FIELD_CACHE_MODE	(1U << 10)
+#define UDMABUF_FIELD_CACHE_MODE_SYNC	(1U << 11)
+#define UDMABUF_FIELD_ALL		((1U << 12) - 1)
+
+/*
+ * udmabuf_list() reading only FIELDS: one openat, read and close per
+ * attribute, relative to the subsystem's and the class's directory.
+ */
+int udmabuf_list_fields(unsigned int fields, struct udmabuf_info **list,
+			size_t *count);
 void udmabuf_list_free(struct udmabuf_info *list);
 
 /* Names of the configfs items only (sorted). Free with udmabuf_names_free(). */
@@ -182,6 +209,9 @@ int udmabuf_read_attr(const char *dir, const char *attr, char *buf,
 		      size_t len);
 int udmabuf_read_str_attr(const char *dir, const char *attr, char *buf,
 			  size_t len);
+/* The same for DIR relative to the directory fd DFD (or AT_FDCWD). */
+int udmabuf_read_attr_at(int dfd, const char *dir, const char *attr,
+			 char *buf, size_t len);
 /* Write an attribute in one write(2). */
 int udmabuf_write_attr(const char *dir, const char *attr, const char *value);
 /* The directory of configfs item ITEM. */

@@ -228,8 +228,13 @@ int udmabuf_probe(void)
 /* ---------------------------------------------------------------------- */
 /* Attribute files                                                        */
 
-/* Read an attribute, strip trailing white space. Returns its length. */
-static int read_attr(const char *dir, const char *attr, char *buf, size_t len)
+/*
+ * Read attribute ATTR of directory DIR, which is relative to the directory
+ * fd DFD (or AT_FDCWD): one openat, one read, one close. Trailing white
+ * space is stripped. Returns the length.
+ */
+static int read_attr_at(int dfd, const char *dir, const char *attr, char *buf,
+			size_t len)
 {
 	char path[PATH_MAX];
 	ssize_t n;
@@ -238,7 +243,7 @@ static int read_attr(const char *dir, const char *attr, char *buf, size_t len)
 	ret = path_join(path, sizeof(path), dir, attr);
 	if (ret)
 		return ret;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = openat(dfd, path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	n = read(fd, buf, len - 1);
@@ -250,6 +255,11 @@ static int read_attr(const char *dir, const char *attr, char *buf, size_t len)
 		n--;
 	buf[n] = '\0';
 	return (int)n;
+}
+
+static int read_attr(const char *dir, const char *attr, char *buf, size_t len)
+{
+	return read_attr_at(AT_FDCWD, dir, attr, buf, len);
 }
 
 /* Write an attribute in one write(2), as configfs and sysfs want it. */
@@ -273,11 +283,11 @@ static int write_attr(const char *dir, const char *attr, const char *value)
 	return ret;
 }
 
-static int read_u64_attr(const char *dir, const char *attr, int base,
+static int read_u64_attr(int dfd, const char *dir, const char *attr, int base,
 			 uint64_t *val)
 {
 	char buf[ATTR_MAX], *end;
-	int ret = read_attr(dir, attr, buf, sizeof(buf));
+	int ret = read_attr_at(dfd, dir, attr, buf, sizeof(buf));
 
 	if (ret < 0)
 		return ret;
@@ -290,10 +300,11 @@ static int read_u64_attr(const char *dir, const char *attr, int base,
 	return 0;
 }
 
-static int read_long_attr(const char *dir, const char *attr, long *val)
+static int read_long_attr(int dfd, const char *dir, const char *attr,
+			  long *val)
 {
 	char buf[ATTR_MAX], *end;
-	int ret = read_attr(dir, attr, buf, sizeof(buf));
+	int ret = read_attr_at(dfd, dir, attr, buf, sizeof(buf));
 
 	if (ret < 0)
 		return ret;
@@ -306,10 +317,10 @@ static int read_long_attr(const char *dir, const char *attr, long *val)
 	return 0;
 }
 
-static int read_int_attr(const char *dir, const char *attr, int *val)
+static int read_int_attr(int dfd, const char *dir, const char *attr, int *val)
 {
 	long v;
-	int ret = read_long_attr(dir, attr, &v);
+	int ret = read_long_attr(dfd, dir, attr, &v);
 
 	if (ret)
 		return ret;
@@ -319,11 +330,11 @@ static int read_int_attr(const char *dir, const char *attr, int *val)
 	return 0;
 }
 
-static int read_str_attr(const char *dir, const char *attr, char *buf,
-			 size_t len)
+static int read_str_attr_at(int dfd, const char *dir, const char *attr,
+			    char *buf, size_t len)
 {
 	char tmp[ATTR_MAX];
-	int ret = read_attr(dir, attr, tmp, sizeof(tmp));
+	int ret = read_attr_at(dfd, dir, attr, tmp, sizeof(tmp));
 
 	if (ret < 0)
 		return ret;
@@ -331,6 +342,12 @@ static int read_str_attr(const char *dir, const char *attr, char *buf,
 		return -ENAMETOOLONG;
 	memcpy(buf, tmp, (size_t)ret + 1);
 	return 0;
+}
+
+static int read_str_attr(const char *dir, const char *attr, char *buf,
+			 size_t len)
+{
+	return read_str_attr_at(AT_FDCWD, dir, attr, buf, len);
 }
 
 /* The helpers above, for the library's other files. */
@@ -353,6 +370,12 @@ int udmabuf_read_str_attr(const char *dir, const char *attr, char *buf,
 			  size_t len)
 {
 	return read_str_attr(dir, attr, buf, len);
+}
+
+int udmabuf_read_attr_at(int dfd, const char *dir, const char *attr,
+			 char *buf, size_t len)
+{
+	return read_attr_at(dfd, dir, attr, buf, len);
 }
 
 int udmabuf_write_attr(const char *dir, const char *attr, const char *value)
@@ -556,103 +579,177 @@ static void set_devpath(struct udmabuf_info *info)
 		info->devpath[0] = '\0';
 }
 
-/* The dma_device attribute of dir, if the module has one. */
-static void read_dma_device(const char *dir, struct udmabuf_info *info)
-{
-	if (read_str_attr(dir, "dma_device", info->dma_device,
-			  sizeof(info->dma_device)) == 0)
-		info->has_dma_device = 1;
-}
-
 /*
- * Fill from /sys/class/udmabuf/<info->name>; missing attributes stay unknown.
- * from_item: the configfs item was read already, whose dev, size,
- * sync_mode and phys_addr are the device's own: not read again.
+ * Where a buffer's attributes are read: its directory relative to the
+ * configfs subsystem's or the class's directory fd (udmabuf_list(): one
+ * openat per attribute, nothing looked up twice), or AT_FDCWD and full
+ * paths (udmabuf_get_info(), one buffer).
  */
-static int fill_from_sysfs(struct udmabuf_info *info, int from_item)
-{
-	char dir[PATH_MAX], buf[ATTR_MAX];
-	uint64_t v;
-	long l;
-	int i;
+struct attr_dirs {
+	int cfs;	/* the configfs subsystem directory, or AT_FDCWD */
+	int sys;	/* the class directory, or AT_FDCWD */
+};
 
-	if (path_join(dir, sizeof(dir), udmabuf_sysfs_dir(), info->name) ||
-	    !is_dir(dir))
-		return -ENOENT;
-	info->enabled = 1;
-	set_devpath(info);
-	if (!(from_item && info->has_dev) &&
-	    read_attr(dir, "dev", buf, sizeof(buf)) > 0 &&
-	    parse_dev(buf, &info->major, &info->minor) == 0)
-		info->has_dev = 1;
-	if (!(from_item && info->size) && read_u64_attr(dir, "size", 10, &v) == 0)
-		info->size = v;
-	if (!(from_item && info->sync_mode >= 0) &&
-	    read_int_attr(dir, "sync_mode", &i) == 0)
-		info->sync_mode = i;
-	if (!info->has_phys_addr && read_u64_attr(dir, "phys_addr", 16, &v) == 0) {
-		info->phys_addr = v;
-		info->has_phys_addr = 1;
-	}
-	if (read_int_attr(dir, "dma_coherent", &i) == 0)
-		info->dma_coherent = i;
-	if (read_long_attr(dir, "users", &l) == 0)
-		info->users = l;
-	if (!from_item)
-		read_str_attr(dir, "origin", info->origin, sizeof(info->origin));
-	read_str_attr(dir, "cache_mode", info->cache_mode,
-		      sizeof(info->cache_mode));
-	read_str_attr(dir, "cache_mode_sync", info->cache_mode_sync,
-		      sizeof(info->cache_mode_sync));
-	read_dma_device(dir, info);
+static const struct attr_dirs by_path = { AT_FDCWD, AT_FDCWD };
+
+/* The directory of NAME under BASE, as openat() relative to FD takes it. */
+static int sub_dir(int fd, const char *base, const char *name, char *buf,
+		   size_t len)
+{
+	if (fd == AT_FDCWD)
+		return path_join(buf, len, base, name);
+	if (strlen(name) >= len)
+		return -ENAMETOOLONG;
+	strcpy(buf, name);
 	return 0;
 }
 
-static int fill_from_item(const char *item, struct udmabuf_info *info)
+static int is_dir_at(int fd, const char *dir)
+{
+	struct stat st;
+
+	return fstatat(fd, dir, &st, 0) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* The dma_device attribute of dir; 0, or -errno if it cannot be read. */
+static int read_dma_device(int fd, const char *dir, struct udmabuf_info *info)
+{
+	int ret = read_str_attr_at(fd, dir, "dma_device", info->dma_device,
+				   sizeof(info->dma_device));
+
+	if (ret == 0)
+		info->has_dma_device = 1;
+	return ret;
+}
+
+/*
+ * Fill the FIELDS (UDMABUF_FIELD_*) from the class device info->name;
+ * what cannot be read stays unknown. An enabled configfs item calls this
+ * with its own directory (CFD, CDIR), which it has read already: its
+ * device number, size and sync_mode are the device's, and where the
+ * class device has no phys_addr or dma_device (an older module) the
+ * item's are read instead. Without CDIR the device number is always read,
+ * and -ENOENT returned if there is no such device.
+ */
+static int fill_from_sysfs(const struct attr_dirs *d, struct udmabuf_info *info,
+			   int cfd, const char *cdir, unsigned int fields)
 {
 	char dir[PATH_MAX], buf[ATTR_MAX];
+	int fd = d->sys, i, ret;
 	uint64_t v;
 	long l;
-	int i, ret;
 
-	ret = item_dir(item, dir, sizeof(dir));
+	if (sub_dir(fd, udmabuf_sysfs_dir(), info->name, dir, sizeof(dir)))
+		return -ENOENT;
+	if (!cdir) {
+		ret = read_attr_at(fd, dir, "dev", buf, sizeof(buf));
+		if (ret > 0 && parse_dev(buf, &info->major, &info->minor) == 0)
+			info->has_dev = 1;
+		else if (ret < 0 && !is_dir_at(fd, dir))
+			return -ENOENT;
+	}
+	info->enabled = 1;
+	set_devpath(info);
+	if ((fields & UDMABUF_FIELD_SIZE) && !(cdir && info->size) &&
+	    read_u64_attr(fd, dir, "size", 10, &v) == 0)
+		info->size = v;
+	if ((fields & UDMABUF_FIELD_SYNC_MODE) && !(cdir && info->sync_mode >= 0) &&
+	    read_int_attr(fd, dir, "sync_mode", &i) == 0)
+		info->sync_mode = i;
+	if (fields & UDMABUF_FIELD_PHYS_ADDR) {
+		/* The class device's may be readable by a group (udev rule). */
+		ret = read_u64_attr(fd, dir, "phys_addr", 16, &v);
+		if (ret == -ENOENT && cdir)
+			ret = read_u64_attr(cfd, cdir, "phys_addr", 16, &v);
+		if (ret == 0) {
+			info->phys_addr = v;
+			info->has_phys_addr = 1;
+		}
+	}
+	if ((fields & UDMABUF_FIELD_COHERENT) &&
+	    read_int_attr(fd, dir, "dma_coherent", &i) == 0)
+		info->dma_coherent = i;
+	if ((fields & UDMABUF_FIELD_USERS) &&
+	    read_long_attr(fd, dir, "users", &l) == 0)
+		info->users = l;
+	if ((fields & UDMABUF_FIELD_ORIGIN) && !cdir)
+		read_str_attr_at(fd, dir, "origin", info->origin,
+				 sizeof(info->origin));
+	if (fields & UDMABUF_FIELD_CACHE_MODE)
+		read_str_attr_at(fd, dir, "cache_mode", info->cache_mode,
+				 sizeof(info->cache_mode));
+	if (fields & UDMABUF_FIELD_CACHE_MODE_SYNC)
+		read_str_attr_at(fd, dir, "cache_mode_sync",
+				 info->cache_mode_sync,
+				 sizeof(info->cache_mode_sync));
+	/* What is bound; the item says what was asked for. */
+	if ((fields & UDMABUF_FIELD_DMA_DEVICE) &&
+	    read_dma_device(fd, dir, info) == -ENOENT && cdir)
+		read_dma_device(cfd, cdir, info);
+	return 0;
+}
+
+/*
+ * Fill from configfs item ITEM: its names and whether it is enabled
+ * always, the FIELDS that it has, the rest from its class device if it is
+ * enabled. -ENOENT if there is no such item.
+ */
+static int fill_from_item(const struct attr_dirs *d, const char *item,
+			  struct udmabuf_info *info, unsigned int fields)
+{
+	char dir[PATH_MAX], buf[ATTR_MAX];
+	int fd = d->cfs, i, ret;
+	uint64_t v;
+	long l;
+
+	ret = sub_dir(fd, udmabuf_configfs_dir(), item, dir, sizeof(dir));
 	if (ret)
 		return ret;
-	if (!is_dir(dir))
-		return -ENOENT;
 	snprintf(info->item, sizeof(info->item), "%s", item);
 	strcpy(info->origin, "configfs");
-	if (read_str_attr(dir, "device_name", info->name, sizeof(info->name)) ||
-	    !info->name[0])
+	ret = read_str_attr_at(fd, dir, "device_name", info->name,
+			       sizeof(info->name));
+	if (ret && !is_dir_at(fd, dir))
+		return -ENOENT;	/* removed meanwhile, or never there */
+	if (ret || !info->name[0])
 		snprintf(info->name, sizeof(info->name), "%s", item);
-	if (read_u64_attr(dir, "size", 10, &v) == 0)
+	/* dev is empty while the item is disabled: one read tells both. */
+	ret = read_attr_at(fd, dir, "dev", buf, sizeof(buf));
+	if (ret > 0 && parse_dev(buf, &info->major, &info->minor) == 0) {
+		info->has_dev = 1;
+		info->enabled = 1;
+	} else if (ret != 0 &&
+		   read_attr_at(fd, dir, "enable", buf, sizeof(buf)) > 0) {
+		info->enabled = strchr("1yY", buf[0]) != NULL ||
+				!strcmp(buf, "on");
+	}
+	if ((fields & UDMABUF_FIELD_SIZE) &&
+	    read_u64_attr(fd, dir, "size", 10, &v) == 0)
 		info->size = v;
-	if (read_long_attr(dir, "minor", &l) == 0)
+	if ((fields & UDMABUF_FIELD_CONFIG_MINOR) &&
+	    read_long_attr(fd, dir, "minor", &l) == 0)
 		info->config_minor = l;
-	if (read_int_attr(dir, "sync_mode", &i) == 0)
+	if ((fields & UDMABUF_FIELD_SYNC_MODE) &&
+	    read_int_attr(fd, dir, "sync_mode", &i) == 0)
 		info->sync_mode = i;
-	if (read_int_attr(dir, "dma_mask", &i) == 0)
+	if ((fields & UDMABUF_FIELD_DMA_MASK) &&
+	    read_int_attr(fd, dir, "dma_mask", &i) == 0)
 		info->dma_mask = i;
-	if (read_attr(dir, "mode", buf, sizeof(buf)) > 0) {
+	if ((fields & UDMABUF_FIELD_MODE) &&
+	    read_attr_at(fd, dir, "mode", buf, sizeof(buf)) > 0) {
 		unsigned int m;
 
 		if (udmabuf_parse_mode(buf, &m) == 0)
 			info->mode = (int)m;
 	}
-	if (read_attr(dir, "enable", buf, sizeof(buf)) > 0)
-		info->enabled = strchr("1yY", buf[0]) != NULL ||
-				!strcmp(buf, "on");
-	if (read_attr(dir, "dev", buf, sizeof(buf)) > 0 &&
-	    parse_dev(buf, &info->major, &info->minor) == 0)
-		info->has_dev = 1;
-	if (read_u64_attr(dir, "phys_addr", 16, &v) == 0) {
-		info->phys_addr = v;
-		info->has_phys_addr = 1;
+	if (info->enabled) {
+		/* What the class device does not tell stays unknown. */
+		fill_from_sysfs(d, info, fd, dir, fields);
+		return 0;
 	}
-	/* What was asked for; the class device below says what is bound. */
-	read_dma_device(dir, info);
-	if (info->enabled)
-		fill_from_sysfs(info, 1);
+	/* Disabled: no address, and the DMA master is what was asked for. */
+	if (fields & UDMABUF_FIELD_DMA_DEVICE)
+		read_dma_device(fd, dir, info);
 	return 0;
 }
 
@@ -666,11 +763,12 @@ int udmabuf_get_info(const char *name, struct udmabuf_info *info)
 		return ret;
 	info_init(info);
 	if (find_item(name, is_dev, item, sizeof(item)) == 0)
-		return fill_from_item(item, info);
+		return fill_from_item(&by_path, item, info, UDMABUF_FIELD_ALL);
 	if (strlen(name) >= sizeof(info->name))
 		return -ENAMETOOLONG;
 	strcpy(info->name, name);
-	ret = fill_from_sysfs(info, 0);
+	ret = fill_from_sysfs(&by_path, info, AT_FDCWD, NULL,
+			      UDMABUF_FIELD_ALL);
 	if (ret)
 		info_init(info);
 	return ret;
@@ -700,29 +798,25 @@ void udmabuf_names_free(char **names, size_t count)
 	free(names);
 }
 
-/* Directory entries of dir; want_dirs: only subdirectories (configfs items). */
-static int read_names(const char *dir, int want_dirs, char ***names,
-		      size_t *count)
+/*
+ * The entries of the open directory d, sorted; want_dirs: only
+ * subdirectories (configfs items).
+ */
+static int read_names_of(DIR *d, int want_dirs, char ***names, size_t *count)
 {
 	char **v = NULL;
 	size_t n = 0, cap = 0;
 	struct dirent *de;
-	DIR *d = opendir(dir);
 
 	*names = NULL;
 	*count = 0;
-	if (!d)
-		return -errno;
 	while ((de = readdir(d))) {
-		char path[PATH_MAX];
-
 		if (de->d_name[0] == '.')
 			continue;
 		/* configfs and sysfs give d_type: no stat per entry */
 		if (want_dirs && de->d_type != DT_DIR &&
 		    (de->d_type != DT_UNKNOWN ||
-		     path_join(path, sizeof(path), dir, de->d_name) ||
-		     !is_dir(path)))
+		     !is_dir_at(dirfd(d), de->d_name)))
 			continue;
 		if (n == cap) {
 			char **nv = realloc(v, (cap = cap ? 2 * cap : 16) *
@@ -736,21 +830,43 @@ static int read_names(const char *dir, int want_dirs, char ***names,
 			goto nomem;
 		n++;
 	}
-	closedir(d);
 	if (n)
 		qsort(v, n, sizeof(*v), cmp_str);
 	*names = v;
 	*count = n;
 	return 0;
 nomem:
-	closedir(d);
 	udmabuf_names_free(v, n);
 	return -ENOMEM;
 }
 
+/* Open dir and read its names; *dp stays open for openat() (NULL on error). */
+static int open_names(const char *dir, int want_dirs, DIR **dp, char ***names,
+		      size_t *count)
+{
+	int ret;
+
+	*names = NULL;
+	*count = 0;
+	*dp = opendir(dir);
+	if (!*dp)
+		return -errno;
+	ret = read_names_of(*dp, want_dirs, names, count);
+	if (ret) {
+		closedir(*dp);
+		*dp = NULL;
+	}
+	return ret;
+}
+
 int udmabuf_list_items(char ***names, size_t *count)
 {
-	return read_names(udmabuf_configfs_dir(), 1, names, count);
+	DIR *d;
+	int ret = open_names(udmabuf_configfs_dir(), 1, &d, names, count);
+
+	if (!ret)
+		closedir(d);
+	return ret;
 }
 
 void udmabuf_list_free(struct udmabuf_info *list)
@@ -758,55 +874,80 @@ void udmabuf_list_free(struct udmabuf_info *list)
 	free(list);
 }
 
-int udmabuf_list(struct udmabuf_info **list, size_t *count)
+int udmabuf_list_fields(unsigned int fields, struct udmabuf_info **list,
+			size_t *count)
 {
-	char **items = NULL, **devs = NULL;
-	size_t nitems = 0, ndevs = 0, n = 0, i, j;
-	struct udmabuf_info *v;
-	int r1, r2;
+	char **items = NULL, **devs = NULL, **taken = NULL;
+	size_t nitems = 0, ndevs = 0, ntaken = 0, n = 0, i;
+	struct udmabuf_info *v = NULL;
+	struct attr_dirs d = { -1, -1 };
+	DIR *cd = NULL, *sd = NULL;
+	int r1, r2, ret = 0;
 
 	*list = NULL;
 	*count = 0;
-	r1 = udmabuf_list_items(&items, &nitems);
-	r2 = read_names(udmabuf_sysfs_dir(), 0, &devs, &ndevs);
+	r1 = open_names(udmabuf_configfs_dir(), 1, &cd, &items, &nitems);
+	r2 = open_names(udmabuf_sysfs_dir(), 0, &sd, &devs, &ndevs);
 	if (r1 == -ENOMEM || r2 == -ENOMEM) {
-		udmabuf_names_free(items, nitems);
-		udmabuf_names_free(devs, ndevs);
-		return -ENOMEM;
+		ret = -ENOMEM;
+		goto out;
 	}
-	if (r1 && r2)
-		return r1 == -ENOENT || r2 != -ENOENT ? r1 : r2;
+	if (r1 && r2) {
+		ret = r1 == -ENOENT || r2 != -ENOENT ? r1 : r2;
+		goto out;
+	}
+	if (cd)
+		d.cfs = dirfd(cd);
+	if (sd)
+		d.sys = dirfd(sd);
 	v = calloc(nitems + ndevs + 1, sizeof(*v));
-	if (!v) {
-		udmabuf_names_free(items, nitems);
-		udmabuf_names_free(devs, ndevs);
-		return -ENOMEM;
+	taken = calloc(nitems + 1, sizeof(*taken));
+	if (!v || !taken) {
+		ret = -ENOMEM;
+		goto out;
 	}
 	for (i = 0; i < nitems; i++) {
 		info_init(&v[n]);
-		if (fill_from_item(items[i], &v[n]) == 0)
-			n++;
+		if (fill_from_item(&d, items[i], &v[n], fields))
+			continue;
+		if (v[n].enabled)
+			taken[ntaken++] = v[n].name;
+		n++;
 	}
+	/* A device of an enabled item is listed as that item. */
+	if (ntaken)
+		qsort(taken, ntaken, sizeof(*taken), cmp_str);
 	for (i = 0; i < ndevs; i++) {
-		int dup = 0;
-
-		for (j = 0; j < n && !dup; j++)
-			dup = v[j].item[0] && v[j].enabled &&
-			      !strcmp(v[j].name, devs[i]);
-		if (dup || strlen(devs[i]) >= sizeof(v[n].name))
+		if ((ntaken && bsearch(&devs[i], taken, ntaken, sizeof(*taken),
+				       cmp_str)) ||
+		    strlen(devs[i]) >= sizeof(v[n].name))
 			continue;
 		info_init(&v[n]);
 		strcpy(v[n].name, devs[i]);
-		if (fill_from_sysfs(&v[n], 0) == 0)
+		/* Listed just now: only a device gone meanwhile fails. */
+		if (fill_from_sysfs(&d, &v[n], AT_FDCWD, NULL, fields) == 0)
 			n++;
 	}
-	udmabuf_names_free(items, nitems);
-	udmabuf_names_free(devs, ndevs);
 	if (n)
 		qsort(v, n, sizeof(*v), cmp_info);
 	*list = v;
 	*count = n;
-	return 0;
+	v = NULL;
+out:
+	free(v);
+	free(taken);
+	udmabuf_names_free(items, nitems);
+	udmabuf_names_free(devs, ndevs);
+	if (cd)
+		closedir(cd);
+	if (sd)
+		closedir(sd);
+	return ret;
+}
+
+int udmabuf_list(struct udmabuf_info **list, size_t *count)
+{
+	return udmabuf_list_fields(UDMABUF_FIELD_ALL, list, count);
 }
 
 int udmabuf_module_version(char *buf, size_t len)
