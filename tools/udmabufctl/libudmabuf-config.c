@@ -221,39 +221,47 @@ UDMABUF_EXPORT int udmabuf_create(const char *name,
 	return ret ? create_failed(name, step, -ret) : 0;
 }
 
-/* The configfs item whose device is DEV (enabled ones first). */
+/*
+ * The configfs item whose device is DEV (enabled ones first). One pass
+ * over the items, reading device_name relative to the subsystem's
+ * directory fd; only an item that names DEV is asked whether it is
+ * enabled (its dev is empty while disabled).
+ */
 int udmabuf_item_of_device(const char *dev, char *item, size_t len)
 {
-	const char *root = udmabuf_configfs_dir();
-	char dir[PATH_MAX], buf[UDMABUF_ATTR_MAX];
+	char buf[UDMABUF_ATTR_MAX];
+	int ret = -ENOENT;
 	struct dirent *de;
-	int ret = -ENOENT, pass;
 	DIR *d;
 
-	for (pass = 0; pass < 2 && ret; pass++) {
-		d = opendir(root);
-		if (!d)
-			return -errno;
-		while (ret && (de = readdir(d))) {
-			if (de->d_name[0] == '.' ||
-			    udmabuf_path_join(dir, sizeof(dir), root, de->d_name) ||
-			    !udmabuf_is_dir(dir))
-				continue;
-			if (!pass && (udmabuf_read_attr(dir, "enable", buf,
-							sizeof(buf)) <= 0 ||
-				      buf[0] != '1'))
-				continue;
-			if (udmabuf_read_str_attr(dir, "device_name", buf,
-						  sizeof(buf)) ||
-			    strcmp(buf[0] ? buf : de->d_name, dev))
-				continue;
-			if (strlen(de->d_name) < len) {
-				strcpy(item, de->d_name);
-				ret = 0;
-			}
+	d = opendir(udmabuf_configfs_dir());
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		int n;
+
+		if (de->d_name[0] == '.' ||
+		    (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN))
+			continue;
+		n = udmabuf_read_attr_at(dirfd(d), de->d_name, "device_name",
+					 buf, sizeof(buf));
+		if (n < 0 || strcmp(n ? buf : de->d_name, dev) ||
+		    strlen(de->d_name) >= len)
+			continue;
+		n = udmabuf_read_attr_at(dirfd(d), de->d_name, "dev", buf,
+					 sizeof(buf));
+		if (n < 0)	/* a module without dev */
+			n = udmabuf_read_attr_at(dirfd(d), de->d_name, "enable",
+						 buf, sizeof(buf)) > 0 &&
+			    buf[0] == '1';
+		if (n > 0 || ret) {
+			strcpy(item, de->d_name);
+			ret = 0;
 		}
-		closedir(d);
+		if (n > 0)
+			break;	/* enabled: the one that has the device */
 	}
+	closedir(d);
 	return ret;
 }
 
