@@ -13,24 +13,32 @@
 
 #include "output.h"
 
+#define F(x)	UDMABUF_FIELD_##x
+
+/*
+ * NAME, DEVICE, MAJ:MIN, DEVNAME and ENABLED come with every listed buffer
+ * (udmabuf_list_fields() always reads the names and the device number).
+ */
 const struct column columns[NCOLUMNS] = {
-	[COL_NAME]	 = { "NAME",	   COL_STRING,  1, "buffer name (configfs item, else device name)" },
-	[COL_DEVICE]	 = { "DEVICE",	   COL_STRING,  1, "device node" },
-	[COL_MAJMIN]	 = { "MAJ:MIN",	   COL_STRING,  1, "major:minor device number" },
-	[COL_SIZE_]	 = { "SIZE",	   COL_SIZE,    1, "size of the buffer" },
-	[COL_SYNC_MODE]	 = { "SYNC-MODE",  COL_NUMBER,  1, "sync mode (0..7)" },
-	[COL_PHYS_ADDR]	 = { "PHYS-ADDR",  COL_STRING,  1, "DMA address (root only)" },
-	[COL_ORIGIN]	 = { "ORIGIN",	   COL_STRING,  1, "configfs, param or dt" },
-	[COL_USERS]	 = { "USERS",	   COL_NUMBER,  1, "open files and mappings" },
-	[COL_DEVNAME]	 = { "DEVNAME",	   COL_STRING,  0, "device name" },
-	[COL_ENABLED]	 = { "ENABLED",	   COL_BOOLEAN, 0, "the device exists" },
-	[COL_DMA_MASK]	 = { "DMA-MASK",   COL_NUMBER,  0, "DMA address bits" },
-	[COL_DMA_DEVICE] = { "DMA-DEVICE", COL_STRING,  0, "DMA master, BUS/DEVICE (empty: the module's own device)" },
-	[COL_MODE]	 = { "MODE",	   COL_STRING,  0, "permissions of the device node" },
-	[COL_COHERENT]	 = { "COHERENT",   COL_BOOLEAN, 0, "DMA is cache-coherent" },
-	[COL_CACHE]	 = { "CACHE",	   COL_STRING,  0, "CPU mapping without O_SYNC" },
-	[COL_CACHE_SYNC] = { "CACHE-SYNC", COL_STRING,  0, "CPU mapping with O_SYNC" },
+	[COL_NAME]	 = { "NAME",	   COL_STRING,  1, "buffer name (configfs item, else device name)", 0 },
+	[COL_DEVICE]	 = { "DEVICE",	   COL_STRING,  1, "device node", 0 },
+	[COL_MAJMIN]	 = { "MAJ:MIN",	   COL_STRING,  1, "major:minor device number", 0 },
+	[COL_SIZE_]	 = { "SIZE",	   COL_SIZE,    1, "size of the buffer", F(SIZE) },
+	[COL_SYNC_MODE]	 = { "SYNC-MODE",  COL_NUMBER,  1, "sync mode (0..7)", F(SYNC_MODE) },
+	[COL_PHYS_ADDR]	 = { "PHYS-ADDR",  COL_STRING,  1, "DMA address (root only)", F(PHYS_ADDR) },
+	[COL_ORIGIN]	 = { "ORIGIN",	   COL_STRING,  1, "configfs, param or dt", F(ORIGIN) },
+	[COL_USERS]	 = { "USERS",	   COL_NUMBER,  1, "open files and mappings", F(USERS) },
+	[COL_DEVNAME]	 = { "DEVNAME",	   COL_STRING,  0, "device name", 0 },
+	[COL_ENABLED]	 = { "ENABLED",	   COL_BOOLEAN, 0, "the device exists", 0 },
+	[COL_DMA_MASK]	 = { "DMA-MASK",   COL_NUMBER,  0, "DMA address bits", F(DMA_MASK) },
+	[COL_DMA_DEVICE] = { "DMA-DEVICE", COL_STRING,  0, "DMA master, BUS/DEVICE (empty: the module's own device)", F(DMA_DEVICE) },
+	[COL_MODE]	 = { "MODE",	   COL_STRING,  0, "permissions of the device node", F(MODE) },
+	[COL_COHERENT]	 = { "COHERENT",   COL_BOOLEAN, 0, "DMA is cache-coherent", F(COHERENT) },
+	[COL_CACHE]	 = { "CACHE",	   COL_STRING,  0, "CPU mapping without O_SYNC", F(CACHE_MODE) },
+	[COL_CACHE_SYNC] = { "CACHE-SYNC", COL_STRING,  0, "CPU mapping with O_SYNC", F(CACHE_MODE_SYNC) },
 };
+
+#undef F
 
 size_t default_columns(int *ids, size_t max)
 {
@@ -41,6 +49,16 @@ size_t default_columns(int *ids, size_t max)
 		if (columns[i].is_default)
 			ids[n++] = i;
 	return n;
+}
+
+unsigned int columns_fields(const int *ids, size_t n)
+{
+	unsigned int fields = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		fields |= columns[ids[i]].fields;
+	return fields;
 }
 
 int parse_columns(const char *spec, int *ids, size_t max, size_t *n,
@@ -348,26 +366,25 @@ static void pad(FILE *f, size_t n)
 void print_list(FILE *f, const struct udmabuf_info *v, size_t n,
 		const int *cols, size_t ncols, const struct out_opts *o)
 {
-	char **cells;
-	size_t *width, rows = n + 1, r, c;
+	char **cells, *buf = NULL;
+	size_t *width, *cw = NULL, rows = n + 1, r, c;
 
 	if (o->json) {
 		print_json(f, v, n, cols, ncols);
 		return;
 	}
 	cells = calloc(rows * ncols, sizeof(*cells));
+	cw = calloc(rows * ncols, sizeof(*cw));
 	width = calloc(ncols, sizeof(*width));
-	if (!cells || !width)
+	buf = malloc(CELL_MAX);
+	if (!cells || !cw || !width || !buf)
 		goto out;
+	/* Each cell's text (of its own length) and display width, once. */
 	for (c = 0; c < ncols; c++) {
 		cells[c] = strdup(columns[cols[c]].name);
 		for (r = 1; r < rows; r++) {
-			char *buf = malloc(CELL_MAX);
-
-			if (buf)
-				cell_text(&v[r - 1], cols[c], o->bytes, buf,
-					  CELL_MAX);
-			cells[r * ncols + c] = buf;
+			cell_text(&v[r - 1], cols[c], o->bytes, buf, CELL_MAX);
+			cells[r * ncols + c] = strdup(buf);
 		}
 	}
 	for (r = 0; r < rows * ncols; r++)
@@ -377,6 +394,7 @@ void print_list(FILE *f, const struct udmabuf_info *v, size_t n,
 		for (c = 0; c < ncols; c++) {
 			size_t l = display_width(cells[r * ncols + c]);
 
+			cw[r * ncols + c] = l;
 			if (l > width[c])
 				width[c] = l;
 		}
@@ -390,7 +408,7 @@ void print_list(FILE *f, const struct udmabuf_info *v, size_t n,
 		for (c = 0; c < ncols; c++) {
 			const char *s = cells[r * ncols + c];
 			enum col_type t = columns[cols[c]].type;
-			size_t dw = o->raw ? 0 : display_width(s);
+			size_t dw = cw[r * ncols + c];
 
 			if (c)
 				fputc(' ', lf);
@@ -416,7 +434,9 @@ out:
 		for (r = 0; r < rows * ncols; r++)
 			free(cells[r]);
 	free(cells);
+	free(cw);
 	free(width);
+	free(buf);
 }
 
 void print_info(FILE *f, const struct udmabuf_info *info, const int *cols,

@@ -23,6 +23,7 @@ struct column {
 	enum col_type type;
 	int is_default;		/* shown without -o */
 	const char *help;
+	unsigned int fields;	/* UDMABUF_FIELD_* the cell needs read */
 };
 
 enum {
@@ -52,6 +53,9 @@ int parse_columns(const char *spec, int *ids, size_t max, size_t *n,
 
 /* The default columns into ids[]; returns how many. */
 size_t default_columns(int *ids, size_t max);
+
+/* What udmabuf_list_fields() must read to show the columns ids[]. */
+unsigned int columns_fields(const int *ids, size_t n);
 
 /* Text of one cell; "" when unknown. */
 void cell_text(const struct udmabuf_info *info, int col, int bytes,
