@@ -549,6 +549,63 @@ state() {
 	assert_equal "$stderr" "udmabufctl: $BATS_TEST_TMPDIR/none.conf: restore: No such file or directory"
 }
 
+# The service: restore --state at start, clear --state at stop.
+
+@test "clear --state deletes what restore --state made and no other buffer" {
+	unload_module
+	load_module udmabuf1=64K	# a module-parameter buffer
+	# A minor of its own: "byhand" takes the first free one meanwhile.
+	run -0 "$CTL" create a --size 64K --minor 7
+	run -0 "$CTL" create b --size 64K --no-enable
+	run -0 "$CTL" save
+	run -0 "$CTL" delete a b
+	make_buf byhand 65536		# one made through configfs by hand
+	local st=$BATS_TEST_TMPDIR/udmabuf/restored
+	run -0 --separate-stderr "$CTL" restore --state "$st"
+	assert_equal "$stderr" ""
+	assert_buffer a
+	[ -d "$cfs/b" ] || fail "b was not restored"
+	make_buf late 65536		# made by hand while the service runs
+	run -0 --separate-stderr "$CTL" clear --state "$st"
+	assert_equal "$stderr" ""
+	[ ! -e "$cfs/a" ] && [ ! -e "$cfs/b" ] || fail "restored buffers are left"
+	assert_no_device a
+	assert_buffer byhand
+	assert_buffer late
+	assert_device udmabuf1
+	[ ! -e "$st" ] || fail "the record is left: $(cat "$st")"
+}
+
+@test "clear --state leaves a buffer made again under a name restore used" {
+	run -0 "$CTL" create a --size 64K
+	run -0 "$CTL" save
+	run -0 "$CTL" delete a
+	local st=$BATS_TEST_TMPDIR/restored
+	run -0 "$CTL" restore --state "$st"
+	run -0 "$CTL" delete a
+	make_buf a 65536
+	run -0 --separate-stderr "$CTL" clear --state "$st"
+	assert_equal "$stderr" ""
+	assert_buffer a
+}
+
+@test "clear --state keeps the record of a buffer in use, and a later clear deletes it" {
+	run -0 "$CTL" create a --size 64K
+	run -0 "$CTL" save
+	run -0 "$CTL" delete a
+	local st=$BATS_TEST_TMPDIR/restored
+	run -0 "$CTL" restore --state "$st"
+	start_holder /dev/a 0 65536 4
+	run -1 --separate-stderr "$CTL" clear --state "$st"
+	assert_equal "${stderr_lines[0]}" "udmabufctl: a: delete: Device or resource busy"
+	assert_buffer a
+	stop_holder "$HOLDER_PID"
+	run -0 --separate-stderr "$CTL" clear --state "$st"
+	assert_equal "$stderr" ""
+	assert_no_device a
+	[ ! -e "$st" ] || fail "the record is left: $(cat "$st")"
+}
+
 # ---------------------------------------------------------------------------
 # sync
 

@@ -13,6 +13,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <libgen.h>
+#include <limits.h>
 #include <locale.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -48,8 +49,8 @@
 #define SYN_SYNC	" " PROG " sync NAME --for-cpu|--for-device [--offset O] [--length L]\n" \
 			"            [--direction bidi|to-device|from-device]\n"
 #define SYN_SAVE	" " PROG " save [FILE]\n"
-#define SYN_RESTORE	" " PROG " restore [--clear] [FILE]\n"
-#define SYN_CLEAR	" " PROG " clear [--force]\n"
+#define SYN_RESTORE	" " PROG " restore [--clear] [--state STATE] [FILE]\n"
+#define SYN_CLEAR	" " PROG " clear [--force] [--state STATE]\n"
 
 #define OPTS_LIST \
 	" -o, --output LIST    columns to show (+LIST appends to the defaults)\n" \
@@ -83,8 +84,12 @@
 #define OPTS_RESTORE \
 	"     --clear          delete all configfs buffers first; without it, names\n" \
 	"                      that exist already are refused\n" \
+	"     --state STATE    record the buffers made in STATE, for clear --state\n" \
 	" FILE defaults to " DEFAULT_SAVE_FILE "; restore of a missing\n" \
 	" default file does nothing.\n"
+#define OPTS_STATE \
+	"     --state STATE    delete only the buffers that restore --state STATE\n" \
+	"                      made and that still exist (what a service started)\n"
 #define OPTS_HELP \
 	" -h, --help           display this help\n"
 #define NAMES_TEXT \
@@ -132,13 +137,15 @@ static void usage(void)
 	      " sync             synchronise the CPU caches with the device\n"
 	      " save             write the configfs buffers to FILE\n"
 	      " restore          create the buffers described in FILE\n"
-	      " clear            delete all configfs buffers\n"
+	      " clear            delete all configfs buffers (or those restore made)\n"
 	      "\n"
 	      "List and info options:\n" OPTS_LIST
 	      "\n"
 	      "Create options:\n" OPTS_CREATE
 	      "\n"
 	      "Delete and clear options:\n" OPTS_FORCE
+	      "\n"
+	      "Clear options:\n" OPTS_STATE
 	      "\n"
 	      "Sync options:\n" OPTS_SYNC
 	      "\n"
@@ -185,8 +192,8 @@ static void usage_of(const char *verb)
 		  "Create the buffers described in FILE.\n"
 		  "\nOptions:\n" OPTS_RESTORE OPTS_HELP, 0 },
 		{ "clear", "Usage:\n" SYN_CLEAR "\n"
-		  "Delete all configfs buffers.\n"
-		  "\nOptions:\n" OPTS_FORCE OPTS_HELP, 0 },
+		  "Delete all configfs buffers, or those that restore --state made.\n"
+		  "\nOptions:\n" OPTS_FORCE OPTS_STATE OPTS_HELP, 0 },
 	};
 	size_t i;
 
@@ -825,18 +832,6 @@ static int clear_all(unsigned int flags, size_t *total)
 	return (int)failed;
 }
 
-static int cmd_clear(int argc, char **argv)
-{
-	unsigned int flags = 0;
-	size_t total;
-	int failed, i = parse_force(argc, argv, &flags);
-
-	if (i < argc)
-		usage_error("clear: unexpected argument '%s'", argv[i]);
-	failed = clear_all(flags, &total);
-	return status_of((size_t)failed, total);
-}
-
 /* ---------------------------------------------------------------------- */
 /* sync                                                                   */
 
@@ -962,45 +957,38 @@ static int write_save_file(const char *file, FILE *f)
 	return ret;
 }
 
-static int cmd_save(int argc, char **argv)
+/*
+ * Replace FILE atomically with what fill() writes: a temporary file next
+ * to it, fsync, rename. Its directory is made if missing (that of the
+ * default file may not exist yet). fill() reports its own errors and
+ * returns -errno; the others are reported here as "FILE: ACTION: reason".
+ * Returns 0 or -errno.
+ */
+static int replace_file(const char *file, const char *action,
+			int (*fill)(const char *file, FILE *f, void *ctx),
+			void *ctx)
 {
-	const char *file;
 	char *tmp, *dircopy;
-	int c, fd, ret;
+	int fd, ret;
 	FILE *f;
 
-	while ((c = getopt_long(argc, argv, "h",
-				(const struct option[]){
-					{ "help", no_argument, NULL, 'h' },
-					{ NULL, 0, NULL, 0 } }, NULL)) != -1) {
-		if (c == 'h') {
-			usage_of(cur_verb);
-			return EXIT_OK;
-		}
-		try_help();
-	}
-	if (optind + 1 < argc)
-		usage_error("save: unexpected argument '%s'", argv[optind + 1]);
-	file = optind < argc ? argv[optind] : default_save_file();
-
-	/* The directory of the default file may not exist yet. */
-	/* The directory of the default file may not exist yet; a failure
-	 * shows up below as mkstemp's. */
+	/* A failure to make the directory shows up as mkstemp's. */
 	dircopy = strdup(file);
 	if (dircopy) {
 		(void)mkdir(dirname(dircopy), 0755);
 		free(dircopy);
 	}
 	if (asprintf(&tmp, "%s.XXXXXX", file) < 0) {
-		report(file, "save", ENOMEM);
-		return EXIT_FAIL;
+		report(file, action, ENOMEM);
+		return -ENOMEM;
 	}
 	fd = mkstemp(tmp);
 	if (fd < 0) {
-		report(file, "save", errno);
-		permission_hint(errno);
+		ret = -errno;
+		report(file, action, -ret);
+		permission_hint(-ret);
 		free(tmp);
-		return EXIT_FAIL;
+		return ret;
 	}
 	f = fdopen(fd, "w");
 	if (!f) {
@@ -1009,12 +997,12 @@ static int cmd_save(int argc, char **argv)
 		goto fail;
 	}
 	fchmod(fd, 0644);
-	ret = write_save_file(file, f);
+	ret = fill(file, f, ctx);
 	if (ret) {
 		fclose(f);
 		unlink(tmp);
 		free(tmp);
-		return EXIT_FAIL;
+		return ret;
 	}
 	if (fflush(f) || fsync(fd)) {
 		ret = -errno;
@@ -1030,12 +1018,256 @@ static int cmd_save(int argc, char **argv)
 		goto fail;
 	}
 	free(tmp);
-	return EXIT_OK;
+	return 0;
 fail:
-	report(file, "save", -ret);
+	report(file, action, -ret);
 	unlink(tmp);
 	free(tmp);
-	return EXIT_FAIL;
+	return ret;
+}
+
+static int fill_save_file(const char *file, FILE *f, void *ctx)
+{
+	(void)ctx;
+	return write_save_file(file, f);
+}
+
+static int cmd_save(int argc, char **argv)
+{
+	const char *file;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "h",
+				(const struct option[]){
+					{ "help", no_argument, NULL, 'h' },
+					{ NULL, 0, NULL, 0 } }, NULL)) != -1) {
+		if (c == 'h') {
+			usage_of(cur_verb);
+			return EXIT_OK;
+		}
+		try_help();
+	}
+	if (optind + 1 < argc)
+		usage_error("save: unexpected argument '%s'", argv[optind + 1]);
+	file = optind < argc ? argv[optind] : default_save_file();
+	return replace_file(file, "save", fill_save_file, NULL) ?
+	       EXIT_FAIL : EXIT_OK;
+}
+
+/* ---------------------------------------------------------------------- */
+/* The record of what restore made (--state)                              */
+
+/*
+ * "restore --state FILE" records each buffer it creates in FILE, and
+ * "clear --state FILE" deletes only those: what a service's start made,
+ * its stop removes, and buffers made otherwise (by hand, by other tools,
+ * by module parameters or the device tree) stay. A record is the item's
+ * name and the inode number of its configfs directory, so that an item
+ * deleted and made again by someone else under the same name is not
+ * taken for the one restore made. Syntax as the save file's:
+ * "NAME ino=N" lines, '#' comments.
+ */
+struct record {
+	char *name;
+	unsigned long long ino;
+};
+
+struct records {
+	struct record *v;
+	size_t n, cap;
+};
+
+static void records_free(struct records *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->n; i++)
+		free(r->v[i].name);
+	free(r->v);
+	r->v = NULL;
+	r->n = r->cap = 0;
+}
+
+static int records_add(struct records *r, const char *name,
+		       unsigned long long ino)
+{
+	if (r->n == r->cap) {
+		size_t cap = r->cap ? 2 * r->cap : 16;
+		struct record *nv = realloc(r->v, cap * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		r->v = nv;
+		r->cap = cap;
+	}
+	r->v[r->n].name = strdup(name);
+	if (!r->v[r->n].name)
+		return -ENOMEM;
+	r->v[r->n++].ino = ino;
+	return 0;
+}
+
+/* The inode number of configfs item NAME; -errno if there is none. */
+static int item_ino(const char *name, unsigned long long *ino)
+{
+	char dir[PATH_MAX];
+	struct stat st;
+	int ret = udmabuf_item_dir(name, dir, sizeof(dir));
+
+	if (ret)
+		return ret;
+	if (stat(dir, &st))
+		return -errno;
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	*ino = (unsigned long long)st.st_ino;
+	return 0;
+}
+
+/* Read FILE into r; a missing FILE is no records. Reports its errors. */
+static int read_records(const char *file, struct records *r)
+{
+	char *line = NULL, *tok[4], *end;
+	int lineno = 0, ret = 0, nt;
+	size_t cap = 0;
+	FILE *f = fopen(file, "re");
+
+	if (!f) {
+		if (errno == ENOENT)
+			return 0;
+		ret = -errno;
+		report(file, "read", -ret);
+		return ret;
+	}
+	while (!ret && getline(&line, &cap, f) > 0) {
+		unsigned long long ino;
+
+		lineno++;
+		nt = conf_split(line, tok, 3);
+		if (nt == 0)
+			continue;
+		ret = -EINVAL;
+		if (nt != 2 || strncmp(tok[1], "ino=", 4) || !tok[1][4])
+			break;
+		errno = 0;
+		ino = strtoull(tok[1] + 4, &end, 10);
+		if (errno || *end)
+			break;
+		ret = records_add(r, tok[0], ino);
+	}
+	if (!ret && ferror(f))
+		ret = -errno;
+	if (ret) {
+		char where[512];
+
+		snprintf(where, sizeof(where), "%s:%d", file, lineno);
+		report(ret == -EINVAL ? where : file, "read", -ret);
+		records_free(r);
+	}
+	free(line);
+	fclose(f);
+	return ret;
+}
+
+static int fill_records(const char *file, FILE *f, void *ctx)
+{
+	const struct records *r = ctx;
+	size_t i;
+
+	(void)file;
+	fputs("# Buffers made by '" PROG " restore --state'; '" PROG
+	      " clear --state' deletes them.\n", f);
+	for (i = 0; i < r->n; i++) {
+		raw_escape(f, r->v[i].name);
+		fprintf(f, " ino=%llu\n", r->v[i].ino);
+	}
+	return 0;
+}
+
+/* Write r to FILE atomically; no records: remove FILE. */
+static int write_records(const char *file, const struct records *r)
+{
+	if (!r->n) {
+		if (unlink(file) && errno != ENOENT) {
+			int err = errno;
+
+			report(file, "remove", err);
+			return -err;
+		}
+		return 0;
+	}
+	return replace_file(file, "record", fill_records, (void *)r);
+}
+
+/* 1 if the record is of the item that is called so now. */
+static int record_current(const struct record *rec)
+{
+	unsigned long long ino;
+
+	return item_ino(rec->name, &ino) == 0 && ino == rec->ino;
+}
+
+/*
+ * Delete the buffers recorded in FILE that are still the ones restore
+ * made; FILE keeps the records of those that could not be deleted (and is
+ * removed when none is left). Returns the exit status.
+ */
+static int clear_recorded(const char *file, unsigned int flags)
+{
+	struct records r = { 0 }, left = { 0 };
+	size_t i, failed = 0, total = 0;
+	int ret = read_records(file, &r);
+
+	if (ret)
+		return EXIT_FAIL;
+	for (i = 0; i < r.n; i++) {
+		/* Gone already, or another buffer of the same name now. */
+		if (!record_current(&r.v[i]))
+			continue;
+		total++;
+		if (delete_one(r.v[i].name, flags) == 0)
+			continue;
+		failed++;
+		if (records_add(&left, r.v[i].name, r.v[i].ino)) {
+			report(file, "record", ENOMEM);
+			ret = -ENOMEM;
+			break;
+		}
+	}
+	if (!ret)
+		ret = write_records(file, &left);
+	records_free(&r);
+	records_free(&left);
+	return ret ? EXIT_FAIL : status_of(failed, total);
+}
+
+static int cmd_clear(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "force", no_argument,	      NULL, 'f' },
+		{ "state", required_argument, NULL, 's' },
+		{ "help",  no_argument,	      NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *state = NULL;
+	unsigned int flags = 0;
+	size_t total;
+	int c, failed;
+
+	while ((c = getopt_long(argc, argv, "fh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'f': flags |= UDMABUF_DELETE_FORCE; break;
+		case 's': state = optarg; break;
+		case 'h': usage_of(cur_verb); return EXIT_OK;
+		default: try_help();
+		}
+	}
+	if (optind < argc)
+		usage_error("clear: unexpected argument '%s'", argv[optind]);
+	if (state)
+		return clear_recorded(state, flags);
+	failed = clear_all(flags, &total);
+	return status_of((size_t)failed, total);
 }
 
 #define MAX_TOKENS 64
@@ -1117,12 +1349,15 @@ static int parse_saved(const char *file, struct saved *s)
 static int cmd_restore(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "clear", no_argument, NULL, 'c' },
-		{ "help",  no_argument, NULL, 'h' },
+		{ "clear", no_argument,	      NULL, 'c' },
+		{ "state", required_argument, NULL, 's' },
+		{ "help",  no_argument,	      NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
+	struct records made = { 0 }, had = { 0 };
+	const char *state = NULL;
 	struct saved *v = NULL;
-	size_t n = 0, cap = 0, i, j, failed = 0, total;
+	size_t n = 0, cap = 0, i, j, failed = 0, unrecorded = 0, total;
 	char *line = NULL, **items;
 	int clear = 0, c, ret, lineno = 0, status = EXIT_FAIL;
 	const char *file;
@@ -1132,6 +1367,7 @@ static int cmd_restore(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c': clear = 1; break;
+		case 's': state = optarg; break;
 		case 'h': usage_of(cur_verb); return EXIT_OK;
 		default: try_help();
 		}
@@ -1139,13 +1375,18 @@ static int cmd_restore(int argc, char **argv)
 	if (optind + 1 < argc)
 		usage_error("restore: unexpected argument '%s'", argv[optind + 1]);
 	file = optind < argc ? argv[optind] : default_save_file();
+	/* A record that cannot be read would be overwritten: stop first. */
+	if (state && read_records(state, &had))
+		return EXIT_FAIL;
 
 	f = fopen(file, "re");
 	if (!f) {
 		if (errno == ENOENT && optind >= argc)
-			return EXIT_OK;	/* nothing was saved */
-		report(file, "restore", errno);
-		return EXIT_FAIL;
+			status = EXIT_OK;	/* nothing was saved */
+		else
+			report(file, "restore", errno);
+		records_free(&had);
+		return status;
 	}
 	/* Read and check the whole file before touching anything. */
 	while (getline(&line, &lcap, f) > 0) {
@@ -1221,17 +1462,40 @@ static int cmd_restore(int argc, char **argv)
 	if (clear && clear_all(0, &total))
 		goto out;
 
+	/* Earlier records that still hold, then what is made now. */
+	for (i = 0; state && i < had.n; i++)
+		if (record_current(&had.v[i]) &&
+		    records_add(&made, had.v[i].name, had.v[i].ino)) {
+			report(state, "record", ENOMEM);
+			goto out;
+		}
 	for (i = 0; i < n; i++) {
 		const char *step = "mkdir";
+		unsigned long long ino;
 
 		ret = udmabuf_create_args(&v[i].cfg, &step);
 		if (ret) {
 			create_failed(&v[i].cfg, step, -ret);
 			failed++;
+			continue;
+		}
+		if (!state)
+			continue;
+		ret = item_ino(v[i].tok[0], &ino);
+		if (!ret)
+			ret = records_add(&made, v[i].tok[0], ino);
+		if (ret) {
+			report(v[i].tok[0], "record", -ret);
+			unrecorded++;
 		}
 	}
 	status = status_of(failed, n);
+	/* Not recorded, its stop would leave the buffers: a failure. */
+	if (state && (write_records(state, &made) || unrecorded))
+		status = EXIT_FAIL;
 out:
+	records_free(&made);
+	records_free(&had);
 	for (i = 0; i < n; i++)
 		free(v[i].line);
 	free(v);

@@ -596,6 +596,67 @@ printf 'r3 size=4096\nr1 size=4096\n' >"$T/clash.conf"
 status_is 1 && [ ! -e "$R/r3" ] && err_has "udmabufctl: r1: restore: File exists" &&
 	! err_has "r2:" && ! err_has "r3:"
 fake "restore refuses a file with a name that exists, naming only that one, and creates nothing"
+
+# --- the unit: its stop deletes what its start made, nothing else -------------
+
+SVC=$(cd "$(dirname "$0")/.." && pwd)/udmabuf.service.in
+ST=$T/run/udmabuf/restored
+# unit_cmd KEY: the arguments of the unit's KEY= command, with $ST for /run
+unit_cmd() {
+	sed -n "s|^$1=@SBINDIR@/udmabufctl ||p" "$SVC" | sed "s|/run/udmabuf/restored|$ST|g"
+}
+U=$T/svc/udmabuf
+attr "$U/features" "size,enable"
+mkdir -p "$T/run"	# /run exists; restore makes /run/udmabuf
+UDMABUF_CONFIGFS_DIR=$U
+mkdir "$U/byhand"	# made by someone else before the start
+printf 's1 size=4096\ns2 size=4096 enable=0\n' >"$UDMABUF_SAVE_FILE.svc"
+# shellcheck disable=SC2046 # the unit's arguments, split as systemd does
+[ -n "$works" ] && UDMABUF_SAVE_FILE=$UDMABUF_SAVE_FILE.svc run_fake $(unit_cmd ExecStart)
+status_is 0 && [ -d "$U/s1" ] && [ -d "$U/s2" ] && [ ! -s "$ERR" ] &&
+	[ "$(grep -c ' ino=' "$ST")" -eq 2 ]
+fake "the unit's start restores the saved buffers and records them under /run"
+mkdir "$U/late"		# made by someone else while the unit is active
+# shellcheck disable=SC2046
+[ -n "$works" ] && run_fake $(unit_cmd ExecStop)
+status_is 0 && [ ! -e "$U/s1" ] && [ ! -e "$U/s2" ] && [ -d "$U/byhand" ] &&
+	[ -d "$U/late" ] && [ ! -e "$ST" ] && [ ! -s "$ERR" ]
+fake "the unit's stop deletes what its start made and leaves the other buffers"
+# shellcheck disable=SC2046
+[ -n "$works" ] && run_fake $(unit_cmd ExecStop)
+status_is 0 && [ -d "$U/byhand" ] && [ ! -s "$ERR" ]
+fake "a second stop, without a record, deletes nothing"
+# shellcheck disable=SC2046
+[ -n "$works" ] && UDMABUF_SAVE_FILE=$UDMABUF_SAVE_FILE.svc run_fake $(unit_cmd ExecStart)
+# s1 deleted and made again by someone else: a directory of its own.
+mkdir "$U/s1.new" && rm -r "$U/s1" && mv "$U/s1.new" "$U/s1"
+# shellcheck disable=SC2046
+[ -n "$works" ] && run_fake $(unit_cmd ExecStop)
+status_is 0 && [ -d "$U/s1" ] && [ ! -e "$U/s2" ] && [ ! -e "$ST" ]
+fake "stop leaves a buffer of a recorded name that someone else made again"
+rmdir "$U/s1"
+# shellcheck disable=SC2046
+[ -n "$works" ] && UDMABUF_SAVE_FILE=$UDMABUF_SAVE_FILE.svc run_fake $(unit_cmd ExecStart)
+UDMABUF_FAKE_ERRNO=enable=EBUSY
+export UDMABUF_FAKE_ERRNO
+# shellcheck disable=SC2046
+[ -n "$works" ] && run_fake $(unit_cmd ExecStop)
+unset UDMABUF_FAKE_ERRNO
+status_is 1 && err_has "udmabufctl: s1: delete: Device or resource busy" &&
+	[ "$(grep -v '^#' "$ST" | cut -d' ' -f1 | tr '\n' ' ')" = "s1 s2 " ]
+fake "stop keeps the records of the buffers it could not delete"
+# shellcheck disable=SC2046
+[ -n "$works" ] && run_fake $(unit_cmd ExecStop)
+status_is 0 && [ ! -e "$U/s1" ] && [ ! -e "$ST" ] && [ -d "$U/byhand" ]
+fake "the next stop deletes it"
+printf 'garbage\n' >"$ST"
+[ -n "$works" ] && UDMABUF_SAVE_FILE=$UDMABUF_SAVE_FILE.svc run_fake restore --state "$ST"
+status_is 1 && err_is "udmabufctl: $ST:1: read: Invalid argument" && [ ! -e "$U/s1" ]
+fake "restore --state with a record it cannot read changes nothing"
+rm -f "$ST"
+grep -q '^ExecStop=@SBINDIR@/udmabufctl clear --state ' "$SVC" &&
+	! grep -q '^ExecStop=.*clear *$' "$SVC"
+check "the unit's stop is clear --state, not clear of every buffer"
 UDMABUF_CONFIGFS_DIR=$C
 unset UDMABUF_FAKE_LOG
 
