@@ -1193,9 +1193,9 @@ static double time_create(long i, double ph[NPHASES])
 	return t[NPHASES] - t[0];
 }
 
-static double time_list(void)
+/* Time one run of udmabufctl with the arguments given (output to /dev/null). */
+static double time_cli(char *const argv[])
 {
-	char *argv[] = { (char *)cli, "list", NULL };
 	double t0 = now_ns();
 
 	run_quiet(argv);
@@ -1263,51 +1263,71 @@ static void create_batch(struct result *c, long from, long to,
 		ph[k] /= count;
 }
 
-/* Time "udmabufctl list" with have buffers; returns the median ratio. */
-static double scale_list(struct result *s, long have, struct yardstick *y,
-			 double empty_ratio)
+/*
+ * Time "udmabufctl ARGS" (TEST names the row) with have buffers alive;
+ * returns the median ratio. The note counts the time in attribute reads
+ * beyond empty_ratio, the program's start-up (see bench_scale()): per
+ * buffer when per_buffer, else in all.
+ */
+static double scale_cli(struct result *s, const char *test, char *const argv[],
+			long have, struct yardstick *y, double empty_ratio,
+			int per_buffer)
 {
 	struct stats q;
 	double ratios[MAX_SAMPLES];
 	int i;
 
-	result_init(s, "scale", "udmabufctl list", "", 0,
-		    "1000 sysfs attribute reads");
+	result_init(s, "scale", test, "", 0, "1000 sysfs attribute reads");
 	snprintf(s->variant, sizeof(s->variant), "%ld alive", have);
 	for (i = 0; i < reps; i++) {
 		if (i % 2) {
 			double b = yard_reads(y);
 
-			add_pair(s, time_list(), b);
+			add_pair(s, time_cli(argv), b);
 		} else {
-			double a = time_list();
+			double a = time_cli(argv);
 
 			add_pair(s, a, yard_reads(y));
 		}
 		ratios[i] = s->val[i] / s->base[i];
 	}
 	q = stats_of(ratios, reps);
-	if (have && empty_ratio >= 0)
+	if (empty_ratio < 0)
+		snprintf(s->note, sizeof(s->note),
+			 "program start-up: %.0f attribute reads' time",
+			 q.med * READS_PER_YARD);
+	else if (per_buffer && have)
 		snprintf(s->note, sizeof(s->note),
 			 "%.0f attribute reads' time per buffer",
 			 (q.med - empty_ratio) * READS_PER_YARD / have);
 	else
 		snprintf(s->note, sizeof(s->note),
-			 "program start-up: %.0f attribute reads' time",
-			 q.med * READS_PER_YARD);
+			 "%.0f attribute reads' time after start-up",
+			 (q.med - empty_ratio) * READS_PER_YARD);
 	return q.med;
 }
 
 /*
  * Buffers are created level by level (1, 10, 100, 1000 alive); at each
- * level "udmabufctl list" is timed.  Creation is reported per buffer,
- * against the same file operations on tmpfs; list against 1000 reads of a
- * sysfs attribute.  Cost linear in the number of buffers shows as a flat
- * creation ratio and a flat number of attribute reads per listed buffer.
+ * level "udmabufctl list" and "udmabufctl info" of one buffer, by item
+ * name and by device path, are timed; at the last level also
+ * "udmabufctl list -J". Creation is reported per buffer, against the same
+ * file operations on tmpfs; the CLI against 1000 reads of a sysfs
+ * attribute. Cost linear in the number of buffers shows as a flat
+ * creation ratio and a flat number of attribute reads per listed buffer;
+ * info by name should not grow at all. info /dev/NAME looks the device
+ * up among the items, reading device_name of each until it matches: the
+ * first buffer made is asked for, found wherever configfs lists it.
  */
 static void bench_scale(void)
 {
-	static struct result create[MAX_LEVELS], list[MAX_LEVELS + 1];
+	static struct result create[MAX_LEVELS], list[MAX_LEVELS + 1],
+		info_item[MAX_LEVELS], info_dev[MAX_LEVELS], json;
+	char *list_argv[] = { (char *)cli, "list", NULL };
+	char *json_argv[] = { (char *)cli, "list", "-J", NULL };
+	char item[32], dev[48];
+	char *item_argv[] = { (char *)cli, "info", item, NULL };
+	char *dev_argv[] = { (char *)cli, "info", dev, NULL };
 	double ph[NPHASES] = { 0 };
 	struct yardstick y = { .read.path = SYSFS_PROBE };
 	double empty;
@@ -1318,9 +1338,11 @@ static void bench_scale(void)
 		 tmpdir);
 	snprintf(y.cycle.size, sizeof(y.cycle.size), "%llu", SMALL_SIZE);
 	y.kcycle = calibrate(op_tmpfs_cycle, &y.cycle);
+	scale_name(item, sizeof(item), 1);
+	snprintf(dev, sizeof(dev), "/dev/%s", item);
 
 	progress("scaling: list of no buffers");
-	empty = scale_list(&list[0], 0, &y, -1);
+	empty = scale_cli(&list[0], "udmabufctl list", list_argv, 0, &y, -1, 1);
 	for (l = 0; l < nlevels; l++) {
 		struct result *c = &create[l];
 
@@ -1346,15 +1368,34 @@ static void bench_scale(void)
 		snprintf(c->note, sizeof(c->note),
 			 "mean per phase: mkdir %.0f us; size %.0f us; enable %.0f us",
 			 ph[0] / 1e3, ph[1] / 1e3, ph[2] / 1e3);
-		scale_list(&list[l + 1], have, &y, empty);
-		if (l == nlevels - 1)
+		scale_cli(&list[l + 1], "udmabufctl list", list_argv, have, &y,
+			  empty, 1);
+		scale_cli(&info_item[l], "udmabufctl info NAME", item_argv, have,
+			  &y, empty, 0);
+		scale_cli(&info_dev[l], "udmabufctl info /dev/NAME", dev_argv,
+			  have, &y, empty, 1);
+		if (l == nlevels - 1) {
 			snprintf(list[l + 1].target, sizeof(list[l + 1].target),
 				 "value<=1e9");
+			snprintf(info_item[l].target, sizeof(info_item[l].target),
+				 "value<=1e8");
+			snprintf(info_dev[l].target, sizeof(info_dev[l].target),
+				 "value<=1e9");
+			scale_cli(&json, "udmabufctl list -J", json_argv, have,
+				  &y, empty, 1);
+			snprintf(json.target, sizeof(json.target), "value<=1e9");
+		}
 	}
 	for (l = 0; l < nlevels; l++)
 		emit(&create[l]);
 	for (l = 0; l <= nlevels; l++)
 		emit(&list[l]);
+	if (nlevels)
+		emit(&json);
+	for (l = 0; l < nlevels; l++)
+		emit(&info_item[l]);
+	for (l = 0; l < nlevels; l++)
+		emit(&info_dev[l]);
 
 	progress("scaling: deleting %ld buffers", have);
 	scale_delete(1, have);
