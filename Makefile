@@ -62,7 +62,7 @@ install-tools: tools
 	fi
 
 # Debian packages (debian/): udmabuf-cfs-dkms, udmabufctl, libudmabuf1,
-# libudmabuf-dev, built from the committed tree (git archive HEAD) in a
+# libudmabuf-dev, python3-udmabuf, built from the committed tree (git archive HEAD) in a
 # copy, so the checkout stays clean; then lintian, which must find no
 # error and no warning (overrides carry their reason in debian/).
 DEB_OUT := $(CURDIR)/build/deb
@@ -83,10 +83,13 @@ deb:
 	else \
 		tar -c --exclude=./build --exclude=./.git . | tar -x -C $(DEB_OUT)/src/udmabuf-cfs; \
 	fi
-	cd $(DEB_OUT)/src/udmabuf-cfs && dpkg-buildpackage -us -uc -b
+	# Debian's own interpreters and tools, not a virtualenv's or pyenv's
+	# python3 that happens to come first in PATH (pybuild runs python3.11).
+	cd $(DEB_OUT)/src/udmabuf-cfs && \
+		PATH=/usr/sbin:/usr/bin:/sbin:/bin dpkg-buildpackage -us -uc -b
 	mv $(DEB_OUT)/src/*.deb $(DEB_OUT)/src/*.changes $(DEB_OUT)/src/*.buildinfo $(DEB_OUT)/
 	rm -rf $(DEB_OUT)/src
-	lintian --fail-on error,warning --display-info --show-overrides $(DEB_OUT)/*.changes
+	PATH=/usr/sbin:/usr/bin:/sbin:/bin lintian --fail-on error,warning --display-info --show-overrides $(DEB_OUT)/*.changes
 	@ls -l $(DEB_OUT)
 
 # Installs build/deb/*.deb on this machine (root, apt), a Debian kernel's

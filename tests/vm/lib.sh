@@ -46,6 +46,8 @@ VM_HOST_PACKAGES=(
 	gnuplot-nox
 	# pkgconf: the host test of libudmabuf's installed pkg-config file
 	pkgconf
+	# python3.11-minimal: compiles the byte code of the guest's python
+	python3.11-minimal
 )
 
 # Guest userland packages for arm64 (amd64 uses the host's binaries).  jq
@@ -493,4 +495,84 @@ vm_copy_kmod_deps() {
 # True if a kernel config option is =y or =m in the guest kernel.
 vm_kconfig_enabled() {
 	grep -Eq "^$1=(y|m)$" "$VM_KCONFIG"
+}
+
+# ---------------------------------------------------------------------------
+# Python for the guest (tests/bats/python.bats): Debian's python3 and
+# python3-numpy of the guest's architecture, for both arches unpacked from
+# the archive's packages (not the host's files), so that the binding is
+# tested with what a bookworm user runs.  libc6 comes along so that every
+# glibc piece of the guest is from one package.  libblas3/liblapack3 are
+# reached through alternatives on a real system; the tree gets the links
+# update-alternatives would make.
+VM_PYTHON_USERLAND=(python3.11-minimal libpython3.11-minimal libpython3.11-stdlib
+	python3-numpy libblas3 liblapack3 libgfortran5 libgcc-s1 libffi8 zlib1g
+	libexpat1 libc6)
+VM_PYTHON_VERSION=3.11
+# Bump when the recipe below changes: the cached tree is rebuilt.
+VM_PYTHON_RECIPE=1
+
+# True if the ELF file's NEEDED libraries are all in the sysroot.
+vm_elf_deps_present() {
+	local sysroot=$1 path=$2 lib
+	while read -r lib; do
+		vm_find_lib "$sysroot" "$lib" >/dev/null || return 1
+	done < <(readelf -dW "$sysroot$path" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
+}
+
+# Fills VM_PYROOT: a tree with python3 and numpy for the arch, pruned of
+# what the tests never load (documentation, test suites, the extension
+# modules whose libraries are not there: _ssl, _sqlite3, readline, ...),
+# with byte code compiled by the host's python3 of the same version (under
+# emulation, compiling numpy's modules at every start would cost seconds).
+vm_fetch_python() {
+	local base pkgs p deb f stamp
+	base=$(vm_cache_root)/$VM_ARCH/python
+	VM_PYROOT=$base/root
+	pkgs=("${VM_PYTHON_USERLAND[@]}")
+	[[ $VM_ARCH == amd64 ]] && pkgs+=(libquadmath0)
+	stamp="$VM_PYTHON_RECIPE ${pkgs[*]}"
+	[[ -f $base/.complete && $(<"$base/.complete") == "$stamp" ]] && return 0
+	vm_apt_private_init
+	for p in "${pkgs[@]}"; do
+		if ! vm_apt_known "$p"; then
+			vm_apt_update
+			vm_apt_known "$p" || vm_die "apt does not know $p for $VM_ARCH"
+		fi
+	done
+	vm_log "downloading $VM_ARCH guest python (${pkgs[*]})"
+	rm -rf "$base"
+	mkdir -p "$base/debs" "$VM_PYROOT"
+	(cd "$base/debs" && vm_apt_download "$base/download.log" "${pkgs[@]}") ||
+		vm_die "downloading the $VM_ARCH python failed"
+	for deb in "$base"/debs/*.deb; do
+		dpkg-deb -x "$deb" "$VM_PYROOT"
+	done
+	rm -rf "$base/debs"
+	(
+		cd "$VM_PYROOT" || exit 1
+		local lib=usr/lib/$VM_TRIPLET py=usr/lib/python$VM_PYTHON_VERSION
+		ln -sfn blas/libblas.so.3 "$lib/libblas.so.3"
+		ln -sfn lapack/liblapack.so.3 "$lib/liblapack.so.3"
+		ln -sfn "python$VM_PYTHON_VERSION" usr/bin/python3
+		rm -rf usr/share etc "$lib/gconv" usr/lib/valgrind
+		rm -rf "$py"/{test,idlelib,tkinter,turtledemo,ensurepip,lib2to3,pydoc_data}
+		find usr/lib/python3/dist-packages/numpy \( -name tests -o -name '*.pyi' \
+			-o -name f2py -o -name distutils \) -prune -exec rm -rf {} +
+		while IFS= read -r f; do
+			vm_elf_deps_present "$VM_PYROOT" "/$f" || rm -f "$f"
+		done < <(find "$py/lib-dynload" usr/lib/python3/dist-packages -name '*.so')
+	) || vm_die "preparing the $VM_ARCH python tree failed"
+	if [[ -x /usr/bin/python$VM_PYTHON_VERSION ]]; then
+		# unchecked-hash: the byte code is used without looking at the
+		# sources' times, which cpio and copies need not keep.
+		"/usr/bin/python$VM_PYTHON_VERSION" -m compileall -q -j0 \
+			--invalidation-mode unchecked-hash \
+			"$VM_PYROOT/usr/lib/python$VM_PYTHON_VERSION" \
+			"$VM_PYROOT/usr/lib/python3/dist-packages" >"$base/compileall.log" 2>&1 ||
+			vm_warn "compiling the guest's python byte code failed: $base/compileall.log"
+	else
+		vm_warn "no /usr/bin/python$VM_PYTHON_VERSION on the host: the guest compiles its byte code itself (slower)"
+	fi
+	printf '%s\n' "$stamp" >"$base/.complete"
 }

@@ -1,0 +1,565 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+"""udmabuf-cfs DMA buffers as numpy arrays.
+
+A udmabuf-cfs buffer is physically contiguous memory that a program maps
+and a DMA master (an FPGA, a PCIe device) reads or writes. This module
+gives it to Python the way PYNQ's ``allocate()`` does::
+
+    import numpy as np
+    import udmabuf
+
+    with udmabuf.allocate((1024,), dtype=np.uint32) as buf:
+        buf[:] = np.arange(1024)
+        buf.flush()                       # CPU writes -> memory
+        dma.start(buf.physical_address)   # program the DMA master
+        dma.wait()
+        buf.invalidate()                  # memory -> CPU reads
+        print(buf[:16])
+
+:func:`allocate` creates a new buffer (a configfs item, normally root's
+business) and returns a :class:`BufferArray`, a numpy array that is a
+zero-copy view of the buffer's mapping. :class:`Buffer` opens one that
+exists already (made by ``udmabufctl create``, a module parameter or the
+device tree) by name or ``/dev`` path; its :meth:`Buffer.array` gives
+arrays on it.
+
+Everything goes through libudmabuf (``libudmabuf.so.1``, see
+``libudmabuf(3)``): the DMA address comes from the driver's GET_INFO ioctl,
+so anyone who may open the device may know it, and a flush or invalidate
+is one ioctl. Failures raise :class:`OSError` (its subclasses:
+``FileNotFoundError``, ``PermissionError``, ...) with the errno and a
+message naming the buffer, the action and the reason; misuse of a closed
+buffer raises :class:`ValueError`, as for closed files.
+
+Caching (``cacheable``): a cacheable buffer is mapped cached and the
+program must call :meth:`~BufferArray.flush` after writing what a device
+will read and :meth:`~BufferArray.invalidate` before reading what a device
+wrote (both are cheap where DMA is cache-coherent, e.g. on x86). A
+non-cacheable one is opened with ``O_SYNC``; the buffer's ``sync_mode``
+then chooses the mapping: 1 (the default) uncached, 2 write-combined, 3
+DMA-coherent. x86 maps RAM cached whatever is asked (the module says so in
+``/sys/class/udmabuf/NAME/cache_mode_sync``).
+
+Lifetime: the memory stays valid while any mapping of it exists, so no
+array made here ever points at freed memory. ``freebuffer()`` (or leaving
+the ``with`` block) closes the buffer at once; the mapping, and with it
+the memory, goes when the last array that uses it is gone. A buffer made
+by :func:`allocate` is removed (its configfs item and ``/dev`` node) by
+``freebuffer()`` or when its last array is garbage collected.
+
+Thread safety: one buffer may be used from several threads, except that
+closing it must not race with other calls on it.
+"""
+
+import errno
+import itertools
+import mmap
+import operator
+import os
+import threading
+import weakref
+
+import numpy as np
+
+from . import _libudmabuf as _c
+
+__all__ = [
+    "Buffer",
+    "BufferArray",
+    "allocate",
+    "library_version",
+    "DIR_BIDIRECTIONAL",
+    "DIR_TO_DEVICE",
+    "DIR_FROM_DEVICE",
+]
+
+__version__ = "0.1.0"
+
+DIR_BIDIRECTIONAL = _c.DIR_BIDIRECTIONAL
+DIR_TO_DEVICE = _c.DIR_TO_DEVICE
+DIR_FROM_DEVICE = _c.DIR_FROM_DEVICE
+
+_PAGE = mmap.PAGESIZE
+
+
+def library_version():
+    """Version of the libudmabuf in use, e.g. ``"1.0.0"``."""
+    return os.fsdecode(_c.lib.udmabuf_library_version())
+
+
+def _release(state):
+    """Undo what a Buffer holds. Runs once: from close() or when the
+    Buffer is garbage collected (weakref.finalize), so it must not refer
+    to the Buffer itself. Returns the first error, or None."""
+    err = None
+    # Never mm.close(): numpy does not hold the mmap's buffer export, so
+    # close() would unmap memory under arrays that use it. Every array
+    # references the mmap object (its base); dropping this reference
+    # unmaps now if no array is left, else with the last one.
+    state["mmap"] = None
+    handle, state["handle"] = state["handle"], None
+    if handle:
+        ret = _c.lib.udmabuf_close(handle)
+        if ret < 0:
+            err = _c.error(ret, f"{state['name']}: close")
+    owned, state["owned"] = state["owned"], None
+    if owned:
+        # Forced: the device goes now, the memory when the last mapping
+        # (an array still alive) goes.
+        ret = _c.lib.udmabuf_destroy(_c.encode(owned), _c.DESTROY_FORCE)
+        if ret < 0 and err is None:
+            err = _c.error(ret, f"{owned}: destroy")
+    return err
+
+
+def _finalize(state):
+    # Nobody to report to from a finalizer.
+    _release(state)
+
+
+def _int_arg(value, what):
+    """VALUE as an int (Python's or numpy's), else TypeError."""
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise TypeError(f"{what} must be an integer, not "
+                        f"{type(value).__name__}") from None
+
+
+class Buffer:
+    """An open udmabuf-cfs buffer.
+
+    ``Buffer(name)`` opens an existing buffer: NAME is a configfs item
+    name, a device name (``/dev/NAME``) or a path containing a ``/``.
+    The buffer is not removed when this object is closed.
+
+    cacheable
+        True (default): the mapping is cached; call flush()/invalidate()
+        around DMA. False: opened with ``O_SYNC``, the mapping the
+        buffer's ``sync_mode`` gives (see the module's documentation).
+    readonly
+        Open for reading only; arrays are then read-only.
+
+    Raises OSError (FileNotFoundError if there is no such buffer, ENODEV
+    if it is not enabled, ENOTTY if the file is not a udmabuf-cfs device,
+    PermissionError, ...).
+    """
+
+    def __init__(self, name, *, cacheable=True, readonly=False):
+        self._init(name, cacheable=cacheable, readonly=readonly, owned=None)
+
+    def _init(self, name, *, cacheable, readonly, owned):
+        name = os.fsdecode(name)
+        flags = os.O_RDONLY if readonly else os.O_RDWR
+        if not cacheable:
+            flags |= os.O_SYNC
+        handle = _c._ptr()
+        ret = _c.lib.udmabuf_open(_c.encode(name), flags, _c.ctypes.byref(handle))
+        # Owned from here on: a failure below still removes what
+        # allocate() made.
+        self._state = {"handle": handle.value if ret >= 0 else None,
+                       "mmap": None, "owned": owned, "name": name}
+        self._finalizer = weakref.finalize(self, _finalize, self._state)
+        self._lock = threading.Lock()
+        if ret < 0:
+            err = _c.error(ret, f"{name}: open")
+            self._finalizer()
+            raise err
+        h = self._state["handle"]
+        self.name = os.fsdecode(_c.lib.udmabuf_get_name(h))
+        self.path = os.path.join(os.path.dirname(name) if "/" in name else "/dev",
+                                 self.name)
+        self.size = _c.lib.udmabuf_get_size(h)
+        self.minor = _c.lib.udmabuf_get_minor(h)
+        self.cacheable = bool(cacheable)
+        self.readonly = bool(readonly)
+
+    # -- state -----------------------------------------------------------
+
+    @property
+    def closed(self):
+        """True once close() (or freebuffer()) was called."""
+        return self._state["handle"] is None
+
+    def _handle(self, action):
+        h = self._state["handle"]
+        if h is None:
+            raise ValueError(f"{self._state['name']}: {action}: the buffer is closed")
+        return h
+
+    def close(self):
+        """Close the buffer; remove it if :func:`allocate` made it.
+
+        Arrays on the buffer stay usable (their memory stays valid) but
+        flush(), invalidate() and the addresses raise ValueError. Closing
+        twice is allowed. Raises OSError if removing the buffer failed.
+        """
+        # detach() returns None if the finalizer ran already.
+        if self._finalizer.detach() is None:
+            return
+        err = _release(self._state)
+        if err:
+            raise err
+
+    freebuffer = close
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __repr__(self):
+        state = "closed" if self.closed else f"{self.size} bytes"
+        return f"<udmabuf.Buffer {self.name!r} ({state})>"
+
+    # -- what the driver says --------------------------------------------
+
+    def _get(self, fn, ctype, action):
+        v = ctype()
+        _c.check(fn(self._handle(action), _c.ctypes.byref(v)),
+                 f"{self.name}: {action}")
+        return v.value
+
+    @property
+    def physical_address(self):
+        """The DMA address: what to program into the DMA master (the
+        bound device's address, an IOVA behind an IOMMU). One ioctl; no
+        root needed. ENODEV if the bound device went away."""
+        return self._get(_c.lib.udmabuf_get_dma_addr, _c._u64, "get the DMA address")
+
+    device_address = physical_address
+
+    @property
+    def cpu_physical_address(self):
+        """The CPU physical address (differs from the DMA address behind
+        an IOMMU or a translating bus)."""
+        return self._get(_c.lib.udmabuf_get_phys_addr, _c._u64,
+                         "get the physical address")
+
+    @property
+    def sync_mode(self):
+        """The buffer's current sync_mode, 0..7."""
+        return self._get(_c.lib.udmabuf_get_sync_mode, _c._uint, "get sync_mode")
+
+    @property
+    def coherent(self):
+        """True if the DMA master snoops the CPU caches (flush and
+        invalidate are then cheap)."""
+        flags = self._get(_c.lib.udmabuf_get_flags, _c._u32, "get flags")
+        return bool(flags & _c.INFO_DMA_COHERENT)
+
+    @property
+    def driver_version(self):
+        """Version of the loaded udmabuf-cfs module."""
+        return os.fsdecode(_c.lib.udmabuf_get_driver_version(self._handle("get version")))
+
+    def fileno(self):
+        """The open device's file descriptor (do not close it)."""
+        return _c.lib.udmabuf_get_fd(self._handle("fileno"))
+
+    # -- cache maintenance -------------------------------------------------
+
+    def _range(self, action, offset, size, limit):
+        offset = _int_arg(offset, "offset")
+        size = limit - offset if size is None else _int_arg(size, "size")
+        if offset < 0 or size < 0 or offset > limit or size > limit - offset:
+            raise OSError(errno.EINVAL,
+                          f"{self.name}: {action} {size} bytes at {offset}: "
+                          f"outside the {limit} bytes")
+        return offset, size
+
+    def _sync(self, for_device, offset, size, direction, base=0, limit=None):
+        action = "flush" if for_device else "invalidate"
+        if limit is None:
+            limit = self.size
+        offset, size = self._range(action, offset, size, limit)
+        h = self._handle(action)
+        if size == 0:
+            return
+        fn = _c.lib.udmabuf_sync_for_device if for_device else _c.lib.udmabuf_sync_for_cpu
+        _c.check(fn(h, base + offset, size, direction), f"{self.name}: {action}")
+
+    def flush(self, offset=0, size=None, direction=DIR_TO_DEVICE):
+        """Hand [offset, offset + size) bytes (default: to the end) to the
+        device after the CPU wrote them: one SYNC_FOR_DEVICE ioctl.
+        EINVAL (OSError) for a range outside the buffer; size 0 does
+        nothing."""
+        self._sync(True, offset, size, direction)
+
+    def invalidate(self, offset=0, size=None, direction=DIR_FROM_DEVICE):
+        """Hand [offset, offset + size) bytes (default: to the end) back to
+        the CPU after the device wrote them: one SYNC_FOR_CPU ioctl.
+        EINVAL (OSError) for a range outside the buffer; size 0 does
+        nothing."""
+        self._sync(False, offset, size, direction)
+
+    sync_to_device = flush
+    sync_from_device = invalidate
+
+    # -- arrays ------------------------------------------------------------
+
+    def _mapping(self):
+        with self._lock:
+            mm = self._state["mmap"]
+            if mm is None:
+                h = self._handle("map")
+                prot = mmap.PROT_READ if self.readonly else mmap.PROT_READ | mmap.PROT_WRITE
+                try:
+                    mm = mmap.mmap(_c.lib.udmabuf_get_fd(h), self.size,
+                                   flags=mmap.MAP_SHARED, prot=prot)
+                except OSError as e:
+                    raise OSError(e.errno, f"{self.name}: map {self.size} bytes: "
+                                  f"{os.strerror(e.errno)}") from None
+                self._state["mmap"] = mm
+            return mm
+
+    def array(self, shape=None, dtype=np.uint8, offset=0):
+        """A :class:`BufferArray` of SHAPE and DTYPE on the buffer's memory
+        from byte OFFSET (no copy). Without SHAPE: one dimension, as many
+        elements as fit. ValueError if it does not fit."""
+        dtype = np.dtype(dtype)
+        offset = _int_arg(offset, "offset")
+        if offset < 0 or offset > self.size:
+            raise ValueError(f"{self.name}: offset {offset} outside the "
+                             f"{self.size} bytes")
+        if shape is None:
+            if dtype.itemsize == 0:
+                raise ValueError(f"{self.name}: dtype {dtype} has no size")
+            shape = ((self.size - offset) // dtype.itemsize,)
+        elif isinstance(shape, (int, np.integer)):
+            shape = (int(shape),)
+        shape = tuple(shape)
+        nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+        if nbytes > self.size - offset:
+            raise ValueError(f"{self.name}: {shape} of {dtype} ({nbytes} bytes) "
+                             f"at {offset} does not fit in {self.size} bytes")
+        mm = self._mapping()
+        arr = np.ndarray.__new__(BufferArray, shape, dtype=dtype, buffer=mm,
+                                 offset=offset)
+        if self.readonly:
+            arr.flags.writeable = False
+        arr._udmabuf = self
+        # Address of the mapping's first byte: views find their offset
+        # in the buffer from it.
+        arr._udmabuf_base = arr.__array_interface__["data"][0] - offset
+        return arr
+
+
+class BufferArray(np.ndarray):
+    """A numpy array on a udmabuf-cfs buffer's memory (PYNQ's Buffer).
+
+    Slices and views of it are BufferArrays on the same memory: their
+    ``physical_address`` is that of their first element, and flush() and
+    invalidate() without arguments cover the bytes they span. Results of
+    arithmetic and copies are ordinary memory, not the buffer:
+    ``physical_address`` on them raises ValueError.
+    """
+
+    _udmabuf = None
+    _udmabuf_base = 0
+
+    def __array_finalize__(self, obj):
+        if obj is None:
+            return
+        buf = getattr(obj, "_udmabuf", None)
+        if buf is None:
+            return
+        # A view shares the mapping only if its data lies inside it.
+        lo, hi = np.byte_bounds(self)
+        base = obj._udmabuf_base
+        if base <= lo and hi <= base + buf.size:
+            self._udmabuf = buf
+            self._udmabuf_base = base
+
+    def _buffer(self, action):
+        buf = self._udmabuf
+        if buf is None:
+            raise ValueError(f"udmabuf: {action}: this array is not on a udmabuf-cfs "
+                             "buffer (a copy or a computed result)")
+        return buf
+
+    def _span(self):
+        """Byte offset in the buffer and length of the bytes this array
+        spans."""
+        lo, hi = np.byte_bounds(self)
+        return lo - self._udmabuf_base, hi - lo
+
+    @property
+    def buffer(self):
+        """The :class:`Buffer` this array is on."""
+        return self._buffer("buffer")
+
+    @property
+    def physical_address(self):
+        """DMA address of this array's first byte (see
+        :attr:`Buffer.physical_address`)."""
+        buf = self._buffer("physical_address")
+        lo = np.byte_bounds(self)[0]
+        return buf.physical_address + (lo - self._udmabuf_base)
+
+    device_address = physical_address
+
+    @property
+    def virtual_address(self):
+        """CPU address of this array's first byte in this process."""
+        return self.__array_interface__["data"][0]
+
+    @property
+    def cacheable(self):
+        return self._buffer("cacheable").cacheable
+
+    @property
+    def coherent(self):
+        """True if the device snoops the CPU caches."""
+        return self._buffer("coherent").coherent
+
+    def _sync(self, for_device, offset, size, direction):
+        buf = self._buffer("flush" if for_device else "invalidate")
+        start, span = self._span()
+        buf._sync(for_device, offset, size, direction, base=start, limit=span)
+
+    def flush(self, offset=0, size=None, direction=DIR_TO_DEVICE):
+        """Write the CPU caches back for the bytes [offset, offset + size)
+        of this array (default: all it spans), so that the device sees
+        what the CPU wrote. One ioctl. OSError EINVAL for a range outside
+        the array, ValueError once the buffer is freed."""
+        self._sync(True, offset, size, direction)
+
+    def invalidate(self, offset=0, size=None, direction=DIR_FROM_DEVICE):
+        """Discard the CPU caches for the bytes [offset, offset + size) of
+        this array (default: all it spans), so that the CPU sees what the
+        device wrote. One ioctl. OSError EINVAL for a range outside the
+        array, ValueError once the buffer is freed."""
+        self._sync(False, offset, size, direction)
+
+    sync_to_device = flush
+    sync_from_device = invalidate
+
+    def freebuffer(self):
+        """Close the buffer and remove it if :func:`allocate` made it.
+
+        The array's memory stays valid (the kernel frees it with the last
+        mapping, when the last array on it is gone), so using the array
+        afterwards cannot crash; flush(), invalidate() and
+        physical_address raise ValueError. Freeing twice is allowed."""
+        self._buffer("freebuffer").close()
+
+    close = freebuffer
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.freebuffer()
+
+    def __reduce__(self):
+        # A pickled copy is no longer on the buffer.
+        return np.asarray(self).copy().__reduce__()
+
+
+_names = itertools.count()
+
+
+def _new_name():
+    return f"pyudmabuf-{os.getpid()}-{next(_names)}"
+
+_SET = {
+    "sync_mode": "udmabuf_config_set_sync_mode",
+    "dma_mask": "udmabuf_config_set_dma_mask",
+    "mode": "udmabuf_config_set_mode",
+    "minor": "udmabuf_config_set_minor",
+    "phys_addr": "udmabuf_config_set_phys_addr",
+}
+
+
+def allocate(shape, dtype="u4", *, cacheable=True, name=None, sync_mode=None,
+             dma_mask=None, dma_device=None, mode=None, minor=None,
+             phys_addr=None):
+    """A new buffer as a :class:`BufferArray` of SHAPE and DTYPE (PYNQ's
+    ``allocate``).
+
+    The buffer is a configfs item (``/sys/kernel/config/udmabuf/NAME``,
+    device ``/dev/NAME``), sized to the array rounded up to whole pages,
+    created and enabled, normally by root. It is removed by
+    ``freebuffer()``, at the end of a ``with`` block, or when the last
+    array on it is garbage collected.
+
+    cacheable
+        True (default): a cached mapping; flush() and invalidate() around
+        DMA. False: an uncached mapping (sync_mode 1 opened with
+        ``O_SYNC``), or write-combined with sync_mode=2, DMA-coherent with
+        sync_mode=3.
+    name
+        The configfs item and device name (default ``pyudmabuf-PID-N``).
+    sync_mode
+        0..7, the configfs attribute; must agree with ``cacheable``
+        (0 is always cached, 4..7 never).
+    dma_mask
+        Address bits of the DMA master, 12..64 (module default 32).
+    dma_device
+        The DMA master as ``BUS/DEVICE`` (``"pci/0000:01:00.0"``,
+        ``"platform/a0000000.dma"``): its DMA ops and IOMMU apply and
+        physical_address is its DMA address.
+    mode, minor, phys_addr
+        Permissions of ``/dev/NAME`` (default 0o600), the minor number,
+        the CPU physical address to allocate at (see udmabufctl(8)).
+
+    Raises OSError with the errno of the step that failed (EEXIST: NAME
+    exists; ENOMEM; EINVAL/ERANGE: a bad value; PermissionError: not
+    root; FileNotFoundError: the module is not loaded); nothing is left
+    behind.
+    """
+    dtype = np.dtype(dtype)
+    if isinstance(shape, (int, np.integer)):
+        shape = (int(shape),)
+    shape = tuple(int(n) for n in shape)
+    if any(n < 0 for n in shape):
+        raise ValueError(f"negative dimensions are not allowed: {shape}")
+    nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    size = max(-(-nbytes // _PAGE), 1) * _PAGE
+    if sync_mode is not None:
+        sync_mode = _int_arg(sync_mode, "sync_mode")
+        if cacheable and sync_mode >= 4:
+            raise ValueError(f"sync_mode {sync_mode} never maps cached: "
+                             "pass cacheable=False")
+        if not cacheable and sync_mode in (0, 4):
+            raise ValueError(f"sync_mode {sync_mode} always maps cached: "
+                             "pass cacheable=True")
+    if sync_mode is None and not cacheable:
+        sync_mode = 1
+    values = {"sync_mode": sync_mode, "dma_mask": dma_mask, "mode": mode,
+              "minor": minor, "phys_addr": phys_addr}
+
+    item = name if name is not None else _new_name()
+    cfg = _c.lib.udmabuf_config_new()
+    if not cfg:
+        raise MemoryError(f"{item}: allocate: out of memory")
+
+    def configure(ret, what):
+        # The configuration does not know the buffer: name it here.
+        if ret < 0:
+            raise OSError(-ret, f"{item}: {_c.last_error() or what}")
+
+    try:
+        configure(_c.lib.udmabuf_config_set_size(cfg, size), "set size")
+        for a, value in values.items():
+            if value is not None:
+                configure(getattr(_c.lib, _SET[a])(cfg, _int_arg(value, a)), f"set {a}")
+        if dma_device is not None:
+            configure(_c.lib.udmabuf_config_set_dma_device(cfg, _c.encode(dma_device)),
+                      "set dma_device")
+        while True:
+            ret = _c.lib.udmabuf_create(_c.encode(item), cfg, 0)
+            # A generated name that another process left: take the next.
+            if ret == -errno.EEXIST and name is None:
+                item = _new_name()
+                continue
+            _c.check(ret, f"{item}: create")
+            break
+    finally:
+        _c.lib.udmabuf_config_free(cfg)
+
+    buf = Buffer.__new__(Buffer)
+    buf._init(item, cacheable=cacheable, readonly=False, owned=item)
+    return buf.array(shape, dtype)

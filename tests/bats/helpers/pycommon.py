@@ -1,0 +1,63 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Shared helpers of tests/bats/python.bats: python3 - <<EOF scripts start
+with "from pycommon import *" (PYTHONPATH is tests/bats/helpers)."""
+
+import errno
+import gc
+import os
+import subprocess
+
+import numpy as np
+
+import udmabuf
+
+CFS = "/sys/kernel/config/udmabuf"
+CLASS = "/sys/class/udmabuf"
+PAGE = os.sysconf("SC_PAGESIZE")
+
+
+def sh(*cmd):
+    """stdout of CMD, which must succeed."""
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    assert p.returncode == 0, f"{cmd}: exit {p.returncode}: {p.stdout}{p.stderr}"
+    return p.stdout.strip()
+
+
+def raises(exc, errname, fn, *args, **kwargs):
+    """FN(*ARGS) must raise EXC (with errno ERRNAME unless None); returns
+    the exception."""
+    try:
+        fn(*args, **kwargs)
+    except exc as e:
+        if errname is not None:
+            got = errno.errorcode.get(e.errno, e.errno)
+            assert got == errname, f"{fn}{args}: {got} ({e}), expected {errname}"
+        return e
+    raise AssertionError(f"{fn}{args} raised no {exc.__name__}")
+
+
+def item_exists(name):
+    return os.path.isdir(f"{CFS}/{name}")
+
+
+def device_exists(name):
+    return os.path.exists(f"/dev/{name}") or os.path.exists(f"{CLASS}/{name}")
+
+
+def attr(name, a):
+    with open(f"{CFS}/{name}/{a}") as f:
+        return f.read().strip()
+
+
+def ctl_phys_addr(name):
+    """The DMA address as udmabufctl info shows it (sysfs, root)."""
+    return int(sh("udmabufctl", "info", "-n", "-r", "-o", "PHYS-ADDR", name), 16)
+
+
+def fd_flags(fd):
+    """The open flags of FD (/proc/self/fdinfo), an int."""
+    with open(f"/proc/self/fdinfo/{fd}") as f:
+        for line in f:
+            if line.startswith("flags:"):
+                return int(line.split()[1], 8)
+    raise AssertionError(f"no flags in /proc/self/fdinfo/{fd}")

@@ -1,0 +1,343 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+#
+# The Python binding (python/udmabuf) against the real module, with
+# Debian's own python3 and python3-numpy of the guest's architecture and
+# the libudmabuf.so.1 built for it (tests/vm/run puts them in the guest
+# for files with the line below).  DMA by QEMU's edu device into numpy
+# arrays, as in dma.bats.
+# vm: needs python
+
+load helpers/common
+
+bats_require_minimum_version 1.5.0
+
+ED=udmabuf-edu
+UIO=/sys/bus/pci/drivers/uio_pci_generic
+CHUNK=4032
+
+setup_file() {
+	export PYTHONPATH=$BATS_TEST_DIRNAME/helpers
+	# Byte code of the tests' own helpers: not written into /tests.
+	export PYTHONDONTWRITEBYTECODE=1
+}
+
+setup() {
+	common_setup
+}
+
+teardown() {
+	common_teardown
+}
+
+# py: run the python3 script on stdin (after "from pycommon import *"),
+# which prints OK at its end; fails with the script's output otherwise.
+py() {
+	run --separate-stderr python3 -X faulthandler -c "from pycommon import *
+$(cat)"
+	if [ "$status" -ne 0 ] || [ "$output" != OK ]; then
+		fail "$(printf 'python3 exited %s\nstdout: %s\nstderr: %s' "$status" "$output" "$stderr")"
+	fi
+}
+
+# The edu at $UDMABUF_EDU bound to uio_pci_generic, as in dma.bats.
+edu_ready() {
+	local d=/sys/bus/pci/devices/$UDMABUF_EDU
+	[ -e "$d" ] || echo 1 >/sys/bus/pci/rescan
+	[ -e "$d" ] || fail "no edu at $UDMABUF_EDU"
+	if [ ! -e "$d/driver" ]; then
+		echo "1234 11e8" >"$UIO/new_id" 2>/dev/null || true
+		[ -e "$d/driver" ] || echo "$UDMABUF_EDU" >"$UIO/bind"
+	fi
+	run -0 "$ED" --pci "$UDMABUF_EDU" probe
+}
+
+@test "Debian's python3 and numpy of the guest's architecture import udmabuf over libudmabuf.so.1" {
+	py <<-'EOF'
+		import platform, ctypes
+		machine = {"amd64": "x86_64", "arm64": "aarch64"}[os.environ["UDMABUF_ARCH"]]
+		assert platform.machine() == machine, platform.machine()
+		assert np.__version__.startswith("1.24."), np.__version__
+		assert udmabuf.library_version() == "1.0.0", udmabuf.library_version()
+		assert udmabuf.__file__ == "/usr/lib/python3/dist-packages/udmabuf/__init__.py", udmabuf.__file__
+		print("OK")
+	EOF
+}
+
+@test "allocate makes a configfs buffer whose physical_address is what udmabufctl info says" {
+	py <<-'EOF'
+		a = udmabuf.allocate((3, 1000), dtype=np.uint16, name="pyb")
+		assert type(a) is udmabuf.BufferArray and isinstance(a, np.ndarray)
+		assert a.shape == (3, 1000) and a.dtype == np.uint16
+		assert attr("pyb", "enable") == "1"
+		# 6000 bytes, rounded up to whole pages.
+		assert int(attr("pyb", "size")) == -(-6000 // PAGE) * PAGE, attr("pyb", "size")
+		assert a.physical_address == ctl_phys_addr("pyb"), (hex(a.physical_address), ctl_phys_addr("pyb"))
+		assert a.physical_address == a.buffer.cpu_physical_address
+		assert a.device_address == a.physical_address
+		assert a[1].physical_address == a.physical_address + 2000
+		assert a[:, 10:].physical_address == a.physical_address + 20
+		assert a.buffer.name == "pyb" and a.buffer.path == "/dev/pyb"
+		assert not (a != 0).any(), "a new buffer is not zeroed"
+		a.freebuffer()
+		assert not item_exists("pyb") and not device_exists("pyb")
+		print("OK")
+	EOF
+}
+
+@test "what is written through the numpy array is what /dev/NAME reads, and the other way round" {
+	py <<-'EOF'
+		a = udmabuf.allocate(PAGE // 4, dtype="u4", name="pyb")
+		a[:] = np.arange(a.size, dtype="u4") * 2654435761
+		a.flush()
+		with open("/dev/pyb", "rb", buffering=0) as f:
+		    data = f.read(a.nbytes)
+		assert data == a.tobytes(), "read(2) of /dev/pyb differs from the array"
+		fd = os.open("/dev/pyb", os.O_WRONLY)
+		os.pwrite(fd, b"\xff" * 8, 16)
+		os.close(fd)
+		a.invalidate()
+		assert a[4] == a[5] == 0xffffffff and a[3] == 3 * 2654435761 % 2**32, a[:8]
+		print("OK")
+	EOF
+}
+
+@test "flush and invalidate take the whole array, a view or a byte range, and refuse ranges outside with EINVAL" {
+	py <<-'EOF'
+		a = udmabuf.allocate(2 * PAGE, dtype=np.uint8, name="pyb")
+		for f in (a.flush, a.invalidate, a.sync_to_device, a.sync_from_device):
+		    f()
+		    f(0, 16)
+		    f(PAGE - 8, 16)
+		    f(2 * PAGE - 1, 1)
+		    f(2 * PAGE, 0)
+		    a[100:200].__getattribute__(f.__name__)()
+		    a[::2].__getattribute__(f.__name__)(0, 2 * PAGE - 1)
+		a.buffer.flush(0, 2 * PAGE)
+		a.buffer.invalidate(PAGE)
+		for f in (a.flush, a.invalidate):
+		    e = raises(OSError, "EINVAL", f, 0, 2 * PAGE + 1)
+		    assert "pyb" in str(e) and f.__name__ in str(e), e
+		    raises(OSError, "EINVAL", f, 2 * PAGE + 1)
+		    raises(OSError, "EINVAL", f, -1, 1)
+		    raises(OSError, "EINVAL", f, 0, -1)
+		    raises(OSError, "EINVAL", a[10:20].__getattribute__(f.__name__), 5, 6)
+		    raises(TypeError, None, f, 1.5)
+		# The page after the array's end is the buffer's, not the array's.
+		b = udmabuf.allocate(100, dtype=np.uint8, name="pyc")
+		raises(OSError, "EINVAL", b.flush, 0, 101)
+		b.buffer.flush(0, PAGE)
+		raises(OSError, "EINVAL", b.buffer.flush, 0, PAGE + 1)
+		print("OK")
+	EOF
+}
+
+@test "Buffer(NAME) opens a buffer made by udmabufctl by name or /dev path and does not remove it" {
+	run -0 udmabufctl create ub --size 64K --device-name ubdev
+	py <<-'EOF'
+		for n in ("ub", "ubdev", "/dev/ubdev"):
+		    with udmabuf.Buffer(n) as b:
+		        assert b.name == "ubdev" and b.size == 65536 and b.path == "/dev/ubdev", (n, b.name, b.path)
+		        assert b.physical_address == ctl_phys_addr("ub")
+		        assert b.sync_mode == 1 and b.driver_version
+		        a = b.array()
+		        assert a.shape == (65536,) and a.dtype == np.uint8
+		        w = b.array((16, 4), "u8", offset=PAGE)
+		        w[:] = 7
+		        assert w.physical_address == b.physical_address + PAGE
+		        raises(ValueError, None, b.array, (65536 // 8 + 1,), "u8")
+		    assert b.closed and item_exists("ub")
+		    raises(ValueError, None, lambda: b.physical_address)
+		r = udmabuf.Buffer("ub", readonly=True)
+		v = r.array((16, 4), "u8", offset=PAGE)
+		assert (v == 7).all() and not v.flags.writeable
+		r.close()
+		print("OK")
+	EOF
+	assert_attr "$cfs/ub/enable" 1
+}
+
+@test "a closed Buffer's arrays keep the mapping; it goes with the last of them" {
+	run -0 udmabufctl create ub --size 64K
+	py <<-'EOF'
+		def users():
+		    with open(f"{CLASS}/ub/users") as f:
+		        return int(f.read())
+		b = udmabuf.Buffer("ub")
+		a = b.array(dtype="u4")
+		v = a[10:20]
+		b.close()
+		assert users() >= 1, users()
+		a[:] = 3
+		del a
+		gc.collect()
+		assert users() >= 1 and (v == 3).all(), users()
+		del v
+		gc.collect()
+		assert users() == 0, users()
+		print("OK")
+	EOF
+	# Not mapped any more: the buffer can be disabled.
+	run -0 udmabufctl delete ub
+}
+
+@test "Buffer of a missing buffer is FileNotFoundError, of a disabled one ENODEV, naming it" {
+	run -0 udmabufctl create off --size 64K --no-enable
+	py <<-'EOF'
+		e = raises(FileNotFoundError, "ENOENT", udmabuf.Buffer, "nosuch")
+		assert "nosuch" in str(e) and "open" in str(e), e
+		e = raises(OSError, "ENODEV", udmabuf.Buffer, "off")
+		assert "off" in str(e) and "open" in str(e), e
+		e = raises(OSError, "ENOTTY", udmabuf.Buffer, "/dev/null")
+		assert "/dev/null" in str(e), e
+		print("OK")
+	EOF
+}
+
+@test "allocate refuses with the step's errno and leaves nothing behind" {
+	py <<-'EOF'
+		a = udmabuf.allocate(16, name="dup")
+		e = raises(FileExistsError, "EEXIST", udmabuf.allocate, 16, name="dup")
+		assert "dup" in str(e), e
+		e = raises(OSError, "ERANGE", udmabuf.allocate, 16, name="pyb", dma_mask=11)
+		assert "pyb" in str(e) and "dma_mask" in str(e), e
+		raises(OSError, "ENODEV", udmabuf.allocate, 16, name="pyb", dma_device="pci/0000:00:1f.7")
+		raises(ValueError, None, udmabuf.allocate, 16, name="pyb", sync_mode=4)
+		assert not item_exists("pyb")
+		assert sorted(os.listdir(CFS)) == ["dup", "features"], os.listdir(CFS)
+		print("OK")
+	EOF
+}
+
+@test "allocate as a user who may not create buffers is PermissionError" {
+	run -0 --separate-stderr as_nobody env PYTHONPATH="$PYTHONPATH" python3 -c '
+import errno, udmabuf
+try:
+    udmabuf.allocate(16, name="pyb")
+except PermissionError as e:
+    print(errno.errorcode[e.errno], "pyb" in str(e))'
+	assert_output "EACCES True"
+	assert [ ! -e "$cfs/pyb" ]
+}
+
+@test "cacheable picks the mapping: O_SYNC or not, sync_mode 1 or what was asked" {
+	py <<-'EOF'
+		a = udmabuf.allocate(16, name="c1")
+		assert not fd_flags(a.buffer.fileno()) & os.O_SYNC and a.cacheable
+		assert attr("c1", "sync_mode") == "1"
+		b = udmabuf.allocate(16, cacheable=False, name="c2")
+		assert fd_flags(b.buffer.fileno()) & os.O_SYNC and not b.cacheable
+		assert attr("c2", "sync_mode") == "1"
+		c = udmabuf.allocate(16, cacheable=False, sync_mode=2, name="c3")
+		assert fd_flags(c.buffer.fileno()) & os.O_SYNC and attr("c3", "sync_mode") == "2"
+		d = udmabuf.allocate(16, sync_mode=0, name="c4")
+		assert attr("c4", "sync_mode") == "0"
+		for x in (b, c):
+		    x[:] = 0x5a
+		    x.flush()
+		    assert (x == 0x5a).all()
+		for mode, cacheable in ((4, True), (5, True), (0, False), (4, False)):
+		    raises(ValueError, None, udmabuf.allocate, 16, cacheable=cacheable, sync_mode=mode)
+		print("OK")
+	EOF
+}
+
+@test "freebuffer removes the buffer at once; the array stays usable, its address and syncs are ValueError" {
+	py <<-'EOF'
+		a = udmabuf.allocate(PAGE, dtype=np.uint8, name="pyb")
+		a[:] = 0x11
+		a.freebuffer()
+		assert not item_exists("pyb") and not device_exists("pyb")
+		assert (a == 0x11).all()
+		a[:] = 0x22
+		assert (a == 0x22).all()
+		for f in (lambda: a.physical_address, a.flush, a.invalidate):
+		    e = raises(ValueError, None, f)
+		    assert "pyb" in str(e) and "closed" in str(e), e
+		a.freebuffer()
+		del a
+		gc.collect()
+		print("OK")
+	EOF
+	# The memory went with the last mapping: nothing left to see or remove.
+	run -0 udmabufctl list -n
+	assert_output ""
+}
+
+@test "views keep the buffer; freeing it while views exist is safe" {
+	py <<-'EOF'
+		a = udmabuf.allocate(1024, dtype="u4", name="pyb")
+		a[:] = np.arange(1024)
+		v = a[100:200]
+		w = v.reshape(10, 10)[::2]
+		plain = np.asarray(a)[5:10]
+		assert isinstance(v, udmabuf.BufferArray) and isinstance(w, udmabuf.BufferArray)
+		addr = a.physical_address
+		del a
+		gc.collect()
+		assert item_exists("pyb"), "the buffer went with the array although views are left"
+		assert v.physical_address == addr + 400 and w.physical_address == addr + 400
+		v.flush()
+		w.invalidate()
+		# Copies and results are ordinary memory.
+		c = v.copy()
+		s = v + 1
+		for x in (c, s):
+		    raises(ValueError, None, lambda: x.physical_address)
+		w.freebuffer()
+		assert not item_exists("pyb") and not device_exists("pyb")
+		assert v[0] == 100 and w[1, 9] == 129 and list(plain) == [5, 6, 7, 8, 9]
+		v[:] = 0
+		assert w.sum() == 0
+		raises(ValueError, None, v.flush)
+		print("OK")
+	EOF
+}
+
+@test "a buffer made by allocate goes with its last array, or at the end of a with block" {
+	py <<-'EOF'
+		a = udmabuf.allocate(16, name="gc1")
+		assert item_exists("gc1")
+		del a
+		gc.collect()
+		assert not item_exists("gc1")
+		with udmabuf.allocate(16, name="ctx") as b:
+		    b[:] = 1
+		    assert item_exists("ctx")
+		assert not item_exists("ctx") and (b == 1).all()
+		c = udmabuf.allocate(16, name="atexit")
+		print("OK")
+	EOF
+	# The one still alive at the interpreter's exit went too.
+	assert [ ! -e "$cfs/atexit" ]
+}
+
+@test "DMA into a numpy array: edu reads one array and writes another at their physical_address" {
+	edu_ready
+	py <<-'EOF'
+		edu = ["udmabuf-edu", "--pci", os.environ["UDMABUF_EDU"]]
+		dev = "pci/" + os.environ["UDMABUF_EDU"]
+		n = 4032
+		src = udmabuf.allocate(PAGE, dtype=np.uint8, name="src", dma_device=dev)
+		dst = udmabuf.allocate(2 * PAGE, dtype=np.uint8, name="dst", dma_device=dev)
+		pattern = (np.arange(n, dtype=np.uint32) * 2654435761 >> 13).astype(np.uint8)
+		src[:n] = pattern
+		src.flush(0, n)
+		dst[:] = 0xee
+		dst.flush()
+		assert sh(*edu, "to-dev", hex(src.physical_address), str(n)) == "OK"
+		# Into a view: at the address of its first byte.
+		view = dst[PAGE - 8:]
+		assert sh(*edu, "from-dev", hex(view.physical_address), str(n)) == "OK"
+		view.invalidate(0, n)
+		assert (view[:n] == pattern).all(), "the device's data did not arrive"
+		assert (dst[:PAGE - 8] == 0xee).all() and (view[n:] == 0xee).all(), "DMA outside the range"
+		# Negative control: without the transfer nothing arrives.
+		ctl = udmabuf.allocate(PAGE, dtype=np.uint8, name="ctl", dma_device=dev)
+		ctl[:] = 0xee
+		ctl.flush()
+		ctl.invalidate()
+		assert (ctl == 0xee).all()
+		print("OK")
+	EOF
+}
