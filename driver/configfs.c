@@ -364,6 +364,10 @@ static ssize_t udmabuf_item_enable_store(struct config_item *item,
 }
 CONFIGFS_ATTR(udmabuf_item_, enable);
 
+/*
+ * Enabled: the address to program into the DMA device.  Disabled: the CPU
+ * physical address the memory must be placed at, if one was written.
+ */
 static ssize_t udmabuf_item_phys_addr_show(struct config_item *item,
 					   char *page)
 {
@@ -376,18 +380,63 @@ static ssize_t udmabuf_item_phys_addr_show(struct config_item *item,
 		ret = udmabuf_dma_addr(ui->buf, &addr);
 		if (!ret)
 			ret = sysfs_emit(page, "0x%016llx\n", (u64)addr);
+	} else if (ui->cfg.placed) {
+		ret = sysfs_emit(page, "0x%016llx\n", (u64)ui->cfg.place);
 	}
 	mutex_unlock(&ui->lock);
 	return ret;
+}
+
+/* A page-aligned CPU physical address, or nothing to place freely again. */
+static ssize_t udmabuf_item_phys_addr_store(struct config_item *item,
+					    const char *page, size_t count)
+{
+	struct udmabuf_item *ui = to_udmabuf_item(item);
+	bool placed = !sysfs_streq(page, "");
+	u64 addr = 0;
+	int ret;
+
+	if (placed) {
+		ret = kstrtou64(page, 0, &addr);
+		if (ret)
+			return ret;
+		if (!PAGE_ALIGNED(addr))
+			return -EINVAL;
+		if (addr > PHYS_ADDR_MAX)
+			return -ERANGE;
+	}
+	ret = udmabuf_item_lock_config(ui);
+	if (ret)
+		return ret;
+	ui->cfg.placed = placed;
+	ui->cfg.place = addr;
+	mutex_unlock(&ui->lock);
+	return count;
 }
 
 /* Physical addresses are for root, as in /proc/PID/pagemap. */
 static struct configfs_attribute udmabuf_item_attr_phys_addr = {
 	.ca_name	= "phys_addr",
 	.ca_owner	= THIS_MODULE,
-	.ca_mode	= 0400,
+	.ca_mode	= 0600,
 	.show		= udmabuf_item_phys_addr_show,
+	.store		= udmabuf_item_phys_addr_store,
 };
+
+/* Where the memory came from (memory.c); empty while disabled. */
+static ssize_t udmabuf_item_allocator_show(struct config_item *item,
+					   char *page)
+{
+	struct udmabuf_item *ui = to_udmabuf_item(item);
+	ssize_t ret = 0;
+
+	mutex_lock(&ui->lock);
+	if (ui->buf)
+		ret = sysfs_emit(page, "%s\n", udmabuf_allocator(ui->buf));
+	mutex_unlock(&ui->lock);
+	return ret;
+}
+CONFIGFS_ATTR_RO(udmabuf_item_, allocator);
 
 static ssize_t udmabuf_item_dev_show(struct config_item *item, char *page)
 {
@@ -415,6 +464,7 @@ static struct configfs_attribute *udmabuf_item_attrs[] = {
 	&udmabuf_item_attr_enable,
 	&udmabuf_item_attr_phys_addr,
 	&udmabuf_item_attr_dev,
+	&udmabuf_item_attr_allocator,
 	NULL
 };
 

@@ -17,6 +17,14 @@
  *   go back as one range.  That range is given back only once no page has a
  *   user besides the buffer; until then it waits, and holds the module.
  *
+ * - Where neither can (no CMA area, or too small: Debian's x86 kernels have
+ *   none), a range of free or movable pages is looked for zone by zone,
+ *   checked page frame by page frame (online, in the zone, not reserved,
+ *   within the DMA mask), and taken with alloc_contig_range(), which
+ *   migrates what is movable out of it.  Placement (a CPU physical address
+ *   written to phys_addr) takes exactly that range the same way.  Such a
+ *   range goes back like a CMA one.
+ *
  * - A no-map reserved region has no struct pages: dma_alloc_coherent() from
  *   the region's own allocator, mapped by PFN.
  *
@@ -26,8 +34,15 @@
 
 #include <linux/dma-direct.h>
 #include <linux/gfp.h>
+#include <linux/highmem.h>
+#include <linux/memory_hotplug.h>
 #include <linux/mm.h>
+#include <linux/mmzone.h>
 #include <linux/module.h>
+#include <linux/nodemask.h>
+#include <linux/sched/signal.h>
+#include <linux/sizes.h>
+#include <linux/vmstat.h>
 #include <linux/workqueue.h>
 
 #include "udmabuf-cfs.h"
@@ -166,6 +181,187 @@ static int udmabuf_alloc_dma(struct udmabuf_buffer *buf)
 	return 0;
 }
 
+#ifdef CONFIG_CONTIG_ALLOC
+/*
+ * Whether every page frame of [pfn, pfn + nr) is online RAM of @zone that
+ * the page allocator manages; if not, *@bad is the first one that is not.
+ */
+static bool udmabuf_range_in_zone(struct zone *zone, unsigned long pfn,
+				  unsigned long nr, unsigned long *bad)
+{
+	unsigned long end = pfn + nr;
+
+	for (; pfn < end; pfn++) {
+		struct page *page = pfn_to_online_page(pfn);
+
+		if (!page || page_zone(page) != zone || PageReserved(page)) {
+			*bad = pfn;
+			return false;
+		}
+		if (!(pfn % SZ_4K))
+			cond_resched();
+	}
+	return true;
+}
+
+/* The range is ours: clear it, and map it for the class device's syncs. */
+static int udmabuf_contig_taken(struct udmabuf_buffer *buf, unsigned long pfn)
+{
+	unsigned long nr = udmabuf_nr_pages(buf), i;
+	struct device *dev = &buf->dev;
+	struct page *page = pfn_to_page(pfn);
+	dma_addr_t addr;
+
+	for (i = 0; i < nr; i++) {
+		clear_highpage(page + i);
+		if (!(i % SZ_4K))
+			cond_resched();
+	}
+	addr = dma_map_page_attrs(dev, page, 0, buf->alloc_size,
+				  DMA_BIDIRECTIONAL, DMA_ATTR_SKIP_CPU_SYNC);
+	if (dma_mapping_error(dev, addr)) {
+		free_contig_range(pfn, nr);
+		return -ENOMEM;
+	}
+	buf->mem = UDMABUF_MEM_CONTIG;
+	buf->pages = page;
+	buf->alloc_addr = addr;
+	buf->page_backed = true;
+	return 0;
+}
+
+static int udmabuf_take_range(unsigned long pfn, unsigned long nr)
+{
+	return alloc_contig_range(pfn, pfn + nr, MIGRATE_MOVABLE,
+				  GFP_KERNEL | __GFP_NOWARN);
+}
+
+/* Look for a free or movable range in @zone within the class device's reach. */
+static int udmabuf_contig_zone(struct udmabuf_buffer *buf, struct zone *zone)
+{
+	unsigned long nr = udmabuf_nr_pages(buf);
+	unsigned long align = max_t(unsigned long, pageblock_nr_pages, 1);
+	unsigned long pfn = ALIGN(zone->zone_start_pfn, align), bad;
+
+	while (pfn + nr <= zone_end_pfn(zone)) {
+		if (udmabuf_dma_reach(&buf->dev, PFN_PHYS(pfn),
+				      buf->alloc_size) == DMA_MAPPING_ERROR)
+			break;
+		if (!udmabuf_range_in_zone(zone, pfn, nr, &bad)) {
+			pfn = ALIGN(bad + 1, align);
+			continue;
+		}
+		if (!udmabuf_take_range(pfn, nr))
+			return udmabuf_contig_taken(buf, pfn);
+		if (fatal_signal_pending(current))
+			return -EINTR;
+		pfn += ALIGN(nr, align);
+	}
+	return -ENOMEM;
+}
+
+/*
+ * A free or movable range anywhere the class device reaches; the highest
+ * zones first, as the page allocator falls back, to spare the low ones for
+ * devices with narrow masks.
+ */
+static int udmabuf_alloc_contig(struct udmabuf_buffer *buf)
+{
+	int nid, z, ret;
+
+	for_each_online_node(nid) {
+		for (z = MAX_NR_ZONES - 1; z >= 0; z--) {
+			struct zone *zone = &NODE_DATA(nid)->node_zones[z];
+
+			if (!populated_zone(zone) || zone_is_zone_device(zone))
+				continue;
+			ret = udmabuf_contig_zone(buf, zone);
+			if (ret != -ENOMEM)
+				return ret;
+		}
+	}
+	return -ENOMEM;
+}
+
+/*
+ * Exactly the range at buf->place: -ERANGE where it is not RAM or not
+ * within reach of the mask, -EINVAL where the class device would see it at
+ * another address, -EBUSY where it is in use (another buffer, the kernel's
+ * own memory, pages that cannot be migrated, a CMA area).
+ */
+static int udmabuf_alloc_placed(struct udmabuf_buffer *buf)
+{
+	unsigned long pfn = PHYS_PFN(buf->place), nr = udmabuf_nr_pages(buf);
+	struct page *page = pfn_to_online_page(pfn);
+	unsigned long bad;
+	dma_addr_t addr;
+	int ret;
+
+	if (!page || !udmabuf_range_in_zone(page_zone(page), pfn, nr, &bad))
+		return page && pfn_to_online_page(bad) ? -EBUSY : -ERANGE;
+	addr = udmabuf_dma_reach(&buf->dev, buf->place, buf->alloc_size);
+	if (addr == DMA_MAPPING_ERROR)
+		return -ERANGE;
+	if (addr != buf->place)
+		return -EINVAL;
+
+	ret = udmabuf_take_range(pfn, nr);
+	if (ret)
+		return ret == -EINTR || ret == -ENOMEM ? ret : -EBUSY;
+	return udmabuf_contig_taken(buf, pfn);
+}
+#else
+static int udmabuf_alloc_contig(struct udmabuf_buffer *buf)
+{
+	return -ENOMEM;
+}
+
+static int udmabuf_alloc_placed(struct udmabuf_buffer *buf)
+{
+	return -EINVAL;
+}
+#endif
+
+/* The largest free block of the page allocator in zones the mask reaches. */
+static unsigned long udmabuf_largest_free_block(struct udmabuf_buffer *buf)
+{
+	unsigned long largest = 0;
+	int nid, z, order;
+
+	for_each_online_node(nid) {
+		for (z = 0; z < MAX_NR_ZONES; z++) {
+			struct zone *zone = &NODE_DATA(nid)->node_zones[z];
+
+			if (!populated_zone(zone) ||
+			    udmabuf_dma_reach(&buf->dev,
+					      PFN_PHYS(zone->zone_start_pfn),
+					      PAGE_SIZE) == DMA_MAPPING_ERROR)
+				continue;
+			for (order = UDMABUF_MAX_ORDER; order >= 0; order--) {
+				/* Unlocked: a hint for a log line. */
+				if (data_race(zone->free_area[order].nr_free)) {
+					largest = max(largest, PAGE_SIZE << order);
+					break;
+				}
+			}
+		}
+	}
+	return largest;
+}
+
+/* Say once in a while why a buffer could not be had, and what would help. */
+static void udmabuf_alloc_failed(struct udmabuf_buffer *buf)
+{
+	unsigned long cma_free =
+		global_zone_page_state(NR_FREE_CMA_PAGES) << (PAGE_SHIFT - 10);
+
+	pr_info_ratelimited("%s: no %zu KiB of contiguous memory below %#llx: page allocator's largest free block %lu KiB, CMA %lu KiB free, no free or movable range; try a smaller size, cma=SIZE at boot%s\n",
+			    dev_name(&buf->dev), buf->alloc_size >> 10,
+			    buf->dma_mask, udmabuf_largest_free_block(buf) >> 10,
+			    cma_free,
+			    buf->dma_mask < DMA_BIT_MASK(64) ? " or dma_mask=64" : "");
+}
+
 /* A no-map region's own allocator; its kernel mapping is uncached. */
 static int udmabuf_alloc_pool(struct udmabuf_buffer *buf)
 {
@@ -185,7 +381,8 @@ static int udmabuf_alloc_pool(struct udmabuf_buffer *buf)
  * @buf: buffer with size set and its class device's DMA mask and
  *	memory-region set up (udmabuf_dma_setup())
  *
- * Return: 0 or -ENOMEM.
+ * Return: 0, -ENOMEM, -EINTR if a fatal signal stopped the search, or for
+ * a placement what udmabuf_alloc_placed() says.
  */
 int udmabuf_alloc(struct udmabuf_buffer *buf)
 {
@@ -195,6 +392,12 @@ int udmabuf_alloc(struct udmabuf_buffer *buf)
 	if (buf->pool)
 		return udmabuf_alloc_pool(buf);
 
+	if (buf->placed) {
+		ret = udmabuf_alloc_placed(buf);
+		if (ret)
+			return ret;
+		goto out_clean;
+	}
 	if (!buf->rmem && get_order(buf->alloc_size) <= UDMABUF_MAX_ORDER) {
 		ret = udmabuf_alloc_split(buf);
 		if (!ret)
@@ -202,8 +405,16 @@ int udmabuf_alloc(struct udmabuf_buffer *buf)
 	}
 	if (ret)
 		ret = udmabuf_alloc_dma(buf);
-	if (ret)
+	/* A device-tree region is the only place such a buffer may be. */
+	if (ret && !buf->rmem)
+		ret = udmabuf_alloc_contig(buf);
+	if (ret) {
+		if (ret == -ENOMEM)
+			udmabuf_alloc_failed(buf);
 		return ret;
+	}
+
+out_clean:
 
 	buf->vaddr = page_address(buf->pages);
 	buf->phys_addr = page_to_phys(buf->pages);
@@ -236,6 +447,15 @@ static void __udmabuf_free(struct udmabuf_buffer *buf)
 	case UDMABUF_MEM_DMA:
 		dma_free_pages(&buf->dev, buf->alloc_size, buf->pages,
 			       buf->alloc_addr, DMA_BIDIRECTIONAL);
+		break;
+	case UDMABUF_MEM_CONTIG:
+#ifdef CONFIG_CONTIG_ALLOC
+		dma_unmap_page_attrs(&buf->dev, buf->alloc_addr,
+				     buf->alloc_size, DMA_BIDIRECTIONAL,
+				     DMA_ATTR_SKIP_CPU_SYNC);
+		free_contig_range(page_to_pfn(buf->pages),
+				  udmabuf_nr_pages(buf));
+#endif
 		break;
 	case UDMABUF_MEM_POOL:
 		dma_free_coherent(&buf->dev, buf->alloc_size, buf->vaddr,
@@ -277,13 +497,14 @@ static void udmabuf_deferred_work(struct work_struct *work)
  * @buf: buffer whose last reference is gone
  *
  * Pages of the page allocator are put now (a pinned one lives on with its
- * pin).  A CMA range that still has users waits until it has none; the
+ * pin).  A CMA or contiguous range that still has users waits until it has
+ * none; the
  * module stays loaded until then.  Either way udmabuf_buffer_done() is
  * called once the memory is gone.
  */
 void udmabuf_free(struct udmabuf_buffer *buf)
 {
-	if (buf->mem != UDMABUF_MEM_DMA || !udmabuf_pages_used(buf)) {
+	if (buf->mem == UDMABUF_MEM_SPLIT || !udmabuf_pages_used(buf)) {
 		__udmabuf_free(buf);
 		return;
 	}
@@ -294,6 +515,24 @@ void udmabuf_free(struct udmabuf_buffer *buf)
 	list_add_tail(&buf->mem_node, &udmabuf_deferred);
 	spin_unlock(&udmabuf_deferred_lock);
 	schedule_delayed_work(&udmabuf_deferred_dwork, UDMABUF_DEFER_INTERVAL);
+}
+
+/* Which allocator the memory came from, for sysfs and configfs. */
+const char *udmabuf_allocator(struct udmabuf_buffer *buf)
+{
+	switch (buf->mem) {
+	case UDMABUF_MEM_SPLIT:
+		return "page";
+	case UDMABUF_MEM_DMA:
+		return buf->page_backed ? "cma" : "dma";
+	case UDMABUF_MEM_CONTIG:
+		return buf->placed ? "placed" : "contig";
+	case UDMABUF_MEM_POOL:
+		return "pool";
+	case UDMABUF_MEM_NONE:
+		break;
+	}
+	return "none";
 }
 
 /* Module exit: the last deferred free may still be returning. */

@@ -8,7 +8,9 @@
  *
  * creates /dev/udmabuf0 (minor 0) and /dev/udmabuf3 (minor 3).
  * udmabufN_bind=BUS/DEVICE (e.g. pci/0000:01:00.0) binds udmabufN to that
- * DMA device, like a configfs item's dma_device.  They live until the
+ * DMA device, like a configfs item's dma_device; udmabufN_phys=ADDR places
+ * it at that CPU physical address, like a configfs item's phys_addr.  They
+ * live until the
  * module is removed.  If one cannot be made, loading fails and
  * none is left behind.  They are made before the device-tree buffers, so a
  * minor or name clash fails the device-tree buffer, not the parameter one.
@@ -37,6 +39,8 @@
 
 static u64 udmabuf_param_size[UDMABUF_PARAMS];
 static char udmabuf_param_bind[UDMABUF_PARAMS][UDMABUF_DMA_DEVICE_MAX];
+static u64 udmabuf_param_phys[UDMABUF_PARAMS];
+static bool udmabuf_param_placed[UDMABUF_PARAMS];
 static struct udmabuf_buffer *udmabuf_param_buf[UDMABUF_PARAMS];
 
 static int udmabuf_param_set(const char *val, const struct kernel_param *kp)
@@ -63,6 +67,40 @@ static const struct kernel_param_ops udmabuf_param_ops = {
 	.get	= udmabuf_param_get,
 };
 
+/* A page-aligned CPU physical address, as configfs phys_addr takes. */
+static int udmabuf_param_phys_set(const char *val,
+				  const struct kernel_param *kp)
+{
+	u64 *addr = kp->arg;
+	u64 v;
+	int ret;
+
+	ret = kstrtou64(val, 0, &v);
+	if (ret)
+		return ret;
+	if (!PAGE_ALIGNED(v))
+		return -EINVAL;
+	if (v > PHYS_ADDR_MAX)
+		return -ERANGE;
+	*addr = v;
+	udmabuf_param_placed[addr - udmabuf_param_phys] = true;
+	return 0;
+}
+
+static int udmabuf_param_phys_get(char *page, const struct kernel_param *kp)
+{
+	u64 *addr = kp->arg;
+
+	if (!udmabuf_param_placed[addr - udmabuf_param_phys])
+		return scnprintf(page, PAGE_SIZE, "\n");
+	return scnprintf(page, PAGE_SIZE, "0x%016llx\n", *addr);
+}
+
+static const struct kernel_param_ops udmabuf_param_phys_ops = {
+	.set	= udmabuf_param_phys_set,
+	.get	= udmabuf_param_phys_get,
+};
+
 #define UDMABUF_PARAM(n)						\
 	module_param_cb(udmabuf##n, &udmabuf_param_ops,			\
 			&udmabuf_param_size[n], 0444);			\
@@ -74,6 +112,12 @@ static const struct kernel_param_ops udmabuf_param_ops = {
 			    UDMABUF_DMA_DEVICE_MAX, 0444);		\
 	MODULE_PARM_DESC(udmabuf##n##_bind, "DMA device of /dev/udmabuf"	\
 			 #n " as BUS/DEVICE (pci/..., platform/...)")
+
+#define UDMABUF_PHYS_PARAM(n)						\
+	module_param_cb(udmabuf##n##_phys, &udmabuf_param_phys_ops,	\
+			&udmabuf_param_phys[n], 0400);			\
+	MODULE_PARM_DESC(udmabuf##n##_phys, "CPU physical address to"	\
+			 " place /dev/udmabuf" #n " at (page-aligned)")
 
 UDMABUF_PARAM(0);
 UDMABUF_PARAM(1);
@@ -91,6 +135,14 @@ UDMABUF_BIND_PARAM(4);
 UDMABUF_BIND_PARAM(5);
 UDMABUF_BIND_PARAM(6);
 UDMABUF_BIND_PARAM(7);
+UDMABUF_PHYS_PARAM(0);
+UDMABUF_PHYS_PARAM(1);
+UDMABUF_PHYS_PARAM(2);
+UDMABUF_PHYS_PARAM(3);
+UDMABUF_PHYS_PARAM(4);
+UDMABUF_PHYS_PARAM(5);
+UDMABUF_PHYS_PARAM(6);
+UDMABUF_PHYS_PARAM(7);
 
 void udmabuf_params_exit(void)
 {
@@ -111,8 +163,10 @@ int udmabuf_params_init(void)
 	int i;
 
 	for (i = 0; i < UDMABUF_PARAMS; i++) {
-		if (!udmabuf_param_size[i] && udmabuf_param_bind[i][0]) {
-			pr_err("udmabuf%d_bind without udmabuf%d\n", i, i);
+		if (!udmabuf_param_size[i] &&
+		    (udmabuf_param_bind[i][0] || udmabuf_param_placed[i])) {
+			pr_err("udmabuf%d_bind or _phys without udmabuf%d\n",
+			       i, i);
 			udmabuf_params_exit();
 			return -EINVAL;
 		}
@@ -126,6 +180,8 @@ int udmabuf_params_init(void)
 		snprintf(cfg.name, sizeof(cfg.name), "udmabuf%d", i);
 		strscpy(cfg.dma_device, udmabuf_param_bind[i],
 			sizeof(cfg.dma_device));
+		cfg.placed = udmabuf_param_placed[i];
+		cfg.place = udmabuf_param_phys[i];
 
 		buf = udmabuf_create(&cfg);
 		if (IS_ERR(buf)) {

@@ -202,8 +202,10 @@ static void udmabuf_buffer_put(struct udmabuf_buffer *buf)
  * -EINVAL for a bad size or name, -EEXIST if the name is taken (by another
  * buffer, or as /dev/NAME by any other device), -EBUSY if
  * the minor is taken, -ERANGE if the platform cannot honour the DMA mask,
- * -ENOMEM if the memory cannot be allocated, or what udmabuf_dma_setup()
- * and udmabuf_dma_map() say about the DMA device.
+ * -ENOMEM if the memory cannot be allocated, what udmabuf_alloc() says
+ * about a placement, -EINVAL if the DMA device would see placed memory
+ * at another address, or what udmabuf_dma_setup() and udmabuf_dma_map()
+ * say about the DMA device.
  */
 struct udmabuf_buffer *udmabuf_create(const struct udmabuf_config *cfg)
 {
@@ -225,6 +227,8 @@ struct udmabuf_buffer *udmabuf_create(const struct udmabuf_config *cfg)
 	buf->sync_offset = cfg->sync_offset;
 	buf->sync_size = cfg->sync_size ? cfg->sync_size : cfg->size;
 	buf->sync_direction = cfg->sync_direction;
+	buf->placed = cfg->placed;
+	buf->place = cfg->place;
 	mutex_init(&buf->sync_lock);
 
 	atomic_inc(&udmabuf_structs);
@@ -262,6 +266,11 @@ struct udmabuf_buffer *udmabuf_create(const struct udmabuf_config *cfg)
 	ret = udmabuf_dma_map(buf);
 	if (ret)
 		goto out_unreserve;
+	/* Placed for a device that sees it elsewhere (an IOMMU, an offset). */
+	if (buf->placed && buf->dma_addr != buf->phys_addr) {
+		ret = -EINVAL;
+		goto out_unreserve;
+	}
 
 	/*
 	 * Openable before it is announced: device_add() sends the uevent, and

@@ -91,6 +91,14 @@ static ssize_t origin_show(struct device *dev, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RO(origin);
 
+/* page, cma, dma, contig, placed or pool: see memory.c. */
+static ssize_t allocator_show(struct device *dev,
+			      struct device_attribute *attr, char *page)
+{
+	return sysfs_emit(page, "%s\n", udmabuf_allocator(to_udmabuf(dev)));
+}
+static DEVICE_ATTR_RO(allocator);
+
 static ssize_t users_show(struct device *dev, struct device_attribute *attr,
 			  char *page)
 {
@@ -305,6 +313,7 @@ static struct attribute *udmabuf_attrs[] = {
 	&dev_attr_dma_coherent.attr,
 	&dev_attr_dma_device.attr,
 	&dev_attr_origin.attr,
+	&dev_attr_allocator.attr,
 	&dev_attr_users.attr,
 	&dev_attr_cache_mode.attr,
 	&dev_attr_cache_mode_sync.attr,

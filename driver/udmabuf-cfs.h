@@ -68,6 +68,8 @@ enum udmabuf_mem {
 	UDMABUF_MEM_NONE,
 	UDMABUF_MEM_SPLIT,	/* page allocator, split into single pages */
 	UDMABUF_MEM_DMA,	/* dma_alloc_pages(): CMA */
+	UDMABUF_MEM_CONTIG,	/* alloc_contig_range(): a free range, or
+				 * the one asked for (placement) */
 	UDMABUF_MEM_POOL,	/* a no-map reserved region, no struct pages */
 };
 
@@ -95,6 +97,8 @@ enum udmabuf_cache {
  * @dma_target: the DMA device, held by the caller (a device-tree buffer's
  *	own platform device), or NULL to use @dma_device
  * @dma_device: "BUS/DEVICE" of the DMA device, or empty for none
+ * @placed: the memory must be at CPU physical address @place
+ * @place: that address, page-aligned
  * @name: device name, validated by udmabuf_name_valid()
  */
 struct udmabuf_config {
@@ -111,6 +115,8 @@ struct udmabuf_config {
 	struct device_node *of_node;
 	struct device *dma_target;
 	char dma_device[UDMABUF_DMA_DEVICE_MAX];
+	bool placed;
+	phys_addr_t place;
 	char name[UDMABUF_NAME_MAX + 1];
 };
 
@@ -123,6 +129,8 @@ struct udmabuf_config {
  * @dev: the class device; its release callback frees the structure only
  * @dma_mask: storage for @dev's DMA mask; @dev allocates the memory
  * @mem: where the memory comes from, and so how it goes back
+ * @placed: the memory had to be at @place (configfs phys_addr written)
+ * @place: that CPU physical address
  * @page_backed: every page carries its own reference: user mappings are
  *	made of the pages, and get_user_pages() works on them
  * @mem_node: entry in memory.c's list of memory waiting for its users
@@ -163,6 +171,8 @@ struct udmabuf_buffer {
 	struct device dev;
 	u64 dma_mask;
 	enum udmabuf_mem mem;
+	bool placed;
+	phys_addr_t place;
 	bool page_backed;
 	struct list_head mem_node;
 	struct page *pages;
@@ -223,6 +233,7 @@ void udmabuf_config_init(struct udmabuf_config *cfg);
 int udmabuf_alloc(struct udmabuf_buffer *buf);
 void udmabuf_free(struct udmabuf_buffer *buf);
 void udmabuf_memory_exit(void);
+const char *udmabuf_allocator(struct udmabuf_buffer *buf);
 
 /* buffer.c: file operations, mappings and cache maintenance */
 extern const struct file_operations udmabuf_fops;

@@ -43,7 +43,8 @@
 
 #define SYN_LIST	" " PROG " [list] [-o LIST|--output-all] [-n] [-r] [-b] [-J] [NAME...]\n"
 #define SYN_INFO	" " PROG " info [-o LIST|--output-all] [-n] [-r] [-b] [-J] NAME...\n"
-#define SYN_CREATE	" " PROG " create NAME --size SIZE [--dma-device BUS/DEVICE] [options]\n" \
+#define SYN_CREATE	" " PROG " create NAME --size SIZE [--dma-device BUS/DEVICE] [--phys-addr ADDR]\n" \
+			"            [options]\n" \
 			"            [ATTR=VALUE...]\n"
 #define SYN_DELETE	" " PROG " delete [--force] NAME|/dev/NAME...\n"
 #define SYN_SYNC	" " PROG " sync NAME --for-cpu|--for-device [--offset O] [--length L]\n" \
@@ -68,6 +69,8 @@
 	"                      the DMA master the buffer is for, e.g. pci/0000:01:00.0\n" \
 	"                      or platform/a0000000.dma (default: the module's own\n" \
 	"                      device); PHYS-ADDR is then that device's DMA address\n" \
+	"     --phys-addr ADDR allocate the buffer at this CPU physical address\n" \
+	"                      (page-aligned, 0x hex) or fail\n" \
 	"     --mode OCTAL     permissions of the device node (default 0600)\n" \
 	"     --device-name D  device name (default: NAME)\n" \
 	"     --no-enable      configure the buffer but do not enable it\n" \
@@ -527,6 +530,21 @@ static long opt_long(const char *what, const char *s, long min, long max)
 	return v;
 }
 
+/* A physical address: decimal or 0x hex, page-aligned (the kernel checks). */
+static uint64_t opt_address(const char *s)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	if (*s == '-' || *s == '+' || !*s)
+		usage_error("invalid physical address '%s'", s);
+	v = strtoull(s, &end, 0);
+	if (errno || *end)
+		usage_error("invalid physical address '%s'", s);
+	return v;
+}
+
 static unsigned int opt_mode(const char *s)
 {
 	unsigned int m;
@@ -608,6 +626,12 @@ static void create_failed(const struct udmabuf_create_args *cfg, const char *ste
 		 *cfg->dma_device)
 		hint("is %s a DMA master? A device without a DMA mask cannot have buffers",
 		     cfg->dma_device);
+	else if (!strcmp(step, "enable") && cfg->has_phys_addr &&
+		 (err == EBUSY || err == ERANGE || err == EINVAL))
+		hint(err == EBUSY ? "the memory at 0x%" PRIx64 " is in use (another buffer, the kernel, pages that cannot move, a CMA area)" :
+		     err == ERANGE ? "0x%" PRIx64 " is not RAM, or not within the DMA mask" :
+		     "the DMA device would see 0x%" PRIx64 " at another address (an IOMMU or a bus offset)",
+		     cfg->phys_addr);
 	else if (!strcmp(step, "enable") && err == ENOMEM)
 		enomem_hint(cfg->size);
 	else if (!strcmp(step, "enable") && err == EEXIST)
@@ -625,13 +649,14 @@ static void create_failed(const struct udmabuf_create_args *cfg, const char *ste
 static int cmd_create(int argc, char **argv)
 {
 	enum { OPT_MINOR = 256, OPT_SYNC, OPT_MASK, OPT_MODE, OPT_DEVNAME,
-	       OPT_NOENABLE, OPT_DMADEV };
+	       OPT_NOENABLE, OPT_DMADEV, OPT_PHYS };
 	static const struct option opts[] = {
 		{ "size",	 required_argument, NULL, 's' },
 		{ "minor",	 required_argument, NULL, OPT_MINOR },
 		{ "sync-mode",	 required_argument, NULL, OPT_SYNC },
 		{ "dma-mask",	 required_argument, NULL, OPT_MASK },
 		{ "dma-device",	 required_argument, NULL, OPT_DMADEV },
+		{ "phys-addr",	 required_argument, NULL, OPT_PHYS },
 		{ "mode",	 required_argument, NULL, OPT_MODE },
 		{ "device-name", required_argument, NULL, OPT_DEVNAME },
 		{ "no-enable",	 no_argument,	    NULL, OPT_NOENABLE },
@@ -669,6 +694,10 @@ static int cmd_create(int argc, char **argv)
 			break;
 		case OPT_DMADEV:
 			cfg.dma_device = optarg;
+			break;
+		case OPT_PHYS:
+			cfg.phys_addr = opt_address(optarg);
+			cfg.has_phys_addr = 1;
 			break;
 		case OPT_NOENABLE:
 			cfg.flags |= UDMABUF_CREATE_NO_ENABLE;
