@@ -16,11 +16,9 @@
 # guest for one that reaches the end of edu's 4 KiB buffer.
 
 load helpers/common
+load helpers/edu
 
-ED=udmabuf-edu
 IO=udmabuf-ioctl
-UIO=/sys/bus/pci/drivers/uio_pci_generic
-CHUNK=4032
 
 setup() {
 	common_setup
@@ -31,39 +29,6 @@ setup() {
 teardown() {
 	edu_present "$EDU" || true
 	common_teardown
-}
-
-# edu_present BDF: make sure the device is there (rescan after a test removed
-# it) and bound to uio_pci_generic, as UIO users have it; on arm64 a PCI
-# device joins its IOMMU group only when a driver binds it.
-edu_present() {
-	local d=/sys/bus/pci/devices/$1
-	if [ ! -e "$d" ]; then
-		echo 1 >/sys/bus/pci/rescan || return 1
-	fi
-	[ -e "$d" ] || { echo "# $1 did not come back after a rescan" >&2; return 1; }
-	[ -e "$d/driver" ] && return 0
-	if [ ! -e /run/udmabuf-edu-new-id ]; then
-		# Binds every edu without a driver.
-		echo "1234 11e8" >"$UIO/new_id" || return 1
-		: >/run/udmabuf-edu-new-id
-	fi
-	[ -e "$d/driver" ] || echo "$1" >"$UIO/bind" || return 1
-}
-
-# edu_roundtrip DEV OFFSET [helper options]: the device reads the range the
-# CPU filled and writes it back over the complement.
-edu_roundtrip() {
-	local dev=$1 off=$2
-	shift 2
-	run "$ED" --pci "$EDU" roundtrip "$dev" "$off" "$CHUNK" "$((off + 17))" "$@"
-	assert_success
-	assert_output OK
-}
-
-# The last 8-byte aligned offset that fits a whole chunk into SIZE bytes.
-last_chunk() {
-	echo $((($1 - CHUNK) / 8 * 8))
 }
 
 info_get() {

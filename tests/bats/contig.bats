@@ -1,0 +1,221 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+#
+# Beyond the page allocator and CMA: buffers from the contiguous-range
+# allocator (alloc_contig_range over a range checked frame by frame), with
+# device DMA at their first and last page to prove them contiguous; buffers
+# placed at a chosen CPU physical address (configfs phys_addr, the
+# udmabufN_phys parameter) and the ways placement is refused; and the
+# kernel's line saying why an allocation failed.
+
+# Variables such as cfs, CLASS and UT come from helpers/common.bash.
+# shellcheck disable=SC2154
+bats_require_minimum_version 1.5.0
+load helpers/common
+load helpers/edu
+
+MiB=$((1024 * 1024))
+
+setup() {
+	common_setup
+	EDU=$UDMABUF_EDU
+	edu_present "$EDU" || return 1
+}
+
+teardown() {
+	edu_present "$EDU" || true
+	common_teardown
+}
+
+meminfo_kib() {
+	sed -n "s/^$1: *\\([0-9]*\\) kB/\\1/p" /proc/meminfo
+}
+
+iommu_on() {
+	[ "$UDMABUF_IOMMU" != none ]
+}
+
+# big_buf NAME SIZE: a buffer bound to the edu (behind an IOMMU it is only
+# reachable so), 64-bit mask, enabled; then edu DMA at both ends.
+big_buf_dma() {
+	local name=$1 size=$2
+	make_buf "$name" "$size" dma_mask=64 dma_device="pci/$EDU"
+	assert_attr "$cfs/$name/allocator" contig
+	assert_attr "$CLASS/$name/allocator" contig
+	edu_roundtrip "/dev/$name" 0
+	edu_roundtrip "/dev/$name" "$(last_chunk "$size")"
+}
+
+# The CPU physical address of an enabled item's device, from GET_INFO.
+cpu_addr_dev() {
+	udmabuf-ioctl info "/dev/$1" | sed -n 's/^phys_addr=//p'
+}
+
+cpu_addr() {
+	cpu_addr_dev "$(devname "$1")"
+}
+
+# free_range [BITS]: print the CPU address of memory that was just a buffer
+# of the contiguous-range allocator (beyond CMA; below 2^BITS, default 64),
+# freed again.  Its pageblocks are movable and mostly free: its start is
+# what placement tests take (the last pages freed, at its end, are the
+# first the kernel reuses).
+free_range() {
+	local cma size addr
+	cma=$(meminfo_kib CmaTotal)
+	size=$(( (${cma:-0} / 1024 + 64) * MiB ))
+	make_buf probe "$size" dma_mask="${1:-64}" >&2 || return 1
+	addr=$(cpu_addr probe)
+	set_attr "$cfs/probe/enable" 0 >&2 || return 1
+	rmdir "$cfs/probe"
+	echo "$addr"
+}
+
+@test "allocator says where the memory came from, and features lists it" {
+	run -0 cat "$cfs/features"
+	[[ ,$output, == *,allocator,* ]] || fail "features: $output"
+	new_item off size=64K
+	assert_empty_attr "$cfs/off/allocator"
+	make_buf small 64K
+	assert_attr "$cfs/small/allocator" page
+	assert_attr "$CLASS/small/allocator" page
+}
+
+@test "a buffer larger than CMA and the page allocator give comes from a free range; DMA at both ends" {
+	local cma size
+	cma=$(meminfo_kib CmaTotal)
+	size=$(( (${cma:-0} / 1024 + 64) * MiB ))
+	big_buf_dma big "$size"
+	run -0 "$UT" mmap-fill /dev/big $((size - 4 * MiB)) 4M 9
+	run -0 "$UT" read-verify /dev/big $((size - 4 * MiB)) 4M 9
+}
+
+@test "1 GiB in the 4 GiB amd64 guest, no boot arguments; DMA at its first and last page" {
+	requires_arch amd64
+	[ "$UDMABUF_KERNEL_FLAVOUR" = stock ] ||
+		skip "the debug guest has too little memory for 1 GiB"
+	big_buf_dma giga 1073741824
+	assert_attr "$CLASS/giga/size" 1073741824
+}
+
+@test "the memory of a freed range can be had again, and at the same address" {
+	local addr
+	addr=$(free_range)
+	new_item again size=8M dma_mask=64
+	assert_write OK "$cfs/again/phys_addr" "$addr"
+	assert_attr "$cfs/again/phys_addr" "$addr"
+	assert_write OK "$cfs/again/enable" 1
+	assert_attr "$cfs/again/allocator" placed
+	[ "$(cpu_addr again)" = "$addr" ] || fail "placed at $(cpu_addr again), not $addr"
+	run -0 "$UT" mmap-fill /dev/again 0 8M 3
+	run -0 "$UT" read-verify /dev/again 0 8M 3
+	# And once more after it is freed.
+	assert_write OK "$cfs/again/enable" 0
+	assert_write OK "$cfs/again/enable" 1
+	[ "$(cpu_addr again)" = "$addr" ] || fail "second time at $(cpu_addr again)"
+}
+
+@test "a placed range in use fails with EBUSY and leaves nothing behind" {
+	local addr
+	make_buf owner 4M dma_mask=64
+	addr=$(cpu_addr owner)
+	new_item thief size=4M dma_mask=64 phys_addr="$addr"
+	assert_write EBUSY "$cfs/thief/enable" 1
+	assert_attr "$cfs/thief/enable" 0
+	assert_no_device thief
+	# Overlapping, not equal.
+	set_attr "$cfs/thief/phys_addr" $((addr + 2 * MiB))
+	assert_write EBUSY "$cfs/thief/enable" 1
+	assert_no_device thief
+	# The kernel's own memory is in use too: the kernel image's range.
+	set_attr "$cfs/thief/phys_addr" "0x$(sed -n 's/^ *\([0-9a-f]*\)-.* : Kernel code$/\1/p' /proc/iomem | head -1)"
+	assert_write EBUSY "$cfs/thief/enable" 1
+	assert_no_device thief
+}
+
+@test "phys_addr: unaligned EINVAL when written, outside RAM ERANGE at enable" {
+	new_item p size=4M dma_mask=64
+	assert_write EINVAL "$cfs/p/phys_addr" 0x1001
+	assert_write EINVAL "$cfs/p/phys_addr" garbage
+	assert_empty_attr "$cfs/p/phys_addr"
+	# Far beyond any RAM of the guest.
+	assert_write OK "$cfs/p/phys_addr" 0x7f0000000000
+	assert_write ERANGE "$cfs/p/enable" 1
+	assert_no_device p
+	# An empty line: placed freely again.
+	assert_write OK "$cfs/p/phys_addr" $'\n'
+	assert_empty_attr "$cfs/p/phys_addr"
+	assert_write OK "$cfs/p/enable" 1
+	assert_write EBUSY "$cfs/p/phys_addr" 0x1000000
+}
+
+@test "a placement beyond the DMA mask fails with ERANGE" {
+	local addr
+	addr=$(free_range)
+	(( addr >= 1 << 32 )) ||
+		skip "this guest has no RAM above 4 GiB (the range was at $addr)"
+	new_item low size=4M dma_mask=32 phys_addr="$addr"
+	assert_write ERANGE "$cfs/low/enable" 1
+	assert_no_device low
+	set_attr "$cfs/low/dma_mask" 64
+	assert_write OK "$cfs/low/enable" 1
+}
+
+@test "placed and bound: the device sees it at the CPU address, or enable fails with EINVAL behind an IOMMU" {
+	local addr
+	# uio_pci_generic leaves the edu's mask at the PCI default, 32 bits.
+	addr=$(free_range 32)
+	new_item pb size=2M dma_mask=64 dma_device="pci/$EDU" phys_addr="$addr"
+	if iommu_on; then
+		assert_write EINVAL "$cfs/pb/enable" 1
+		assert_no_device pb
+	else
+		assert_write OK "$cfs/pb/enable" 1
+		assert_attr "$cfs/pb/phys_addr" "$addr"
+		edu_roundtrip /dev/pb 0
+		edu_roundtrip /dev/pb "$(last_chunk $((2 * MiB)))"
+	fi
+}
+
+@test "udmabufN_phys places a parameter buffer" {
+	local addr
+	# Parameter buffers have the default 32-bit mask.
+	addr=$(free_range 32)
+	unload_module
+	load_module udmabuf0=2M udmabuf0_phys="$addr"
+	[ "$(cpu_addr_dev udmabuf0)" = "$addr" ] ||
+		fail "udmabuf0 at $(cpu_addr_dev udmabuf0), not $addr"
+	assert_attr "$CLASS/udmabuf0/allocator" placed
+	unload_module
+	run "$UT" insmod-try "$UDMABUF_KO" udmabuf0_phys=0x1001 udmabuf0=2M
+	assert_output EINVAL
+	run "$UT" insmod-try "$UDMABUF_KO" udmabuf1_phys="$addr"
+	assert_output EINVAL
+}
+
+@test "ENOMEM names the size, the largest free block, CMA and the fix in one kernel line" {
+	local total
+	total=$(meminfo_kib MemTotal)
+	new_item huge size=$(( total * 2 ))K dma_mask=64
+	assert_write ENOMEM "$cfs/huge/enable" 1
+	assert_no_device huge
+	run dmesg
+	assert_output --partial "huge: no $(( total * 2 )) KiB of contiguous memory below 0xffffffffffffffff: page allocator's largest free block"
+	assert_output --partial "try a smaller size, cma=SIZE at boot"
+}
+
+@test "udmabufctl create --phys-addr places a buffer, and says why it cannot" {
+	local addr
+	addr=$(free_range)
+	run udmabufctl create placed --size 2M --dma-mask 64 --phys-addr "$addr"
+	assert_success
+	assert_output /dev/placed
+	[ "$(cpu_addr placed)" = "$addr" ] || fail "at $(cpu_addr placed), not $addr"
+	run udmabufctl create again --size 2M --dma-mask 64 --phys-addr "$addr"
+	assert_failure 1
+	assert_output --partial "in use"
+	[ ! -e "$cfs/again" ] || fail "a refused create left $cfs/again"
+	run udmabufctl create bad --size 2M --phys-addr 0x12
+	assert_failure
+	[ ! -e "$cfs/bad" ] || fail "a refused create left $cfs/bad"
+}
