@@ -183,8 +183,26 @@ static int udmabuf_alloc_dma(struct udmabuf_buffer *buf)
 
 #ifdef CONFIG_CONTIG_ALLOC
 /*
+ * A page alloc_contig_range() could neither take free nor migrate away: the
+ * kernel's own (reserved, slab, page tables, another buffer's), or at
+ * least one off the LRU lists.  Read
+ * without the zone's lock, as a guess that saves a doomed attempt.
+ */
+static bool udmabuf_page_unmovable(struct page *page)
+{
+	if (PageReserved(page))
+		return true;
+	/* Free, in the buddy lists or a per-CPU list. */
+	if (PageBuddy(page) || !page_count(page))
+		return false;
+	/* Movable pages off the LRU (zsmalloc, balloons) are rare: skipped. */
+	return !PageLRU(page);
+}
+
+/*
  * Whether every page frame of [pfn, pfn + nr) is online RAM of @zone that
- * the page allocator manages; if not, *@bad is the first one that is not.
+ * the page allocator manages and could give up; if not, *@bad is the first
+ * one that is not.
  */
 static bool udmabuf_range_in_zone(struct zone *zone, unsigned long pfn,
 				  unsigned long nr, unsigned long *bad)
@@ -194,7 +212,8 @@ static bool udmabuf_range_in_zone(struct zone *zone, unsigned long pfn,
 	for (; pfn < end; pfn++) {
 		struct page *page = pfn_to_online_page(pfn);
 
-		if (!page || page_zone(page) != zone || PageReserved(page)) {
+		if (!page || page_zone(page) != zone ||
+		    udmabuf_page_unmovable(page)) {
 			*bad = pfn;
 			return false;
 		}
@@ -255,7 +274,8 @@ static int udmabuf_contig_zone(struct udmabuf_buffer *buf, struct zone *zone)
 			return udmabuf_contig_taken(buf, pfn);
 		if (fatal_signal_pending(current))
 			return -EINTR;
-		pfn += ALIGN(nr, align);
+		/* Somewhere in it a page would not move: try a bit further. */
+		pfn += ALIGN(max(nr / 16, align), align);
 	}
 	return -ENOMEM;
 }
