@@ -1,0 +1,158 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+#
+# Cache maintenance observed, not trusted.  QEMU has no cache model, so the
+# data tests of sync.bats would pass if no maintenance were done at all.
+# Here kprobe events in tracefs record the calls that do it, with their
+# range and direction, and every sync path is checked against them, with a
+# negative control (the helpers' --no-sync) that must record nothing:
+#
+#   arm64, whose buffers are not DMA-coherent here: the architecture's own
+#   cache maintenance, arch_sync_dma_for_device/_for_cpu(paddr, size, dir),
+#   the CPU physical range;
+#   amd64, where DMA is coherent and the architecture has none to do: the
+#   DMA API's entry, dma_sync_single_for_device/_for_cpu(dev, addr, size,
+#   dir), the DMA address range.
+#
+# Directions as the DMA API numbers them: 0 bidirectional, 1 to the device,
+# 2 from the device.  Stock kernels only: the debug kernel is built without
+# kprobe events.
+
+bats_require_minimum_version 1.5.0
+load helpers/common
+
+TRACEFS=/sys/kernel/tracing
+GRP=udmabuf_sync
+IO=udmabuf-ioctl
+SZ=$((1024 * 1024))
+
+setup() {
+	common_setup
+	[ "$UDMABUF_KERNEL_FLAVOUR" != debug ] ||
+		skip "the debug kernel has no kprobe events"
+	if [ ! -e "$TRACEFS/kprobe_events" ]; then
+		mount -t tracefs tracefs "$TRACEFS" || return 1
+	fi
+	case $UDMABUF_ARCH in
+	arm64)
+		probe dev arch_sync_dma_for_device 'addr=$arg1:x64 size=$arg2:u64 dir=$arg3:s32'
+		probe cpu arch_sync_dma_for_cpu 'addr=$arg1:x64 size=$arg2:u64 dir=$arg3:s32'
+		;;
+	*)
+		probe dev dma_sync_single_for_device 'addr=$arg2:x64 size=$arg3:u64 dir=$arg4:s32'
+		probe cpu dma_sync_single_for_cpu 'addr=$arg2:x64 size=$arg3:u64 dir=$arg4:s32'
+		;;
+	esac
+	make_buf tbuf "$SZ" sync_mode=0
+	BASE=$(base_addr)
+	: >"$TRACEFS/trace"
+}
+
+teardown() {
+	local e
+	for e in dev cpu; do
+		if [ -e "$TRACEFS/events/$GRP/$e/enable" ]; then
+			echo 0 >"$TRACEFS/events/$GRP/$e/enable"
+			echo "-:$GRP/$e" >>"$TRACEFS/kprobe_events"
+		fi
+	done
+	common_teardown
+}
+
+probe() {
+	echo "p:$GRP/$1 $2 $3" >>"$TRACEFS/kprobe_events" || return 1
+	echo 1 >"$TRACEFS/events/$GRP/$1/enable"
+}
+
+# The address the probed calls see for the buffer's first byte.
+base_addr() {
+	local key=dma_addr
+	[ "$UDMABUF_ARCH" = arm64 ] && key=phys_addr
+	"$IO" info /dev/tbuf | sed -n "s/^$key=//p"
+}
+
+# seen: the recorded calls as "dev|cpu OFFSET SIZE DIR", one a line, with
+# OFFSET relative to the buffer (calls for other memory are left out).
+seen() {
+	local line kind addr size dir
+	while read -r line; do
+		case $line in
+		*"$GRP/dev:"* | *" dev:"*) kind=dev ;;
+		*"$GRP/cpu:"* | *" cpu:"*) kind=cpu ;;
+		*) continue ;;
+		esac
+		addr=${line##*addr=}; addr=${addr%% *}
+		size=${line##*size=}; size=${size%% *}
+		dir=${line##*dir=}; dir=${dir%% *}
+		(( addr >= BASE && addr < BASE + SZ )) || continue
+		echo "$kind $((addr - BASE)) $size $dir"
+	done < <(grep -v '^#' "$TRACEFS/trace")
+}
+
+# expect_seen LINE...: exactly these calls were recorded, in this order.
+expect_seen() {
+	local got want
+	got=$(seen)
+	want=$(printf '%s\n' "$@")
+	[ "$got" = "$want" ] ||
+		fail "$(printf 'expected the calls:\n%s\nrecorded:\n%s' "$want" "${got:-(none)}")"
+	: >"$TRACEFS/trace"
+}
+
+@test "SYNC_FOR_DEVICE does cache maintenance on exactly its range and direction" {
+	run -0 "$IO" sync /dev/tbuf device 8192 4096 1
+	expect_seen "dev 8192 4096 1"
+	run -0 "$IO" sync /dev/tbuf device 0 0 0
+	expect_seen "dev 0 $SZ 0"
+	run -0 "$IO" sync /dev/tbuf device 100 28 2
+	expect_seen "dev 100 28 2"
+}
+
+@test "SYNC_FOR_CPU does cache maintenance on exactly its range and direction" {
+	run -0 "$IO" sync /dev/tbuf cpu 65536 8192 2
+	expect_seen "cpu 65536 8192 2"
+	run -0 "$IO" sync /dev/tbuf cpu 4096 0 0
+	expect_seen "cpu 4096 $((SZ - 4096)) 0"
+}
+
+@test "the sysfs one-write form and the shared values sync what they say" {
+	assert_write OK "$CLASS/tbuf/sync_for_device" "12288 4096 1"
+	expect_seen "dev 12288 4096 1"
+	set_attr "$CLASS/tbuf/sync_offset" 4096
+	set_attr "$CLASS/tbuf/sync_size" 8192
+	set_attr "$CLASS/tbuf/sync_direction" 2
+	assert_write OK "$CLASS/tbuf/sync_for_cpu" 1
+	expect_seen "cpu 4096 8192 2"
+}
+
+@test "a refused sync does no maintenance" {
+	run "$IO" sync /dev/tbuf device "$SZ" 1 1
+	assert_output EINVAL
+	run "$IO" sync /dev/tbuf cpu 0 16 3
+	assert_output EINVAL
+	expect_seen
+}
+
+@test "negative control: a transfer without syncs records none, one with them exactly its own" {
+	run -0 "$IO" cpu-to-device /dev/tbuf 0 4096 7 --uncached-view --no-sync
+	expect_seen
+	# The CPU takes the range before it writes, then hands it over.
+	run -0 "$IO" cpu-to-device /dev/tbuf 0 4096 7 --uncached-view
+	expect_seen "cpu 0 4096 2" "dev 0 4096 1"
+}
+
+@test "read() and write() with sync_mode 4 (sync always) sync around the copy" {
+	set_attr "$CLASS/tbuf/sync_mode" 4
+	run -0 "$UT" write-fill /dev/tbuf 8192 4096 3
+	expect_seen "dev 8192 4096 1"
+	run -0 "$UT" read-verify /dev/tbuf 8192 4096 3
+	expect_seen "cpu 8192 4096 2"
+}
+
+@test "the dma-buf's DMA_BUF_IOCTL_SYNC maintains the exported range" {
+	run -0 udmabuf-zc dmabuf /dev/tbuf $((4 * PAGE_SIZE)) $((2 * PAGE_SIZE))
+	[[ $(seen) == *"cpu $((4 * PAGE_SIZE)) $((2 * PAGE_SIZE)) 0"* ]] ||
+		fail "SYNC_START: $(seen)"
+	[[ $(seen) == *"dev $((4 * PAGE_SIZE)) $((2 * PAGE_SIZE)) 0"* ]] ||
+		fail "SYNC_END: $(seen)"
+}
