@@ -25,6 +25,16 @@
 #define udmabuf_devnode_const const
 #endif
 
+/*
+ * The driver core's bus functions take a const struct bus_type since about
+ * v6.4, and v6.11 made pci_bus_type and platform_bus_type const themselves.
+ */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 4, 0)
+#define udmabuf_bus_const
+#else
+#define udmabuf_bus_const const
+#endif
+
 /* v6.4 dropped the owner argument of class_create(). */
 #if LINUX_VERSION_CODE < KERNEL_VERSION(6, 4, 0)
 #define udmabuf_class_create(name)	class_create(THIS_MODULE, name)

@@ -52,7 +52,7 @@ static DEFINE_MUTEX(udmabuf_dma_lock);
 static LIST_HEAD(udmabuf_dma_bound);
 
 /* The buses a dma_device may name, as "BUS/DEVICE". */
-static struct bus_type *udmabuf_dma_bus(const char *name)
+static udmabuf_bus_const struct bus_type *udmabuf_dma_bus(const char *name)
 {
 #ifdef CONFIG_PCI
 	if (!strcmp(name, "pci"))
@@ -102,7 +102,7 @@ static int udmabuf_dma_split(const char *str, char *bus, size_t bus_len,
 static struct device *udmabuf_dma_find(const char *str)
 {
 	char bus_name[16], name[UDMABUF_DMA_DEVICE_MAX];
-	struct bus_type *bus;
+	udmabuf_bus_const struct bus_type *bus;
 	struct device *dev;
 	int ret;
 

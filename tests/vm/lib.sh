@@ -48,6 +48,8 @@ VM_HOST_PACKAGES=(
 	pkgconf
 	# python3.11-minimal: compiles the byte code of the guest's python
 	python3.11-minimal
+	# pahole: bookworm's 6.12 headers run it on every module (BTF)
+	pahole
 )
 
 # Guest userland packages for arm64 (amd64 uses the host's binaries).  jq
@@ -249,13 +251,14 @@ vm_apt_known() {
 	[[ -n $cand && $cand != "(none)" ]]
 }
 
-# Default kernel ABI: what Debian's meta package currently depends on.
+# Default kernel ABI: what Debian's meta package currently depends on;
+# UDMABUF_KERNEL_SERIES (e.g. 6.12) picks bookworm's linux-image-6.12-ARCH.
 vm_resolve_abi() {
 	if [[ -n ${UDMABUF_KERNEL_ABI:-} ]]; then
 		VM_ABI=$UDMABUF_KERNEL_ABI
 		return 0
 	fi
-	local meta=linux-image-$VM_ARCH
+	local meta=linux-image-${UDMABUF_KERNEL_SERIES:+$UDMABUF_KERNEL_SERIES-}$VM_ARCH
 	vm_apt_private_init
 	vm_apt_private_follow_host
 	if ! vm_apt_known "$meta"; then
@@ -306,7 +309,7 @@ vm_fetch_kernel() {
 		dpkg-deb -x "$deb" "$VM_KROOT"
 	done
 	dpkg-deb -f "$base/debs/linux-headers-${rel}_"*.deb Version >"$base/version"
-	vm_fix_headers
+	vm_fix_headers "$base"
 	# The debs are unpacked; keep only the tree.
 	rm -rf "$base/debs"
 	touch "$base/.complete"
@@ -314,20 +317,34 @@ vm_fetch_kernel() {
 
 # Debian's headers are meant to live in /usr/src: the arch Makefile includes
 # the -common one by absolute path, and scripts/ and tools/ are relative
-# symlinks to /usr/lib/linux-kbuild-6.1 (host binaries, also for arm64, which
-# is what a cross build needs).  Point both at the unpacked tree / the host.
+# symlinks to /usr/lib/linux-kbuild-VERSION (host binaries, also for arm64,
+# which is what a cross build needs).  Point both at the unpacked tree and
+# the host's kbuild; a kernel series other than the host's (bookworm's 6.12)
+# gets its own kbuild package, the host's architecture, unpacked beside it.
 vm_fix_headers() {
-	local common=$VM_KROOT/usr/src/linux-headers-$VM_ABI-common
+	local base=$1 common=$VM_KROOT/usr/src/linux-headers-$VM_ABI-common kb
 	[[ -d $VM_KDIR && -d $common ]] || vm_die "unexpected header layout in $VM_KROOT"
 	sed -i "s|/usr/src/linux-headers-$VM_ABI-common|$common|g" "$VM_KDIR/Makefile"
 	mkdir -p "$VM_KROOT/usr/lib"
-	ln -sfn "/usr/lib/$VM_KBUILD_PKG" "$VM_KROOT/usr/lib/$VM_KBUILD_PKG"
+	kb=$(readlink "$common/scripts")
+	kb=${kb#../../lib/}
+	kb=${kb%/scripts}
+	if [[ -z $kb || $kb == "$VM_KBUILD_PKG" ]]; then
+		ln -sfn "/usr/lib/$VM_KBUILD_PKG" "$VM_KROOT/usr/lib/$VM_KBUILD_PKG"
+		return 0
+	fi
+	(cd "$base/debs" && vm_run_logged "$base/download.log" apt-get -q download "$kb") ||
+		vm_die "downloading $kb (the headers' kbuild) failed"
+	dpkg-deb -x "$base/debs/${kb}_"*.deb "$VM_KROOT"
+	[[ -d $VM_KROOT/usr/lib/$kb/scripts ]] || vm_die "$kb has no scripts/"
 }
 
 # Warn if the host kbuild scripts are not the headers' version (modpost and
 # fixdep are host programs from that package; a mismatch usually works, but
 # when it does not the message should say why).
 vm_check_kbuild() {
+	# A kernel that came with its own kbuild (vm_fix_headers).
+	[[ -L $VM_KROOT/usr/lib/$VM_KBUILD_PKG ]] || return 0
 	[[ -d /usr/lib/$VM_KBUILD_PKG/scripts ]] ||
 		vm_die "$VM_KBUILD_PKG is not installed (run tests/vm/deps)"
 	local have want
