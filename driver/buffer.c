@@ -298,6 +298,26 @@ static int udmabuf_insert_pages(struct udmabuf_buffer *buf,
 	return ret;
 }
 
+/*
+ * The protection the entries made at mmap() time are built from.  On cores
+ * that do not set the dirty bit in hardware (ARMv8.0 such as Cortex-A53,
+ * ARMv7) the first write to a clean entry is a permission fault, in which
+ * the kernel marks the entry dirty and flushes its TLB entry: one fault per
+ * page written.  Nothing tracks the dirtiness of this memory (it is never
+ * written back, so the VMA does not want write notification), so the
+ * entries of a writable shared mapping are made young and dirty at once,
+ * as a write fault leaves them.  Only those state bits differ from
+ * vm_page_prot: the memory type is the same.
+ */
+static pgprot_t udmabuf_insert_prot(struct udmabuf_buffer *buf,
+				    struct vm_area_struct *vma)
+{
+	if (!(vma->vm_flags & VM_SHARED) || !(vma->vm_flags & VM_WRITE))
+		return vma->vm_page_prot;
+	return udmabuf_pgprot_mkdirty(page_to_pfn(buf->pages + vma->vm_pgoff),
+				      vma->vm_page_prot);
+}
+
 /**
  * udmabuf_map_pages - map part of a buffer into a VMA
  * @buf: the buffer, which the VMA's file keeps alive
@@ -306,15 +326,20 @@ static int udmabuf_insert_pages(struct udmabuf_buffer *buf,
  * @cache: the CPU mapping to give
  *
  * The whole range is mapped at once: the memory is resident, so nothing is
- * left to fault in.  Page-backed memory is mapped as its pages, which
- * get_user_pages() can take (VM_MIXEDMAP, not VM_IO or VM_PFNMAP); the
- * mapping cannot grow past the buffer (mremap() fails with EFAULT).
+ * left to fault in, and a writable mapping's entries are dirty already, so
+ * that the first write to a page does not fault either.  Page-backed
+ * memory is mapped as its pages, which get_user_pages() can take
+ * (VM_MIXEDMAP, not VM_IO or VM_PFNMAP); the mapping cannot grow past the
+ * buffer (mremap() fails with EFAULT).
  *
  * Return: 0 or a negative errno.
  */
 int udmabuf_map_pages(struct udmabuf_buffer *buf, struct vm_area_struct *vma,
 		      enum udmabuf_cache cache)
 {
+	pgprot_t prot;
+	int ret;
+
 	vma->vm_page_prot = udmabuf_pgprot(cache, vma->vm_page_prot);
 	if (!buf->page_backed)
 		return remap_pfn_range(vma, vma->vm_start,
@@ -325,7 +350,17 @@ int udmabuf_map_pages(struct udmabuf_buffer *buf, struct vm_area_struct *vma,
 	vm_flags_set(vma, VM_DONTEXPAND);
 	vma->vm_ops = &udmabuf_vm_ops;
 	vma->vm_private_data = buf;
-	return udmabuf_insert_pages(buf, vma);
+	/*
+	 * vm_insert_pages() builds the entries from vm_page_prot.  Nobody else
+	 * sees the VMA before ->mmap() returns, and it gets its own
+	 * protection back at once: later faults (after MADV_DONTNEED) make
+	 * clean entries, as any fault does.
+	 */
+	prot = vma->vm_page_prot;
+	vma->vm_page_prot = udmabuf_insert_prot(buf, vma);
+	ret = udmabuf_insert_pages(buf, vma);
+	vma->vm_page_prot = prot;
+	return ret;
 }
 
 static int udmabuf_mmap(struct file *file, struct vm_area_struct *vma)

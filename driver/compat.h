@@ -81,6 +81,26 @@ static inline void vm_flags_set(struct vm_area_struct *vma, vm_flags_t flags)
 }
 #endif
 
+/*
+ * udmabuf_pgprot_mkdirty - @prot as the protection of an entry that is
+ * young and dirty already (and so, in a writable protection, writable in
+ * hardware).  pte_pgprot() is the inverse of pfn_pte() only where the
+ * architecture defines it: v6.12's generic fallback gives an empty
+ * protection, and 32-bit ARM, RISC-V and others have none.  Elsewhere
+ * @prot is returned unchanged, and first writes fault as before.
+ */
+#if defined(CONFIG_ARM64) || defined(CONFIG_X86)
+static inline pgprot_t udmabuf_pgprot_mkdirty(unsigned long pfn, pgprot_t prot)
+{
+	return pte_pgprot(pte_mkyoung(pte_mkdirty(pfn_pte(pfn, prot))));
+}
+#else
+static inline pgprot_t udmabuf_pgprot_mkdirty(unsigned long pfn, pgprot_t prot)
+{
+	return prot;
+}
+#endif
+
 /* v6.5 split copy_splice_read() out of generic_file_splice_read(). */
 #if LINUX_VERSION_CODE < KERNEL_VERSION(6, 5, 0)
 #define copy_splice_read	generic_file_splice_read
