@@ -68,8 +68,7 @@ enum udmabuf_mem {
 	UDMABUF_MEM_NONE,
 	UDMABUF_MEM_SPLIT,	/* page allocator, split into single pages */
 	UDMABUF_MEM_DMA,	/* dma_alloc_pages(): CMA */
-	UDMABUF_MEM_CONTIG,	/* alloc_contig_range(): a free range, or
-				 * the one asked for (placement) */
+	UDMABUF_MEM_CONTIG,	/* alloc_contig_range(): found or placed */
 	UDMABUF_MEM_POOL,	/* a no-map reserved region, no struct pages */
 };
 
