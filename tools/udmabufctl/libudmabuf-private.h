@@ -98,6 +98,12 @@ struct udmabuf_info {
 	 */
 	int has_dma_device;
 	char dma_device[256];
+	/*
+	 * Where the memory came from: "page", "cma", "dma", "contig",
+	 * "placed" or "pool"; "" while disabled or with a module older than
+	 * the attribute. Read from the class device.
+	 */
+	char allocator[16];
 };
 
 /* Information about one buffer. -ENOENT if there is no such buffer. */
@@ -129,7 +135,8 @@ int udmabuf_list(struct udmabuf_info **list, size_t *count);
 #define UDMABUF_FIELD_COHERENT		(1U << 9)
 #define UDMABUF_FIELD_CACHE_MODE	(1U << 10)
 #define UDMABUF_FIELD_CACHE_MODE_SYNC	(1U << 11)
-#define UDMABUF_FIELD_ALL		((1U << 12) - 1)
+#define UDMABUF_FIELD_ALLOCATOR		(1U << 12)
+#define UDMABUF_FIELD_ALL		((1U << 13) - 1)
 
 /*
  * udmabuf_list() reading only FIELDS: one openat, read and close per

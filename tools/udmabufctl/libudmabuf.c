@@ -682,6 +682,10 @@ static int fill_from_sysfs(const struct attr_dirs *d, struct udmabuf_info *info,
 		read_str_attr_at(fd, dir, "cache_mode_sync",
 				 info->cache_mode_sync,
 				 sizeof(info->cache_mode_sync));
+	/* Only the device knows; absent on a module older than it. */
+	if (fields & UDMABUF_FIELD_ALLOCATOR)
+		read_str_attr_at(fd, dir, "allocator", info->allocator,
+				 sizeof(info->allocator));
 	/* What is bound; the item says what was asked for. */
 	if ((fields & UDMABUF_FIELD_DMA_DEVICE) &&
 	    read_dma_device(fd, dir, info) == -ENOENT && cdir)

@@ -36,6 +36,7 @@ const struct column columns[NCOLUMNS] = {
 	[COL_COHERENT]	 = { "COHERENT",   COL_BOOLEAN, 0, "DMA is cache-coherent", F(COHERENT) },
 	[COL_CACHE]	 = { "CACHE",	   COL_STRING,  0, "CPU mapping without O_SYNC", F(CACHE_MODE) },
 	[COL_CACHE_SYNC] = { "CACHE-SYNC", COL_STRING,  0, "CPU mapping with O_SYNC", F(CACHE_MODE_SYNC) },
+	[COL_ALLOCATOR]	 = { "ALLOCATOR",  COL_STRING,  0, "where the memory came from: page, cma, dma, contig, placed or pool", F(ALLOCATOR) },
 };
 
 #undef F
@@ -183,6 +184,9 @@ void cell_text(const struct udmabuf_info *in, int col, int bytes,
 		break;
 	case COL_CACHE_SYNC:
 		snprintf(buf, len, "%s", in->cache_mode_sync);
+		break;
+	case COL_ALLOCATOR:
+		snprintf(buf, len, "%s", in->allocator);
 		break;
 	}
 }

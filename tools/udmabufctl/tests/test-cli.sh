@@ -113,7 +113,14 @@ attr "$S/cam0/users" "2
 "
 attr "$S/cam0/dma_device" "pci/0000:00:10.0
 "
-# udmabuf0 has no dma_device, as with a module older than the attribute.
+attr "$S/cam0/allocator" "cma
+"
+# configfs has it too; list and info read the class device's.
+attr "$C/cam0/allocator" "cma
+"
+attr "$C/spare/allocator" ""
+# udmabuf0 has no dma_device and no allocator, as with a module older than
+# the attributes.
 attr "$S/udmabuf0/dev" "240:0
 "
 attr "$S/udmabuf0/size" "1048576
@@ -146,6 +153,8 @@ out_has "Exit status:"
 check "--help documents the exit statuses"
 out_has "     --dma-device BUS/DEVICE" && out_has " DMA-DEVICE  DMA master, BUS/DEVICE"
 check "--help documents --dma-device and the DMA-DEVICE column"
+out_has "  ALLOCATOR  where the memory came from: page, cma, dma, contig, placed or pool"
+check "--help documents the ALLOCATOR column"
 run create --help
 status_is 0 && out_has "Usage:"
 check "create --help prints the usage and exits 0"
@@ -281,6 +290,24 @@ cam0     pci/0000:00:10.0
 spare
 udmabuf0"
 check "list -o DMA-DEVICE shows the bound device, empty for the module's own"
+run list -o NAME,ALLOCATOR
+status_is 0 && out_is \
+"NAME     ALLOCATOR
+cam0     cma
+spare
+udmabuf0"
+check "list -o ALLOCATOR shows where the memory came from, empty where unknown"
+run list
+! out_has ALLOCATOR
+check "ALLOCATOR is not a default column of list"
+run info -o NAME,ALLOCATOR spare udmabuf0
+status_is 0 && out_is \
+"name:        spare
+allocator:   -
+
+name:        udmabuf0
+allocator:   -"
+check "info shows - as the allocator of a disabled buffer and of an older module's"
 run -J
 status_is 0 && out_has '"udmabuf": ['
 check "-J alone lists as JSON"
@@ -324,6 +351,8 @@ assert by["cam0"]["phys-addr"] == "0x000000003f000000"
 assert by["spare"]["device"] is None and by["spare"]["enabled"] is False
 assert by["spare"]["mode"] == "0600" and by["spare"]["dma-mask"] == 64
 assert by["udmabuf0"]["origin"] == "param" and by["udmabuf0"]["maj:min"] == "240:0"
+assert by["cam0"]["allocator"] == "cma"
+assert by["spare"]["allocator"] is None and by["udmabuf0"]["allocator"] is None
 ' "$OUT"
 	check "list --json --output-all is valid JSON with numbers as numbers"
 	python3 -c '
@@ -363,7 +392,8 @@ dma-device:  pci/0000:00:10.0
 mode:        0660
 coherent:    0
 cache:       cached
-cache-sync:  uncached"
+cache-sync:  uncached
+allocator:   cma"
 check "info prints key: value lines"
 run info -o NAME,SIZE,PHYS-ADDR cam0
 status_is 0 && out_is \

@@ -287,6 +287,13 @@ static void test_columns(void)
 	CHECK(parse_columns("dma-device", ids, 64, &n, &bad) == 0 && n == 1 &&
 	      ids[0] == COL_DMA_DEVICE && !columns[COL_DMA_DEVICE].is_default,
 	      "-o dma-device, not a default column");
+	CHECK(parse_columns("allocator", ids, 64, &n, &bad) == 0 && n == 1 &&
+	      ids[0] == COL_ALLOCATOR && !columns[COL_ALLOCATOR].is_default &&
+	      columns[COL_ALLOCATOR].fields == UDMABUF_FIELD_ALLOCATOR,
+	      "-o allocator, not a default column, reads only the allocator");
+	n = default_columns(ids, 64);
+	CHECK(!(columns_fields(ids, n) & UDMABUF_FIELD_ALLOCATOR),
+	      "the default columns do not read the allocator");
 	CHECK(parse_columns("NAME,BOGUS", ids, 64, &n, &bad) == -EINVAL &&
 	      bad && !strcmp(bad, "BOGUS"), "unknown column is named");
 	CHECK(parse_columns("", ids, 64, &n, &bad) == -EINVAL, "empty list refused");
