@@ -27,6 +27,8 @@
 #define UDMABUF_SYNC_MODE_MAX	7
 #define UDMABUF_DMA_MASK_MIN	12
 #define UDMABUF_DMA_MASK_MAX	64
+/* The module's dma_mask when none is written. */
+#define UDMABUF_DMA_MASK_DEFAULT 32
 
 /* Attribute values are short; this is plenty. */
 #define UDMABUF_ATTR_MAX	256
@@ -205,6 +207,40 @@ int udmabuf_delete(const char *name, unsigned int flags, const char **step);
  * with free(). Processes that cannot be inspected are not reported.
  */
 int udmabuf_users(const char *name, pid_t **pids, size_t *count);
+
+/*
+ * What limits the size of a buffer, for the hint of an ENOMEM from enable
+ * (the kernel logs the same facts). Bytes; -1 where unknown.
+ */
+struct udmabuf_mem_limits {
+	int64_t largest_block;	/* page allocator, zones the mask reaches */
+	int64_t mem_total;	/* MemTotal */
+	int64_t cma_total;	/* CmaTotal; -1: a kernel without CMA */
+	int64_t cma_free;	/* CmaFree */
+};
+
+/*
+ * The page allocator's largest free block in the zones a DMA_MASK-bit
+ * mask reaches, from the text of /proc/buddyinfo in F ("Node N, zone NAME"
+ * and the number of free blocks of each order): the largest order with a
+ * count that is not 0, of zones DMA, DMA32, Normal and Movable. A mask of
+ * 32 bits or fewer reaches only DMA and DMA32 (and Normal where there is
+ * no DMA32, as on 32-bit kernels, whose low memory lies below 4 GiB). 0
+ * if those zones have nothing free; -ENODATA if the text lists none.
+ */
+int udmabuf_parse_buddyinfo(FILE *f, int dma_mask, int64_t *largest);
+
+/*
+ * MemTotal, CmaTotal and CmaFree from the text of /proc/meminfo in F into
+ * m (bytes, -1 for a line that is missing). Leaves m->largest_block.
+ */
+void udmabuf_parse_meminfo(FILE *f, struct udmabuf_mem_limits *m);
+
+/*
+ * All of struct udmabuf_mem_limits for a DMA_MASK-bit mask, from
+ * /proc/buddyinfo and /proc/meminfo; what cannot be read stays -1.
+ */
+void udmabuf_mem_limits(int dma_mask, struct udmabuf_mem_limits *m);
 
 /* ---------------------------------------------------------------------- */
 /* Shared by the library's source files                                   */

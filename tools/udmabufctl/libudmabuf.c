@@ -1205,6 +1205,99 @@ int udmabuf_delete(const char *name, unsigned int flags, const char **step)
 }
 
 /* ---------------------------------------------------------------------- */
+/* Memory limits                                                          */
+
+/* Free blocks of a group of zones: listed at all, largest order free. */
+struct zone_group {
+	int listed;
+	int order;	/* -1: nothing free */
+};
+
+int udmabuf_parse_buddyinfo(FILE *f, int dma_mask, int64_t *largest)
+{
+	struct zone_group low = { 0, -1 }, high = { 0, -1 }, *g;
+	long page = sysconf(_SC_PAGESIZE);
+	int have_dma32 = 0, use_high;
+	char *line = NULL;
+	size_t cap = 0;
+
+	while (getline(&line, &cap, f) > 0) {
+		char zone[32], *p, *end;
+		unsigned long count;
+		int off = 0, i;
+
+		if (sscanf(line, "Node %*d, zone %31s %n", zone, &off) != 1 ||
+		    !off)
+			continue;
+		if (!strcmp(zone, "DMA32"))
+			have_dma32 = 1;
+		if (!strcmp(zone, "DMA") || !strcmp(zone, "DMA32"))
+			g = &low;
+		else if (!strcmp(zone, "Normal") || !strcmp(zone, "Movable"))
+			g = &high;
+		else
+			continue;	/* HighMem, Device: not for buffers */
+		g->listed = 1;
+		for (p = line + off, i = 0;; p = end, i++) {
+			errno = 0;
+			count = strtoul(p, &end, 10);
+			if (end == p || errno)
+				break;
+			if (count && i > g->order)
+				g->order = i;
+		}
+	}
+	free(line);
+	use_high = dma_mask > 32 || !have_dma32;
+	if (!low.listed && !(use_high && high.listed))
+		return -ENODATA;
+	if (use_high && high.order > low.order)
+		low.order = high.order;
+	if (page <= 0)
+		page = 4096;
+	*largest = low.order < 0 ? 0 : (int64_t)page << low.order;
+	return 0;
+}
+
+void udmabuf_parse_meminfo(FILE *f, struct udmabuf_mem_limits *m)
+{
+	static const char *const key[] = { "MemTotal:", "CmaTotal:", "CmaFree:" };
+	int64_t *val[] = { &m->mem_total, &m->cma_total, &m->cma_free };
+	char line[256], unit[8];
+	long long kib;
+	size_t i;
+
+	for (i = 0; i < 3; i++)
+		*val[i] = -1;
+	while (fgets(line, sizeof(line), f))
+		for (i = 0; i < 3; i++)
+			if (!strncmp(line, key[i], strlen(key[i])) &&
+			    sscanf(line + strlen(key[i]), "%lld %7s", &kib,
+				   unit) == 2 &&
+			    !strcmp(unit, "kB") && kib >= 0 &&
+			    kib <= INT64_MAX / 1024)
+				*val[i] = kib * 1024;
+}
+
+void udmabuf_mem_limits(int dma_mask, struct udmabuf_mem_limits *m)
+{
+	FILE *f;
+
+	m->largest_block = m->mem_total = m->cma_total = m->cma_free = -1;
+	f = fopen("/proc/buddyinfo", "re");
+	if (f) {
+		if (udmabuf_parse_buddyinfo(f, dma_mask, &m->largest_block))
+			m->largest_block = -1;
+		fclose(f);
+	}
+	f = fopen("/proc/meminfo", "re");
+	if (f) {
+		udmabuf_parse_meminfo(f, m);
+		fclose(f);
+	}
+}
+
+/* ---------------------------------------------------------------------- */
 /* Users                                                                  */
 
 static int pid_uses(const char *pid, const char *devpath)

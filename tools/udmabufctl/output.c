@@ -122,6 +122,44 @@ void human_size(uint64_t bytes, char *buf, size_t len)
 		snprintf(buf, len, "%" PRIu64 "%c", whole, units[e]);
 }
 
+void enomem_hint_text(uint64_t size, int dma_mask,
+		      const struct udmabuf_mem_limits *m,
+		      char *what, size_t wlen, char *fix, size_t flen)
+{
+	char sz[32], block[32], total[32], avail[32], ram[32], cma[96];
+
+	human_size(size, sz, sizeof(sz));
+	if (m->cma_total > 0) {
+		human_size((uint64_t)m->cma_total, total, sizeof(total));
+		human_size(m->cma_free > 0 ? (uint64_t)m->cma_free : 0, avail,
+			   sizeof(avail));
+		snprintf(cma, sizeof(cma), "the CMA area has %s of %s free",
+			 avail, total);
+	} else {
+		snprintf(cma, sizeof(cma), "there is no CMA area");
+	}
+	if (m->largest_block >= 0) {
+		human_size((uint64_t)m->largest_block, block, sizeof(block));
+		snprintf(what, wlen, "no %s of contiguous memory within the %d-bit DMA mask: the page allocator's largest free block is %s and %s",
+			 sz, dma_mask, block, cma);
+	} else {
+		snprintf(what, wlen, "no %s of contiguous memory within the %d-bit DMA mask (see dmesg): %s",
+			 sz, dma_mask, cma);
+	}
+
+	if (m->mem_total > 0 && size > (uint64_t)m->mem_total) {
+		human_size((uint64_t)m->mem_total, ram, sizeof(ram));
+		snprintf(fix, flen, "try a smaller size: %s is more than the %s of RAM",
+			 sz, ram);
+	} else {
+		snprintf(fix, flen, "try a smaller size%s%s%s",
+			 dma_mask < 64 ? ", " : " or ",
+			 m->cma_total > 0 ? "a larger cma=SIZE at boot" :
+			 "cma=SIZE at boot (a CMA area)",
+			 dma_mask < 64 ? " or --dma-mask 64 if the device can address all memory" : "");
+	}
+}
+
 void cell_text(const struct udmabuf_info *in, int col, int bytes,
 	       char *buf, size_t len)
 {

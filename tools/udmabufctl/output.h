@@ -73,6 +73,16 @@ size_t display_width(const char *s);
 /* "512B", "4K", "1.5M", ... (binary units, one decimal at most). */
 void human_size(uint64_t bytes, char *buf, size_t len);
 
+/*
+ * The two hint lines of an ENOMEM from enable, for SIZE bytes below a
+ * DMA_MASK-bit mask: what limit was hit (the page allocator's largest free
+ * block, the CMA area; unknown facts are left out), into WHAT, and what
+ * would help (a smaller size, cma=SIZE at boot, --dma-mask 64), into FIX.
+ */
+void enomem_hint_text(uint64_t size, int dma_mask,
+		      const struct udmabuf_mem_limits *m,
+		      char *what, size_t wlen, char *fix, size_t flen);
+
 /* A JSON string literal (with quotes), valid UTF-8 guaranteed. */
 void json_string(FILE *f, const char *s);
 

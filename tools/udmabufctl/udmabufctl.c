@@ -268,34 +268,43 @@ static void permission_hint(int err)
 		hint("this needs root");
 }
 
-/* CmaTotal/CmaFree from /proc/meminfo in KiB; -1 if absent. */
-static void cma_info(long *total, long *avail)
+/*
+ * The value of the last ATTR=VALUE argument of create that sets ATTR (it
+ * is written after the options), else NULL.
+ */
+static const char *create_attr(const struct udmabuf_create_args *cfg,
+			       const char *attr)
 {
-	char line[256];
-	FILE *f = fopen("/proc/meminfo", "re");
+	const char *const *a, *val = NULL;
+	size_t len = strlen(attr);
 
-	*total = *avail = -1;
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		sscanf(line, "CmaTotal: %ld", total);
-		sscanf(line, "CmaFree: %ld", avail);
-	}
-	fclose(f);
+	for (a = cfg->attrs; a && *a; a++)
+		if (!strncmp(*a, attr, len) && (*a)[len] == '=')
+			val = *a + len + 1;
+	return val;
 }
 
-static void enomem_hint(uint64_t size)
+/* Say which limit an enable that failed with ENOMEM hit, and the fix. */
+static void enomem_hint(const struct udmabuf_create_args *cfg)
 {
-	char h[32];
-	long total, avail;
+	struct udmabuf_mem_limits m;
+	const char *val;
+	char what[512], fix[256];
+	uint64_t size = cfg->size;
+	int mask = cfg->dma_mask >= 0 ? cfg->dma_mask : UDMABUF_DMA_MASK_DEFAULT;
+	long l;
 
-	human_size(size, h, sizeof(h));
-	cma_info(&total, &avail);
-	if (total <= 0)
-		hint("the kernel could not find %s of contiguous memory and has no CMA area; large buffers need one (boot with cma=SIZE)", h);
-	else
-		hint("the kernel could not find %s of contiguous memory (CMA area %ldK, %ldK free; boot with a larger cma=SIZE)",
-		     h, total, avail);
+	val = create_attr(cfg, "size");
+	if (val && udmabuf_parse_size(val, &size))
+		size = cfg->size;
+	val = create_attr(cfg, "dma_mask");
+	if (val && udmabuf_parse_long(val, UDMABUF_DMA_MASK_MIN,
+				      UDMABUF_DMA_MASK_MAX, &l) == 0)
+		mask = (int)l;
+	udmabuf_mem_limits(mask, &m);
+	enomem_hint_text(size, mask, &m, what, sizeof(what), fix, sizeof(fix));
+	hint("%s", what);
+	hint("%s", fix);
 }
 
 /*
@@ -633,7 +642,7 @@ static void create_failed(const struct udmabuf_create_args *cfg, const char *ste
 		     "the DMA device would see 0x%" PRIx64 " at another address (an IOMMU or a bus offset)",
 		     cfg->phys_addr);
 	else if (!strcmp(step, "enable") && err == ENOMEM)
-		enomem_hint(cfg->size);
+		enomem_hint(cfg);
 	else if (!strcmp(step, "enable") && err == EEXIST)
 		hint("a device named %s already exists (see '" PROG " list')", dev);
 	else if (!strcmp(step, "enable") && err == EBUSY && cfg->minor >= 0)

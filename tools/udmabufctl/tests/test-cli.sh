@@ -606,6 +606,18 @@ status_is 1 && [ ! -e "$L/b6" ] && err_is \
 "udmabufctl: b6: enable: Invalid argument
 udmabufctl: hint: is pci/0000:00:10.0 a DMA master? A device without a DMA mask cannot have buffers"
 fake "enable refused with EINVAL for a bound buffer asks whether the device is a DMA master"
+# ENOMEM: the facts come from this host's /proc, so only their form is fixed.
+UDMABUF_FAKE_ERRNO=enable=ENOMEM
+[ -n "$works" ] && run_fake create b7 --size 1G
+status_is 1 && [ ! -e "$L/b7" ] && [ "$(wc -l <"$ERR")" -eq 3 ] &&
+	err_has "udmabufctl: b7: enable: Cannot allocate memory" &&
+	grep -Eq '^udmabufctl: hint: no 1G of contiguous memory within the 32-bit DMA mask(: the page allocator.s largest free block is [0-9.]+[BKMG]| \(see dmesg\):) and (there is no CMA area|the CMA area has [0-9.]+[BKMG] of [0-9.]+[BKMG] free)$' "$ERR" &&
+	grep -Eq '^udmabufctl: hint: try a smaller size(, | or )(a larger )?cma=SIZE at boot.* or --dma-mask 64 if the device can address all memory$|^udmabufctl: hint: try a smaller size: 1G is more than' "$ERR"
+fake "enable refused with ENOMEM names the size, the largest free block, CMA, the mask and the fix"
+[ -n "$works" ] && run_fake create b7 --size 1T --dma-mask 12 dma_mask=64 size=2T
+status_is 1 && err_has "udmabufctl: hint: no 2T of contiguous memory within the 64-bit DMA mask" &&
+	err_has "udmabufctl: hint: try a smaller size: 2T is more than the " && ! err_has -- "--dma-mask 64"
+fake "the ENOMEM hint takes size and mask from ATTR=VALUE arguments, which are written last"
 unset UDMABUF_FAKE_ERRNO
 
 R=$T/restore/udmabuf	# restore wants a tree without buffers

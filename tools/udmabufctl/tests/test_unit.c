@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "output.h"
 #include "libudmabuf-private.h"
@@ -568,6 +569,102 @@ static void test_conf(void)
 	CHECK(conf_split(line, tok, 8) == -EINVAL, "bad escape");
 }
 
+/* udmabuf_parse_buddyinfo() of TEXT; -errno, else the block in pages. */
+static long long buddy(const char *text, int mask)
+{
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+	int64_t largest = -1;
+	int ret;
+
+	if (!f)
+		return -ENOMEM;
+	ret = udmabuf_parse_buddyinfo(f, mask, &largest);
+	fclose(f);
+	return ret ? ret : largest / sysconf(_SC_PAGESIZE);
+}
+
+static void test_buddyinfo(void)
+{
+	/* an amd64 guest: DMA's largest order is 10, DMA32's 9, Normal's 8 */
+	static const char x86[] =
+		"Node 0, zone      DMA      0      0      0      0      0      0      0      0      1      1      3 \n"
+		"Node 0, zone    DMA32      1      1      4      2      5      4      3      3      4      2      0 \n"
+		"Node 0, zone   Normal   1376   1276   1468    985    626    190     84    213    219      0      0 \n";
+	static const char normal_only[] =
+		"Node 0, zone   Normal    12     3     0     1     0     0     0     0     0     0     0\n"
+		"Node 1, zone   Normal     0     0     0     0     0     0     0     0     0     1     0\n";
+	static const char full[] =
+		"Node 0, zone    DMA32      0      0      0      0      0      0      0      0      0      0      0 \n"
+		"Node 0, zone   Normal      5      0      0      0      0      0      0      0      0      0      0 \n";
+	static const char high_only[] =
+		"Node 0, zone   Normal      0      0      0      0      0      0      0      0      0      0      0 \n"
+		"Node 0, zone  Movable      0      0      0      0      0      0      0      7      0      0      0 \n"
+		"Node 0, zone    DMA32      0      0      1      0      0      0      0      0      0      0      0 \n";
+
+	CHECK(buddy(x86, 64) == 1024, "buddyinfo: 64-bit mask, largest order of any zone (10: DMA)");
+	CHECK(buddy(strchr(x86, '\n') + 1, 64) == 512,
+	      "buddyinfo: 64-bit mask without DMA: DMA32's order 9 beats Normal's 8");
+	CHECK(buddy(strchr(x86, '\n') + 1, 32) == 512,
+	      "buddyinfo: 32-bit mask: DMA and DMA32 only");
+	CHECK(buddy(high_only, 64) == 128, "buddyinfo: Movable counts for a 64-bit mask");
+	CHECK(buddy(high_only, 32) == 4,
+	      "buddyinfo: a 32-bit mask does not reach Normal or Movable");
+	CHECK(buddy(normal_only, 32) == 512,
+	      "buddyinfo: without DMA32 (32-bit kernels) a 32-bit mask has Normal, of every node");
+	CHECK(buddy(full, 64) == 1, "buddyinfo: single pages free is a block of one page");
+	CHECK(buddy(full, 32) == 0, "buddyinfo: nothing free below a 32-bit mask is a block of 0");
+	CHECK(buddy("Node 0, zone  HighMem 3 3 3\n", 32) == -ENODATA,
+	      "buddyinfo: no zone for buffers is unknown");
+	CHECK(buddy("", 64) == -ENODATA, "buddyinfo: an empty file is unknown");
+}
+
+static void test_meminfo(void)
+{
+	static const char with[] =
+		"MemTotal:        4015436 kB\nMemFree:         3700000 kB\n"
+		"CmaTotal:          65536 kB\nCmaFree:           61440 kB\n";
+	static const char without[] = "MemTotal:        4015436 kB\nMemFree:  1 kB\n";
+	struct udmabuf_mem_limits m = { 7, 7, 7, 7 };
+	FILE *f;
+
+	f = fmemopen((void *)with, strlen(with), "r");
+	udmabuf_parse_meminfo(f, &m);
+	fclose(f);
+	CHECK(m.mem_total == 4015436LL * 1024 && m.cma_total == 64 << 20 &&
+	      m.cma_free == 60 << 20 && m.largest_block == 7,
+	      "meminfo: MemTotal, CmaTotal and CmaFree in bytes");
+	f = fmemopen((void *)without, strlen(without), "r");
+	udmabuf_parse_meminfo(f, &m);
+	fclose(f);
+	CHECK(m.mem_total == 4015436LL * 1024 && m.cma_total == -1 &&
+	      m.cma_free == -1, "meminfo: no Cma lines (no CMA in the kernel) is -1");
+}
+
+static void test_enomem_hint(void)
+{
+	struct udmabuf_mem_limits none = { 4 << 20, 4LL << 30, 0, 0 };
+	struct udmabuf_mem_limits cma = { 2 << 20, 4LL << 30, 64 << 20, 60 << 20 };
+	struct udmabuf_mem_limits unknown = { -1, -1, -1, -1 };
+	char what[512], fix[256];
+
+	enomem_hint_text(1ULL << 40, 64, &none, what, sizeof(what), fix, sizeof(fix));
+	CHECK_OUT(what, "no 1T of contiguous memory within the 64-bit DMA mask: the page allocator's largest free block is 4M and there is no CMA area",
+		  "ENOMEM hint: the size, the mask, the largest free block, no CMA");
+	CHECK_OUT(fix, "try a smaller size: 1T is more than the 4G of RAM",
+		  "ENOMEM hint: more than RAM asks for less");
+	enomem_hint_text(1ULL << 30, 64, &none, what, sizeof(what), fix, sizeof(fix));
+	CHECK_OUT(fix, "try a smaller size or cma=SIZE at boot (a CMA area)",
+		  "ENOMEM hint: a 64-bit mask without CMA: smaller or cma=");
+	enomem_hint_text(256 << 20, 32, &cma, what, sizeof(what), fix, sizeof(fix));
+	CHECK_OUT(what, "no 256M of contiguous memory within the 32-bit DMA mask: the page allocator's largest free block is 2M and the CMA area has 60M of 64M free",
+		  "ENOMEM hint: the CMA area's size and free space");
+	CHECK_OUT(fix, "try a smaller size, a larger cma=SIZE at boot or --dma-mask 64 if the device can address all memory",
+		  "ENOMEM hint: a mask below 64 suggests --dma-mask 64, CMA a larger one");
+	enomem_hint_text(1ULL << 30, 40, &unknown, what, sizeof(what), fix, sizeof(fix));
+	CHECK_OUT(what, "no 1G of contiguous memory within the 40-bit DMA mask (see dmesg): there is no CMA area",
+		  "ENOMEM hint: without /proc it says what it knows and points at dmesg");
+}
+
 int main(void)
 {
 	test_sizes();
@@ -584,6 +681,9 @@ int main(void)
 	test_info_options();
 	test_display_width();
 	test_conf();
+	test_buddyinfo();
+	test_meminfo();
+	test_enomem_hint();
 	printf("1..%d\n", tests);
 	if (failures)
 		printf("# %d of %d tests failed\n", failures, tests);
