@@ -163,13 +163,77 @@ assert_buffer() {
 	assert_attr "$CLASS/tbuf/dma_device" "pci/$EDU"
 }
 
-@test "an oversized create fails with Cannot allocate memory, a hint and no kernel warning" {
+# A size as udmabufctl writes it ("4M", "1.5G"), of a number of KiB.
+human_kib() {
+	awk -v k="$1" 'BEGIN {
+		u = "K"; split("M G T", units, " ")
+		for (i = 1; i <= 3 && k >= 1024; i++) { k /= 1024; u = units[i] }
+		s = sprintf("%.1f", k); sub(/\.0$/, "", s); print s u
+	}'
+}
+
+# The page allocator's largest free block in the zones a 64-bit mask
+# reaches (the largest order with a free block), in udmabufctl's form.
+# Plain bash: the guest has no getconf, and its awk no '^'.
+largest_free_block() {
+	local page zone counts c i order max=0
+	page=$(sed -n 's/^KernelPageSize: *\([0-9]*\) kB/\1/p' /proc/self/smaps | head -n 1)
+	while read -r _ _ _ zone counts; do
+		case $zone in DMA|DMA32|Normal|Movable) ;; *) continue ;; esac
+		order=-1 i=0
+		for c in $counts; do
+			if [ "$c" -gt 0 ]; then order=$i; fi
+			i=$((i + 1))
+		done
+		if [ "$order" -ge 0 ] && [ $((page << order)) -gt "$max" ]; then
+			max=$((page << order))
+		fi
+	done </proc/buddyinfo
+	human_kib "$max"
+}
+
+# The CMA part of the ENOMEM hint, as /proc/meminfo has it.
+cma_hint_re() {
+	local total
+	total=$(sed -n 's/^CmaTotal: *\([0-9]*\) kB/\1/p' /proc/meminfo)
+	if [ "${total:-0}" -gt 0 ]; then
+		echo "the CMA area has [0-9.]+[KMG] of $(human_kib "$total") free"
+	else
+		echo "there is no CMA area"
+	fi
+}
+
+@test "a create larger than memory fails with Cannot allocate memory, the largest free block, the mask and no kernel warning" {
+	local before after cma
+	before=$(largest_free_block)
+	cma=$(cma_hint_re)
 	run -1 --separate-stderr "$CTL" create huge --size 1T --dma-mask 64
+	after=$(largest_free_block)
+	assert_output ""
+	assert_equal "${#stderr_lines[@]}" 3
 	assert_equal "${stderr_lines[0]}" "udmabufctl: huge: enable: Cannot allocate memory"
-	[[ ${stderr_lines[1]} == "udmabufctl: hint: the kernel could not find 1T of contiguous memory"* ]] ||
-		fail "no CMA hint: ${stderr_lines[1]}"
+	[[ ${stderr_lines[1]} =~ ^"udmabufctl: hint: no 1T of contiguous memory within the 64-bit DMA mask: the page allocator's largest free block is "([0-9.]+[KMG])" and "$cma$ ]] ||
+		fail "no limits in the hint: ${stderr_lines[1]}"
+	[ "${BASH_REMATCH[1]}" = "$before" ] || [ "${BASH_REMATCH[1]}" = "$after" ] ||
+		fail "largest free block ${BASH_REMATCH[1]}; /proc/buddyinfo: $before, then $after"
+	[[ ${stderr_lines[2]} =~ ^"udmabufctl: hint: try a smaller size: 1T is more than the "[0-9.]+[KMG]" of RAM"$ ]] ||
+		fail "no fix in the hint: ${stderr_lines[2]}"
 	[ ! -e "$cfs/huge" ] || fail "the item was left behind"
 	assert_no_device huge
+	assert_no_kernel_warnings
+}
+
+@test "a create below a 32-bit mask that no allocator can give suggests --dma-mask 64" {
+	local total
+	# All of RAM but 1 MiB: the kernel's own pages are in every range.
+	total=$(sed -n 's/^MemTotal: *\([0-9]*\) kB/\1/p' /proc/meminfo)
+	run -1 --separate-stderr "$CTL" create huge --size $(( total - 1024 ))K
+	assert_equal "${stderr_lines[0]}" "udmabufctl: huge: enable: Cannot allocate memory"
+	[[ ${stderr_lines[1]} =~ ^"udmabufctl: hint: no "[0-9.]+[KMG]" of contiguous memory within the 32-bit DMA mask: the page allocator's largest free block is "[0-9.]+[KMG]" and "$(cma_hint_re)$ ]] ||
+		fail "no limits in the hint: ${stderr_lines[1]}"
+	[[ ${stderr_lines[2]} =~ ^"udmabufctl: hint: try a smaller size, "("a larger cma=SIZE at boot"|"cma=SIZE at boot (a CMA area)")" or --dma-mask 64 if the device can address all memory"$ ]] ||
+		fail "no fix in the hint: ${stderr_lines[2]}"
+	[ ! -e "$cfs/huge" ] || fail "the item was left behind"
 	assert_no_kernel_warnings
 }
 
@@ -456,6 +520,25 @@ udmabuf1 param"
 	assert_line "size:        1048576 (1M)"
 	assert_line "origin:      configfs"
 	assert_line "cache:       $(cat "$CLASS/tbuf/cache_mode")"
+}
+
+@test "info shows the allocator of a buffer: page for 64 KiB" {
+	run -0 "$CTL" create tbuf --size 64K
+	run -0 --separate-stderr "$CTL" info tbuf
+	assert_line "allocator:   page"
+	assert_line "allocator:   $(cat "$CLASS/tbuf/allocator")"
+	run -0 --separate-stderr "$CTL" list -n -r -o NAME,ALLOCATOR tbuf
+	assert_output "tbuf page"
+	run -0 --separate-stderr "$CTL" list
+	refute_output --partial ALLOCATOR
+}
+
+@test "info -J shows the allocator, null while disabled" {
+	requires_jq
+	run -0 "$CTL" create tbuf --size 64K
+	run -0 "$CTL" create off --size 64K --no-enable
+	run -0 --separate-stderr "$CTL" info -J tbuf off
+	run -0 jq -e '.udmabuf[0].allocator == "page" and .udmabuf[1].allocator == null' <<<"$output"
 }
 
 @test "info of a disabled item shows it is not enabled" {
