@@ -32,6 +32,7 @@
  * back, before user space or a device sees it.
  */
 
+#include <linux/delay.h>
 #include <linux/dma-direct.h>
 #include <linux/gfp.h>
 #include <linux/highmem.h>
@@ -46,6 +47,9 @@
 #include <linux/workqueue.h>
 
 #include "udmabuf-cfs.h"
+
+/* Tries at a placed range that is busy, for what is busy only briefly. */
+#define UDMABUF_PLACE_ATTEMPTS	4
 
 /* How often memory that still has users is checked again. */
 #define UDMABUF_DEFER_INTERVAL	(HZ / 2)
@@ -315,7 +319,7 @@ static int udmabuf_alloc_placed(struct udmabuf_buffer *buf)
 	struct page *page = pfn_to_online_page(pfn);
 	unsigned long bad;
 	dma_addr_t addr;
-	int ret;
+	int attempt, ret;
 
 	if (!page || !udmabuf_range_in_zone(page_zone(page), pfn, nr, &bad))
 		return page && pfn_to_online_page(bad) ? -EBUSY : -ERANGE;
@@ -325,7 +329,17 @@ static int udmabuf_alloc_placed(struct udmabuf_buffer *buf)
 	if (addr != buf->place)
 		return -EINVAL;
 
-	ret = udmabuf_take_range(pfn, nr);
+	/*
+	 * A page that was just freed or is being migrated can make one
+	 * attempt fail; the kernel's CMA allocator moves on to another range
+	 * then, but this range is the only one wanted.
+	 */
+	for (attempt = 1; attempt <= UDMABUF_PLACE_ATTEMPTS; attempt++) {
+		ret = udmabuf_take_range(pfn, nr);
+		if (ret != -EBUSY || fatal_signal_pending(current))
+			break;
+		msleep(20 * attempt);
+	}
 	if (ret)
 		return ret == -EINTR || ret == -ENOMEM ? ret : -EBUSY;
 	return udmabuf_contig_taken(buf, pfn);
