@@ -63,6 +63,13 @@ MEMBER_SIZE(udmabuf_cfs_sync, size, 8);
 MEMBER_SIZE(udmabuf_cfs_sync, direction, 4);
 MEMBER_SIZE(udmabuf_cfs_sync, flags, 4);
 
+ASSERT(sizeof(struct udmabuf_cfs_export) == 24, "sizeof(struct udmabuf_cfs_export) != 24");
+OFFSET(udmabuf_cfs_export, offset, 0);
+OFFSET(udmabuf_cfs_export, size, 8);
+OFFSET(udmabuf_cfs_export, flags, 16);
+OFFSET(udmabuf_cfs_export, fd, 20);
+MEMBER_SIZE(udmabuf_cfs_export, fd, 4);
+
 /* Constants. */
 ASSERT(UDMABUF_CFS_ABI_VERSION == 1, "ABI version");
 ASSERT(UDMABUF_CFS_DIR_BIDIRECTIONAL == 0, "DIR_BIDIRECTIONAL");
@@ -70,6 +77,9 @@ ASSERT(UDMABUF_CFS_DIR_TO_DEVICE == 1, "DIR_TO_DEVICE");
 ASSERT(UDMABUF_CFS_DIR_FROM_DEVICE == 2, "DIR_FROM_DEVICE");
 ASSERT(UDMABUF_CFS_INFO_DMA_COHERENT == 1, "INFO_DMA_COHERENT");
 ASSERT(UDMABUF_CFS_INFO_RAM_CACHED == 2, "INFO_RAM_CACHED");
+ASSERT(UDMABUF_CFS_INFO_DMA_BOUND == 4, "INFO_DMA_BOUND");
+ASSERT(UDMABUF_CFS_INFO_DMA_DETACHED == 8, "INFO_DMA_DETACHED");
+ASSERT(UDMABUF_CFS_INFO_PAGES == 16, "INFO_PAGES");
 ASSERT(UDMABUF_CFS_VERSION_LEN == 32, "VERSION_LEN");
 ASSERT(UDMABUF_CFS_IOC_MAGIC == 0xD5, "ioctl magic");
 
@@ -90,6 +100,9 @@ ASSERT(_IOC_TYPE(UDMABUF_CFS_IOC_GET_INFO) == UDMABUF_CFS_IOC_MAGIC, "GET_INFO t
 ASSERT(_IOC_NR(UDMABUF_CFS_IOC_GET_INFO) == 0, "GET_INFO nr");
 ASSERT(_IOC_NR(UDMABUF_CFS_IOC_SYNC_FOR_CPU) == 1, "SYNC_FOR_CPU nr");
 ASSERT(_IOC_NR(UDMABUF_CFS_IOC_SYNC_FOR_DEVICE) == 2, "SYNC_FOR_DEVICE nr");
+ASSERT(UDMABUF_CFS_IOC_EXPORT_DMABUF == 0xc018d503U, "EXPORT_DMABUF != 0xc018d503");
+ASSERT(_IOC_DIR(UDMABUF_CFS_IOC_EXPORT_DMABUF) == (_IOC_READ | _IOC_WRITE), "EXPORT_DMABUF direction");
+ASSERT(_IOC_SIZE(UDMABUF_CFS_IOC_EXPORT_DMABUF) == sizeof(struct udmabuf_cfs_export), "EXPORT_DMABUF size");
 
 /* Something to compile besides the assertions. */
 int udmabuf_cfs_layout_checked(void);
