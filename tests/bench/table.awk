@@ -67,6 +67,12 @@ function target(tg, r, v,    op, lim, met, shown) {
 		if (r == "")
 			return shown
 		met = num(r) <= lim
+	} else if (tg ~ /^ratio>=/) {
+		lim = substr(tg, 8) + 0
+		shown = "≥ " lim
+		if (r == "")
+			return shown
+		met = num(r) >= lim
 	} else if (tg ~ /^value<=/) {
 		lim = substr(tg, 8) + 0
 		shown = "≤ " t(lim)

@@ -56,7 +56,12 @@ $17 == "" { next }
 		grp[key] = $2
 	}
 	lim = substr($17, 8) + 0
-	if ($17 ~ /^ratio<=/) {
+	if ($17 ~ /^ratio>=/) {
+		if ($14 == "")
+			cell = "–"
+		else
+			cell = ratio($14) (($14 + 0 >= lim) ? " ✓" : " ✗")
+	} else if ($17 ~ /^ratio<=/) {
 		if ($14 == "")
 			cell = "–"
 		else
@@ -86,6 +91,8 @@ END {
 		t = tgt[key]
 		if (t ~ /^ratio<=/)
 			t = "ratio ≤ " substr(t, 8)
+		else if (t ~ /^ratio>=/)
+			t = "ratio ≥ " substr(t, 8)
 		else
 			t = "≤ " secs(substr(t, 8))
 		line = "| " key " | " t " |"

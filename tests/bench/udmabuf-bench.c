@@ -299,6 +299,15 @@ static int cfs_write(const char *name, const char *attr, const char *val)
 	return write_str(path, val);
 }
 
+static int cfs_read(const char *name, const char *attr, char *buf,
+		    size_t len)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s/%s", cfs_root, name, attr);
+	return read_str(path, buf, len);
+}
+
 static int class_read(const char *name, const char *attr, char *buf,
 		      size_t len)
 {
@@ -1534,7 +1543,7 @@ static void usage(FILE *f)
 		"\n"
 		"Benchmarks of udmabuf-cfs buffers, each against a baseline\n"
 		"measured in the same run.  TESTs: check rw mmap sync cycle\n"
-		"scale calib (default: all).  All but calib need the module\n"
+		"scale calib large (default: all).  All but calib need the module\n"
 		"loaded and root.\n"
 		"\n"
 		"  --reps N       repetitions of every measurement (default %d)\n"
@@ -1552,6 +1561,183 @@ static void usage(FILE *f)
 		prog, reps, check_reps);
 }
 
+/* ------------------------------------------------------------------ */
+/* Large buffers: the contiguous-range allocator beyond CMA            */
+
+#define GiB		((uint64_t)1024 * MiB)
+
+/* mkdir, size, dma_mask 64, enable: 0 or -errno, nothing left on failure. */
+static int buf_create_wide(const char *name, uint64_t size)
+{
+	char path[512], val[32];
+	int err;
+
+	snprintf(path, sizeof(path), "%s/%s", cfs_root, name);
+	if (mkdir(path, 0755))
+		return -errno;
+	snprintf(val, sizeof(val), "%" PRIu64, size);
+	err = cfs_write(name, "size", val);
+	if (!err)
+		err = cfs_write(name, "dma_mask", "64");
+	if (!err)
+		err = cfs_write(name, "enable", "1");
+	if (err)
+		rmdir(path);
+	return err;
+}
+
+/* A counter of /proc/vmstat, or -1. */
+static long vmstat(const char *key)
+{
+	char line[256];
+	size_t len = strlen(key);
+	long val = -1;
+	FILE *f = fopen("/proc/vmstat", "re");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, len) && line[len] == ' ') {
+			val = strtol(line + len + 1, NULL, 10);
+			break;
+		}
+	fclose(f);
+	return val;
+}
+
+/* The largest buffer, to 16 MiB, that enable gives now with a 64-bit mask. */
+static uint64_t large_probe(const char *name, uint64_t limit)
+{
+	uint64_t lo = 0, hi = limit / (16 * MiB) + 1, mid;
+	int err;
+
+	while (hi - lo > 1) {
+		mid = (lo + hi) / 2;
+		err = buf_create_wide(name, mid * 16 * MiB);
+		if (!err) {
+			buf_delete_or_die(name);
+			lo = mid;
+		} else if (err == -ENOMEM) {
+			hi = mid;
+		} else {
+			die(name, "probe size", -err);
+		}
+	}
+	return lo * 16 * MiB;
+}
+
+/* Populating anonymous memory of the same size: the yardstick of enable. */
+static double time_populate(uint64_t size)
+{
+	double t0 = now_ns();
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+
+	if (p == MAP_FAILED)
+		die("anonymous memory", "mmap", errno);
+	munmap(p, size);
+	return now_ns() - t0;
+}
+
+static void large_alloc(const char *name, uint64_t size, const char *group)
+{
+	char allocator[32] = "?";
+	struct result r;
+	int i, err;
+
+	result_init(&r, "large", group, "dma_mask 64", size,
+		    "MAP_POPULATE anonymous");
+	for (i = 0; i < reps; i++) {
+		double t0 = now_ns(), a;
+
+		err = buf_create_wide(name, size);
+		a = now_ns() - t0;
+		if (err) {
+			snprintf(r.note, sizeof(r.note), "enable: %s",
+				 strerror(-err));
+			break;
+		}
+		cfs_read(name, "allocator", allocator, sizeof(allocator));
+		buf_delete_or_die(name);
+		add_pair(&r, a, time_populate(size));
+	}
+	if (!r.note[0])
+		snprintf(r.note, sizeof(r.note), "allocator %s", allocator);
+	emit(&r);
+}
+
+/* Fill tmpfs until about @keep bytes are free; the file's fd, or -1. */
+static int large_fill(uint64_t keep, char *path, size_t len)
+{
+	long free_kb = meminfo_kb("MemFree");
+	uint64_t left, n = 0;
+	static char chunk[1 << 20];
+	int fd;
+
+	if (free_kb < 0 || (uint64_t)free_kb * 1024 <= keep)
+		return -1;
+	left = (uint64_t)free_kb * 1024 - keep;
+	snprintf(path, len, "%s/udmabuf-bench-fill.%d", tmpdir, (int)getpid());
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+		die(path, "create", errno);
+	memset(chunk, 0x5a, sizeof(chunk));
+	while (n < left && write(fd, chunk, sizeof(chunk)) == sizeof(chunk))
+		n += sizeof(chunk);
+	return fd;
+}
+
+static void bench_large(void)
+{
+	const char *name = "bench-large";
+	long free_kb = meminfo_kb("MemFree"), ooms = vmstat("oom_kill");
+	char path[512];
+	struct result r;
+	uint64_t largest;
+	int fd, err;
+
+	progress("large: the largest buffer");
+	largest = large_probe(name, (uint64_t)free_kb * 1024);
+	result_init(&r, "large", "largest buffer / MemFree", "dma_mask 64",
+		    largest, "MemFree");
+	snprintf(r.target, sizeof(r.target), "ratio>=0.5");
+	add_pair(&r, (double)largest, (double)free_kb * 1024);
+	snprintf(r.note, sizeof(r.note), "largest %" PRIu64 " MiB of %ld MiB free",
+		 (uint64_t)(largest / MiB), free_kb / 1024);
+	emit(&r);
+
+	if (largest < GiB) {
+		info("large_1g", "not measured: the largest buffer is %" PRIu64 " MiB",
+		     (uint64_t)(largest / MiB));
+		return;
+	}
+	progress("large: enable of 1 GiB");
+	large_alloc(name, GiB, "enable 1 GiB");
+
+	progress("large: enable of 1 GiB with memory full of tmpfs pages");
+	fd = large_fill(GiB + GiB / 4, path, sizeof(path));
+	if (fd < 0) {
+		info("large_full", "not measured: too little memory");
+		return;
+	}
+	result_init(&r, "large", "enable 1 GiB, memory full", "dma_mask 64",
+		    GiB, "");
+	{
+		double t0 = now_ns();
+
+		err = buf_create_wide(name, GiB);
+		r.val[r.n++] = now_ns() - t0;
+	}
+	snprintf(r.note, sizeof(r.note), "%s; oom kills %ld; %ld MiB free",
+		 err ? strerror(-err) : "allocated (pages migrated)",
+		 vmstat("oom_kill") - ooms, meminfo_kb("MemFree") / 1024);
+	if (!err)
+		buf_delete_or_die(name);
+	emit(&r);
+	close(fd);
+	unlink(path);
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
@@ -1559,6 +1745,7 @@ static const struct {
 	{ "check", bench_check }, { "rw", bench_rw }, { "mmap", bench_mmap },
 	{ "sync", bench_sync }, { "cycle", bench_cycle },
 	{ "scale", bench_scale }, { "calib", bench_calib },
+	{ "large", bench_large },
 };
 
 #define NTESTS (sizeof(tests) / sizeof(tests[0]))
