@@ -48,6 +48,9 @@
 
 #include "udmabuf-cfs.h"
 
+/* Pieces of a contiguous range taken or given back at a time: 64 MiB. */
+#define UDMABUF_CONTIG_CHUNK	(SZ_64M >> PAGE_SHIFT)
+
 /* Tries at a placed range that is busy, for what is busy only briefly. */
 #define UDMABUF_PLACE_ATTEMPTS	4
 
@@ -55,7 +58,7 @@
 #define UDMABUF_DEFER_INTERVAL	(HZ / 2)
 
 static LIST_HEAD(udmabuf_deferred);
-static DEFINE_SPINLOCK(udmabuf_deferred_lock);
+static DEFINE_MUTEX(udmabuf_deferred_lock);
 static void udmabuf_deferred_work(struct work_struct *work);
 static DECLARE_DELAYED_WORK(udmabuf_deferred_dwork, udmabuf_deferred_work);
 
@@ -166,9 +169,12 @@ static bool udmabuf_pages_counted(struct udmabuf_buffer *buf)
 {
 	unsigned long i;
 
-	for (i = 0; i < udmabuf_nr_pages(buf); i++)
+	for (i = 0; i < udmabuf_nr_pages(buf); i++) {
 		if (!page_count(buf->pages + i))
 			return false;
+		if (!(i % SZ_4K))
+			cond_resched();
+	}
 	return true;
 }
 
@@ -227,6 +233,19 @@ static bool udmabuf_range_in_zone(struct zone *zone, unsigned long pfn,
 	return true;
 }
 
+/* Give a range back in pieces: freeing gigabytes at once hogs the CPU. */
+static void udmabuf_free_range(unsigned long pfn, unsigned long nr)
+{
+	while (nr) {
+		unsigned long n = min_t(unsigned long, nr, UDMABUF_CONTIG_CHUNK);
+
+		free_contig_range(pfn, n);
+		pfn += n;
+		nr -= n;
+		cond_resched();
+	}
+}
+
 /* The range is ours: clear it, and map it for the class device's syncs. */
 static int udmabuf_contig_taken(struct udmabuf_buffer *buf, unsigned long pfn)
 {
@@ -243,7 +262,7 @@ static int udmabuf_contig_taken(struct udmabuf_buffer *buf, unsigned long pfn)
 	addr = dma_map_page_attrs(dev, page, 0, buf->alloc_size,
 				  DMA_BIDIRECTIONAL, DMA_ATTR_SKIP_CPU_SYNC);
 	if (dma_mapping_error(dev, addr)) {
-		free_contig_range(pfn, nr);
+		udmabuf_free_range(pfn, nr);
 		return -ENOMEM;
 	}
 	buf->mem = UDMABUF_MEM_CONTIG;
@@ -253,10 +272,31 @@ static int udmabuf_contig_taken(struct udmabuf_buffer *buf, unsigned long pfn)
 	return 0;
 }
 
+/*
+ * Take a range in adjacent pieces: alloc_contig_range() clears what it
+ * takes (init_on_alloc) without rescheduling, which for gigabytes means
+ * seconds on one CPU.  Nothing is kept if a piece cannot be had.
+ */
 static int udmabuf_take_range(unsigned long pfn, unsigned long nr)
 {
-	return alloc_contig_range(pfn, pfn + nr, MIGRATE_MOVABLE,
-				  GFP_KERNEL | __GFP_NOWARN);
+	unsigned long done = 0;
+	int ret = 0;
+
+	while (done < nr) {
+		unsigned long n = min_t(unsigned long, nr - done,
+					UDMABUF_CONTIG_CHUNK);
+
+		ret = alloc_contig_range(pfn + done, pfn + done + n,
+					 MIGRATE_MOVABLE,
+					 GFP_KERNEL | __GFP_NOWARN);
+		if (ret)
+			break;
+		done += n;
+		cond_resched();
+	}
+	if (ret)
+		udmabuf_free_range(pfn, done);
+	return ret;
 }
 
 /* Look for a free or movable range in @zone within the class device's reach. */
@@ -463,9 +503,12 @@ static bool udmabuf_pages_used(struct udmabuf_buffer *buf)
 
 	if (!buf->page_backed)
 		return false;
-	for (i = 0; i < udmabuf_nr_pages(buf); i++)
+	for (i = 0; i < udmabuf_nr_pages(buf); i++) {
 		if (page_count(buf->pages + i) > 1)
 			return true;
+		if (!(i % SZ_4K))
+			cond_resched();
+	}
 	return false;
 }
 
@@ -487,8 +530,8 @@ static void __udmabuf_free(struct udmabuf_buffer *buf)
 		dma_unmap_page_attrs(&buf->dev, buf->alloc_addr,
 				     buf->alloc_size, DMA_BIDIRECTIONAL,
 				     DMA_ATTR_SKIP_CPU_SYNC);
-		free_contig_range(page_to_pfn(buf->pages),
-				  udmabuf_nr_pages(buf));
+		udmabuf_free_range(page_to_pfn(buf->pages),
+				   udmabuf_nr_pages(buf));
 #endif
 		break;
 	case UDMABUF_MEM_POOL:
@@ -510,12 +553,12 @@ static void udmabuf_deferred_work(struct work_struct *work)
 	LIST_HEAD(done);
 	bool more;
 
-	spin_lock(&udmabuf_deferred_lock);
+	mutex_lock(&udmabuf_deferred_lock);
 	list_for_each_entry_safe(buf, tmp, &udmabuf_deferred, mem_node)
 		if (!udmabuf_pages_used(buf))
 			list_move(&buf->mem_node, &done);
 	more = !list_empty(&udmabuf_deferred);
-	spin_unlock(&udmabuf_deferred_lock);
+	mutex_unlock(&udmabuf_deferred_lock);
 
 	if (more)
 		schedule_delayed_work(&udmabuf_deferred_dwork,
@@ -532,8 +575,7 @@ static void udmabuf_deferred_work(struct work_struct *work)
  *
  * Pages of the page allocator are put now (a pinned one lives on with its
  * pin).  A CMA or contiguous range that still has users waits until it has
- * none; the
- * module stays loaded until then.  Either way udmabuf_buffer_done() is
+ * none; the module stays loaded until then.  Either way udmabuf_buffer_done() is
  * called once the memory is gone.
  */
 void udmabuf_free(struct udmabuf_buffer *buf)
@@ -545,9 +587,9 @@ void udmabuf_free(struct udmabuf_buffer *buf)
 
 	dev_info_ratelimited(&buf->dev, "memory still in use (pinned or in a pipe): freed when released\n");
 	__module_get(THIS_MODULE);
-	spin_lock(&udmabuf_deferred_lock);
+	mutex_lock(&udmabuf_deferred_lock);
 	list_add_tail(&buf->mem_node, &udmabuf_deferred);
-	spin_unlock(&udmabuf_deferred_lock);
+	mutex_unlock(&udmabuf_deferred_lock);
 	schedule_delayed_work(&udmabuf_deferred_dwork, UDMABUF_DEFER_INTERVAL);
 }
 
