@@ -340,9 +340,9 @@ teardown() { common_teardown; }
 
 # --- phys_addr --------------------------------------------------------------
 
-@test "phys_addr is readable by root only" {
+@test "phys_addr is for root only, readable and (while disabled) writable" {
 	run stat -c %a "$a/phys_addr"
-	assert_output 400
+	assert_output 600
 }
 
 @test "phys_addr is empty while disabled" {

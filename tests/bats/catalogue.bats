@@ -211,7 +211,7 @@ catalogue_case() {
 @test "cfs-33: enable 2" { catalogue_case cfs-33; }
 @test "cfs-34: enable that is only a newline" { catalogue_case cfs-34; }
 @test "cfs-35: enable=0 while mapped" { catalogue_case cfs-35; }
-@test "cfs-36: write to phys_addr" { catalogue_case cfs-36; }
+@test "cfs-36: write to phys_addr while enabled" { catalogue_case cfs-36; }
 @test "cfs-37: write to dev" { catalogue_case cfs-37; }
 @test "cfs-38: write to the subsystem's features" { catalogue_case cfs-38; }
 @test "cfs-39: mode 0, which devtmpfs would make 0600" { catalogue_case cfs-39; }
@@ -221,6 +221,9 @@ catalogue_case() {
 @test "cfs-43: dma_device on a bus that does not exist" { catalogue_case cfs-43; }
 @test "cfs-44: dma_device naming no device" { catalogue_case cfs-44; }
 @test "cfs-45: dma_device while enabled" { catalogue_case cfs-45; }
+@test "cfs-46: phys_addr not page-aligned" { catalogue_case cfs-46; }
+@test "cfs-47: phys_addr that is not a number" { catalogue_case cfs-47; }
+@test "cfs-48: phys_addr beyond any RAM, then enable" { catalogue_case cfs-48; }
 @test "sysfs-01: sync_offset equal to the size" { catalogue_case sysfs-01; }
 @test "sysfs-02: sync_offset of 2^64" { catalogue_case sysfs-02; }
 @test "sysfs-03: sync_size one byte more than the buffer" { catalogue_case sysfs-03; }

@@ -1165,7 +1165,8 @@ static const struct {
 	{ "device_name", "..", RES_EINVAL },
 	{ "device_name", "0123456789abcdef0123456789abcdef0", RES_EINVAL },
 	{ "enable", "maybe", RES_EINVAL },
-	{ "phys_addr", "0", RES_EACCES },
+	{ "phys_addr", "0x1001", RES_EINVAL },
+	{ "phys_addr", "0x12g", RES_EINVAL },
 	{ "dev", "1:2", RES_EACCES },
 };
 
