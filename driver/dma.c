@@ -101,8 +101,8 @@ static int udmabuf_dma_split(const char *str, char *bus, size_t bus_len,
  */
 static struct device *udmabuf_dma_find(const char *str)
 {
-	char bus_name[16], name[UDMABUF_DMA_DEVICE_MAX];
 	udmabuf_bus_const struct bus_type *bus;
+	char bus_name[16], name[UDMABUF_DMA_DEVICE_MAX];
 	struct device *dev;
 	int ret;
 
