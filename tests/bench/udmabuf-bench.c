@@ -748,23 +748,29 @@ static void bench_rw(void)
 /* ------------------------------------------------------------------ */
 /* 3. mmap and first touch of the largest buffer                       */
 
-/* kB value of a /proc/meminfo line, or -1. */
-static long meminfo_kb(const char *key)
+/* The number after "KEY" and SEP on a line of the /proc file PATH, or -1. */
+static long proc_value(const char *path, const char *key, char sep)
 {
 	char line[256];
 	size_t len = strlen(key);
 	long val = -1;
-	FILE *f = fopen("/proc/meminfo", "re");
+	FILE *f = fopen(path, "re");
 
 	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, len) && line[len] == ':') {
+		if (!strncmp(line, key, len) && line[len] == sep) {
 			val = strtol(line + len + 1, NULL, 10);
 			break;
 		}
 	fclose(f);
 	return val;
+}
+
+/* kB value of a /proc/meminfo line, or -1. */
+static long meminfo_kb(const char *key)
+{
+	return proc_value("/proc/meminfo", key, ':');
 }
 
 /* Largest buffer, in whole MiB, that enable accepts now; 0 if none. */
@@ -1589,20 +1595,7 @@ static int buf_create_wide(const char *name, uint64_t size)
 /* A counter of /proc/vmstat, or -1. */
 static long vmstat(const char *key)
 {
-	char line[256];
-	size_t len = strlen(key);
-	long val = -1;
-	FILE *f = fopen("/proc/vmstat", "re");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, len) && line[len] == ' ') {
-			val = strtol(line + len + 1, NULL, 10);
-			break;
-		}
-	fclose(f);
-	return val;
+	return proc_value("/proc/vmstat", key, ' ');
 }
 
 /* The largest buffer, to 16 MiB, that enable gives now with a 64-bit mask. */
