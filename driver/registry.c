@@ -321,6 +321,17 @@ int udmabuf_destroy(struct udmabuf_buffer *buf, bool force)
 	return 0;
 }
 
+/* A reference and a user for @buf if it is live; udmabuf_lock held. */
+static struct udmabuf_buffer *__udmabuf_get(struct udmabuf_buffer *buf)
+{
+	lockdep_assert_held(&udmabuf_lock);
+	if (!buf || !buf->live)
+		return ERR_PTR(-ENODEV);
+	kref_get(&buf->ref);
+	buf->users++;
+	return buf;
+}
+
 /**
  * udmabuf_get - find the buffer of a minor for a new open file
  * @minor: minor number of the device node being opened
@@ -334,13 +345,7 @@ struct udmabuf_buffer *udmabuf_get(unsigned int minor)
 	struct udmabuf_buffer *buf;
 
 	mutex_lock(&udmabuf_lock);
-	buf = xa_load(&udmabuf_table, minor);
-	if (buf && buf->live) {
-		kref_get(&buf->ref);
-		buf->users++;
-	} else {
-		buf = ERR_PTR(-ENODEV);
-	}
+	buf = __udmabuf_get(xa_load(&udmabuf_table, minor));
 	mutex_unlock(&udmabuf_lock);
 	return buf;
 }
@@ -355,12 +360,7 @@ struct udmabuf_buffer *udmabuf_get(unsigned int minor)
 struct udmabuf_buffer *udmabuf_get_export(struct udmabuf_buffer *buf)
 {
 	mutex_lock(&udmabuf_lock);
-	if (buf->live) {
-		kref_get(&buf->ref);
-		buf->users++;
-	} else {
-		buf = ERR_PTR(-ENODEV);
-	}
+	buf = __udmabuf_get(buf);
 	mutex_unlock(&udmabuf_lock);
 	return buf;
 }
