@@ -34,7 +34,13 @@ DEFINE_MUTEX(udmabuf_lock);
 static DEFINE_XARRAY_ALLOC(udmabuf_table);
 
 static dev_t udmabuf_devt;
-static struct cdev udmabuf_cdev;
+/*
+ * From cdev_alloc(), not static: cdev_del() drops the last reference to its
+ * kobject, whose release may run after the module is gone (delayed under
+ * CONFIG_DEBUG_KOBJECT_RELEASE), and must then neither be in module memory
+ * nor call module code.  A dynamic cdev's release is the core's kfree().
+ */
+static struct cdev *udmabuf_cdev;
 
 const char * const udmabuf_cache_names[] = {
 	[UDMABUF_CACHE_CACHED]		= "cached",
@@ -383,11 +389,16 @@ int udmabuf_registry_init(void)
 	if (ret)
 		return ret;
 
-	cdev_init(&udmabuf_cdev, &udmabuf_fops);
-	udmabuf_cdev.owner = THIS_MODULE;
-	ret = cdev_add(&udmabuf_cdev, udmabuf_devt, UDMABUF_MINORS);
-	if (ret)
+	udmabuf_cdev = cdev_alloc();
+	if (!udmabuf_cdev) {
+		ret = -ENOMEM;
 		goto out_unregister_region;
+	}
+	udmabuf_cdev->ops = &udmabuf_fops;
+	udmabuf_cdev->owner = THIS_MODULE;
+	ret = cdev_add(udmabuf_cdev, udmabuf_devt, UDMABUF_MINORS);
+	if (ret)
+		goto out_del_cdev;	/* unmaps nothing, frees the cdev */
 
 	udmabuf_class = udmabuf_class_create("udmabuf");
 	if (IS_ERR(udmabuf_class)) {
@@ -399,7 +410,7 @@ int udmabuf_registry_init(void)
 	return 0;
 
 out_del_cdev:
-	cdev_del(&udmabuf_cdev);
+	cdev_del(udmabuf_cdev);
 out_unregister_region:
 	unregister_chrdev_region(udmabuf_devt, UDMABUF_MINORS);
 	return ret;
@@ -411,7 +422,7 @@ void udmabuf_registry_exit(void)
 	/* Their structures may still wait for a delayed release. */
 	wait_event(udmabuf_structs_wq, !atomic_read(&udmabuf_structs));
 	class_destroy(udmabuf_class);
-	cdev_del(&udmabuf_cdev);
+	cdev_del(udmabuf_cdev);
 	unregister_chrdev_region(udmabuf_devt, UDMABUF_MINORS);
 	xa_destroy(&udmabuf_table);
 }
