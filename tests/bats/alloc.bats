@@ -73,11 +73,34 @@ assert_refused() {
 	done
 }
 
-@test "a buffer with the default 32-bit DMA mask lies below 4 GiB" {
+# assert_really_at NAME SIZE: the pages of buffer NAME's mapping are
+# physically consecutive and start at its phys_addr.  The kernel's page
+# tables say so (pagemap), not the driver: an unbound buffer has no bus
+# translation here, so its DMA address is its physical address.
+assert_really_at() {
+	run -0 "$UT" mmap-phys "/dev/$1" 0 "$2"
+	assert_output "$(cat "$CLASS/$1/phys_addr")"
+}
+
+@test "a buffer's pages are physically consecutive from phys_addr, from every allocator (pagemap)" {
+	make_buf one 4K
+	assert_really_at one 4K
+	make_buf pages 1M
+	assert_attr "$CLASS/pages/allocator" page
+	assert_really_at pages 1M
+	# Beyond the page allocator's largest block: CMA or the contiguous range
+	# allocator, which must be contiguous across their 4 MiB blocks.
+	make_buf big 8M
+	run -0 cat "$CLASS/big/allocator"
+	assert_output --regexp '^(cma|contig)$'
+	assert_really_at big 8M
+}
+
+@test "a buffer with the default 32-bit DMA mask lies below 4 GiB (pagemap)" {
 	make_buf low 4M
 	local p
-	p=$(cat "$cfs/low/phys_addr")
-	[ $((p + 4194304)) -le $((1 << 32)) ] || fail "phys_addr $p + 4 MiB is above 4 GiB"
+	p=$("$UT" mmap-phys /dev/low 0 4M) || fail "mmap-phys: $p"
+	[ $((p + 4194304)) -le $((1 << 32)) ] || fail "the pages at $p + 4 MiB are above 4 GiB"
 }
 
 @test "a buffer with a 64-bit DMA mask can be allocated" {

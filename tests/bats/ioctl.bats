@@ -81,6 +81,12 @@ requires_compat() {
 	assert_info phys_addr "$(info_get dma_addr)"
 }
 
+@test "GET_INFO phys_addr is where the kernel's page tables put the mapping (pagemap)" {
+	local p
+	p=$("$UT" mmap-phys "$d" 0 "$SZ") || fail "mmap-phys: $p"
+	assert_info phys_addr "$p"
+}
+
 @test "GET_INFO dma_addr is page-aligned and not zero" {
 	local a
 	a=$(info_get dma_addr)

@@ -4,7 +4,10 @@
 # buffer it was not given; with a buffer given to it through the mode
 # attribute, use it (open, mmap, read, write, sync ioctls) but still not
 # see the physical address in sysfs or configfs, reconfigure, disable or
-# delete it.  Every refusal is checked for its exact errno: EACCES where
+# delete it.  With a file root opened and passed down, what the driver
+# itself allows is what the file's access mode allows, whatever the node's
+# permissions: the tests of the last part reach the driver's read, write,
+# mmap and ioctl, where those before them stop at open(2).  Every refusal is checked for its exact errno: EACCES where
 # file permissions refuse, EPERM where a capability is missing or only the
 # owner may act.
 
@@ -15,6 +18,7 @@ load helpers/common
 bats_require_minimum_version 1.5.0
 
 IO=udmabuf-ioctl
+ZC=udmabuf-zc
 SZ=65536
 ITEM_ATTRS="size minor device_name sync_mode dma_mask mode enable"
 SYNC_ATTRS="sync_offset sync_size sync_direction sync_mode"
@@ -127,7 +131,7 @@ udmabufctl: hint: this needs root"
 	nobody_cannot_see_phys tbuf
 }
 
-@test "nobody can neither open, map, read, write nor ioctl a buffer of the default mode: EACCES" {
+@test "the node of a buffer of the default mode refuses nobody every way in: EACCES at open(2)" {
 	make_buf tbuf "$SZ"
 	run stat -c '%a %u:%g' /dev/tbuf
 	assert_output '600 0:0'
@@ -231,4 +235,62 @@ udmabufctl: hint: this needs root"
 	nobody_gets EACCES "$UT" mmap-access-try /dev/tbuf rdonly rw 0 "$SZ"
 	nobody_gets EACCES "$UT" mmap-access-try /dev/tbuf rdonly w 0 "$SZ"
 	assert_state_unchanged "$before"
+}
+
+# ---------------------------------------------------------------------------
+# A file root opened, passed to nobody (a buffer of the default mode 0600):
+# these reach the driver, not only open(2).
+
+@test "nobody holding a read-only file root passed reads, maps read-only and gets the address" {
+	make_buf tbuf "$SZ"
+	check "$UT" write-fill /dev/tbuf 0 "$SZ" 31 >/dev/null
+	local fd
+	exec {fd}</dev/tbuf
+	nobody_gets OK "$UT" read-verify "fd:$fd" 0 "$SZ" 31
+	nobody_gets OK "$UT" mmap-access-try "fd:$fd" rdonly r 0 "$SZ"
+	run -0 as_nobody "$IO" info "fd:$fd"
+	assert_line "dma_addr=$(cat "$CLASS/tbuf/phys_addr")"
+	assert_line "size=$SZ"
+	# A reader must see what the device wrote: syncs need no write access.
+	nobody_gets OK "$IO" sync "fd:$fd" cpu 0 0 2
+	run -0 as_nobody env ZC_RDONLY=1 "$ZC" export "fd:$fd" 0 0 rdonly
+	assert_output "OK fd-cloexec=0 mode=rdonly"
+	exec {fd}<&-
+}
+
+@test "nobody holding a read-only file root passed cannot write it, map it writable or export it writable" {
+	make_buf tbuf "$SZ"
+	check "$UT" write-fill /dev/tbuf 0 "$SZ" 32 >/dev/null
+	local fd before
+	before=$(state_snapshot)
+	exec {fd}</dev/tbuf
+	nobody_gets EBADF "$UT" pwrite-try "fd:$fd" 0 16
+	nobody_gets EACCES "$UT" mmap-access-try "fd:$fd" rdonly rw 0 "$SZ"
+	nobody_gets EACCES "$UT" mmap-access-try "fd:$fd" rdonly w 0 "$SZ"
+	# The driver's own check: a writable dma-buf needs a writable file.
+	assert_errno EACCES as_nobody env ZC_RDONLY=1 "$ZC" export "fd:$fd" 0 0 rdwr
+	# Holding the file gives nothing in sysfs or configfs.
+	nobody_cannot_see_phys tbuf
+	nobody_cannot_configure tbuf
+	exec {fd}<&-
+	assert_state_unchanged "$before"
+}
+
+@test "nobody holding a read-write file root passed writes, maps and syncs the buffer root sees" {
+	make_buf tbuf "$SZ"
+	local fd
+	exec {fd}<>/dev/tbuf
+	nobody_gets OK "$UT" write-fill "fd:$fd" 0 4096 33
+	nobody_gets OK "$UT" mmap-fill "fd:$fd" 4096 4096 34
+	nobody_gets OK "$IO" sync "fd:$fd" device 0 0 1
+	assert_attr "$CLASS/tbuf/sync_owner" 1
+	nobody_gets OK "$IO" sync "fd:$fd" cpu 0 0 2
+	assert_attr "$CLASS/tbuf/sync_owner" 0
+	run -0 as_nobody "$ZC" export "fd:$fd" 0 0 rdwr
+	assert_output "OK fd-cloexec=0 mode=rdwr"
+	exec {fd}<&-
+	run "$UT" read-verify /dev/tbuf 0 4096 33
+	assert_success
+	run "$UT" read-verify /dev/tbuf 4096 4096 34
+	assert_success
 }

@@ -2,9 +2,10 @@
 /*
  * What the guest test helpers share: errno names (tests assert the exact
  * errno by name) and the data pattern (a range written by one helper is
- * verified by another).  Static functions, included by each helper; the
- * includer defines prog and EXIT_SYSCALL and includes <errno.h>,
- * <stdint.h> and <stdio.h> first.
+ * verified by another), and how a device argument is opened.  Static
+ * functions, included by each helper; the includer defines prog and
+ * EXIT_SYSCALL and includes <errno.h>, <fcntl.h>, <stdint.h>, <stdio.h>,
+ * <stdlib.h> and <string.h> first.
  */
 #ifndef UDMABUF_HELPERS_H
 #define UDMABUF_HELPERS_H
@@ -55,6 +56,32 @@ static int report_setup_errno(const char *what, const char *arg, int err)
 	printf("%s\n", errno_name(err));
 	fprintf(stderr, "%s: %s %s: %s\n", prog, what, arg, errno_name(err));
 	return EXIT_SYSCALL;
+}
+
+/* ------------------------------------------------------------------ */
+/* device arguments                                                    */
+
+/*
+ * open_dev_arg - open(2) PATH with FLAGS, or take "fd:N", a descriptor the
+ * caller passed down (duplicated, close-on-exec).  With fd:N the access
+ * mode is that file's and FLAGS are ignored: root opens, a test then hands
+ * the file to an unprivileged program and checks what the driver (not the
+ * node's permissions) allows with it.  Returns the fd, or -1 with errno.
+ */
+static int open_dev_arg(const char *path, int flags)
+{
+	char *end;
+	long n;
+
+	if (strncmp(path, "fd:", 3))
+		return open(path, flags);
+	errno = 0;
+	n = strtol(path + 3, &end, 10);
+	if (errno || end == path + 3 || *end || n < 0 || n > 1023) {
+		errno = EBADF;
+		return -1;
+	}
+	return fcntl((int)n, F_DUPFD_CLOEXEC, 3);
 }
 
 /* ------------------------------------------------------------------ */

@@ -161,7 +161,7 @@ static int split_opts(int argc, char **argv, struct opts *o)
 
 static int open_dev(const char *dev, int flags, int *fdp)
 {
-	int fd = open(dev, flags | O_CLOEXEC);
+	int fd = open_dev_arg(dev, flags | O_CLOEXEC);
 
 	if (fd < 0)
 		return report_setup_errno("open", dev, errno);

@@ -68,6 +68,9 @@ static void usage(FILE *f)
 "  mmap-access-try DEV rdonly|wronly|rdwr r|w|rw OFFSET LENGTH\n"
 "                                     open with that access, mmap(MAP_SHARED) with\n"
 "                                     that protection; a failed open is printed too\n"
+"  mmap-phys DEV OFFSET LENGTH        the physical address of the mapped range, from\n"
+"                                     /proc/self/pagemap (root); exit 2 unless its\n"
+"                                     pages are physically consecutive\n"
 "\n"
 "Pattern commands (print OK; exit 0, 1 on a failed call, 2 on a data mismatch):\n"
 "  mmap-fill DEV OFFSET LENGTH SEED [--sync]     store the pattern through mmap\n"
@@ -89,7 +92,8 @@ static void usage(FILE *f)
 "  uevent-open NAME ENABLE_FILE       write 1 to ENABLE_FILE in a child and open\n"
 "                                     /dev/NAME the moment its uevent arrives\n"
 "\n"
-"Numbers accept decimal, 0x hex and K/M/G suffixes.  --sync opens with O_SYNC.\n",
+"Numbers accept decimal, 0x hex and K/M/G suffixes.  --sync opens with O_SYNC.\n"
+"DEV may be fd:N, a descriptor passed down (its access mode then applies).\n",
 		prog);
 }
 
@@ -358,7 +362,7 @@ static int cmd_open_try(int argc, char **argv)
 		else
 			return usage_error("bad access mode '%s'", argv[1]);
 	}
-	fd = open(argv[0], open_flags(&o, acc));
+	fd = open_dev_arg(argv[0], open_flags(&o, acc));
 	if (fd < 0)
 		return report_errno(errno);
 	close(fd);
@@ -373,7 +377,7 @@ static volatile uint8_t *open_map(const char *dev, uint64_t off, uint64_t len,
 	void *p;
 	int fd;
 
-	fd = open(dev, open_flags(o, O_RDWR));
+	fd = open_dev_arg(dev, open_flags(o, O_RDWR));
 	if (fd < 0) {
 		*rc = report_setup_errno("open", dev, errno);
 		return NULL;
@@ -409,7 +413,7 @@ static int cmd_mmap_try(int argc, char **argv)
 	}
 	if (o.rdonly)
 		prot = PROT_READ;
-	fd = open(argv[0], open_flags(&o, o.rdonly ? O_RDONLY : O_RDWR));
+	fd = open_dev_arg(argv[0], open_flags(&o, o.rdonly ? O_RDONLY : O_RDWR));
 	if (fd < 0)
 		return report_setup_errno("open", argv[0], errno);
 	p = mmap(NULL, (size_t)len, prot, flags, fd, (off_t)off);
@@ -480,7 +484,7 @@ static int cmd_fd_fill_verify(int argc, char **argv, int verify)
 	if (parse_range_seed(n, argv, &off, &len, &seed))
 		return usage_error("%s DEV OFFSET LENGTH SEED",
 				   verify ? "read-verify" : "write-fill");
-	fd = open(argv[0], open_flags(&o, verify ? O_RDONLY : O_WRONLY));
+	fd = open_dev_arg(argv[0], open_flags(&o, verify ? O_RDONLY : O_WRONLY));
 	if (fd < 0)
 		return report_setup_errno("open", argv[0], errno);
 	rc = verify ? fd_check(fd, off, len, seed) : fd_fill(fd, off, len, seed);
@@ -506,7 +510,7 @@ static int cmd_lseek_try(int argc, char **argv)
 		whence = SEEK_END;
 	else
 		return usage_error("bad whence '%s'", argv[2]);
-	fd = open(argv[0], O_RDONLY | O_CLOEXEC);
+	fd = open_dev_arg(argv[0], O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return report_setup_errno("open", argv[0], errno);
 	r = lseek(fd, (off_t)off, whence);
@@ -534,7 +538,7 @@ static int cmd_prw_try(int argc, char **argv, int write_it)
 	buf = calloc(1, len ? (size_t)len : 1);
 	if (!buf)
 		return report_setup_errno("calloc", "", ENOMEM);
-	fd = open(argv[0], (write_it ? O_WRONLY : O_RDONLY) | O_CLOEXEC);
+	fd = open_dev_arg(argv[0], (write_it ? O_WRONLY : O_RDONLY) | O_CLOEXEC);
 	if (fd < 0) {
 		free(buf);
 		return report_setup_errno("open", argv[0], errno);
@@ -829,7 +833,7 @@ static int cmd_hold(int argc, char **argv)
 		return usage_error("hold: --close-fd needs a mapping");
 
 	if (o.no_map) {
-		fd = open(argv[0], open_flags(&o, O_RDWR));
+		fd = open_dev_arg(argv[0], open_flags(&o, O_RDWR));
 		if (fd < 0)
 			return report_setup_errno("open", argv[0], errno);
 		if (!o.no_fill) {
@@ -874,6 +878,75 @@ static int cmd_hold(int argc, char **argv)
 }
 
 /* ------------------------------------------------------------------ */
+/* where the mapping really is: /proc/self/pagemap, not the driver's word */
+
+#define PM_PRESENT	(1ULL << 63)
+#define PM_PFN_MASK	((1ULL << 55) - 1)
+
+/* The frame behind the mapped page at P (root: pagemap shows frames). */
+static int page_frame(int pm, const void *p, long page, uint64_t *pfn)
+{
+	uint64_t e;
+	off_t at = (off_t)((uintptr_t)p / (uintptr_t)page * sizeof(e));
+
+	if (pread(pm, &e, sizeof(e), at) != (ssize_t)sizeof(e))
+		return -1;
+	if (!(e & PM_PRESENT) || !(e & PM_PFN_MASK)) {
+		errno = ENXIO;
+		return -1;
+	}
+	*pfn = e & PM_PFN_MASK;
+	return 0;
+}
+
+/*
+ * mmap-phys: map a range read-only, touch every page, and check through
+ * pagemap that the frames are consecutive.  Prints the physical address of
+ * the first page; exit 2 at the first page out of line.
+ */
+static int cmd_mmap_phys(int argc, char **argv)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	uint64_t off, len, i, first = 0, pfn;
+	volatile const uint8_t *p;
+	int fd, pm, rc = 0;
+
+	if (argc != 3 || parse_u64(argv[1], &off) || parse_u64(argv[2], &len) ||
+	    !len || len % (uint64_t)page || off % (uint64_t)page)
+		return usage_error("mmap-phys DEV OFFSET LENGTH (page multiples)");
+	fd = open_dev_arg(argv[0], O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return report_setup_errno("open", argv[0], errno);
+	p = mmap(NULL, (size_t)len, PROT_READ, MAP_SHARED, fd, (off_t)off);
+	close(fd);
+	if (p == MAP_FAILED)
+		return report_errno(errno);
+	pm = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	if (pm < 0)
+		return report_setup_errno("open", "/proc/self/pagemap", errno);
+	for (i = 0; i < len; i += (uint64_t)page) {
+		(void)p[i];
+		if (page_frame(pm, (const void *)(p + i), page, &pfn)) {
+			rc = report_setup_errno("pagemap", argv[0], errno);
+			break;
+		}
+		if (!i) {
+			first = pfn;
+		} else if (pfn != first + i / (uint64_t)page) {
+			printf("page at +0x%" PRIx64 " is frame 0x%" PRIx64 ", not 0x%" PRIx64 "\n",
+			       i, pfn, first + i / (uint64_t)page);
+			rc = EXIT_MISMATCH;
+			break;
+		}
+	}
+	close(pm);
+	munmap((void *)p, (size_t)len);
+	if (!rc)
+		printf("0x%016" PRIx64 "\n", first * (uint64_t)page);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ */
 /* access checks: a refused open(2) is an outcome here, not a setup error */
 
 static int parse_access(const char *s, int *acc)
@@ -897,7 +970,7 @@ static int cmd_read_try(int argc, char **argv)
 
 	if (argc != 1)
 		return usage_error("read-try FILE");
-	fd = open(argv[0], O_RDONLY | O_CLOEXEC);
+	fd = open_dev_arg(argv[0], O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return report_errno(errno);
 	do
@@ -945,7 +1018,7 @@ static int cmd_mmap_access_try(int argc, char **argv)
 		prot = PROT_READ | PROT_WRITE;
 	else
 		return usage_error("bad protection '%s'", argv[2]);
-	fd = open(argv[0], acc | O_CLOEXEC);
+	fd = open_dev_arg(argv[0], acc | O_CLOEXEC);
 	if (fd < 0)
 		return report_errno(errno);
 	p = mmap(NULL, (size_t)len, prot, MAP_SHARED, fd, (off_t)off);
@@ -993,6 +1066,7 @@ static const struct command {
 	{ "read-try",    cmd_read_try },
 	{ "chmod-try",   cmd_chmod_try },
 	{ "mmap-access-try", cmd_mmap_access_try },
+	{ "mmap-phys",   cmd_mmap_phys },
 	{ "hold",        cmd_hold },
 	{ "pagesize",    cmd_pagesize },
 	{ "kmsg-seq",    cmd_kmsg_seq },

@@ -163,7 +163,7 @@ static int zc_open(struct zc *z, const char *dev)
 	int rdonly = getenv("ZC_RDONLY") != NULL;
 
 	z->page = sysconf(_SC_PAGESIZE);
-	z->fd = open(dev, rdonly ? O_RDONLY : O_RDWR);
+	z->fd = open_dev_arg(dev, rdonly ? O_RDONLY : O_RDWR);
 	if (z->fd < 0)
 		return report_setup_errno("open", dev, errno);
 	if (fstat(z->fd, &st) || ioctl(z->fd, UDMABUF_CFS_IOC_GET_INFO, &info))
