@@ -6,6 +6,8 @@
 # shellcheck disable=SC2154
 load helpers/common
 
+bats_require_minimum_version 1.5.0
+
 setup() { common_setup; }
 teardown() { common_teardown; }
 

@@ -264,6 +264,8 @@ udmabufctl: hint: this needs root"
 	local fd before
 	before=$(state_snapshot)
 	exec {fd}</dev/tbuf
+	# The file did reach nobody (so EBADF below is the write's, not fd:N's).
+	nobody_gets OK "$UT" read-verify "fd:$fd" 0 4096 32
 	nobody_gets EBADF "$UT" pwrite-try "fd:$fd" 0 16
 	nobody_gets EACCES "$UT" mmap-access-try "fd:$fd" rdonly rw 0 "$SZ"
 	nobody_gets EACCES "$UT" mmap-access-try "fd:$fd" rdonly w 0 "$SZ"
