@@ -593,3 +593,45 @@ vm_fetch_python() {
 	fi
 	printf '%s\n' "$stamp" >"$base/.complete"
 }
+
+# ---------------------------------------------------------------------------
+# Lanes (tests/vm/lanes)
+
+# vm_lanes: the lane names, in the table's order.
+vm_lanes() {
+	sed -n 's/^\([a-z0-9][a-z0-9.-]*\)[[:space:]]*|.*/\1/p' "$VM_LIB_DIR/lanes"
+}
+
+# vm_lane_read NAME: fill VM_LANE_OPTIONS (tests/vm/run options),
+# VM_LANE_FILES (test files; empty for the whole suite) and VM_LANE_AFTER
+# (words) from the table.  Fails for an unknown name.
+vm_lane_read() {
+	local name=$1 row opts files after w
+	row=$(awk -F'|' -v n="$name" '
+		/^[[:space:]]*#/ {next}
+		{k = $1; gsub(/[[:space:]]/, "", k)}
+		k == n {print; found = 1; exit}
+		END {exit !found}' "$VM_LIB_DIR/lanes") || {
+		vm_warn "no lane '$name' in tests/vm/lanes (lanes: $(vm_lanes | tr '\n' ' '))"
+		return 1
+	}
+	IFS='|' read -r _ opts files after <<<"$row"
+	VM_LANE_OPTIONS=()
+	for w in $opts; do
+		# Paths in the table are the checkout's.
+		[[ $w == tests/* ]] && w=$REPO_ROOT/$w
+		VM_LANE_OPTIONS+=("$w")
+	done
+	VM_LANE_FILES=()
+	for w in $files; do
+		case $w in
+		all) VM_LANE_FILES=(); break ;;
+		*/*) VM_LANE_FILES+=("$w") ;;
+		*) VM_LANE_FILES+=("tests/bats/$w.bats") ;;
+		esac
+	done
+	VM_LANE_AFTER=()
+	for w in $after; do
+		[[ $w == - ]] || VM_LANE_AFTER+=("$w")
+	done
+}
