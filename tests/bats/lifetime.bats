@@ -7,6 +7,8 @@
 # shellcheck disable=SC2154
 load helpers/common
 
+bats_require_minimum_version 1.5.0
+
 SZ=$((1024 * 1024))
 
 setup() {
@@ -146,6 +148,32 @@ teardown() { common_teardown; }
 	[ ! -d "$cfs" ] || fail "$cfs still exists"
 	[ ! -e /sys/class/udmabuf ] || [ -z "$(ls /sys/class/udmabuf)" ] ||
 		fail "class devices left: $(ls /sys/class/udmabuf)"
+}
+
+@test "rmmod right after the last buffers went: what is released late runs cleanly after it" {
+	# Buffers gone every way: a file closed after rmdir, a dma-buf closed,
+	# enable=0 then rmdir.
+	make_buf other 64K
+	exec 7<>/dev/tbuf
+	check rmdir "$cfs/tbuf"
+	exec 7>&-
+	run -0 udmabuf-zc export /dev/other 0 0 rdwr
+	assert_output "OK fd-cloexec=0 mode=rdwr"
+	set_attr "$cfs/other/enable" 0
+	check rmdir "$cfs/other"
+	assert_errno OK "$UT" rmmod-try "$MODNAME"
+	# Under CONFIG_DEBUG_KOBJECT_RELEASE every kobject is released 1 to 4 s
+	# after its last put: whatever the module left to run late runs now,
+	# with the module gone, and would fault or be reported.
+	sleep 5
+	assert_no_kernel_warnings
+	if [ "${UDMABUF_DEBUG_VARIANT:-}" = kobject-release ]; then
+		# The option is on, and the buffers' devices were released late.
+		run -0 "$UT" kmsg-since "$KMSG_SEQ"
+		assert_output --partial "kobject: 'tbuf' ("
+		assert_output --partial "kobject: 'other' ("
+		assert_output --partial "(delayed "
+	fi
 }
 
 @test "a stale node of a removed buffer fails to open with ENODEV" {

@@ -14,9 +14,17 @@
 #   build-KEY/root/    modules_install output (lib/modules/RELEASE/...)
 # A warm run only recompiles what the driver's changes touch.
 
-# The source package and the fragment.
+# The source package and the fragments: debug.config, then for a variant
+# (UDMABUF_DEBUG_VARIANT=NAME, tests/vm/run --debug-variant NAME) what
+# debug-NAME.config adds: a checker too costly for every lane, such as
+# DEBUG_KOBJECT_RELEASE, gets a kernel (and a build directory) of its own.
 VM_DEBUG_SRC_PKG=linux-source-6.12
-VM_DEBUG_FRAGMENT=$VM_LIB_DIR/debug.config
+VM_DEBUG_FRAGMENTS=("$VM_LIB_DIR/debug.config")
+if [[ -n ${UDMABUF_DEBUG_VARIANT:-} ]]; then
+	[[ -f $VM_LIB_DIR/debug-$UDMABUF_DEBUG_VARIANT.config ]] ||
+		vm_die "no debug kernel variant $UDMABUF_DEBUG_VARIANT (tests/vm/debug-$UDMABUF_DEBUG_VARIANT.config)"
+	VM_DEBUG_FRAGMENTS+=("$VM_LIB_DIR/debug-$UDMABUF_DEBUG_VARIANT.config")
+fi
 # Bump when the recipe below changes in a way the key would not see.
 VM_DEBUG_RECIPE=1
 
@@ -100,7 +108,7 @@ vm_debug_sync_driver() {
 	done
 }
 
-# Every CONFIG_ line of the fragment must hold in the final .config.
+# Every CONFIG_ line of the fragments must hold in the final .config.
 vm_debug_verify_config() {
 	local config=$1 line opt want missing=()
 	while IFS= read -r line; do
@@ -112,7 +120,7 @@ vm_debug_verify_config() {
 			grep -qxF "$want" "$config" || ! grep -q "^$opt=" "$config" ||
 				missing+=("$want")
 		fi
-	done <"$VM_DEBUG_FRAGMENT"
+	done < <(cat "${VM_DEBUG_FRAGMENTS[@]}")
 	if ((${#missing[@]})); then
 		vm_warn "the debug kernel config lacks (unmet dependencies?):"
 		printf '    %s\n' "${missing[@]}" >&2
@@ -130,7 +138,7 @@ vm_debug_build() {
 	vm_debug_fetch_source
 	key=$({
 		echo "$VM_DEBUG_VERSION recipe $VM_DEBUG_RECIPE"
-		cat "$VM_DEBUG_FRAGMENT"
+		cat "${VM_DEBUG_FRAGMENTS[@]}"
 		gcc --version | head -n 1
 	} | sha256sum | cut -c1-12)
 	obj=$root/build-$key
@@ -145,9 +153,9 @@ vm_debug_build() {
 		# merge_config.sh leaves temporary files in its working directory.
 		vm_run_logged "$log" env -C "$obj" KCONFIG_CONFIG="$obj/.config" \
 			"$VM_DEBUG_SRC/scripts/kconfig/merge_config.sh" -m -O "$obj" \
-			"$obj/.config" "$VM_DEBUG_FRAGMENT" || vm_die "merging $VM_DEBUG_FRAGMENT failed"
+			"$obj/.config" "${VM_DEBUG_FRAGMENTS[@]}" || vm_die "merging ${VM_DEBUG_FRAGMENTS[*]} failed"
 		vm_run_logged "$log" "${kmake[@]}" olddefconfig || vm_die "make olddefconfig failed"
-		vm_debug_verify_config "$obj/.config" || vm_die "fix $VM_DEBUG_FRAGMENT"
+		vm_debug_verify_config "$obj/.config" || vm_die "fix ${VM_DEBUG_FRAGMENTS[*]}"
 		touch "$obj/.config-done"
 	fi
 	if [[ ! -f $obj/.built ]]; then

@@ -603,8 +603,8 @@ vm_lanes() {
 }
 
 # vm_lane_read NAME: fill VM_LANE_OPTIONS (tests/vm/run options),
-# VM_LANE_FILES (test files; empty for the whole suite) and VM_LANE_AFTER
-# (words) from the table.  Fails for an unknown name.
+# VM_LANE_FILES (test files; empty for the whole suite), VM_LANE_AFTER
+# (words) and VM_LANE_WEIGHT (default 1) from the table.  Fails for an unknown name.
 vm_lane_read() {
 	local name=$1 row opts files after w
 	row=$(awk -F'|' -v n="$name" '
@@ -615,7 +615,13 @@ vm_lane_read() {
 		vm_warn "no lane '$name' in tests/vm/lanes (lanes: $(vm_lanes | tr '\n' ' '))"
 		return 1
 	}
-	IFS='|' read -r _ opts files after <<<"$row"
+	IFS='|' read -r _ opts files after weight <<<"$row"
+	weight=${weight//[[:space:]]/}
+	VM_LANE_WEIGHT=${weight:-1}
+	[[ $VM_LANE_WEIGHT =~ ^[1-9][0-9]*$ ]] || {
+		vm_warn "lane $name: weight '$weight' is not a number"
+		return 1
+	}
 	VM_LANE_OPTIONS=()
 	for w in $opts; do
 		# Paths in the table are the checkout's.
