@@ -597,6 +597,9 @@ vm_fetch_python() {
 # ---------------------------------------------------------------------------
 # Lanes (tests/vm/lanes)
 
+# The whole suite, as the lanes table names it ("all").
+mapfile -t VM_ALL_FILES < <(cd "$REPO_ROOT" && printf '%s\n' tests/bats/*.bats)
+
 # vm_lanes: the lane names, in the table's order.
 vm_lanes() {
 	sed -n 's/^\([a-z0-9][a-z0-9.-]*\)[[:space:]]*|.*/\1/p' "$VM_LIB_DIR/lanes"
@@ -629,13 +632,23 @@ vm_lane_read() {
 		VM_LANE_OPTIONS+=("$w")
 	done
 	VM_LANE_FILES=()
+	local -a drop=()
 	for w in $files; do
 		case $w in
-		all) VM_LANE_FILES=(); break ;;
+		all) VM_LANE_FILES+=("${VM_ALL_FILES[@]}") ;;
+		-*) drop+=("tests/bats/${w#-}.bats") ;;
 		*/*) VM_LANE_FILES+=("$w") ;;
 		*) VM_LANE_FILES+=("tests/bats/$w.bats") ;;
 		esac
 	done
+	if ((${#drop[@]})); then
+		for w in "${drop[@]}"; do
+			VM_LANE_FILES=("${VM_LANE_FILES[@]/#$w/}")
+		done
+		read -r -a VM_LANE_FILES <<<"${VM_LANE_FILES[*]}"
+	fi
+	# The whole suite is tests/vm/run's default.
+	[[ ${VM_LANE_FILES[*]} == "${VM_ALL_FILES[*]}" ]] && VM_LANE_FILES=()
 	VM_LANE_AFTER=()
 	for w in $after; do
 		[[ $w == - ]] || VM_LANE_AFTER+=("$w")
