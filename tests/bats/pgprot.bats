@@ -20,26 +20,35 @@ load helpers/common
 TRACEFS=/sys/kernel/tracing
 EVENT=udmabuf_test/pgprot
 
-setup() {
-	common_setup
-	[ "$UDMABUF_KERNEL_FLAVOUR" != debug ] ||
-		skip "the debug kernel has no kprobe events"
+# The kprobe is set up once per file: adding one or switching its event
+# patches kernel text on every CPU (text_poke_bp), where an amd64 TCG guest
+# once hung with its other CPU never answering the IPI.
+setup_file() {
+	[ "$UDMABUF_KERNEL_FLAVOUR" != debug ] || return 0
 	if [ ! -e "$TRACEFS/kprobe_events" ]; then
 		mount -t tracefs tracefs "$TRACEFS" || return 1
 	fi
 	echo "p:$EVENT vm_insert_pages prot=+24(\$arg1):x64" >>"$TRACEFS/kprobe_events" ||
 		return 1
-	echo 1 >"$TRACEFS/events/$EVENT/enable" || return 1
-	make_buf tbuf 64K
+	echo 1 >"$TRACEFS/events/$EVENT/enable"
 }
 
-teardown() {
+teardown_file() {
 	if [ -e "$TRACEFS/events/$EVENT/enable" ]; then
 		echo 0 >"$TRACEFS/events/$EVENT/enable"
 		echo "-:$EVENT" >>"$TRACEFS/kprobe_events"
 	fi
-	common_teardown
 }
+
+setup() {
+	common_setup
+	[ "$UDMABUF_KERNEL_FLAVOUR" != debug ] ||
+		skip "the debug kernel has no kprobe events"
+	[ -e "$TRACEFS/events/$EVENT/enable" ] || fail "the kprobe of setup_file is missing"
+	make_buf tbuf 64K
+}
+
+teardown() { common_teardown; }
 
 # observed_type [--sync]: mmap the buffer once and print the memory type the
 # kprobe saw: normal (write-back), normal-nc, device, or on x86 wb/uc/wc/wt/...
