@@ -176,6 +176,23 @@ teardown() { common_teardown; }
 	fi
 }
 
+@test "rmmod with parameter buffers, one just closed: what is released late runs cleanly after it" {
+	check rmdir "$cfs/tbuf"
+	unload_module
+	assert_errno OK "$UT" insmod-try "$UDMABUF_KO" udmabuf0=64K udmabuf1=1M
+	exec 7<>/dev/udmabuf1
+	exec 7>&-
+	# The module's exit destroys them: their last references go in rmmod.
+	assert_errno OK "$UT" rmmod-try "$MODNAME"
+	sleep 5
+	assert_no_kernel_warnings
+	if [ "${UDMABUF_DEBUG_VARIANT:-}" = kobject-release ]; then
+		run -0 "$UT" kmsg-since "$KMSG_SEQ"
+		assert_output --partial "kobject: 'udmabuf0' ("
+		assert_output --partial "kobject: 'udmabuf1' ("
+	fi
+}
+
 @test "a stale node of a removed buffer fails to open with ENODEV" {
 	local dev
 	dev=$(cat "$cfs/tbuf/dev")
