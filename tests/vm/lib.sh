@@ -597,19 +597,18 @@ vm_fetch_python() {
 # ---------------------------------------------------------------------------
 # Lanes (tests/vm/lanes)
 
-# The whole suite, as the lanes table names it ("all").
-mapfile -t VM_ALL_FILES < <(cd "$REPO_ROOT" && printf '%s\n' tests/bats/*.bats)
-
 # vm_lanes: the lane names, in the table's order.
 vm_lanes() {
 	sed -n 's/^\([a-z0-9][a-z0-9.-]*\)[[:space:]]*|.*/\1/p' "$VM_LIB_DIR/lanes"
 }
 
 # vm_lane_read NAME: fill VM_LANE_OPTIONS (tests/vm/run options),
-# VM_LANE_FILES (test files; empty for the whole suite), VM_LANE_AFTER
-# (words) and VM_LANE_WEIGHT (default 1) from the table.  Fails for an unknown name.
+# VM_LANE_FILES (test files, relative to the checkout), VM_LANE_AFTER
+# (words) and VM_LANE_WEIGHT (default 1) from the table.  Fails for an
+# unknown name.
 vm_lane_read() {
-	local name=$1 row opts files after w
+	local name=$1 row opts files after weight w f
+	local -a drop=()
 	row=$(awk -F'|' -v n="$name" '
 		/^[[:space:]]*#/ {next}
 		{k = $1; gsub(/[[:space:]]/, "", k)}
@@ -632,23 +631,24 @@ vm_lane_read() {
 		VM_LANE_OPTIONS+=("$w")
 	done
 	VM_LANE_FILES=()
-	local -a drop=()
 	for w in $files; do
 		case $w in
-		all) VM_LANE_FILES+=("${VM_ALL_FILES[@]}") ;;
+		all)
+			for f in "$REPO_ROOT"/tests/bats/*.bats; do
+				VM_LANE_FILES+=("${f#"$REPO_ROOT"/}")
+			done
+			;;
 		-*) drop+=("tests/bats/${w#-}.bats") ;;
 		*/*) VM_LANE_FILES+=("$w") ;;
 		*) VM_LANE_FILES+=("tests/bats/$w.bats") ;;
 		esac
 	done
-	if ((${#drop[@]})); then
-		for w in "${drop[@]}"; do
-			VM_LANE_FILES=("${VM_LANE_FILES[@]/#$w/}")
+	for w in "${drop[@]}"; do
+		for f in "${!VM_LANE_FILES[@]}"; do
+			[[ ${VM_LANE_FILES[f]} == "$w" ]] && unset 'VM_LANE_FILES[f]'
 		done
-		read -r -a VM_LANE_FILES <<<"${VM_LANE_FILES[*]}"
-	fi
-	# The whole suite is tests/vm/run's default.
-	[[ ${VM_LANE_FILES[*]} == "${VM_ALL_FILES[*]}" ]] && VM_LANE_FILES=()
+	done
+	VM_LANE_FILES=("${VM_LANE_FILES[@]}")
 	VM_LANE_AFTER=()
 	for w in $after; do
 		[[ $w == - ]] || VM_LANE_AFTER+=("$w")
