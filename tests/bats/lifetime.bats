@@ -150,6 +150,24 @@ teardown() { common_teardown; }
 		fail "class devices left: $(ls /sys/class/udmabuf)"
 }
 
+# rmmod_then_late_releases NAME...: rmmod, then give what is released late
+# the time to run with the module gone: under CONFIG_DEBUG_KOBJECT_RELEASE
+# every kobject is released 1 to 4 s after its last put, and module code or
+# memory used then would fault or be reported.  On that kernel, the devices
+# of buffers NAME... must have been among the late releases.
+rmmod_then_late_releases() {
+	local name
+	assert_errno OK "$UT" rmmod-try "$MODNAME"
+	sleep 5
+	assert_no_kernel_warnings
+	[ "${UDMABUF_DEBUG_VARIANT:-}" = kobject-release ] || return 0
+	run -0 "$UT" kmsg-since "$KMSG_SEQ"
+	for name in "$@"; do
+		assert_output --partial "kobject: '$name' ("
+	done
+	assert_output --partial "(delayed "
+}
+
 @test "rmmod right after the last buffers went: what is released late runs cleanly after it" {
 	# Buffers gone every way: a file closed after rmdir, a dma-buf closed,
 	# enable=0 then rmdir.
@@ -161,19 +179,7 @@ teardown() { common_teardown; }
 	assert_output "OK fd-cloexec=0 mode=rdwr"
 	set_attr "$cfs/other/enable" 0
 	check rmdir "$cfs/other"
-	assert_errno OK "$UT" rmmod-try "$MODNAME"
-	# Under CONFIG_DEBUG_KOBJECT_RELEASE every kobject is released 1 to 4 s
-	# after its last put: whatever the module left to run late runs now,
-	# with the module gone, and would fault or be reported.
-	sleep 5
-	assert_no_kernel_warnings
-	if [ "${UDMABUF_DEBUG_VARIANT:-}" = kobject-release ]; then
-		# The option is on, and the buffers' devices were released late.
-		run -0 "$UT" kmsg-since "$KMSG_SEQ"
-		assert_output --partial "kobject: 'tbuf' ("
-		assert_output --partial "kobject: 'other' ("
-		assert_output --partial "(delayed "
-	fi
+	rmmod_then_late_releases tbuf other
 }
 
 @test "rmmod with parameter buffers, one just closed: what is released late runs cleanly after it" {
@@ -183,14 +189,7 @@ teardown() { common_teardown; }
 	exec 7<>/dev/udmabuf1
 	exec 7>&-
 	# The module's exit destroys them: their last references go in rmmod.
-	assert_errno OK "$UT" rmmod-try "$MODNAME"
-	sleep 5
-	assert_no_kernel_warnings
-	if [ "${UDMABUF_DEBUG_VARIANT:-}" = kobject-release ]; then
-		run -0 "$UT" kmsg-since "$KMSG_SEQ"
-		assert_output --partial "kobject: 'udmabuf0' ("
-		assert_output --partial "kobject: 'udmabuf1' ("
-	fi
+	rmmod_then_late_releases udmabuf0 udmabuf1
 }
 
 @test "a stale node of a removed buffer fails to open with ENODEV" {
