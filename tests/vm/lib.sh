@@ -50,6 +50,8 @@ VM_HOST_PACKAGES=(
 	python3.11-minimal
 	# pahole: bookworm's 6.12 headers run it on every module (BTF)
 	pahole
+	# kmod: modinfo and depmod -b for the guest modules (brd, vgem, vivid...)
+	kmod
 )
 
 # Guest userland packages for arm64 (amd64 uses the host's binaries).  jq
