@@ -8,7 +8,8 @@
 #                             udev rule (PREFIX=/usr/local, DESTDIR=)
 #   make install-tools        the same without the module
 #   make deb                  Debian packages into build/deb/, lintian-checked
-#   sudo make check-deb       install them here, DKMS build for a Debian kernel
+#   sudo make check-deb       install them here, DKMS build for a Debian kernel,
+#                             the installed files tested in a guest
 #   make check                everything: check-host, check-stock, check-debug
 #   make check-stock          guest tests on Debian's amd64 and arm64 kernels
 #   make check-debug          guest tests on a debug kernel (KASAN, lockdep,
