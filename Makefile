@@ -94,7 +94,8 @@ deb:
 	@ls -l $(DEB_OUT)
 
 # Installs build/deb/*.deb on this machine (root, apt), a Debian kernel's
-# headers, and shows DKMS building the module; not part of make check.
+# headers, shows DKMS building the module and tests the installed files in
+# a guest of that kernel; not part of make check.
 check-deb:
 	tests/deb/check
 
@@ -108,9 +109,10 @@ lint:
 STRESS_SECONDS ?= 60
 
 # Everything the README promises; installs missing Debian packages as root.
-# The host tests, then the stock-kernel guests (amd64 and arm64 side by
-# side), then the debug-kernel lanes; a failing lane does not stop the next.
-# (tests/vm/check-all --all: the debug kernel is built while arm64 finishes.)
+# The host tests, then every lane of tests/vm/lanes (stock and debug
+# kernels); a failing lane does not stop the others.
+# (tests/vm/check-all --all: one queue of jobs on two slots; the debug
+# kernels are built first, beside the first guest.)
 check: deps check-host
 	UDMABUF_DEBUG_STRESS_SECONDS=$(STRESS_SECONDS) tests/vm/check-all --all
 
@@ -132,7 +134,7 @@ check-amd64:
 
 # The reliability lane: Debian's linux-source-6.12 built with every checker
 # (tests/vm/debug.config, cached), udmabuf-cfs built in-tree, the whole suite
-# (over two guests) plus a longer stress run and the harness's negative
+# (four jobs on two slots) plus a longer stress run and the harness's negative
 # control with a real leak.
 check-debug: deps
 	UDMABUF_DEBUG_STRESS_SECONDS=$(STRESS_SECONDS) tests/vm/check-all --debug
