@@ -5,8 +5,10 @@
 # interface built on get_user_pages() takes it (O_DIRECT to a ram disk,
 # vmsplice, process_vm_readv/writev, /proc/PID/mem, ptrace); the mapping's
 # own rules (fork, mremap, munmap, mprotect, madvise); sendfile; and the
-# dma-buf export with its importers (vgem).  Pages still held by a pipe or
-# a dma-buf keep their data after the buffer is deleted and others are made.
+# dma-buf export with its importers (vgem).  Pages still held by a pipe, an
+# io_uring registration or a dma-buf keep their data after the buffer is
+# deleted and others are made; a CMA or contiguous range waits for them,
+# holding the module, and goes back once they are gone.
 
 # Variables such as cfs, CLASS and UT come from helpers/common.bash.
 # shellcheck disable=SC2154
@@ -75,6 +77,96 @@ REUSE='for i in 1 2 3 4; do mkdir '"$cfs"'/re$i && echo '"$SZ"' >'"$cfs"'/re$i/s
 	assert_success
 	assert_output OK
 	assert_no_device tbuf
+}
+
+# The module's reference count.
+module_refcnt() {
+	local n
+	read -r n <"/sys/module/$MODNAME/refcnt" || return 1
+	echo "$n"
+}
+
+@test "a CMA or contiguous range in a pipe after rmdir waits for it, holding the module; both go once it is read" {
+	local big=$((8 * 1024 * 1024)) alloc addr script n i re
+	# The only buffer, so that the module's count is the wait's alone.
+	assert_write OK "$cfs/tbuf/enable" 0
+	rmdir "$cfs/tbuf"
+	make_buf big "$big" dma_mask=64
+	alloc=$(cat "$CLASS/big/allocator")
+	[[ $alloc =~ ^(cma|contig)$ ]] || fail "8M came from '$alloc', not a range"
+	addr=$(udmabuf-ioctl info /dev/big | sed -n 's/^phys_addr=//p')
+	# While the pipe holds pages of the range: after rmdir, only the wait
+	# holds the module (no item is left), the range cannot be placed on
+	# (contig: it is still taken), and new buffers do not get it.
+	script=$BATS_TEST_TMPDIR/held.sh
+	cat >"$script" <<-EOF
+		set -e
+		echo 0 >$cfs/big/enable
+		rmdir $cfs/big
+		read -r n </sys/module/$MODNAME/refcnt
+		[ "\$n" = 1 ] || { echo "module refcnt \$n with the range in a pipe" >&2; exit 1; }
+		if [ $alloc = contig ]; then
+			mkdir $cfs/thief
+			echo $big >$cfs/thief/size
+			echo 64 >$cfs/thief/dma_mask
+			echo $addr >$cfs/thief/phys_addr
+			r=\$($UT write-attr $cfs/thief/enable 1 || true)
+			rmdir $cfs/thief
+			[ "\$r" = EBUSY ] || { echo "placing on the held range: \$r" >&2; exit 1; }
+		fi
+		for i in 1 2; do
+			mkdir $cfs/re\$i
+			echo $big >$cfs/re\$i/size
+			echo 1 >$cfs/re\$i/enable
+			$UT write-fill /dev/re\$i 0 $big 77 >/dev/null
+		done
+	EOF
+	run "$ZC" vmsplice /dev/big "sh $script"
+	assert_success
+	assert_output OK
+	# (bats' run sets i: the names first.)
+	for re in re1 re2; do
+		run -0 "$UT" read-verify "/dev/$re" 0 "$big" 77
+		assert_write OK "$cfs/$re/enable" 0
+		rmdir "$cfs/$re"
+	done
+	# The pipe is gone: the range goes back within the driver's retry
+	# interval (0.5 s), and the module with it.
+	for i in $(seq 40); do
+		n=$(module_refcnt)
+		[ "$n" = 0 ] && break
+		sleep 0.25
+	done
+	[ "$n" = 0 ] || fail "module refcnt $n 10 s after the pipe went"
+	run -0 "$UT" kmsg-since "$KMSG_SEQ"
+	assert_output --partial "big: memory still in use (pinned or in a pipe): freed when released"
+	# Given back: its start (which the kernel hands out last, contig.bats)
+	# can be placed on again.
+	if [ "$alloc" = contig ]; then
+		new_item again size=2M dma_mask=64 phys_addr="$addr"
+		assert_write OK "$cfs/again/enable" 1
+	fi
+}
+
+@test "io_uring: registered pages keep their data after munmap, close, rmdir and reuse; fixed reads land in them only" {
+	run "$ZC" iouring /dev/tbuf "echo 0 >$cfs/tbuf/enable && rmdir $cfs/tbuf && $REUSE"
+	case $UDMABUF_KERNEL_RELEASE in
+	6.1.*)
+		# 6.1 registers shmem and hugetlbfs mappings only: nothing is
+		# pinned and the command never ran.
+		assert_output EOPNOTSUPP
+		assert_device tbuf
+		return 0
+		;;
+	esac
+	assert_success
+	assert_output OK
+	assert_no_device tbuf
+	# The fixed read wrote SEED_B into the pinned pages: no new buffer
+	# got it.
+	for i in 1 2 3 4; do
+		run -0 "$UT" read-verify "/dev/re$i" 0 "$SZ" 77
+	done
 }
 
 @test "process_vm_readv and process_vm_writev go through the mapping" {

@@ -21,7 +21,10 @@
  *   mprotect DEV               read-only, then writable again
  *   madvise DEV                MADV_DONTNEED, then the same data
  *   sendfile DEV FILE          sendfile DEV -> FILE and FILE -> DEV
- *   iouring DEV                IORING_REGISTER_BUFFERS of the mapping
+ *   iouring DEV [CMD]          IORING_REGISTER_BUFFERS of the mapping; with
+ *                              CMD: unmap and close, run CMD, then the
+ *                              registered (pinned) pages hold the data and
+ *                              take fixed-buffer reads and writes
  *   export DEV OFF SIZE FLAGS  UDMABUF_CFS_IOC_EXPORT_DMABUF only; FLAGS is
  *                              a sum of rdonly, rdwr, wronly, cloexec, or
  *                              a number
@@ -545,19 +548,158 @@ static int cmd_sendfile(struct zc *z, const char *path)
 	return 0;
 }
 
-static int cmd_iouring(struct zc *z)
-{
-	struct io_uring_params params;
-	struct iovec iov = { z->map, z->size };
-	int ring;
+/* An io_uring without liburing: one request at a time. */
+struct zc_ring {
+	int fd;
+	unsigned int *sq_tail, *sq_mask, *sq_array;
+	unsigned int *cq_head, *cq_tail, *cq_mask;
+	struct io_uring_sqe *sqes;
+	struct io_uring_cqe *cqes;
+};
 
-	memset(&params, 0, sizeof(params));
-	ring = syscall(__NR_io_uring_setup, 4, &params);
-	if (ring < 0)
-		return report_setup_errno("io_uring_setup", "", errno);
-	if (syscall(__NR_io_uring_register, ring, IORING_REGISTER_BUFFERS,
+static void *ring_map(int fd, size_t len, off_t what)
+{
+	return mmap(NULL, len, PROT_READ | PROT_WRITE,
+		    MAP_SHARED | MAP_POPULATE, fd, what);
+}
+
+static int ring_init(struct zc_ring *r)
+{
+	struct io_uring_params p;
+	unsigned char *sq, *cq;
+	size_t sq_len, cq_len;
+
+	memset(&p, 0, sizeof(p));
+	r->fd = syscall(__NR_io_uring_setup, 4, &p);
+	if (r->fd < 0)
+		return -errno;
+	sq_len = p.sq_off.array + p.sq_entries * sizeof(unsigned int);
+	cq_len = p.cq_off.cqes + p.cq_entries * sizeof(struct io_uring_cqe);
+	if (p.features & IORING_FEAT_SINGLE_MMAP) {
+		sq_len = sq_len > cq_len ? sq_len : cq_len;
+		cq_len = sq_len;
+	}
+	sq = ring_map(r->fd, sq_len, IORING_OFF_SQ_RING);
+	if (sq == MAP_FAILED)
+		return -errno;
+	cq = sq;
+	if (!(p.features & IORING_FEAT_SINGLE_MMAP)) {
+		cq = ring_map(r->fd, cq_len, IORING_OFF_CQ_RING);
+		if (cq == MAP_FAILED)
+			return -errno;
+	}
+	r->sqes = ring_map(r->fd, p.sq_entries * sizeof(struct io_uring_sqe),
+			   IORING_OFF_SQES);
+	if (r->sqes == MAP_FAILED)
+		return -errno;
+	r->sq_tail = (unsigned int *)(sq + p.sq_off.tail);
+	r->sq_mask = (unsigned int *)(sq + p.sq_off.ring_mask);
+	r->sq_array = (unsigned int *)(sq + p.sq_off.array);
+	r->cq_head = (unsigned int *)(cq + p.cq_off.head);
+	r->cq_tail = (unsigned int *)(cq + p.cq_off.tail);
+	r->cq_mask = (unsigned int *)(cq + p.cq_off.ring_mask);
+	r->cqes = (struct io_uring_cqe *)(cq + p.cq_off.cqes);
+	return 0;
+}
+
+/*
+ * One read or write of registered buffer 0 at @addr (a user address inside
+ * the range it was registered with, mapped or not), waited for: the bytes
+ * done, or -errno.
+ */
+static int ring_fixed(struct zc_ring *r, int op, int fd, void *addr,
+		      unsigned int len, uint64_t off)
+{
+	unsigned int tail = *r->sq_tail, idx = tail & *r->sq_mask, head;
+	struct io_uring_sqe *sqe = &r->sqes[idx];
+	int res;
+
+	memset(sqe, 0, sizeof(*sqe));
+	sqe->opcode = op;
+	sqe->fd = fd;
+	sqe->addr = (uintptr_t)addr;
+	sqe->len = len;
+	sqe->off = off;
+	sqe->buf_index = 0;
+	r->sq_array[idx] = idx;
+	__atomic_store_n(r->sq_tail, tail + 1, __ATOMIC_RELEASE);
+	if (syscall(__NR_io_uring_enter, r->fd, 1, 1, IORING_ENTER_GETEVENTS,
+		    NULL, 0) < 0)
+		return -errno;
+	head = *r->cq_head;
+	if (head == __atomic_load_n(r->cq_tail, __ATOMIC_ACQUIRE))
+		return -EAGAIN;
+	res = r->cqes[head & *r->cq_mask].res;
+	__atomic_store_n(r->cq_head, head + 1, __ATOMIC_RELEASE);
+	return res;
+}
+
+/* What the registered pages hold, through a fixed write to @file at @off. */
+static int ring_check(struct zc_ring *r, void *addr, size_t len, int file,
+		      off_t off, uint64_t seed, const char *what)
+{
+	unsigned char *copy = malloc(len);
+	size_t bad;
+	int n;
+
+	if (!copy)
+		return report_errno(ENOMEM);
+	n = ring_fixed(r, IORING_OP_WRITE_FIXED, file, addr, len, off);
+	if (n < 0)
+		return report_errno(-n);
+	if ((size_t)n != len || pread(file, copy, len, off) != (ssize_t)len)
+		return report_errno(EIO);
+	bad = check(copy, len, seed);
+	free(copy);
+	return bad == len ? 0 : mismatch(what, bad);
+}
+
+static int cmd_iouring(struct zc *z, const char *cmd)
+{
+	struct iovec iov = { z->map, z->size };
+	unsigned char *pattern;
+	struct zc_ring r;
+	int file, n, ret;
+
+	ret = ring_init(&r);
+	if (ret)
+		return report_setup_errno("io_uring_setup", "", -ret);
+	fill(z->map, z->size, SEED_A);
+	if (syscall(__NR_io_uring_register, r.fd, IORING_REGISTER_BUFFERS,
 		    &iov, 1))
 		return report_errno(errno);
+	if (!cmd) {
+		printf("OK\n");
+		return 0;
+	}
+	/* The registration's pins are all that is left of the buffer. */
+	munmap(z->map, z->size);
+	close(z->fd);
+	if (run_shell(cmd))
+		return EXIT_SYSCALL;
+
+	file = memfd_create("udmabuf-zc", 0);
+	pattern = malloc(z->size);
+	if (file < 0 || !pattern)
+		return report_setup_errno("memfd_create", "", file < 0 ? errno : ENOMEM);
+	ret = ring_check(&r, iov.iov_base, z->size, file, 0, SEED_A,
+			 "registered pages after the buffer went");
+	if (ret)
+		return ret;
+	/* A fixed read lands in the pinned pages, nowhere else. */
+	fill(pattern, z->size, SEED_B);
+	if (pwrite(file, pattern, z->size, z->size) != (ssize_t)z->size)
+		return report_setup_errno("pwrite", "memfd", errno);
+	n = ring_fixed(&r, IORING_OP_READ_FIXED, file, iov.iov_base, z->size,
+		       z->size);
+	if (n < 0)
+		return report_errno(-n);
+	if ((size_t)n != z->size)
+		return report_errno(EIO);
+	ret = ring_check(&r, iov.iov_base, z->size, file, 2 * z->size, SEED_B,
+			 "registered pages after a fixed read");
+	if (ret)
+		return ret;
 	printf("OK\n");
 	return 0;
 }
@@ -810,8 +952,8 @@ int main(int argc, char **argv)
 		return cmd_madvise(&z);
 	if (!strcmp(cmd, "sendfile") && argc == 1)
 		return cmd_sendfile(&z, argv[0]);
-	if (!strcmp(cmd, "iouring") && !argc)
-		return cmd_iouring(&z);
+	if (!strcmp(cmd, "iouring") && argc <= 1)
+		return cmd_iouring(&z, argc ? argv[0] : NULL);
 	if (!strcmp(cmd, "export") && argc == 3)
 		return cmd_export(&z, argv);
 	if (!strcmp(cmd, "dmabuf") && argc == 2)
