@@ -99,11 +99,22 @@ deb:
 check-deb:
 	tests/deb/check
 
-# Static checks of the driver against the kernel in KDIR.
+# Static checks of the driver against the kernel in KDIR, and of the shell
+# scripts and bats files (shellcheck, warnings and errors).
+SHELL_SCRIPTS := .ci/run tests/demo.sh tests/vm/run tests/vm/check-all \
+	tests/vm/lib.sh tests/vm/deps tests/vm/selftest tests/vm/debug.sh \
+	tests/vm/debug-kernel tests/vm/init tests/vm/checkpatch tests/deb/check \
+	tests/bench/run tests/bench/guest.sh tests/catalogue/check tests/uapi/check
+BATS_FILES := $(wildcard tests/bats/*.bats tests/bats-dt/*.bats tests/deb/*.bats \
+	tests/vm/selftest.d/*.bats) $(wildcard tests/bats/helpers/*.bash)
 lint:
 	$(KBUILD) W=1 C=2 modules
 	tests/vm/checkpatch $(filter-out %.mod.c,$(wildcard driver/*.c)) \
 		driver/*.h include/uapi/linux/*.h
+	@command -v shellcheck >/dev/null || \
+		{ echo "make lint: needs shellcheck (apt-get install shellcheck)" >&2; exit 1; }
+	shellcheck -x -S warning $(SHELL_SCRIPTS)
+	shellcheck -S warning -s bash $(BATS_FILES)
 
 # Seconds of concurrent stress on the debug kernel (the stock lanes run 10).
 STRESS_SECONDS ?= 60

@@ -6,7 +6,7 @@ cfs=/sys/kernel/config/udmabuf
 
 step() {
 	printf '\n\033[1m$ %s\033[0m\n' "$*"
-	eval "$@"
+	eval "$*"
 }
 
 step insmod "$UDMABUF_KO"

@@ -15,6 +15,8 @@
 # edu's transfers are at most 4032 bytes here: QEMU 7.2 stops the whole
 # guest for one that reaches the end of edu's 4 KiB buffer.
 
+# Variables such as cfs come from helpers/common.bash, stderr from bats' run.
+# shellcheck disable=SC2154
 load helpers/common
 load helpers/edu
 

@@ -8,13 +8,14 @@
 # arrays, as in dma.bats.
 # vm: needs python
 
+# Variables such as cfs come from helpers/common.bash, stderr from bats' run.
+# shellcheck disable=SC2154
 load helpers/common
 
 bats_require_minimum_version 1.5.0
 
 ED=udmabuf-edu
 UIO=/sys/bus/pci/drivers/uio_pci_generic
-CHUNK=4032
 
 setup_file() {
 	export PYTHONPATH=$BATS_TEST_DIRNAME/helpers

@@ -7,6 +7,8 @@
 # tests/deb/check passes what it installed as UDMABUF_TEST_DEB_*.
 # vm: needs python
 
+# Variables such as cfs come from helpers/common.bash, stderr from bats' run.
+# shellcheck disable=SC2154
 load /tests/helpers/common
 
 bats_require_minimum_version 1.5.0

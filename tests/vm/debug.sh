@@ -1,4 +1,5 @@
 # shellcheck shell=bash
+# shellcheck disable=SC2034 # the VM_* it sets are read by tests/vm/run
 # The debug kernel of 'make check-debug': Debian's linux-source-6.12 built
 # for the amd64 guest from 'tinyconfig' plus tests/vm/debug.config (KASAN,
 # lockdep, kmemleak, DMA-API debugging, fault injection, UBSAN, debug
