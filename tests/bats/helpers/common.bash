@@ -92,8 +92,14 @@ assert_empty_attr() {
 # ---------------------------------------------------------------------------
 # Skips with a reason.
 
+# requires_arch ARCH...: skip unless the guest is one of them.
 requires_arch() {
-	[ "$UDMABUF_ARCH" = "$1" ] || skip "needs $1 (this is $UDMABUF_ARCH)"
+	local a want
+	for a in "$@"; do
+		[ "$UDMABUF_ARCH" = "$a" ] && return 0
+	done
+	want=$(printf ' or %s' "$@")
+	skip "needs ${want# or } (this is $UDMABUF_ARCH)"
 }
 
 requires_file() {
