@@ -368,7 +368,7 @@ vm_fix_headers() {
 # of the device-table structures (struct of_device_id, ...) of the
 # architecture it was built for, amd64, also when it reads 32-bit objects,
 # and refuses the module ("sizeof(struct of_device_id)=200 is not a modulo
-# of the size of section __mod_of__..._device_table").  armhf's own modpost,
+# of the size of section ...").  armhf's own modpost,
 # from linux-kbuild of the headers' version for armhf, knows ARM's; it runs
 # under qemu-user with the cross C library.  The armhf tree's kbuild is
 # therefore a directory of its own: links to the host's files, except
