@@ -25,14 +25,6 @@ largest_block() {
 	echo $((PAGE_SIZE << (orders - 1)))
 }
 
-# highmem_start: the physical address where the HighMem zone begins.
-highmem_start() {
-	local pfn
-	pfn=$(awk '/^Node .* zone +HighMem/ {z = 1} z && /start_pfn:/ {print $2; exit}' /proc/zoneinfo)
-	[ -n "$pfn" ] || fail "no HighMem zone in /proc/zoneinfo"
-	echo $((pfn * PAGE_SIZE))
-}
-
 # assert_refused NAME ERRNO: enable fails with ERRNO and leaves nothing.
 assert_refused() {
 	assert_write "$2" "$cfs/$1/enable" 1
@@ -97,10 +89,7 @@ assert_refused() {
 	requires_arch armhf
 	make_buf huge 32M
 	assert_attr "$CLASS/huge/allocator" contig
-	local p h
-	p=$(cat "$CLASS/huge/phys_addr")
-	h=$(highmem_start)
-	[ $((p)) -ge "$h" ] || fail "phys_addr $p is below highmem ($h)"
+	assert_in_highmem huge
 	run -0 "$UT" mmap-fill /dev/huge 0 32M 4
 	run -0 "$UT" read-verify /dev/huge 0 32M 4
 	# Across page boundaries, from and to the middle of a page.

@@ -102,6 +102,17 @@ requires_arch() {
 	skip "needs ${want# or } (this is $UDMABUF_ARCH)"
 }
 
+# assert_in_highmem NAME: buffer NAME's memory starts in the HighMem zone
+# (32-bit), where the kernel has no permanent mapping of it.
+assert_in_highmem() {
+	local pfn p
+	pfn=$(awk '/^Node .* zone +HighMem/ {z = 1} z && /start_pfn:/ {print $2; exit}' /proc/zoneinfo)
+	[ -n "$pfn" ] || fail "no HighMem zone in /proc/zoneinfo"
+	p=$(cat "$CLASS/$1/phys_addr") || fail "cannot read $1's phys_addr"
+	[ $((p)) -ge $((pfn * PAGE_SIZE)) ] ||
+		fail "$1 at $p is not in highmem (from $((pfn * PAGE_SIZE)))"
+}
+
 requires_file() {
 	[ -e "$1" ] || skip "needs $1${2:+ ($2)}"
 }
