@@ -12,6 +12,7 @@
 
 #include <linux/cc_platform.h>
 #include <linux/fs.h>
+#include <linux/highmem.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/sched/signal.h>
@@ -176,8 +177,10 @@ static int udmabuf_release_file(struct inode *inode, struct file *file)
 /*
  * Copy @n bytes at @pos between the buffer and an iterator; returns bytes
  * done.  Memory with a kernel mapping is copied through it; memory in
- * highmem has none, and is copied a page at a time through a temporary one
- * (copy_page_to_iter() and copy_page_from_iter() map and unmap the page).
+ * highmem has none, and is copied a page at a time through a temporary one.
+ * Not with copy_page_to_iter(): into a pipe (splice, sendfile) that hands
+ * over the page itself as if it were page cache, which the pipe's reader
+ * then refuses for having no mapping.
  */
 static size_t udmabuf_copy_chunk(struct udmabuf_buffer *buf,
 				 struct iov_iter *iter, size_t n, loff_t pos,
@@ -192,12 +195,14 @@ static size_t udmabuf_copy_chunk(struct udmabuf_buffer *buf,
 		struct page *page = buf->pages + ((pos + done) >> PAGE_SHIFT);
 		size_t offset = offset_in_page(pos + done);
 		size_t len = min_t(size_t, n - done, PAGE_SIZE - offset);
+		void *kaddr = kmap_local_page(page);
 		size_t copied;
 
 		if (to_iter)
-			copied = copy_page_to_iter(page, offset, len, iter);
+			copied = copy_to_iter(kaddr + offset, len, iter);
 		else
-			copied = copy_page_from_iter(page, offset, len, iter);
+			copied = copy_from_iter(kaddr + offset, len, iter);
+		kunmap_local(kaddr);
 		done += copied;
 		if (copied < len)
 			break;

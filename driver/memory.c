@@ -35,7 +35,7 @@
  * contiguous ranges may be in highmem: dma_alloc_pages() refuses CMA pages
  * there (what it hands out must have a kernel address), so such a buffer comes
  * from a range, which is cleared and used page by page (clear_highpage(),
- * copy_page_to_iter()), never through a kernel address of its own.
+ * kmap_local_page()), never through a kernel address of its own.
  */
 
 #include <linux/delay.h>
