@@ -2,15 +2,17 @@
 /*
  * udmabuf-cfs: the character device of a buffer.
  *
- * The memory (memory.c) is physically contiguous, in the linear map,
- * cacheable, and mapped for DMA_BIDIRECTIONAL.  The DMA device's view of
- * it, and the syncs, are dma.c's: dma_sync_single_for_{cpu,device}() are
- * valid on any part of it while that device has it mapped.  User space
+ * The memory (memory.c) is physically contiguous, cacheable, in the linear
+ * map or (32-bit) in highmem, and mapped for DMA_BIDIRECTIONAL.  The DMA
+ * device's view of it, and the syncs, are dma.c's:
+ * dma_sync_single_for_{cpu,device}() are valid on any part of it while that
+ * device has it mapped.  User space
  * chooses the caching of its own mapping through sync_mode and O_SYNC.
  */
 
 #include <linux/cc_platform.h>
 #include <linux/fs.h>
+#include <linux/highmem.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/sched/signal.h>
@@ -172,6 +174,42 @@ static int udmabuf_release_file(struct inode *inode, struct file *file)
 	return 0;
 }
 
+/*
+ * Copy @n bytes at @pos between the buffer and an iterator; returns bytes
+ * done.  Memory with a kernel mapping is copied through it; memory in
+ * highmem has none, and is copied a page at a time through a temporary one.
+ * Not with copy_page_to_iter(): into a pipe (splice, sendfile) that hands
+ * over the page itself as if it were page cache, which the pipe's reader
+ * then refuses for having no mapping.
+ */
+static size_t udmabuf_copy_chunk(struct udmabuf_buffer *buf,
+				 struct iov_iter *iter, size_t n, loff_t pos,
+				 bool to_iter)
+{
+	size_t done = 0;
+
+	if (buf->vaddr)
+		return to_iter ? copy_to_iter(buf->vaddr + pos, n, iter) :
+				 copy_from_iter(buf->vaddr + pos, n, iter);
+	while (done < n) {
+		struct page *page = buf->pages + ((pos + done) >> PAGE_SHIFT);
+		size_t offset = offset_in_page(pos + done);
+		size_t len = min_t(size_t, n - done, PAGE_SIZE - offset);
+		void *kaddr = kmap_local_page(page);
+		size_t copied;
+
+		if (to_iter)
+			copied = copy_to_iter(kaddr + offset, len, iter);
+		else
+			copied = copy_from_iter(kaddr + offset, len, iter);
+		kunmap_local(kaddr);
+		done += copied;
+		if (copied < len)
+			break;
+	}
+	return done;
+}
+
 /* Copy between the buffer and an iterator in chunks; returns bytes done. */
 static ssize_t udmabuf_copy(struct udmabuf_buffer *buf, struct iov_iter *iter,
 			    size_t count, loff_t pos, bool to_iter)
@@ -180,13 +218,9 @@ static ssize_t udmabuf_copy(struct udmabuf_buffer *buf, struct iov_iter *iter,
 
 	while (done < count) {
 		size_t n = min_t(size_t, count - done, UDMABUF_COPY_CHUNK);
-		void *kaddr = buf->vaddr + pos + done;
 		size_t copied;
 
-		if (to_iter)
-			copied = copy_to_iter(kaddr, n, iter);
-		else
-			copied = copy_from_iter(kaddr, n, iter);
+		copied = udmabuf_copy_chunk(buf, iter, n, pos + done, to_iter);
 		done += copied;
 		if (copied < n || fatal_signal_pending(current))
 			break;

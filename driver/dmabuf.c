@@ -21,6 +21,7 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/udmabuf-cfs.h>
+#include <linux/vmalloc.h>
 
 #include "udmabuf-cfs.h"
 
@@ -210,14 +211,42 @@ static int udmabuf_dmabuf_mmap(struct dma_buf *dmabuf,
 				 udmabuf_cache_mode(exp->buf, false));
 }
 
-/* The memory is contiguous in the linear map already. */
+/*
+ * Memory in the linear map is contiguous there already; highmem (32-bit)
+ * has no kernel mapping, and gets one of its own in vmalloc space.
+ */
 static int udmabuf_dmabuf_vmap(struct dma_buf *dmabuf, struct iosys_map *map)
 {
 	struct udmabuf_export *exp = dmabuf->priv;
+	unsigned long i, count = exp->size >> PAGE_SHIFT;
+	struct page **pages;
+	void *vaddr;
 
-	iosys_map_set_vaddr(map, exp->buf->vaddr +
-				 ((size_t)exp->first << PAGE_SHIFT));
+	if (exp->buf->vaddr) {
+		iosys_map_set_vaddr(map, exp->buf->vaddr +
+					 ((size_t)exp->first << PAGE_SHIFT));
+		return 0;
+	}
+	pages = kvmalloc_array(count, sizeof(*pages), GFP_KERNEL);
+	if (!pages)
+		return -ENOMEM;
+	for (i = 0; i < count; i++)
+		pages[i] = exp->buf->pages + exp->first + i;
+	vaddr = vmap(pages, count, VM_MAP, PAGE_KERNEL);
+	kvfree(pages);
+	if (!vaddr)
+		return -ENOMEM;
+	iosys_map_set_vaddr(map, vaddr);
 	return 0;
+}
+
+static void udmabuf_dmabuf_vunmap(struct dma_buf *dmabuf,
+				  struct iosys_map *map)
+{
+	struct udmabuf_export *exp = dmabuf->priv;
+
+	if (!exp->buf->vaddr)
+		vunmap(map->vaddr);
 }
 
 static void udmabuf_dmabuf_release(struct dma_buf *dmabuf)
@@ -238,6 +267,7 @@ static const struct dma_buf_ops udmabuf_dmabuf_ops = {
 	.end_cpu_access		= udmabuf_dmabuf_end_cpu,
 	.mmap			= udmabuf_dmabuf_mmap,
 	.vmap			= udmabuf_dmabuf_vmap,
+	.vunmap			= udmabuf_dmabuf_vunmap,
 	.release		= udmabuf_dmabuf_release,
 };
 

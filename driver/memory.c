@@ -30,6 +30,12 @@
  *
  * Whatever it came from, the memory is cleared, and its cache lines written
  * back, before user space or a device sees it.
+ *
+ * On 32-bit ARM with more RAM than the kernel maps permanently, CMA and the
+ * contiguous ranges may be in highmem: dma_alloc_pages() refuses CMA pages
+ * there (what it hands out must have a kernel address), so such a buffer comes
+ * from a range, which is cleared and used page by page (clear_highpage(),
+ * kmap_local_page()), never through a kernel address of its own.
  */
 
 #include <linux/delay.h>
@@ -490,7 +496,11 @@ int udmabuf_alloc(struct udmabuf_buffer *buf)
 
 out_clean:
 
-	buf->vaddr = page_address(buf->pages);
+	/*
+	 * The memory is all in one zone: highmem (32-bit) has no kernel
+	 * mapping to keep, read() and write() map it a page at a time.
+	 */
+	buf->vaddr = PageHighMem(buf->pages) ? NULL : page_address(buf->pages);
 	buf->phys_addr = page_to_phys(buf->pages);
 	udmabuf_clean(buf);
 	return 0;

@@ -135,7 +135,8 @@ struct udmabuf_config {
  * @mem_node: entry in memory.c's list of memory waiting for its users
  * @pages: first page of the physically contiguous allocation, or NULL for
  *	memory from a no-map reserved region (@pool)
- * @vaddr: kernel address of the allocation
+ * @vaddr: kernel address of the allocation, or NULL for memory in highmem
+ *	(32-bit), which has no permanent kernel mapping
  * @alloc_addr: the allocation as seen through @dev
  * @phys_addr: the allocation as seen by the CPU
  * @pool: the memory comes from a no-map reserved region, which the kernel

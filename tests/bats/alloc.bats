@@ -1,6 +1,7 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0
-# Allocation: large buffers, CMA on arm64, failures without kernel warnings.
+# Allocation: large buffers, CMA on arm64, highmem on armhf, failures
+# without kernel warnings.
 
 # Variables such as cfs, CLASS and UT come from helpers/common.bash.
 # shellcheck disable=SC2154
@@ -10,6 +11,19 @@ bats_require_minimum_version 1.5.0
 
 setup() { common_setup; }
 teardown() { common_teardown; }
+
+# A size no guest can allocate.  size_t is 32 bits wide on armhf: larger
+# sizes than it holds are refused when written (ERANGE, tested below).
+HUGE=64G
+[ "$UDMABUF_ARCH" != armhf ] || HUGE=3G
+
+# largest_block: the page allocator's largest block in bytes
+# (/proc/buddyinfo has a column per order).
+largest_block() {
+	local orders
+	orders=$(awk '{print NF - 4; exit}' /proc/buddyinfo)
+	echo $((PAGE_SIZE << (orders - 1)))
+}
 
 # assert_refused NAME ERRNO: enable fails with ERRNO and leaves nothing.
 assert_refused() {
@@ -67,8 +81,27 @@ assert_refused() {
 	assert_success
 }
 
-@test "a 32 MiB buffer on arm64 can be allocated again after it was freed" {
-	requires_arch arm64
+# armmp with 2 GiB maps only the first 768 MiB permanently; Debian's CMA
+# area lies above, in highmem, where the DMA API will not hand out pages.
+# The buffer comes from a contiguous range there, which the kernel has no
+# address for: read() and write() must map it page by page.
+@test "a 32 MiB buffer on armhf comes from highmem and every byte is usable" {
+	requires_arch armhf
+	make_buf huge 32M
+	assert_attr "$CLASS/huge/allocator" contig
+	assert_in_highmem huge
+	run -0 "$UT" mmap-fill /dev/huge 0 32M 4
+	run -0 "$UT" read-verify /dev/huge 0 32M 4
+	# Across page boundaries, from and to the middle of a page.
+	run -0 "$UT" write-fill /dev/huge 4095 $((32 * 1048576 - 8190)) 8
+	run -0 "$UT" read-verify /dev/huge 4095 $((32 * 1048576 - 8190)) 8
+	run -0 "$UT" mmap-verify /dev/huge 8192 16M 8
+	run -0 "$UT" mmap-fill /dev/huge 0 32M 9 --sync
+	run -0 "$UT" read-verify /dev/huge 0 32M 9
+}
+
+@test "a 32 MiB buffer on ARM can be allocated again after it was freed" {
+	requires_arch arm64 armhf
 	for _ in 1 2 3; do
 		make_buf huge 32M
 		check rmdir "$cfs/huge"
@@ -90,12 +123,15 @@ assert_really_at() {
 	make_buf pages 1M
 	assert_attr "$CLASS/pages/allocator" page
 	assert_really_at pages 1M
-	# Beyond the page allocator's largest block: CMA or the contiguous range
-	# allocator, which must be contiguous across their 4 MiB blocks.
-	make_buf big 8M
+	# Beyond the page allocator's largest block (4 MiB; 8 MiB on armmp):
+	# CMA or the contiguous range allocator, which must be contiguous
+	# across the page allocator's blocks.
+	local big
+	big=$((2 * $(largest_block)))
+	make_buf big "$big"
 	run -0 cat "$CLASS/big/allocator"
 	assert_output --regexp '^(cma|contig)$'
-	assert_really_at big 8M
+	assert_really_at big "$big"
 }
 
 @test "a buffer with the default 32-bit DMA mask lies below 4 GiB (pagemap)" {
@@ -113,19 +149,19 @@ assert_really_at() {
 	assert_success
 }
 
-@test "a 64 GiB request fails with ENOMEM and leaves nothing behind" {
-	new_item huge size=64G
+@test "an impossible request fails with ENOMEM and leaves nothing behind" {
+	new_item huge size=$HUGE
 	assert_refused huge ENOMEM
 }
 
-@test "a 64 GiB request logs no kernel warning" {
-	new_item huge size=64G
+@test "an impossible request logs no kernel warning" {
+	new_item huge size=$HUGE
 	assert_write ENOMEM "$cfs/huge/enable" 1
 	assert_no_kernel_warnings
 }
 
-@test "a 64 GiB request with a 64-bit DMA mask fails with ENOMEM and no warning" {
-	new_item huge size=64G dma_mask=64
+@test "an impossible request with a 64-bit DMA mask fails with ENOMEM and no warning" {
+	new_item huge size=$HUGE dma_mask=64
 	assert_refused huge ENOMEM
 	assert_no_kernel_warnings
 }
@@ -139,13 +175,27 @@ assert_really_at() {
 }
 
 @test "a request of 1 TiB fails with ENOMEM and no warning" {
+	requires_arch amd64 arm64
 	new_item huge size=1T dma_mask=64
 	assert_refused huge ENOMEM
 	assert_no_kernel_warnings
 }
 
+@test "on 32-bit a size beyond 4 GiB - 4 KiB is refused with ERANGE, the largest one with ENOMEM" {
+	requires_arch armhf
+	new_item huge
+	assert_write ERANGE "$cfs/huge/size" 1T
+	assert_write ERANGE "$cfs/huge/size" 4G
+	assert_write ERANGE "$cfs/huge/size" $((4 * 1073741824 - 4095))
+	assert_attr "$cfs/huge/size" 0
+	assert_write OK "$cfs/huge/size" $((4 * 1073741824 - 4096))
+	assert_attr "$cfs/huge/size" 4294963200
+	assert_refused huge ENOMEM
+	assert_no_kernel_warnings
+}
+
 @test "repeated failed requests do not flood the kernel log" {
-	new_item huge size=64G
+	new_item huge size=$HUGE
 	local n secs start=$SECONDS
 	for _ in $(seq 1 50); do
 		assert_write ENOMEM "$cfs/huge/enable" 1
@@ -163,7 +213,7 @@ assert_really_at() {
 }
 
 @test "an item works after a failed allocation" {
-	new_item huge size=64G
+	new_item huge size=$HUGE
 	assert_write ENOMEM "$cfs/huge/enable" 1
 	assert_write OK "$cfs/huge/size" 4M
 	assert_write OK "$cfs/huge/enable" 1

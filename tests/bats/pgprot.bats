@@ -8,10 +8,12 @@
 # the driver calls vm_insert_pages(), which builds every page table entry
 # from it (mk_pte(page, vma->vm_page_prot)), for every sync_mode with and
 # without O_SYNC, and this file decodes it: arm64 the AttrIndx field (MAIR
-# index), x86 the PAT, PCD and PWT bits.  vm_page_prot is read at offset 24
-# of struct vm_area_struct, after vm_start, vm_end and vm_mm on 64-bit 6.1
-# and 6.12; the valid/present bits every user protection has are checked,
-# so a layout change fails the test rather than decoding garbage.
+# index), x86 the PAT, PCD and PWT bits, 32-bit ARM (armmp, no LPAE) the
+# kernel's L_PTE_MT_* memory type (bits 5:2).  vm_page_prot is read after
+# vm_start, vm_end and vm_mm of struct vm_area_struct (6.1 and 6.12): at
+# offset 24 on 64-bit, 12 on 32-bit, where it is 32 bits wide; the
+# valid/present bits every user protection has are checked, so a layout
+# change fails the test rather than decoding garbage.
 #
 # Stock kernels only: the debug kernel is built without kprobe events.
 
@@ -28,8 +30,13 @@ setup_file() {
 	if [ ! -e "$TRACEFS/kprobe_events" ]; then
 		mount -t tracefs tracefs "$TRACEFS" || return 1
 	fi
-	echo "p:$EVENT vm_insert_pages prot=+24(\$arg1):x64" >>"$TRACEFS/kprobe_events" ||
+	# 32-bit ARM: the first argument is in r0 (AAPCS).
+	local fetch='+24($arg1):x64'
+	[ "$UDMABUF_ARCH" != armhf ] || fetch='+12(%r0):x32'
+	echo "p:$EVENT vm_insert_pages prot=$fetch" >>"$TRACEFS/kprobe_events" || {
+		cat "$TRACEFS/error_log" >&2
 		return 1
+	}
 	echo 1 >"$TRACEFS/events/$EVENT/enable"
 }
 
@@ -51,7 +58,8 @@ setup() {
 teardown() { common_teardown; }
 
 # observed_type [--sync]: mmap the buffer once and print the memory type the
-# kprobe saw: normal (write-back), normal-nc, device, or on x86 wb/uc/wc/wt/...
+# kprobe saw: normal (write-back), normal-nc, device (32-bit ARM: also
+# Strongly-ordered), or on x86 wb/uc/wc/wt/...
 observed_type() {
 	local line prot
 	: >"$TRACEFS/trace"
@@ -61,10 +69,12 @@ observed_type() {
 		{ echo "the kprobe saw no vm_insert_pages()"; return 1; }
 	prot=${line##*prot=}
 	# arm64: a valid page (bits 1:0 = 3) with the access flag (bit 10);
-	# x86: present (bit 0) and user (bit 2).
+	# x86: present (bit 0) and user (bit 2); 32-bit ARM: L_PTE_PRESENT
+	# (bit 0) and L_PTE_USER (bit 8).
 	case $UDMABUF_ARCH in
 	arm64) (((prot & 0x403) == 0x403)) ;;
 	amd64) (((prot & 0x5) == 0x5)) ;;
+	armhf) (((prot & 0x101) == 0x101)) ;;
 	esac || { echo "not a user page protection: $prot"; return 1; }
 	case $UDMABUF_ARCH in
 	arm64)
@@ -73,6 +83,17 @@ observed_type() {
 		2) echo normal-nc ;;
 		3 | 4) echo device ;;
 		*) echo "attrindx-$(((prot >> 2) & 7))" ;;
+		esac
+		;;
+	armhf)
+		# L_PTE_MT_*: WRITEBACK 3 and WRITEALLOC 7 are Normal
+		# write-back, BUFFERABLE 1 Normal non-cacheable; UNCACHED 0 is
+		# Strongly-ordered, DEV_SHARED 4 and DEV_NONSHARED 12 Device.
+		case $(((prot >> 2) & 15)) in
+		3 | 7) echo normal ;;
+		1) echo normal-nc ;;
+		0 | 4 | 12) echo device ;;
+		*) echo "l_pte_mt-$(((prot >> 2) & 15))" ;;
 		esac
 		;;
 	amd64)
@@ -92,8 +113,8 @@ observed_type() {
 # What cache_mode / cache_mode_sync say the arch must show.
 expected_type() {
 	case $UDMABUF_ARCH:$1 in
-	arm64:cached) echo normal ;;
-	arm64:*) echo normal-nc ;;
+	arm64:cached | armhf:cached) echo normal ;;
+	arm64:* | armhf:*) echo normal-nc ;;
 	amd64:cached) echo wb ;;
 	*) echo "unexpected cache mode $1" ;;
 	esac
@@ -114,14 +135,14 @@ expected_type() {
 	done
 }
 
-@test "RAM is never mapped as Device memory, and O_SYNC does give arm64 a non-cacheable mapping" {
+@test "RAM is never mapped as Device memory, and O_SYNC does give ARM a non-cacheable mapping" {
 	local m got
 	for m in 1 2 3; do
 		set_attr "$CLASS/tbuf/sync_mode" "$m"
 		got=$(observed_type --sync) || fail "$got"
 		[ "$got" != device ] || fail "sync_mode $m with O_SYNC maps RAM as Device memory"
 		case $UDMABUF_ARCH in
-		arm64) [ "$got" = normal-nc ] || fail "sync_mode $m with O_SYNC: $got, not Normal non-cacheable" ;;
+		arm64 | armhf) [ "$got" = normal-nc ] || fail "sync_mode $m with O_SYNC: $got, not Normal non-cacheable" ;;
 		amd64) [ "$got" = wb ] || fail "sync_mode $m with O_SYNC: $got; x86 keeps RAM write-back" ;;
 		esac
 	done

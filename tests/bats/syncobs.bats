@@ -7,9 +7,10 @@
 # range and direction, and every sync path is checked against them, with a
 # negative control (the helpers' --no-sync) that must record nothing:
 #
-#   arm64, whose buffers are not DMA-coherent here: the architecture's own
-#   cache maintenance, arch_sync_dma_for_device/_for_cpu(paddr, size, dir),
-#   the CPU physical range;
+#   arm64 and 32-bit ARM, whose buffers are not DMA-coherent here: the
+#   architecture's own cache maintenance,
+#   arch_sync_dma_for_device/_for_cpu(paddr, size, dir), the CPU physical
+#   range (phys_addr_t and size_t are 32 bits wide on armmp);
 #   amd64, where DMA is coherent and the architecture has none to do: the
 #   DMA API's entry, dma_sync_single_for_device/_for_cpu(dev, addr, size,
 #   dir), the DMA address range; where the kernel inlines them and makes no
@@ -41,6 +42,11 @@ setup_file() {
 		probe dev arch_sync_dma_for_device 'addr=$arg1:x64 size=$arg2:u64 dir=$arg3:s32'
 		probe cpu arch_sync_dma_for_cpu 'addr=$arg1:x64 size=$arg2:u64 dir=$arg3:s32'
 		;;
+	armhf)
+		# The arguments in r0..r2 (AAPCS).
+		probe dev arch_sync_dma_for_device 'addr=%r0:x32 size=%r1:u32 dir=%r2:s32'
+		probe cpu arch_sync_dma_for_cpu 'addr=%r0:x32 size=%r1:u32 dir=%r2:s32'
+		;;
 	*)
 		probe dev dma_sync_single_for_device 'addr=$arg2:x64 size=$arg3:u64 dir=$arg4:s32'
 		probe cpu dma_sync_single_for_cpu 'addr=$arg2:x64 size=$arg3:u64 dir=$arg4:s32'
@@ -62,7 +68,7 @@ teardown_file() {
 no_kprobes_reason() {
 	if [ "$UDMABUF_KERNEL_FLAVOUR" = debug ]; then
 		echo "the debug kernel has no kprobe events"
-	elif [ "$UDMABUF_ARCH" != arm64 ] &&
+	elif [ "$UDMABUF_ARCH" = amd64 ] &&
 		grep -q " __dma_sync_single_for_device\$" /proc/kallsyms; then
 		# Since 6.11 dma_sync_single_for_*() are inline and call the
 		# DMA API only for devices that need syncs: a coherent one
@@ -88,14 +94,17 @@ setup() {
 teardown() { common_teardown; }
 
 probe() {
-	echo "p:$GRP/$1 $2 $3" >>"$TRACEFS/kprobe_events" || return 1
+	echo "p:$GRP/$1 $2 $3" >>"$TRACEFS/kprobe_events" || {
+		cat "$TRACEFS/error_log" >&2
+		return 1
+	}
 	echo 1 >"$TRACEFS/events/$GRP/$1/enable"
 }
 
 # The address the probed calls see for the buffer's first byte.
 base_addr() {
 	local key=dma_addr
-	[ "$UDMABUF_ARCH" = arm64 ] && key=phys_addr
+	[ "$UDMABUF_ARCH" != amd64 ] && key=phys_addr
 	"$IO" info /dev/tbuf | sed -n "s/^$key=//p"
 }
 

@@ -74,13 +74,13 @@ teardown() { common_teardown; }
 	assert_attr "$s/sync_mode" 2
 }
 
-@test "dma_coherent is 1 on amd64 and 0 for the module's own device on arm64" {
+@test "dma_coherent is 1 on amd64 and 0 for the module's own device on ARM" {
 	run cat "$s/dma_coherent"
 	if [ "$UDMABUF_ARCH" = amd64 ]; then assert_output 1; else assert_output 0; fi
 }
 
-@test "dma_coherent is 0 for configfs buffers on arm64" {
-	requires_arch arm64
+@test "dma_coherent is 0 for configfs buffers on ARM" {
+	requires_arch arm64 armhf
 	assert_attr "$s/dma_coherent" 0
 }
 

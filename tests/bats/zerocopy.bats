@@ -223,6 +223,25 @@ module_refcnt() {
 	assert_output OK
 }
 
+# armmp with 2 GiB: a buffer beyond the page allocator's largest block
+# lies in highmem, whose pages the kernel maps only for a moment.
+@test "a buffer in highmem (armhf): O_DIRECT, vmsplice, process_vm_readv, /proc/PID/mem, sendfile, dma-buf" {
+	requires_arch armhf
+	need_module brd rd_nr=1 rd_size=4096
+	make_buf hbuf 16M
+	assert_attr "$CLASS/hbuf/allocator" contig
+	assert_in_highmem hbuf
+	local c cmd args
+	for c in "odirect /dev/ram0" vmsplice pvm procmem \
+		"sendfile $BATS_TEST_TMPDIR/copy" "dmabuf 0 0"; do
+		read -r cmd args <<<"$c"
+		# shellcheck disable=SC2086 # the command's arguments
+		run "$ZC" "$cmd" /dev/hbuf $args
+		assert_success
+		assert_output OK
+	done
+}
+
 @test "export refuses bad flags and ranges with EINVAL" {
 	local pg=$PAGE_SIZE
 	assert_errno EINVAL "$ZC" export /dev/tbuf 0 0 wronly

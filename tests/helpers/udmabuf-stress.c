@@ -71,6 +71,8 @@
  * an item behind, expect a wrong errno) to show that the checks can fail.
  */
 #define _GNU_SOURCE
+/* 64-bit file offsets (pread, lseek, mmap) on 32-bit systems too. */
+#define _FILE_OFFSET_BITS 64
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>

@@ -18,6 +18,8 @@
  * 2 data mismatch, 64 usage error.
  */
 #define _GNU_SOURCE
+/* 64-bit file offsets (pread, lseek, mmap) on 32-bit systems too. */
+#define _FILE_OFFSET_BITS 64
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>

@@ -25,11 +25,14 @@ VM_KBUILD_PKG=linux-kbuild-6.1
 # - qemu-system-x86/-arm: the guests; busybox-static/bash-static/jq/bats*:
 #   amd64 guest userland is copied from the host; gcc/libc6-dev: native static binaries;
 #   gcc-aarch64-linux-gnu + libc6-dev-arm64-cross: arm64 module and static
-#   binaries; linux-kbuild-6.1 (+gcc-12 which the headers name as CC): kbuild
+#   binaries; gcc-arm-linux-gnueabihf + libc6-dev-armhf-cross: the same for
+#   armhf (and 32-bit helpers on arm64); qemu-user-static: armhf's own
+#   modpost, which the armhf module build runs (vm_kbuild_armhf);
+#   linux-kbuild-6.1 (+gcc-12 which the headers name as CC): kbuild
 #   scripts the Debian headers link to; cpio/gzip: initramfs; xz-utils/zstd:
 #   in case Debian starts shipping compressed modules; binutils: readelf to
 #   find the shared libraries of bash; make: kbuild; util-linux: flock;
-#   the i686 and armhf cross compilers: 32-bit helpers for the compat ioctl
+#   the i686 cross compiler: 32-bit helpers for amd64's compat ioctl
 #   tests (tests/helpers/*.c marked build-compat32); flex, bison, bc,
 #   libelf-dev (objtool) and libssl-dev: the debug kernel (tests/vm/debug.sh).
 VM_HOST_PACKAGES=(
@@ -38,7 +41,7 @@ VM_HOST_PACKAGES=(
 	gcc gcc-12 libc6-dev make binutils
 	gcc-aarch64-linux-gnu gcc-12-aarch64-linux-gnu libc6-dev-arm64-cross
 	gcc-i686-linux-gnu libc6-dev-i386-cross
-	gcc-arm-linux-gnueabihf libc6-dev-armhf-cross
+	gcc-arm-linux-gnueabihf libc6-dev-armhf-cross qemu-user-static
 	"$VM_KBUILD_PKG"
 	cpio gzip xz-utils zstd dpkg apt coreutils util-linux device-tree-compiler
 	flex bison bc libelf-dev libssl-dev
@@ -54,11 +57,12 @@ VM_HOST_PACKAGES=(
 	kmod
 )
 
-# Guest userland packages for arm64 (amd64 uses the host's binaries).  jq
+# Guest userland packages for arm64 and armhf, downloaded for the guest's
+# architecture (amd64 uses the host's binaries).  jq
 # (JSON checks in tests) needs libjq1, libonig5 and libc6; vm_copy_elf
 # checks that every NEEDED library was found, so a new dependency shows up
 # as a clear build error.
-VM_ARM64_USERLAND=(busybox-static bash-static libc6 jq libjq1 libonig5)
+VM_CROSS_USERLAND=(busybox-static bash-static libc6 jq libjq1 libonig5)
 
 # Dynamically linked programs copied into the guest with their libraries
 # (busybox provides everything else; bash is bash-static, see tests/vm/run).
@@ -123,13 +127,17 @@ vm_is_root() { [[ $(id -u) == 0 ]]; }
 vm_arch_setup() {
 	VM_ARCH=$1
 	# The toolchain choices below (native gcc for amd64, aarch64-linux-gnu- for
-	# arm64) and the apt setup assume a Debian amd64 host.
+	# arm64, arm-linux-gnueabihf- for armhf) and the apt setup assume a
+	# Debian amd64 host.  VM_KFLAVOUR: the kernel packages' flavour
+	# (linux-image-ABI-FLAVOUR); VM_CC32: a compiler of 32-bit programs for
+	# the compat ioctl tests, none where the guest is 32-bit itself.
 	local host
 	host=$(dpkg --print-architecture 2>/dev/null || echo unknown)
 	[[ $host == amd64 ]] || vm_die "the harness runs on a Debian amd64 host (this is $host)"
 	case $VM_ARCH in
 	amd64)
 		VM_KARCH=x86
+		VM_KFLAVOUR=amd64
 		VM_TRIPLET=x86_64-linux-gnu
 		VM_CROSS=
 		VM_CC=gcc
@@ -139,6 +147,7 @@ vm_arch_setup() {
 		;;
 	arm64)
 		VM_KARCH=arm64
+		VM_KFLAVOUR=arm64
 		VM_TRIPLET=aarch64-linux-gnu
 		VM_CROSS=aarch64-linux-gnu-
 		VM_CC=aarch64-linux-gnu-gcc
@@ -146,7 +155,19 @@ vm_arch_setup() {
 		VM_QEMU=qemu-system-aarch64
 		VM_CONSOLE=ttyAMA0
 		;;
-	*) vm_die "unsupported arch '$VM_ARCH' (amd64 or arm64)" ;;
+	armhf)
+		# Debian's armmp flavour (ARMv7, multiplatform, no LPAE): what
+		# Zynq-7000 and Cyclone V boards run.
+		VM_KARCH=arm
+		VM_KFLAVOUR=armmp
+		VM_TRIPLET=arm-linux-gnueabihf
+		VM_CROSS=arm-linux-gnueabihf-
+		VM_CC=arm-linux-gnueabihf-gcc
+		VM_CC32=
+		VM_QEMU=qemu-system-arm
+		VM_CONSOLE=ttyAMA0
+		;;
+	*) vm_die "unsupported arch '$VM_ARCH' (amd64, arm64 or armhf)" ;;
 	esac
 	VM_BUILD=${UDMABUF_VM_BUILD_DIR:-$REPO_ROOT/build/$VM_ARCH}
 }
@@ -260,7 +281,7 @@ vm_resolve_abi() {
 		VM_ABI=$UDMABUF_KERNEL_ABI
 		return 0
 	fi
-	local meta=linux-image-${UDMABUF_KERNEL_SERIES:+$UDMABUF_KERNEL_SERIES-}$VM_ARCH
+	local meta=linux-image-${UDMABUF_KERNEL_SERIES:+$UDMABUF_KERNEL_SERIES-}$VM_KFLAVOUR
 	vm_apt_private_init
 	vm_apt_private_follow_host
 	if ! vm_apt_known "$meta"; then
@@ -268,7 +289,7 @@ vm_resolve_abi() {
 		vm_apt_known "$meta" || vm_die "apt does not know $meta"
 	fi
 	VM_ABI=$(vm_apt_cache depends "$meta" 2>/dev/null |
-		sed -n "s/^ *Depends: linux-image-\(.*\)-$VM_ARCH\$/\1/p" | head -n 1)
+		sed -n "s/^ *Depends: linux-image-\(.*\)-$VM_KFLAVOUR\$/\1/p" | head -n 1)
 	[[ -n $VM_ABI ]] || vm_die "cannot find the kernel ABI of $meta"
 }
 
@@ -278,7 +299,7 @@ vm_resolve_abi() {
 # Fills VM_KROOT (unpacked image+headers), VM_KDIR (kbuild dir), VM_VMLINUZ,
 # VM_MODDIR (the image's /lib/modules/<release>).
 vm_fetch_kernel() {
-	local rel=$VM_ABI-$VM_ARCH
+	local rel=$VM_ABI-$VM_KFLAVOUR
 	local base
 	base=$(vm_cache_root)/$VM_ARCH/$VM_ABI
 	VM_KROOT=$base/root
@@ -332,6 +353,10 @@ vm_fix_headers() {
 	kb=${kb#../../lib/}
 	kb=${kb%/scripts}
 	if [[ -z $kb || $kb == "$VM_KBUILD_PKG" ]]; then
+		if [[ $VM_ARCH == armhf ]]; then
+			vm_kbuild_armhf "$base"
+			return 0
+		fi
 		ln -sfn "/usr/lib/$VM_KBUILD_PKG" "$VM_KROOT/usr/lib/$VM_KBUILD_PKG"
 		return 0
 	fi
@@ -341,14 +366,58 @@ vm_fix_headers() {
 	[[ -d $VM_KROOT/usr/lib/$kb/scripts ]] || vm_die "$kb has no scripts/"
 }
 
+# The host's modpost cannot check a 32-bit ARM module: it knows the sizes
+# of the device-table structures (struct of_device_id, ...) of the
+# architecture it was built for, amd64, also when it reads 32-bit objects,
+# and refuses the module ("sizeof(struct of_device_id)=200 is not a modulo
+# of the size of section ...").  armhf's own modpost,
+# from linux-kbuild of the headers' version for armhf, knows ARM's; it runs
+# under qemu-user with the cross C library.  The armhf tree's kbuild is
+# therefore a directory of its own: links to the host's files, except
+# scripts/mod/, which has armhf's modpost.real-lsb-32 and a modpost that
+# runs it.  The rest (fixdep, genksyms, recordmcount) works on ARM objects
+# as it is.
+vm_kbuild_armhf() {
+	local base=$1 kb=$VM_KROOT/usr/lib/$VM_KBUILD_PKG host=/usr/lib/$VM_KBUILD_PKG
+	local f unpacked=$base/kbuild-armhf version
+	version=$(<"$base/version")
+	(cd "$base/debs" && vm_apt_download "$base/download.log" "$VM_KBUILD_PKG=$version") ||
+		vm_die "downloading $VM_KBUILD_PKG $version for armhf failed"
+	rm -rf "$unpacked" "$kb"
+	dpkg-deb -x "$base/debs/${VM_KBUILD_PKG}_"*.deb "$unpacked"
+	[[ -f $unpacked$host/scripts/mod/modpost.real-lsb-32 ]] ||
+		vm_die "$VM_KBUILD_PKG for armhf has no scripts/mod/modpost.real-lsb-32"
+	mkdir -p "$kb/scripts/mod"
+	for f in "$host"/*; do
+		[[ $f == */scripts ]] || ln -s "$f" "$kb/"
+	done
+	for f in "$host"/scripts/*; do
+		[[ $f == */mod ]] || ln -s "$f" "$kb/scripts/"
+	done
+	cp "$unpacked$host/scripts/mod/modpost.real-lsb-32" "$kb/scripts/mod/"
+	cat >"$kb/scripts/mod/modpost" <<-EOF
+		#!/bin/sh
+		# armhf's modpost under qemu-user (tests/vm/lib.sh, vm_kbuild_armhf).
+		exec qemu-arm-static -L /usr/arm-linux-gnueabihf "$kb/scripts/mod/modpost.real-lsb-32" "\$@"
+	EOF
+	chmod 755 "$kb/scripts/mod/modpost"
+	# The host's kbuild all the same, for vm_check_kbuild.
+	touch "$kb/.host-kbuild"
+	rm -rf "$unpacked"
+}
+
 # Warn if the host kbuild scripts are not the headers' version (modpost and
 # fixdep are host programs from that package; a mismatch usually works, but
 # when it does not the message should say why).
 vm_check_kbuild() {
 	# A kernel that came with its own kbuild (vm_fix_headers).
-	[[ -L $VM_KROOT/usr/lib/$VM_KBUILD_PKG ]] || return 0
+	[[ -L $VM_KROOT/usr/lib/$VM_KBUILD_PKG ||
+		-f $VM_KROOT/usr/lib/$VM_KBUILD_PKG/.host-kbuild ]] || return 0
 	[[ -d /usr/lib/$VM_KBUILD_PKG/scripts ]] ||
 		vm_die "$VM_KBUILD_PKG is not installed (run tests/vm/deps)"
+	if [[ $VM_ARCH == armhf ]] && ! command -v qemu-arm-static >/dev/null; then
+		vm_die "qemu-arm-static is not installed (run tests/vm/deps): the armhf build runs armhf's modpost with it"
+	fi
 	local have want
 	have=$(dpkg-query -W -f='${Version}' "$VM_KBUILD_PKG" 2>/dev/null || true)
 	want=$(cat "$VM_KROOT/../version" 2>/dev/null || true)
@@ -358,7 +427,7 @@ vm_check_kbuild() {
 }
 
 # ---------------------------------------------------------------------------
-# arm64 guest userland (amd64 uses the host's)
+# arm64 and armhf guest userland (amd64 uses the host's)
 
 # Fills VM_USERROOT: a tree with bash, busybox and their libraries for the arch.
 vm_fetch_userland() {
@@ -370,26 +439,26 @@ vm_fetch_userland() {
 	base=$(vm_cache_root)/$VM_ARCH/userland
 	VM_USERROOT=$base/root
 	# The stamp holds the package list, so that a changed list refetches.
-	[[ -f $base/.complete && $(<"$base/.complete") == "${VM_ARM64_USERLAND[*]}" ]] && return 0
+	[[ -f $base/.complete && $(<"$base/.complete") == "${VM_CROSS_USERLAND[*]}" ]] && return 0
 	local p
 	vm_apt_private_init
-	for p in "${VM_ARM64_USERLAND[@]}"; do
+	for p in "${VM_CROSS_USERLAND[@]}"; do
 		if ! vm_apt_known "$p"; then
 			vm_apt_update
 			vm_apt_known "$p" || vm_die "apt does not know $p for $VM_ARCH"
 		fi
 	done
-	vm_log "downloading $VM_ARCH guest userland (${VM_ARM64_USERLAND[*]})"
+	vm_log "downloading $VM_ARCH guest userland (${VM_CROSS_USERLAND[*]})"
 	rm -rf "$base"
 	mkdir -p "$base/debs" "$VM_USERROOT"
-	(cd "$base/debs" && vm_apt_download "$base/download.log" "${VM_ARM64_USERLAND[@]}") ||
+	(cd "$base/debs" && vm_apt_download "$base/download.log" "${VM_CROSS_USERLAND[@]}") ||
 		vm_die "downloading the $VM_ARCH userland failed"
 	local deb
 	for deb in "$base"/debs/*.deb; do
 		dpkg-deb -x "$deb" "$VM_USERROOT"
 	done
 	rm -rf "$base/debs"
-	printf '%s\n' "${VM_ARM64_USERLAND[*]}" >"$base/.complete"
+	printf '%s\n' "${VM_CROSS_USERLAND[*]}" >"$base/.complete"
 }
 
 # ---------------------------------------------------------------------------

@@ -92,8 +92,25 @@ assert_empty_attr() {
 # ---------------------------------------------------------------------------
 # Skips with a reason.
 
+# requires_arch ARCH...: skip unless the guest is one of them.
 requires_arch() {
-	[ "$UDMABUF_ARCH" = "$1" ] || skip "needs $1 (this is $UDMABUF_ARCH)"
+	local a want
+	for a in "$@"; do
+		[ "$UDMABUF_ARCH" = "$a" ] && return 0
+	done
+	want=$(printf ' or %s' "$@")
+	skip "needs ${want# or } (this is $UDMABUF_ARCH)"
+}
+
+# assert_in_highmem NAME: buffer NAME's memory starts in the HighMem zone
+# (32-bit), where the kernel has no permanent mapping of it.
+assert_in_highmem() {
+	local pfn p
+	pfn=$(awk '/^Node .* zone +HighMem/ {z = 1} z && /start_pfn:/ {print $2; exit}' /proc/zoneinfo)
+	[ -n "$pfn" ] || fail "no HighMem zone in /proc/zoneinfo"
+	p=$(cat "$CLASS/$1/phys_addr") || fail "cannot read $1's phys_addr"
+	[ $((p)) -ge $((pfn * PAGE_SIZE)) ] ||
+		fail "$1 at $p is not in highmem (from $((pfn * PAGE_SIZE)))"
 }
 
 requires_file() {
