@@ -17,14 +17,6 @@ teardown() { common_teardown; }
 HUGE=64G
 [ "$UDMABUF_ARCH" != armhf ] || HUGE=3G
 
-# largest_block: the page allocator's largest block in bytes
-# (/proc/buddyinfo has a column per order).
-largest_block() {
-	local orders
-	orders=$(awk '{print NF - 4; exit}' /proc/buddyinfo)
-	echo $((PAGE_SIZE << (orders - 1)))
-}
-
 # assert_refused NAME ERRNO: enable fails with ERRNO and leaves nothing.
 assert_refused() {
 	assert_write "$2" "$cfs/$1/enable" 1

@@ -334,6 +334,14 @@ remove_all_items() {
 	return "$rc"
 }
 
+# largest_block: the page allocator's largest block in bytes (4 MiB on
+# amd64 and arm64, 8 MiB on armmp; /proc/buddyinfo has a column per order).
+largest_block() {
+	local orders
+	orders=$(awk '{print NF - 4; exit}' /proc/buddyinfo)
+	echo $((PAGE_SIZE << (orders - 1)))
+}
+
 # ---------------------------------------------------------------------------
 # Kernel log.
 
