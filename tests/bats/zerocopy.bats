@@ -14,6 +14,8 @@
 # shellcheck disable=SC2154
 load helpers/common
 
+bats_require_minimum_version 1.5.0
+
 ZC=udmabuf-zc
 SZ=$((1024 * 1024))
 
