@@ -134,6 +134,7 @@ vm_debug_verify_config() {
 vm_debug_build() {
 	local root key obj log kmake rel
 	root=$(vm_debug_root)
+	mkdir -p "${root%/*}"
 	exec {debug_lock}>"$root.lock"
 	flock "$debug_lock"
 	vm_debug_fetch_source

@@ -123,6 +123,61 @@ vm_cache_root() {
 
 vm_is_root() { [[ $(id -u) == 0 ]]; }
 
+# ---------------------------------------------------------------------------
+# Builds shared between runs.  make check boots a dozen guests; those of one
+# arch run the same test helpers and CLI, those of one kernel the same
+# module.  Each build is kept in the cache under a hash of everything it is
+# made of (sources, compiler, kernel headers, flags) and made once.
+
+# vm_inputs_hash [-s STRING]... [PATH]...: a short hash of the STRINGs and
+# of the names (relative to the checkout) and contents of the files under
+# the PATHs.
+vm_inputs_hash() {
+	{
+		while [[ ${1:-} == -s ]]; do
+			printf 'string %s\n' "$2"
+			shift 2
+		done
+		(($#)) && (cd "$REPO_ROOT" && find "${@#"$REPO_ROOT"/}" -type f -print0 |
+			LC_ALL=C sort -z | xargs -0 sha256sum)
+	} | sha256sum | cut -c1-16
+}
+
+# vm_cc_id CC: the compiler's name and version.
+vm_cc_id() { "$1" --version 2>/dev/null | head -n 1; }
+
+# vm_cached_build NAME KEY FUNC: FUNC DIR builds into the empty directory
+# DIR; the result is kept as builds/NAME-KEY and shared by every later run
+# whose inputs hash to KEY.  Sets VM_CACHED_DIR.  A failed build leaves
+# nothing; concurrent runs wait for the first.  The 12 most recently used
+# builds of each NAME are kept.
+vm_cached_build() {
+	local name=$1 key=$2 fn=$3 root dir lock rc=0 old n=0
+	root=$(vm_cache_root)/builds
+	dir=$root/$name-$key
+	mkdir -p "$root"
+	exec {lock}>"$dir.lock"
+	flock "$lock"
+	if [[ ! -e $dir/.built ]]; then
+		rm -rf "$dir"
+		mkdir -p "$dir"
+		"$fn" "$dir" || rc=$?
+		if ((rc)); then
+			rm -rf "$dir"
+			exec {lock}>&-
+			return "$rc"
+		fi
+	fi
+	touch "$dir/.built"
+	exec {lock}>&-
+	VM_CACHED_DIR=$dir
+	while IFS= read -r old; do
+		n=$((n + 1))
+		((n > 12)) || continue
+		rm -rf "${old%/.built}" "${old%/.built}.lock"
+	done < <(ls -t "$root/$name"-*/.built 2>/dev/null)
+}
+
 # Debian architecture name -> names used by the toolchain, kbuild and QEMU.
 vm_arch_setup() {
 	VM_ARCH=$1
