@@ -5,6 +5,7 @@
 # Variables such as cfs, CLASS and UT come from helpers/common.bash.
 # shellcheck disable=SC2154
 load helpers/common
+bats_require_minimum_version 1.5.0
 
 setup() { common_setup; }
 teardown() { common_teardown; }
@@ -69,4 +70,40 @@ teardown() { common_teardown; }
 	assert_output ""
 	run kill -0 "$HOLDER_PID"
 	assert_failure
+}
+
+@test "the per-test check prints only matching lines after the mark and leaves the next mark" {
+	local mark=$BATS_TEST_TMPDIR/mark next
+	echo "udmabuf-test planted $$ one" >/dev/kmsg
+	echo "udmabuf-test unplanted $$" >/dev/kmsg
+	run -0 "$UT" kmsg-check "$KMSG_SEQ" "udmabuf-test planted $$" "$mark"
+	assert_output "udmabuf-test planted $$ one"
+	read -r next <"$mark"
+	[ "$next" -gt "$KMSG_SEQ" ] || fail "mark $next is not after $KMSG_SEQ"
+	# From the new mark, nothing old is repeated; what comes after is seen.
+	echo "udmabuf-test planted $$ two" >/dev/kmsg
+	run -0 "$UT" kmsg-check "$next" "udmabuf-test planted $$" "$mark"
+	assert_output "udmabuf-test planted $$ two"
+}
+
+@test "teardown fails a test after which the kernel logged a bad line" {
+	# A line of our own stands for a warning: a real "WARNING:" would fail
+	# the whole guest run (the harness reads the log too).
+	local KMSG_BAD="udmabuf-test planted $$"
+	echo "udmabuf-test planted $$ (bad)" >/dev/kmsg
+	run common_teardown
+	assert_failure
+	assert_output --partial "the kernel logged during this test"
+	assert_output --partial "udmabuf-test planted $$ (bad)"
+	# The next test starts after it: so does this one's real teardown.
+	read -r KMSG_SEQ <"$KMSG_MARK_FILE"
+	run -0 "$UT" kmsg-check "$KMSG_SEQ" "$KMSG_BAD" /dev/null
+	assert_output ""
+}
+
+@test "teardown fails when the kernel log cannot be read" {
+	local KMSG_SEQ=-1 UT=false
+	run common_teardown
+	assert_failure
+	assert_output --partial "cannot check the kernel log"
 }

@@ -24,6 +24,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
+#include <regex.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -91,6 +92,9 @@ static void usage(FILE *f)
 "  pagesize                           print the page size\n"
 "  kmsg-seq                           print the sequence number of the last kernel log record\n"
 "  kmsg-since SEQ                     print kernel log records after SEQ\n"
+"  kmsg-check SEQ REGEX FILE          print the records after SEQ that match the\n"
+"                                     extended REGEX, and write the last record's\n"
+"                                     sequence number to FILE (the next mark)\n"
 "  uevent-open NAME ENABLE_FILE       write 1 to ENABLE_FILE in a child and open\n"
 "                                     /dev/NAME the moment its uevent arrives\n"
 "\n"
@@ -625,7 +629,8 @@ static int cmd_pagesize(int argc, char **argv)
  * /dev/kmsg records: "PRIO,SEQ,USEC,FLAGS[,...];MESSAGE\n" followed by
  * optional continuation lines starting with a space.  One record per read.
  */
-static int kmsg_walk(int64_t after, int print)
+static int kmsg_walk(int64_t after, int print, const regex_t *match,
+		     int64_t *lastp)
 {
 	char rec[8192];
 	int64_t last = -1;
@@ -661,10 +666,14 @@ static int kmsg_walk(int64_t after, int print)
 		nl = strchr(msg, '\n');
 		if (nl)
 			*nl = '\0';
+		if (match && regexec(match, msg, 0, NULL, 0) != 0)
+			continue;
 		printf("%s\n", msg);
 	}
 	close(fd);
-	if (!print)
+	if (lastp)
+		*lastp = last;
+	else if (!print)
 		printf("%" PRId64 "\n", last);
 	return 0;
 }
@@ -674,7 +683,7 @@ static int cmd_kmsg_seq(int argc, char **argv)
 	(void)argv;
 	if (argc != 0)
 		return usage_error("kmsg-seq takes no arguments");
-	return kmsg_walk(0, 0);
+	return kmsg_walk(0, 0, NULL, NULL);
 }
 
 static int cmd_kmsg_since(int argc, char **argv)
@@ -683,7 +692,32 @@ static int cmd_kmsg_since(int argc, char **argv)
 
 	if (argc != 1 || parse_s64(argv[0], &seq))
 		return usage_error("kmsg-since SEQ");
-	return kmsg_walk(seq, 1);
+	return kmsg_walk(seq, 1, NULL, NULL);
+}
+
+/*
+ * The per-test kernel log check of the bats helpers in one process: the
+ * records after SEQ that match REGEX, and the mark for the next test.
+ */
+static int cmd_kmsg_check(int argc, char **argv)
+{
+	int64_t seq, last;
+	regex_t re;
+	FILE *f;
+	int rc;
+
+	if (argc != 3 || parse_s64(argv[0], &seq))
+		return usage_error("kmsg-check SEQ REGEX FILE");
+	if (regcomp(&re, argv[1], REG_EXTENDED | REG_NOSUB))
+		return usage_error("kmsg-check: bad regular expression");
+	rc = kmsg_walk(seq, 1, &re, &last);
+	regfree(&re);
+	if (rc)
+		return rc;
+	f = fopen(argv[2], "w");
+	if (!f || fprintf(f, "%" PRId64 "\n", last) < 0 || fclose(f))
+		return report_setup_errno("write", argv[2], errno);
+	return 0;
 }
 
 /* Pin the caller to CPU 0. */
@@ -1073,6 +1107,7 @@ static const struct command {
 	{ "pagesize",    cmd_pagesize },
 	{ "kmsg-seq",    cmd_kmsg_seq },
 	{ "kmsg-since",  cmd_kmsg_since },
+	{ "kmsg-check",  cmd_kmsg_check },
 	{ "uevent-open", cmd_uevent_open },
 	{ NULL, NULL },
 };
