@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0
-# (tests/vm/check-all: about 330 s on the debug kernel for 9 tests.)
+# (tests/vm/check-all: 330 to 530 s on the debug kernel for 9 tests.)
 # check-all: weight 150
 # Fault injection (debug kernels): an allocation fails at each point in
 # turn, N = 1, 2, ..., during enable, mkdir and insmod with buffer
