@@ -108,6 +108,8 @@ SHELL_SCRIPTS := .ci/run tests/demo.sh tests/vm/run tests/vm/check-all \
 BATS_FILES := $(wildcard tests/bats/*.bats tests/bats-dt/*.bats tests/deb/*.bats \
 	tests/vm/selftest.d/*.bats) $(wildcard tests/bats/helpers/*.bash)
 lint:
+	@command -v sparse >/dev/null || \
+		{ echo "make lint: needs sparse (apt-get install sparse)" >&2; exit 1; }
 	$(KBUILD) W=1 C=2 modules
 	tests/vm/checkpatch $(filter-out %.mod.c,$(wildcard driver/*.c)) \
 		driver/*.h include/uapi/linux/*.h
