@@ -358,28 +358,24 @@ kmsg_mark() {
 	KMSG_SEQ=$("$UT" kmsg-seq 2>/dev/null) || KMSG_SEQ=-1
 }
 
-# Print the kernel's warning/oops lines since kmsg_mark (matched by
-# udmabuf-test: every process costs a lot under emulation, and this runs
-# for every test); the last record's number goes to KMSG_MARK_FILE.
+# kernel_complaints: set KMSG_COMPLAINTS to the kernel's warning/oops lines
+# since kmsg_mark (matched by udmabuf-test, in one process and no subshell:
+# every process costs a lot under emulation, and this runs for every test),
+# and leave the last record's number in KMSG_MARK_FILE.  A log that cannot
+# be read must not pass for a clean one.
 kernel_complaints() {
-	local rc=0
-	# A log that cannot be read must not pass for a clean one.
 	if [ "${KMSG_SEQ:--1}" = -1 ]; then
-		echo "cannot check the kernel log: kmsg_mark failed"
+		KMSG_COMPLAINTS="cannot check the kernel log: kmsg_mark failed"
 		return 0
 	fi
-	"$UT" kmsg-check "$KMSG_SEQ" "$KMSG_BAD" "$KMSG_MARK_FILE" || rc=$?
-	if [ "$rc" -ne 0 ]; then
-		echo "cannot check the kernel log: udmabuf-test kmsg-check exited $rc"
-	fi
-	return 0
+	KMSG_COMPLAINTS=$("$UT" kmsg-check "$KMSG_SEQ" "$KMSG_BAD" "$KMSG_MARK_FILE" 2>&1) ||
+		KMSG_COMPLAINTS="cannot check the kernel log: udmabuf-test kmsg-check exited $?: $KMSG_COMPLAINTS"
 }
 
 # Fail if the kernel logged a warning/oops since kmsg_mark.
 assert_no_kernel_warnings() {
-	local bad
-	bad=$(kernel_complaints)
-	[ -z "$bad" ] || fail "kernel log since the test started: $bad"
+	kernel_complaints
+	[ -z "$KMSG_COMPLAINTS" ] || fail "kernel log since the test started: $KMSG_COMPLAINTS"
 }
 
 # ---------------------------------------------------------------------------
@@ -421,13 +417,10 @@ common_teardown() {
 		printf '# teardown: devices left in %s: %s\n' "$CLASS" "$left" >&2
 		rc=1
 	fi
-	# Name the test during which the kernel complained (kernel_complaints,
-	# without the subshell: one process).  A log that cannot be read must
-	# not pass for a clean one.
-	left=$("$UT" kmsg-check "${KMSG_SEQ:--1}" "$KMSG_BAD" "$KMSG_MARK_FILE" 2>&1) ||
-		left="cannot check the kernel log: udmabuf-test kmsg-check exited $?: $left"
-	if [ -n "$left" ]; then
-		printf '# teardown: the kernel logged during this test:\n%s\n' "$left" >&2
+	# Name the test during which the kernel complained.
+	kernel_complaints
+	if [ -n "$KMSG_COMPLAINTS" ]; then
+		printf '# teardown: the kernel logged during this test:\n%s\n' "$KMSG_COMPLAINTS" >&2
 		rc=1
 	fi
 	return "$rc"
