@@ -104,7 +104,8 @@ check-deb:
 SHELL_SCRIPTS := .ci/run tests/demo.sh tests/vm/run tests/vm/check-all \
 	tests/vm/lib.sh tests/vm/deps tests/vm/selftest tests/vm/debug.sh \
 	tests/vm/debug-kernel tests/vm/init tests/vm/checkpatch tests/deb/check \
-	tests/bench/run tests/bench/guest.sh tests/catalogue/check tests/uapi/check
+	tests/bench/run tests/bench/guest.sh tests/catalogue/check tests/uapi/check \
+	tests/vm/check-cache
 BATS_FILES := $(wildcard tests/bats/*.bats tests/bats-dt/*.bats tests/deb/*.bats \
 	tests/vm/selftest.d/*.bats) $(wildcard tests/bats/helpers/*.bash)
 lint:
@@ -141,6 +142,7 @@ check-host: deps
 	$(MAKE) -C tools/udmabufctl check
 	tests/uapi/check
 	tests/catalogue/check
+	tests/vm/check-cache
 
 check-amd64:
 	tests/vm/run --arch amd64
