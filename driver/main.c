@@ -72,6 +72,8 @@ static void __exit udmabuf_exit(void)
 	udmabuf_dma_exit();
 	udmabuf_memory_exit();
 	udmabuf_registry_exit();
+	/* Every release callback of this module has run by now. */
+	pr_info("unloaded\n");
 }
 module_exit(udmabuf_exit);
 

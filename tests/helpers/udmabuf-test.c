@@ -91,7 +91,8 @@ static void usage(FILE *f)
 "Other:\n"
 "  pagesize                           print the page size\n"
 "  kmsg-seq                           print the sequence number of the last kernel log record\n"
-"  kmsg-since SEQ                     print kernel log records after SEQ\n"
+"  kmsg-since [-t] SEQ                print kernel log records after SEQ (-t: each\n"
+"                                     after its time stamp in microseconds)\n"
 "  kmsg-check SEQ REGEX FILE          print the records after SEQ that match the\n"
 "                                     extended REGEX, and write the last record's\n"
 "                                     sequence number to FILE (the next mark)\n"
@@ -630,7 +631,7 @@ static int cmd_pagesize(int argc, char **argv)
  * optional continuation lines starting with a space.  One record per read.
  */
 static int kmsg_walk(int64_t after, int print, const regex_t *match,
-		     int64_t *lastp)
+		     int64_t *lastp, int usec)
 {
 	char rec[8192];
 	int64_t last = -1;
@@ -640,7 +641,7 @@ static int kmsg_walk(int64_t after, int print, const regex_t *match,
 		return report_setup_errno("open", "/dev/kmsg", errno);
 	for (;;) {
 		ssize_t r = read(fd, rec, sizeof(rec) - 1);
-		unsigned long long seq;
+		unsigned long long seq, us;
 		char *msg, *nl;
 
 		if (r < 0) {
@@ -654,7 +655,7 @@ static int kmsg_walk(int64_t after, int print, const regex_t *match,
 		if (r == 0)
 			break;
 		rec[r] = '\0';
-		if (sscanf(rec, "%*u,%llu", &seq) != 1)
+		if (sscanf(rec, "%*u,%llu,%llu", &seq, &us) != 2)
 			continue;
 		last = (int64_t)seq;
 		if (!print || (int64_t)seq <= after)
@@ -668,6 +669,8 @@ static int kmsg_walk(int64_t after, int print, const regex_t *match,
 			*nl = '\0';
 		if (match && regexec(match, msg, 0, NULL, 0) != 0)
 			continue;
+		if (usec)
+			printf("%llu ", us);
 		printf("%s\n", msg);
 	}
 	close(fd);
@@ -683,16 +686,17 @@ static int cmd_kmsg_seq(int argc, char **argv)
 	(void)argv;
 	if (argc != 0)
 		return usage_error("kmsg-seq takes no arguments");
-	return kmsg_walk(0, 0, NULL, NULL);
+	return kmsg_walk(0, 0, NULL, NULL, 0);
 }
 
 static int cmd_kmsg_since(int argc, char **argv)
 {
+	int usec = argc == 2 && !strcmp(argv[0], "-t");
 	int64_t seq;
 
-	if (argc != 1 || parse_s64(argv[0], &seq))
-		return usage_error("kmsg-since SEQ");
-	return kmsg_walk(seq, 1, NULL, NULL);
+	if (argc != 1 + usec || parse_s64(argv[usec], &seq))
+		return usage_error("kmsg-since [-t] SEQ");
+	return kmsg_walk(seq, 1, NULL, NULL, usec);
 }
 
 /*
@@ -710,7 +714,7 @@ static int cmd_kmsg_check(int argc, char **argv)
 		return usage_error("kmsg-check SEQ REGEX FILE");
 	if (regcomp(&re, argv[1], REG_EXTENDED | REG_NOSUB))
 		return usage_error("kmsg-check: bad regular expression");
-	rc = kmsg_walk(seq, 1, &re, &last);
+	rc = kmsg_walk(seq, 1, &re, &last, 0);
 	regfree(&re);
 	if (rc)
 		return rc;
