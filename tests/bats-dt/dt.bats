@@ -23,8 +23,8 @@ PDEV=/sys/bus/platform/devices
 PARAMS=(udmabuf5=1M)
 
 # Every buffer the fragment must give (with the parameter one).
-GOOD_DT=(dtplain dtbuf-named udmabuf21 dtsize64 dtcoherent dtsync dtmask dtcma dtnomap
-	dtshare1 dtshare2)
+GOOD_DT=(dtplain dtbuf-named udmabuf21 dtsize64 dtcoherent dtsync dtmask dthigh dtcma
+	dtnomap dtshare1 dtshare2)
 
 setup_file() {
 	[ -d "$PDEV/dtplain" ] ||
@@ -172,6 +172,16 @@ assert_probe_failed() {
 	((pa + 1048576 <= 1 << 32)) || fail "dtmask at $pa"
 	run -0 "$UT" mmap-fill /dev/dtmask 0 1M 5
 	run -0 "$UT" read-verify /dev/dtmask 0 1M 5
+}
+
+@test "a dma-mask 40 buffer takes its pool above 4 GiB and works" {
+	local pa
+	# The pool's address comes from the device tree (its reg).  A no-map
+	# pool is mapped by PFN, which pagemap does not show.
+	pa=$(cat "$CLASS/dthigh/phys_addr")
+	((pa == 0x110000000)) || fail "dthigh at $pa, not at its pool's 0x110000000"
+	run -0 "$UT" mmap-fill /dev/dthigh 0 1M 6
+	run -0 "$UT" read-verify /dev/dthigh 0 1M 6
 }
 
 @test "a plain DT buffer does mmap and read/write like a configfs one" {
@@ -349,6 +359,11 @@ dt_last() {
 
 @test "dma-mask 11 fails with a log line and leaves nothing" {
 	assert_probe_failed bad-dmamask 'dma-mask: '
+}
+
+@test "a memory-region above 4 GiB with dma-mask 32 fails with a log line and leaves nothing" {
+	assert_probe_failed bad-highmask \
+		'memory-region dt-high-pool@110000000: 0x0*110000000\+0x0*400000 is beyond the dma-mask \(32 bits\)'
 }
 
 @test "a memory-region that is neither no-map nor reusable fails with a log line and leaves nothing" {
