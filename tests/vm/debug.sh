@@ -1,33 +1,50 @@
 # shellcheck shell=bash
 # shellcheck disable=SC2034 # the VM_* it sets are read by tests/vm/run
 # The debug kernel of 'make check-debug': Debian's linux-source-6.12 built
-# for the amd64 guest from 'tinyconfig' plus tests/vm/debug.config (KASAN,
-# lockdep, kmemleak, DMA-API debugging, fault injection, UBSAN, debug
-# objects), with udmabuf-cfs built in-tree as drivers/misc/udmabuf-cfs
-# through its Kconfig.  Sourced by tests/vm/run after lib.sh.
+# for the amd64 or (cross-built) arm64 guest, the arch vm_arch_setup set,
+# from 'tinyconfig' plus tests/vm/debug.config (KASAN, lockdep, kmemleak,
+# DMA-API debugging, fault injection, UBSAN, debug objects) and the arch's
+# debug-ARCH.config, with udmabuf-cfs built in-tree as
+# drivers/misc/udmabuf-cfs through its Kconfig.  Sourced by tests/vm/run
+# and tests/vm/debug-kernel after lib.sh.
 #
 # Cache layout, below $(vm_cache_root)/debug:
 #   src-VERSION/       the unpacked source tree (shared by every config), into
 #                      which the driver is synced before each build
 #   build-KEY/         O= build directory; KEY hashes the source version, the
-#                      config fragment, the compiler and this file's build
+#                      config fragments, the compiler and this file's build
 #                      recipe, so that a change of any of them builds afresh
+#                      (the arch is in the fragments and the compiler)
 #   build-KEY/root/    modules_install output (lib/modules/RELEASE/...)
 # A warm run only recompiles what the driver's changes touch.
 
-# The source package and the fragments: debug.config, then for a variant
-# (UDMABUF_DEBUG_VARIANT=NAME, tests/vm/run --debug-variant NAME) what
-# debug-NAME.config adds: a checker too costly for every lane, such as
-# DEBUG_KOBJECT_RELEASE, gets a kernel (and a build directory) of its own.
 VM_DEBUG_SRC_PKG=linux-source-6.12
-VM_DEBUG_FRAGMENTS=("$VM_LIB_DIR/debug.config")
-if [[ -n ${UDMABUF_DEBUG_VARIANT:-} ]]; then
-	[[ -f $VM_LIB_DIR/debug-$UDMABUF_DEBUG_VARIANT.config ]] ||
-		vm_die "no debug kernel variant $UDMABUF_DEBUG_VARIANT (tests/vm/debug-$UDMABUF_DEBUG_VARIANT.config)"
-	VM_DEBUG_FRAGMENTS+=("$VM_LIB_DIR/debug-$UDMABUF_DEBUG_VARIANT.config")
-fi
 # Bump when the recipe below changes in a way the key would not see.
 VM_DEBUG_RECIPE=1
+
+# Fills VM_DEBUG_FRAGMENTS, in the order they are merged: debug.config,
+# debug-ARCH.config, then for a variant (UDMABUF_DEBUG_VARIANT=NAME,
+# tests/vm/run --debug-variant NAME) what debug-NAME.config adds: a checker
+# too costly for every lane, such as DEBUG_KOBJECT_RELEASE, gets a kernel
+# (and a build directory) of its own.  Fills VM_DEBUG_KARCH, VM_DEBUG_IMAGE
+# too: the kernel's ARCH= and its boot image.
+vm_debug_setup() {
+	local v=${UDMABUF_DEBUG_VARIANT:-}
+	case $VM_ARCH in
+	amd64) VM_DEBUG_KARCH=x86_64 VM_DEBUG_IMAGE=arch/x86/boot/bzImage ;;
+	arm64) VM_DEBUG_KARCH=arm64 VM_DEBUG_IMAGE=arch/arm64/boot/Image ;;
+	*) vm_die "no debug kernel for $VM_ARCH (amd64 or arm64)" ;;
+	esac
+	VM_DEBUG_FRAGMENTS=("$VM_LIB_DIR/debug.config" "$VM_LIB_DIR/debug-$VM_ARCH.config")
+	if [[ -n $v ]]; then
+		case $v in
+		amd64 | arm64 | armhf) vm_die "$v is an arch, not a debug kernel variant" ;;
+		esac
+		[[ -f $VM_LIB_DIR/debug-$v.config ]] ||
+			vm_die "no debug kernel variant $v (tests/vm/debug-$v.config)"
+		VM_DEBUG_FRAGMENTS+=("$VM_LIB_DIR/debug-$v.config")
+	fi
+}
 
 vm_debug_root() { printf '%s\n' "$(vm_cache_root)/debug"; }
 
@@ -133,6 +150,7 @@ vm_debug_verify_config() {
 # Fills VM_VMLINUZ, VM_MODDIR, VM_KCONFIG, VM_DEBUG_RELEASE, VM_DEBUG_KO.
 vm_debug_build() {
 	local root key obj log kmake rel inputs
+	vm_debug_setup
 	root=$(vm_debug_root)
 	mkdir -p "${root%/*}"
 	exec {debug_lock}>"$root.lock"
@@ -141,16 +159,17 @@ vm_debug_build() {
 	key=$({
 		echo "$VM_DEBUG_VERSION recipe $VM_DEBUG_RECIPE"
 		cat "${VM_DEBUG_FRAGMENTS[@]}"
-		gcc --version | head -n 1
+		"${VM_CROSS}gcc" --version | head -n 1
 	} | sha256sum | cut -c1-12)
 	obj=$root/build-$key
 	log=$obj/build.log
 	mkdir -p "$obj"
 	: >"$log"
-	kmake=(make -C "$VM_DEBUG_SRC" O="$obj" ARCH=x86_64 -j"$(nproc)")
+	kmake=(make -C "$VM_DEBUG_SRC" O="$obj" ARCH="$VM_DEBUG_KARCH" -j"$(nproc)")
+	[[ -n $VM_CROSS ]] && kmake+=(CROSS_COMPILE="$VM_CROSS")
 	vm_debug_sync_driver
 	if [[ ! -f $obj/.config-done ]]; then
-		vm_log "configuring the debug kernel ($VM_DEBUG_SRC_PKG $VM_DEBUG_VERSION, build-$key)"
+		vm_log "configuring the $VM_ARCH debug kernel ($VM_DEBUG_SRC_PKG $VM_DEBUG_VERSION, build-$key)"
 		vm_run_logged "$log" "${kmake[@]}" tinyconfig || vm_die "make tinyconfig failed"
 		# merge_config.sh leaves temporary files in its working directory.
 		vm_run_logged "$log" env -C "$obj" KCONFIG_CONFIG="$obj/.config" \
@@ -169,10 +188,10 @@ vm_debug_build() {
 	if [[ ! -f $obj/.built || ! -d $obj/root || $(cat "$obj/.inputs" 2>/dev/null) != "$inputs" ]]; then
 		rm -f "$obj/.inputs"
 		if [[ ! -f $obj/.built ]]; then
-			vm_log "building the debug kernel (cold: about 5 minutes on 2 cores; log: $log)"
+			vm_log "building the $VM_ARCH debug kernel (cold: about 5 minutes on 2 cores; log: $log)"
 		fi
 		# Incremental: after the first build only the driver's objects change.
-		vm_run_logged "$log" "${kmake[@]}" bzImage modules ||
+		vm_run_logged "$log" "${kmake[@]}" "${VM_DEBUG_IMAGE##*/}" modules ||
 			vm_die "debug kernel build failed"
 		touch "$obj/.built"
 		rm -rf "$obj/root"
@@ -182,7 +201,7 @@ vm_debug_build() {
 	fi
 	rel=$(cat "$obj/include/config/kernel.release")
 	VM_DEBUG_RELEASE=$rel
-	VM_VMLINUZ=$obj/arch/x86/boot/bzImage
+	VM_VMLINUZ=$obj/$VM_DEBUG_IMAGE
 	VM_MODDIR=$obj/root/lib/modules/$rel
 	VM_KCONFIG=$obj/.config
 	VM_DEBUG_KO=$(find "$VM_MODDIR/kernel" -name udmabuf-cfs.ko -print -quit)
