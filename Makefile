@@ -12,7 +12,7 @@
 #                             the installed files tested in a guest
 #   make check                everything: check-host, check-stock, check-debug
 #   make check-stock          guest tests on Debian's amd64 and arm64 kernels
-#   make check-debug          guest tests on a debug kernel (KASAN, lockdep,
+#   make check-debug          guest tests on the amd64 and arm64 debug kernels (KASAN, lockdep,
 #                             kmemleak, fault injection...), module in-tree
 #   make bench                benchmarks in the guests (tests/bench)
 #   make demo                 boot a guest and walk through a buffer's life
