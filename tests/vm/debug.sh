@@ -22,8 +22,8 @@ VM_DEBUG_SRC_PKG=linux-source-6.12
 # Bump when the recipe below changes in a way the key would not see.
 VM_DEBUG_RECIPE=1
 
-# Fills VM_DEBUG_FRAGMENTS, in the order they are merged: debug.config,
-# debug-ARCH.config, then for a variant (UDMABUF_DEBUG_VARIANT=NAME,
+# Fills VM_DEBUG_FRAGMENTS, in the order they are merged: debug.config
+# (amd64's), for arm64 debug-arm64.config, then for a variant (UDMABUF_DEBUG_VARIANT=NAME,
 # tests/vm/run --debug-variant NAME) what debug-NAME.config adds: a checker
 # too costly for every lane, such as DEBUG_KOBJECT_RELEASE, gets a kernel
 # (and a build directory) of its own.  Fills VM_DEBUG_KARCH, VM_DEBUG_IMAGE
@@ -35,7 +35,10 @@ vm_debug_setup() {
 	arm64) VM_DEBUG_KARCH=arm64 VM_DEBUG_IMAGE=arch/arm64/boot/Image ;;
 	*) vm_die "no debug kernel for $VM_ARCH (amd64 or arm64)" ;;
 	esac
-	VM_DEBUG_FRAGMENTS=("$VM_LIB_DIR/debug.config" "$VM_LIB_DIR/debug-$VM_ARCH.config")
+	VM_DEBUG_FRAGMENTS=("$VM_LIB_DIR/debug.config")
+	# debug.config is amd64's own (its text is those kernels' cache key);
+	# arm64 adds and turns off what differs.
+	[[ $VM_ARCH == amd64 ]] || VM_DEBUG_FRAGMENTS+=("$VM_LIB_DIR/debug-$VM_ARCH.config")
 	if [[ -n $v ]]; then
 		case $v in
 		amd64 | arm64 | armhf) vm_die "$v is an arch, not a debug kernel variant" ;;
@@ -128,17 +131,27 @@ vm_debug_sync_driver() {
 
 # Every CONFIG_ line of the fragments must hold in the final .config.
 vm_debug_verify_config() {
-	local config=$1 line opt want missing=()
+	local config=$1 line opt want missing=() order=()
+	local -A last=()
+	# The last fragment to set an option wins, as in merge_config.sh.
 	while IFS= read -r line; do
-		if [[ $line =~ ^(CONFIG_[A-Z0-9_]+)=(.*)$ ]]; then
-			grep -qxF "$line" "$config" || missing+=("$line")
-		elif [[ $line =~ ^#\ (CONFIG_[A-Z0-9_]+)\ is\ not\ set$ ]]; then
+		if [[ $line =~ ^(CONFIG_[A-Z0-9_]+)=(.*)$ ||
+			$line =~ ^#\ (CONFIG_[A-Z0-9_]+)\ is\ not\ set$ ]]; then
 			opt=${BASH_REMATCH[1]}
+			[[ -n ${last[$opt]+set} ]] || order+=("$opt")
+			last[$opt]=$line
+		fi
+	done < <(cat "${VM_DEBUG_FRAGMENTS[@]}")
+	for opt in "${order[@]}"; do
+		line=${last[$opt]}
+		if [[ $line == CONFIG_* ]]; then
+			grep -qxF "$line" "$config" || missing+=("$line")
+		else
 			want="# $opt is not set"
 			grep -qxF "$want" "$config" || ! grep -q "^$opt=" "$config" ||
 				missing+=("$want")
 		fi
-	done < <(cat "${VM_DEBUG_FRAGMENTS[@]}")
+	done
 	if ((${#missing[@]})); then
 		vm_warn "the debug kernel config lacks (unmet dependencies?):"
 		printf '    %s\n' "${missing[@]}" >&2
