@@ -6,8 +6,9 @@
 # vmsplice, process_vm_readv/writev, /proc/PID/mem, ptrace); the mapping's
 # own rules (fork, mremap, munmap, mprotect, madvise); sendfile; and the
 # dma-buf export with its importers (vgem).  Pages still held by a pipe, an
-# io_uring registration or a dma-buf keep their data after the buffer is
-# deleted and others are made; a CMA or contiguous range waits for them,
+# io_uring registration, O_DIRECT requests in flight (held back by a
+# device-mapper delay target) or a dma-buf keep their data after the buffer
+# is deleted and others are made; a CMA or contiguous range waits for them,
 # holding the module, and goes back once they are gone.
 
 # Variables such as cfs, CLASS and UT come from helpers/common.bash.
@@ -23,7 +24,15 @@ setup() {
 	common_setup
 	make_buf tbuf "$SZ"
 }
-teardown() { common_teardown; }
+teardown() {
+	local rc=0
+	# The device-mapper device a test made (delayed_disk).
+	if [ -n "${DM_NAME-}" ]; then
+		"$UT" dm-remove "$DM_NAME" >/dev/null || rc=1
+	fi
+	common_teardown || rc=1
+	return "$rc"
+}
 
 # need_module NAME [PARAMS...]: NAME loaded, else modprobe it.  The debug
 # kernel (tests/vm/debug.config) has vgem built in, and no block devices.
@@ -88,8 +97,16 @@ module_refcnt() {
 	echo "$n"
 }
 
-@test "a CMA or contiguous range in a pipe after rmdir waits for it, holding the module; both go once it is read" {
-	local big alloc addr script n i re
+# held_range ZC_COMMAND [ARGS...]: make the only buffer, "big", from a range
+# (CMA or contiguous), and run udmabuf-zc ZC_COMMAND /dev/big ARGS... CMD,
+# where the command makes something hold the first pages and, while they
+# are held, runs CMD: disable and remove the buffer, check that only the
+# wait holds the module and that the range cannot be placed on (contig),
+# and make two new buffers of its size.  Then the new buffers have kept
+# their data, and once the hold is gone the range and the module go back.
+held_range() {
+	local zc=$1 big alloc addr script n i re
+	shift
 	# Beyond the page allocator's largest block: CMA or a range.
 	big=$((2 * $(largest_block)))
 	# The only buffer, so that the module's count is the wait's alone.
@@ -99,16 +116,13 @@ module_refcnt() {
 	alloc=$(cat "$CLASS/big/allocator")
 	[[ $alloc =~ ^(cma|contig)$ ]] || fail "$big bytes came from '$alloc', not a range"
 	addr=$(udmabuf-ioctl info /dev/big | sed -n 's/^phys_addr=//p')
-	# While the pipe holds pages of the range: after rmdir, only the wait
-	# holds the module (no item is left), the range cannot be placed on
-	# (contig: it is still taken), and new buffers do not get it.
 	script=$BATS_TEST_TMPDIR/held.sh
 	cat >"$script" <<-EOF
 		set -e
 		echo 0 >$cfs/big/enable
 		rmdir $cfs/big
 		read -r n </sys/module/$MODNAME/refcnt
-		[ "\$n" = 1 ] || { echo "module refcnt \$n with the range in a pipe" >&2; exit 1; }
+		[ "\$n" = 1 ] || { echo "module refcnt \$n with the range held" >&2; exit 1; }
 		if [ $alloc = contig ]; then
 			mkdir $cfs/thief
 			echo $big >$cfs/thief/size
@@ -125,7 +139,7 @@ module_refcnt() {
 			$UT write-fill /dev/re\$i 0 $big 77 >/dev/null
 		done
 	EOF
-	run "$ZC" vmsplice /dev/big "sh $script"
+	run "$ZC" "$zc" /dev/big "$@" "sh $script"
 	assert_success
 	assert_output OK
 	# (bats' run sets i: the names first.)
@@ -134,14 +148,14 @@ module_refcnt() {
 		assert_write OK "$cfs/$re/enable" 0
 		rmdir "$cfs/$re"
 	done
-	# The pipe is gone: the range goes back within the driver's retry
+	# The hold is gone: the range goes back within the driver's retry
 	# interval (0.5 s), and the module with it.
 	for i in $(seq 40); do
 		n=$(module_refcnt)
 		[ "$n" = 0 ] && break
 		sleep 0.25
 	done
-	[ "$n" = 0 ] || fail "module refcnt $n 10 s after the pipe went"
+	[ "$n" = 0 ] || fail "module refcnt $n 10 s after the hold went"
 	run -0 "$UT" kmsg-since "$KMSG_SEQ"
 	assert_output --partial "big: memory still in use (pinned or in a pipe): freed when released"
 	# Given back: its start (which the kernel hands out last, contig.bats)
@@ -156,6 +170,43 @@ module_refcnt() {
 		new_item again size=2M dma_mask=64 phys_addr="$addr"
 		assert_write OK "$cfs/again/enable" 1
 	fi
+}
+
+@test "a CMA or contiguous range in a pipe after rmdir waits for it, holding the module; both go once it is read" {
+	held_range vmsplice
+}
+
+# A delayed view of a 4 MiB ram disk (device-mapper's delay target,
+# DELAY_MS for every request): O_DIRECT requests wait there, holding the
+# mapping's pages, long enough for a test to delete the buffer under them.
+DELAY_MS=5000
+delayed_disk() {
+	need_module brd rd_nr=1 rd_size=4096
+	need_module dm_delay
+	[ -b /dev/ram0 ] || fail "no /dev/ram0"
+	DM_NAME=zcdelay
+	DELAYED=$("$UT" dm-delay "$DM_NAME" /dev/ram0 "$DELAY_MS") ||
+		fail "dm-delay: $DELAYED"
+	[ -b "$DELAYED" ] || fail "dm-delay made no $DELAYED"
+}
+
+@test "O_DIRECT in flight: its pages keep the written bytes and take the read after munmap, close, rmdir and reuse" {
+	delayed_disk
+	run "$ZC" odirect-hold /dev/tbuf "$DELAYED" /dev/ram0 \
+		"echo 0 >$cfs/tbuf/enable && rmdir $cfs/tbuf && $REUSE"
+	assert_success
+	assert_output OK
+	assert_no_device tbuf
+	# The delayed read wrote its pattern into the held pages: no new
+	# buffer got it.
+	for i in 1 2 3 4; do
+		run -0 "$UT" read-verify "/dev/re$i" 0 "$SZ" 77
+	done
+}
+
+@test "O_DIRECT in flight on a CMA or contiguous range after rmdir: the range waits, holding the module" {
+	delayed_disk
+	held_range odirect-hold "$DELAYED" /dev/ram0
 }
 
 @test "io_uring: registered pages keep their data after munmap, close, rmdir and reuse; fixed reads land in them only" {

@@ -36,8 +36,11 @@
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <linux/dm-ioctl.h>
 #include <linux/netlink.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <unistd.h>
@@ -98,6 +101,11 @@ static void usage(FILE *f)
 "                                     sequence number to FILE (the next mark)\n"
 "  uevent-open NAME ENABLE_FILE       write 1 to ENABLE_FILE in a child and open\n"
 "                                     /dev/NAME the moment its uevent arrives\n"
+"  dm-delay NAME BLOCKDEV MS          a device-mapper device NAME over all of\n"
+"                                     BLOCKDEV whose reads and writes wait MS\n"
+"                                     milliseconds (the delay target); prints its\n"
+"                                     /dev/dm-N\n"
+"  dm-remove NAME                     remove device-mapper device NAME\n"
 "\n"
 "Numbers accept decimal, 0x hex and K/M/G suffixes.  --sync opens with O_SYNC.\n"
 "DEV may be fd:N, a descriptor passed down (its access mode then applies).\n",
@@ -1072,6 +1080,128 @@ static int cmd_mmap_access_try(int argc, char **argv)
 }
 
 /* ------------------------------------------------------------------ */
+/* device-mapper: a delay target, without dmsetup (the guest has none)  */
+
+#define DM_BUF_SIZE	4096
+
+/* The header of a device-mapper request: what every command starts with. */
+static struct dm_ioctl *dm_request(void *buf, const char *name)
+{
+	struct dm_ioctl *io = buf;
+
+	memset(buf, 0, DM_BUF_SIZE);
+	io->version[0] = DM_VERSION_MAJOR;
+	io->version[1] = 0;
+	io->version[2] = 0;
+	io->data_size = DM_BUF_SIZE;
+	io->data_start = sizeof(*io);
+	snprintf(io->name, sizeof(io->name), "%s", name);
+	return io;
+}
+
+static int dm_call(int ctl, unsigned long req, struct dm_ioctl *io,
+		   const char *what)
+{
+	if (ioctl(ctl, req, io) == 0)
+		return 0;
+	return report_setup_errno(what, io->name, errno);
+}
+
+/* The size of a block device in 512-byte sectors. */
+static int blockdev_sectors(const char *path, struct stat *st, uint64_t *sectors)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	off_t end;
+
+	if (fd < 0)
+		return report_setup_errno("open", path, errno);
+	end = fstat(fd, st) ? -1 : lseek(fd, 0, SEEK_END);
+	close(fd);
+	if (!S_ISBLK(st->st_mode) || end <= 0) {
+		fprintf(stderr, "%s: %s is not a block device with data\n",
+			prog, path);
+		return EXIT_USAGE;
+	}
+	*sectors = (uint64_t)end / 512;
+	return 0;
+}
+
+static int cmd_dm_delay(int argc, char **argv)
+{
+	static uint64_t buf[DM_BUF_SIZE / sizeof(uint64_t)];
+	struct dm_target_spec *spec;
+	uint64_t sectors = 0, ms, dev;
+	struct dm_ioctl *io;
+	struct stat st;
+	int ctl, ret;
+
+	if (argc != 3 || parse_u64(argv[2], &ms))
+		return usage_error("dm-delay NAME BLOCKDEV MS");
+	ret = blockdev_sectors(argv[1], &st, &sectors);
+	if (ret)
+		return ret;
+	ctl = open("/dev/mapper/control", O_RDWR | O_CLOEXEC);
+	if (ctl < 0)
+		return report_setup_errno("open", "/dev/mapper/control", errno);
+
+	io = dm_request(buf, argv[0]);
+	ret = dm_call(ctl, DM_DEV_CREATE, io, "DM_DEV_CREATE");
+	if (ret)
+		goto out;
+
+	/* One target over the whole device: "delay MAJ:MIN 0 MS". */
+	io = dm_request(buf, argv[0]);
+	io->target_count = 1;
+	spec = (struct dm_target_spec *)(io + 1);
+	spec->sector_start = 0;
+	spec->length = sectors;
+	snprintf(spec->target_type, sizeof(spec->target_type), "delay");
+	snprintf((char *)(spec + 1),
+		 DM_BUF_SIZE - sizeof(*io) - sizeof(*spec),
+		 "%u:%u 0 %" PRIu64, major(st.st_rdev), minor(st.st_rdev), ms);
+	ret = dm_call(ctl, DM_TABLE_LOAD, io, "DM_TABLE_LOAD");
+	if (ret)
+		goto remove;
+
+	/* Resuming a device without a live table makes the loaded one live. */
+	io = dm_request(buf, argv[0]);
+	ret = dm_call(ctl, DM_DEV_SUSPEND, io, "DM_DEV_SUSPEND (resume)");
+	if (ret)
+		goto remove;
+
+	/* The kernel names the disk dm-MINOR (io->dev is huge_encode_dev()). */
+	dev = io->dev;
+	printf("/dev/dm-%u\n", (unsigned int)((dev & 0xff) | ((dev >> 12) & 0xfff00)));
+	close(ctl);
+	return 0;
+
+remove:
+	io = dm_request(buf, argv[0]);
+	ioctl(ctl, DM_DEV_REMOVE, io);
+out:
+	close(ctl);
+	return ret;
+}
+
+static int cmd_dm_remove(int argc, char **argv)
+{
+	static uint64_t buf[DM_BUF_SIZE / sizeof(uint64_t)];
+	int ctl, ret;
+
+	if (argc != 1)
+		return usage_error("dm-remove NAME");
+	ctl = open("/dev/mapper/control", O_RDWR | O_CLOEXEC);
+	if (ctl < 0)
+		return report_setup_errno("open", "/dev/mapper/control", errno);
+	ret = dm_call(ctl, DM_DEV_REMOVE, dm_request(buf, argv[0]),
+		      "DM_DEV_REMOVE");
+	close(ctl);
+	if (!ret)
+		printf("OK\n");
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
 
 #define WRAP(name, fn, arg) \
 	static int name(int argc, char **argv) { return fn(argc, argv, arg); }
@@ -1113,6 +1243,8 @@ static const struct command {
 	{ "kmsg-since",  cmd_kmsg_since },
 	{ "kmsg-check",  cmd_kmsg_check },
 	{ "uevent-open", cmd_uevent_open },
+	{ "dm-delay",    cmd_dm_delay },
+	{ "dm-remove",   cmd_dm_remove },
 	{ NULL, NULL },
 };
 

@@ -10,6 +10,14 @@
  *
  *   odirect DEV BLOCKDEV       O_DIRECT pwrite from the mapping's first half,
  *                              pread into its (cleared) second half
+ *   odirect-hold DEV SLOW FAST CMD
+ *                              the same as one asynchronous O_DIRECT write
+ *                              and read (Linux AIO) on SLOW, a delayed view
+ *                              of the disk FAST; while they are in flight:
+ *                              unmap and close, run CMD; then the disk holds
+ *                              the mapping's bytes as they were (read back
+ *                              through FAST).  INFLIGHT-LOST if the I/O
+ *                              ended before CMD did
  *   vmsplice DEV [CMD]         vmsplice the mapping into a pipe; unmap and
  *                              close, run CMD with sh -c, then read the pipe
  *   pvm DEV                    process_vm_readv/writev through the mapping
@@ -63,8 +71,10 @@
 #include <sys/types.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
+#include <linux/aio_abi.h>
 #include <linux/dma-buf.h>
 #include <linux/io_uring.h>
 #include <linux/udmabuf-cfs.h>
@@ -120,7 +130,7 @@ struct zc {
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: %s odirect|vmsplice|pvm|procmem|ptrace|fork|mremap|munmap|\n"
+		"usage: %s odirect|odirect-hold|vmsplice|pvm|procmem|ptrace|fork|mremap|munmap|\n"
 		"       mprotect|madvise|sendfile|iouring|export|dmabuf|dmabuf-hold|vgem\n"
 		"       DEV [ARGS...]   (see the source's header)\n", prog);
 }
@@ -219,6 +229,120 @@ static int cmd_odirect(struct zc *z, const char *blk)
 	if (bad != half)
 		return mismatch("O_DIRECT read back", bad);
 	close(fd);
+	printf("OK\n");
+	return 0;
+}
+
+/*
+ * O_DIRECT I/O in flight: the block layer holds the mapping's pages (a
+ * reference on 6.1, a pin on later kernels) from submission to completion.
+ * SLOW is a device-mapper delay target over FAST, so both requests wait
+ * there while CMD deletes the buffer and makes others; the write then
+ * copies from the held pages and the read lands in them.  FAST sets the
+ * scene and checks the outcome without the delay.
+ */
+static long ms_since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (t.tv_sec - t0->tv_sec) * 1000 +
+	       (t.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
+static int disk_io(const char *path, int write, size_t len, off_t off,
+		   uint64_t seed)
+{
+	unsigned char *tmp;
+	ssize_t n;
+	size_t bad;
+	int fd;
+
+	fd = open(path, (write ? O_WRONLY : O_RDONLY) | O_DIRECT);
+	if (fd < 0)
+		return report_setup_errno("open", path, errno);
+	if (posix_memalign((void **)&tmp, 4096, len))
+		return report_setup_errno("posix_memalign", "", ENOMEM);
+	if (write) {
+		fill(tmp, len, seed);
+		n = pwrite(fd, tmp, len, off);
+	} else {
+		n = pread(fd, tmp, len, off);
+	}
+	close(fd);
+	if (n != (ssize_t)len) {
+		free(tmp);
+		return report_setup_errno(write ? "pwrite" : "pread", path,
+					  n < 0 ? errno : EIO);
+	}
+	bad = write ? len : check(tmp, len, seed);
+	free(tmp);
+	return bad == len ? 0 : mismatch("the disk after the held write", bad);
+}
+
+static int cmd_odirect_hold(struct zc *z, const char *slow, const char *fast,
+			    const char *cmd)
+{
+	size_t half = z->size / 2;
+	struct io_event ev[2];
+	struct iocb io[2] = { 0 }, *ios[2] = { &io[0], &io[1] };
+	struct timespec t0, now = { 0 };
+	aio_context_t ctx = 0;
+	int fd, ret, i;
+	long n;
+
+	/* The disk: another pattern where the write goes, SEED_B where the read comes from. */
+	ret = disk_io(fast, 1, half, 0, 0) ?: disk_io(fast, 1, half, half, SEED_B);
+	if (ret)
+		return ret;
+	fill(z->map, half, SEED_A);
+	memset(z->map + half, 0, half);
+
+	fd = open(slow, O_RDWR | O_DIRECT);
+	if (fd < 0)
+		return report_setup_errno("open", slow, errno);
+	if (syscall(__NR_io_setup, 2, &ctx))
+		return report_setup_errno("io_setup", "", errno);
+	for (i = 0; i < 2; i++) {
+		io[i].aio_fildes = fd;
+		io[i].aio_nbytes = half;
+	}
+	io[0].aio_lio_opcode = IOCB_CMD_PWRITE;
+	io[0].aio_buf = (uintptr_t)z->map;
+	io[0].aio_offset = 0;
+	io[1].aio_lio_opcode = IOCB_CMD_PREAD;
+	io[1].aio_buf = (uintptr_t)(z->map + half);
+	io[1].aio_offset = half;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	n = syscall(__NR_io_submit, ctx, 2, ios);
+	if (n != 2)
+		return report_errno(n < 0 ? errno : EAGAIN);
+
+	/* The requests' hold on the pages is all that is left of the buffer. */
+	munmap(z->map, z->size);
+	close(z->fd);
+	if (run_shell(cmd))
+		return EXIT_SYSCALL;
+	n = syscall(__NR_io_getevents, ctx, 0, 2, ev, &now);
+	if (n != 0) {
+		printf("INFLIGHT-LOST\n");
+		fprintf(stderr, "%s: the I/O ended before the command did (%ld ms)\n",
+			prog, ms_since(&t0));
+		return EXIT_SYSCALL;
+	}
+	for (i = 0; i < 2; i += n) {
+		n = syscall(__NR_io_getevents, ctx, 1, 2 - i, ev + i, NULL);
+		if (n <= 0)
+			return report_errno(n < 0 ? errno : EIO);
+	}
+	for (i = 0; i < 2; i++)
+		if (ev[i].res != (int64_t)half)
+			return report_errno(ev[i].res < 0 ? (int)-ev[i].res : EIO);
+	close(fd);
+	syscall(__NR_io_destroy, ctx);
+	ret = disk_io(fast, 0, half, 0, SEED_A);
+	if (ret)
+		return ret;
 	printf("OK\n");
 	return 0;
 }
@@ -932,6 +1056,8 @@ int main(int argc, char **argv)
 
 	if (!strcmp(cmd, "odirect") && argc == 1)
 		return cmd_odirect(&z, argv[0]);
+	if (!strcmp(cmd, "odirect-hold") && argc == 3)
+		return cmd_odirect_hold(&z, argv[0], argv[1], argv[2]);
 	if (!strcmp(cmd, "vmsplice") && argc <= 1)
 		return cmd_vmsplice(&z, argc ? argv[0] : NULL);
 	if (!strcmp(cmd, "pvm") && !argc)

@@ -618,7 +618,7 @@ vm_find_kmod() {
 }
 
 # Modules of the image that tests load on demand with modprobe.
-VM_ONDEMAND_KMODS="brd vgem vivid"
+VM_ONDEMAND_KMODS="brd dm-delay vgem vivid"
 
 # Copy module NAME and, first, every module it depends on into DIR
 # (flat, decompressed), once each.  False if NAME is not in the image
