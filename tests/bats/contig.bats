@@ -102,8 +102,6 @@ free_range() {
 
 @test "1 GiB in the 4 GiB amd64 guest, no boot arguments; DMA at its first and last page" {
 	requires_arch amd64
-	[ "$UDMABUF_KERNEL_FLAVOUR" = stock ] ||
-		skip "the debug guest has too little memory for 1 GiB"
 	big_buf_dma giga 1073741824
 	assert_attr "$CLASS/giga/size" 1073741824
 }
