@@ -62,6 +62,24 @@ vgem_card() {
 # fill them, so that data read through a stale reference would be theirs.
 REUSE='for i in 1 2 3 4; do mkdir '"$cfs"'/re$i && echo '"$SZ"' >'"$cfs"'/re$i/size && echo 1 >'"$cfs"'/re$i/enable && udmabuf-test write-fill /dev/re$i 0 '"$SZ"' 77 >/dev/null || exit 1; done'
 
+# What a command that holds tbuf's pages runs once it let go of its own
+# mapping and file: tbuf is disabled and removed, and new buffers take the
+# memory (REUSE).
+GONE="echo 0 >$cfs/tbuf/enable && rmdir $cfs/tbuf && $REUSE"
+
+# After "run $ZC ... $GONE": the command succeeded, tbuf is gone, and the
+# new buffers kept their own bytes, so nothing that was written into the
+# held pages landed in them.
+assert_gone_and_reused() {
+	local i
+	assert_success
+	assert_output OK
+	assert_no_device tbuf
+	for i in 1 2 3 4; do
+		run -0 "$UT" read-verify "/dev/re$i" 0 "$SZ" 77
+	done
+}
+
 @test "GET_INFO says the mapping is made of pages" {
 	run udmabuf-ioctl info /dev/tbuf
 	assert_success
@@ -83,8 +101,7 @@ REUSE='for i in 1 2 3 4; do mkdir '"$cfs"'/re$i && echo '"$SZ"' >'"$cfs"'/re$i/s
 }
 
 @test "pages in a pipe keep their data after the buffer is deleted and memory reused" {
-	run "$ZC" vmsplice /dev/tbuf \
-		"echo 0 >$cfs/tbuf/enable && rmdir $cfs/tbuf && $REUSE"
+	run "$ZC" vmsplice /dev/tbuf "$GONE"
 	assert_success
 	assert_output OK
 	assert_no_device tbuf
@@ -192,16 +209,9 @@ delayed_disk() {
 
 @test "O_DIRECT in flight: its pages keep the written bytes and take the read after munmap, close, rmdir and reuse" {
 	delayed_disk
-	run "$ZC" odirect-hold /dev/tbuf "$DELAYED" /dev/ram0 \
-		"echo 0 >$cfs/tbuf/enable && rmdir $cfs/tbuf && $REUSE"
-	assert_success
-	assert_output OK
-	assert_no_device tbuf
-	# The delayed read wrote its pattern into the held pages: no new
-	# buffer got it.
-	for i in 1 2 3 4; do
-		run -0 "$UT" read-verify "/dev/re$i" 0 "$SZ" 77
-	done
+	run "$ZC" odirect-hold /dev/tbuf "$DELAYED" /dev/ram0 "$GONE"
+	# The delayed read wrote its pattern into the held pages.
+	assert_gone_and_reused
 }
 
 @test "O_DIRECT in flight on a CMA or contiguous range after rmdir: the range waits, holding the module" {
@@ -210,7 +220,7 @@ delayed_disk() {
 }
 
 @test "io_uring: registered pages keep their data after munmap, close, rmdir and reuse; fixed reads land in them only" {
-	run "$ZC" iouring /dev/tbuf "echo 0 >$cfs/tbuf/enable && rmdir $cfs/tbuf && $REUSE"
+	run "$ZC" iouring /dev/tbuf "$GONE"
 	case $UDMABUF_KERNEL_RELEASE in
 	6.1.*)
 		# 6.1 registers shmem and hugetlbfs mappings only: nothing is
@@ -220,14 +230,8 @@ delayed_disk() {
 		return 0
 		;;
 	esac
-	assert_success
-	assert_output OK
-	assert_no_device tbuf
-	# The fixed read wrote SEED_B into the pinned pages: no new buffer
-	# got it.
-	for i in 1 2 3 4; do
-		run -0 "$UT" read-verify "/dev/re$i" 0 "$SZ" 77
-	done
+	# The fixed read wrote SEED_B into the pinned pages.
+	assert_gone_and_reused
 }
 
 @test "process_vm_readv and process_vm_writev go through the mapping" {
