@@ -354,6 +354,63 @@ static int udmabuf_alloc_contig(struct udmabuf_buffer *buf)
 }
 
 /*
+ * From @pfn on, pageblock by pageblock, the frames of @zone that the loop
+ * above could take: where that run stops (at a frame it cannot take, at
+ * the zone's end or at the end of the class device's reach), with *@next
+ * where the next run may start.
+ */
+static unsigned long udmabuf_run_end(struct udmabuf_buffer *buf,
+				     struct zone *zone, unsigned long pfn,
+				     unsigned long align, unsigned long *next)
+{
+	unsigned long end = zone_end_pfn(zone), bad;
+
+	for (; pfn < end; pfn += align) {
+		if (udmabuf_dma_reach(&buf->dev, PFN_PHYS(pfn),
+				      PAGE_SIZE) == DMA_MAPPING_ERROR)
+			break;
+		if (!udmabuf_range_in_zone(zone, pfn, min(align, end - pfn),
+					   &bad)) {
+			*next = ALIGN(bad + 1, align);
+			return bad;
+		}
+	}
+	*next = end;
+	return min(pfn, end);
+}
+
+/*
+ * The longest run the contiguous-range allocator could try, in any zone:
+ * what a failed allocation's log line reports as the most it could offer.
+ * Read without locks, a page in such a run may still refuse to move, and a
+ * CMA area's free pages count (modules cannot tell a pageblock's type):
+ * a hint.
+ */
+static unsigned long udmabuf_largest_range(struct udmabuf_buffer *buf)
+{
+	unsigned long align = max_t(unsigned long, pageblock_nr_pages, 1);
+	unsigned long largest = 0, pfn, stop, next;
+	int nid, z;
+
+	for_each_online_node(nid) {
+		for (z = 0; z < MAX_NR_ZONES; z++) {
+			struct zone *zone = &NODE_DATA(nid)->node_zones[z];
+
+			if (!populated_zone(zone) || zone_is_zone_device(zone))
+				continue;
+			pfn = ALIGN(zone->zone_start_pfn, align);
+			while (pfn < zone_end_pfn(zone)) {
+				stop = udmabuf_run_end(buf, zone, pfn, align,
+						       &next);
+				largest = max(largest, stop - pfn);
+				pfn = next;
+			}
+		}
+	}
+	return largest << PAGE_SHIFT;
+}
+
+/*
  * Exactly the range at buf->place: -ERANGE where it is not RAM or not
  * within reach of the mask, -EINVAL where the class device would see it at
  * another address, -EBUSY where it is in use (another buffer, the kernel's
@@ -400,6 +457,11 @@ static int udmabuf_alloc_placed(struct udmabuf_buffer *buf)
 {
 	return -EINVAL;
 }
+
+static unsigned long udmabuf_largest_range(struct udmabuf_buffer *buf)
+{
+	return 0;
+}
 #endif
 
 /* The largest free block of the page allocator in zones the mask reaches. */
@@ -435,10 +497,10 @@ static void udmabuf_alloc_failed(struct udmabuf_buffer *buf)
 	unsigned long cma_free =
 		global_zone_page_state(NR_FREE_CMA_PAGES) << (PAGE_SHIFT - 10);
 
-	pr_info_ratelimited("%s: no %zu KiB of contiguous memory below %#llx: page allocator's largest free block %lu KiB, CMA %lu KiB free, no free or movable range; try a smaller size, cma=SIZE at boot%s\n",
+	pr_info_ratelimited("%s: no %zu KiB of contiguous memory below %#llx: page allocator's largest free block %lu KiB, CMA %lu KiB free, largest free or movable range %lu KiB; try a smaller size, cma=SIZE at boot%s\n",
 			    dev_name(&buf->dev), buf->alloc_size >> 10,
 			    buf->dma_mask, udmabuf_largest_free_block(buf) >> 10,
-			    cma_free,
+			    cma_free, udmabuf_largest_range(buf) >> 10,
 			    buf->dma_mask < DMA_BIT_MASK(64) ? " or dma_mask=64" : "");
 }
 
