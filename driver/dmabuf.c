@@ -159,27 +159,53 @@ static void udmabuf_dmabuf_unmap(struct dma_buf_attachment *attach,
 	dma_unmap_sgtable(a->dev, sgt, dir, DMA_ATTR_SKIP_CPU_SYNC);
 }
 
-/* Cache maintenance for every device that has the range mapped. */
+/*
+ * Cache maintenance for an importer's mapping, segment by DMA segment and
+ * in the direction it was mapped for (DMA-API debugging holds a sync in
+ * another direction for a bug).  Not through the table's pages: while the
+ * importer holds the table, CONFIG_DMABUF_DEBUG scrambles them so that no
+ * importer uses them, and only the DMA addresses are left intact.
+ */
+static void udmabuf_attachment_sync(struct udmabuf_attachment *a,
+				    bool for_cpu)
+{
+	struct scatterlist *sg;
+	unsigned int i;
+
+	for_each_sgtable_dma_sg(&a->sgt, sg, i) {
+		if (for_cpu)
+			dma_sync_single_for_cpu(a->dev, sg_dma_address(sg),
+						sg_dma_len(sg), a->dir);
+		else
+			dma_sync_single_for_device(a->dev, sg_dma_address(sg),
+						   sg_dma_len(sg), a->dir);
+	}
+}
+
+/*
+ * Cache maintenance for every device that has the range mapped, and for
+ * the buffer's own device (nothing to do if it has gone away) in the
+ * direction of the CPU access.  Towards the devices, the own device's
+ * sync goes first: it writes back what the CPU wrote, where an importer's
+ * mapping for DMA_FROM_DEVICE may only invalidate (32-bit ARM).
+ */
 static int udmabuf_dmabuf_sync(struct dma_buf *dmabuf,
 			       enum dma_data_direction dir, bool for_cpu)
 {
 	struct udmabuf_export *exp = dmabuf->priv;
+	u64 offset = (u64)exp->first << PAGE_SHIFT;
 	struct udmabuf_attachment *a;
 
+	if (!for_cpu)
+		udmabuf_dma_sync(exp->buf, false, offset, exp->size, dir);
 	mutex_lock(&exp->lock);
 	list_for_each_entry(a, &exp->attachments, node) {
-		if (!a->mapped)
-			continue;
-		if (for_cpu)
-			dma_sync_sgtable_for_cpu(a->dev, &a->sgt, dir);
-		else
-			dma_sync_sgtable_for_device(a->dev, &a->sgt, dir);
+		if (a->mapped)
+			udmabuf_attachment_sync(a, for_cpu);
 	}
 	mutex_unlock(&exp->lock);
-
-	/* The buffer's own device; nothing to do if it has gone away. */
-	udmabuf_dma_sync(exp->buf, for_cpu, (u64)exp->first << PAGE_SHIFT,
-			 exp->size, dir);
+	if (for_cpu)
+		udmabuf_dma_sync(exp->buf, true, offset, exp->size, dir);
 	return 0;
 }
 
