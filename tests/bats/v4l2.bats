@@ -24,12 +24,9 @@ setup() {
 teardown() { common_teardown; }
 
 # need_vivid ALLOCATOR: vivid loaded with that memory back end (0 vmalloc,
-# 1 dma-contig) and only its video capture node.  The debug kernel
-# (tests/vm/debug.config) is built without V4L2.
+# 1 dma-contig) and only its video capture node.
 need_vivid() {
 	local alloc
-	[ "$UDMABUF_KERNEL_FLAVOUR" != debug ] ||
-		skip "the debug kernel is built without vivid"
 	if [ -d /sys/module/vivid ]; then
 		alloc=$(cat /sys/module/vivid/parameters/allocators)
 		[ "${alloc%%,*}" = "$1" ] && return 0

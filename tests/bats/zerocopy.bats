@@ -34,16 +34,12 @@ teardown() {
 	return "$rc"
 }
 
-# need_module NAME [PARAMS...]: NAME loaded, else modprobe it.  The debug
-# kernel (tests/vm/debug.config) has vgem built in, and no block devices.
+# need_module NAME [PARAMS...]: NAME loaded, else modprobe it (a module of
+# Debian's kernels and of the debug kernels, tests/vm/debug-zerocopy.config).
 need_module() {
 	local name=$1
 	shift
 	[ -d "/sys/module/$name" ] && return 0
-	if [ "$UDMABUF_KERNEL_FLAVOUR" = debug ]; then
-		[ "$name" = vgem ] && return 0
-		skip "the debug kernel is built without $name"
-	fi
 	check modprobe "$name" "$@"
 }
 

@@ -26,8 +26,10 @@ VM_DEBUG_RECIPE=1
 # (amd64's), for arm64 debug-arm64.config, then for a variant (UDMABUF_DEBUG_VARIANT=NAME,
 # tests/vm/run --debug-variant NAME) what debug-NAME.config adds: a checker
 # too costly for every lane, such as DEBUG_KOBJECT_RELEASE, gets a kernel
-# (and a build directory) of its own.  Fills VM_DEBUG_KARCH, VM_DEBUG_IMAGE
-# too: the kernel's ARCH= and its boot image.
+# (and a build directory) of its own; without a variant,
+# debug-zerocopy.config (block layer, device mapper, vgem, vivid).
+# Fills VM_DEBUG_KARCH, VM_DEBUG_IMAGE too: the kernel's ARCH= and its boot
+# image.
 vm_debug_setup() {
 	local v=${UDMABUF_DEBUG_VARIANT:-}
 	case $VM_ARCH in
@@ -46,6 +48,10 @@ vm_debug_setup() {
 		[[ -f $VM_LIB_DIR/debug-$v.config ]] ||
 			vm_die "no debug kernel variant $v (tests/vm/debug-$v.config)"
 		VM_DEBUG_FRAGMENTS+=("$VM_LIB_DIR/debug-$v.config")
+	else
+		# The plain kernels run the zero-copy files too (a variant is
+		# built for one file's checker).
+		VM_DEBUG_FRAGMENTS+=("$VM_LIB_DIR/debug-zerocopy.config")
 	fi
 }
 
