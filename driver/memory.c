@@ -216,6 +216,25 @@ static bool udmabuf_page_unmovable(struct page *page)
 }
 
 /*
+ * How many frames from @pfn on are known alike to @page's: a free block of
+ * the buddy allocator counts whole, as compaction skips it.  Its order is
+ * read without the zone's lock and may be stale by then; an order that
+ * does not fit @pfn's alignment is not trusted.
+ */
+static unsigned long udmabuf_page_span(struct page *page, unsigned long pfn)
+{
+	unsigned long order;
+
+	if (!PageBuddy(page))
+		return 1;
+	/* Racy by design, as compaction's own read: checked below. */
+	order = data_race(page_private(page));
+	if (order > UDMABUF_MAX_ORDER || !IS_ALIGNED(pfn, 1UL << order))
+		return 1;
+	return 1UL << order;
+}
+
+/*
  * Whether every page frame of [pfn, pfn + nr) is online RAM of @zone that
  * the page allocator manages and could give up; if not, *@bad is the first
  * one that is not.
@@ -223,9 +242,9 @@ static bool udmabuf_page_unmovable(struct page *page)
 static bool udmabuf_range_in_zone(struct zone *zone, unsigned long pfn,
 				  unsigned long nr, unsigned long *bad)
 {
-	unsigned long end = pfn + nr;
+	unsigned long end = pfn + nr, seen = 0;
 
-	for (; pfn < end; pfn++) {
+	while (pfn < end) {
 		struct page *page = pfn_to_online_page(pfn);
 
 		if (!page || page_zone(page) != zone ||
@@ -233,7 +252,8 @@ static bool udmabuf_range_in_zone(struct zone *zone, unsigned long pfn,
 			*bad = pfn;
 			return false;
 		}
-		if (!(pfn % SZ_4K))
+		pfn += udmabuf_page_span(page, pfn);
+		if (!(++seen % SZ_4K))
 			cond_resched();
 	}
 	return true;
