@@ -203,8 +203,8 @@ cma_hint_re() {
 	fi
 }
 
-@test "a create larger than memory fails with Cannot allocate memory, the largest free block, the mask and no kernel warning" {
-	local before after cma
+@test "a create larger than memory fails with Cannot allocate memory, the largest free block, the kernel's longest range, the mask and no kernel warning" {
+	local before after cma block run line
 	before=$(largest_free_block)
 	cma=$(cma_hint_re)
 	run -1 --separate-stderr "$CTL" create huge --size 1T --dma-mask 64
@@ -212,10 +212,17 @@ cma_hint_re() {
 	assert_output ""
 	assert_equal "${#stderr_lines[@]}" 3
 	assert_equal "${stderr_lines[0]}" "udmabufctl: huge: enable: Cannot allocate memory"
-	[[ ${stderr_lines[1]} =~ ^"udmabufctl: hint: no 1T of contiguous memory within the 64-bit DMA mask: the page allocator's largest free block is "([0-9.]+[KMG])" and "$cma$ ]] ||
+	[[ ${stderr_lines[1]} =~ ^"udmabufctl: hint: no 1T of contiguous memory within the 64-bit DMA mask: the page allocator's largest free block is "([0-9.]+[KMG])", the longest free or movable range "([0-9.]+[KMG])" and "$cma$ ]] ||
 		fail "no limits in the hint: ${stderr_lines[1]}"
-	[ "${BASH_REMATCH[1]}" = "$before" ] || [ "${BASH_REMATCH[1]}" = "$after" ] ||
-		fail "largest free block ${BASH_REMATCH[1]}; /proc/buddyinfo: $before, then $after"
+	block=${BASH_REMATCH[1]} run=${BASH_REMATCH[2]}
+	[ "$block" = "$before" ] || [ "$block" = "$after" ] ||
+		fail "largest free block $block; /proc/buddyinfo: $before, then $after"
+	# The range is the kernel's own figure, from its line.
+	line=$("$UT" kmsg-since "$KMSG_SEQ" | grep "udmabuf_cfs: huge: no 1073741824 KiB ") ||
+		fail "no kernel line for huge"
+	[[ $line =~ ", largest free or movable range "([0-9]+)" KiB;" ]] || fail "kernel line: $line"
+	[ "$run" = "$(human_kib "${BASH_REMATCH[1]}")" ] ||
+		fail "hint says $run, the kernel ${BASH_REMATCH[1]} KiB"
 	[[ ${stderr_lines[2]} =~ ^"udmabufctl: hint: try a smaller size: 1T is more than the "[0-9.]+[KMG]" of RAM"$ ]] ||
 		fail "no fix in the hint: ${stderr_lines[2]}"
 	[ ! -e "$cfs/huge" ] || fail "the item was left behind"
@@ -229,7 +236,7 @@ cma_hint_re() {
 	total=$(sed -n 's/^MemTotal: *\([0-9]*\) kB/\1/p' /proc/meminfo)
 	run -1 --separate-stderr "$CTL" create huge --size $(( total - 1024 ))K
 	assert_equal "${stderr_lines[0]}" "udmabufctl: huge: enable: Cannot allocate memory"
-	[[ ${stderr_lines[1]} =~ ^"udmabufctl: hint: no "[0-9.]+[KMG]" of contiguous memory within the 32-bit DMA mask: the page allocator's largest free block is "[0-9.]+[KMG]" and "$(cma_hint_re)$ ]] ||
+	[[ ${stderr_lines[1]} =~ ^"udmabufctl: hint: no "[0-9.]+[KMG]" of contiguous memory within the 32-bit DMA mask: the page allocator's largest free block is "[0-9.]+[KMG]", the longest free or movable range "[0-9.]+[KMG]" and "$(cma_hint_re)$ ]] ||
 		fail "no limits in the hint: ${stderr_lines[1]}"
 	[[ ${stderr_lines[2]} =~ ^"udmabufctl: hint: try a smaller size, "("a larger cma=SIZE at boot"|"cma=SIZE at boot (a CMA area)")" or --dma-mask 64 if the device can address all memory"$ ]] ||
 		fail "no fix in the hint: ${stderr_lines[2]}"

@@ -217,6 +217,7 @@ struct udmabuf_mem_limits {
 	int64_t mem_total;	/* MemTotal */
 	int64_t cma_total;	/* CmaTotal; -1: a kernel without CMA */
 	int64_t cma_free;	/* CmaFree */
+	int64_t longest_range;	/* the kernel's line: contiguous-range allocator */
 };
 
 /*
@@ -238,9 +239,34 @@ void udmabuf_parse_meminfo(FILE *f, struct udmabuf_mem_limits *m);
 
 /*
  * All of struct udmabuf_mem_limits for a DMA_MASK-bit mask, from
- * /proc/buddyinfo and /proc/meminfo; what cannot be read stays -1.
+ * /proc/buddyinfo and /proc/meminfo; what cannot be read stays -1, and
+ * so does m->longest_range (udmabuf_kmsg_longest_range()).
  */
 void udmabuf_mem_limits(int dma_mask, struct udmabuf_mem_limits *m);
+
+/*
+ * The kernel log from now on: /dev/kmsg (UDMABUF_KMSG in tests) opened at
+ * its end, non-blocking, for what a step about to be taken logs. An fd, or
+ * -errno where the log cannot be read (without CAP_SYSLOG where
+ * kernel.dmesg_restrict is set).
+ */
+int udmabuf_kmsg_open(void);
+
+/*
+ * From one record of /dev/kmsg ("PRIO,SEQ,TIME,FLAGS;MESSAGE\n..."), the
+ * longest free or movable range (bytes) that the module's line for a
+ * failed allocation of device DEV reports: 0, or -ENOENT if the record is
+ * another one.
+ */
+int udmabuf_parse_enomem_record(const char *rec, const char *dev,
+				int64_t *range);
+
+/*
+ * The same from the records of FD (udmabuf_kmsg_open()) logged since it
+ * was opened: the last such line's range, or -1 if there is none (the
+ * line is rate limited, or FD is -errno).
+ */
+int64_t udmabuf_kmsg_longest_range(int fd, const char *dev);
 
 /* ---------------------------------------------------------------------- */
 /* Shared by the library's source files                                   */

@@ -1284,6 +1284,7 @@ void udmabuf_mem_limits(int dma_mask, struct udmabuf_mem_limits *m)
 	FILE *f;
 
 	m->largest_block = m->mem_total = m->cma_total = m->cma_free = -1;
+	m->longest_range = -1;
 	f = fopen("/proc/buddyinfo", "re");
 	if (f) {
 		if (udmabuf_parse_buddyinfo(f, dma_mask, &m->largest_block))
@@ -1295,6 +1296,73 @@ void udmabuf_mem_limits(int dma_mask, struct udmabuf_mem_limits *m)
 		udmabuf_parse_meminfo(f, m);
 		fclose(f);
 	}
+}
+
+int udmabuf_kmsg_open(void)
+{
+	const char *path = env_dir("UDMABUF_KMSG");
+	int fd = open(path ? path : "/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	if (lseek(fd, 0, SEEK_END) < 0) {
+		int err = errno;
+
+		close(fd);
+		return -err;
+	}
+	return fd;
+}
+
+int udmabuf_parse_enomem_record(const char *rec, const char *dev,
+				int64_t *range)
+{
+	static const char key[] = ", largest free or movable range ";
+	const char *msg = strchr(rec, ';'), *p, *nl;
+	size_t dlen = strlen(dev);
+	unsigned long long kib;
+	char *end;
+
+	if (!msg)
+		return -ENOENT;
+	msg++;
+	nl = strchr(msg, '\n');
+	if (strncmp(msg, "udmabuf_cfs: ", 13) || strncmp(msg + 13, dev, dlen) ||
+	    strncmp(msg + 13 + dlen, ": no ", 5))
+		return -ENOENT;
+	p = strstr(msg, key);
+	if (!p || (nl && p > nl))
+		return -ENOENT;
+	p += sizeof(key) - 1;
+	if (!isdigit((unsigned char)*p))
+		return -ENOENT;
+	errno = 0;
+	kib = strtoull(p, &end, 10);
+	if (errno || strncmp(end, " KiB", 4) || kib > INT64_MAX / 1024)
+		return -ENOENT;
+	*range = (int64_t)kib * 1024;
+	return 0;
+}
+
+int64_t udmabuf_kmsg_longest_range(int fd, const char *dev)
+{
+	int64_t range = -1, r;
+	char rec[8192];
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	for (;;) {
+		n = read(fd, rec, sizeof(rec) - 1);
+		if (n < 0 && errno == EPIPE)
+			continue;	/* overwritten before it was read */
+		if (n <= 0)
+			break;		/* EAGAIN: nothing more */
+		rec[n] = '\0';
+		if (!udmabuf_parse_enomem_record(rec, dev, &r))
+			range = r;
+	}
+	return range;
 }
 
 /* ---------------------------------------------------------------------- */

@@ -127,6 +127,7 @@ void enomem_hint_text(uint64_t size, int dma_mask,
 		      char *what, size_t wlen, char *fix, size_t flen)
 {
 	char sz[32], block[32], total[32], avail[32], ram[32], cma[96];
+	char run[32], range[80];
 
 	human_size(size, sz, sizeof(sz));
 	if (m->cma_total > 0) {
@@ -138,10 +139,17 @@ void enomem_hint_text(uint64_t size, int dma_mask,
 	} else {
 		snprintf(cma, sizeof(cma), "there is no CMA area");
 	}
+	/* What the kernel's line says the contiguous-range allocator had. */
+	range[0] = '\0';
+	if (m->longest_range >= 0) {
+		human_size((uint64_t)m->longest_range, run, sizeof(run));
+		snprintf(range, sizeof(range),
+			 ", the longest free or movable range %s", run);
+	}
 	if (m->largest_block >= 0) {
 		human_size((uint64_t)m->largest_block, block, sizeof(block));
-		snprintf(what, wlen, "no %s of contiguous memory within the %d-bit DMA mask: the page allocator's largest free block is %s and %s",
-			 sz, dma_mask, block, cma);
+		snprintf(what, wlen, "no %s of contiguous memory within the %d-bit DMA mask: the page allocator's largest free block is %s%s and %s",
+			 sz, dma_mask, block, range, cma);
 	} else {
 		snprintf(what, wlen, "no %s of contiguous memory within the %d-bit DMA mask (see dmesg): %s",
 			 sz, dma_mask, cma);

@@ -284,9 +284,13 @@ static const char *create_attr(const struct udmabuf_create_args *cfg,
 	return val;
 }
 
-/* Say which limit an enable that failed with ENOMEM hit, and the fix. */
-static void enomem_hint(const struct udmabuf_create_args *cfg)
+/*
+ * Say which limit an enable that failed with ENOMEM hit, and the fix; the
+ * contiguous-range allocator's from the kernel's line in KMSG, if logged.
+ */
+static void enomem_hint(const struct udmabuf_create_args *cfg, int kmsg)
 {
+	const char *dev = cfg->device_name ? cfg->device_name : cfg->name;
 	struct udmabuf_mem_limits m;
 	const char *val;
 	char what[512], fix[256];
@@ -302,6 +306,7 @@ static void enomem_hint(const struct udmabuf_create_args *cfg)
 				      UDMABUF_DMA_MASK_MAX, &l) == 0)
 		mask = (int)l;
 	udmabuf_mem_limits(mask, &m);
+	m.longest_range = udmabuf_kmsg_longest_range(kmsg, dev);
 	enomem_hint_text(size, mask, &m, what, sizeof(what), fix, sizeof(fix));
 	hint("%s", what);
 	hint("%s", fix);
@@ -609,9 +614,12 @@ static int dma_device_hint(const char *value, int err)
 	return 0;
 }
 
-/* Report a failed create; the action names the failed step. */
+/*
+ * Report a failed create; the action names the failed step. KMSG: the
+ * kernel log from before the create (udmabuf_kmsg_open()).
+ */
 static void create_failed(const struct udmabuf_create_args *cfg, const char *step,
-			  int err)
+			  int err, int kmsg)
 {
 	const char *dev = cfg->device_name ? cfg->device_name : cfg->name;
 	char action[300];
@@ -642,7 +650,7 @@ static void create_failed(const struct udmabuf_create_args *cfg, const char *ste
 		     "the DMA device would see 0x%" PRIx64 " at another address (an IOMMU or a bus offset)",
 		     cfg->phys_addr);
 	else if (!strcmp(step, "enable") && err == ENOMEM)
-		enomem_hint(cfg);
+		enomem_hint(cfg, kmsg);
 	else if (!strcmp(step, "enable") && err == EEXIST)
 		hint("a device named %s already exists (see '" PROG " list')", dev);
 	else if (!strcmp(step, "enable") && err == EBUSY && cfg->minor >= 0)
@@ -674,7 +682,7 @@ static int cmd_create(int argc, char **argv)
 	};
 	struct udmabuf_create_args cfg;
 	const char *step = "mkdir";
-	int have_size = 0, c, ret, i;
+	int have_size = 0, c, ret, i, kmsg;
 
 	udmabuf_create_args_init(&cfg, NULL);
 	while ((c = getopt_long(argc, argv, "s:h", opts, NULL)) != -1) {
@@ -747,11 +755,14 @@ static int cmd_create(int argc, char **argv)
 		usage_error("invalid buffer name '%s'", cfg.name);
 
 	/* argv[argc] is NULL, so the attribute list is terminated. */
+	kmsg = udmabuf_kmsg_open();
 	ret = udmabuf_create_args(&cfg, &step);
-	if (ret) {
-		create_failed(&cfg, step, -ret);
+	if (ret)
+		create_failed(&cfg, step, -ret, kmsg);
+	if (kmsg >= 0)
+		close(kmsg);
+	if (ret)
 		return EXIT_FAIL;
-	}
 	if (!(cfg.flags & UDMABUF_CREATE_NO_ENABLE))
 		printf("%s/%s\n", udmabuf_dev_dir(),
 		       cfg.device_name ? cfg.device_name : cfg.name);
@@ -1510,10 +1521,14 @@ static int cmd_restore(int argc, char **argv)
 	for (i = 0; i < n; i++) {
 		const char *step = "mkdir";
 		unsigned long long ino;
+		int kmsg = udmabuf_kmsg_open();
 
 		ret = udmabuf_create_args(&v[i].cfg, &step);
+		if (ret)
+			create_failed(&v[i].cfg, step, -ret, kmsg);
+		if (kmsg >= 0)
+			close(kmsg);
 		if (ret) {
-			create_failed(&v[i].cfg, step, -ret);
 			failed++;
 			continue;
 		}

@@ -624,7 +624,7 @@ static void test_meminfo(void)
 		"MemTotal:        4015436 kB\nMemFree:         3700000 kB\n"
 		"CmaTotal:          65536 kB\nCmaFree:           61440 kB\n";
 	static const char without[] = "MemTotal:        4015436 kB\nMemFree:  1 kB\n";
-	struct udmabuf_mem_limits m = { 7, 7, 7, 7 };
+	struct udmabuf_mem_limits m = { 7, 7, 7, 7, 7 };
 	FILE *f;
 
 	f = fmemopen((void *)with, strlen(with), "r");
@@ -642,9 +642,10 @@ static void test_meminfo(void)
 
 static void test_enomem_hint(void)
 {
-	struct udmabuf_mem_limits none = { 4 << 20, 4LL << 30, 0, 0 };
-	struct udmabuf_mem_limits cma = { 2 << 20, 4LL << 30, 64 << 20, 60 << 20 };
-	struct udmabuf_mem_limits unknown = { -1, -1, -1, -1 };
+	struct udmabuf_mem_limits none = { 4 << 20, 4LL << 30, 0, 0, -1 };
+	struct udmabuf_mem_limits cma = { 2 << 20, 4LL << 30, 64 << 20, 60 << 20, -1 };
+	struct udmabuf_mem_limits unknown = { -1, -1, -1, -1, -1 };
+	struct udmabuf_mem_limits run = { 4 << 20, 4LL << 30, 0, 0, 2976LL << 20 };
 	char what[512], fix[256];
 
 	enomem_hint_text(1ULL << 40, 64, &none, what, sizeof(what), fix, sizeof(fix));
@@ -660,9 +661,43 @@ static void test_enomem_hint(void)
 		  "ENOMEM hint: the CMA area's size and free space");
 	CHECK_OUT(fix, "try a smaller size, a larger cma=SIZE at boot or --dma-mask 64 if the device can address all memory",
 		  "ENOMEM hint: a mask below 64 suggests --dma-mask 64, CMA a larger one");
+	enomem_hint_text(8ULL << 30, 64, &run, what, sizeof(what), fix, sizeof(fix));
+	CHECK_OUT(what, "no 8G of contiguous memory within the 64-bit DMA mask: the page allocator's largest free block is 4M, the longest free or movable range 2.9G and there is no CMA area",
+		  "ENOMEM hint: the kernel's longest range, where it logged one");
 	enomem_hint_text(1ULL << 30, 40, &unknown, what, sizeof(what), fix, sizeof(fix));
 	CHECK_OUT(what, "no 1G of contiguous memory within the 40-bit DMA mask (see dmesg): there is no CMA area",
 		  "ENOMEM hint: without /proc it says what it knows and points at dmesg");
+}
+
+/* udmabuf_parse_enomem_record() of REC for DEV: -errno, else KiB. */
+static long long enomem_rec(const char *rec, const char *dev)
+{
+	int64_t range = -1;
+	int ret = udmabuf_parse_enomem_record(rec, dev, &range);
+
+	return ret ? ret : range / 1024;
+}
+
+static void test_enomem_record(void)
+{
+	static const char line[] =
+		"6,1234,56789012,-;udmabuf_cfs: huge: no 8388608 KiB of contiguous memory below 0xffffffffffffffff: page allocator's largest free block 4096 KiB, CMA 0 KiB free, largest free or movable range 3047424 KiB; try a smaller size, cma=SIZE at boot\n"
+		" SUBSYSTEM=udmabuf\n";
+	static const char other[] =
+		"6,1235,56789013,-;udmabuf_cfs: huge2: no 8388608 KiB of contiguous memory below 0xffffffff: page allocator's largest free block 4096 KiB, CMA 0 KiB free, largest free or movable range 0 KiB; try a smaller size, cma=SIZE at boot or dma_mask=64\n";
+
+	CHECK(enomem_rec(line, "huge") == 3047424, "kmsg: the range of the device's line");
+	CHECK(enomem_rec(line, "hug") == -ENOENT, "kmsg: another device's line (a prefix of the name)");
+	CHECK(enomem_rec(other, "huge") == -ENOENT, "kmsg: another device's line (the name a prefix)");
+	CHECK(enomem_rec(other, "huge2") == 0, "kmsg: a range of 0 is a range");
+	CHECK(enomem_rec("6,1,2,-;udmabuf_cfs: huge: no 4 KiB: something else\n", "huge") == -ENOENT,
+	      "kmsg: a line without the range");
+	CHECK(enomem_rec("6,1,2,-;other: huge: no 1 KiB, largest free or movable range 5 KiB\n", "huge") == -ENOENT,
+	      "kmsg: another module's line");
+	CHECK(enomem_rec("udmabuf_cfs: huge: no 1 KiB, largest free or movable range 5 KiB\n", "huge") == -ENOENT,
+	      "kmsg: not a record");
+	CHECK(enomem_rec("6,1,2,-;udmabuf_cfs: huge: no 1 KiB, largest free or movable range 99999999999999999999 KiB\n", "huge") == -ENOENT,
+	      "kmsg: a range that does not fit is none");
 }
 
 int main(void)
@@ -684,6 +719,7 @@ int main(void)
 	test_buddyinfo();
 	test_meminfo();
 	test_enomem_hint();
+	test_enomem_record();
 	printf("1..%d\n", tests);
 	if (failures)
 		printf("# %d of %d tests failed\n", failures, tests);
