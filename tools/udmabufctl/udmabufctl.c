@@ -288,9 +288,9 @@ static const char *create_attr(const struct udmabuf_create_args *cfg,
  * Say which limit an enable that failed with ENOMEM hit, and the fix; the
  * contiguous-range allocator's from the kernel's line in KMSG, if logged.
  */
-static void enomem_hint(const struct udmabuf_create_args *cfg, int kmsg)
+static void enomem_hint(const struct udmabuf_create_args *cfg,
+			const char *dev, int kmsg)
 {
-	const char *dev = cfg->device_name ? cfg->device_name : cfg->name;
 	struct udmabuf_mem_limits m;
 	const char *val;
 	char what[512], fix[256];
@@ -650,7 +650,7 @@ static void create_failed(const struct udmabuf_create_args *cfg, const char *ste
 		     "the DMA device would see 0x%" PRIx64 " at another address (an IOMMU or a bus offset)",
 		     cfg->phys_addr);
 	else if (!strcmp(step, "enable") && err == ENOMEM)
-		enomem_hint(cfg, kmsg);
+		enomem_hint(cfg, dev, kmsg);
 	else if (!strcmp(step, "enable") && err == EEXIST)
 		hint("a device named %s already exists (see '" PROG " list')", dev);
 	else if (!strcmp(step, "enable") && err == EBUSY && cfg->minor >= 0)
@@ -661,6 +661,23 @@ static void create_failed(const struct udmabuf_create_args *cfg, const char *ste
 		hint("the loaded module has no '%s' attribute", step);
 	else
 		permission_hint(err);
+}
+
+/*
+ * Create one buffer as CFG says, reporting a failure with what the kernel
+ * logged meanwhile. 0 or -errno.
+ */
+static int create_reported(const struct udmabuf_create_args *cfg)
+{
+	const char *step = "mkdir";
+	int kmsg = udmabuf_kmsg_open();
+	int ret = udmabuf_create_args(cfg, &step);
+
+	if (ret)
+		create_failed(cfg, step, -ret, kmsg);
+	if (kmsg >= 0)
+		close(kmsg);
+	return ret;
 }
 
 static int cmd_create(int argc, char **argv)
@@ -681,8 +698,7 @@ static int cmd_create(int argc, char **argv)
 		{ NULL, 0, NULL, 0 }
 	};
 	struct udmabuf_create_args cfg;
-	const char *step = "mkdir";
-	int have_size = 0, c, ret, i, kmsg;
+	int have_size = 0, c, i;
 
 	udmabuf_create_args_init(&cfg, NULL);
 	while ((c = getopt_long(argc, argv, "s:h", opts, NULL)) != -1) {
@@ -755,13 +771,7 @@ static int cmd_create(int argc, char **argv)
 		usage_error("invalid buffer name '%s'", cfg.name);
 
 	/* argv[argc] is NULL, so the attribute list is terminated. */
-	kmsg = udmabuf_kmsg_open();
-	ret = udmabuf_create_args(&cfg, &step);
-	if (ret)
-		create_failed(&cfg, step, -ret, kmsg);
-	if (kmsg >= 0)
-		close(kmsg);
-	if (ret)
+	if (create_reported(&cfg))
 		return EXIT_FAIL;
 	if (!(cfg.flags & UDMABUF_CREATE_NO_ENABLE))
 		printf("%s/%s\n", udmabuf_dev_dir(),
@@ -1519,16 +1529,9 @@ static int cmd_restore(int argc, char **argv)
 			goto out;
 		}
 	for (i = 0; i < n; i++) {
-		const char *step = "mkdir";
 		unsigned long long ino;
-		int kmsg = udmabuf_kmsg_open();
 
-		ret = udmabuf_create_args(&v[i].cfg, &step);
-		if (ret)
-			create_failed(&v[i].cfg, step, -ret, kmsg);
-		if (kmsg >= 0)
-			close(kmsg);
-		if (ret) {
+		if (create_reported(&v[i].cfg)) {
 			failed++;
 			continue;
 		}
