@@ -374,42 +374,35 @@ static int udmabuf_alloc_contig(struct udmabuf_buffer *buf)
 }
 
 /*
- * From @pfn on, pageblock by pageblock, the frames of @zone that the loop
- * above could take: where that run stops (at a frame it cannot take, at
- * the zone's end or at the end of the class device's reach), with *@next
- * where the next run may start.
+ * Where the frames of @zone from @pfn on stop being within the class
+ * device's reach, pageblock by pageblock: the first pageblock it does not
+ * reach, or the zone's end.
  */
-static unsigned long udmabuf_run_end(struct udmabuf_buffer *buf,
-				     struct zone *zone, unsigned long pfn,
-				     unsigned long align, unsigned long *next)
+static unsigned long udmabuf_reach_end(struct udmabuf_buffer *buf,
+				       struct zone *zone, unsigned long pfn,
+				       unsigned long align)
 {
-	unsigned long end = zone_end_pfn(zone), bad;
+	unsigned long end = zone_end_pfn(zone);
 
-	for (; pfn < end; pfn += align) {
+	for (; pfn < end; pfn += align)
 		if (udmabuf_dma_reach(&buf->dev, PFN_PHYS(pfn),
 				      PAGE_SIZE) == DMA_MAPPING_ERROR)
-			break;
-		if (!udmabuf_range_in_zone(zone, pfn, min(align, end - pfn),
-					   &bad)) {
-			*next = ALIGN(bad + 1, align);
-			return bad;
-		}
-	}
-	*next = end;
-	return min(pfn, end);
+			return pfn;
+	return end;
 }
 
 /*
  * The longest run the contiguous-range allocator could try, in any zone:
  * what a failed allocation's log line reports as the most it could offer.
- * Read without locks, a page in such a run may still refuse to move, and a
+ * Runs start at pageblocks, as the allocator's candidates do.  Read
+ * without locks, a page in such a run may still refuse to move, and a
  * CMA area's free pages count (modules cannot tell a pageblock's type):
  * a hint.
  */
 static unsigned long udmabuf_largest_range(struct udmabuf_buffer *buf)
 {
 	unsigned long align = max_t(unsigned long, pageblock_nr_pages, 1);
-	unsigned long largest = 0, pfn, stop, next;
+	unsigned long largest = 0, pfn, limit, bad;
 	int nid, z;
 
 	for_each_online_node(nid) {
@@ -419,11 +412,15 @@ static unsigned long udmabuf_largest_range(struct udmabuf_buffer *buf)
 			if (!populated_zone(zone) || zone_is_zone_device(zone))
 				continue;
 			pfn = ALIGN(zone->zone_start_pfn, align);
-			while (pfn < zone_end_pfn(zone)) {
-				stop = udmabuf_run_end(buf, zone, pfn, align,
-						       &next);
-				largest = max(largest, stop - pfn);
-				pfn = next;
+			limit = udmabuf_reach_end(buf, zone, pfn, align);
+			while (pfn < limit) {
+				if (udmabuf_range_in_zone(zone, pfn, limit - pfn,
+							  &bad)) {
+					largest = max(largest, limit - pfn);
+					break;
+				}
+				largest = max(largest, bad - pfn);
+				pfn = ALIGN(bad + 1, align);
 			}
 		}
 	}
