@@ -49,11 +49,11 @@ bool udmabuf_coherent(struct udmabuf_buffer *buf)
 enum udmabuf_cache udmabuf_cache_mode(struct udmabuf_buffer *buf, bool o_sync)
 {
 	unsigned int sync_mode = READ_ONCE(buf->sync_mode);
+	enum udmabuf_cache cache;
 
 	if (buf->pool)
 		return udmabuf_coherent(buf) ? UDMABUF_CACHE_CACHED :
 					       UDMABUF_CACHE_DMA_COHERENT;
-	enum udmabuf_cache cache;
 
 	if (sync_mode & UDMABUF_SYNC_ALWAYS)
 		o_sync = true;

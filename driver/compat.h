@@ -12,8 +12,130 @@
 #define _UDMABUF_CFS_COMPAT_H
 
 #include <linux/version.h>
+#include <linux/highmem.h>
+#include <linux/iommu.h>
 #include <linux/mm.h>
+#include <linux/module.h>
 #include <linux/dma-map-ops.h>
+#include <linux/swiotlb.h>
+
+/*
+ * The kernels this module is built for: Linux 5.10 (the oldest long-term
+ * series in use) up to the newest.  Outside the range, one line says so.
+ */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(5, 10, 0)
+#error "udmabuf-cfs needs Linux 5.10 or later"
+#endif
+
+/*
+ * v6.13 made the symbol namespace a string literal; before, the macro
+ * stringified a bare name.  Take the string everywhere.
+ */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 13, 0)
+#undef MODULE_IMPORT_NS
+#define MODULE_IMPORT_NS(ns)	MODULE_INFO(import_ns, ns)
+#endif
+
+/*
+ * v6.17 gave alloc_contig_range() flags (acr_flags_t) where it took a
+ * migrate type: ACR_FLAGS_NONE is what MIGRATE_MOVABLE was, ACR_FLAGS_CMA
+ * what MIGRATE_CMA was.  Passing MIGRATE_MOVABLE (1) on a newer kernel would
+ * be ACR_FLAGS_CMA, and isolate in CMA mode pages CMA does not own.
+ */
+#ifndef ACR_FLAGS_NONE
+#define ACR_FLAGS_NONE		MIGRATE_MOVABLE
+#endif
+
+/* v5.11 added kmap_local_page(); kmap() may sleep, as the callers can. */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(5, 11, 0)
+static inline void *kmap_local_page(struct page *page)
+{
+	return kmap(page);
+}
+
+static inline void kunmap_local(void *addr)
+{
+	kunmap(kmap_to_page(addr));
+}
+#endif
+
+/* v5.13 added zone_is_zone_device(). */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(5, 13, 0)
+static inline bool zone_is_zone_device(struct zone *zone)
+{
+#ifdef CONFIG_ZONE_DEVICE
+	return zone_idx(zone) == ZONE_DEVICE;
+#else
+	return false;
+#endif
+}
+#endif
+
+/*
+ * v5.15 added iommu_is_dma_domain() with the lazy DMA domain type
+ * (IOMMU_DOMAIN_DMA_FQ); before, there was only IOMMU_DOMAIN_DMA.
+ */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(5, 15, 0)
+static inline bool iommu_is_dma_domain(struct iommu_domain *domain)
+{
+	return domain->type == IOMMU_DOMAIN_DMA;
+}
+#endif
+
+/*
+ * v5.15 made forced bouncing a property of the device's swiotlb.  Before,
+ * it was the global swiotlb=force, which modules cannot read: such a kernel
+ * is taken not to bounce (Documentation/admin-guide.rst says so).
+ */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(5, 15, 0)
+static inline bool is_swiotlb_force_bounce(struct device *dev)
+{
+	return false;
+}
+#endif
+
+/*
+ * v5.18 renamed struct dma_buf_map to struct iosys_map; v5.11 had
+ * introduced it for dma_buf_ops.vmap(), which before returned the address.
+ * UDMABUF_DMA_BUF_VMAP() makes from the newest callbacks the ones the
+ * kernel's dma_buf_ops wants, and dma_buf_vmap_op() names them.
+ */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(5, 11, 0)
+struct iosys_map {
+	void *vaddr;
+	bool is_iomem;
+};
+
+static inline void iosys_map_set_vaddr(struct iosys_map *map, void *vaddr)
+{
+	map->vaddr = vaddr;
+	map->is_iomem = false;
+}
+
+#define UDMABUF_DMA_BUF_VMAP(vmap_fn, vunmap_fn)			\
+static void *vmap_fn##_addr(struct dma_buf *dmabuf)			\
+{									\
+	struct iosys_map map = { };					\
+									\
+	return vmap_fn(dmabuf, &map) ? NULL : map.vaddr;		\
+}									\
+									\
+static void vunmap_fn##_addr(struct dma_buf *dmabuf, void *vaddr)	\
+{									\
+	struct iosys_map map = { .vaddr = vaddr };			\
+									\
+	vunmap_fn(dmabuf, &map);					\
+}
+
+#define dma_buf_vmap_op(fn)	fn##_addr
+#else
+#if LINUX_VERSION_CODE < KERNEL_VERSION(5, 18, 0)
+#define iosys_map		dma_buf_map
+#define iosys_map_set_vaddr	dma_buf_map_set_vaddr
+#endif
+#define UDMABUF_DMA_BUF_VMAP(vmap_fn, vunmap_fn)
+#define dma_buf_vmap_op(fn)	fn
+#endif
 
 /*
  * v6.2 constified the device passed to class->devnode().  The callback is
@@ -43,13 +165,22 @@
 #endif
 
 /*
- * v6.11 made platform_driver.remove return void; before, the void variant
- * was called remove_new (back-ported to the 6.1 stable series).
+ * v6.11 made platform_driver.remove return void; before, it returned an
+ * int that the driver core ignored.  UDMABUF_PLATFORM_REMOVE() makes from
+ * the void callback the one the kernel wants, platform_remove_op() names it.
  */
 #if LINUX_VERSION_CODE < KERNEL_VERSION(6, 11, 0)
-#define platform_remove_void	remove_new
+#define UDMABUF_PLATFORM_REMOVE(fn)					\
+static int fn##_int(struct platform_device *pdev)			\
+{									\
+	fn(pdev);							\
+	return 0;							\
+}
+
+#define platform_remove_op(fn)	fn##_int
 #else
-#define platform_remove_void	remove
+#define UDMABUF_PLATFORM_REMOVE(fn)
+#define platform_remove_op(fn)	fn
 #endif
 
 /*

@@ -15,7 +15,6 @@
 #include <linux/dma-mapping.h>
 #include <linux/fcntl.h>
 #include <linux/file.h>
-#include <linux/iosys-map.h>
 #include <linux/module.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
@@ -25,7 +24,7 @@
 
 #include "udmabuf-cfs.h"
 
-MODULE_IMPORT_NS(DMA_BUF);
+MODULE_IMPORT_NS("DMA_BUF");
 
 /**
  * struct udmabuf_export - the private data of an exported dma-buf
@@ -275,6 +274,8 @@ static void udmabuf_dmabuf_vunmap(struct dma_buf *dmabuf,
 		vunmap(map->vaddr);
 }
 
+UDMABUF_DMA_BUF_VMAP(udmabuf_dmabuf_vmap, udmabuf_dmabuf_vunmap)
+
 static void udmabuf_dmabuf_release(struct dma_buf *dmabuf)
 {
 	struct udmabuf_export *exp = dmabuf->priv;
@@ -292,8 +293,8 @@ static const struct dma_buf_ops udmabuf_dmabuf_ops = {
 	.begin_cpu_access	= udmabuf_dmabuf_begin_cpu,
 	.end_cpu_access		= udmabuf_dmabuf_end_cpu,
 	.mmap			= udmabuf_dmabuf_mmap,
-	.vmap			= udmabuf_dmabuf_vmap,
-	.vunmap			= udmabuf_dmabuf_vunmap,
+	.vmap			= dma_buf_vmap_op(udmabuf_dmabuf_vmap),
+	.vunmap			= dma_buf_vmap_op(udmabuf_dmabuf_vunmap),
 	.release		= udmabuf_dmabuf_release,
 };
 

@@ -313,7 +313,7 @@ static int udmabuf_take_range(unsigned long pfn, unsigned long nr)
 					UDMABUF_CONTIG_CHUNK);
 
 		ret = alloc_contig_range(pfn + done, pfn + done + n,
-					 MIGRATE_MOVABLE,
+					 ACR_FLAGS_NONE,
 					 GFP_KERNEL | __GFP_NOWARN);
 		if (ret)
 			break;

@@ -404,6 +404,8 @@ static void udmabuf_of_remove(struct platform_device *pdev)
 	udmabuf_destroy(buf, true);
 }
 
+UDMABUF_PLATFORM_REMOVE(udmabuf_of_remove)
+
 static const struct of_device_id udmabuf_of_match[] = {
 	{ .compatible = "ikwzm,udmabuf-0.10.a" },
 	{ .compatible = "ikwzm,u-dma-buf" },
@@ -413,7 +415,7 @@ MODULE_DEVICE_TABLE(of, udmabuf_of_match);
 
 static struct platform_driver udmabuf_of_driver = {
 	.probe			= udmabuf_of_probe,
-	.platform_remove_void	= udmabuf_of_remove,
+	.remove			= platform_remove_op(udmabuf_of_remove),
 	.driver = {
 		.name		= "udmabuf-cfs",
 		.of_match_table	= udmabuf_of_match,

@@ -43,6 +43,8 @@ VM_HOST_PACKAGES=(
 	gcc-i686-linux-gnu libc6-dev-i386-cross
 	gcc-arm-linux-gnueabihf libc6-dev-armhf-cross qemu-user-static
 	"$VM_KBUILD_PKG"
+	# debootstrap: the build roots of other releases' kernels (sid, bullseye)
+	debootstrap
 	cpio gzip xz-utils zstd dpkg apt coreutils util-linux device-tree-compiler
 	flex bison bc libelf-dev libssl-dev
 	# gnuplot: the charts of make bench (tests/bench/run)
@@ -224,6 +226,13 @@ vm_arch_setup() {
 		;;
 	*) vm_die "unsupported arch '$VM_ARCH' (amd64, arm64 or armhf)" ;;
 	esac
+	# Debian's PREEMPT_RT kernels: linux-image-rt-amd64, -rt-arm64.
+	case ${UDMABUF_KERNEL_FLAVOUR:-} in
+	'') ;;
+	rt) [[ $VM_ARCH != armhf ]] || vm_die "Debian has no PREEMPT_RT kernel for armhf"
+		VM_KFLAVOUR=rt-$VM_KFLAVOUR ;;
+	*) vm_die "unknown kernel flavour '$UDMABUF_KERNEL_FLAVOUR' (rt)" ;;
+	esac
 	VM_BUILD=${UDMABUF_VM_BUILD_DIR:-$REPO_ROOT/build/$VM_ARCH}
 }
 
@@ -235,7 +244,18 @@ vm_arch_setup() {
 # (own lists, own empty dpkg status, APT::Architecture=arm64, sources copied
 # from the system) so that the host's dpkg/apt state is never modified.
 
-vm_apt_private_dir() { printf '%s\n' "$(vm_cache_root)/apt/$VM_ARCH"; }
+# UDMABUF_KERNEL_SUITE: a Debian release other than the host's (sid,
+# bullseye) whose kernel the guest boots; its packages come through a private
+# apt tree of their own, for every arch.
+vm_suite() { printf '%s\n' "${UDMABUF_KERNEL_SUITE:-}"; }
+
+vm_apt_private() { [[ $VM_ARCH != amd64 || -n $(vm_suite) ]]; }
+
+vm_apt_private_dir() {
+	local s
+	s=$(vm_suite)
+	printf '%s\n' "$(vm_cache_root)/apt/${s:+$s-}$VM_ARCH"
+}
 
 vm_apt_opts() {
 	VM_APT_OPTS=()
@@ -245,7 +265,7 @@ vm_apt_opts() {
 		# (with a warning), so say it up front and stay quiet.
 		VM_APT_OPTS+=(-o APT::Sandbox::User=root)
 	fi
-	[[ $VM_ARCH == amd64 ]] && return 0
+	vm_apt_private || return 0
 	local d
 	d=$(vm_apt_private_dir)
 	VM_APT_OPTS+=(
@@ -265,7 +285,7 @@ vm_apt_opts() {
 
 # Create the private apt tree for a foreign architecture (idempotent).
 vm_apt_private_init() {
-	[[ $VM_ARCH == amd64 ]] && return 0
+	vm_apt_private || return 0
 	local d f
 	d=$(vm_apt_private_dir)
 	[[ -f $d/.initialised ]] && return 0
@@ -274,6 +294,12 @@ vm_apt_private_init() {
 	: >"$d/state/status"
 	: >"$d/etc/preferences"
 	: >"$d/etc/sources.list"
+	if [[ -n $(vm_suite) ]]; then
+		vm_suite_sources >"$d/etc/sources.list.d/debian.sources" ||
+			vm_die "no Debian mirror in the host's apt sources for $(vm_suite)"
+		touch "$d/.initialised"
+		return 0
+	fi
 	# Same mirrors as the host (Debian's own deb822 .sources or .list files).
 	[[ -f /etc/apt/sources.list ]] && cp /etc/apt/sources.list "$d/etc/sources.list"
 	for f in /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources; do
@@ -282,14 +308,61 @@ vm_apt_private_init() {
 	touch "$d/.initialised"
 }
 
+# vm_suite_mirror: the URI of the host's Debian archive (the one that serves
+# the host's own release, not its security archive), from its deb822 or
+# one-line sources.
+vm_suite_mirror() {
+	local f code
+	code=$(. /etc/os-release && printf '%s\n' "${VERSION_CODENAME:-}")
+	[[ -n $code ]] || return 1
+	for f in /etc/apt/sources.list.d/*.sources; do
+		[[ -f $f ]] || continue
+		awk -v code="$code" '
+			tolower($1) == "uris:" {u = $2}
+			tolower($1) == "suites:" && u != "" {
+				for (i = 2; i <= NF; i++) if ($i == code) {print u; exit}
+			}
+			/^[[:space:]]*$/ {u = ""}' "$f"
+	done
+	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+		[[ -f $f ]] || continue
+		awk -v code="$code" '$1 == "deb" {
+			for (i = 2; i < NF; i++) if ($i ~ /^[a-z]+:\/\// && $(i + 1) == code) {print $i; exit}
+		}' "$f"
+	done
+}
+
+# vm_suite_sources: deb822 sources of the suite's main component, from the
+# host's mirror and keyring.
+vm_suite_sources() {
+	local uri
+	uri=$(vm_suite_mirror | head -n 1)
+	[[ -n $uri ]] || return 1
+	printf 'Types: deb\nURIs: %s\nSuites: %s\nComponents: main\nSigned-By: %s\n' \
+		"$uri" "$(vm_suite)" /usr/share/keyrings/debian-archive-keyring.gpg
+}
+
 # The private lists follow the host's: when the host's apt lists were updated
 # after ours (e.g. by tests/vm/deps or a security update), update ours too, so
 # that both architectures boot the same kernel ABI.  Without that, no network.
 vm_apt_private_follow_host() {
-	[[ $VM_ARCH == amd64 ]] && return 0
+	vm_apt_private || return 0
 	local stamp newest
 	stamp=$(vm_apt_private_dir)/state/lists/.updated
 	[[ -f $stamp ]] || return 0 # never updated: vm_apt_known will say so
+	if [[ -n $(vm_suite) ]]; then
+		# Another release moves on its own (sid's kernel every few
+		# weeks): its lists are a day old at most, so that the lanes
+		# meet a new kernel when users do.  Offline, the old lists stay.
+		[[ -z $(find "$stamp" -mmin +1440) ]] && return 0
+		vm_log "apt-get update ($(vm_suite), $VM_ARCH): the lists are a day old"
+		if vm_run_logged "$(vm_cache_root)/apt-update.log" vm_apt_get update; then
+			touch "$stamp"
+		else
+			vm_warn "apt-get update of $(vm_suite) failed; using the lists of $(date -r "$stamp" +%F)"
+		fi
+		return 0
+	fi
 	newest=$(find /var/lib/apt/lists -maxdepth 1 -name '*InRelease' -newer "$stamp" -print -quit 2>/dev/null)
 	[[ -z $newest ]] || vm_apt_update
 }
@@ -304,20 +377,33 @@ vm_apt_download() {
 	vm_run_logged "$log" vm_apt_get download "$@"
 }
 
+# vm_apt_host_download LOG PKG...: download the host architecture's PKG
+# (kbuild's programs run here whatever the guest's arch), from the suite's
+# archive, in the current directory.
+vm_apt_host_download() {
+	(
+		VM_ARCH=amd64
+		vm_apt_opts
+		vm_apt_private_init
+		vm_apt_known "$2" || vm_apt_update
+		vm_apt_download "$@"
+	)
+}
+
 vm_apt_get() { apt-get -q "${VM_APT_OPTS[@]}" "$@"; }
 vm_apt_cache() { apt-cache "${VM_APT_OPTS[@]}" "$@"; }
 
 # apt-get update for the arch's configuration: the private one always may be
 # updated; the system one only as root.
 vm_apt_update() {
-	if [[ $VM_ARCH == amd64 ]] && ! vm_is_root; then
+	if ! vm_apt_private && ! vm_is_root; then
 		vm_die "the host's apt lists lack what is needed; run 'sudo apt-get update' (or set UDMABUF_KERNEL_ABI)"
 	fi
 	vm_apt_private_init
 	vm_log "apt-get update ($VM_ARCH)"
 	vm_run_logged "$(vm_cache_root)/apt-update.log" vm_apt_get update ||
 		vm_die "apt-get update failed"
-	if [[ $VM_ARCH != amd64 ]]; then
+	if vm_apt_private; then
 		touch "$(vm_apt_private_dir)/state/lists/.updated"
 	fi
 }
@@ -349,27 +435,123 @@ vm_resolve_abi() {
 }
 
 # ---------------------------------------------------------------------------
+# Build roots
+#
+# A kernel of another Debian release is built against with that release's
+# compiler and kbuild host programs: sid's headers name gcc 16 and flags
+# that bookworm's gcc 12 rejects (-fmin-function-alignment), sid's kbuild
+# programs need a newer glibc, and bullseye's 5.10 was built with gcc 10.
+# The module is built in a chroot of that release (debootstrap
+# --variant=minbase, made once and kept in the cache, brought up to date
+# once a week) with the cache bind-mounted at its own path inside it, in a
+# mount namespace of the build's own: every path of the kernel tree and the
+# build means the same inside and out, and nothing stays mounted.
+# dwarves: pahole, which the headers run on every module for BTF;
+# the cross compilers: the arm64 and armhf modules.
+VM_BUILDROOT_PACKAGES=(gcc libc6-dev make libelf-dev bc bison flex kmod dwarves
+	gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf)
+# Bump when the recipe changes: the root is made again.
+VM_BUILDROOT_RECIPE=1
+
+vm_buildroot_dir() { printf '%s\n' "$(vm_cache_root)/buildroot/$(vm_suite)"; }
+
+# vm_buildroot: make (or bring up to date) the suite's build root.  Needs
+# root (debootstrap, chroot); serialised by the caller's cache lock.
+vm_buildroot() {
+	local root stamp uri
+	root=$(vm_buildroot_dir)
+	stamp="$VM_BUILDROOT_RECIPE ${VM_BUILDROOT_PACKAGES[*]}"
+	if [[ -f $root.complete && $(<"$root.complete") == "$stamp" ]]; then
+		# A week old: the release's compiler may have moved on with its
+		# kernel.  Without network the root stays as it is.
+		if [[ -n $(find "$root.complete" -mtime +6) ]]; then
+			vm_log "bringing the $(vm_suite) build root up to date"
+			if vm_buildroot_exec apt-get -q update >>"$root.log" 2>&1 &&
+				vm_buildroot_exec env DEBIAN_FRONTEND=noninteractive \
+					apt-get -q -y dist-upgrade >>"$root.log" 2>&1; then
+				touch "$root.complete"
+			else
+				vm_warn "updating the $(vm_suite) build root failed ($root.log); building with it as it is"
+			fi
+		fi
+		return 0
+	fi
+	vm_is_root || vm_die "the $(vm_suite) kernel is built in a $(vm_suite) chroot: run as root (debootstrap, chroot)"
+	command -v debootstrap >/dev/null || vm_die "debootstrap is not installed (run tests/vm/deps)"
+	uri=$(vm_suite_mirror | head -n 1)
+	[[ -n $uri ]] || vm_die "no Debian mirror in the host's apt sources"
+	vm_log "making a Debian $(vm_suite) build root (debootstrap, once; $root.log)"
+	rm -rf "$root" "$root.complete"
+	mkdir -p "$root"
+	: >"$root.log"
+	vm_run_logged "$root.log" debootstrap --variant=minbase \
+		--include="$(IFS=,; printf '%s' "${VM_BUILDROOT_PACKAGES[*]}")" \
+		"$(vm_suite)" "$root" "$uri" || {
+		rm -rf "$root"
+		vm_die "debootstrap of $(vm_suite) failed ($root.log)"
+	}
+	rm -rf "$root/var/cache/apt/archives"/*.deb
+	printf '%s\n' "$stamp" >"$root.complete"
+}
+
+# vm_buildroot_exec CMD...: run CMD in the suite's build root, with /proc
+# (objtool reads it) and the cache mounted, as root.
+vm_buildroot_exec() {
+	local root cache
+	root=$(vm_buildroot_dir)
+	cache=$(vm_cache_root)
+	cache=$(cd "$cache" && pwd -P)
+	unshare --mount --propagation private -- /bin/bash -c '
+		set -e
+		root=$1 cache=$2
+		shift 2
+		mount -t proc proc "$root/proc"
+		mkdir -p "$root$cache"
+		mount --bind "$cache" "$root$cache"
+		exec chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
+			HOME=/root LANG=C.UTF-8 "$@"' vm-buildroot "$root" "$cache" "$@"
+}
+
+# ---------------------------------------------------------------------------
 # Kernel image and headers
 
 # Fills VM_KROOT (unpacked image+headers), VM_KDIR (kbuild dir), VM_VMLINUZ,
 # VM_MODDIR (the image's /lib/modules/<release>).
 vm_fetch_kernel() {
 	local rel=$VM_ABI-$VM_KFLAVOUR
-	local base
-	base=$(vm_cache_root)/$VM_ARCH/$VM_ABI
+	local base common
+	base=$(vm_cache_root)/$VM_ARCH/$VM_ABI${UDMABUF_KERNEL_FLAVOUR:+-$UDMABUF_KERNEL_FLAVOUR}
 	VM_KROOT=$base/root
 	VM_KDIR=$VM_KROOT/usr/src/linux-headers-$rel
 	VM_VMLINUZ=$VM_KROOT/boot/vmlinuz-$rel
 	VM_MODDIR=$VM_KROOT/lib/modules/$rel
 	VM_KCONFIG=$VM_KROOT/boot/config-$rel
+	# Since 7.x (sid) they are in the modules' directory, not in /boot.
+	if [[ ! -e $VM_VMLINUZ && -e $VM_MODDIR/vmlinuz ]]; then
+		VM_VMLINUZ=$VM_MODDIR/vmlinuz
+		VM_KCONFIG=$VM_MODDIR/config
+	fi
 	if [[ -f $base/.complete ]]; then
 		return 0
 	fi
-	local pkgs=(
-		"linux-image-$rel" "linux-headers-$rel" "linux-headers-$VM_ABI-common"
-	)
+	local pkgs=("linux-image-$rel" "linux-headers-$rel")
 	local p
 	vm_apt_private_init
+	if ! vm_apt_known "linux-headers-$rel"; then
+		vm_apt_update
+	fi
+	# The flavour's common headers (-common, -common-rt), as the headers
+	# depend on them.
+	common=$(vm_apt_cache depends "linux-headers-$rel" 2>/dev/null |
+		sed -n 's/^ *Depends: \(linux-headers-.*-common[a-z-]*\)$/\1/p' | head -n 1)
+	pkgs+=("${common:-linux-headers-$VM_ABI-common}")
+	# Since 7.x (sid) linux-image is a package of dependencies: the image
+	# is in linux-binary, the modules in linux-modules, and so on.
+	while read -r p; do
+		pkgs+=("$p")
+	done < <(vm_apt_cache depends "linux-image-$rel" 2>/dev/null | awk -v rel="-$rel" '
+		$1 == "Depends:" && $2 ~ /^linux-/ && $2 != "linux-image" rel &&
+		substr($2, length($2) - length(rel) + 1) == rel {print $2}')
 	for p in "${pkgs[@]}"; do
 		if ! vm_apt_known "$p"; then
 			vm_apt_update
@@ -386,10 +568,16 @@ vm_fetch_kernel() {
 	for deb in "$base"/debs/*.deb; do
 		dpkg-deb -x "$deb" "$VM_KROOT"
 	done
+	# Packages of a merged-/usr release put the modules in /usr/lib only.
+	[[ -e $VM_KROOT/lib || ! -d $VM_KROOT/usr/lib ]] || ln -s usr/lib "$VM_KROOT/lib"
 	dpkg-deb -f "$base/debs/linux-headers-${rel}_"*.deb Version >"$base/version"
 	vm_fix_headers "$base"
 	# The debs are unpacked; keep only the tree.
 	rm -rf "$base/debs"
+	if [[ ! -e $VM_VMLINUZ && -e $VM_MODDIR/vmlinuz ]]; then
+		VM_VMLINUZ=$VM_MODDIR/vmlinuz
+		VM_KCONFIG=$VM_MODDIR/config
+	fi
 	touch "$base/.complete"
 }
 
@@ -400,9 +588,14 @@ vm_fetch_kernel() {
 # the host's kbuild; a kernel series other than the host's (bookworm's 6.12)
 # gets its own kbuild package, the host's architecture, unpacked beside it.
 vm_fix_headers() {
-	local base=$1 common=$VM_KROOT/usr/src/linux-headers-$VM_ABI-common kb
+	local base=$1 common kb
+	# The common headers, as the flavour's Makefile includes them.
+	common=$(sed -n 's|^include /usr/src/\(linux-headers-[^/]*\)/Makefile$|\1|p' "$VM_KDIR/Makefile" 2>/dev/null)
+	[[ -n $common ]] || vm_die "unexpected header layout in $VM_KROOT"
+	# Every path of /usr/src it names (newer ones also KBUILD_OUTPUT).
+	sed -i -E "s#(^|[ =])/usr/src/#\1$VM_KROOT/usr/src/#g" "$VM_KDIR/Makefile"
+	common=$VM_KROOT/usr/src/$common
 	[[ -d $VM_KDIR && -d $common ]] || vm_die "unexpected header layout in $VM_KROOT"
-	sed -i "s|/usr/src/linux-headers-$VM_ABI-common|$common|g" "$VM_KDIR/Makefile"
 	mkdir -p "$VM_KROOT/usr/lib"
 	kb=$(readlink "$common/scripts")
 	kb=${kb#../../lib/}
@@ -415,7 +608,7 @@ vm_fix_headers() {
 		ln -sfn "/usr/lib/$VM_KBUILD_PKG" "$VM_KROOT/usr/lib/$VM_KBUILD_PKG"
 		return 0
 	fi
-	(cd "$base/debs" && vm_run_logged "$base/download.log" apt-get -q download "$kb") ||
+	(cd "$base/debs" && vm_apt_host_download "$base/download.log" "$kb") ||
 		vm_die "downloading $kb (the headers' kbuild) failed"
 	dpkg-deb -x "$base/debs/${kb}_"*.deb "$VM_KROOT"
 	[[ -d $VM_KROOT/usr/lib/$kb/scripts ]] || vm_die "$kb has no scripts/"
