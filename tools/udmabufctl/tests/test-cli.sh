@@ -702,6 +702,28 @@ check "the unit's stop is clear --state, not clear of every buffer"
 UDMABUF_CONFIGFS_DIR=$C
 unset UDMABUF_FAKE_LOG
 
+# --- sync: the ioctl on the device node, no sysfs attribute ------------------
+
+MAN8=$(cd "$(dirname "$0")/../../.." && pwd)/Documentation/udmabufctl.8
+# The paragraph of a command in the man page's COMMANDS section.
+man_command() {
+	sed -n '/^\.SH COMMANDS/,/^\.SH /p' "$MAN8" |
+		sed -n "/^\\.B $1\$/,/^\\.TP/p"
+}
+man_command sync >"$OUT"
+out_has UDMABUF_CFS_IOC_SYNC_FOR_CPU && out_has UDMABUF_CFS_IOC_SYNC_FOR_DEVICE &&
+	! grep -q 'sync_for_cpu\|sync_for_device\|attribute[s]* *$' "$OUT"
+check "udmabufctl(8) says that sync uses the ioctls, not sysfs attributes"
+mkdir -p "$T/ioctl-dev"
+head -c 65536 /dev/zero >"$T/ioctl-dev/cam0"
+rm -f "$T/writes"
+[ -n "$works" ] && UDMABUF_DEV_DIR=$T/ioctl-dev UDMABUF_FAKE_DEV_DIR=$T/ioctl-dev \
+	UDMABUF_SYSFS_DIR=$T/nonexistent UDMABUF_FAKE_LOG=$T/writes \
+	run_fake sync cam0 --for-device --offset 4K --length 8K --direction to-device
+status_is 0 && [ ! -s "$ERR" ] && printf '%s\n' ioctl=get_info \
+	"ioctl=sync_for_device 4096 8192 1" | cmp -s - "$T/writes"
+fake "sync opens the device node and issues the sync ioctl, without sysfs"
+
 # --- names: item a has device b, item b has device c --------------------------
 
 X=$T/cross/udmabuf
