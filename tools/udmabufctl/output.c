@@ -508,7 +508,9 @@ void print_info(FILE *f, const struct udmabuf_info *info, const int *cols,
 			fprintf(f, o->raw ? "%s " : "%-12s ", key);
 		if (o->raw) {
 			raw_escape(f, buf[0] ? buf : "-");
-		} else if (c == COL_SIZE_ && info->size >= 1024 && !o->bytes) {
+		} else if (c == COL_SIZE_ && info->size >= 1024 && !o->bytes &&
+			   !o->noheadings) {
+			/* The human form for a reader; -n is for scripts. */
 			char h[32];
 
 			human_size(info->size, h, sizeof(h));

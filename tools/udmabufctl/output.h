@@ -97,9 +97,9 @@ void print_list(FILE *f, const struct udmabuf_info *v, size_t n,
 
 /*
  * "key: value" lines for one buffer, one per column. Sizes are bytes with
- * the human form in parentheses (bytes only with o->bytes); o->noheadings
- * leaves out the keys, o->raw the alignment (values escaped as by
- * raw_escape()). Unknown values are "-".
+ * the human form in parentheses (bytes only with o->bytes, o->noheadings
+ * or o->raw); o->noheadings leaves out the keys, o->raw the alignment
+ * (values escaped as by raw_escape()). Unknown values are "-".
  */
 void print_info(FILE *f, const struct udmabuf_info *info, const int *cols,
 		size_t ncols, const struct out_opts *o);

@@ -407,6 +407,12 @@ check "info -b shows sizes in bytes only"
 run info -n -o PHYS-ADDR cam0
 status_is 0 && out_is "0x000000003f000000"
 check "info -n shows the values without keys"
+run info -n -o SIZE cam0
+status_is 0 && out_is "4194304"
+check "info -n shows a size as the plain number of bytes, for scripts"
+run info -r -o SIZE cam0
+status_is 0 && out_is "size: 4194304"
+check "info -r shows a size as the plain number of bytes"
 run info -r -o NAME,DEVICE spare
 status_is 0 && out_is "name: spare
 device: -"
