@@ -20,11 +20,16 @@
 #include <linux/swiotlb.h>
 
 /*
- * The kernels this module is built for: Linux 5.10 (the oldest long-term
- * series in use) up to the newest.  Outside the range, one line says so.
+ * The kernels this module is built and tested for: Linux 5.10 (the oldest
+ * long-term series in use) to 7.2 (the newest Debian kernel).  Outside the
+ * range one line says so; a newer kernel may be tried with
+ * "make UDMABUF_CFS_UNTESTED_KERNEL=1".  dkms.conf, Kconfig and README say
+ * the same range.
  */
 #if LINUX_VERSION_CODE < KERNEL_VERSION(5, 10, 0)
-#error "udmabuf-cfs needs Linux 5.10 or later"
+#error "udmabuf-cfs supports Linux 5.10 to 7.2: this kernel is older"
+#elif LINUX_VERSION_CODE >= KERNEL_VERSION(7, 3, 0) && !defined(UDMABUF_CFS_UNTESTED_KERNEL)
+#error "udmabuf-cfs supports Linux 5.10 to 7.2: this kernel is newer and untested (make UDMABUF_CFS_UNTESTED_KERNEL=1 to try it)"
 #endif
 
 /*

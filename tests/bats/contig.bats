@@ -148,6 +148,67 @@ free_range() {
 	assert_no_device thief
 }
 
+# cma_area: "BASE SIZE" (bytes) of the kernel's CMA area, from its boot line
+# "cma: Reserved N MiB at 0x..." (no debugfs of CMA in Debian's kernels).
+cma_area() {
+	dmesg | sed -n 's/.*cma: Reserved \([0-9]*\) MiB at \(0x[0-9a-f]*\).*/\2 \1/p' |
+		{ read -r base mib && echo "$((base)) $((mib * MiB))" || true; }
+}
+
+# is_ram ADDR LEN: [ADDR, +LEN) lies in one System RAM range of /proc/iomem.
+is_ram() {
+	local start end
+	while IFS=- read -r start end; do
+		(( $1 >= 0x$start && $1 + $2 - 1 <= 0x$end )) && return 0
+	done < <(sed -n 's/^\([0-9a-f]*-[0-9a-f]*\) : System RAM$/\1/p' /proc/iomem)
+	return 1
+}
+
+# outside_cma NAME BASE SIZE: the buffer NAME lies wholly outside [BASE, +SIZE).
+outside_cma() {
+	local addr len
+	addr=$(cpu_addr "$1")
+	len=$(cat "$cfs/$1/size")
+	(( addr + len <= $2 || addr >= $2 + $3 )) ||
+		fail "$1 ($addr + $len) lies in the CMA area ($2 + $3)"
+}
+
+@test "contiguous and placed buffers never take the CMA area's pages; CMA allocates after them" {
+	local area base size in big addr
+	area=$(cma_area)
+	[ -n "$area" ] || skip "this kernel reserved no CMA area"
+	read -r base size <<<"$area"
+	(( size >= 32 * MiB )) || skip "the CMA area is smaller than 32 MiB"
+	# Placed into the area, which CMA owns: refused, whether its pages are
+	# free or not, and nothing is left behind.
+	for in in $((base + 8 * MiB)) "$base" $((base + size - 4 * MiB)); do
+		new_item incma size=4M dma_mask=64 phys_addr="$in"
+		assert_write EBUSY "$cfs/incma/enable" 1
+		assert_no_device incma
+		rmdir "$cfs/incma"
+	done
+	# Straddling its start or its end, whichever has RAM beside it.
+	for in in $((base - 4 * MiB)) $((base + size - 4 * MiB)); do
+		is_ram "$in" $((8 * MiB)) || continue
+		new_item edge size=8M dma_mask=64 phys_addr="$in"
+		assert_write EBUSY "$cfs/edge/enable" 1
+		assert_no_device edge
+		rmdir "$cfs/edge"
+	done
+	# Larger than the area: from the contiguous-range allocator, outside it.
+	big=$(( (size / MiB + 64) * MiB ))
+	make_buf big "$big" dma_mask=64
+	assert_attr "$cfs/big/allocator" contig
+	outside_cma big "$base" "$size"
+	# CMA still hands out its area afterwards: a buffer too large for the
+	# page allocator and small enough for CMA comes from it, inside it.
+	make_buf fromcma 16M dma_mask=64
+	assert_attr "$cfs/fromcma/allocator" cma
+	addr=$(cpu_addr fromcma)
+	(( addr >= base && addr + 16 * MiB <= base + size )) ||
+		fail "the CMA buffer is at $addr, not in the CMA area ($base + $size)"
+}
+
 @test "phys_addr: unaligned EINVAL when written, outside RAM ERANGE at enable" {
 	new_item p size=4M dma_mask=64
 	assert_write EINVAL "$cfs/p/phys_addr" 0x1001

@@ -456,10 +456,20 @@ VM_BUILDROOT_RECIPE=1
 vm_buildroot_dir() { printf '%s\n' "$(vm_cache_root)/buildroot/$(vm_suite)"; }
 
 # vm_buildroot: make (or bring up to date) the suite's build root.  Needs
-# root (debootstrap, chroot); serialised by the caller's cache lock.
+# root (debootstrap, chroot).
 vm_buildroot() {
-	local root stamp uri
+	local root lock
 	root=$(vm_buildroot_dir)
+	mkdir -p "${root%/*}"
+	# The lanes of every arch share it: one makes it, the others wait.
+	exec {lock}>"$root.lock"
+	flock "$lock"
+	vm_buildroot_locked "$root"
+	exec {lock}>&-
+}
+
+vm_buildroot_locked() {
+	local root=$1 stamp uri
 	stamp="$VM_BUILDROOT_RECIPE ${VM_BUILDROOT_PACKAGES[*]}"
 	if [[ -f $root.complete && $(<"$root.complete") == "$stamp" ]]; then
 		# A week old: the release's compiler may have moved on with its
