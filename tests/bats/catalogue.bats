@@ -106,7 +106,8 @@ declare -gA STRERROR=(
 )
 
 # ctl_outcome ARGS...: run udmabufctl; a failure is one line that ends in
-# the reason (strerror text), plus the --help hint for usage errors.
+# the reason (strerror text; "no such buffer" for ENOENT of a NAME), plus
+# the --help hint for usage errors.
 ctl_outcome() {
 	local err rc=0 first e name=
 	err=$(udmabufctl "$@" 2>&1 >/dev/null) || rc=$?
@@ -118,6 +119,7 @@ ctl_outcome() {
 	for e in "${!STRERROR[@]}"; do
 		[[ $first == *": ${STRERROR[$e]}" ]] && name=$e
 	done
+	[[ $first == *": no such buffer" ]] && name=ENOENT
 	if [ "$rc" -ne 1 ]; then
 		echo "exit $rc: $err"
 	elif [[ $err == *$'\n'"Try 'udmabufctl --help' for more information." ]]; then

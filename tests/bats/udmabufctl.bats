@@ -384,15 +384,15 @@ cma_hint_re() {
 	assert_no_device b
 }
 
-@test "delete of a missing buffer fails with No such file or directory" {
+@test "delete of a missing buffer says there is no such buffer" {
 	run -1 --separate-stderr "$CTL" delete nosuch
-	assert_equal "$stderr" "udmabufctl: nosuch: delete: No such file or directory"
+	assert_equal "$stderr" "udmabufctl: nosuch: delete: no such buffer"
 }
 
 @test "delete with one of two names missing deletes the other and exits 2" {
 	run -0 "$CTL" create a --size 64K
 	run -2 --separate-stderr "$CTL" delete nosuch a
-	assert_equal "$stderr" "udmabufctl: nosuch: delete: No such file or directory"
+	assert_equal "$stderr" "udmabufctl: nosuch: delete: no such buffer"
 	assert_no_device a
 }
 
@@ -564,9 +564,9 @@ udmabuf1 param"
 	assert_line "size:        65536 (64K)"
 }
 
-@test "info of a missing buffer fails with No such file or directory" {
+@test "info of a missing buffer says there is no such buffer" {
 	run -1 --separate-stderr "$CTL" info nosuch
-	assert_equal "$stderr" "udmabufctl: nosuch: info: No such file or directory"
+	assert_equal "$stderr" "udmabufctl: nosuch: info: no such buffer"
 }
 
 @test "info -J of two buffers is valid JSON with two objects" {

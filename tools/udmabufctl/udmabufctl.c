@@ -237,6 +237,18 @@ static void report(const char *name, const char *action, int err)
 	fprintf(stderr, PROG ": %s: %s: %s\n", name, action, strerror(err));
 }
 
+/*
+ * The same for a NAME argument that names no buffer: ENOENT and EINVAL of
+ * a lookup are about buffers, not files.
+ */
+static void report_lookup(const char *name, const char *action, int err)
+{
+	fprintf(stderr, PROG ": %s: %s: %s\n", name, action,
+		err == ENOENT ? "no such buffer" :
+		err == EINVAL ? "not a buffer name (NAME or /dev/NAME)" :
+		strerror(err));
+}
+
 static void __attribute__((format(printf, 1, 2))) hint(const char *fmt, ...)
 {
 	va_list ap;
@@ -440,7 +452,7 @@ static size_t filter_list(struct udmabuf_info *v, size_t *n, char **names,
 			if (same_buffer(&v[i], info))
 				found = keep[i] = 1;
 		if (!found) {
-			report(names[k], "list", ret ? -ret : ENOENT);
+			report_lookup(names[k], "list", ret ? -ret : ENOENT);
 			failed++;
 		}
 	}
@@ -500,7 +512,7 @@ static int cmd_info(int argc, char **argv)
 	for (i = first; i < argc; i++) {
 		ret = udmabuf_get_info(argv[i], &v[n]);
 		if (ret) {
-			report(argv[i], "info", -ret);
+			report_lookup(argv[i], "info", -ret);
 			if (ret == -ENOENT)
 				probe_hint();
 			failed++;
@@ -819,8 +831,12 @@ static int delete_one(const char *name, unsigned int flags)
 	ret = udmabuf_delete(name, flags, &step);
 	if (!ret)
 		return 0;
-	report(name, !strcmp(step, "disable") || !strcmp(step, "rmdir") ?
-		     "delete" : step, -ret);
+	/* Gone meanwhile, or never there: no such buffer either way. */
+	if (ret == -ENOENT || (ret == -EINVAL && !strcmp(step, "delete")))
+		report_lookup(name, "delete", -ret);
+	else
+		report(name, !strcmp(step, "disable") || !strcmp(step, "rmdir") ?
+			     "delete" : step, -ret);
 	if (ret == -EBUSY)
 		busy_hint(name);
 	else if (ret == -EPERM && udmabuf_get_info(name, &info) == 0)
@@ -909,6 +925,7 @@ static int cmd_sync(int argc, char **argv)
 	int dir = UDMABUF_DIR_BIDIRECTIONAL;
 	uint64_t offset = 0, length = 0;
 	int target = -1, c, ret;
+	struct udmabuf_info info;
 	struct udmabuf *buf;
 	const char *name;
 
@@ -961,6 +978,21 @@ static int cmd_sync(int argc, char **argv)
 		      udmabuf_sync_for_device(buf, offset, length, dir);
 		udmabuf_close(buf);
 	}
+	if (ret == -ENOENT && udmabuf_get_info(name, &info) == 0 &&
+	    info.devpath[0]) {
+		fprintf(stderr, PROG ": %s: sync: no device node %s\n", name,
+			info.devpath);
+		return EXIT_FAIL;
+	}
+	if (ret == -ENODEV) {	/* a configfs item that is not enabled */
+		fprintf(stderr, PROG ": %s: sync: not enabled\n", name);
+		return EXIT_FAIL;
+	}
+	if (ret == -ENOENT) {
+		report_lookup(name, "sync", ENOENT);
+		probe_hint();
+		return EXIT_FAIL;
+	}
 	if (ret) {
 		report(name, "sync", -ret);
 		if (ret == -EOPNOTSUPP)
@@ -968,8 +1000,6 @@ static int cmd_sync(int argc, char **argv)
 			     name);
 		else if (ret == -EINVAL)
 			hint("the range must lie inside the buffer");
-		else if (ret == -ENOENT)
-			probe_hint();
 		else
 			permission_hint(-ret);
 		return EXIT_FAIL;

@@ -320,8 +320,8 @@ run list -n -o NAME "$D/udmabuf0"
 status_is 0 && out_is "udmabuf0"
 check "list /dev/NAME shows that device's buffer"
 run list -n -o NAME cam0 ghost
-status_is 1 && out_is "cam0" && err_is "udmabufctl: ghost: list: No such file or directory"
-check "list of an unknown NAME names it and exits 1"
+status_is 1 && out_is "cam0" && err_is "udmabufctl: ghost: list: no such buffer"
+check "list of an unknown NAME names it and says there is no such buffer"
 run -J -b list -o NAME,SIZE cam0
 status_is 0 && out_has '"size": 4194304' && ! out_has spare
 check "options before the verb apply to it (-J -b list)"
@@ -428,8 +428,11 @@ run info spare
 status_is 0 && out_has "dma-device:  -"
 check "info shows - as the DMA device of a buffer on the module's own device"
 run info nope
-status_is 1 && err_is "udmabufctl: nope: info: No such file or directory"
+status_is 1 && err_is "udmabufctl: nope: info: no such buffer"
 check "info of a missing buffer names it, the action and the reason"
+run info a/b
+status_is 1 && err_is "udmabufctl: a/b: info: not a buffer name (NAME or /dev/NAME)"
+check "info of a path that names no buffer says what a buffer name is"
 run info cam0 nope
 status_is 2 && out_has "name:        cam0"
 check "info with some missing names exits 2"
@@ -442,8 +445,8 @@ status_is 1 && err_is \
 udmabufctl: hint: udmabuf0 was created by a module parameter, not through configfs; it goes away when the module is unloaded"
 check "delete of a parameter buffer says why it cannot"
 run delete ghost
-status_is 1 && err_is "udmabufctl: ghost: delete: No such file or directory"
-check "delete of a missing buffer fails with ENOENT"
+status_is 1 && err_is "udmabufctl: ghost: delete: no such buffer"
+check "delete of a missing buffer says there is no such buffer"
 run create newbuf --size 4M
 status_is 1 && \
 	err_has "udmabufctl: newbuf: set size: No such file or directory"
@@ -460,8 +463,14 @@ status_is 1 && err_is \
 udmabufctl: hint: cam0 does not answer the udmabuf-cfs sync ioctls; is the loaded module older than this tool?"
 check "sync without module support says so"
 run sync cam0 --for-cpu
-status_is 1 && err_has "udmabufctl: cam0: sync: No such file or directory"
-check "sync of a buffer without a device node fails with ENOENT"
+status_is 1 && err_is "udmabufctl: cam0: sync: no device node /dev/cam0"
+check "sync of a buffer without a device node names the node"
+run sync ghost --for-cpu
+status_is 1 && err_is "udmabufctl: ghost: sync: no such buffer"
+check "sync of a missing buffer says there is no such buffer"
+run sync spare --for-cpu
+status_is 1 && err_is "udmabufctl: spare: sync: not enabled"
+check "sync of a disabled buffer says it is not enabled"
 
 # --- save / restore ------------------------------------------------------------
 
@@ -764,7 +773,7 @@ run info -J c
 status_is 0 && out_has '"name": "b"' && out_has '"devname": "c"'
 check "info NAME is the buffer whose device is NAME when no item has that name"
 run info /dev/a
-status_is 1 && err_is "udmabufctl: /dev/a: info: No such file or directory"
+status_is 1 && err_is "udmabufctl: /dev/a: info: no such buffer"
 check "info /dev/a fails when no device is called a, even though an item is"
 [ -n "$works" ] && run_fake delete /dev/b
 status_is 0 && [ ! -e "$X/a" ] && [ -d "$X/b" ]
