@@ -732,9 +732,12 @@ check "udmabufctl(8) says that sync uses the ioctls, not sysfs attributes"
 mkdir -p "$T/ioctl-dev"
 head -c 65536 /dev/zero >"$T/ioctl-dev/cam0"
 rm -f "$T/writes"
-[ -n "$works" ] && UDMABUF_DEV_DIR=$T/ioctl-dev UDMABUF_FAKE_DEV_DIR=$T/ioctl-dev \
-	UDMABUF_SYSFS_DIR=$T/nonexistent UDMABUF_FAKE_LOG=$T/writes \
-	run_fake sync cam0 --for-device --offset 4K --length 8K --direction to-device
+UDMABUF_DEV_DIR=$T/ioctl-dev UDMABUF_SYSFS_DIR=$T/nonexistent
+UDMABUF_FAKE_DEV_DIR=$T/ioctl-dev UDMABUF_FAKE_LOG=$T/writes
+export UDMABUF_FAKE_DEV_DIR UDMABUF_FAKE_LOG
+[ -n "$works" ] && run_fake sync cam0 --for-device --offset 4K --length 8K --direction to-device
+UDMABUF_DEV_DIR=/dev UDMABUF_SYSFS_DIR=$S
+unset UDMABUF_FAKE_DEV_DIR UDMABUF_FAKE_LOG
 status_is 0 && [ ! -s "$ERR" ] && printf '%s\n' ioctl=get_info \
 	"ioctl=sync_for_device 4096 8192 1" | cmp -s - "$T/writes"
 fake "sync opens the device node and issues the sync ioctl, without sysfs"
