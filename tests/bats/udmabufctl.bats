@@ -267,11 +267,18 @@ cma_hint_re() {
 	assert_buffer race
 }
 
-@test "create without the module loaded says to load it" {
+@test "without the module every command but sync fails alike: exit 1, configfs named, the fix" {
 	unload_module
-	run -1 --separate-stderr "$CTL" create tbuf --size 64K
-	assert_equal "${stderr_lines[0]}" "udmabufctl: tbuf: create: No such file or directory"
-	assert_equal "${stderr_lines[1]}" "udmabufctl: hint: the udmabuf-cfs module is not loaded: modprobe udmabuf-cfs"
+	local args
+	for args in "list" "info tbuf" "create tbuf --size 64K" "delete tbuf" "save" \
+		"restore" "clear"; do
+		# shellcheck disable=SC2086 # split on purpose
+		run -1 --separate-stderr "$CTL" $args
+		assert_output ""
+		assert_equal "$stderr" "udmabufctl: ${args%% *}: no configfs directory $cfs
+udmabufctl: hint: the udmabuf-cfs module is not loaded: modprobe udmabuf-cfs"
+	done
+	[ ! -e "$UDMABUF_SAVE_FILE" ] || fail "save wrote $UDMABUF_SAVE_FILE"
 }
 
 # ---------------------------------------------------------------------------

@@ -260,18 +260,41 @@ static void __attribute__((format(printf, 1, 2))) hint(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-/* Explain a missing configfs subsystem; returns 1 if it did. */
-static int probe_hint(void)
+/* Why the configfs subsystem is missing (udmabuf_probe()'s P), and the fix. */
+static void probe_hint_of(int p)
 {
-	int p = udmabuf_probe();
-
 	if (p & UDMABUF_PROBE_NO_CONFIGFS)
 		hint("configfs is not mounted: mount -t configfs none /sys/kernel/config");
 	if (p & UDMABUF_PROBE_NO_MODULE)
 		hint("the udmabuf-cfs module is not loaded: modprobe udmabuf-cfs");
+	else if ((p & UDMABUF_PROBE_NO_SUBSYS) && getenv("UDMABUF_CONFIGFS_DIR"))
+		hint("is UDMABUF_CONFIGFS_DIR right?");
 	else if (p & UDMABUF_PROBE_NO_SUBSYS)
-		hint("%s does not exist", udmabuf_configfs_dir());
-	return p != 0;
+		hint("the loaded udmabuf_cfs module did not register it: modprobe -r udmabuf-cfs && modprobe udmabuf-cfs");
+}
+
+/* The same for a buffer that was not found, if configfs is why. */
+static void probe_hint(void)
+{
+	probe_hint_of(udmabuf_probe());
+}
+
+/*
+ * Every command but sync works through the configfs subsystem. Without
+ * it they all fail alike, before anything is read or written:
+ * "udmabufctl: COMMAND: no configfs directory DIR" and the fix. Returns 0
+ * if it is there.
+ */
+static int need_configfs(const char *command)
+{
+	int p = udmabuf_probe();
+
+	if (!p)
+		return 0;
+	fprintf(stderr, PROG ": %s: no configfs directory %s\n", command,
+		udmabuf_configfs_dir());
+	probe_hint_of(p);
+	return -1;
 }
 
 static void permission_hint(int err)
@@ -474,13 +497,13 @@ static int cmd_list(int argc, char **argv)
 
 	a.ncols = default_columns(a.cols, 64);
 	first = parse_out_args(argc, argv, &a);
+	if (need_configfs("list"))
+		return EXIT_FAIL;
 
 	/* Only what the columns show: a few reads per buffer, not all. */
 	ret = udmabuf_list_fields(columns_fields(a.cols, a.ncols), &v, &n);
 	if (ret) {
 		fprintf(stderr, PROG ": list: %s\n", strerror(-ret));
-		if (ret == -ENOENT)
-			probe_hint();
 		return EXIT_FAIL;
 	}
 	if (first < argc)
@@ -503,6 +526,8 @@ static int cmd_info(int argc, char **argv)
 	first = parse_out_args(argc, argv, &a);
 	if (first >= argc)
 		usage_error("info: missing buffer name");
+	if (need_configfs("info"))
+		return EXIT_FAIL;
 	total = (size_t)(argc - first);
 	v = calloc(total, sizeof(*v));
 	if (!v) {
@@ -513,8 +538,6 @@ static int cmd_info(int argc, char **argv)
 		ret = udmabuf_get_info(argv[i], &v[n]);
 		if (ret) {
 			report_lookup(argv[i], "info", -ret);
-			if (ret == -ENOENT)
-				probe_hint();
 			failed++;
 			continue;
 		}
@@ -782,6 +805,8 @@ static int cmd_create(int argc, char **argv)
 	if (cfg.device_name && strchr(cfg.name, '/'))
 		usage_error("invalid buffer name '%s'", cfg.name);
 
+	if (need_configfs("create"))
+		return EXIT_FAIL;
 	/* argv[argc] is NULL, so the attribute list is terminated. */
 	if (create_reported(&cfg))
 		return EXIT_FAIL;
@@ -844,8 +869,6 @@ static int delete_one(const char *name, unsigned int flags)
 		     info.name, !strcmp(info.origin, "dt") ? "from the device tree" :
 		     !strcmp(info.origin, "param") ? "by a module parameter" :
 		     "by the module");
-	else if (ret == -ENOENT)
-		probe_hint();
 	else
 		permission_hint(-ret);
 	return ret;
@@ -878,6 +901,8 @@ static int cmd_delete(int argc, char **argv)
 
 	if (i >= argc)
 		usage_error("delete: missing buffer name");
+	if (need_configfs("delete"))
+		return EXIT_FAIL;
 	for (; i < argc; i++)
 		if (delete_one(argv[i], flags))
 			failed++;
@@ -892,8 +917,6 @@ static int clear_all(unsigned int flags, size_t *total)
 	int ret = udmabuf_list_items(&items, &n);
 
 	*total = 0;
-	if (ret == -ENOENT)
-		return 0;	/* nothing can exist */
 	if (ret) {
 		fprintf(stderr, PROG ": clear: %s\n", strerror(-ret));
 		*total = 1;
@@ -1017,7 +1040,7 @@ static const char *default_save_file(void)
 	return env && *env ? env : DEFAULT_SAVE_FILE;
 }
 
-static int write_save_file(const char *file, FILE *f)
+static int write_save_file(FILE *f)
 {
 	struct udmabuf_info info;
 	char **items;
@@ -1025,10 +1048,8 @@ static int write_save_file(const char *file, FILE *f)
 	int ret = udmabuf_list_items(&items, &n);
 
 	if (ret) {
-		/* Never replace a saved file because the module is missing. */
-		report(file, "save", -ret);
-		if (ret == -ENOENT)
-			probe_hint();
+		/* Never replace a saved file because the buffers are unknown. */
+		fprintf(stderr, PROG ": save: %s\n", strerror(-ret));
 		return ret;
 	}
 	fprintf(f, "# udmabuf buffers, written by '" PROG " save' (" PROG " %s).\n"
@@ -1117,8 +1138,9 @@ fail:
 
 static int fill_save_file(const char *file, FILE *f, void *ctx)
 {
+	(void)file;
 	(void)ctx;
-	return write_save_file(file, f);
+	return write_save_file(f);
 }
 
 static int cmd_save(int argc, char **argv)
@@ -1139,6 +1161,8 @@ static int cmd_save(int argc, char **argv)
 	if (optind + 1 < argc)
 		usage_error("save: unexpected argument '%s'", argv[optind + 1]);
 	file = optind < argc ? argv[optind] : default_save_file();
+	if (need_configfs("save"))
+		return EXIT_FAIL;
 	return replace_file(file, "save", fill_save_file, NULL) ?
 	       EXIT_FAIL : EXIT_OK;
 }
@@ -1353,6 +1377,8 @@ static int cmd_clear(int argc, char **argv)
 	}
 	if (optind < argc)
 		usage_error("clear: unexpected argument '%s'", argv[optind]);
+	if (need_configfs("clear"))
+		return EXIT_FAIL;
 	if (state)
 		return clear_recorded(state, flags);
 	failed = clear_all(flags, &total);
@@ -1464,6 +1490,8 @@ static int cmd_restore(int argc, char **argv)
 	if (optind + 1 < argc)
 		usage_error("restore: unexpected argument '%s'", argv[optind + 1]);
 	file = optind < argc ? argv[optind] : default_save_file();
+	if (need_configfs("restore"))
+		return EXIT_FAIL;
 	/* A record that cannot be read would be overwritten: stop first. */
 	if (state && read_records(state, &had))
 		return EXIT_FAIL;

@@ -530,7 +530,7 @@ status_is 1 && err_has "udmabufctl: newbuf: set dma_device: Operation not suppor
 check "create --dma-device on a module without a features attribute says it is too old"
 UDMABUF_CONFIGFS_DIR=$T/none/udmabuf
 run create newbuf --size 4M --dma-device pci/0000:00:10.0
-status_is 1 && err_has "udmabufctl: newbuf: create: No such file or directory" &&
+status_is 1 && err_has "udmabufctl: create: no configfs directory $T/none/udmabuf" &&
 	! err_has "too old"
 check "create --dma-device without the subsystem reports that, not an old module"
 
@@ -716,6 +716,49 @@ grep -q '^ExecStop=@SBINDIR@/udmabufctl clear --state ' "$SVC" &&
 check "the unit's stop is clear --state, not clear of every buffer"
 UDMABUF_CONFIGFS_DIR=$C
 unset UDMABUF_FAKE_LOG
+
+# --- without configfs: every command that needs it fails alike ---------------
+
+NOCFS=$T/none/udmabuf
+UDMABUF_CONFIGFS_DIR=$NOCFS
+UDMABUF_MODULE_DIR=$T/nonexistent
+for args in "list" "list cam0" "-o NAME" "info cam0" "create nb --size 4K" \
+	"delete cam0" "save" "save $T/nocfs.conf" "restore" \
+	"restore $T/etc/udmabuf.conf" "restore --state $T/nocfs.state" "clear" \
+	"clear --state $T/nocfs.state"; do
+	# shellcheck disable=SC2086 # split on purpose
+	run $args
+	verb=${args%% *}
+	[ "$verb" = -o ] && verb=list
+	status_is 1 && [ ! -s "$OUT" ] && err_is "udmabufctl: $verb: no configfs directory $NOCFS
+udmabufctl: hint: the udmabuf-cfs module is not loaded: modprobe udmabuf-cfs"
+	check "'$args' without configfs exits 1, names configfs and the fix"
+done
+[ ! -e "$T/none" ] && [ ! -e "$T/nocfs.conf" ] && [ ! -e "$T/nocfs.state" ]
+check "without configfs, save, restore and clear make no file"
+UDMABUF_SAVE_FILE=$T/none.conf
+run restore
+UDMABUF_SAVE_FILE=$T/etc/udmabuf.conf
+status_is 1 && err_has "udmabufctl: restore: no configfs directory $NOCFS"
+check "restore without configfs fails even when nothing was saved"
+UDMABUF_MODULE_DIR=$T/module
+run clear
+status_is 1 && err_is "udmabufctl: clear: no configfs directory $NOCFS
+udmabufctl: hint: is UDMABUF_CONFIGFS_DIR right?"
+check "a configfs directory of UDMABUF_CONFIGFS_DIR that does not exist is blamed on it"
+run info -n -o DEVICE udmabuf0
+status_is 1 && err_has "udmabufctl: info: no configfs directory $NOCFS"
+check "info of a parameter buffer needs configfs as well"
+mkdir -p "$T/param-dev"
+head -c 4096 /dev/zero >"$T/param-dev/udmabuf0"
+UDMABUF_DEV_DIR=$T/param-dev UDMABUF_FAKE_DEV_DIR=$T/param-dev
+export UDMABUF_FAKE_DEV_DIR
+[ -n "$works" ] && run_fake sync udmabuf0 --for-cpu
+UDMABUF_DEV_DIR=/dev
+unset UDMABUF_FAKE_DEV_DIR
+status_is 0 && [ ! -s "$ERR" ]
+fake "sync, which needs only the device node, works without configfs"
+UDMABUF_CONFIGFS_DIR=$C
 
 # --- sync: the ioctl on the device node, no sysfs attribute ------------------
 
