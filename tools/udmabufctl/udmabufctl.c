@@ -113,8 +113,10 @@ static void print_exit_status(FILE *f)
 	fputs("\n"
 	      "Exit status:\n"
 	      " 0  success\n"
-	      " 1  usage error, the operation failed, or the output could not be written\n"
-	      " 2  some, but not all, of several NAMEs (or restored buffers) failed\n"
+	      " 1  usage error; the command failed (with several NAMEs: all of them);\n"
+	      "    or the output could not be written\n"
+	      " 2  some, but not all, of several NAMEs (list, info, delete) or of the\n"
+	      "    buffers of restore or clear failed; the others were done\n"
 	      "\n"
 	      "For more details see udmabufctl(8).\n", f);
 }
@@ -492,7 +494,7 @@ static int cmd_list(int argc, char **argv)
 {
 	struct out_args a = { .ncols = 0 };
 	struct udmabuf_info *v;
-	size_t n, failed = 0;
+	size_t n, failed = 0, total = 0;
 	int ret, first;
 
 	a.ncols = default_columns(a.cols, 64);
@@ -506,12 +508,14 @@ static int cmd_list(int argc, char **argv)
 		fprintf(stderr, PROG ": list: %s\n", strerror(-ret));
 		return EXIT_FAIL;
 	}
-	if (first < argc)
+	if (first < argc) {
+		total = (size_t)(argc - first);
 		failed = filter_list(v, &n, argv + first, argc - first);
+	}
 	print_list(stdout, v, n, a.cols, a.ncols, &a.o);
 	udmabuf_list_free(v);
-	/* Like losetup: an unknown NAME fails the listing. */
-	return failed ? EXIT_FAIL : EXIT_OK;
+	/* As info and delete: 2 if some NAMEs are no buffer, 1 if all. */
+	return status_of(failed, total);
 }
 
 static int cmd_info(int argc, char **argv)

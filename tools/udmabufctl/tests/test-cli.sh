@@ -320,8 +320,12 @@ run list -n -o NAME "$D/udmabuf0"
 status_is 0 && out_is "udmabuf0"
 check "list /dev/NAME shows that device's buffer"
 run list -n -o NAME cam0 ghost
-status_is 1 && out_is "cam0" && err_is "udmabufctl: ghost: list: no such buffer"
-check "list of an unknown NAME names it and says there is no such buffer"
+status_is 2 && out_is "cam0" && err_is "udmabufctl: ghost: list: no such buffer"
+check "list of an unknown NAME among others names it and exits 2, like info"
+run list -n -o NAME ghost nope
+status_is 1 && [ ! -s "$OUT" ] && err_is "udmabufctl: ghost: list: no such buffer
+udmabufctl: nope: list: no such buffer"
+check "list of unknown NAMEs only exits 1"
 run -J -b list -o NAME,SIZE cam0
 status_is 0 && out_has '"size": 4194304' && ! out_has spare
 check "options before the verb apply to it (-J -b list)"
@@ -436,6 +440,9 @@ check "info of a path that names no buffer says what a buffer name is"
 run info cam0 nope
 status_is 2 && out_has "name:        cam0"
 check "info with some missing names exits 2"
+run info ghost nope
+status_is 1 && [ ! -s "$OUT" ]
+check "info with every name missing exits 1"
 
 # --- delete, create, sync (what a fake tree can show) -----------------------------
 
@@ -768,6 +775,12 @@ man_command() {
 	sed -n '/^\.SH COMMANDS/,/^\.SH /p' "$MAN8" |
 		sed -n "/^\\.B $1\$/,/^\\.TP/p"
 }
+man_command list >"$OUT"
+out_has "exit status 2" && ! grep -q "exit status 1; the others" "$OUT"
+check "udmabufctl(8) gives list the exit status 2 of some names failing, as info and delete"
+sed -n '/^\.SH EXIT STATUS/,/^\.SH /p' "$MAN8" >"$OUT"
+out_has "Some, but not all," && out_has "list" && out_has "info" && out_has "delete"
+check "udmabufctl(8) names the commands of several names in EXIT STATUS"
 man_command sync >"$OUT"
 out_has UDMABUF_CFS_IOC_SYNC_FOR_CPU && out_has UDMABUF_CFS_IOC_SYNC_FOR_DEVICE &&
 	! grep -q 'sync_for_cpu\|sync_for_device\|attribute[s]* *$' "$OUT"
@@ -824,6 +837,12 @@ check "info /dev/a fails when no device is called a, even though an item is"
 [ -n "$works" ] && run_fake delete /dev/b
 status_is 0 && [ ! -e "$X/a" ] && [ -d "$X/b" ]
 fake "delete /dev/b removes the buffer whose device is b, not the item called b"
+[ -n "$works" ] && run_fake delete b ghost
+status_is 2 && [ ! -e "$X/b" ] && err_is "udmabufctl: ghost: delete: no such buffer"
+fake "delete with some names missing deletes the others and exits 2"
+[ -n "$works" ] && run_fake delete ghost nope
+status_is 1 && [ "$(wc -l <"$ERR")" -eq 2 ]
+fake "delete with every name missing exits 1"
 if command -v bash >/dev/null 2>&1; then
 	mkdir "$X/a b" "$X/x\$(touch pwned)"
 	COMP_SRC=$(cd "$(dirname "$0")/.." && pwd)/udmabufctl.bash-completion
