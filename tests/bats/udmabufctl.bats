@@ -316,9 +316,15 @@ udmabufctl: hint: the udmabuf-cfs module is not loaded: modprobe udmabuf-cfs"
 	assert_equal "${stderr_lines[0]}" "udmabufctl: invalid size '16777216T': Numerical result out of range"
 }
 
-@test "an unknown command is a usage error" {
+@test "a first word that is no command is a NAME of list, and one that is no buffer either says both" {
+	run -0 "$CTL" create tbuf --size 64K
+	run -0 --separate-stderr "$CTL" tbuf -n -r -o NAME,ORIGIN
+	assert_output "tbuf configfs"
+	assert_equal "$stderr" ""
 	run -1 --separate-stderr "$CTL" frobnicate
-	assert_equal "${stderr_lines[0]}" "udmabufctl: unknown command 'frobnicate'"
+	assert_output ""
+	assert_equal "$stderr" "udmabufctl: frobnicate: list: no such buffer
+udmabufctl: hint: 'frobnicate' is not a command either (see 'udmabufctl --help')"
 }
 
 @test "--version prints the tool's and the loaded module's versions" {

@@ -132,7 +132,8 @@ static void usage(void)
 	      "\n"
 	      "Create, list, inspect and delete udmabuf-cfs DMA buffers.\n"
 	      NAMES_TEXT
-	      "Options of list and info may also come before the command.\n"
+	      "Options of list and info may also come before the command, and a first\n"
+	      "word that is no command is a NAME: '" PROG " NAME...' lists NAMEs.\n"
 	      "\n"
 	      "Commands:\n"
 	      " list             list buffers (the default command)\n"
@@ -165,6 +166,12 @@ static void usage(void)
 
 /* The command being run, for its --help. */
 static const char *cur_verb = "list";
+
+/*
+ * The first word of "udmabufctl NAME...", which is no command: a NAME of
+ * list, unless it is no buffer either (a mistyped command?). Else NULL.
+ */
+static const char *first_word;
 
 /* The usage of one command: udmabufctl VERB --help. */
 static void usage_of(const char *verb)
@@ -478,6 +485,9 @@ static size_t filter_list(struct udmabuf_info *v, size_t *n, char **names,
 				found = keep[i] = 1;
 		if (!found) {
 			report_lookup(names[k], "list", ret ? -ret : ENOENT);
+			if (names[k] == first_word)
+				hint("'%s' is not a command either (see '" PROG " --help')",
+				     first_word);
 			failed++;
 		}
 	}
@@ -512,7 +522,9 @@ static int cmd_list(int argc, char **argv)
 		total = (size_t)(argc - first);
 		failed = filter_list(v, &n, argv + first, argc - first);
 	}
-	print_list(stdout, v, n, a.cols, a.ncols, &a.o);
+	/* Not even a header when no NAME is a buffer: the command failed. */
+	if (!total || failed < total)
+		print_list(stdout, v, n, a.cols, a.ncols, &a.o);
 	udmabuf_list_free(v);
 	/* As info and delete: 2 if some NAMEs are no buffer, 1 if all. */
 	return status_of(failed, total);
@@ -552,7 +564,7 @@ static int cmd_info(int argc, char **argv)
 		}
 		n++;
 	}
-	if (a.o.json)
+	if (a.o.json && n)
 		print_list(stdout, v, n, a.cols, a.ncols, &a.o);
 	free(v);
 	return status_of(failed, total);
@@ -1708,8 +1720,11 @@ int main(int argc, char **argv)
 		memmove(argv + v, argv + v + 1, (size_t)(argc - v) * sizeof(*argv));
 		return commands[k].fn(argc - 1, argv);
 	}
+	/*
+	 * The default command: udmabufctl [list] [NAME...]. A first word that
+	 * is no command is a NAME.
+	 */
 	if (v < argc)
-		usage_error("unknown command '%s'", argv[v]);
-	/* Only options: the default command. */
+		first_word = argv[v];
 	return cmd_list(argc, argv);
 }

@@ -192,8 +192,6 @@ usage_error() { # NAME EXPECTED-FIRST-LINE ARGS...
 $TRY" && [ ! -s "$OUT" ]
 check "$name"
 }
-usage_error "an unknown command is a usage error" \
-	"udmabufctl: unknown command 'frobnicate'" frobnicate
 usage_error "an unknown option is a usage error" \
 	"udmabufctl: unrecognized option '--bogus'" list --bogus
 usage_error "create without a name is a usage error" \
@@ -338,10 +336,22 @@ status_is 0 && out_is \
 spare       1536
 udmabuf0 1048576"
 check "options without a verb are the default command's"
-run -o NAME cam0
-status_is 1 && err_is "udmabufctl: unknown command 'cam0'
-$TRY"
-check "a NAME without a verb is an unknown command"
+run cam0
+status_is 0 && [ ! -s "$ERR" ] && out_is \
+"NAME DEVICE    MAJ:MIN SIZE SYNC-MODE PHYS-ADDR          ORIGIN   USERS
+cam0 $D/cam0 240:1     4M         3 0x000000003f000000 configfs     2"
+check "a first word that is no command is a NAME of list: udmabufctl NAME"
+run -o NAME udmabuf0 -n "$D/cam0"
+status_is 0 && out_is "cam0
+udmabuf0"
+check "udmabufctl NAME... takes list's options before and between the NAMEs"
+run frobnicate
+status_is 1 && [ ! -s "$OUT" ] && err_is "udmabufctl: frobnicate: list: no such buffer
+udmabufctl: hint: 'frobnicate' is not a command either (see 'udmabufctl --help')"
+check "a first word that is no command and no buffer says both, exits 1 and lists nothing"
+run cam0 frobnicate
+status_is 2 && out_has cam0 && err_is "udmabufctl: frobnicate: list: no such buffer"
+check "udmabufctl NAME... exits 2 when some NAMEs are no buffer, as list does"
 if command -v python3 >/dev/null 2>&1; then
 	run list --json --output-all
 	python3 -c '
@@ -853,6 +863,20 @@ if command -v bash >/dev/null 2>&1; then
 		bash "$COMP_SRC" "$BIN") >"$OUT" 2>"$ERR"; rc=$?
 	status_is 0 && out_has 'a\ b' && out_has 'x\$\(touch\ pwned\)' && [ ! -e "$T/pwned" ]
 	check "completion quotes buffer names and does not expand them"
+	# shellcheck disable=SC2016 # expanded by bash
+	(cd "$T" && bash -c '. "$1"
+		COMP_WORDS=("$2" b ""); COMP_CWORD=2
+		_udmabufctl; printf "%s\n" "${COMPREPLY[@]}"' \
+		bash "$COMP_SRC" "$BIN") >"$OUT" 2>"$ERR"; rc=$?
+	status_is 0 && out_has 'a\ b' && ! out_has create
+	check "completion after a NAME as the first word offers more NAMEs"
+	# shellcheck disable=SC2016 # expanded by bash
+	(cd "$T" && bash -c '. "$1"
+		COMP_WORDS=("$2" ""); COMP_CWORD=1
+		_udmabufctl; printf "%s\n" "${COMPREPLY[@]}"' \
+		bash "$COMP_SRC" "$BIN") >"$OUT" 2>"$ERR"; rc=$?
+	status_is 0 && out_has 'a\ b' && out_has create
+	check "completion of the first word offers the commands and the NAMEs"
 	rmdir "$X/a b" "$X/x\$(touch pwned)"
 fi
 UDMABUF_CONFIGFS_DIR=$C
