@@ -89,7 +89,7 @@
 	"                      that exist already are refused\n" \
 	"     --state STATE    record the buffers made in STATE, for clear --state\n" \
 	" FILE defaults to " DEFAULT_SAVE_FILE "; restore of a missing\n" \
-	" default file does nothing.\n"
+	" default file does nothing. FILE - is standard input.\n"
 #define OPTS_STATE \
 	"     --state STATE    delete only the buffers that restore --state STATE\n" \
 	"                      made and that still exist (what a service started)\n"
@@ -198,7 +198,7 @@ static void usage_of(const char *verb)
 		  "\nOptions:\n" OPTS_SYNC OPTS_HELP, 0 },
 		{ "save", "Usage:\n" SYN_SAVE "\n"
 		  "Write the configfs buffers to FILE (default " DEFAULT_SAVE_FILE "),\n"
-		  "replacing it atomically.\n"
+		  "replacing it atomically. FILE - is standard output.\n"
 		  "\nOptions:\n" OPTS_HELP, 0 },
 		{ "restore", "Usage:\n" SYN_RESTORE "\n"
 		  "Create the buffers described in FILE.\n"
@@ -1159,6 +1159,32 @@ static int fill_save_file(const char *file, FILE *f, void *ctx)
 	return write_save_file(f);
 }
 
+/*
+ * save -: the whole file or nothing on standard output, as a file is
+ * replaced whole or not at all. Write errors are close_stdout()'s.
+ */
+static int save_to_stdout(void)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	int ret;
+
+	if (!f) {
+		fprintf(stderr, PROG ": save: %s\n", strerror(errno));
+		return EXIT_FAIL;
+	}
+	ret = write_save_file(f);
+	if (fclose(f) && !ret) {
+		ret = -ENOMEM;
+		fprintf(stderr, PROG ": save: %s\n", strerror(-ret));
+	}
+	if (!ret)
+		fwrite(text, 1, len, stdout);
+	free(text);
+	return ret ? EXIT_FAIL : EXIT_OK;
+}
+
 static int cmd_save(int argc, char **argv)
 {
 	const char *file;
@@ -1179,6 +1205,8 @@ static int cmd_save(int argc, char **argv)
 	file = optind < argc ? argv[optind] : default_save_file();
 	if (need_configfs("save"))
 		return EXIT_FAIL;
+	if (!strcmp(file, "-"))
+		return save_to_stdout();
 	return replace_file(file, "save", fill_save_file, NULL) ?
 	       EXIT_FAIL : EXIT_OK;
 }
@@ -1393,6 +1421,8 @@ static int cmd_clear(int argc, char **argv)
 	}
 	if (optind < argc)
 		usage_error("clear: unexpected argument '%s'", argv[optind]);
+	if (state && !strcmp(state, "-"))
+		usage_error("clear: --state takes a file, not standard input");
 	if (need_configfs("clear"))
 		return EXIT_FAIL;
 	if (state)
@@ -1505,6 +1535,8 @@ static int cmd_restore(int argc, char **argv)
 	}
 	if (optind + 1 < argc)
 		usage_error("restore: unexpected argument '%s'", argv[optind + 1]);
+	if (state && !strcmp(state, "-"))
+		usage_error("restore: --state takes a file, not standard input");
 	file = optind < argc ? argv[optind] : default_save_file();
 	if (need_configfs("restore"))
 		return EXIT_FAIL;
@@ -1512,7 +1544,12 @@ static int cmd_restore(int argc, char **argv)
 	if (state && read_records(state, &had))
 		return EXIT_FAIL;
 
-	f = fopen(file, "re");
+	if (!strcmp(file, "-")) {
+		f = stdin;
+		file = "standard input";	/* for the messages */
+	} else {
+		f = fopen(file, "re");
+	}
 	if (!f) {
 		if (errno == ENOENT && optind >= argc)
 			status = EXIT_OK;	/* nothing was saved */
@@ -1630,7 +1667,8 @@ out:
 		free(v[i].line);
 	free(v);
 	free(line);
-	fclose(f);
+	if (f != stdin)
+		fclose(f);
 	return status;
 }
 

@@ -523,6 +523,36 @@ run restore "$T/dup.conf"
 status_is 1 && \
 	err_has "udmabufctl: $T/dup.conf:2: restore: File exists"
 check "restore refuses a name listed twice"
+# In a directory of its own, where a file named - would show.
+HERE=$(pwd)
+mkdir -p "$T/cwd" && cd "$T/cwd" || exit 1
+run save -
+status_is 0 && [ ! -s "$ERR" ] && [ ! -e "$T/cwd/-" ] &&
+	grep -q "^# udmabuf buffers, written by 'udmabufctl save'" "$OUT" &&
+	sed '/^#/d' "$OUT" | cmp -s - "$T/expected.conf"
+check "save - writes the save file to standard output, no file named -"
+if [ -w /dev/full ]; then
+	"$BIN" save - >/dev/full 2>"$ERR"; rc=$?; : >"$OUT"
+	status_is 1 && err_is "udmabufctl: write error: No space left on device"
+	check "save - to a full device exits 1 with a write error"
+fi
+run restore - <"$T/expected.conf"
+status_is 1 && [ ! -s "$OUT" ] && err_is "udmabufctl: cam0: restore: File exists
+udmabufctl: spare: restore: File exists
+udmabufctl: hint: 2 buffer(s) of standard input exist already; 'udmabufctl restore --clear' deletes all buffers first"
+check "restore - reads standard input, not a file named -"
+printf 'ok1 size=4K\nbad size=12Q\n' >"$T/bad-stdin.conf"
+run restore - <"$T/bad-stdin.conf"
+status_is 1 && err_is "udmabufctl: standard input:2: restore: Invalid argument
+udmabufctl: hint: bad setting 'size=12Q' for bad"
+check "restore - names standard input and the line of a bad setting"
+usage_error "restore --state - is refused: the record is a file" \
+	"udmabufctl: restore: --state takes a file, not standard input" restore --state - -
+usage_error "clear --state - is refused: the record is a file" \
+	"udmabufctl: clear: --state takes a file, not standard input" clear --state -
+[ -z "$(ls "$T/cwd")" ]
+check "save -, restore - and --state - make no file named -"
+cd "$HERE" || exit 1
 
 # --- create --dma-device ----------------------------------------------------------
 
@@ -670,6 +700,11 @@ printf 'r3 size=4096\nr1 size=4096\n' >"$T/clash.conf"
 status_is 1 && [ ! -e "$R/r3" ] && err_has "udmabufctl: r1: restore: File exists" &&
 	! err_has "r2:" && ! err_has "r3:"
 fake "restore refuses a file with a name that exists, naming only that one, and creates nothing"
+printf 'r4 size=8192 sync_mode=3\n' >"$T/stdin.conf"
+[ -n "$works" ] && run_fake restore - <"$T/stdin.conf"
+status_is 0 && [ ! -s "$ERR" ] && [ "$(cat "$R/r4/size")" = 8192 ] &&
+	[ "$(cat "$R/r4/sync_mode")" = 3 ]
+fake "restore - creates the buffers read from standard input"
 
 # --- the unit: its stop deletes what its start made, nothing else -------------
 
@@ -740,7 +775,7 @@ NOCFS=$T/none/udmabuf
 UDMABUF_CONFIGFS_DIR=$NOCFS
 UDMABUF_MODULE_DIR=$T/nonexistent
 for args in "list" "list cam0" "-o NAME" "info cam0" "create nb --size 4K" \
-	"delete cam0" "save" "save $T/nocfs.conf" "restore" \
+	"delete cam0" "save" "save $T/nocfs.conf" "save -" "restore" \
 	"restore $T/etc/udmabuf.conf" "restore --state $T/nocfs.state" "clear" \
 	"clear --state $T/nocfs.state"; do
 	# shellcheck disable=SC2086 # split on purpose
