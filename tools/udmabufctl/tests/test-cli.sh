@@ -453,6 +453,12 @@ check "info with some missing names exits 2"
 run info ghost nope
 status_is 1 && [ ! -s "$OUT" ]
 check "info with every name missing exits 1"
+run info -J ghost
+status_is 1 && [ ! -s "$OUT" ] && err_is "udmabufctl: ghost: info: no such buffer"
+check "info -J with every name missing prints no JSON, as list prints no table"
+run list -J ghost
+status_is 1 && [ ! -s "$OUT" ]
+check "list -J with every name missing prints no JSON"
 
 # --- delete, create, sync (what a fake tree can show) -----------------------------
 
