@@ -1074,7 +1074,7 @@ static int write_save_file(FILE *f)
 	for (i = 0; i < n; i++) {
 		ret = udmabuf_get_info(items[i], &info);
 		if (ret) {
-			report(items[i], "save", -ret);
+			report_lookup(items[i], "save", -ret);
 			break;
 		}
 		conf_write_line(f, &info);
