@@ -29,7 +29,7 @@
 #if LINUX_VERSION_CODE < KERNEL_VERSION(5, 10, 0)
 #error "udmabuf-cfs supports Linux 5.10 to 7.2: this kernel is older"
 #elif LINUX_VERSION_CODE >= KERNEL_VERSION(7, 3, 0) && !defined(UDMABUF_CFS_UNTESTED_KERNEL)
-#error "udmabuf-cfs supports Linux 5.10 to 7.2: this kernel is newer and untested (make UDMABUF_CFS_UNTESTED_KERNEL=1 to try it)"
+#error "udmabuf-cfs supports Linux 5.10 to 7.2 (make UDMABUF_CFS_UNTESTED_KERNEL=1 to try a newer)"
 #endif
 
 /*
@@ -49,6 +49,18 @@
  */
 #ifndef ACR_FLAGS_NONE
 #define ACR_FLAGS_NONE		MIGRATE_MOVABLE
+#endif
+
+/*
+ * The granule of alloc_contig_range(): v5.19 made it isolate pageblocks;
+ * before, it isolated the whole MAX_ORDER blocks around the range, and a
+ * range whose ends were not aligned to them took in its neighbours' pages
+ * (a piece next to one already taken failed with -EBUSY).
+ */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(5, 19, 0)
+#define UDMABUF_CONTIG_GRANULE	MAX_ORDER_NR_PAGES
+#else
+#define UDMABUF_CONTIG_GRANULE	pageblock_nr_pages
 #endif
 
 /* v5.11 added kmap_local_page(); kmap() may sleep, as the callers can. */

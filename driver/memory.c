@@ -309,8 +309,13 @@ static int udmabuf_take_range(unsigned long pfn, unsigned long nr)
 	int ret = 0;
 
 	while (done < nr) {
+		/*
+		 * Pieces end on multiples of the chunk, which are aligned
+		 * to the allocator's granule whatever @pfn is.
+		 */
 		unsigned long n = min_t(unsigned long, nr - done,
-					UDMABUF_CONTIG_CHUNK);
+					ALIGN(pfn + done + 1, UDMABUF_CONTIG_CHUNK) -
+					(pfn + done));
 
 		ret = alloc_contig_range(pfn + done, pfn + done + n,
 					 ACR_FLAGS_NONE,
@@ -329,7 +334,7 @@ static int udmabuf_take_range(unsigned long pfn, unsigned long nr)
 static int udmabuf_contig_zone(struct udmabuf_buffer *buf, struct zone *zone)
 {
 	unsigned long nr = udmabuf_nr_pages(buf);
-	unsigned long align = max_t(unsigned long, pageblock_nr_pages, 1);
+	unsigned long align = max_t(unsigned long, UDMABUF_CONTIG_GRANULE, 1);
 	unsigned long pfn = ALIGN(zone->zone_start_pfn, align), bad;
 
 	while (pfn + nr <= zone_end_pfn(zone)) {
@@ -401,7 +406,7 @@ static unsigned long udmabuf_reach_end(struct udmabuf_buffer *buf,
  */
 static unsigned long udmabuf_largest_range(struct udmabuf_buffer *buf)
 {
-	unsigned long align = max_t(unsigned long, pageblock_nr_pages, 1);
+	unsigned long align = max_t(unsigned long, UDMABUF_CONTIG_GRANULE, 1);
 	unsigned long largest = 0, pfn, limit, bad;
 	int nid, z;
 

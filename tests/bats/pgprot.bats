@@ -30,8 +30,12 @@ setup_file() {
 	if [ ! -e "$TRACEFS/kprobe_events" ]; then
 		mount -t tracefs tracefs "$TRACEFS" || return 1
 	fi
-	# 32-bit ARM: the first argument is in r0 (AAPCS).
+	# vm_page_prot in struct vm_area_struct: after vm_start, vm_end and
+	# vm_mm since 6.1 (the maple tree); before, also after vm_next, vm_prev,
+	# vm_rb and rb_subtree_gap.  32-bit ARM: the first argument is in r0
+	# (AAPCS).
 	local fetch='+24($arg1):x64'
+	! kernel_before 6 1 || fetch='+72($arg1):x64'
 	[ "$UDMABUF_ARCH" != armhf ] || fetch='+12(%r0):x32'
 	echo "p:$EVENT vm_insert_pages prot=$fetch" >>"$TRACEFS/kprobe_events" || {
 		cat "$TRACEFS/error_log" >&2

@@ -29,6 +29,7 @@
  *   mprotect DEV               read-only, then writable again
  *   madvise DEV                MADV_DONTNEED, then the same data
  *   sendfile DEV FILE          sendfile DEV -> FILE and FILE -> DEV
+ *   sendfile-in DEV FILE       sendfile FILE -> DEV only
  *   iouring DEV [CMD]          IORING_REGISTER_BUFFERS of the mapping; with
  *                              CMD: unmap and close, run CMD, then the
  *                              registered (pinned) pages hold the data and
@@ -65,6 +66,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/ptrace.h>
+#include <stdbool.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -131,7 +133,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: %s odirect|odirect-hold|vmsplice|pvm|procmem|ptrace|fork|mremap|munmap|\n"
-		"       mprotect|madvise|sendfile|iouring|export|dmabuf|dmabuf-hold|vgem\n"
+		"       mprotect|madvise|sendfile|sendfile-in|iouring|export|dmabuf|dmabuf-hold|vgem\n"
 		"       DEV [ARGS...]   (see the source's header)\n", prog);
 }
 
@@ -635,7 +637,12 @@ static int cmd_madvise(struct zc *z)
 	return 0;
 }
 
-static int cmd_sendfile(struct zc *z, const char *path)
+/*
+ * sendfile DEV -> FILE, then FILE -> DEV; with @from_dev false only the
+ * second (kernels before 5.19 take only regular files and block devices
+ * as sendfile's input).
+ */
+static int cmd_sendfile(struct zc *z, const char *path, bool from_dev)
 {
 	size_t len = z->size, bad;
 	off_t off = 0;
@@ -644,16 +651,22 @@ static int cmd_sendfile(struct zc *z, const char *path)
 	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
 	if (fd < 0)
 		return report_setup_errno("open", path, errno);
-	fill(z->map, len, SEED_A);
-	if (sendfile(fd, z->fd, &off, len) != (ssize_t)len)
-		return report_errno(errno);
+	if (from_dev) {
+		fill(z->map, len, SEED_A);
+		if (sendfile(fd, z->fd, &off, len) != (ssize_t)len)
+			return report_errno(errno);
+	} else if (ftruncate(fd, len)) {
+		return report_setup_errno("ftruncate", path, errno);
+	}
 	munmap(z->map, z->size);
 	z->map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (z->map == MAP_FAILED)
 		return report_setup_errno("mmap", path, errno);
-	bad = check(z->map, len, SEED_A);
-	if (bad != len)
-		return mismatch("file written by sendfile", bad);
+	if (from_dev) {
+		bad = check(z->map, len, SEED_A);
+		if (bad != len)
+			return mismatch("file written by sendfile", bad);
+	}
 
 	/* And back: the file, changed, into the buffer. */
 	fill(z->map, len, SEED_B);
@@ -1077,7 +1090,9 @@ int main(int argc, char **argv)
 	if (!strcmp(cmd, "madvise") && !argc)
 		return cmd_madvise(&z);
 	if (!strcmp(cmd, "sendfile") && argc == 1)
-		return cmd_sendfile(&z, argv[0]);
+		return cmd_sendfile(&z, argv[0], true);
+	if (!strcmp(cmd, "sendfile-in") && argc == 1)
+		return cmd_sendfile(&z, argv[0], false);
 	if (!strcmp(cmd, "iouring") && argc <= 1)
 		return cmd_iouring(&z, argc ? argv[0] : NULL);
 	if (!strcmp(cmd, "export") && argc == 3)

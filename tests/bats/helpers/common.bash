@@ -96,6 +96,14 @@ assert_empty_attr() {
 # Skips with a reason.
 
 # requires_arch ARCH...: skip unless the guest is one of them.
+# kernel_before MAJOR MINOR: the running kernel is older than MAJOR.MINOR
+# (for the tests of what the kernel itself allows, which changed).
+kernel_before() {
+	local major minor
+	IFS=. read -r major minor _ < <(uname -r)
+	((major < $1 || (major == $1 && ${minor%%[!0-9]*} < $2)))
+}
+
 requires_arch() {
 	local a want
 	for a in "$@"; do
