@@ -12,6 +12,7 @@
 #define _UDMABUF_CFS_COMPAT_H
 
 #include <linux/version.h>
+#include <linux/device.h>
 #include <linux/highmem.h>
 #include <linux/iommu.h>
 #include <linux/mm.h>
@@ -61,6 +62,23 @@
 #define UDMABUF_CONTIG_GRANULE	MAX_ORDER_NR_PAGES
 #else
 #define UDMABUF_CONTIG_GRANULE	pageblock_nr_pages
+#endif
+
+/*
+ * struct device's one-bit fields became flags with accessors after 6.19
+ * (7.2 is the first Debian kernel with them; their macro is #undef'd, so
+ * this is tested by version); before, DMA coherency was a field that
+ * exists only where the arch does cache maintenance for DMA.
+ */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(7, 2, 0)
+static inline void dev_assign_dma_coherent(struct device *dev, bool value)
+{
+#if defined(CONFIG_ARCH_HAS_SYNC_DMA_FOR_DEVICE) || \
+	defined(CONFIG_ARCH_HAS_SYNC_DMA_FOR_CPU) || \
+	defined(CONFIG_ARCH_HAS_SYNC_DMA_FOR_CPU_ALL)
+	dev->dma_coherent = value;
+#endif
+}
 #endif
 
 /* v5.11 added kmap_local_page(); kmap() may sleep, as the callers can. */

@@ -142,20 +142,6 @@ int udmabuf_dma_parse(const char *str, char *out, size_t len)
 	return 0;
 }
 
-/*
- * The class device allocates the memory; its coherency must be the DMA
- * device's, so that the allocator and the mmap of pool memory treat the
- * memory as that device will.
- */
-static void udmabuf_dma_set_coherent(struct device *dev, bool coherent)
-{
-#if defined(CONFIG_ARCH_HAS_SYNC_DMA_FOR_DEVICE) || \
-	defined(CONFIG_ARCH_HAS_SYNC_DMA_FOR_CPU) || \
-	defined(CONFIG_ARCH_HAS_SYNC_DMA_FOR_CPU_ALL)
-	dev->dma_coherent = coherent;
-#endif
-}
-
 /* The largest DMA address @dev can reach, as the DMA API sees it. */
 static u64 udmabuf_dma_limit(struct device *dev)
 {
@@ -254,7 +240,12 @@ int udmabuf_dma_setup(struct udmabuf_buffer *buf,
 		if (!target->dma_mask)
 			return -EINVAL;	/* not a DMA master */
 		mask = min(mask, udmabuf_dma_limit(target));
-		udmabuf_dma_set_coherent(dev, dev_is_dma_coherent(target));
+		/*
+		 * The class device allocates the memory; its coherency must
+		 * be the DMA device's, so that the allocator and the mmap of
+		 * pool memory treat the memory as that device will.
+		 */
+		dev_assign_dma_coherent(dev, dev_is_dma_coherent(target));
 	}
 
 	if (dma_set_mask_and_coherent(dev, mask))
