@@ -693,6 +693,11 @@ vm_fetch_userland() {
 		VM_USERROOT=/
 		return 0
 	fi
+	# The guest's userland is the host's release's, whatever kernel it
+	# boots (--suite): shadow the suite and its apt options.
+	local UDMABUF_KERNEL_SUITE=
+	local -a VM_APT_OPTS
+	vm_apt_opts
 	local base
 	base=$(vm_cache_root)/$VM_ARCH/userland
 	VM_USERROOT=$base/root
@@ -873,6 +878,10 @@ vm_elf_deps_present() {
 # emulation, compiling numpy's modules at every start would cost seconds).
 vm_fetch_python() {
 	local base pkgs p deb f stamp
+	# The host's release's python, as for the userland.
+	local UDMABUF_KERNEL_SUITE=
+	local -a VM_APT_OPTS
+	vm_apt_opts
 	base=$(vm_cache_root)/$VM_ARCH/python
 	VM_PYROOT=$base/root
 	pkgs=("${VM_PYTHON_USERLAND[@]}")
