@@ -64,6 +64,7 @@
 #define UDMABUF_DEFER_INTERVAL	(HZ / 2)
 
 static LIST_HEAD(udmabuf_deferred);
+static LIST_HEAD(udmabuf_watched);
 static DEFINE_MUTEX(udmabuf_deferred_lock);
 static void udmabuf_deferred_work(struct work_struct *work);
 static DECLARE_DELAYED_WORK(udmabuf_deferred_dwork, udmabuf_deferred_work);
@@ -645,13 +646,19 @@ static void udmabuf_deferred_work(struct work_struct *work)
 {
 	struct udmabuf_buffer *buf, *tmp;
 	LIST_HEAD(done);
+	LIST_HEAD(idle);
 	bool more;
 
 	mutex_lock(&udmabuf_deferred_lock);
 	list_for_each_entry_safe(buf, tmp, &udmabuf_deferred, mem_node)
 		if (!udmabuf_pages_used(buf))
 			list_move(&buf->mem_node, &done);
-	more = !list_empty(&udmabuf_deferred);
+	list_for_each_entry_safe(buf, tmp, &udmabuf_watched, mem_node)
+		if (!udmabuf_pages_used(buf)) {
+			list_move(&buf->mem_node, &idle);
+			buf->mem_watched = false;
+		}
+	more = !list_empty(&udmabuf_deferred) || !list_empty(&udmabuf_watched);
 	mutex_unlock(&udmabuf_deferred_lock);
 
 	if (more)
@@ -659,6 +666,11 @@ static void udmabuf_deferred_work(struct work_struct *work)
 				      UDMABUF_DEFER_INTERVAL);
 	list_for_each_entry_safe(buf, tmp, &done, mem_node) {
 		__udmabuf_free(buf);
+		module_put(THIS_MODULE);
+	}
+	list_for_each_entry_safe(buf, tmp, &idle, mem_node) {
+		list_del_init(&buf->mem_node);
+		udmabuf_buffer_put(buf);
 		module_put(THIS_MODULE);
 	}
 }
@@ -687,6 +699,34 @@ void udmabuf_free(struct udmabuf_buffer *buf)
 	schedule_delayed_work(&udmabuf_deferred_dwork, UDMABUF_DEFER_INTERVAL);
 }
 
+/**
+ * udmabuf_memory_watch - hold the module while idle memory is still used
+ * @buf: a live buffer that holds no module reference of its own, whose
+ *	last file, mapping and dma-buf have just gone
+ *
+ * A page of it may still be in a pipe (vmsplice) or under I/O (O_DIRECT);
+ * nothing can take a new one now.  A CMA or contiguous range can only be
+ * given back whole, by this module: until the last such page is released,
+ * the buffer and the module are held, so that rmmod is refused (EBUSY)
+ * rather than left waiting for a pipe that may never be read.  Memory of
+ * the page allocator needs no watch: each page is freed by its last user.
+ */
+void udmabuf_memory_watch(struct udmabuf_buffer *buf)
+{
+	if (buf->mem == UDMABUF_MEM_SPLIT || !udmabuf_pages_used(buf))
+		return;
+
+	mutex_lock(&udmabuf_deferred_lock);
+	if (!buf->mem_watched) {
+		buf->mem_watched = true;
+		kref_get(&buf->ref);
+		__module_get(THIS_MODULE);
+		list_add_tail(&buf->mem_node, &udmabuf_watched);
+	}
+	mutex_unlock(&udmabuf_deferred_lock);
+	schedule_delayed_work(&udmabuf_deferred_dwork, UDMABUF_DEFER_INTERVAL);
+}
+
 /* Which allocator the memory came from, for sysfs and configfs. */
 const char *udmabuf_allocator(struct udmabuf_buffer *buf)
 {
@@ -705,8 +745,32 @@ const char *udmabuf_allocator(struct udmabuf_buffer *buf)
 	return "none";
 }
 
-/* Module exit: the last deferred free may still be returning. */
+/*
+ * Module exit: the last deferred free may still be returning.  Every
+ * range still waiting holds the module, and a watch keeps it loaded while
+ * an idle buffer's pages are used, so nothing should be left; if a range
+ * is all the same (a page taken between the last check and rmmod), the
+ * unload must not wait for it: a contiguous range is left to its users
+ * page by page, a CMA range is leaked, and the log says so.
+ */
 void udmabuf_memory_exit(void)
 {
+	struct udmabuf_buffer *buf, *tmp;
+
 	cancel_delayed_work_sync(&udmabuf_deferred_dwork);
+	list_for_each_entry_safe(buf, tmp, &udmabuf_deferred, mem_node) {
+		list_del_init(&buf->mem_node);
+		dev_err(&buf->dev, "memory still in use at unload: %s\n",
+			buf->mem == UDMABUF_MEM_CONTIG ?
+			"each page is freed by its last user" :
+			"the CMA range is not given back");
+		if (buf->mem == UDMABUF_MEM_CONTIG) {
+			dma_unmap_page_attrs(&buf->dev, buf->alloc_addr,
+					     buf->alloc_size, DMA_BIDIRECTIONAL,
+					     DMA_ATTR_SKIP_CPU_SYNC);
+			udmabuf_put_pages(buf->pages, udmabuf_nr_pages(buf));
+		}
+		buf->mem = UDMABUF_MEM_NONE;
+		udmabuf_buffer_done(buf);
+	}
 }

@@ -192,7 +192,7 @@ void udmabuf_buffer_done(struct udmabuf_buffer *buf)
 	put_device(&buf->dev);
 }
 
-static void udmabuf_buffer_put(struct udmabuf_buffer *buf)
+void udmabuf_buffer_put(struct udmabuf_buffer *buf)
 {
 	kref_put(&buf->ref, udmabuf_buffer_release);
 }
@@ -371,12 +371,22 @@ struct udmabuf_buffer *udmabuf_get_export(struct udmabuf_buffer *buf)
 	return buf;
 }
 
-/* Undo udmabuf_get() when a file is released. */
+/*
+ * Undo udmabuf_get() when a file is released.  A buffer that holds no
+ * module reference of its own (made by a parameter or the device tree)
+ * has its memory watched once its last user is gone: a page still in a
+ * pipe or under I/O then holds the module (memory.c).
+ */
 void udmabuf_put(struct udmabuf_buffer *buf)
 {
+	bool idle;
+
 	mutex_lock(&udmabuf_lock);
-	buf->users--;
+	idle = !--buf->users && buf->live &&
+	       buf->origin != UDMABUF_ORIGIN_CONFIGFS;
 	mutex_unlock(&udmabuf_lock);
+	if (idle)
+		udmabuf_memory_watch(buf);
 	udmabuf_buffer_put(buf);
 }
 

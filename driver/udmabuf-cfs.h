@@ -132,7 +132,9 @@ struct udmabuf_config {
  * @place: that CPU physical address
  * @page_backed: every page carries its own reference: user mappings are
  *	made of the pages, and get_user_pages() works on them
- * @mem_node: entry in memory.c's list of memory waiting for its users
+ * @mem_node: entry in memory.c's list of memory waiting for its users, or
+ *	of memory watched while its last user is gone
+ * @mem_watched: @mem_node is on the watched list
  * @pages: first page of the physically contiguous allocation, or NULL for
  *	memory from a no-map reserved region (@pool)
  * @vaddr: kernel address of the allocation, or NULL for memory in highmem
@@ -175,6 +177,7 @@ struct udmabuf_buffer {
 	phys_addr_t place;
 	bool page_backed;
 	struct list_head mem_node;
+	bool mem_watched;
 	struct page *pages;
 	void *vaddr;
 	dma_addr_t alloc_addr;
@@ -225,6 +228,7 @@ struct udmabuf_buffer *udmabuf_create(const struct udmabuf_config *cfg);
 int udmabuf_destroy(struct udmabuf_buffer *buf, bool force);
 struct udmabuf_buffer *udmabuf_get(unsigned int minor);
 void udmabuf_put(struct udmabuf_buffer *buf);
+void udmabuf_buffer_put(struct udmabuf_buffer *buf);
 struct udmabuf_buffer *udmabuf_get_export(struct udmabuf_buffer *buf);
 void udmabuf_buffer_done(struct udmabuf_buffer *buf);
 void udmabuf_config_init(struct udmabuf_config *cfg);
@@ -232,6 +236,7 @@ void udmabuf_config_init(struct udmabuf_config *cfg);
 /* memory.c: allocation and freeing */
 int udmabuf_alloc(struct udmabuf_buffer *buf);
 void udmabuf_free(struct udmabuf_buffer *buf);
+void udmabuf_memory_watch(struct udmabuf_buffer *buf);
 void udmabuf_memory_exit(void);
 const char *udmabuf_allocator(struct udmabuf_buffer *buf);
 

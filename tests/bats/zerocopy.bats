@@ -189,6 +189,58 @@ held_range() {
 	held_range vmsplice
 }
 
+# rmmod_while_held ZC_COMMAND [ARGS...]: load the module with one parameter
+# buffer, udmabuf0, from a range (CMA or contiguous: what only the module
+# can give back), and run udmabuf-zc ZC_COMMAND /dev/udmabuf0 ARGS... CMD,
+# where the command makes something hold the first pages past munmap and
+# close and, while they are held, CMD tries rmmod: it must come back at
+# once, refused, with the module still there.  Once the hold is gone the
+# module can go.
+rmmod_while_held() {
+	local zc=$1 big alloc script n i
+	shift
+	big=$((2 * $(largest_block)))
+	assert_write OK "$cfs/tbuf/enable" 0
+	rmdir "$cfs/tbuf"
+	unload_module
+	load_module "udmabuf0=$big"
+	alloc=$(cat "$CLASS/udmabuf0/allocator")
+	[[ $alloc =~ ^(cma|contig)$ ]] || fail "udmabuf0=$big came from '$alloc', not a range"
+	script=$BATS_TEST_TMPDIR/rmmod.sh
+	cat >"$script" <<-EOF
+		$UT rmmod-try $MODNAME >$BATS_TEST_TMPDIR/rmmod.out 2>&1 &
+		pid=\$!
+		for i in \$(seq 40); do
+			kill -0 \$pid 2>/dev/null || break
+			sleep 0.25
+		done
+		if kill -0 \$pid 2>/dev/null; then
+			echo "rmmod still running 10 s later" >&2
+			exit 1
+		fi
+		r=\$(cat $BATS_TEST_TMPDIR/rmmod.out)
+		[ "\$r" = EAGAIN ] || { echo "rmmod while held: \$r" >&2; exit 1; }
+		[ -e /sys/module/$MODNAME/initstate ] || { echo "the module went" >&2; exit 1; }
+	EOF
+	run "$ZC" "$zc" /dev/udmabuf0 "$@" "sh $script"
+	assert_success
+	assert_output OK
+	# The hold is gone: the module goes within the driver's retry
+	# interval (0.5 s).
+	for i in $(seq 40); do
+		n=$(module_refcnt)
+		[ "$n" = 0 ] && break
+		sleep 0.25
+	done
+	[ "$n" = 0 ] || fail "module refcnt $n 10 s after the hold went"
+	assert_errno OK "$UT" rmmod-try "$MODNAME"
+	load_module
+}
+
+@test "rmmod while a parameter buffer's range is in a pipe is refused at once; the pipe keeps its bytes; then rmmod works" {
+	rmmod_while_held vmsplice
+}
+
 # A delayed view of a 4 MiB ram disk (device-mapper's delay target,
 # DELAY_MS for every request): O_DIRECT requests wait there, holding the
 # mapping's pages, long enough for a test to delete the buffer under them.
@@ -213,6 +265,11 @@ delayed_disk() {
 @test "O_DIRECT in flight on a CMA or contiguous range after rmdir: the range waits, holding the module" {
 	delayed_disk
 	held_range odirect-hold "$DELAYED" /dev/ram0
+}
+
+@test "rmmod while O_DIRECT on a parameter buffer's range is in flight is refused at once; then rmmod works" {
+	delayed_disk
+	rmmod_while_held odirect-hold "$DELAYED" /dev/ram0
 }
 
 @test "io_uring: registered pages keep their data after munmap, close, rmdir and reuse; fixed reads land in them only" {
