@@ -207,6 +207,17 @@ assert_probe_failed() {
 	run -0 "$UT" read-verify /dev/dtcma 150M 10M 31
 }
 
+@test "rmmod while the reusable-pool DT buffer's pages are in a pipe is refused at once; the pipe keeps its bytes; then rmmod works" {
+	local script=$BATS_TEST_TMPDIR/rmmod.sh
+	assert_attr "$CLASS/dtcma/allocator" cma
+	write_rmmod_refused "$script"
+	run udmabuf-zc vmsplice /dev/dtcma "sh $script"
+	assert_success
+	assert_output OK
+	assert_unloads_once_released
+	load_module "${PARAMS[@]}"
+}
+
 # pool_base KIND MIB: the address of the reserved-memory pool the kernel
 # reported at boot ("created CMA memory pool" / "created DMA memory pool").
 pool_base() {

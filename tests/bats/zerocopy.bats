@@ -103,12 +103,6 @@ assert_gone_and_reused() {
 	assert_no_device tbuf
 }
 
-# The module's reference count.
-module_refcnt() {
-	local n
-	read -r n <"/sys/module/$MODNAME/refcnt" || return 1
-	echo "$n"
-}
 
 # held_range ZC_COMMAND [ARGS...]: make the only buffer, "big", from a range
 # (CMA or contiguous), and run udmabuf-zc ZC_COMMAND /dev/big ARGS... CMD,
@@ -197,7 +191,7 @@ held_range() {
 # once, refused, with the module still there.  Once the hold is gone the
 # module can go.
 rmmod_while_held() {
-	local zc=$1 big alloc script n i
+	local zc=$1 big alloc script
 	shift
 	big=$((2 * $(largest_block)))
 	assert_write OK "$cfs/tbuf/enable" 0
@@ -207,33 +201,11 @@ rmmod_while_held() {
 	alloc=$(cat "$CLASS/udmabuf0/allocator")
 	[[ $alloc =~ ^(cma|contig)$ ]] || fail "udmabuf0=$big came from '$alloc', not a range"
 	script=$BATS_TEST_TMPDIR/rmmod.sh
-	cat >"$script" <<-EOF
-		$UT rmmod-try $MODNAME >$BATS_TEST_TMPDIR/rmmod.out 2>&1 &
-		pid=\$!
-		for i in \$(seq 40); do
-			kill -0 \$pid 2>/dev/null || break
-			sleep 0.25
-		done
-		if kill -0 \$pid 2>/dev/null; then
-			echo "rmmod still running 10 s later" >&2
-			exit 1
-		fi
-		r=\$(cat $BATS_TEST_TMPDIR/rmmod.out)
-		[ "\$r" = EAGAIN ] || { echo "rmmod while held: \$r" >&2; exit 1; }
-		[ -e /sys/module/$MODNAME/initstate ] || { echo "the module went" >&2; exit 1; }
-	EOF
+	write_rmmod_refused "$script"
 	run "$ZC" "$zc" /dev/udmabuf0 "$@" "sh $script"
 	assert_success
 	assert_output OK
-	# The hold is gone: the module goes within the driver's retry
-	# interval (0.5 s).
-	for i in $(seq 40); do
-		n=$(module_refcnt)
-		[ "$n" = 0 ] && break
-		sleep 0.25
-	done
-	[ "$n" = 0 ] || fail "module refcnt $n 10 s after the hold went"
-	assert_errno OK "$UT" rmmod-try "$MODNAME"
+	assert_unloads_once_released
 	load_module
 }
 

@@ -176,6 +176,48 @@ unload_module() {
 	fi
 }
 
+# The module's reference count.
+module_refcnt() {
+	local n
+	read -r n <"/sys/module/$MODNAME/refcnt" || return 1
+	echo "$n"
+}
+
+# write_rmmod_refused SCRIPT: write a shell script that tries rmmod in the
+# background and fails unless it comes back within 10 s, refused (EAGAIN),
+# with the module still loaded: what a test runs while something holds
+# pages of a buffer that only the module can give back.
+write_rmmod_refused() {
+	cat >"$1" <<-EOF
+		$UT rmmod-try $MODNAME >$1.out 2>&1 &
+		pid=\$!
+		for i in \$(seq 40); do
+			kill -0 \$pid 2>/dev/null || break
+			sleep 0.25
+		done
+		if kill -0 \$pid 2>/dev/null; then
+			echo "rmmod still running 10 s later" >&2
+			exit 1
+		fi
+		r=\$(cat $1.out)
+		[ "\$r" = EAGAIN ] || { echo "rmmod while held: \$r" >&2; exit 1; }
+		[ -e /sys/module/$MODNAME/initstate ] || { echo "the module went" >&2; exit 1; }
+	EOF
+}
+
+# assert_unloads_once_released: the hold is gone, so the module's count
+# drops to 0 within the driver's retry interval (0.5 s), and rmmod works.
+assert_unloads_once_released() {
+	local n _
+	for _ in $(seq 40); do
+		n=$(module_refcnt)
+		[ "$n" = 0 ] && break
+		sleep 0.25
+	done
+	[ "$n" = 0 ] || fail "module refcnt $n 10 s after the hold went"
+	assert_errno OK "$UT" rmmod-try "$MODNAME"
+}
+
 # True if the loaded module owns buffers made by module parameters.
 have_param_buffers() {
 	local o origin
