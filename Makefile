@@ -37,7 +37,12 @@ KBUILD := $(MAKE) -C $(KDIR) M=$(CURDIR)/driver $(KBUILD_VARS)
 
 all: module tools
 
+# Without the kernel's headers kbuild would only say "No such file or
+# directory": say which package has them.
 module:
+	@test -e $(KDIR)/Makefile || { \
+		echo "udmabuf-cfs: no kernel headers in $(KDIR): install them (Debian, Ubuntu: linux-headers-$$(uname -r); Fedora: kernel-devel; Arch: linux-headers) or give KDIR=/path/to/kernel" >&2; \
+		exit 1; }
 	$(KBUILD) modules
 
 tools:
@@ -105,6 +110,7 @@ SHELL_SCRIPTS := .ci/run tests/demo.sh tests/vm/run tests/vm/check-all \
 	tests/vm/lib.sh tests/vm/deps tests/vm/selftest tests/vm/debug.sh \
 	tests/vm/debug-kernel tests/vm/init tests/vm/checkpatch tests/deb/check \
 	tests/bench/run tests/bench/guest.sh tests/catalogue/check tests/uapi/check \
+	tests/build/check \
 	tests/vm/check-cache
 BATS_FILES := $(wildcard tests/bats/*.bats tests/bats-dt/*.bats tests/deb/*.bats \
 	tests/vm/selftest.d/*.bats) $(wildcard tests/bats/helpers/*.bash)
@@ -142,6 +148,7 @@ check-host: deps
 	$(MAKE) -C tools/udmabufctl check
 	tests/uapi/check
 	tests/catalogue/check
+	tests/build/check
 	tests/vm/check-cache
 
 check-amd64:

@@ -195,7 +195,7 @@ teardown() { common_teardown; }
 }
 
 @test "a refused enable leaves its minor free" {
-	new_item bad minor=4 size=64G
+	new_item bad minor=4 size="$(unallocatable_size)"
 	assert_write ENOMEM "$cfs/bad/enable" 1
 	assert_no_device bad
 	make_buf good 4096 minor=4
@@ -212,7 +212,7 @@ teardown() { common_teardown; }
 }
 
 @test "a refused enable leaves its device name free" {
-	new_item bad size=64G device_name=shared
+	new_item bad size="$(unallocatable_size)" device_name=shared
 	assert_write ENOMEM "$cfs/bad/enable" 1
 	make_buf good 4096 device_name=shared
 	assert_device shared

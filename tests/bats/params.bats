@@ -123,7 +123,7 @@ insmod_ok() {
 }
 
 @test "an unallocatable parameter makes insmod fail with ENOMEM and leaves nothing behind" {
-	assert_errno ENOMEM "$UT" insmod-try "$UDMABUF_KO" udmabuf0=4K udmabuf1=64G
+	assert_errno ENOMEM "$UT" insmod-try "$UDMABUF_KO" udmabuf0=4K "udmabuf1=$(unallocatable_size)"
 	run module_loaded
 	assert_failure
 	[ ! -e /dev/udmabuf0 ] || fail "/dev/udmabuf0 exists"
@@ -132,7 +132,7 @@ insmod_ok() {
 }
 
 @test "the module loads after a failed load" {
-	assert_errno ENOMEM "$UT" insmod-try "$UDMABUF_KO" udmabuf0=64G
+	assert_errno ENOMEM "$UT" insmod-try "$UDMABUF_KO" "udmabuf0=$(unallocatable_size)"
 	insmod_ok udmabuf0=4K
 	assert_device udmabuf0
 }

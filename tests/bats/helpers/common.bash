@@ -176,6 +176,14 @@ unload_module() {
 	fi
 }
 
+# unallocatable_size: a size that every layer accepts (it fits a 32-bit
+# kernel's size_t too) but no allocator can give: more than the guest's RAM.
+unallocatable_size() {
+	local kib
+	kib=$(sed -n 's/^MemTotal: *\([0-9]*\) kB/\1/p' /proc/meminfo)
+	echo "$((kib / 1024 + 512))M"
+}
+
 # The module's reference count.
 module_refcnt() {
 	local n
