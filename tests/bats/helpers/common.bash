@@ -104,6 +104,11 @@ kernel_before() {
 	((major < $1 || (major == $1 && ${minor%%[!0-9]*} < $2)))
 }
 
+# kernel_32bit: the guest's kernel has a 32-bit size_t (armhf).
+kernel_32bit() {
+	[ "$UDMABUF_ARCH" = armhf ]
+}
+
 requires_arch() {
 	local a want
 	for a in "$@"; do
