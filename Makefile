@@ -126,7 +126,7 @@ lint:
 	shellcheck -S warning -s bash $(BATS_FILES)
 
 # Seconds of concurrent stress on the debug kernel (the stock lanes run 10).
-STRESS_SECONDS ?= 60
+STRESS_SECONDS ?= 30
 
 # Everything the README promises; installs missing Debian packages as root.
 # The host tests, then every lane of tests/vm/lanes (stock and debug
