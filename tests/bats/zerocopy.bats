@@ -112,7 +112,7 @@ assert_gone_and_reused() {
 # and make two new buffers of its size.  Then the new buffers have kept
 # their data, and once the hold is gone the range and the module go back.
 held_range() {
-	local zc=$1 big alloc addr script n i re
+	local zc=$1 big alloc addr script re
 	shift
 	# Beyond the page allocator's largest block: CMA or a range.
 	big=$((2 * $(largest_block)))
@@ -155,14 +155,8 @@ held_range() {
 		assert_write OK "$cfs/$re/enable" 0
 		rmdir "$cfs/$re"
 	done
-	# The hold is gone: the range goes back within the driver's retry
-	# interval (0.5 s), and the module with it.
-	for i in $(seq 40); do
-		n=$(module_refcnt)
-		[ "$n" = 0 ] && break
-		sleep 0.25
-	done
-	[ "$n" = 0 ] || fail "module refcnt $n 10 s after the hold went"
+	# The hold is gone: the range goes back, and the module with it.
+	wait_module_released
 	run -0 "$UT" kmsg-since "$KMSG_SEQ"
 	assert_output --partial "big: memory still in use (pinned or in a pipe): freed when released"
 	# Given back: its start (which the kernel hands out last, contig.bats)

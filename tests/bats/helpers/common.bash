@@ -218,16 +218,21 @@ write_rmmod_refused() {
 	EOF
 }
 
-# assert_unloads_once_released: the hold is gone, so the module's count
-# drops to 0 within the driver's retry interval (0.5 s), and rmmod works.
-assert_unloads_once_released() {
+# wait_module_released: the hold is gone, so the module's count drops to 0
+# within the driver's retry interval (0.5 s); fail after 10 s.
+wait_module_released() {
 	local n _
 	for _ in $(seq 40); do
 		n=$(module_refcnt)
-		[ "$n" = 0 ] && break
+		[ "$n" = 0 ] && return 0
 		sleep 0.25
 	done
-	[ "$n" = 0 ] || fail "module refcnt $n 10 s after the hold went"
+	fail "module refcnt $n 10 s after the hold went"
+}
+
+# assert_unloads_once_released: as wait_module_released, then rmmod works.
+assert_unloads_once_released() {
+	wait_module_released
 	assert_errno OK "$UT" rmmod-try "$MODNAME"
 }
 
