@@ -536,59 +536,54 @@ vm_fetch_kernel() {
 	VM_VMLINUZ=$VM_KROOT/boot/vmlinuz-$rel
 	VM_MODDIR=$VM_KROOT/lib/modules/$rel
 	VM_KCONFIG=$VM_KROOT/boot/config-$rel
+	if [[ ! -f $base/.complete ]]; then
+		local pkgs=("linux-image-$rel" "linux-headers-$rel")
+		local p
+		vm_apt_private_init
+		if ! vm_apt_known "linux-headers-$rel"; then
+			vm_apt_update
+		fi
+		# The flavour's common headers (-common, -common-rt), as the headers
+		# depend on them.
+		common=$(vm_apt_cache depends "linux-headers-$rel" 2>/dev/null |
+			sed -n 's/^ *Depends: \(linux-headers-.*-common[a-z-]*\)$/\1/p' | head -n 1)
+		pkgs+=("${common:-linux-headers-$VM_ABI-common}")
+		# Since 7.x (sid) linux-image is a package of dependencies: the image
+		# is in linux-binary, the modules in linux-modules, and so on.
+		while read -r p; do
+			pkgs+=("$p")
+		done < <(vm_apt_cache depends "linux-image-$rel" 2>/dev/null | awk -v rel="-$rel" '
+			$1 == "Depends:" && $2 ~ /^linux-/ && $2 != "linux-image" rel &&
+			substr($2, length($2) - length(rel) + 1) == rel {print $2}')
+		for p in "${pkgs[@]}"; do
+			if ! vm_apt_known "$p"; then
+				vm_apt_update
+				vm_apt_known "$p" || vm_die "apt does not know $p (UDMABUF_KERNEL_ABI=$VM_ABI?)"
+			fi
+		done
+		vm_log "downloading Debian kernel $rel"
+		mkdir -p "$base/debs"
+		(cd "$base/debs" && vm_apt_download "$base/download.log" "${pkgs[@]}") ||
+			vm_die "downloading ${pkgs[*]} failed"
+		rm -rf "$VM_KROOT"
+		mkdir -p "$VM_KROOT"
+		local deb
+		for deb in "$base"/debs/*.deb; do
+			dpkg-deb -x "$deb" "$VM_KROOT"
+		done
+		# Packages of a merged-/usr release put the modules in /usr/lib only.
+		[[ -e $VM_KROOT/lib || ! -d $VM_KROOT/usr/lib ]] || ln -s usr/lib "$VM_KROOT/lib"
+		dpkg-deb -f "$base/debs/linux-headers-${rel}_"*.deb Version >"$base/version"
+		vm_fix_headers "$base"
+		# The debs are unpacked; keep only the tree.
+		rm -rf "$base/debs"
+		touch "$base/.complete"
+	fi
 	# Since 7.x (sid) they are in the modules' directory, not in /boot.
 	if [[ ! -e $VM_VMLINUZ && -e $VM_MODDIR/vmlinuz ]]; then
 		VM_VMLINUZ=$VM_MODDIR/vmlinuz
 		VM_KCONFIG=$VM_MODDIR/config
 	fi
-	if [[ -f $base/.complete ]]; then
-		return 0
-	fi
-	local pkgs=("linux-image-$rel" "linux-headers-$rel")
-	local p
-	vm_apt_private_init
-	if ! vm_apt_known "linux-headers-$rel"; then
-		vm_apt_update
-	fi
-	# The flavour's common headers (-common, -common-rt), as the headers
-	# depend on them.
-	common=$(vm_apt_cache depends "linux-headers-$rel" 2>/dev/null |
-		sed -n 's/^ *Depends: \(linux-headers-.*-common[a-z-]*\)$/\1/p' | head -n 1)
-	pkgs+=("${common:-linux-headers-$VM_ABI-common}")
-	# Since 7.x (sid) linux-image is a package of dependencies: the image
-	# is in linux-binary, the modules in linux-modules, and so on.
-	while read -r p; do
-		pkgs+=("$p")
-	done < <(vm_apt_cache depends "linux-image-$rel" 2>/dev/null | awk -v rel="-$rel" '
-		$1 == "Depends:" && $2 ~ /^linux-/ && $2 != "linux-image" rel &&
-		substr($2, length($2) - length(rel) + 1) == rel {print $2}')
-	for p in "${pkgs[@]}"; do
-		if ! vm_apt_known "$p"; then
-			vm_apt_update
-			vm_apt_known "$p" || vm_die "apt does not know $p (UDMABUF_KERNEL_ABI=$VM_ABI?)"
-		fi
-	done
-	vm_log "downloading Debian kernel $rel"
-	mkdir -p "$base/debs"
-	(cd "$base/debs" && vm_apt_download "$base/download.log" "${pkgs[@]}") ||
-		vm_die "downloading ${pkgs[*]} failed"
-	rm -rf "$VM_KROOT"
-	mkdir -p "$VM_KROOT"
-	local deb
-	for deb in "$base"/debs/*.deb; do
-		dpkg-deb -x "$deb" "$VM_KROOT"
-	done
-	# Packages of a merged-/usr release put the modules in /usr/lib only.
-	[[ -e $VM_KROOT/lib || ! -d $VM_KROOT/usr/lib ]] || ln -s usr/lib "$VM_KROOT/lib"
-	dpkg-deb -f "$base/debs/linux-headers-${rel}_"*.deb Version >"$base/version"
-	vm_fix_headers "$base"
-	# The debs are unpacked; keep only the tree.
-	rm -rf "$base/debs"
-	if [[ ! -e $VM_VMLINUZ && -e $VM_MODDIR/vmlinuz ]]; then
-		VM_VMLINUZ=$VM_MODDIR/vmlinuz
-		VM_KCONFIG=$VM_MODDIR/config
-	fi
-	touch "$base/.complete"
 }
 
 # Debian's headers are meant to live in /usr/src: the arch Makefile includes
