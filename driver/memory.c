@@ -707,8 +707,8 @@ void udmabuf_free(struct udmabuf_buffer *buf)
  * A page of it may still be in a pipe (vmsplice) or under I/O (O_DIRECT);
  * nothing can take a new one now.  A CMA or contiguous range can only be
  * given back whole, by this module: until the last such page is released,
- * the buffer and the module are held, so that rmmod is refused (EBUSY)
- * rather than left waiting for a pipe that may never be read.  Memory of
+ * the buffer and the module are held, so that rmmod is refused ("in use",
+ * EAGAIN) rather than left waiting for a pipe that may never be read.  Memory of
  * the page allocator needs no watch: each page is freed by its last user.
  */
 void udmabuf_memory_watch(struct udmabuf_buffer *buf)
