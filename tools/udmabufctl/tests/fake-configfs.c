@@ -14,9 +14,14 @@
  *    store that refuses the value would;
  *  - a regular file under $UDMABUF_FAKE_DEV_DIR stands in for a device
  *    node: it answers the udmabuf-cfs ioctls (GET_INFO gives its size, the
- *    DMA and physical address $UDMABUF_FAKE_DMA_ADDR, default 0x3f000000;
- *    the syncs check the range and direction) and each of them is logged
- *    as "ioctl=NAME OFFSET SIZE DIRECTION"; other ioctls fail with ENOTTY.
+ *    DMA address $UDMABUF_FAKE_DMA_ADDR, default 0x3f000000, the CPU
+ *    physical address $UDMABUF_FAKE_PHYS_ADDR, default the DMA address, and
+ *    the flags $UDMABUF_FAKE_INFO_FLAGS, default 0; the syncs check the
+ *    range and direction) and each of them is logged as
+ *    "ioctl=NAME OFFSET SIZE DIRECTION"; other ioctls fail with ENOTTY;
+ *  - with $UDMABUF_FAKE_DEV_DIR set, writing 1 to an item's enable makes its
+ *    device node there (a file of the item's size named by its device_name,
+ *    else by the item), unless one exists; writing 0 removes it.
  *
  * Only for dynamically linked binaries; test-cli.sh checks that it works.
  */
@@ -120,6 +125,52 @@ static void log_write(const char *attr, const void *buf, size_t n)
 	(void)syscall(SYS_close, fd);
 }
 
+/* The contents of DIR/ATTR without the newline, "" if it cannot be read. */
+static void read_sibling(const char *dir, const char *attr, char *buf,
+			 size_t len)
+{
+	char path[PATH_MAX];
+	ssize_t n = -1;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, attr);
+	fd = sys_open(path, O_RDONLY | O_CLOEXEC, 0);
+	if (fd >= 0) {
+		n = read(fd, buf, len - 1);
+		close(fd);
+	}
+	buf[n > 0 ? n : 0] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+}
+
+/* What enable does to the device node: PATH is the item's enable file. */
+static void enable_node(const char *path, const void *buf, size_t n)
+{
+	const char *devdir = getenv("UDMABUF_FAKE_DEV_DIR");
+	char dir[PATH_MAX], name[256], size[64], node[PATH_MAX];
+	int fd;
+
+	if (!devdir || !*devdir || !n)
+		return;
+	snprintf(dir, sizeof(dir), "%s", path);
+	*strrchr(dir, '/') = '\0';
+	read_sibling(dir, "device_name", name, sizeof(name));
+	if (!name[0])
+		snprintf(name, sizeof(name), "%s", strrchr(dir, '/') + 1);
+	snprintf(node, sizeof(node), "%s/%s", devdir, name);
+	if (*(const char *)buf == '0') {
+		unlink(node);
+		return;
+	}
+	read_sibling(dir, "size", size, sizeof(size));
+	fd = sys_open(node, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return;
+	if (ftruncate(fd, (off_t)strtoull(size, NULL, 0)))
+		unlink(node);
+	close(fd);
+}
+
 ssize_t write(int fd, const void *buf, size_t n)
 {
 	char link[64], path[PATH_MAX];
@@ -139,6 +190,8 @@ ssize_t write(int fd, const void *buf, size_t n)
 				errno = errno_of(fail + len + 1);
 				return -1;
 			}
+			if (!strcmp(attr, "enable"))
+				enable_node(path, buf, n);
 		}
 	}
 	return syscall(SYS_write, fd, buf, n);
@@ -180,6 +233,8 @@ static const char *fake_dev(int fd, char *path, size_t len)
 static int fake_ioctl(int fd, unsigned long req, void *arg)
 {
 	const char *addr = getenv("UDMABUF_FAKE_DMA_ADDR");
+	const char *phys = getenv("UDMABUF_FAKE_PHYS_ADDR");
+	const char *flags = getenv("UDMABUF_FAKE_INFO_FLAGS");
 	struct udmabuf_cfs_info *info = arg;
 	struct udmabuf_cfs_sync *sync = arg;
 	char line[128];
@@ -192,7 +247,8 @@ static int fake_ioctl(int fd, unsigned long req, void *arg)
 		info->abi_version = UDMABUF_CFS_ABI_VERSION;
 		info->size = (__u64)st.st_size;
 		info->dma_addr = addr ? strtoull(addr, NULL, 0) : 0x3f000000;
-		info->phys_addr = info->dma_addr;
+		info->phys_addr = phys ? strtoull(phys, NULL, 0) : info->dma_addr;
+		info->flags = flags ? (__u32)strtoul(flags, NULL, 0) : 0;
 		info->sync_mode = 1;
 		strcpy(info->driver_version, "fake");
 		log_write("ioctl", "get_info", 8);
