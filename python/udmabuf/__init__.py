@@ -126,6 +126,23 @@ def _int_arg(value, what):
                         f"{type(value).__name__}") from None
 
 
+def _byte_bounds(a):
+    """(low, high): the addresses of the first byte array A spans and of
+    the byte after its last, whatever its strides (negative, zero, not
+    contiguous); low == high if A is empty. What NumPy's byte_bounds
+    gives, which NumPy 2 moved from np.byte_bounds to
+    np.lib.array_utils."""
+    low = high = a.__array_interface__["data"][0]
+    if a.size == 0:
+        return low, low
+    for n, stride in zip(a.shape, a.strides):
+        if stride < 0:
+            low += (n - 1) * stride
+        else:
+            high += (n - 1) * stride
+    return low, high + a.itemsize
+
+
 class Buffer:
     """An open udmabuf-cfs buffer.
 
@@ -366,7 +383,7 @@ class BufferArray(np.ndarray):
         if buf is None:
             return
         # A view shares the mapping only if its data lies inside it.
-        lo, hi = np.byte_bounds(self)
+        lo, hi = _byte_bounds(self)
         base = obj._udmabuf_base
         if base <= lo and hi <= base + buf.size:
             self._udmabuf = buf
@@ -382,7 +399,7 @@ class BufferArray(np.ndarray):
     def _span(self):
         """Byte offset in the buffer and length of the bytes this array
         spans."""
-        lo, hi = np.byte_bounds(self)
+        lo, hi = _byte_bounds(self)
         return lo - self._udmabuf_base, hi - lo
 
     @property
@@ -395,7 +412,7 @@ class BufferArray(np.ndarray):
         """DMA address of this array's first byte (see
         :attr:`Buffer.physical_address`)."""
         buf = self._buffer("physical_address")
-        lo = np.byte_bounds(self)[0]
+        lo = _byte_bounds(self)[0]
         return buf.physical_address + (lo - self._udmabuf_base)
 
     device_address = physical_address
