@@ -16,12 +16,20 @@ gives it to Python the way PYNQ's ``allocate()`` does::
         buf.invalidate()                  # memory -> CPU reads
         print(buf[:16])
 
-:func:`allocate` creates a new buffer (a configfs item, normally root's
-business) and returns a :class:`BufferArray`, a numpy array that is a
-zero-copy view of the buffer's mapping. :class:`Buffer` opens one that
-exists already (made by ``udmabufctl create``, a module parameter or the
-device tree) by name or ``/dev`` path; its :meth:`Buffer.array` gives
-arrays on it.
+:func:`allocate` takes PYNQ's arguments (``allocate(shape, dtype='u4',
+target=None, cacheable=...)``), creates a new buffer (a configfs item,
+normally root's business) and returns a :class:`BufferArray`, a numpy
+array that is a zero-copy view of the buffer's mapping. :class:`Buffer`
+opens one that exists already (made by ``udmabufctl create``, a module
+parameter or the device tree) by name or ``/dev`` path; its
+:meth:`Buffer.array` gives arrays on it.
+
+Addresses, in the words of the rest of udmabuf-cfs: the *DMA address* is
+what a device is programmed with (the address of the buffer for its DMA
+master, an IOVA behind an IOMMU); the *CPU physical address* is where the
+memory is for the CPU. ``physical_address`` and ``device_address`` keep
+PYNQ's names and are both the DMA address; ``cpu_physical_address`` is
+the CPU one. They differ only behind an IOMMU or a translating bus.
 
 Everything goes through libudmabuf (``libudmabuf.so.1``, see
 ``libudmabuf(3)``): the DMA address comes from the driver's GET_INFO ioctl,
@@ -240,17 +248,19 @@ class Buffer:
 
     @property
     def physical_address(self):
-        """The DMA address: what to program into the DMA master (the
-        bound device's address, an IOVA behind an IOMMU). One ioctl; no
-        root needed. ENODEV if the bound device went away."""
+        """The DMA address (PYNQ's name): what to program into the DMA
+        master (the bound device's address, an IOVA behind an IOMMU).
+        One ioctl; no root needed. ENODEV if the bound device went
+        away."""
         return self._get(_c.lib.udmabuf_get_dma_addr, _c._u64, "get the DMA address")
 
     device_address = physical_address
 
     @property
     def cpu_physical_address(self):
-        """The CPU physical address (differs from the DMA address behind
-        an IOMMU or a translating bus)."""
+        """The CPU physical address: where the memory is for the CPU
+        (differs from the DMA address behind an IOMMU or a translating
+        bus)."""
         return self._get(_c.lib.udmabuf_get_phys_addr, _c._u64,
                          "get the physical address")
 
@@ -367,10 +377,12 @@ class BufferArray(np.ndarray):
     """A numpy array on a udmabuf-cfs buffer's memory (PYNQ's Buffer).
 
     Slices and views of it are BufferArrays on the same memory: their
-    ``physical_address`` is that of their first element, and flush() and
-    invalidate() without arguments cover the bytes they span. Results of
-    arithmetic and copies are ordinary memory, not the buffer:
-    ``physical_address`` on them raises ValueError.
+    addresses are those of the lowest byte they span (their first
+    element's, unless a stride is negative), and flush() and
+    invalidate() without arguments cover the bytes from there to their
+    highest byte, nothing else of the buffer. Results of arithmetic and
+    copies are ordinary memory, not the buffer: ``physical_address`` on
+    them raises ValueError.
     """
 
     _udmabuf = None
@@ -409,13 +421,19 @@ class BufferArray(np.ndarray):
 
     @property
     def physical_address(self):
-        """DMA address of this array's first byte (see
+        """The DMA address (PYNQ's name) of the lowest byte this array
+        spans: what to program into the DMA master (see
         :attr:`Buffer.physical_address`)."""
-        buf = self._buffer("physical_address")
-        lo = _byte_bounds(self)[0]
-        return buf.physical_address + (lo - self._udmabuf_base)
+        return self._buffer("physical_address").physical_address + self._span()[0]
 
     device_address = physical_address
+
+    @property
+    def cpu_physical_address(self):
+        """The CPU physical address of the lowest byte this array spans
+        (see :attr:`Buffer.cpu_physical_address`)."""
+        return (self._buffer("cpu_physical_address").cpu_physical_address
+                + self._span()[0])
 
     @property
     def virtual_address(self):
@@ -424,6 +442,8 @@ class BufferArray(np.ndarray):
 
     @property
     def cacheable(self):
+        """True if the buffer is mapped cached (flush() and invalidate()
+        needed around DMA); False if it was opened with O_SYNC."""
         return self._buffer("cacheable").cacheable
 
     @property
@@ -439,22 +459,25 @@ class BufferArray(np.ndarray):
     def flush(self, offset=0, size=None, direction=DIR_TO_DEVICE):
         """Write the CPU caches back for the bytes [offset, offset + size)
         of this array (default: all it spans), so that the device sees
-        what the CPU wrote. One ioctl. OSError EINVAL for a range outside
-        the array, ValueError once the buffer is freed."""
+        what the CPU wrote. One ioctl; none for an empty array. OSError
+        EINVAL for a range outside the array, ValueError once the buffer
+        is freed."""
         self._sync(True, offset, size, direction)
 
     def invalidate(self, offset=0, size=None, direction=DIR_FROM_DEVICE):
         """Discard the CPU caches for the bytes [offset, offset + size) of
         this array (default: all it spans), so that the CPU sees what the
-        device wrote. One ioctl. OSError EINVAL for a range outside the
-        array, ValueError once the buffer is freed."""
+        device wrote. One ioctl; none for an empty array. OSError EINVAL
+        for a range outside the array, ValueError once the buffer is
+        freed."""
         self._sync(False, offset, size, direction)
 
     sync_to_device = flush
     sync_from_device = invalidate
 
     def freebuffer(self):
-        """Close the buffer and remove it if :func:`allocate` made it.
+        """Close the buffer and remove it if :func:`allocate` made it
+        (also from a slice: the whole buffer).
 
         The array's memory stays valid (the kernel frees it with the last
         mapping, when the last array on it is gone), so using the array
@@ -481,6 +504,7 @@ _names = itertools.count()
 def _new_name():
     return f"pyudmabuf-{os.getpid()}-{next(_names)}"
 
+
 _SET = {
     "sync_mode": "udmabuf_config_set_sync_mode",
     "dma_mask": "udmabuf_config_set_dma_mask",
@@ -490,64 +514,14 @@ _SET = {
 }
 
 
-def allocate(shape, dtype="u4", *, cacheable=True, name=None, sync_mode=None,
-             dma_mask=None, dma_device=None, mode=None, minor=None,
-             phys_addr=None):
-    """A new buffer as a :class:`BufferArray` of SHAPE and DTYPE (PYNQ's
-    ``allocate``).
+def _create_buffer(size, *, cacheable, name, values, dma_device):
+    """A new buffer of SIZE bytes, open, owned by the returned
+    :class:`Buffer` (closing it removes the buffer): what backs
+    :func:`allocate`'s arrays, made in this one place.
 
-    The buffer is a configfs item (``/sys/kernel/config/udmabuf/NAME``,
-    device ``/dev/NAME``), sized to the array rounded up to whole pages,
-    created and enabled, normally by root. It is removed by
-    ``freebuffer()``, at the end of a ``with`` block, or when the last
-    array on it is garbage collected.
-
-    cacheable
-        True (default): a cached mapping; flush() and invalidate() around
-        DMA. False: an uncached mapping (sync_mode 1 opened with
-        ``O_SYNC``), or write-combined with sync_mode=2, DMA-coherent with
-        sync_mode=3.
-    name
-        The configfs item and device name (default ``pyudmabuf-PID-N``).
-    sync_mode
-        0..7, the configfs attribute; must agree with ``cacheable``
-        (0 is always cached, 4..7 never).
-    dma_mask
-        Address bits of the DMA master, 12..64 (module default 32).
-    dma_device
-        The DMA master as ``BUS/DEVICE`` (``"pci/0000:01:00.0"``,
-        ``"platform/a0000000.dma"``): its DMA ops and IOMMU apply and
-        physical_address is its DMA address.
-    mode, minor, phys_addr
-        Permissions of ``/dev/NAME`` (default 0o600), the minor number,
-        the CPU physical address to allocate at (see udmabufctl(8)).
-
-    Raises OSError with the errno of the step that failed (EEXIST: NAME
-    exists; ENOMEM; EINVAL/ERANGE: a bad value; PermissionError: not
-    root; FileNotFoundError: the module is not loaded); nothing is left
-    behind.
-    """
-    dtype = np.dtype(dtype)
-    if isinstance(shape, (int, np.integer)):
-        shape = (int(shape),)
-    shape = tuple(int(n) for n in shape)
-    if any(n < 0 for n in shape):
-        raise ValueError(f"negative dimensions are not allowed: {shape}")
-    nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
-    size = max(-(-nbytes // _PAGE), 1) * _PAGE
-    if sync_mode is not None:
-        sync_mode = _int_arg(sync_mode, "sync_mode")
-        if cacheable and sync_mode >= 4:
-            raise ValueError(f"sync_mode {sync_mode} never maps cached: "
-                             "pass cacheable=False")
-        if not cacheable and sync_mode in (0, 4):
-            raise ValueError(f"sync_mode {sync_mode} always maps cached: "
-                             "pass cacheable=True")
-    if sync_mode is None and not cacheable:
-        sync_mode = 1
-    values = {"sync_mode": sync_mode, "dma_mask": dma_mask, "mode": mode,
-              "minor": minor, "phys_addr": phys_addr}
-
+    Today a configfs item NAME (default: a new ``pyudmabuf-PID-N``)
+    with the attributes VALUES (None: the module's default) and
+    DMA_DEVICE, enabled. Raises OSError; nothing is left behind."""
     item = name if name is not None else _new_name()
     cfg = _c.lib.udmabuf_config_new()
     if not cfg:
@@ -579,4 +553,81 @@ def allocate(shape, dtype="u4", *, cacheable=True, name=None, sync_mode=None,
 
     buf = Buffer.__new__(Buffer)
     buf._init(item, cacheable=cacheable, readonly=False, owned=item)
+    return buf
+
+
+def allocate(shape, dtype="u4", target=None, *, cacheable=True, name=None,
+             sync_mode=None, dma_mask=None, dma_device=None, mode=None,
+             minor=None, phys_addr=None):
+    """A new buffer as a :class:`BufferArray` of SHAPE and DTYPE: PYNQ's
+    ``allocate(shape, dtype='u4', target=None, **kwargs)``, so that
+    ``allocate((1024,), 'u4')`` and ``allocate(shape=(4, 4),
+    dtype=np.uint8, cacheable=False)`` work as in PYNQ.
+
+    The buffer is a configfs item (``/sys/kernel/config/udmabuf/NAME``,
+    device ``/dev/NAME``), sized to the array rounded up to whole pages,
+    created and enabled, normally by root. It is removed by
+    ``freebuffer()`` (or ``close()``), at the end of a ``with`` block, or
+    when the last array on it is garbage collected.
+
+    target
+        PYNQ's device or memory bank to allocate in. None: the module's
+        own device. A string is the DMA master as ``BUS/DEVICE``, as
+        DMA_DEVICE below. Anything else (a PYNQ object) is ignored: the
+        memory is always the system RAM the module allocates from.
+    cacheable
+        True (default; PYNQ's own default is not cacheable): a cached
+        mapping, flush() and invalidate() around DMA. False (PYNQ passes
+        0 and 1 too): an uncached mapping (sync_mode 1 opened with
+        ``O_SYNC``), or write-combined with sync_mode=2, DMA-coherent with
+        sync_mode=3.
+    name
+        The configfs item and device name (default ``pyudmabuf-PID-N``).
+    sync_mode
+        0..7, the configfs attribute; must agree with ``cacheable``
+        (0 is always cached, 4..7 never).
+    dma_mask
+        Address bits of the DMA master, 12..64 (module default 32).
+    dma_device
+        The DMA master as ``BUS/DEVICE`` (``"pci/0000:01:00.0"``,
+        ``"platform/a0000000.dma"``): its DMA ops and IOMMU apply and
+        physical_address is its DMA address.
+    mode, minor, phys_addr
+        Permissions of ``/dev/NAME`` (default 0o600), the minor number,
+        the CPU physical address to allocate at (see udmabufctl(8)).
+
+    Raises TypeError for an argument PYNQ and this module do not know;
+    OSError with the errno of the step that failed (EEXIST: NAME exists;
+    ENOMEM; EINVAL/ERANGE: a bad value; PermissionError: not root;
+    FileNotFoundError: the module is not loaded); nothing is left
+    behind.
+    """
+    dtype = np.dtype(dtype)
+    if isinstance(shape, (int, np.integer)):
+        shape = (int(shape),)
+    shape = tuple(int(n) for n in shape)
+    if any(n < 0 for n in shape):
+        raise ValueError(f"negative dimensions are not allowed: {shape}")
+    if isinstance(target, (str, bytes)):
+        if dma_device is not None:
+            raise ValueError(f"target {target!r} and dma_device {dma_device!r}: "
+                             "give one")
+        dma_device = os.fsdecode(target)
+    cacheable = bool(cacheable)
+    nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    size = max(-(-nbytes // _PAGE), 1) * _PAGE
+    if sync_mode is not None:
+        sync_mode = _int_arg(sync_mode, "sync_mode")
+        if cacheable and sync_mode >= 4:
+            raise ValueError(f"sync_mode {sync_mode} never maps cached: "
+                             "pass cacheable=False")
+        if not cacheable and sync_mode in (0, 4):
+            raise ValueError(f"sync_mode {sync_mode} always maps cached: "
+                             "pass cacheable=True")
+    if sync_mode is None and not cacheable:
+        sync_mode = 1
+    values = {"sync_mode": sync_mode, "dma_mask": dma_mask, "mode": mode,
+              "minor": minor, "phys_addr": phys_addr}
+    buf = _create_buffer(size, cacheable=cacheable, name=name, values=values,
+                         dma_device=dma_device)
     return buf.array(shape, dtype)
