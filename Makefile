@@ -149,6 +149,7 @@ check-host: deps
 	tests/uapi/check
 	tests/catalogue/check
 	tests/build/check
+	tests/python/check
 	tests/vm/check-cache
 
 check-amd64:

@@ -57,6 +57,8 @@ VM_HOST_PACKAGES=(
 	pahole
 	# kmod: modinfo and depmod -b for the guest modules (brd, vgem, vivid...)
 	kmod
+	# python3-numpy: the host tests of the Python binding (tests/python/check)
+	python3-numpy
 )
 
 # Guest userland packages for arm64 and armhf, downloaded for the guest's
@@ -502,6 +504,36 @@ vm_buildroot_locked() {
 	}
 	rm -rf "$root/var/cache/apt/archives"/*.deb
 	printf '%s\n' "$stamp" >"$root.complete"
+}
+
+# vm_buildroot_add PKG...: the suite's build root (vm_buildroot) with the
+# PKGs installed too, for what a host check runs in it (tests/python/check:
+# sid's python3-numpy).  Not part of the root's recipe: adding them neither
+# makes the root again nor goes into a fresh one's debootstrap, and the
+# weekly dist-upgrade keeps them up to date.  Needs root.
+vm_buildroot_add() {
+	local root lock p missing=()
+	vm_buildroot
+	root=$(vm_buildroot_dir)
+	exec {lock}>"$root.lock"
+	flock "$lock"
+	for p in "$@"; do
+		dpkg-query --admindir="$root/var/lib/dpkg" -W -f='${db:Status-Status}\n' \
+			"$p" 2>/dev/null | grep -qx installed || missing+=("$p")
+	done
+	if ((${#missing[@]})); then
+		vm_log "installing ${missing[*]} into the $(vm_suite) build root ($root.log)"
+		# The root's lists may be too old for the archive: update after a
+		# failure and try again.
+		vm_buildroot_exec env DEBIAN_FRONTEND=noninteractive apt-get -q -y \
+			--no-install-recommends install "${missing[@]}" >>"$root.log" 2>&1 ||
+			{ vm_buildroot_exec apt-get -q update >>"$root.log" 2>&1 &&
+				vm_buildroot_exec env DEBIAN_FRONTEND=noninteractive apt-get -q -y \
+					--no-install-recommends install "${missing[@]}" >>"$root.log" 2>&1; } ||
+			vm_die "installing ${missing[*]} into the $(vm_suite) build root failed ($root.log)"
+		rm -f "$root/var/cache/apt/archives"/*.deb
+	fi
+	exec {lock}>&-
 }
 
 # vm_buildroot_exec CMD...: run CMD in the suite's build root, with /proc

@@ -1,0 +1,390 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+"""Host tests of allocate() and BufferArray on a fake module.
+
+libudmabuf's fake-configfs.so (tools/udmabufctl/tests/fake-configfs.c) must
+be preloaded: it gives a tree of plain files configfs's semantics, makes a
+regular file the device node when a buffer is enabled, answers GET_INFO
+(the DMA address $UDMABUF_FAKE_DMA_ADDR, the CPU physical address
+$UDMABUF_FAKE_PHYS_ADDR, the flags $UDMABUF_FAKE_INFO_FLAGS) and logs every
+attribute write and sync ioctl; without it these tests are skipped.
+tests/python/check runs this file with it, under the host's NumPy 1 and
+sid's NumPy 2 (UDMABUF_NUMPY_MAJOR says which one it must be), and fails
+if anything was skipped.
+"""
+
+import errno
+import gc
+import mmap
+import os
+import tempfile
+import unittest
+
+import numpy as np
+
+import udmabuf
+
+PAGE = mmap.PAGESIZE
+DMA = 0x80000000            # the DMA address the fake gives every buffer
+CPU = 0x3f000000            # and its CPU physical address
+
+
+def numpy_byte_bounds(a):
+    """NumPy's own byte_bounds: np.byte_bounds before 2.0, then
+    np.lib.array_utils.byte_bounds."""
+    au = getattr(np.lib, "array_utils", None)
+    return (au.byte_bounds if au is not None else np.byte_bounds)(a)
+
+
+class NumpyVersionTest(unittest.TestCase):
+    def test_numpy_is_the_one_asked_for(self):
+        major = os.environ.get("UDMABUF_NUMPY_MAJOR")
+        if major is None:
+            self.skipTest("UDMABUF_NUMPY_MAJOR not set")
+        self.assertEqual(np.__version__.split(".")[0], major, np.__version__)
+
+
+class FakeModuleTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        if "fake-configfs.so" not in os.environ.get("LD_PRELOAD", ""):
+            # tests/python/check preloads it and fails on any skip.
+            raise unittest.SkipTest("needs tools/udmabufctl/tests/fake-configfs.so "
+                                    "in LD_PRELOAD")
+
+    def setUp(self):
+        tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(tmp.cleanup)
+        # As /proc/self/fd shows it: the fake compares with that.
+        root = os.path.realpath(tmp.name)
+        self.cfs = os.path.join(root, "config")
+        self.dev = os.path.join(root, "dev")
+        self.logfile = os.path.join(root, "log")
+        for d in (self.cfs, self.dev, os.path.join(root, "class")):
+            os.mkdir(d)
+        with open(os.path.join(self.cfs, "features"), "w") as f:
+            f.write("size,minor,device_name,sync_mode,dma_mask,mode,"
+                    "dma_device,enable,phys_addr,dev\n")
+        self.setenv("UDMABUF_CONFIGFS_DIR", self.cfs)
+        self.setenv("UDMABUF_SYSFS_DIR", os.path.join(root, "class"))
+        self.setenv("UDMABUF_DEV_DIR", self.dev)
+        self.setenv("UDMABUF_FAKE_DEV_DIR", self.dev)
+        self.setenv("UDMABUF_FAKE_LOG", self.logfile)
+        self.setenv("UDMABUF_FAKE_DMA_ADDR", hex(DMA))
+        self.setenv("UDMABUF_FAKE_PHYS_ADDR", hex(CPU))
+        self.setenv("UDMABUF_FAKE_INFO_FLAGS", None)
+
+    def setenv(self, var, value):
+        old = os.environ.get(var)
+        if value is None:
+            os.environ.pop(var, None)
+        else:
+            os.environ[var] = value
+        self.addCleanup(self._restore, var, old)
+
+    @staticmethod
+    def _restore(var, old):
+        if old is None:
+            os.environ.pop(var, None)
+        else:
+            os.environ[var] = old
+
+    def log(self):
+        """The fake's log lines since the last call."""
+        try:
+            with open(self.logfile) as f:
+                lines = f.read().splitlines()
+        except FileNotFoundError:
+            return []
+        os.unlink(self.logfile)
+        return lines
+
+    def syncs(self):
+        """The sync ioctls since the last call, as (what, offset, size,
+        direction)."""
+        out = []
+        for line in self.log():
+            if line.startswith("ioctl=sync_"):
+                what, off, size, d = line[len("ioctl="):].split()
+                out.append((what, int(off), int(size), int(d)))
+        return out
+
+    def items(self):
+        return sorted(n for n in os.listdir(self.cfs) if n != "features")
+
+    def nodes(self):
+        return sorted(os.listdir(self.dev))
+
+    def assertNothingLeft(self):
+        self.assertEqual(self.items(), [])
+        self.assertEqual(self.nodes(), [])
+
+    def assertSyncs(self, a, offset, size):
+        """Each of A's four syncs is one ioctl of SIZE bytes at OFFSET in
+        the buffer (none if SIZE is 0)."""
+        self.log()
+        for f in (a.flush, a.sync_to_device, a.invalidate, a.sync_from_device):
+            f()
+        to, back = ("sync_for_device", offset, size, udmabuf.DIR_TO_DEVICE), \
+            ("sync_for_cpu", offset, size, udmabuf.DIR_FROM_DEVICE)
+        self.assertEqual(self.syncs(), [to, to, back, back] if size else [])
+
+    # -- PYNQ's calls ------------------------------------------------------
+
+    def test_pynq_positional_call(self):
+        a = udmabuf.allocate((1024,), 'u4')
+        self.assertIs(type(a), udmabuf.BufferArray)
+        self.assertIsInstance(a, np.ndarray)
+        self.assertEqual((a.shape, a.dtype), ((1024,), np.dtype(np.uint32)))
+        [item] = self.items()
+        self.assertRegex(item, rf"^pyudmabuf-{os.getpid()}-\d+$")
+        self.assertEqual(self.nodes(), [item])
+        self.assertIn(f"size={-(-4096 // PAGE) * PAGE}", self.log())
+        a[:] = np.arange(1024)
+        self.assertEqual(int(a[1023]), 1023)
+        a.freebuffer()
+        self.assertNothingLeft()
+        self.assertEqual(int(a[1023]), 1023, "the array's memory went with the buffer")
+
+    def test_pynq_keyword_call_not_cacheable(self):
+        a = udmabuf.allocate(shape=(4, 4), dtype=np.uint8, cacheable=False)
+        self.assertEqual((a.shape, a.dtype), ((4, 4), np.dtype(np.uint8)))
+        self.assertIs(a.cacheable, False)
+        self.assertTrue(self.fd_flags(a) & os.O_SYNC)
+        self.assertIn("sync_mode=1", self.log())
+        # PYNQ's own calls pass 0 and 1.
+        b = udmabuf.allocate((4, 4), np.uint8, None, cacheable=0)
+        self.assertIs(b.cacheable, False)
+        c = udmabuf.allocate(16, cacheable=1)
+        self.assertIs(c.cacheable, True)
+        self.assertFalse(self.fd_flags(c) & os.O_SYNC)
+
+    @staticmethod
+    def fd_flags(a):
+        with open(f"/proc/self/fdinfo/{a.buffer.fileno()}") as f:
+            for line in f:
+                if line.startswith("flags:"):
+                    return int(line.split()[1], 8)
+        raise AssertionError("no flags in fdinfo")
+
+    def test_default_dtype_and_int_shape(self):
+        a = udmabuf.allocate(10)
+        self.assertEqual((a.shape, a.dtype), ((10,), np.dtype("u4")))
+        b = udmabuf.allocate(np.int64(3), dtype=np.float64)
+        self.assertEqual((b.shape, b.dtype), ((3,), np.dtype(np.float64)))
+
+    def test_target_none_or_pynq_object_is_the_module_default(self):
+        class Device:       # what PYNQ passes: a device or a memory bank
+            pass
+        self.log()
+        udmabuf.allocate(16, "u4", Device())
+        self.assertNotIn("dma_device", "".join(self.log()))
+
+    def test_target_string_is_the_dma_device(self):
+        self.log()
+        a = udmabuf.allocate(16, target="pci/0000:01:00.0")
+        self.assertIn("dma_device=pci/0000:01:00.0", self.log())
+        a.freebuffer()
+        with self.assertRaises(ValueError):
+            udmabuf.allocate(16, target="pci/0000:01:00.0",
+                             dma_device="pci/0000:02:00.0")
+        self.assertNothingLeft()
+
+    def test_unknown_keyword_is_type_error_and_leaves_nothing(self):
+        with self.assertRaises(TypeError) as cm:
+            udmabuf.allocate(16, cachable=False)
+        self.assertIn("cachable", str(cm.exception))
+        self.assertNothingLeft()
+
+    # -- attributes ----------------------------------------------------------
+
+    def test_addresses_are_the_dma_and_the_cpu_physical_address(self):
+        a = udmabuf.allocate((8, 16), "u4")
+        self.assertEqual(a.physical_address, DMA)
+        self.assertEqual(a.device_address, DMA)
+        self.assertEqual(a.cpu_physical_address, CPU)
+        self.assertEqual(a.buffer.physical_address, DMA)
+        self.assertEqual(a.buffer.device_address, DMA)
+        self.assertEqual(a.buffer.cpu_physical_address, CPU)
+        self.assertEqual(a.virtual_address, a.__array_interface__["data"][0])
+        self.assertIs(a.cacheable, True)
+        self.assertIs(a.coherent, False)
+
+    def test_coherent_is_what_the_driver_says(self):
+        self.setenv("UDMABUF_FAKE_INFO_FLAGS", "1")
+        a = udmabuf.allocate(16)
+        self.assertIs(a.coherent, True)
+        self.assertIs(a[4:].coherent, True)
+        self.assertIs(a.buffer.coherent, True)
+
+    def test_syncs_of_the_whole_array_cover_its_bytes(self):
+        a = udmabuf.allocate(100, np.uint8)
+        self.assertSyncs(a, 0, 100)
+        self.log()
+        a.flush(10, 20)
+        a.invalidate(90)
+        self.assertEqual(self.syncs(), [("sync_for_device", 10, 20, 1),
+                                        ("sync_for_cpu", 90, 10, 2)])
+        for f in (a.flush, a.invalidate, a.sync_to_device, a.sync_from_device):
+            with self.assertRaises(OSError) as cm:
+                f(0, 101)
+            self.assertEqual(cm.exception.errno, errno.EINVAL)
+        # The buffer's own syncs reach the page's end.
+        a.buffer.flush(0, PAGE)
+        self.assertEqual(self.syncs(), [("sync_for_device", 0, PAGE, 1)])
+
+    # -- slices and views ----------------------------------------------------
+
+    def test_slices_have_offset_addresses_and_sync_their_bytes(self):
+        a = udmabuf.allocate((8, 16), "u4")          # rows of 64 bytes
+        cases = [
+            # view, offset of its lowest byte, bytes from lowest to highest
+            (a[2], 128, 64),
+            (a[:, 4:], 16, 512 - 16),
+            (a[2:4, 4:8], 128 + 16, 64 + 16),
+            (a[1::2, ::4], 64, 7 * 64 + 12 * 4 + 4 - 64),    # strided
+            (a[::-1], 0, 512),                                # reversed
+            (a[5:1:-1], 128, 4 * 64),
+            (a[0, ::-1][2:], 0, 14 * 4),
+            (a[::-2, ::-3], 64, 7 * 64 + 15 * 4 + 4 - 64),
+            (a.T, 0, 512),
+            (a.ravel()[7:100:3], 28, 97 * 4 + 4 - 28),
+            (a.ravel().view(np.uint8)[3:5], 3, 2),
+        ]
+        for v, offset, span in cases:
+            with self.subTest(shape=v.shape, strides=v.strides, offset=offset):
+                self.assertIsInstance(v, udmabuf.BufferArray)
+                self.assertIs(v.buffer, a.buffer)
+                self.assertEqual(v.physical_address, DMA + offset)
+                self.assertEqual(v.device_address, DMA + offset)
+                self.assertEqual(v.cpu_physical_address, CPU + offset)
+                self.assertSyncs(v, offset, span)
+                if v.size:
+                    lo, hi = numpy_byte_bounds(v)
+                    base = a.__array_interface__["data"][0]
+                    self.assertEqual((lo - base, hi - lo), (offset, span))
+        # An empty view has no bytes to sync.
+        for v in (a[3:3], a[::-1][8:], a[:, 5:5]):
+            with self.subTest(empty=v.shape):
+                self.assertSyncs(v, None, 0)
+
+    def test_a_slice_syncs_ranges_of_its_own_bytes(self):
+        a = udmabuf.allocate(1024, np.uint8)
+        v = a[100:200]
+        self.log()
+        v.flush(10, 20)
+        v.invalidate(50)
+        self.assertEqual(self.syncs(), [("sync_for_device", 110, 20, 1),
+                                        ("sync_for_cpu", 150, 50, 2)])
+        for bad in ((0, 101), (101,), (-1, 1), (0, -1)):
+            with self.subTest(args=bad), self.assertRaises(OSError) as cm:
+                v.flush(*bad)
+            self.assertEqual(cm.exception.errno, errno.EINVAL)
+        self.assertEqual(self.syncs(), [])
+
+    def test_views_of_views_and_buffer_arrays(self):
+        a = udmabuf.allocate((4, 1024), np.uint8)
+        w = a[1:][::2, 8:][0, 16:32]
+        self.assertEqual(w.physical_address, DMA + 1024 + 24)
+        b = a.buffer.array((16,), "u8", offset=1024)
+        self.assertEqual(b[2:].physical_address, DMA + 1024 + 16)
+        self.assertEqual(b[::-1].cpu_physical_address, CPU + 1024)
+
+    def test_copies_and_results_are_no_buffer(self):
+        a = udmabuf.allocate(16)
+        self.assertIs(type(np.array(a)), np.ndarray)
+        for x in (a.copy(), a + 1, a[::2].copy(), np.sort(a[::-1])):
+            with self.subTest(x=x):
+                self.assertIs(type(x), udmabuf.BufferArray)
+                for f in (lambda: x.physical_address, lambda: x.cpu_physical_address,
+                          x.flush, x.invalidate, x.freebuffer):
+                    with self.assertRaises(ValueError):
+                        f()
+        self.assertEqual(len(self.items()), 1)
+
+    # -- lifetime --------------------------------------------------------------
+
+    def test_context_manager_frees_and_returns_the_array(self):
+        with udmabuf.allocate((2, 8), "u2") as a:
+            self.assertIs(type(a), udmabuf.BufferArray)
+            self.assertEqual(len(self.items()), 1)
+            a[:] = 5
+        self.assertNothingLeft()
+        self.assertTrue((a == 5).all())
+        for f in (lambda: a.physical_address, lambda: a.device_address,
+                  lambda: a.cpu_physical_address, lambda: a.coherent,
+                  a.flush, a.invalidate, a.sync_to_device, a.sync_from_device):
+            with self.assertRaises(ValueError) as cm:
+                f()
+            self.assertIn("closed", str(cm.exception))
+        # An exception in the block goes on, the buffer goes too.
+        with self.assertRaises(KeyError):
+            with udmabuf.allocate(4):
+                raise KeyError("x")
+        self.assertNothingLeft()
+
+    def test_a_slice_as_context_manager_frees_the_buffer(self):
+        a = udmabuf.allocate(64, np.uint8)
+        with a[8:16] as v:
+            self.assertEqual(v.physical_address, DMA + 8)
+        self.assertNothingLeft()
+
+    def test_freebuffer_twice_and_close(self):
+        a = udmabuf.allocate(16)
+        v = a[4:]
+        self.log()
+        a.freebuffer()
+        a.freebuffer()
+        a.close()
+        v.freebuffer()
+        v.close()
+        self.assertEqual([x for x in self.log() if x.startswith("enable")],
+                         ["enable=0"])
+        self.assertNothingLeft()
+        with self.assertRaises(ValueError):
+            v.flush()
+
+    def test_allocate_as_named_buffer(self):
+        a = udmabuf.allocate(16, name="cam0", sync_mode=2, cacheable=False)
+        self.assertEqual((self.items(), self.nodes()), (["cam0"], ["cam0"]))
+        self.assertIn("sync_mode=2", self.log())
+        self.assertEqual(a.buffer.name, "cam0")
+        del a
+        gc.collect()
+        self.assertNothingLeft()
+
+    def test_buffer_opens_an_existing_buffer_and_leaves_it(self):
+        with open(os.path.join(self.dev, "ub"), "wb") as f:
+            f.truncate(2 * PAGE)
+        with udmabuf.Buffer("ub") as b:
+            self.assertEqual((b.name, b.size), ("ub", 2 * PAGE))
+            self.assertEqual((b.physical_address, b.device_address,
+                              b.cpu_physical_address), (DMA, DMA, CPU))
+            x = b.array((4, 4), "u4", offset=PAGE)
+            self.assertEqual(x[1:].physical_address, DMA + PAGE + 16)
+            self.assertSyncs(x[::-1, 1], PAGE + 4, 3 * 16 + 4)
+        self.assertEqual(self.nodes(), ["ub"])
+        self.assertTrue(b.closed)
+
+
+class ByteBoundsTest(unittest.TestCase):
+    """The byte range of any view, as NumPy's byte_bounds gives it."""
+
+    def test_like_numpy(self):
+        m = np.zeros((6, 10), dtype="u2")
+        views = [m, m[1], m[:, 3], m[::2, ::-3], m[::-1, ::-1], m.T, m[2:5, 7:1:-2],
+                 m.ravel()[::7], np.broadcast_to(m[0], (4, 10)), m[1, 1, ...],
+                 m.view("u1")[:, 1::2], np.lib.stride_tricks.as_strided(
+                     m[3:], shape=(2, 2), strides=(-20, 2))]
+        for v in views:
+            with self.subTest(shape=v.shape, strides=v.strides):
+                self.assertEqual(udmabuf._byte_bounds(v), numpy_byte_bounds(v))
+
+    def test_empty_is_empty(self):
+        m = np.zeros((4, 4), dtype="u4")
+        for v in (m[2:2], m[::-1][4:], m[:, 1:1]):
+            lo, hi = udmabuf._byte_bounds(v)
+            self.assertEqual(lo, hi)
+
+
+if __name__ == "__main__":
+    unittest.main()
