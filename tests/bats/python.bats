@@ -342,3 +342,102 @@ except PermissionError as e:
 		print("OK")
 	EOF
 }
+
+@test "allocate takes PYNQ's positional and keyword arguments" {
+	py <<-'EOF'
+		def made():
+		    return sorted(n for n in os.listdir(CFS) if n != "features")
+		a = udmabuf.allocate((1024,), 'u4')
+		assert type(a) is udmabuf.BufferArray and a.shape == (1024,) and a.dtype == np.uint32
+		[item] = made()
+		assert item.startswith(f"pyudmabuf-{os.getpid()}-"), item
+		assert attr(item, "enable") == "1" and int(attr(item, "size")) == max(4096, PAGE)
+		a.freebuffer()
+		assert made() == [], made()
+		b = udmabuf.allocate(shape=(4, 4), dtype=np.uint8, cacheable=False)
+		assert b.shape == (4, 4) and b.dtype == np.uint8 and b.cacheable is False
+		assert fd_flags(b.buffer.fileno()) & os.O_SYNC
+		assert attr(b.buffer.name, "sync_mode") == "1"
+		c = udmabuf.allocate((4, 4), np.uint8, None, cacheable=0)
+		assert c.cacheable is False and fd_flags(c.buffer.fileno()) & os.O_SYNC
+		d = udmabuf.allocate(16)
+		assert d.dtype == np.uint32 and d.cacheable is True
+		class Overlay:
+		    pass
+		e = udmabuf.allocate(16, "u4", Overlay())
+		assert attr(e.buffer.name, "dma_device") == ""
+		raises(TypeError, None, udmabuf.allocate, 16, cachable=False)
+		for x in (b, c, d, e):
+		    x.freebuffer()
+		assert made() == [], made()
+		print("OK")
+	EOF
+}
+
+@test "a string target is the DMA device, as dma_device" {
+	edu_ready
+	py <<-'EOF'
+		dev = "pci/" + os.environ["UDMABUF_EDU"]
+		a = udmabuf.allocate(16, target=dev, name="pyt")
+		assert attr("pyt", "dma_device") == dev, attr("pyt", "dma_device")
+		assert a.physical_address == ctl_phys_addr("pyt")
+		raises(ValueError, None, udmabuf.allocate, 16, target=dev, dma_device=dev, name="pyu")
+		assert not item_exists("pyu")
+		print("OK")
+	EOF
+}
+
+@test "an array's DMA address, CPU physical address and coherent flag are the driver's, offset for slices" {
+	py <<-'EOF'
+		a = udmabuf.allocate((8, 16), "u4", name="pyb")
+		dma = ctl_phys_addr("pyb")
+		cpu = a.buffer.cpu_physical_address
+		assert a.physical_address == a.device_address == dma, (hex(a.physical_address), hex(dma))
+		assert a.cpu_physical_address == cpu
+		# No IOMMU in the guest: the two are the same address.
+		assert cpu == dma, (hex(cpu), hex(dma))
+		with open(f"{CLASS}/pyb/dma_coherent") as f:
+		    assert a.coherent is (f.read().strip() == "1") and a[2:].coherent is a.coherent
+		for v, off in ((a[2], 128), (a[:, 4:], 16), (a[1::2, ::4], 64), (a[::-1], 0),
+		               (a[5:1:-1], 128), (a[::-2, ::-3], 64), (a.T, 0)):
+		    assert v.physical_address == v.device_address == dma + off, (v.strides, off)
+		    assert v.cpu_physical_address == cpu + off, (v.strides, off)
+		print("OK")
+	EOF
+}
+
+@test "a strided or reversed view syncs the bytes it spans and refuses a byte more" {
+	py <<-'EOF'
+		a = udmabuf.allocate(1024, "u4", name="pyb")
+		# view, the bytes from its lowest to its highest address
+		for v, span in ((a[1::2], 4092), (a[::-1], 4096), (a[900:100:-3], 800 * 4 + 4 - 8),
+		                (a.reshape(32, 32)[::-2, 3], 30 * 128 + 4)):
+		    for f in (v.flush, v.invalidate, v.sync_to_device, v.sync_from_device):
+		        f()
+		        f(0, span)
+		        raises(OSError, "EINVAL", f, 0, span + 1)
+		        raises(OSError, "EINVAL", f, span, 1)
+		    assert not v.flags.c_contiguous
+		print("OK")
+	EOF
+}
+
+@test "with and freebuffer: twice is allowed, a slice frees the whole buffer" {
+	py <<-'EOF'
+		with udmabuf.allocate(64, np.uint8, name="pyb") as a:
+		    assert item_exists("pyb") and type(a) is udmabuf.BufferArray
+		    a[:] = 9
+		assert not item_exists("pyb") and not device_exists("pyb") and (a == 9).all()
+		a.freebuffer()
+		a.close()
+		for f in (lambda: a.physical_address, lambda: a.cpu_physical_address,
+		          lambda: a.coherent, a.sync_to_device, a.sync_from_device):
+		    raises(ValueError, None, f)
+		b = udmabuf.allocate(64, np.uint8, name="pyc")
+		with b[8:16] as v:
+		    assert v.physical_address == b.physical_address + 8
+		assert not item_exists("pyc")
+		b.freebuffer()
+		print("OK")
+	EOF
+}
