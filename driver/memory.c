@@ -18,7 +18,8 @@
  *   user besides the buffer; until then it waits, and holds the module.
  *
  * - Where neither can (no CMA area, or too small: Debian's x86 kernels have
- *   none), a range of free or movable pages is looked for zone by zone,
+ *   none), a range of free or movable pages is looked for zone by zone
+ *   (never in ZONE_MOVABLE, whose memory must be able to go offline),
  *   checked page frame by page frame (online, in the zone, not reserved,
  *   within the DMA mask), and taken with alloc_contig_range(), which
  *   migrates what is movable out of it.  Placement (a CPU physical address
@@ -236,6 +237,20 @@ static unsigned long udmabuf_page_span(struct page *page, unsigned long pfn)
 }
 
 /*
+ * Whether the contiguous-range allocator may take pages of @zone for good.
+ * Not ZONE_MOVABLE's: the kernel keeps that zone's pages movable so that
+ * its memory can go offline (movablecore=, movable_node, virtio-mem,
+ * memory onlined movable), and a buffer there would make that fail.  The
+ * kernel's own alloc_contig_pages() never reaches it either: it walks the
+ * zones a GFP_KERNEL mask allows.
+ */
+static bool udmabuf_zone_for_contig(struct zone *zone)
+{
+	return populated_zone(zone) && !zone_is_zone_device(zone) &&
+	       zone_idx(zone) != ZONE_MOVABLE;
+}
+
+/*
  * Whether every page frame of [pfn, pfn + nr) is online RAM of @zone that
  * the page allocator manages and could give up; if not, *@bad is the first
  * one that is not.
@@ -369,7 +384,7 @@ static int udmabuf_alloc_contig(struct udmabuf_buffer *buf)
 		for (z = MAX_NR_ZONES - 1; z >= 0; z--) {
 			struct zone *zone = &NODE_DATA(nid)->node_zones[z];
 
-			if (!populated_zone(zone) || zone_is_zone_device(zone))
+			if (!udmabuf_zone_for_contig(zone))
 				continue;
 			ret = udmabuf_contig_zone(buf, zone);
 			if (ret != -ENOMEM)
@@ -415,7 +430,7 @@ static unsigned long udmabuf_largest_range(struct udmabuf_buffer *buf)
 		for (z = 0; z < MAX_NR_ZONES; z++) {
 			struct zone *zone = &NODE_DATA(nid)->node_zones[z];
 
-			if (!populated_zone(zone) || zone_is_zone_device(zone))
+			if (!udmabuf_zone_for_contig(zone))
 				continue;
 			pfn = ALIGN(zone->zone_start_pfn, align);
 			limit = udmabuf_reach_end(buf, zone, pfn, align);
@@ -449,6 +464,8 @@ static int udmabuf_alloc_placed(struct udmabuf_buffer *buf)
 
 	if (!page || !udmabuf_range_in_zone(page_zone(page), pfn, nr, &bad))
 		return page && pfn_to_online_page(bad) ? -EBUSY : -ERANGE;
+	if (!udmabuf_zone_for_contig(page_zone(page)))
+		return -EBUSY;
 	addr = udmabuf_dma_reach(&buf->dev, buf->place, buf->alloc_size);
 	if (addr == DMA_MAPPING_ERROR)
 		return -ERANGE;

@@ -209,6 +209,60 @@ outside_cma() {
 		fail "the CMA buffer is at $addr, not in the CMA area ($base + $size)"
 }
 
+# movable_zone: "START_PFN SPANNED" of node 0's ZONE_MOVABLE, if it has pages.
+movable_zone() {
+	awk '/^Node 0, zone/ { z = $4 }
+		z == "Movable" && $1 == "present" { present = $2 }
+		z == "Movable" && $1 == "spanned" { spanned = $2 }
+		z == "Movable" && $1 == "start_pfn:" { start = $2 }
+		END { if (present > 0) print start, spanned }' /proc/zoneinfo
+}
+
+# memory_block ADDR END: the first memory block (its sysfs directory) that
+# lies wholly in [ADDR, END), if the kernel has memory hotplug.
+memory_block() {
+	local size first
+	read -r size 2>/dev/null </sys/devices/system/memory/block_size_bytes || return 0
+	size=$((0x$size))
+	first=$(( ($1 + size - 1) / size ))
+	(( (first + 1) * size <= $2 )) || return 0
+	echo "/sys/devices/system/memory/memory$first"
+}
+
+@test "contiguous and placed buffers never take ZONE_MOVABLE's memory, which can still go offline" {
+	local zone start spanned base end cma size addr blk
+	zone=$(movable_zone)
+	[ -n "$zone" ] || skip "this kernel has no ZONE_MOVABLE (boot with movablecore=)"
+	read -r start spanned <<<"$zone"
+	base=$(( start * PAGE_SIZE ))
+	end=$(( (start + spanned) * PAGE_SIZE ))
+	# Placed there: refused, and nothing is left behind.
+	new_item inmov size=4M dma_mask=64 phys_addr=$(( (base + 4 * MiB - 1) / (4 * MiB) * 4 * MiB ))
+	assert_write EBUSY "$cfs/inmov/enable" 1
+	assert_no_device inmov
+	rmdir "$cfs/inmov"
+	# From the contiguous-range allocator: elsewhere, though the zone is the
+	# highest and the search takes the highest first.
+	cma=$(meminfo_kib CmaTotal)
+	size=$(( (${cma:-0} / 1024 + 64) * MiB ))
+	make_buf big "$size" dma_mask=64
+	assert_attr "$cfs/big/allocator" contig
+	addr=$(cpu_addr big)
+	(( addr + size <= base || addr >= end )) ||
+		fail "big ($addr + $size) lies in ZONE_MOVABLE ($base to $end)"
+	# And that memory can go offline: the zone's first block, where the
+	# search would have started.  offline_pages() retries as long as a page
+	# will not move: a buffer there would hang this write.
+	blk=$(memory_block "$base" "$end")
+	[ -d "$blk" ] || fail "no memory block of ZONE_MOVABLE to offline (no memory hotplug?)"
+	run timeout 60 sh -c "echo offline > $blk/state"
+	[ "$status" = 0 ] ||
+		fail "offline of $blk: $output; $(dmesg | grep -i offlin | tail -n 3)"
+	assert_attr "$blk/state" offline
+	run -0 sh -c "echo online_movable > $blk/state"
+	assert_attr "$blk/state" online
+}
+
 @test "phys_addr: unaligned EINVAL when written, outside RAM ERANGE at enable" {
 	new_item p size=4M dma_mask=64
 	assert_write EINVAL "$cfs/p/phys_addr" 0x1001
