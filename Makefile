@@ -111,7 +111,7 @@ SHELL_SCRIPTS := .ci/run tests/demo.sh tests/vm/run tests/vm/check-all \
 	tests/vm/debug-kernel tests/vm/init tests/vm/checkpatch tests/deb/check \
 	tests/bench/run tests/bench/guest.sh tests/catalogue/check tests/uapi/check \
 	tests/build/check \
-	tests/vm/check-cache
+	tests/vm/check-cache tests/python/check
 BATS_FILES := $(wildcard tests/bats/*.bats tests/bats-dt/*.bats tests/deb/*.bats \
 	tests/vm/selftest.d/*.bats) $(wildcard tests/bats/helpers/*.bash)
 lint:
@@ -150,7 +150,7 @@ check-host: deps
 	tests/catalogue/check
 	tests/build/check
 	tests/python/check
-	tests/vm/check-cache
+	tests/vm/check-cache tests/python/check
 
 check-amd64:
 	tests/vm/run --arch amd64
