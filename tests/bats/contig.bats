@@ -230,7 +230,7 @@ memory_block() {
 }
 
 @test "contiguous and placed buffers never take ZONE_MOVABLE's memory, which can still go offline" {
-	local zone start spanned base end cma size addr blk
+	local zone start spanned base end cma size addr blk try
 	zone=$(movable_zone)
 	[ -n "$zone" ] || skip "this kernel has no ZONE_MOVABLE (boot with movablecore=)"
 	read -r start spanned <<<"$zone"
@@ -252,12 +252,18 @@ memory_block() {
 		fail "big ($addr + $size) lies in ZONE_MOVABLE ($base to $end)"
 	# And that memory can go offline: the zone's first block, where the
 	# search would have started.  offline_pages() retries as long as a page
-	# will not move: a buffer there would hang this write.
+	# will not move: a buffer there would hang this write.  A page briefly
+	# in use elsewhere can make it fail at once (EBUSY), which the kernel's
+	# documentation says to retry.
 	blk=$(memory_block "$base" "$end")
 	[ -d "$blk" ] || fail "no memory block of ZONE_MOVABLE to offline (no memory hotplug?)"
-	run timeout 60 sh -c "echo offline > $blk/state"
+	for try in 1 2 3 4 5; do
+		run timeout 60 sh -c "echo offline > $blk/state"
+		[ "$status" = 1 ] || break
+		sleep 1
+	done
 	[ "$status" = 0 ] ||
-		fail "offline of $blk: $output; $(dmesg | grep -i offlin | tail -n 3)"
+		fail "offline of $blk (try $try, status $status): $output; $(dmesg | grep -i offlin | tail -n 3)"
 	assert_attr "$blk/state" offline
 	run -0 sh -c "echo online_movable > $blk/state"
 	assert_attr "$blk/state" online
