@@ -203,6 +203,26 @@ void udmabuf_dma_init_buffer(struct udmabuf_buffer *buf)
 	INIT_LIST_HEAD(&buf->dma_node);
 }
 
+/*
+ * A device's DMA configuration is complete only while a driver is bound to
+ * it: on device-tree and ACPI platforms the bus sets up its IOMMU group,
+ * dma-ranges and coherency in the probe (dma_configure()) and takes them
+ * down at unbind or when the probe fails.  So a buffer is bound only to a
+ * device with a driver (vfio-pci or uio_pci_generic for a PCIe card), and
+ * an unbind detaches it.  A device-tree buffer's own device is being
+ * probed by this module.
+ */
+static bool udmabuf_dma_has_driver(struct udmabuf_buffer *buf,
+				   struct device *target)
+{
+	if (buf->dma_own_target || READ_ONCE(target->driver))
+		return true;
+	dev_notice_ratelimited(&buf->dev,
+			       "DMA device %s has no driver: bind one first (vfio-pci or uio_pci_generic for a PCI device); until then its DMA setup is incomplete\n",
+			       buf->dma_device);
+	return false;
+}
+
 /**
  * udmabuf_dma_setup - choose a buffer's DMA device, before allocation
  * @buf: buffer being created, its class device initialised
@@ -213,8 +233,9 @@ void udmabuf_dma_init_buffer(struct udmabuf_buffer *buf)
  * DMA device's) and coherency, and takes a device-tree node's
  * memory-region.  Undone by udmabuf_dma_release().
  *
- * Return: 0, -EINVAL/-ENODEV for a bad or missing device, -ERANGE if the
- * platform cannot allocate within the mask, or a reserved-memory error.
+ * Return: 0, -EINVAL/-ENODEV for a bad or missing device, -ENXIO for a
+ * device without a driver, -ERANGE if the platform cannot allocate within
+ * the mask, or a reserved-memory error.
  */
 int udmabuf_dma_setup(struct udmabuf_buffer *buf,
 		      const struct udmabuf_config *cfg)
@@ -239,6 +260,8 @@ int udmabuf_dma_setup(struct udmabuf_buffer *buf,
 			 dev_name(target));
 		if (!target->dma_mask)
 			return -EINVAL;	/* not a DMA master */
+		if (!udmabuf_dma_has_driver(buf, target))
+			return -ENXIO;
 		mask = min(mask, udmabuf_dma_limit(target));
 		/*
 		 * The class device allocates the memory; its coherency must
@@ -391,7 +414,7 @@ static bool udmabuf_dma_in_region(struct udmabuf_buffer *buf)
  * region or no IOVA space is left; -ERANGE if the bound device cannot reach
  * the memory without bounce buffering or its address is beyond dma_mask;
  * -EBUSY if another owner manages the device's IOMMU; -ENODEV if the
- * device went away meanwhile.
+ * device went away meanwhile, -ENXIO if its driver did.
  */
 int udmabuf_dma_map(struct udmabuf_buffer *buf)
 {
@@ -416,10 +439,12 @@ int udmabuf_dma_map(struct udmabuf_buffer *buf)
 	if (!buf->dma_own_target)
 		device_lock(target);
 	mutex_lock(&udmabuf_dma_lock);
-	if (udmabuf_dma_present(target))
-		ret = udmabuf_dma_map_target(buf, target);
-	else
+	if (!udmabuf_dma_present(target))
 		ret = -ENODEV;
+	else if (!udmabuf_dma_has_driver(buf, target))
+		ret = -ENXIO;	/* unbound since udmabuf_dma_setup() */
+	else
+		ret = udmabuf_dma_map_target(buf, target);
 	mutex_unlock(&udmabuf_dma_lock);
 	if (!buf->dma_own_target)
 		device_unlock(target);
@@ -517,9 +542,10 @@ static void udmabuf_dma_gone(struct device *dev)
 
 /*
  * An unbind comes before the driver's remove (DMA-API debugging checks for
- * leftover mappings right after it), a removal of a device without a
- * driver with BUS_NOTIFY_DEL_DEVICE, and a removal that raced with
- * udmabuf_dma_map() is caught at BUS_NOTIFY_REMOVED_DEVICE.
+ * leftover mappings right after it), and takes the device's DMA
+ * configuration with it; a removal of a device without a driver with
+ * BUS_NOTIFY_DEL_DEVICE, and a removal that raced with udmabuf_dma_map()
+ * is caught at BUS_NOTIFY_REMOVED_DEVICE.
  */
 static int udmabuf_dma_notify(struct notifier_block *nb, unsigned long action,
 			      void *data)

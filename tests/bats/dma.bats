@@ -334,6 +334,27 @@ assert_rebound_works() {
 	edu_roundtrip /dev/b 0
 }
 
+@test "a device without a driver is refused with ENXIO, leaving nothing; bound to a driver it works" {
+	new_item b size=64K dma_device="pci/$EDU"
+	echo "$EDU" >"$UIO/unbind"
+	[ ! -e "/sys/bus/pci/devices/$EDU/driver" ] || fail "$EDU still has a driver"
+	assert_write ENXIO "$cfs/b/enable" 1
+	assert_no_device b
+	assert_attr "$cfs/b/enable" 0
+	run -0 "$UT" kmsg-since "$KMSG_SEQ"
+	assert_output --partial "DMA device pci/$EDU has no driver"
+	check rmdir "$cfs/b"
+	# The parameter path refuses it the same way.
+	unload_module
+	assert_errno ENXIO "$UT" insmod-try "$UDMABUF_KO" udmabuf1=64K "udmabuf1_bind=pci/$EDU"
+	load_module
+	# With a driver again, the same configuration works.
+	new_item b size=64K dma_device="pci/$EDU"
+	edu_present "$EDU"
+	set_attr "$cfs/b/enable" 1
+	edu_roundtrip /dev/b 0
+}
+
 @test "the module unloads after a parameter buffer's device went away" {
 	unload_module
 	load_module udmabuf1=64K "udmabuf1_bind=pci/$EDU"

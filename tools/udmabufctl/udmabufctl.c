@@ -690,6 +690,10 @@ static void create_failed(const struct udmabuf_create_args *cfg, const char *ste
 	else if (!strcmp(step, "enable") && err == ENODEV && cfg->dma_device &&
 		 *cfg->dma_device)
 		hint("%s went away before the buffer was enabled", cfg->dma_device);
+	else if (!strcmp(step, "enable") && err == ENXIO && cfg->dma_device &&
+		 *cfg->dma_device)
+		hint("%s has no driver: bind vfio-pci or uio_pci_generic to it first (its DMA setup exists only then)",
+		     cfg->dma_device);
 	else if (!strcmp(step, "enable") && err == EINVAL && cfg->dma_device &&
 		 *cfg->dma_device)
 		hint("is %s a DMA master? A device without a DMA mask cannot have buffers",
