@@ -476,6 +476,40 @@ void udmabuf_dma_release(struct udmabuf_buffer *buf)
 	buf->dma_target = NULL;
 }
 
+/*
+ * Give [offset, offset + size) to the CPU after the device wrote it.  The
+ * range is byte-granular, cache maintenance is not: an architecture that
+ * invalidates whole lines only (RISC-V's Zicbom, MIPS) would drop what the
+ * CPU wrote to the rest of a line the range covers in part.  So the range
+ * is widened to whole cache lines, and a partly covered line at either end
+ * is written back first, as ARM's own invalidation does with such lines:
+ * the CPU's bytes beside the range survive, and the device's bytes in the
+ * range are read back, unless the CPU wrote to that very line while the
+ * device did (no order of maintenance can save both).
+ */
+static void udmabuf_dma_sync_for_cpu(struct udmabuf_buffer *buf, u64 offset,
+				     u64 size, enum dma_data_direction dir)
+{
+	u64 line = dma_get_cache_alignment(), start, end;
+
+	if (dir == DMA_TO_DEVICE || line <= 1) {
+		dma_sync_single_for_cpu(buf->dma_dev, buf->dma_addr + offset,
+					size, dir);
+		return;
+	}
+	start = round_down(offset, line);
+	end = round_up(offset + size, line);
+	if (start != offset)
+		dma_sync_single_for_device(buf->dma_dev, buf->dma_addr + start,
+					   line, DMA_TO_DEVICE);
+	if (end != offset + size && (end - line != start || start == offset))
+		dma_sync_single_for_device(buf->dma_dev,
+					   buf->dma_addr + end - line, line,
+					   DMA_TO_DEVICE);
+	dma_sync_single_for_cpu(buf->dma_dev, buf->dma_addr + start,
+				end - start, dir);
+}
+
 /**
  * udmabuf_dma_sync - cache maintenance for the DMA device
  * @buf: the buffer
@@ -483,6 +517,10 @@ void udmabuf_dma_release(struct udmabuf_buffer *buf)
  * @offset: start of the range, inside the buffer
  * @size: length of the range, inside the buffer
  * @dir: direction of the transfer
+ *
+ * Towards the CPU, a range that covers cache lines in part is widened to
+ * whole lines (udmabuf_dma_sync_for_cpu()).  The buffer is mapped for the
+ * device in whole pages, so the widened range stays within the mapping.
  *
  * Return: 0, or -ENODEV if the bound device has gone away.
  */
@@ -495,8 +533,7 @@ int udmabuf_dma_sync(struct udmabuf_buffer *buf, bool for_cpu, u64 offset,
 	if (!buf->dma_dev)
 		ret = -ENODEV;
 	else if (for_cpu)
-		dma_sync_single_for_cpu(buf->dma_dev, buf->dma_addr + offset,
-					size, dir);
+		udmabuf_dma_sync_for_cpu(buf, offset, size, dir);
 	else
 		dma_sync_single_for_device(buf->dma_dev,
 					   buf->dma_addr + offset, size, dir);

@@ -152,6 +152,51 @@ expect_seen() {
 	expect_seen "cpu 4096 $((SZ - 4096)) 0"
 }
 
+# dma_line: dma_get_cache_alignment() of this kernel, ARCH_DMA_MINALIGN:
+# 128 on arm64, the L1 line on 32-bit ARM (64 for armmp); 1 on amd64,
+# where DMA is coherent.
+dma_line() {
+	case $UDMABUF_ARCH in
+	arm64) echo 128 ;;
+	armhf) echo 64 ;;
+	*) echo 1 ;;
+	esac
+}
+
+# expect_cpu_sync OFFSET SIZE DIR: the calls a SYNC_FOR_CPU of that range
+# must make: towards the CPU from the device, the range widened to whole
+# cache lines, each line it covers only in part written back first (the
+# CPU's bytes beside the range must survive the invalidation).
+expect_cpu_sync() {
+	local off=$1 size=$2 dir=$3 line start end calls=()
+	line=$(dma_line)
+	if (( dir == 1 || line == 1 )); then
+		expect_seen "cpu $off $size $dir"
+		return
+	fi
+	start=$(( off / line * line ))
+	end=$(( (off + size + line - 1) / line * line ))
+	(( start != off )) && calls+=("dev $start $line 1")
+	(( end != off + size && (end - line != start || start == off) )) &&
+		calls+=("dev $((end - line)) $line 1")
+	expect_seen "${calls[@]}" "cpu $start $((end - start)) $dir"
+}
+
+@test "SYNC_FOR_CPU of a range covering cache lines in part: the lines at its ends written back, then whole lines" {
+	local r
+	# Within one line; across lines, both ends partial; one end partial;
+	# bidirectional; towards the device (no invalidation, as asked).
+	for r in "100 28 2" "100 300 2" "4096 100 2" "4000 96 2" "100 300 0" "100 28 1"; do
+		# shellcheck disable=SC2086 # three words: OFFSET SIZE DIR
+		set -- $r
+		run -0 "$IO" sync /dev/tbuf cpu "$1" "$2" "$3"
+		expect_cpu_sync "$1" "$2" "$3"
+	done
+	# Whole lines stay as they are.
+	run -0 "$IO" sync /dev/tbuf cpu 256 512 2
+	expect_seen "cpu 256 512 2"
+}
+
 @test "the sysfs one-write form and the shared values sync what they say" {
 	assert_write OK "$CLASS/tbuf/sync_for_device" "12288 4096 1"
 	expect_seen "dev 12288 4096 1"
