@@ -257,8 +257,8 @@ UDMABUF_EXPORT int udmabuf_get_dma_addr(const struct udmabuf *buf,
 	return 0;
 }
 
-UDMABUF_EXPORT int udmabuf_get_phys_addr(const struct udmabuf *buf,
-					 uint64_t *addr)
+/* GET_INFO's phys_addr: the CPU physical address, not the DMA address. */
+static int cpu_phys_addr(const struct udmabuf *buf, uint64_t *addr)
 {
 	struct udmabuf_cfs_info info;
 	int ret = query(buf, &info);
@@ -266,6 +266,19 @@ UDMABUF_EXPORT int udmabuf_get_phys_addr(const struct udmabuf *buf,
 	if (!ret)
 		*addr = info.phys_addr;
 	return ret;
+}
+
+UDMABUF_EXPORT int udmabuf_get_cpu_phys_addr(const struct udmabuf *buf,
+					     uint64_t *addr)
+{
+	return cpu_phys_addr(buf, addr);
+}
+
+/* The 1.0 name of udmabuf_get_cpu_phys_addr(), kept for its ABI. */
+UDMABUF_EXPORT int udmabuf_get_phys_addr(const struct udmabuf *buf,
+					 uint64_t *addr)
+{
+	return cpu_phys_addr(buf, addr);
 }
 
 UDMABUF_EXPORT int udmabuf_get_flags(const struct udmabuf *buf,

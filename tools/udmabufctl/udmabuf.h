@@ -1,12 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
- * libudmabuf 1.0 - use udmabuf-cfs DMA buffers from C.
+ * libudmabuf 1.1 - use udmabuf-cfs DMA buffers from C.
  *
  * A udmabuf-cfs buffer is physically contiguous memory that a program maps
  * and a DMA master reads or writes. This library opens a buffer, maps it,
- * tells its DMA address, hands ranges between CPU and device with one ioctl
+ * tells its addresses, hands ranges between CPU and device with one ioctl
  * each, exports ranges as dma-buf file descriptors, and creates and destroys
  * buffers through the module's configfs subsystem. See libudmabuf(3).
+ *
+ * Two addresses, as everywhere in udmabuf-cfs: the DMA address is what a
+ * device is programmed with (an IOVA behind an IOMMU), the CPU physical
+ * address is where the memory is for the CPU. They differ behind an IOMMU
+ * or a bus that translates; program a DMA master with the DMA address.
  *
  * Conventions:
  *  - Functions that can fail return 0 (or a non-negative value) on success
@@ -22,7 +27,8 @@
  *    threads at once (reading it in several udmabuf_create() calls at once
  *    is fine). Error messages are kept per thread.
  *  - Structures are opaque, so they can grow without breaking programs;
- *    the symbols are versioned (LIBUDMABUF_1.0).
+ *    the symbols are versioned: LIBUDMABUF_1.0, and LIBUDMABUF_1.1 for
+ *    what 1.1 added (marked "Since 1.1" below).
  *  - For tests, the environment variables UDMABUF_CONFIGFS_DIR,
  *    UDMABUF_SYSFS_DIR and UDMABUF_DEV_DIR replace the directories
  *    /sys/kernel/config/udmabuf, /sys/class/udmabuf and /dev. They are
@@ -39,12 +45,12 @@ extern "C" {
 #endif
 
 #define UDMABUF_VERSION_MAJOR	1
-#define UDMABUF_VERSION_MINOR	0
+#define UDMABUF_VERSION_MINOR	1
 
 /* ---------------------------------------------------------------------- */
 /* Library                                                                */
 
-/* Version of the library, e.g. "1.0.0". */
+/* Version of the library, e.g. "1.1.0". */
 const char *udmabuf_library_version(void);
 
 /*
@@ -109,15 +115,27 @@ const char *udmabuf_get_name(const struct udmabuf *buf);
 uint64_t udmabuf_get_size(const struct udmabuf *buf);
 
 /*
- * The address to program into the DMA master (the bound device's DMA
- * address, an IOVA behind an IOMMU). One ioctl; no root needed: whoever
- * may open the buffer may know it. -ENODEV if the buffer's bound DMA
- * device has gone away.
+ * The DMA address: what to program into the DMA master (for a buffer bound
+ * to a dma_device, that device's DMA address, an IOVA behind an IOMMU).
+ * One ioctl; no root needed: whoever may open the buffer may know it.
+ * -ENODEV if the buffer's bound DMA device has gone away.
  */
 int udmabuf_get_dma_addr(const struct udmabuf *buf, uint64_t *addr);
 
-/* CPU physical address of the buffer (equal to the DMA address unless an
- * IOMMU or the bus translates). One ioctl. */
+/*
+ * The CPU physical address: where the memory is for the CPU (what
+ * /proc/PID/pagemap shows for the mapping). Equal to the DMA address
+ * unless an IOMMU or the bus translates; never program a DMA master with
+ * it. One ioctl. Since 1.1.
+ */
+int udmabuf_get_cpu_phys_addr(const struct udmabuf *buf, uint64_t *addr);
+
+/*
+ * The same as udmabuf_get_cpu_phys_addr(): the CPU physical address, NOT
+ * the DMA address (and not the sysfs or configfs phys_addr, which read the
+ * DMA address). Kept under its 1.0 name; new code should call
+ * udmabuf_get_cpu_phys_addr(), whose name says which address it is.
+ */
 int udmabuf_get_phys_addr(const struct udmabuf *buf, uint64_t *addr);
 
 /* UDMABUF_INFO_* bits, as the module reports them now. One ioctl. */
@@ -202,8 +220,10 @@ void udmabuf_config_free(struct udmabuf_config *cfg);
  *  mode:        permissions of the device node, 0..0777 (default 0600)
  *  dma_device:  the DMA master, BUS/DEVICE ("pci/0000:01:00.0"); "" or
  *               NULL for the module's own device
- *  phys_addr:   the CPU physical address the buffer must be allocated at;
- *               needs a module whose phys_addr attribute is writable
+ *  phys_addr:   the CPU physical address the buffer must be allocated at
+ *               (configfs phys_addr as written before enable; once
+ *               enabled it reads the DMA address); needs a module whose
+ *               phys_addr attribute is writable
  */
 int udmabuf_config_set_size(struct udmabuf_config *cfg, uint64_t bytes);
 int udmabuf_config_set_minor(struct udmabuf_config *cfg, long minor);

@@ -41,11 +41,13 @@ check "make install PREFIX=/usr DESTDIR=... succeeds"
 check "ldconfig is not run with DESTDIR"
 
 L=$D/usr/lib/multi
-[ -f "$L/libudmabuf.so.1.0.0" ] && [ ! -L "$L/libudmabuf.so.1.0.0" ] &&
-	[ "$(readlink "$L/libudmabuf.so.1")" = libudmabuf.so.1.0.0 ] &&
+# The library's version: 1.1 added udmabuf_get_cpu_phys_addr.
+V=1.1.0
+[ -f "$L/libudmabuf.so.$V" ] && [ ! -L "$L/libudmabuf.so.$V" ] &&
+	[ "$(readlink "$L/libudmabuf.so.1")" = "libudmabuf.so.$V" ] &&
 	[ "$(readlink "$L/libudmabuf.so")" = libudmabuf.so.1 ]
-check "libudmabuf.so.1.0.0 with the symlinks libudmabuf.so.1 and libudmabuf.so"
-readelf -d "$L/libudmabuf.so.1.0.0" >"$T/dyn" 2>&1 &&
+check "libudmabuf.so.$V with the symlinks libudmabuf.so.1 and libudmabuf.so"
+readelf -d "$L/libudmabuf.so.$V" >"$T/dyn" 2>&1 &&
 	grep -q 'Library soname: \[libudmabuf.so.1\]' "$T/dyn"
 check "its SONAME is libudmabuf.so.1"
 for f in usr/include/udmabuf.h usr/lib/multi/pkgconfig/udmabuf.pc \
@@ -72,17 +74,60 @@ check "every function of udmabuf.h has a section-3 page ($(wc -l <"$T/api") func
 grep -qx 'prefix=/usr' "$L/pkgconfig/udmabuf.pc" &&
 	grep -qx 'libdir=/usr/lib/multi' "$L/pkgconfig/udmabuf.pc" &&
 	grep -qx 'includedir=/usr/include' "$L/pkgconfig/udmabuf.pc" &&
-	grep -qx 'Version: 1.0.0' "$L/pkgconfig/udmabuf.pc"
+	grep -qx "Version: $V" "$L/pkgconfig/udmabuf.pc"
 check "the pkg-config file has the install-time prefix, libdir and the library's version"
 flags=$(PKG_CONFIG_PATH=$L/pkgconfig PKG_CONFIG_SYSROOT_DIR=$D pkg-config --cflags --libs udmabuf 2>>"$T/log" | sed "s/ *$//")
 [ "$flags" = "-I$D/usr/include -L$D/usr/lib/multi -ludmabuf" ] || echo "flags: $flags" >>"$T/log"
 [ ! -s "$T/log" ]
 check "pkg-config --cflags --libs udmabuf points into the installed tree"
 
-nm -D --defined-only "$L/libudmabuf.so.1.0.0" >"$T/nm" 2>>"$T/log"
+nm -D --defined-only "$L/libudmabuf.so.$V" >"$T/nm" 2>>"$T/log"
 awk '$2 == "T" || $2 == "D" || $2 == "B" || $2 == "W"' "$T/nm" >"$T/syms"
-! grep -v '@@LIBUDMABUF_1\.0$' "$T/syms" >>"$T/log"
-check "every exported symbol is versioned LIBUDMABUF_1.0"
+! grep -v '@@LIBUDMABUF_1\.[01]$' "$T/syms" >>"$T/log"
+check "every exported symbol is versioned LIBUDMABUF_1.0 or LIBUDMABUF_1.1"
+# The ABI of 1.0 as released: a symbol added to, moved out of or dropped
+# from that node breaks the programs linked against it.
+cat >"$T/abi-1.0" <<EOF
+udmabuf_close
+udmabuf_config_free
+udmabuf_config_new
+udmabuf_config_set_attr
+udmabuf_config_set_device_name
+udmabuf_config_set_dma_device
+udmabuf_config_set_dma_mask
+udmabuf_config_set_minor
+udmabuf_config_set_mode
+udmabuf_config_set_phys_addr
+udmabuf_config_set_size
+udmabuf_config_set_sync_mode
+udmabuf_create
+udmabuf_destroy
+udmabuf_export_dmabuf
+udmabuf_get_dma_addr
+udmabuf_get_driver_version
+udmabuf_get_fd
+udmabuf_get_flags
+udmabuf_get_minor
+udmabuf_get_name
+udmabuf_get_phys_addr
+udmabuf_get_size
+udmabuf_get_sync_mode
+udmabuf_last_error
+udmabuf_library_version
+udmabuf_map
+udmabuf_module_has_feature
+udmabuf_open
+udmabuf_open_fd
+udmabuf_parse_size
+udmabuf_sync_for_cpu
+udmabuf_sync_for_device
+udmabuf_unmap
+EOF
+sed -n 's/.* \([^ @]*\)@@LIBUDMABUF_1\.0$/\1/p' "$T/syms" | sort | diff "$T/abi-1.0" - >>"$T/log"
+check "LIBUDMABUF_1.0 is the released 1.0 ABI, unchanged"
+sed -n 's/.* \([^ @]*\)@@LIBUDMABUF_1\.1$/\1/p' "$T/syms" >"$T/abi-1.1"
+echo udmabuf_get_cpu_phys_addr | diff - "$T/abi-1.1" >>"$T/log"
+check "LIBUDMABUF_1.1 has what 1.1 added: udmabuf_get_cpu_phys_addr"
 sed 's/.* \([^ @]*\)@@.*/\1/' "$T/syms" | sort >"$T/exported"
 diff "$T/api" "$T/exported" >>"$T/log"
 check "the exported symbols are exactly the functions of udmabuf.h"
@@ -103,13 +148,13 @@ check "make uninstall removes every installed file"
 
 # Without DESTDIR, ldconfig runs (a PREFIX in the temporary directory).
 mk install PREFIX="$T/root" LDCONFIG="touch $T/ldconfig-ran" &&
-	[ -e "$T/ldconfig-ran" ] && [ -f "$T/root/lib/libudmabuf.so.1.0.0" ]
+	[ -e "$T/ldconfig-ran" ] && [ -f "$T/root/lib/libudmabuf.so.$V" ]
 check "ldconfig runs when installing without DESTDIR"
 
 # The guests' build (tests/vm/run): static, no shared library.
 $MAKE -s --no-print-directory -C "$SRC" O="$T/static" LDFLAGS=-static \
 	"$T/static/udmabufctl" all >>"$T/log" 2>&1 &&
-	[ -x "$T/static/udmabufctl" ] && [ ! -e "$T/static/libudmabuf.so.1.0.0" ] &&
+	[ -x "$T/static/udmabufctl" ] && [ ! -e "$T/static/libudmabuf.so.$V" ] &&
 	! readelf -l "$T/static/udmabufctl" | grep -q INTERP &&
 	"$T/static/udmabufctl" --version >>"$T/log" 2>&1
 check "LDFLAGS=-static builds a static udmabufctl and no shared library"

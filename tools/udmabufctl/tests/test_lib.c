@@ -186,6 +186,24 @@ static void test_open_map_sync(void)
 	log = take_log();
 	CHECK(!has(log, "phys_addr"), "nothing reads the root-only phys_addr file");
 
+	/* Behind an IOMMU the two addresses differ: each getter gives its own. */
+	setenv("UDMABUF_FAKE_DMA_ADDR", "0x80000000", 1);
+	setenv("UDMABUF_FAKE_PHYS_ADDR", "0x3f000000", 1);
+	addr = 0;
+	CHECK(udmabuf_get_dma_addr(b, &addr) == 0 && addr == 0x80000000,
+	      "udmabuf_get_dma_addr gives the DMA address, not the CPU one: %#llx",
+	      (unsigned long long)addr);
+	addr = 0;
+	CHECK(udmabuf_get_cpu_phys_addr(b, &addr) == 0 && addr == 0x3f000000,
+	      "udmabuf_get_cpu_phys_addr gives the CPU physical address, not the DMA one: %#llx",
+	      (unsigned long long)addr);
+	addr = 0;
+	CHECK(udmabuf_get_phys_addr(b, &addr) == 0 && addr == 0x3f000000,
+	      "udmabuf_get_phys_addr (1.0) gives the CPU physical address too: %#llx",
+	      (unsigned long long)addr);
+	unsetenv("UDMABUF_FAKE_DMA_ADDR");
+	unsetenv("UDMABUF_FAKE_PHYS_ADDR");
+
 	CHECK(udmabuf_map(b, 4096 + 5, 10, 0, (void **)&p) == 0 &&
 	      p[0] == (unsigned char)(4096 + 5) && p[9] == (unsigned char)(4096 + 14),
 	      "a range at an unaligned offset maps the right bytes");
@@ -384,7 +402,7 @@ int main(int argc, char **argv)
 	setenv("UDMABUF_FAKE_DEV_DIR", dev, 1);
 	setenv("UDMABUF_FAKE_LOG", logf, 1);
 
-	CHECK(!strcmp(udmabuf_library_version(), "1.0.0"), "library version %s",
+	CHECK(!strcmp(udmabuf_library_version(), "1.1.0"), "library version %s",
 	      udmabuf_library_version());
 	CHECK(!strcmp(udmabuf_last_error(), ""), "no error before any failure");
 	CHECK(udmabuf_parse_size("4M", &v) == 0 && v == 4 << 20 &&
