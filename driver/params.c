@@ -41,6 +41,7 @@ static u64 udmabuf_param_size[UDMABUF_PARAMS];
 static char udmabuf_param_bind[UDMABUF_PARAMS][UDMABUF_DMA_DEVICE_MAX];
 static u64 udmabuf_param_phys[UDMABUF_PARAMS];
 static bool udmabuf_param_placed[UDMABUF_PARAMS];
+static unsigned int udmabuf_param_mode[UDMABUF_PARAMS];
 static struct udmabuf_buffer *udmabuf_param_buf[UDMABUF_PARAMS];
 
 static int udmabuf_param_set(const char *val, const struct kernel_param *kp)
@@ -101,6 +102,36 @@ static const struct kernel_param_ops udmabuf_param_phys_ops = {
 	.get	= udmabuf_param_phys_get,
 };
 
+/* Octal permissions of the device node, 1..0777, as configfs mode takes. */
+static int udmabuf_param_mode_set(const char *val,
+				  const struct kernel_param *kp)
+{
+	unsigned int mode;
+	int ret;
+
+	ret = kstrtouint(val, 8, &mode);
+	if (ret)
+		return ret;
+	/* devtmpfs would make a node of mode 0 a 0600 one: not what was asked. */
+	if (!mode || mode > 0777)
+		return -EINVAL;
+	*(unsigned int *)kp->arg = mode;
+	return 0;
+}
+
+static int udmabuf_param_mode_get(char *page, const struct kernel_param *kp)
+{
+	unsigned int mode = *(unsigned int *)kp->arg;
+
+	return scnprintf(page, PAGE_SIZE, "%04o\n",
+			 mode ? mode : UDMABUF_MODE_DEFAULT);
+}
+
+static const struct kernel_param_ops udmabuf_param_mode_ops = {
+	.set	= udmabuf_param_mode_set,
+	.get	= udmabuf_param_mode_get,
+};
+
 #define UDMABUF_PARAM(n)						\
 	module_param_cb(udmabuf##n, &udmabuf_param_ops,			\
 			&udmabuf_param_size[n], 0444);			\
@@ -118,6 +149,12 @@ static const struct kernel_param_ops udmabuf_param_phys_ops = {
 			&udmabuf_param_phys[n], 0400);			\
 	MODULE_PARM_DESC(udmabuf##n##_phys, "CPU physical address to"	\
 			 " place /dev/udmabuf" #n " at (page-aligned)")
+
+#define UDMABUF_MODE_PARAM(n)						\
+	module_param_cb(udmabuf##n##_mode, &udmabuf_param_mode_ops,	\
+			&udmabuf_param_mode[n], 0444);			\
+	MODULE_PARM_DESC(udmabuf##n##_mode, "Permissions of /dev/udmabuf" \
+			 #n " in octal (default 0600)")
 
 UDMABUF_PARAM(0);
 UDMABUF_PARAM(1);
@@ -143,6 +180,14 @@ UDMABUF_PHYS_PARAM(4);
 UDMABUF_PHYS_PARAM(5);
 UDMABUF_PHYS_PARAM(6);
 UDMABUF_PHYS_PARAM(7);
+UDMABUF_MODE_PARAM(0);
+UDMABUF_MODE_PARAM(1);
+UDMABUF_MODE_PARAM(2);
+UDMABUF_MODE_PARAM(3);
+UDMABUF_MODE_PARAM(4);
+UDMABUF_MODE_PARAM(5);
+UDMABUF_MODE_PARAM(6);
+UDMABUF_MODE_PARAM(7);
 
 void udmabuf_params_exit(void)
 {
@@ -164,8 +209,9 @@ int udmabuf_params_init(void)
 
 	for (i = 0; i < UDMABUF_PARAMS; i++) {
 		if (!udmabuf_param_size[i] &&
-		    (udmabuf_param_bind[i][0] || udmabuf_param_placed[i])) {
-			pr_err("udmabuf%d_bind or _phys without udmabuf%d\n",
+		    (udmabuf_param_bind[i][0] || udmabuf_param_placed[i] ||
+		     udmabuf_param_mode[i])) {
+			pr_err("udmabuf%d_bind, _phys or _mode without udmabuf%d\n",
 			       i, i);
 			udmabuf_params_exit();
 			return -EINVAL;
@@ -182,6 +228,8 @@ int udmabuf_params_init(void)
 			sizeof(cfg.dma_device));
 		cfg.placed = udmabuf_param_placed[i];
 		cfg.place = udmabuf_param_phys[i];
+		if (udmabuf_param_mode[i])
+			cfg.mode = udmabuf_param_mode[i];
 
 		buf = udmabuf_create(&cfg);
 		if (IS_ERR(buf)) {
@@ -281,7 +329,7 @@ static int udmabuf_of_name(struct device *dev, struct udmabuf_config *cfg)
 static int udmabuf_of_config(struct device *dev, struct udmabuf_config *cfg)
 {
 	struct device_node *np = dev->of_node;
-	u32 minor = UDMABUF_MINORS, sync_mode, direction = 0, bits;
+	u32 minor = UDMABUF_MINORS, sync_mode, direction = 0, bits, mode;
 	int ret;
 
 	udmabuf_config_init(cfg);
@@ -291,6 +339,7 @@ static int udmabuf_of_config(struct device *dev, struct udmabuf_config *cfg)
 	cfg->dma_target = dev;
 	sync_mode = cfg->sync_mode;
 	bits = cfg->dma_bits;
+	mode = cfg->mode;
 
 	ret = udmabuf_of_read_number(np, "size", &cfg->size);
 	if (ret || !cfg->size || cfg->size > UDMABUF_SIZE_MAX) {
@@ -334,6 +383,16 @@ static int udmabuf_of_config(struct device *dev, struct udmabuf_config *cfg)
 	if (ret)
 		return ret;
 	cfg->dma_bits = bits;
+
+	/* Permissions of the device node, as configfs mode: mode = <0660>. */
+	if (of_find_property(np, "mode", NULL)) {
+		if (of_property_read_u32(np, "mode", &mode) || !mode ||
+		    mode > 0777) {
+			dev_err(dev, "mode: must be permissions 01..0777 (octal: mode = <0660>)\n");
+			return -EINVAL;
+		}
+	}
+	cfg->mode = mode;
 
 	return udmabuf_of_name(dev, cfg);
 }

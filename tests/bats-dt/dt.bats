@@ -184,6 +184,11 @@ assert_probe_failed() {
 	run -0 "$UT" read-verify /dev/dthigh 0 1M 6
 }
 
+@test "mode sets the device node's permissions (octal), 0600 without it" {
+	assert_equal "$(stat -c %a /dev/dtsync)" 660
+	assert_equal "$(stat -c %a /dev/dtplain)" 600
+}
+
 @test "a plain DT buffer does mmap and read/write like a configfs one" {
 	run -0 "$UT" mmap-fill /dev/dtplain 0 1M 21
 	run -0 "$UT" read-verify /dev/dtplain 0 1M 21
@@ -370,6 +375,10 @@ dt_last() {
 
 @test "dma-mask 11 fails with a log line and leaves nothing" {
 	assert_probe_failed bad-dmamask 'dma-mask: '
+}
+
+@test "mode 01000 fails with a log line and leaves nothing" {
+	assert_probe_failed bad-mode 'mode: must be permissions'
 }
 
 @test "a memory-region above 4 GiB with dma-mask 32 fails with a log line and leaves nothing" {

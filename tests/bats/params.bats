@@ -101,6 +101,26 @@ insmod_ok() {
 	if [ "$UDMABUF_ARCH" = amd64 ]; then assert_output 1; else assert_output 0; fi
 }
 
+@test "udmabufN_mode sets the device node's permissions in octal; 0600 without it" {
+	insmod_ok udmabuf0=64K udmabuf0_mode=0660 udmabuf1=64K udmabuf2=64K udmabuf2_mode=644
+	assert_equal "$(stat -c %a /dev/udmabuf0)" 660
+	assert_equal "$(stat -c %a /dev/udmabuf1)" 600
+	assert_equal "$(stat -c %a /dev/udmabuf2)" 644
+	assert_attr "$PARAMS/udmabuf0_mode" 0660
+	assert_attr "$PARAMS/udmabuf1_mode" 0600
+}
+
+@test "udmabufN_mode: 0, beyond 0777, not octal or without udmabufN fail the load with EINVAL" {
+	local m
+	for m in 0 1000 0668 rw; do
+		assert_errno EINVAL "$UT" insmod-try "$UDMABUF_KO" udmabuf0=64K "udmabuf0_mode=$m"
+		run module_loaded
+		assert_failure
+	done
+	assert_errno EINVAL "$UT" insmod-try "$UDMABUF_KO" udmabuf0=64K udmabuf1_mode=0660
+	[ ! -e /dev/udmabuf0 ] || fail "/dev/udmabuf0 exists"
+}
+
 @test "a malformed parameter makes insmod fail with EINVAL" {
 	assert_errno EINVAL "$UT" insmod-try "$UDMABUF_KO" udmabuf0=12abc
 	run module_loaded
