@@ -1,0 +1,69 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+#
+# The user examples of examples/, run the way the admin guide tells a user
+# to: the card bound to uio_pci_generic, which leaves its bus mastering off
+# (turned off here again, in case an earlier test turned it on), then the
+# program.  The data must go to the card and come back by DMA, behind the
+# IOMMU in the -iommu lanes.
+# vm: needs python
+
+# Variables such as cfs come from helpers/common.bash.
+# shellcheck disable=SC2154
+bats_require_minimum_version 1.5.0
+load helpers/common
+load helpers/edu
+
+setup() {
+	common_setup
+	EDU=$UDMABUF_EDU
+	edu_present "$EDU" || return 1
+	bus_master_off "$EDU"
+}
+
+teardown() {
+	edu_present "$EDU" || true
+	common_teardown
+}
+
+# command_byte BDF: the low byte of the card's PCI command register.
+command_byte() {
+	od -An -tu1 -j4 -N1 "/sys/bus/pci/devices/$1/config" | tr -d ' '
+}
+
+bus_master_off() {
+	local b
+	b=$(command_byte "$1")
+	# shellcheck disable=SC2059 # the format is the byte, as an octal escape
+	printf "\\$(printf '%03o' $((b & ~4)))" |
+		dd of="/sys/bus/pci/devices/$1/config" bs=1 seek=4 conv=notrunc 2>/dev/null
+	(( ($(command_byte "$1") & 4) == 0 )) || fail "bus mastering of $1 stays on"
+}
+
+# assert_example_worked: what both examples print and leave.
+assert_example_worked() {
+	assert_line --regexp "buffer .*at DMA address 0x[0-9a-f]+ for $EDU\$"
+	assert_line --partial "2048 bytes went to the card and came back by DMA"
+	(( $(command_byte "$EDU") & 4 )) || fail "bus mastering is off after the example"
+	run ls "$cfs"
+	refute_line --regexp '^(pcie-dma|pyudmabuf-)'
+}
+
+@test "examples/pcie-dma.c: bus mastering on, a buffer bound to the card, DMA to the card and back" {
+	run -0 pcie-dma "$EDU"
+	assert_example_worked
+}
+
+@test "examples/pcie-dma.py: the same from Python, with allocate(target=...)" {
+	run -0 python3 /usr/bin/pcie-dma.py "$EDU"
+	assert_example_worked
+}
+
+@test "the examples refuse to run without a card, with usage or a reason" {
+	run -2 pcie-dma
+	assert_output --partial "usage: pcie-dma BDF"
+	run -1 pcie-dma 0000:ff:1f.7
+	assert_output --partial "/sys/bus/pci/devices/0000:ff:1f.7/config"
+	run -2 python3 /usr/bin/pcie-dma.py
+	assert_output --partial "usage: pcie-dma.py BDF"
+}
