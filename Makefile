@@ -96,6 +96,13 @@ deb:
 	mv $(DEB_OUT)/src/*.deb $(DEB_OUT)/src/*.changes $(DEB_OUT)/src/*.buildinfo $(DEB_OUT)/
 	rm -rf $(DEB_OUT)/src
 	PATH=/usr/sbin:/usr/bin:/sbin:/bin lintian --fail-on error,warning --display-info --show-overrides $(DEB_OUT)/*.changes
+	@# The guides a user needs come with the packages.
+	@for f in udmabuf-cfs-dkms:admin-guide.rst udmabuf-cfs-dkms:cache-coherency.rst \
+		libudmabuf-dev:libudmabuf.rst libudmabuf-dev:examples/udmabuf-example.c \
+		libudmabuf-dev:examples/pcie-dma.c python3-udmabuf:examples/pcie-dma.py; do \
+		dpkg-deb -c $(DEB_OUT)/$${f%%:*}_*.deb | grep -q "/usr/share/doc/$${f%%:*}/$${f#*:}" || \
+			{ echo "make deb: $${f%%:*} lacks /usr/share/doc/$${f%%:*}/$${f#*:}" >&2; exit 1; }; \
+	done
 	@ls -l $(DEB_OUT)
 
 # Installs build/deb/*.deb on this machine (root, apt), a Debian kernel's
