@@ -73,7 +73,7 @@ edu_ready() {
 		assert attr("pyb", "enable") == "1"
 		# 6000 bytes, rounded up to whole pages.
 		assert int(attr("pyb", "size")) == -(-6000 // PAGE) * PAGE, attr("pyb", "size")
-		assert a.physical_address == ctl_phys_addr("pyb"), (hex(a.physical_address), ctl_phys_addr("pyb"))
+		assert a.physical_address == ctl_dma_addr("pyb"), (hex(a.physical_address), ctl_dma_addr("pyb"))
 		assert a.physical_address == a.buffer.cpu_physical_address
 		assert a.device_address == a.physical_address
 		assert a[1].physical_address == a.physical_address + 2000
@@ -139,7 +139,7 @@ edu_ready() {
 		for n in ("ub", "ubdev", "/dev/ubdev"):
 		    with udmabuf.Buffer(n) as b:
 		        assert b.name == "ubdev" and b.size == 65536 and b.path == "/dev/ubdev", (n, b.name, b.path)
-		        assert b.physical_address == ctl_phys_addr("ub")
+		        assert b.physical_address == ctl_dma_addr("ub")
 		        assert b.sync_mode == 1 and b.driver_version
 		        a = b.array()
 		        assert a.shape == (65536,) and a.dtype == np.uint8
@@ -380,7 +380,7 @@ except PermissionError as e:
 		dev = "pci/" + os.environ["UDMABUF_EDU"]
 		a = udmabuf.allocate(16, target=dev, name="pyt")
 		assert attr("pyt", "dma_device") == dev, attr("pyt", "dma_device")
-		assert a.physical_address == ctl_phys_addr("pyt")
+		assert a.physical_address == ctl_dma_addr("pyt")
 		raises(ValueError, None, udmabuf.allocate, 16, target=dev, dma_device=dev, name="pyu")
 		assert not item_exists("pyu")
 		print("OK")
@@ -390,10 +390,10 @@ except PermissionError as e:
 @test "an array's DMA address, CPU physical address and coherent flag are the driver's, offset for slices" {
 	py <<-'EOF'
 		a = udmabuf.allocate((8, 16), "u4", name="pyb")
-		dma = ctl_phys_addr("pyb")
-		cpu = a.buffer.cpu_physical_address
+		dma = ctl_dma_addr("pyb")
+		cpu = ctl_cpu_phys_addr("pyb")
 		assert a.physical_address == a.device_address == dma, (hex(a.physical_address), hex(dma))
-		assert a.cpu_physical_address == cpu
+		assert a.cpu_physical_address == a.buffer.cpu_physical_address == cpu, (hex(a.cpu_physical_address), hex(cpu))
 		# No IOMMU in the guest: the two are the same address.
 		assert cpu == dma, (hex(cpu), hex(dma))
 		with open(f"{CLASS}/pyb/dma_coherent") as f:

@@ -455,7 +455,7 @@ udmabufctl: hint: 'frobnicate' is not a command either (see 'udmabufctl --help')
 
 @test "list without buffers prints only the header" {
 	run -0 --separate-stderr "$CTL"
-	assert_output "NAME DEVICE MAJ:MIN SIZE SYNC-MODE PHYS-ADDR ORIGIN USERS"
+	assert_output "NAME DEVICE MAJ:MIN SIZE SYNC-MODE DMA-ADDR ORIGIN USERS"
 }
 
 @test "list shows a buffer's device, numbers, size and origin" {
@@ -472,8 +472,35 @@ udmabufctl: hint: 'frobnicate' is not a command either (see 'udmabufctl --help')
 
 @test "list shows the DMA address to root" {
 	run -0 "$CTL" create tbuf --size 64K
-	run -0 "$CTL" list -n -o PHYS-ADDR
+	run -0 "$CTL" list -n -o DMA-ADDR
 	assert_output "$(cat "$CLASS/tbuf/phys_addr")"
+}
+
+@test "list -o PHYS-ADDR, DMA-ADDR's former name, still shows the DMA address" {
+	run -0 "$CTL" create tbuf --size 64K
+	run -0 --separate-stderr "$CTL" list -o PHYS-ADDR
+	assert_output "DMA-ADDR
+$(cat "$CLASS/tbuf/phys_addr")"
+}
+
+@test "DMA-ADDR is GET_INFO's DMA address, CPU-PHYS-ADDR its CPU physical address, in list, info and JSON" {
+	command -v udmabuf-ioctl >/dev/null || skip "needs udmabuf-ioctl in the guest"
+	local dma cpu
+	run -0 "$CTL" create tbuf --size 64K
+	dma=$(udmabuf-ioctl info /dev/tbuf | sed -n 's/^dma_addr=//p')
+	cpu=$(udmabuf-ioctl info /dev/tbuf | sed -n 's/^phys_addr=//p')
+	[ -n "$dma" ] && [ -n "$cpu" ] || fail "udmabuf-ioctl info: no addresses"
+	run -0 --separate-stderr "$CTL" list -n -r -o DMA-ADDR,CPU-PHYS-ADDR tbuf
+	assert_output "$dma $cpu"
+	run -0 --separate-stderr "$CTL" info tbuf
+	assert_line "dma-addr:      $dma"
+	assert_line "cpu-phys-addr: $cpu"
+	if command -v jq >/dev/null; then
+		run -0 --separate-stderr "$CTL" list -J -o DMA-ADDR,CPU-PHYS-ADDR tbuf
+		# shellcheck disable=SC2016 # $d and $c are jq's
+		run -0 jq -e --arg d "$dma" --arg c "$cpu" \
+			'.udmabuf[0]["dma-addr"] == $d and .udmabuf[0]["cpu-phys-addr"] == $c' <<<"$output"
+	fi
 }
 
 @test "list shows parameter buffers next to configfs ones" {
@@ -519,7 +546,7 @@ udmabuf1 param"
 	requires_edu
 	run -0 "$CTL" create tbuf --size 64K --dma-device "pci/$EDU"
 	run -0 --separate-stderr "$CTL" info tbuf
-	assert_line "dma-device:  pci/$EDU"
+	assert_line "dma-device:    pci/$EDU"
 }
 
 @test "list and info -J show an empty DMA device for a buffer on the module's own device" {
@@ -534,19 +561,19 @@ udmabuf1 param"
 @test "info shows key: value lines that match sysfs" {
 	run -0 "$CTL" create tbuf --size 1M
 	run -0 --separate-stderr "$CTL" info tbuf
-	assert_line "name:        tbuf"
-	assert_line "device:      /dev/tbuf"
-	assert_line "maj:min:     $(cat "$CLASS/tbuf/dev")"
-	assert_line "size:        1048576 (1M)"
-	assert_line "origin:      configfs"
-	assert_line "cache:       $(cat "$CLASS/tbuf/cache_mode")"
+	assert_line "name:          tbuf"
+	assert_line "device:        /dev/tbuf"
+	assert_line "maj:min:       $(cat "$CLASS/tbuf/dev")"
+	assert_line "size:          1048576 (1M)"
+	assert_line "origin:        configfs"
+	assert_line "cache:         $(cat "$CLASS/tbuf/cache_mode")"
 }
 
 @test "info shows the allocator of a buffer: page for 64 KiB" {
 	run -0 "$CTL" create tbuf --size 64K
 	run -0 --separate-stderr "$CTL" info tbuf
-	assert_line "allocator:   page"
-	assert_line "allocator:   $(cat "$CLASS/tbuf/allocator")"
+	assert_line "allocator:     page"
+	assert_line "allocator:     $(cat "$CLASS/tbuf/allocator")"
 	run -0 --separate-stderr "$CTL" list -n -r -o NAME,ALLOCATOR tbuf
 	assert_output "tbuf page"
 	run -0 --separate-stderr "$CTL" list
@@ -564,17 +591,17 @@ udmabuf1 param"
 @test "info of a disabled item shows it is not enabled" {
 	run -0 "$CTL" create tbuf --size 64K --no-enable
 	run -0 "$CTL" info tbuf
-	assert_line "enabled:     0"
-	assert_line "device:      -"
+	assert_line "enabled:       0"
+	assert_line "device:        -"
 }
 
 @test "info /dev/b shows the buffer whose device is b, not the item called b" {
 	run -0 "$CTL" create a --size 64K --device-name b
 	run -0 "$CTL" create b --size 128K --device-name c
 	run -0 --separate-stderr "$CTL" info /dev/b
-	assert_line "name:        a"
-	assert_line "device:      /dev/b"
-	assert_line "size:        65536 (64K)"
+	assert_line "name:          a"
+	assert_line "device:        /dev/b"
+	assert_line "size:          65536 (64K)"
 }
 
 @test "info of a missing buffer says there is no such buffer" {

@@ -85,8 +85,21 @@ struct udmabuf_info {
 	int dma_mask;		/* address bits, -1 if unknown */
 	int mode;		/* permissions of the node, -1 if unknown */
 	long config_minor;	/* configfs "minor" attribute (-1: auto) */
-	int has_phys_addr;	/* phys_addr valid (needs root) */
-	uint64_t phys_addr;
+	/*
+	 * The DMA address: what a device is programmed with (an IOVA behind
+	 * an IOMMU). Read from the phys_addr attribute of the class device
+	 * (root's, or a group's by the udev rule), else of the configfs item;
+	 * where neither can be read, from GET_INFO if that is read.
+	 */
+	int has_dma_addr;
+	uint64_t dma_addr;
+	/*
+	 * The CPU physical address: where the memory is for the CPU. Only
+	 * GET_INFO tells it (UDMABUF_FIELD_CPU_PHYS_ADDR): the device node is
+	 * opened for that.
+	 */
+	int has_cpu_phys_addr;
+	uint64_t cpu_phys_addr;
 	long users;		/* open files and mappings, -1 if unknown */
 	int dma_coherent;	/* 0/1, -1 if unknown */
 	char cache_mode[16];	/* mapping without O_SYNC, "" if unknown */
@@ -108,8 +121,24 @@ struct udmabuf_info {
 	char allocator[16];
 };
 
-/* Information about one buffer. -ENOENT if there is no such buffer. */
+/*
+ * Information about one buffer: every field but the CPU physical address
+ * (UDMABUF_FIELD_ALL), which needs the device opened. -ENOENT if there is
+ * no such buffer.
+ */
 int udmabuf_get_info(const char *name, struct udmabuf_info *info);
+
+/* The same reading FIELDS (UDMABUF_FIELD_*) only. */
+int udmabuf_get_info_fields(const char *name, unsigned int fields,
+			    struct udmabuf_info *info);
+
+/*
+ * The CPU physical address of an enabled buffer (info->devpath), and its
+ * DMA address if that is not known yet, from GET_INFO: the device node is
+ * opened and closed again (it counts as a user meanwhile). 0, or -errno:
+ * -ENODEV if the buffer is disabled or the node is another device's.
+ */
+int udmabuf_info_cpu_phys_addr(struct udmabuf_info *info);
 
 /*
  * All buffers: configfs items (enabled or not) and the devices of
@@ -127,7 +156,7 @@ int udmabuf_list(struct udmabuf_info **list, size_t *count);
  */
 #define UDMABUF_FIELD_SIZE		(1U << 0)
 #define UDMABUF_FIELD_SYNC_MODE		(1U << 1)
-#define UDMABUF_FIELD_PHYS_ADDR		(1U << 2)
+#define UDMABUF_FIELD_DMA_ADDR		(1U << 2)
 #define UDMABUF_FIELD_ORIGIN		(1U << 3)	/* param/dt: one read */
 #define UDMABUF_FIELD_USERS		(1U << 4)
 #define UDMABUF_FIELD_DMA_MASK		(1U << 5)
@@ -139,10 +168,14 @@ int udmabuf_list(struct udmabuf_info **list, size_t *count);
 #define UDMABUF_FIELD_CACHE_MODE_SYNC	(1U << 11)
 #define UDMABUF_FIELD_ALLOCATOR		(1U << 12)
 #define UDMABUF_FIELD_ALL		((1U << 13) - 1)
+/* Not in UDMABUF_FIELD_ALL: opens each device (udmabuf_info_cpu_phys_addr()). */
+#define UDMABUF_FIELD_CPU_PHYS_ADDR	(1U << 13)
 
 /*
  * udmabuf_list() reading only FIELDS: one openat, read and close per
- * attribute, relative to the subsystem's and the class's directory.
+ * attribute, relative to the subsystem's and the class's directory (and
+ * with UDMABUF_FIELD_CPU_PHYS_ADDR one open and ioctl of each enabled
+ * buffer's device node).
  */
 int udmabuf_list_fields(unsigned int fields, struct udmabuf_info **list,
 			size_t *count);

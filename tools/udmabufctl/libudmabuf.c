@@ -21,6 +21,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <linux/udmabuf-cfs.h>
@@ -656,14 +657,17 @@ static int fill_from_sysfs(const struct attr_dirs *d, struct udmabuf_info *info,
 	if ((fields & UDMABUF_FIELD_SYNC_MODE) && !(cdir && info->sync_mode >= 0) &&
 	    read_int_attr(fd, dir, "sync_mode", &i) == 0)
 		info->sync_mode = i;
-	if (fields & UDMABUF_FIELD_PHYS_ADDR) {
-		/* The class device's may be readable by a group (udev rule). */
+	if (fields & UDMABUF_FIELD_DMA_ADDR) {
+		/*
+		 * phys_addr reads the DMA address once enabled. The class
+		 * device's may be readable by a group (udev rule).
+		 */
 		ret = read_u64_attr(fd, dir, "phys_addr", 16, &v);
 		if (ret == -ENOENT && cdir)
 			ret = read_u64_attr(cfd, cdir, "phys_addr", 16, &v);
 		if (ret == 0) {
-			info->phys_addr = v;
-			info->has_phys_addr = 1;
+			info->dma_addr = v;
+			info->has_dma_addr = 1;
 		}
 	}
 	if ((fields & UDMABUF_FIELD_COHERENT) &&
@@ -690,6 +694,9 @@ static int fill_from_sysfs(const struct attr_dirs *d, struct udmabuf_info *info,
 	if ((fields & UDMABUF_FIELD_DMA_DEVICE) &&
 	    read_dma_device(fd, dir, info) == -ENOENT && cdir)
 		read_dma_device(cfd, cdir, info);
+	/* Last: the open counts as a user while it lasts (users is read). */
+	if (fields & UDMABUF_FIELD_CPU_PHYS_ADDR)
+		udmabuf_info_cpu_phys_addr(info);
 	return 0;
 }
 
@@ -757,7 +764,44 @@ static int fill_from_item(const struct attr_dirs *d, const char *item,
 	return 0;
 }
 
-int udmabuf_get_info(const char *name, struct udmabuf_info *info)
+int udmabuf_info_cpu_phys_addr(struct udmabuf_info *info)
+{
+	struct udmabuf_cfs_info ci;
+	struct stat st;
+	int fd, ret = 0;
+
+	if (!info->enabled || !info->devpath[0])
+		return -ENODEV;
+	fd = open(info->devpath, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	/* A stale node of another device must not lend us its address. */
+	if (fstat(fd, &st))
+		ret = -errno;
+	else if (S_ISCHR(st.st_mode) && info->has_dev &&
+		 st.st_rdev != makedev(info->major, info->minor))
+		ret = -ENODEV;
+	memset(&ci, 0, sizeof(ci));
+	if (!ret && ioctl(fd, UDMABUF_CFS_IOC_GET_INFO, &ci))
+		ret = -errno;
+	else if (!ret && ci.abi_version != UDMABUF_CFS_ABI_VERSION)
+		ret = -EPROTO;
+	close(fd);
+	if (ret)
+		return ret;
+	info->cpu_phys_addr = ci.phys_addr;
+	info->has_cpu_phys_addr = 1;
+	/* A detached buffer has no DMA address (GET_INFO says 0). */
+	if (!info->has_dma_addr &&
+	    !(ci.flags & UDMABUF_CFS_INFO_DMA_DETACHED)) {
+		info->dma_addr = ci.dma_addr;
+		info->has_dma_addr = 1;
+	}
+	return 0;
+}
+
+int udmabuf_get_info_fields(const char *name, unsigned int fields,
+			    struct udmabuf_info *info)
 {
 	char item[256];
 	int ret, is_dev;
@@ -767,15 +811,19 @@ int udmabuf_get_info(const char *name, struct udmabuf_info *info)
 		return ret;
 	info_init(info);
 	if (find_item(name, is_dev, item, sizeof(item)) == 0)
-		return fill_from_item(&by_path, item, info, UDMABUF_FIELD_ALL);
+		return fill_from_item(&by_path, item, info, fields);
 	if (strlen(name) >= sizeof(info->name))
 		return -ENAMETOOLONG;
 	strcpy(info->name, name);
-	ret = fill_from_sysfs(&by_path, info, AT_FDCWD, NULL,
-			      UDMABUF_FIELD_ALL);
+	ret = fill_from_sysfs(&by_path, info, AT_FDCWD, NULL, fields);
 	if (ret)
 		info_init(info);
 	return ret;
+}
+
+int udmabuf_get_info(const char *name, struct udmabuf_info *info)
+{
+	return udmabuf_get_info_fields(name, UDMABUF_FIELD_ALL, info);
 }
 
 static int cmp_info(const void *a, const void *b)

@@ -25,7 +25,8 @@ const struct column columns[NCOLUMNS] = {
 	[COL_MAJMIN]	 = { "MAJ:MIN",	   COL_STRING,  1, "major:minor device number", 0 },
 	[COL_SIZE_]	 = { "SIZE",	   COL_SIZE,    1, "size of the buffer", F(SIZE) },
 	[COL_SYNC_MODE]	 = { "SYNC-MODE",  COL_NUMBER,  1, "sync mode (0..7)", F(SYNC_MODE) },
-	[COL_PHYS_ADDR]	 = { "PHYS-ADDR",  COL_STRING,  1, "DMA address (root only)", F(PHYS_ADDR) },
+	[COL_DMA_ADDR]	 = { "DMA-ADDR",   COL_STRING,  1, "DMA address, what a device is programmed with (root)", F(DMA_ADDR) },
+	[COL_CPU_PHYS_ADDR] = { "CPU-PHYS-ADDR", COL_STRING, 0, "CPU physical address (opens the device node)", F(CPU_PHYS_ADDR) },
 	[COL_ORIGIN]	 = { "ORIGIN",	   COL_STRING,  1, "configfs, param or dt", F(ORIGIN) },
 	[COL_USERS]	 = { "USERS",	   COL_NUMBER,  1, "open files and mappings", F(USERS) },
 	[COL_DEVNAME]	 = { "DEVNAME",	   COL_STRING,  0, "device name", 0 },
@@ -36,10 +37,43 @@ const struct column columns[NCOLUMNS] = {
 	[COL_COHERENT]	 = { "COHERENT",   COL_BOOLEAN, 0, "DMA is cache-coherent", F(COHERENT) },
 	[COL_CACHE]	 = { "CACHE",	   COL_STRING,  0, "CPU mapping without O_SYNC", F(CACHE_MODE) },
 	[COL_CACHE_SYNC] = { "CACHE-SYNC", COL_STRING,  0, "CPU mapping with O_SYNC", F(CACHE_MODE_SYNC) },
-	[COL_ALLOCATOR]	 = { "ALLOCATOR",  COL_STRING,  0, "where the memory came from: page, cma, dma, contig, placed or pool", F(ALLOCATOR) },
+	[COL_ALLOCATOR]	 = { "ALLOCATOR",  COL_STRING,  0, "where the memory came from: page, cma, dma, contig, placed, pool", F(ALLOCATOR) },
 };
 
 #undef F
+
+const struct column_alias column_aliases[NALIASES] = {
+	{ "PHYS-ADDR", COL_DMA_ADDR },
+};
+
+size_t column_name_width(void)
+{
+	size_t w = 0, l;
+	int i;
+
+	for (i = 0; i < NCOLUMNS; i++) {
+		l = strlen(columns[i].name);
+		if (l > w)
+			w = l;
+	}
+	return w;
+}
+
+/* The column called NAME (LEN bytes), or a former name of it; else -1. */
+static int column_of(const char *name, size_t len)
+{
+	int i;
+
+	for (i = 0; i < NCOLUMNS; i++)
+		if (strlen(columns[i].name) == len &&
+		    !strncasecmp(columns[i].name, name, len))
+			return i;
+	for (i = 0; i < NALIASES; i++)
+		if (strlen(column_aliases[i].name) == len &&
+		    !strncasecmp(column_aliases[i].name, name, len))
+			return column_aliases[i].col;
+	return -1;
+}
 
 size_t default_columns(int *ids, size_t max)
 {
@@ -74,13 +108,9 @@ int parse_columns(const char *spec, int *ids, size_t max, size_t *n,
 		*n = 0;
 	for (;;) {
 		size_t len = strcspn(p, ",");
-		int i;
+		int i = column_of(p, len);
 
-		for (i = 0; i < NCOLUMNS; i++)
-			if (strlen(columns[i].name) == len &&
-			    !strncasecmp(columns[i].name, p, len))
-				break;
-		if (i == NCOLUMNS) {
+		if (i < 0) {
 			snprintf(badbuf, sizeof(badbuf), "%.*s",
 				 (int)(len < 60 ? len : 60), p);
 			*bad = badbuf;
@@ -193,9 +223,13 @@ void cell_text(const struct udmabuf_info *in, int col, int bytes,
 		if (in->sync_mode >= 0)
 			snprintf(buf, len, "%d", in->sync_mode);
 		break;
-	case COL_PHYS_ADDR:
-		if (in->has_phys_addr)
-			snprintf(buf, len, "0x%016" PRIx64, in->phys_addr);
+	case COL_DMA_ADDR:
+		if (in->has_dma_addr)
+			snprintf(buf, len, "0x%016" PRIx64, in->dma_addr);
+		break;
+	case COL_CPU_PHYS_ADDR:
+		if (in->has_cpu_phys_addr)
+			snprintf(buf, len, "0x%016" PRIx64, in->cpu_phys_addr);
 		break;
 	case COL_ORIGIN:
 		snprintf(buf, len, "%s", in->origin);
@@ -492,6 +526,8 @@ out:
 void print_info(FILE *f, const struct udmabuf_info *info, const int *cols,
 		size_t ncols, const struct out_opts *o)
 {
+	/* Values line up after the longest key, "cpu-phys-addr:". */
+	int width = (int)column_name_width() + 2;
 	char buf[CELL_MAX], key[32];
 	size_t i;
 
@@ -504,8 +540,10 @@ void print_info(FILE *f, const struct udmabuf_info *info, const int *cols,
 		key[k++] = ':';
 		key[k] = '\0';
 		cell_text(info, c, 1, buf, sizeof(buf));
-		if (!o->noheadings)
-			fprintf(f, o->raw ? "%s " : "%-12s ", key);
+		if (!o->noheadings && o->raw)
+			fprintf(f, "%s ", key);
+		else if (!o->noheadings)
+			fprintf(f, "%-*s", width, key);
 		if (o->raw) {
 			raw_escape(f, buf[0] ? buf : "-");
 		} else if (c == COL_SIZE_ && info->size >= 1024 && !o->bytes &&

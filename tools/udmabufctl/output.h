@@ -28,13 +28,29 @@ struct column {
 
 enum {
 	COL_NAME, COL_DEVICE, COL_MAJMIN, COL_SIZE_, COL_SYNC_MODE,
-	COL_PHYS_ADDR, COL_ORIGIN, COL_USERS, COL_DEVNAME, COL_ENABLED,
+	COL_DMA_ADDR, COL_CPU_PHYS_ADDR, COL_ORIGIN, COL_USERS, COL_DEVNAME,
+	COL_ENABLED,
 	COL_DMA_MASK, COL_DMA_DEVICE, COL_MODE, COL_COHERENT, COL_CACHE,
 	COL_CACHE_SYNC, COL_ALLOCATOR,
 	NCOLUMNS
 };
 
 extern const struct column columns[NCOLUMNS];
+
+/*
+ * Former names that -o still takes, for scripts: PHYS-ADDR was DMA-ADDR's
+ * (it showed the DMA address, as the phys_addr attributes read it).
+ */
+struct column_alias {
+	const char *name;
+	int col;
+};
+
+#define NALIASES 1
+extern const struct column_alias column_aliases[NALIASES];
+
+/* Width of the longest column name, for the --help list. */
+size_t column_name_width(void);
 
 struct out_opts {
 	int json;
@@ -44,9 +60,10 @@ struct out_opts {
 };
 
 /*
- * Parse a column list "NAME,SIZE" (case-insensitive); a leading '+'
- * appends to ids[] as already filled (*n ids). -EINVAL with *bad
- * pointing at the unknown name (in a static buffer), -E2BIG if too many.
+ * Parse a column list "NAME,SIZE" (case-insensitive; a former name of
+ * column_aliases[] is the column it now names); a leading '+' appends to
+ * ids[] as already filled (*n ids). -EINVAL with *bad pointing at the
+ * unknown name (in a static buffer), -E2BIG if too many.
  */
 int parse_columns(const char *spec, int *ids, size_t max, size_t *n,
 		  const char **bad);

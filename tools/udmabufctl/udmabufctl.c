@@ -68,7 +68,7 @@
 	"     --dma-device BUS/DEVICE\n" \
 	"                      the DMA master the buffer is for, e.g. pci/0000:01:00.0\n" \
 	"                      or platform/a0000000.dma (default: the module's own\n" \
-	"                      device); PHYS-ADDR is then that device's DMA address\n" \
+	"                      device); DMA-ADDR is then that device's DMA address\n" \
 	"     --phys-addr ADDR allocate the buffer at this CPU physical address\n" \
 	"                      (page-aligned, 0x hex) or fail\n" \
 	"     --mode OCTAL     permissions of the device node (default 0600)\n" \
@@ -101,11 +101,11 @@
 
 static void print_columns(FILE *f)
 {
-	int i;
+	int i, w = (int)column_name_width();
 
 	fputs("\nAvailable output columns:\n", f);
 	for (i = 0; i < NCOLUMNS; i++)
-		fprintf(f, " %10s  %s\n", columns[i].name, columns[i].help);
+		fprintf(f, " %*s  %s\n", w, columns[i].name, columns[i].help);
 }
 
 static void print_exit_status(FILE *f)
@@ -535,6 +535,7 @@ static int cmd_info(int argc, char **argv)
 	struct out_args a = { .ncols = 0 };
 	struct udmabuf_info *v;
 	size_t n = 0, failed = 0, total;
+	unsigned int fields;
 	int i, ret, first;
 
 	for (a.ncols = 0; a.ncols < NCOLUMNS; a.ncols++)
@@ -550,8 +551,11 @@ static int cmd_info(int argc, char **argv)
 		report("info", "allocate", ENOMEM);
 		return EXIT_FAIL;
 	}
+	/* The CPU physical address only if shown: it opens the device. */
+	fields = UDMABUF_FIELD_ALL |
+		 (columns_fields(a.cols, a.ncols) & UDMABUF_FIELD_CPU_PHYS_ADDR);
 	for (i = first; i < argc; i++) {
-		ret = udmabuf_get_info(argv[i], &v[n]);
+		ret = udmabuf_get_info_fields(argv[i], fields, &v[n]);
 		if (ret) {
 			report_lookup(argv[i], "info", -ret);
 			failed++;
@@ -595,7 +599,7 @@ static long opt_long(const char *what, const char *s, long min, long max)
 	return v;
 }
 
-/* A physical address: decimal or 0x hex, page-aligned (the kernel checks). */
+/* A CPU physical address: decimal or 0x hex, page-aligned (the kernel checks). */
 static uint64_t opt_address(const char *s)
 {
 	unsigned long long v;
@@ -603,10 +607,10 @@ static uint64_t opt_address(const char *s)
 
 	errno = 0;
 	if (*s == '-' || *s == '+' || !*s)
-		usage_error("invalid physical address '%s'", s);
+		usage_error("invalid CPU physical address '%s'", s);
 	v = strtoull(s, &end, 0);
 	if (errno || *end)
-		usage_error("invalid physical address '%s'", s);
+		usage_error("invalid CPU physical address '%s'", s);
 	return v;
 }
 

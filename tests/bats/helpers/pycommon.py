@@ -49,9 +49,15 @@ def attr(name, a):
         return f.read().strip()
 
 
-def ctl_phys_addr(name):
-    """The DMA address as udmabufctl info shows it (sysfs, root)."""
-    return int(sh("udmabufctl", "info", "-n", "-r", "-o", "PHYS-ADDR", name), 16)
+def ctl_dma_addr(name):
+    """The DMA address as udmabufctl info shows it (DMA-ADDR: sysfs, root)."""
+    return int(sh("udmabufctl", "info", "-n", "-r", "-o", "DMA-ADDR", name), 16)
+
+
+def ctl_cpu_phys_addr(name):
+    """The CPU physical address as udmabufctl info shows it (CPU-PHYS-ADDR:
+    GET_INFO)."""
+    return int(sh("udmabufctl", "info", "-n", "-r", "-o", "CPU-PHYS-ADDR", name), 16)
 
 
 def fd_flags(fd):

@@ -153,7 +153,7 @@ out_has "Exit status:"
 check "--help documents the exit statuses"
 out_has "     --dma-device BUS/DEVICE" && out_has " DMA-DEVICE  DMA master, BUS/DEVICE"
 check "--help documents --dma-device and the DMA-DEVICE column"
-out_has "  ALLOCATOR  where the memory came from: page, cma, dma, contig, placed or pool"
+out_has "  ALLOCATOR  where the memory came from: page, cma, dma, contig, placed, pool"
 check "--help documents the ALLOCATOR column"
 run create --help
 status_is 0 && out_has "Usage:"
@@ -257,7 +257,7 @@ fi
 
 run
 status_is 0 && out_is \
-"NAME     DEVICE        MAJ:MIN SIZE SYNC-MODE PHYS-ADDR          ORIGIN   USERS
+"NAME     DEVICE        MAJ:MIN SIZE SYNC-MODE DMA-ADDR           ORIGIN   USERS
 cam0     $D/cam0     240:1     4M         3 0x000000003f000000 configfs     2
 spare                          1.5K         1                    configfs
 udmabuf0 $D/udmabuf0 240:0     1M         1 0x000000003f000000 param        0"
@@ -300,11 +300,11 @@ run list
 check "ALLOCATOR is not a default column of list"
 run info -o NAME,ALLOCATOR spare udmabuf0
 status_is 0 && out_is \
-"name:        spare
-allocator:   -
+"name:          spare
+allocator:     -
 
-name:        udmabuf0
-allocator:   -"
+name:          udmabuf0
+allocator:     -"
 check "info shows - as the allocator of a disabled buffer and of an older module's"
 run -J
 status_is 0 && out_has '"udmabuf": ['
@@ -338,7 +338,7 @@ udmabuf0 1048576"
 check "options without a verb are the default command's"
 run cam0
 status_is 0 && [ ! -s "$ERR" ] && out_is \
-"NAME DEVICE    MAJ:MIN SIZE SYNC-MODE PHYS-ADDR          ORIGIN   USERS
+"NAME DEVICE    MAJ:MIN SIZE SYNC-MODE DMA-ADDR           ORIGIN   USERS
 cam0 $D/cam0 240:1     4M         3 0x000000003f000000 configfs     2"
 check "a first word that is no command is a NAME of list: udmabufctl NAME"
 run -o NAME udmabuf0 -n "$D/cam0"
@@ -361,7 +361,8 @@ by = {b["name"]: b for b in d}
 assert [b["name"] for b in d] == ["cam0", "spare", "udmabuf0"], d
 assert by["cam0"]["size"] == 4194304 and by["cam0"]["users"] == 2
 assert by["cam0"]["sync-mode"] == 3 and by["cam0"]["coherent"] is False
-assert by["cam0"]["phys-addr"] == "0x000000003f000000"
+assert by["cam0"]["dma-addr"] == "0x000000003f000000" and "phys-addr" not in by["cam0"]
+assert by["cam0"]["cpu-phys-addr"] is None	# no device node to ask here
 assert by["spare"]["device"] is None and by["spare"]["enabled"] is False
 assert by["spare"]["mode"] == "0600" and by["spare"]["dma-mask"] == 64
 assert by["udmabuf0"]["origin"] == "param" and by["udmabuf0"]["maj:min"] == "240:0"
@@ -391,36 +392,44 @@ fi
 
 run info cam0
 status_is 0 && out_is \
-"name:        cam0
-device:      $D/cam0
-maj:min:     240:1
-size:        4194304 (4M)
-sync-mode:   3
-phys-addr:   0x000000003f000000
-origin:      configfs
-users:       2
-devname:     cam0
-enabled:     1
-dma-mask:    32
-dma-device:  pci/0000:00:10.0
-mode:        0660
-coherent:    0
-cache:       cached
-cache-sync:  uncached
-allocator:   cma"
+"name:          cam0
+device:        $D/cam0
+maj:min:       240:1
+size:          4194304 (4M)
+sync-mode:     3
+dma-addr:      0x000000003f000000
+cpu-phys-addr: -
+origin:        configfs
+users:         2
+devname:       cam0
+enabled:       1
+dma-mask:      32
+dma-device:    pci/0000:00:10.0
+mode:          0660
+coherent:      0
+cache:         cached
+cache-sync:    uncached
+allocator:     cma"
 check "info prints key: value lines"
-run info -o NAME,SIZE,PHYS-ADDR cam0
+run info -o NAME,SIZE,DMA-ADDR cam0
 status_is 0 && out_is \
-"name:        cam0
-size:        4194304 (4M)
-phys-addr:   0x000000003f000000"
+"name:          cam0
+size:          4194304 (4M)
+dma-addr:      0x000000003f000000"
 check "info -o shows only those keys"
 run info -b -o SIZE cam0
-status_is 0 && out_is "size:        4194304"
+status_is 0 && out_is "size:          4194304"
 check "info -b shows sizes in bytes only"
-run info -n -o PHYS-ADDR cam0
+run info -n -o DMA-ADDR cam0
 status_is 0 && out_is "0x000000003f000000"
 check "info -n shows the values without keys"
+run info -n -o PHYS-ADDR cam0
+status_is 0 && out_is "0x000000003f000000"
+check "info -o PHYS-ADDR, the former name of DMA-ADDR, still shows the DMA address"
+run list -o NAME,phys-addr cam0
+status_is 0 && out_is "NAME DMA-ADDR
+cam0 0x000000003f000000"
+check "list -o PHYS-ADDR is the DMA-ADDR column, under its name"
 run info -n -o SIZE cam0
 status_is 0 && out_is "4194304"
 check "info -n shows a size as the plain number of bytes, for scripts"
@@ -436,10 +445,10 @@ status_is 0 && out_is "4194304
 cam0"
 check "info takes the long options of list"
 run info "$D/udmabuf0"
-status_is 0 && out_has "origin:      param"
+status_is 0 && out_has "origin:        param"
 check "info accepts a device path and shows a parameter buffer"
 run info spare
-status_is 0 && out_has "dma-device:  -"
+status_is 0 && out_has "dma-device:    -"
 check "info shows - as the DMA device of a buffer on the module's own device"
 run info nope
 status_is 1 && err_is "udmabufctl: nope: info: no such buffer"
@@ -448,7 +457,7 @@ run info a/b
 status_is 1 && err_is "udmabufctl: a/b: info: not a buffer name (NAME or /dev/NAME)"
 check "info of a path that names no buffer says what a buffer name is"
 run info cam0 nope
-status_is 2 && out_has "name:        cam0"
+status_is 2 && out_has "name:          cam0"
 check "info with some missing names exits 2"
 run info ghost nope
 status_is 1 && [ ! -s "$OUT" ]
@@ -848,6 +857,74 @@ unset UDMABUF_FAKE_DEV_DIR UDMABUF_FAKE_LOG
 status_is 0 && [ ! -s "$ERR" ] && printf '%s\n' ioctl=get_info \
 	"ioctl=sync_for_device 4096 8192 1" | cmp -s - "$T/writes"
 fake "sync opens the device node and issues the sync ioctl, without sysfs"
+
+# --- the two addresses: DMA-ADDR and CPU-PHYS-ADDR ---------------------------
+
+# Behind an IOMMU a buffer's DMA address (what a device is programmed with;
+# the sysfs phys_addr reads it, 0x3f000000 in the fake tree) and its CPU
+# physical address (only GET_INFO tells it) differ. Here the fake's GET_INFO
+# gives the DMA address 0x3f000000 and the CPU physical address 0x80000000,
+# so a column or key showing the other one shows the wrong number.
+A=$T/addr-dev
+mkdir -p "$A"
+head -c 4096 /dev/zero >"$A/cam0"
+head -c 4096 /dev/zero >"$A/udmabuf0"
+rm -f "$T/writes"
+UDMABUF_DEV_DIR=$A UDMABUF_FAKE_DEV_DIR=$A UDMABUF_FAKE_LOG=$T/writes
+UDMABUF_FAKE_DMA_ADDR=0x3f000000 UDMABUF_FAKE_PHYS_ADDR=0x80000000
+export UDMABUF_FAKE_DEV_DIR UDMABUF_FAKE_LOG UDMABUF_FAKE_DMA_ADDR \
+	UDMABUF_FAKE_PHYS_ADDR
+[ -n "$works" ] && run_fake list -n -o NAME,DMA-ADDR
+status_is 0 && out_is "cam0     0x000000003f000000
+spare
+udmabuf0 0x000000003f000000"
+fake "list -o DMA-ADDR shows the DMA address"
+[ -n "$works" ] && run_fake list
+status_is 0 && sed -n 1p "$OUT" | grep -q ' DMA-ADDR ' && ! out_has PHYS-ADDR &&
+	[ ! -e "$T/writes" ]
+fake "list shows DMA-ADDR by default, and no CPU-PHYS-ADDR: it opens no device"
+[ -n "$works" ] && run_fake list -o NAME,DMA-ADDR,CPU-PHYS-ADDR
+status_is 0 && out_is "NAME     DMA-ADDR           CPU-PHYS-ADDR
+cam0     0x000000003f000000 0x0000000080000000
+spare
+udmabuf0 0x000000003f000000 0x0000000080000000"
+fake "list -o CPU-PHYS-ADDR shows the CPU physical address, DMA-ADDR beside it the DMA address"
+[ -n "$works" ] && run_fake list -J -o NAME,DMA-ADDR,CPU-PHYS-ADDR cam0
+status_is 0 && out_has '"dma-addr": "0x000000003f000000"' &&
+	out_has '"cpu-phys-addr": "0x0000000080000000"' && ! out_has '"phys-addr"'
+fake "JSON: dma-addr is the DMA address, cpu-phys-addr the CPU physical address"
+[ -n "$works" ] && run_fake info cam0
+status_is 0 && out_has "
+dma-addr:      0x000000003f000000
+cpu-phys-addr: 0x0000000080000000
+" && [ ! -s "$ERR" ]
+fake "info shows both: dma-addr the DMA address, cpu-phys-addr the CPU physical address"
+[ -n "$works" ] && run_fake info -n -o PHYS-ADDR cam0
+status_is 0 && out_is "0x000000003f000000"
+fake "-o PHYS-ADDR, DMA-ADDR's former name, is the DMA address, not the CPU one"
+rm -f "$T/writes"
+[ -n "$works" ] && run_fake info -o NAME,DMA-ADDR cam0
+status_is 0 && [ ! -e "$T/writes" ]
+fake "info without the CPU-PHYS-ADDR column opens no device"
+# Without the root-only sysfs phys_addr (a user the node's group lets in),
+# the DMA address comes from GET_INFO too; a detached buffer has none.
+mv "$S/udmabuf0/phys_addr" "$T/phys_addr.saved"
+UDMABUF_FAKE_DMA_ADDR=0x90000000
+[ -n "$works" ] && run_fake info -n -o DMA-ADDR,CPU-PHYS-ADDR udmabuf0
+status_is 0 && out_is "0x0000000090000000
+0x0000000080000000"
+fake "without sysfs phys_addr, info takes the DMA address from GET_INFO, not the CPU one"
+UDMABUF_FAKE_INFO_FLAGS=8
+export UDMABUF_FAKE_INFO_FLAGS
+[ -n "$works" ] && run_fake info -n -o DMA-ADDR,CPU-PHYS-ADDR udmabuf0
+unset UDMABUF_FAKE_INFO_FLAGS
+status_is 0 && out_is "-
+0x0000000080000000"
+fake "a buffer whose DMA device went away shows no DMA address, its CPU physical address still"
+mv "$T/phys_addr.saved" "$S/udmabuf0/phys_addr"
+UDMABUF_DEV_DIR=/dev
+unset UDMABUF_FAKE_DEV_DIR UDMABUF_FAKE_LOG UDMABUF_FAKE_DMA_ADDR \
+	UDMABUF_FAKE_PHYS_ADDR
 
 # --- names: item a has device b, item b has device c --------------------------
 

@@ -295,6 +295,19 @@ static void test_columns(void)
 	n = default_columns(ids, 64);
 	CHECK(!(columns_fields(ids, n) & UDMABUF_FIELD_ALLOCATOR),
 	      "the default columns do not read the allocator");
+	CHECK(columns[COL_DMA_ADDR].is_default &&
+	      !strcmp(columns[COL_DMA_ADDR].name, "DMA-ADDR") &&
+	      columns[COL_DMA_ADDR].fields == UDMABUF_FIELD_DMA_ADDR,
+	      "DMA-ADDR, the DMA address, is a default column");
+	CHECK(!columns[COL_CPU_PHYS_ADDR].is_default &&
+	      !strcmp(columns[COL_CPU_PHYS_ADDR].name, "CPU-PHYS-ADDR") &&
+	      columns[COL_CPU_PHYS_ADDR].fields == UDMABUF_FIELD_CPU_PHYS_ADDR &&
+	      !(columns_fields(ids, n) & UDMABUF_FIELD_CPU_PHYS_ADDR) &&
+	      !(UDMABUF_FIELD_ALL & UDMABUF_FIELD_CPU_PHYS_ADDR),
+	      "CPU-PHYS-ADDR is not: the default list opens no device");
+	CHECK(parse_columns("phys-addr,CPU-PHYS-ADDR", ids, 64, &n, &bad) == 0 &&
+	      n == 2 && ids[0] == COL_DMA_ADDR && ids[1] == COL_CPU_PHYS_ADDR,
+	      "-o PHYS-ADDR, the former name, is DMA-ADDR");
 	CHECK(parse_columns("NAME,BOGUS", ids, 64, &n, &bad) == -EINVAL &&
 	      bad && !strcmp(bad, "BOGUS"), "unknown column is named");
 	CHECK(parse_columns("", ids, 64, &n, &bad) == -EINVAL, "empty list refused");
@@ -320,8 +333,10 @@ static void sample(struct udmabuf_info *a, struct udmabuf_info *b)
 	a->dma_mask = 32;
 	a->mode = 0660;
 	a->config_minor = -1;
-	a->has_phys_addr = 1;
-	a->phys_addr = 0x3f000000;
+	a->has_dma_addr = 1;
+	a->dma_addr = 0x3f000000;
+	a->has_cpu_phys_addr = 1;		/* behind an IOMMU: another */
+	a->cpu_phys_addr = 0x80000000;
 	a->users = 2;
 	a->dma_coherent = 0;
 	strcpy(a->cache_mode, "cached");
@@ -354,7 +369,7 @@ static void test_table(void)
 	sample(&v[0], &v[1]);
 	CAPTURE(out, print_list(f, v, 2, cols, n, &o));
 	CHECK_OUT(out,
-		"NAME       DEVICE    MAJ:MIN SIZE SYNC-MODE PHYS-ADDR          ORIGIN   USERS\n"
+		"NAME       DEVICE    MAJ:MIN SIZE SYNC-MODE DMA-ADDR           ORIGIN   USERS\n"
 		"cam0       /dev/cam0 240:1     4M         3 0x000000003f000000 configfs     2\n"
 		"odd name\"x                   1.5K         1                    configfs\n",
 		  "table output");
@@ -385,11 +400,11 @@ static void test_json_list(void)
 	struct udmabuf_info v[2];
 	struct out_opts o = { .json = 1 };
 	int cols[] = { COL_NAME, COL_SIZE_, COL_USERS, COL_COHERENT,
-		       COL_ENABLED, COL_PHYS_ADDR };
+		       COL_ENABLED, COL_DMA_ADDR, COL_CPU_PHYS_ADDR };
 	char *out = NULL;
 
 	sample(&v[0], &v[1]);
-	CAPTURE(out, print_list(f, v, 2, cols, 6, &o));
+	CAPTURE(out, print_list(f, v, 2, cols, 7, &o));
 	CHECK_OUT(out,
 		"{\n"
 		"   \"udmabuf\": [\n"
@@ -399,7 +414,8 @@ static void test_json_list(void)
 		"         \"users\": 2,\n"
 		"         \"coherent\": false,\n"
 		"         \"enabled\": true,\n"
-		"         \"phys-addr\": \"0x000000003f000000\"\n"
+		"         \"dma-addr\": \"0x000000003f000000\",\n"
+		"         \"cpu-phys-addr\": \"0x0000000080000000\"\n"
 		"      },\n"
 		"      {\n"
 		"         \"name\": \"odd name\\\"x\",\n"
@@ -407,14 +423,15 @@ static void test_json_list(void)
 		"         \"users\": null,\n"
 		"         \"coherent\": null,\n"
 		"         \"enabled\": false,\n"
-		"         \"phys-addr\": null\n"
+		"         \"dma-addr\": null,\n"
+		"         \"cpu-phys-addr\": null\n"
 		"      }\n"
 		"   ]\n"
 		"}\n",
-		  "JSON list");
+		  "JSON list: dma-addr is the DMA address, cpu-phys-addr the CPU one");
 	free(out);
 
-	CAPTURE(out, print_list(f, v, 0, cols, 6, &o));
+	CAPTURE(out, print_list(f, v, 0, cols, 7, &o));
 	CHECK(!strcmp(out, "{\n   \"udmabuf\": []\n}\n"), "empty JSON list (got %s)", vis(out));
 	free(out);
 }
@@ -475,11 +492,11 @@ static void test_dma_device(void)
 		all[i] = i;
 	memset(&o, 0, sizeof(o));
 	CAPTURE(out, print_info(f, &v[0], all, NCOLUMNS, &o));
-	CHECK(strstr(out, "\ndma-mask:    32\ndma-device:  pci/0000:00:10.0\nmode:") != NULL,
+	CHECK(strstr(out, "\ndma-mask:      32\ndma-device:    pci/0000:00:10.0\nmode:") != NULL,
 	      "info shows dma-device after dma-mask");
 	free(out);
 	CAPTURE(out, print_info(f, &v[1], all, NCOLUMNS, &o));
-	CHECK(strstr(out, "\ndma-device:  -\n") != NULL,
+	CHECK(strstr(out, "\ndma-device:    -\n") != NULL,
 	      "info shows - for an unbound buffer");
 	free(out);
 
@@ -492,18 +509,24 @@ static void test_info_options(void)
 {
 	struct udmabuf_info v[2];
 	struct out_opts o = { 0 };
-	int cols[] = { COL_NAME, COL_SIZE_, COL_PHYS_ADDR, COL_USERS };
+	int cols[] = { COL_NAME, COL_SIZE_, COL_DMA_ADDR, COL_CPU_PHYS_ADDR,
+		       COL_USERS };
 	char *out = NULL;
 
 	sample(&v[0], &v[1]);
 	strcpy(v[1].item, "odd name");
 	CAPTURE(out, print_info(f, &v[0], cols, 2, &o));
-	CHECK_OUT(out, "name:        cam0\nsize:        4194304 (4M)\n",
+	CHECK_OUT(out, "name:          cam0\nsize:          4194304 (4M)\n",
 		  "info -o shows only the chosen keys");
+	free(out);
+	CAPTURE(out, print_info(f, &v[0], cols + 2, 2, &o));
+	CHECK_OUT(out, "dma-addr:      0x000000003f000000\n"
+		       "cpu-phys-addr: 0x0000000080000000\n",
+		  "info shows the DMA address and the CPU physical address, aligned");
 	free(out);
 	o.bytes = 1;
 	CAPTURE(out, print_info(f, &v[0], cols, 2, &o));
-	CHECK_OUT(out, "name:        cam0\nsize:        4194304\n",
+	CHECK_OUT(out, "name:          cam0\nsize:          4194304\n",
 		  "info -b shows the size in bytes only");
 	free(out);
 	o.noheadings = 1;
