@@ -639,6 +639,37 @@ state() {
 	assert_equal "$(stat -c %a /dev/a)" 640
 }
 
+@test "save and restore bring a placed buffer back at the same CPU physical address" {
+	local cma size addr out
+	# Memory that was just a buffer of the contiguous-range allocator
+	# (beyond CMA, which placement never takes), freed again: its start
+	# is free, and the kernel reuses it last.
+	cma=$(sed -n 's/^CmaFree: *\([0-9]*\) kB/\1/p' /proc/meminfo)
+	size=$(( ${cma:-0} / 1024 + 16 ))
+	(( size >= 64 )) || size=64
+	run --separate-stderr "$CTL" create probe --size "${size}M" --dma-mask 64
+	[ "$status" -eq 0 ] || skip "no ${size} MiB beyond CMA in this guest: $stderr"
+	addr=$("$CTL" info -n -o CPU-PHYS-ADDR probe)
+	run -0 "$CTL" delete probe
+	# Placement itself is contig.bats's; here it is what save must keep.
+	run --separate-stderr "$CTL" create placed --size 2M --dma-mask 64 --phys-addr "$addr"
+	[ "$status" -eq 0 ] || skip "the freed range at $addr was taken again: $stderr"
+	run -0 "$CTL" info -n -o ALLOCATOR,CPU-PHYS-ADDR placed
+	assert_output "placed
+$addr"
+	run -0 "$CTL" save
+	out=$(grep '^placed ' "$UDMABUF_SAVE_FILE")
+	[[ $out =~ " phys_addr="(0x[0-9a-f]+)" " ]] || fail "no phys_addr saved: $out"
+	(( BASH_REMATCH[1] == addr )) || fail "saved ${BASH_REMATCH[1]}, placed at $addr"
+	run -0 "$CTL" clear
+	assert_no_device placed
+	run -0 --separate-stderr "$CTL" restore
+	run -0 "$CTL" info -n -o ALLOCATOR,CPU-PHYS-ADDR placed
+	assert_output "placed
+$addr"
+	assert_attr "$cfs/placed/allocator" placed
+}
+
 @test "restore refuses to clobber existing buffers" {
 	run -0 "$CTL" create a --size 64K
 	run -0 "$CTL" save

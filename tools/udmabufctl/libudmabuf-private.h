@@ -100,6 +100,12 @@ struct udmabuf_info {
 	 */
 	int has_cpu_phys_addr;
 	uint64_t cpu_phys_addr;
+	/*
+	 * A disabled configfs item's placement: the CPU physical address its
+	 * phys_addr attribute was given, where enable will put the memory.
+	 */
+	int has_place;
+	uint64_t place;
 	long users;		/* open files and mappings, -1 if unknown */
 	int dma_coherent;	/* 0/1, -1 if unknown */
 	char cache_mode[16];	/* mapping without O_SYNC, "" if unknown */
@@ -167,9 +173,10 @@ int udmabuf_list(struct udmabuf_info **list, size_t *count);
 #define UDMABUF_FIELD_CACHE_MODE	(1U << 10)
 #define UDMABUF_FIELD_CACHE_MODE_SYNC	(1U << 11)
 #define UDMABUF_FIELD_ALLOCATOR		(1U << 12)
-#define UDMABUF_FIELD_ALL		((1U << 13) - 1)
+#define UDMABUF_FIELD_PLACE		(1U << 13)	/* disabled items */
+#define UDMABUF_FIELD_ALL		((1U << 14) - 1)
 /* Not in UDMABUF_FIELD_ALL: opens each device (udmabuf_info_cpu_phys_addr()). */
-#define UDMABUF_FIELD_CPU_PHYS_ADDR	(1U << 13)
+#define UDMABUF_FIELD_CPU_PHYS_ADDR	(1U << 14)
 
 /*
  * udmabuf_list() reading only FIELDS: one openat, read and close per

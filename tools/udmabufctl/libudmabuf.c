@@ -761,6 +761,12 @@ static int fill_from_item(const struct attr_dirs *d, const char *item,
 	/* Disabled: no address, and the DMA master is what was asked for. */
 	if (fields & UDMABUF_FIELD_DMA_DEVICE)
 		read_dma_device(fd, dir, info);
+	/* phys_addr reads the CPU physical address it was given, if any. */
+	if ((fields & UDMABUF_FIELD_PLACE) &&
+	    read_u64_attr(fd, dir, "phys_addr", 16, &v) == 0) {
+		info->place = v;
+		info->has_place = 1;
+	}
 	return 0;
 }
 

@@ -603,5 +603,8 @@ void conf_write_line(FILE *f, const struct udmabuf_info *in)
 		fputs(" dma_device=", f);
 		raw_escape(f, in->dma_device);
 	}
+	/* A placed buffer comes back where it was: its CPU physical address. */
+	if (in->has_place)
+		fprintf(f, " phys_addr=0x%" PRIx64, in->place);
 	fprintf(f, " enable=%d\n", in->enabled ? 1 : 0);
 }

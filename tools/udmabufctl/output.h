@@ -128,7 +128,10 @@ void print_info(FILE *f, const struct udmabuf_info *info, const int *cols,
  */
 int conf_split(char *line, char **tok, size_t max);
 
-/* One save-file line for a configfs buffer. */
+/*
+ * One save-file line for a configfs buffer; phys_addr= is its placement
+ * (info->place: the CPU physical address it was placed at, or is to be).
+ */
 void conf_write_line(FILE *f, const struct udmabuf_info *info);
 
 #endif

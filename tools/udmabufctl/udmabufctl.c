@@ -599,17 +599,30 @@ static long opt_long(const char *what, const char *s, long min, long max)
 	return v;
 }
 
-/* A CPU physical address: decimal or 0x hex, page-aligned (the kernel checks). */
-static uint64_t opt_address(const char *s)
+/*
+ * A CPU physical address: decimal or 0x hex (page alignment is the
+ * kernel's to check). 0 or -EINVAL.
+ */
+static int parse_address(const char *s, uint64_t *addr)
 {
 	unsigned long long v;
 	char *end;
 
 	errno = 0;
 	if (*s == '-' || *s == '+' || !*s)
-		usage_error("invalid CPU physical address '%s'", s);
+		return -EINVAL;
 	v = strtoull(s, &end, 0);
 	if (errno || *end)
+		return -EINVAL;
+	*addr = v;
+	return 0;
+}
+
+static uint64_t opt_address(const char *s)
+{
+	uint64_t v;
+
+	if (parse_address(s, &v))
 		usage_error("invalid CPU physical address '%s'", s);
 	return v;
 }
@@ -1085,6 +1098,22 @@ static int write_save_file(FILE *f)
 			report_lookup(items[i], "save", -ret);
 			break;
 		}
+		/*
+		 * A placed buffer must come back at the same CPU physical
+		 * address, which only GET_INFO tells once it is enabled (its
+		 * phys_addr then reads the DMA address). A disabled item's
+		 * placement is what its phys_addr reads (info.place).
+		 */
+		if (info.enabled && !strcmp(info.allocator, "placed")) {
+			ret = udmabuf_info_cpu_phys_addr(&info);
+			if (ret) {
+				fprintf(stderr, PROG ": %s: save: read the CPU physical address it is placed at (%s): %s\n",
+					items[i], info.devpath, strerror(-ret));
+				break;
+			}
+			info.place = info.cpu_phys_addr;
+			info.has_place = 1;
+		}
 		conf_write_line(f, &info);
 	}
 	udmabuf_names_free(items, n);
@@ -1499,6 +1528,10 @@ static int parse_saved(const char *file, struct saved *s)
 				ret = -EINVAL;
 		} else if (!strncmp(t, "dma_device=", 11)) {
 			s->cfg.dma_device = val + 1;	/* the kernel checks it */
+		} else if (!strncmp(t, "phys_addr=", 10)) {
+			/* Placed: written after dma_device, before enable. */
+			ret = parse_address(val + 1, &s->cfg.phys_addr);
+			s->cfg.has_phys_addr = 1;
 		} else {
 			s->attrs[na++] = t;	/* passed through */
 		}

@@ -926,6 +926,107 @@ UDMABUF_DEV_DIR=/dev
 unset UDMABUF_FAKE_DEV_DIR UDMABUF_FAKE_LOG UDMABUF_FAKE_DMA_ADDR \
 	UDMABUF_FAKE_PHYS_ADDR
 
+# --- save and restore of placed buffers --------------------------------------
+
+# p0 was placed (allocator "placed") and is bound behind an IOMMU: its
+# phys_addr attributes read the DMA address 0x3f000000, GET_INFO tells the
+# CPU physical address 0x80000000 it was placed at. p1 is disabled with a
+# placement written (its phys_addr reads it); n0 was not placed.
+P=$T/placed/config/udmabuf
+PS=$T/placed/class/udmabuf
+PD=$T/placed/dev
+placed_item() { # ITEM MINOR SIZE ENABLE PHYS_ADDR ALLOCATOR DMA_DEVICE
+	attr "$P/$1/size" "$3
+"
+	attr "$P/$1/minor" "-1
+"
+	attr "$P/$1/device_name" "$1
+"
+	attr "$P/$1/sync_mode" "1
+"
+	attr "$P/$1/dma_mask" "64
+"
+	attr "$P/$1/mode" "0600
+"
+	attr "$P/$1/enable" "$4
+"
+	attr "$P/$1/phys_addr" "$5"
+	attr "$P/$1/allocator" "$6"
+	attr "$P/$1/dma_device" "$7
+"
+	if [ "$4" = 1 ]; then
+		attr "$P/$1/dev" "240:$2
+"
+		attr "$PS/$1/dev" "240:$2
+"
+		attr "$PS/$1/size" "$3
+"
+		attr "$PS/$1/phys_addr" "$5"
+		attr "$PS/$1/allocator" "$6"
+		attr "$PS/$1/dma_device" "$7
+"
+		mkdir -p "$PD"
+		head -c "$3" /dev/zero >"$PD/$1"
+	else
+		attr "$P/$1/dev" ""
+	fi
+}
+attr "$P/features" "size,minor,device_name,sync_mode,dma_mask,mode,enable,phys_addr,dma_device,dev,allocator
+"
+placed_item n0 3 4096 1 "0x000000003f100000
+" "cma
+" ""
+placed_item p0 2 4096 1 "0x000000003f000000
+" "placed
+" pci/0000:00:10.0
+placed_item p1 - 8192 0 "0x0000000040000000
+" "" ""
+cat >"$T/placed.expected" <<EOF
+n0 size=4096 minor=3 sync_mode=1 dma_mask=64 mode=0600 enable=1
+p0 size=4096 minor=2 sync_mode=1 dma_mask=64 mode=0600 dma_device=pci/0000:00:10.0 phys_addr=0x80000000 enable=1
+p1 size=8192 sync_mode=1 dma_mask=64 mode=0600 phys_addr=0x40000000 enable=0
+EOF
+UDMABUF_CONFIGFS_DIR=$P UDMABUF_SYSFS_DIR=$PS UDMABUF_DEV_DIR=$PD
+UDMABUF_FAKE_DEV_DIR=$PD UDMABUF_FAKE_DMA_ADDR=0x3f000000
+UDMABUF_FAKE_PHYS_ADDR=0x80000000
+export UDMABUF_FAKE_DEV_DIR UDMABUF_FAKE_DMA_ADDR UDMABUF_FAKE_PHYS_ADDR
+[ -n "$works" ] && run_fake save "$T/placed.conf"
+status_is 0 && [ ! -s "$ERR" ] && sed '/^#/d' "$T/placed.conf" | cmp -s - "$T/placed.expected"
+fake "save writes a placed buffer's CPU physical address as phys_addr, not its DMA address, and a disabled item's placement"
+mv "$PD/p0" "$T/p0.node"
+[ -n "$works" ] && run_fake save "$T/placed.conf"
+mv "$T/p0.node" "$PD/p0"
+status_is 1 &&
+	err_is "udmabufctl: p0: save: read the CPU physical address it is placed at ($PD/p0): No such file or directory" &&
+	sed '/^#/d' "$T/placed.conf" | cmp -s - "$T/placed.expected"
+fake "save fails, keeping the saved file, when a placed buffer's address cannot be read"
+unset UDMABUF_FAKE_DEV_DIR UDMABUF_FAKE_DMA_ADDR UDMABUF_FAKE_PHYS_ADDR
+UDMABUF_SYSFS_DIR=$S UDMABUF_DEV_DIR=/dev
+# Restore places it again: phys_addr after dma_device (the placement is
+# checked against the bound device), before enable.
+PR=$T/placed-restore/udmabuf
+attr "$PR/features" "size,minor,device_name,sync_mode,dma_mask,mode,enable,phys_addr,dma_device,dev
+"
+UDMABUF_CONFIGFS_DIR=$PR UDMABUF_FAKE_LOG=$T/writes
+export UDMABUF_FAKE_LOG
+rm -f "$T/writes"
+[ -n "$works" ] && run_fake restore "$T/placed.conf"
+status_is 0 && [ ! -s "$ERR" ] && printf '%s\n' \
+	size=4096 minor=3 sync_mode=1 dma_mask=64 mode=0600 enable=1 \
+	size=4096 minor=2 sync_mode=1 dma_mask=64 mode=0600 \
+	dma_device=pci/0000:00:10.0 phys_addr=0x80000000 enable=1 \
+	size=8192 sync_mode=1 dma_mask=64 mode=0600 phys_addr=0x40000000 |
+	cmp -s - "$T/writes"
+fake "restore places saved buffers: phys_addr after dma_device, before enable"
+unset UDMABUF_FAKE_LOG
+printf 'b0 size=4096 phys_addr=0x12g\n' >"$T/badaddr.conf"
+run restore "$T/badaddr.conf"
+status_is 1 && [ ! -e "$PR/b0" ] &&
+	err_is "udmabufctl: $T/badaddr.conf:1: restore: Invalid argument
+udmabufctl: hint: bad setting 'phys_addr=0x12g' for b0"
+check "restore refuses a phys_addr that is no address, before making anything"
+UDMABUF_CONFIGFS_DIR=$C
+
 # --- names: item a has device b, item b has device c --------------------------
 
 X=$T/cross/udmabuf

@@ -577,6 +577,14 @@ static void test_conf(void)
 		"odd\\x20name\"x size=1536 minor=5 sync_mode=1 dma_mask=64 mode=0600 device_name=odd enable=0\n",
 		  "save lines");
 	free(out);
+	/* Placed: the placement, never an address of the other kind. */
+	v[0].has_place = 1;
+	v[0].place = 0x80000000;
+	CAPTURE(out, conf_write_line(f, &v[0]));
+	CHECK_OUT(out,
+		"cam0 size=4194304 minor=1 sync_mode=3 dma_mask=32 mode=0660 dma_device=pci/0000:00:10.0 phys_addr=0x80000000 enable=1\n",
+		  "the save line of a placed buffer has its CPU physical address as phys_addr, after dma_device");
+	free(out);
 
 	strcpy(line, "odd\\x20name\"x size=1536\tminor=5  # comment\n");
 	CHECK(conf_split(line, tok, 8) == 3 && !strcmp(tok[0], "odd name\"x") &&
