@@ -894,10 +894,8 @@ status_is 0 && out_has '"dma-addr": "0x000000003f000000"' &&
 	out_has '"cpu-phys-addr": "0x0000000080000000"' && ! out_has '"phys-addr"'
 fake "JSON: dma-addr is the DMA address, cpu-phys-addr the CPU physical address"
 [ -n "$works" ] && run_fake info cam0
-status_is 0 && out_has "
-dma-addr:      0x000000003f000000
-cpu-phys-addr: 0x0000000080000000
-" && [ ! -s "$ERR" ]
+status_is 0 && grep -qx "dma-addr:      0x000000003f000000" "$OUT" &&
+	grep -qx "cpu-phys-addr: 0x0000000080000000" "$OUT" && [ ! -s "$ERR" ]
 fake "info shows both: dma-addr the DMA address, cpu-phys-addr the CPU physical address"
 [ -n "$works" ] && run_fake info -n -o PHYS-ADDR cam0
 status_is 0 && out_is "0x000000003f000000"
