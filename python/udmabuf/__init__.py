@@ -262,7 +262,7 @@ class Buffer:
         (differs from the DMA address behind an IOMMU or a translating
         bus)."""
         return self._get(_c.lib.udmabuf_get_phys_addr, _c._u64,
-                         "get the physical address")
+                         "get the CPU physical address")
 
     @property
     def sync_mode(self):
@@ -437,7 +437,8 @@ class BufferArray(np.ndarray):
 
     @property
     def virtual_address(self):
-        """CPU address of this array's first byte in this process."""
+        """The virtual address of this array's first byte in this process
+        (neither the DMA address nor the CPU physical address)."""
         return self.__array_interface__["data"][0]
 
     @property
