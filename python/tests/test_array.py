@@ -18,6 +18,7 @@ import mmap
 import os
 import tempfile
 import unittest
+from unittest import mock
 
 import numpy as np
 
@@ -74,19 +75,16 @@ class FakeModuleTest(unittest.TestCase):
         self.setenv("UDMABUF_FAKE_INFO_FLAGS", None)
 
     def setenv(self, var, value):
-        old = os.environ.get(var)
+        """Set (None: unset) VAR until the test ends."""
+        if not hasattr(self, "_env"):
+            # The whole environment comes back at cleanup (stdlib).
+            self._env = mock.patch.dict(os.environ)
+            self._env.start()
+            self.addCleanup(self._env.stop)
         if value is None:
             os.environ.pop(var, None)
         else:
             os.environ[var] = value
-        self.addCleanup(self._restore, var, old)
-
-    @staticmethod
-    def _restore(var, old):
-        if old is None:
-            os.environ.pop(var, None)
-        else:
-            os.environ[var] = old
 
     def log(self):
         """The fake's log lines since the last call."""

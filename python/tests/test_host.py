@@ -12,6 +12,7 @@ import errno
 import os
 import tempfile
 import unittest
+from unittest import mock
 
 import numpy as np
 
@@ -23,22 +24,17 @@ class HostTest(unittest.TestCase):
         self.tmp = tempfile.TemporaryDirectory()
         self.addCleanup(self.tmp.cleanup)
         self.dirs = {}
+        # The whole environment comes back at cleanup (stdlib).
+        env = mock.patch.dict(os.environ)
+        env.start()
+        self.addCleanup(env.stop)
         for var, sub in (("UDMABUF_CONFIGFS_DIR", "cfs"),
                          ("UDMABUF_SYSFS_DIR", "sys"),
                          ("UDMABUF_DEV_DIR", "dev")):
             d = os.path.join(self.tmp.name, sub)
             os.mkdir(d)
             self.dirs[sub] = d
-            old = os.environ.get(var)
             os.environ[var] = d
-            self.addCleanup(self._restore, var, old)
-
-    @staticmethod
-    def _restore(var, old):
-        if old is None:
-            os.environ.pop(var, None)
-        else:
-            os.environ[var] = old
 
     def test_library_version(self):
         self.assertRegex(udmabuf.library_version(), r"^1\.\d+\.\d+$")
