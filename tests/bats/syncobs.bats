@@ -152,12 +152,19 @@ expect_seen() {
 	expect_seen "cpu 4096 $((SZ - 4096)) 0"
 }
 
-# dma_line: dma_get_cache_alignment() of this kernel, ARCH_DMA_MINALIGN:
-# 128 on arm64, the L1 line on 32-bit ARM (64 for armmp); 1 on amd64,
-# where DMA is coherent.
+# dma_line: dma_get_cache_alignment() of this kernel.  arm64 before 6.5:
+# ARCH_DMA_MINALIGN, 128; since 6.5: cache_line_size(), the CPU's cache
+# writeback granule (CTR_EL0.CWG), 64 on the guests' Cortex-A53.  32-bit
+# ARM: the L1 line (64 for armmp).  amd64: 1, DMA is coherent.
 dma_line() {
 	case $UDMABUF_ARCH in
-	arm64) echo 128 ;;
+	arm64)
+		if kernel_before 6 5; then
+			echo 128
+		else
+			echo 64
+		fi
+		;;
 	armhf) echo 64 ;;
 	*) echo 1 ;;
 	esac
