@@ -26,6 +26,9 @@
  * DMA_BUF_IOCTL_SYNC on the dma-bufs, which outlive the device.
  * QEMU does not model caches, so this checks the calls, not their effect.
  *
+ * With UDMABUF_VIVID=N in the environment, the capture node of vivid's
+ * instance N (vivid makes one a device, n_devs=); else the first found.
+ *
  * Exit status: 0 success (OK on stdout), 1 a system call failed (errno name
  * on stdout), 2 a frame or the memory around it is wrong, 64 usage error.
  */
@@ -116,14 +119,23 @@ static int xioctl(int fd, unsigned long req, void *arg)
 	return ret;
 }
 
-/* vivid's video capture node, from the names in sysfs. */
+/*
+ * vivid's video capture node, from the names in sysfs: vivid names it
+ * "vivid-NNN-vid-cap", NNN its instance.
+ */
 static int find_node(char *path, size_t len)
 {
 	const char *cls = "/sys/class/video4linux";
-	DIR *d = opendir(cls);
+	const char *inst = getenv("UDMABUF_VIVID");
+	char want[32] = "";
+	DIR *d;
 	struct dirent *e;
 	int found = 0;
 
+	if (inst && *inst)
+		snprintf(want, sizeof(want), "vivid-%03lu-vid-cap",
+			 strtoul(inst, NULL, 10));
+	d = opendir(cls);
 	if (!d)
 		return -ENOENT;
 	while (!found && (e = readdir(d))) {
@@ -140,7 +152,8 @@ static int find_node(char *path, size_t len)
 			name[strcspn(name, "\n")] = '\0';
 			size_t n = strlen(name);
 
-			if (!strncmp(name, "vivid-", 6) && n > 8 &&
+			if (*want ? !strcmp(name, want) :
+			    !strncmp(name, "vivid-", 6) && n > 8 &&
 			    !strcmp(name + n - 8, "-vid-cap")) {
 				snprintf(path, len, "/dev/%s", e->d_name);
 				found = 1;
