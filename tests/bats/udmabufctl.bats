@@ -5,6 +5,7 @@
 # Variables such as cfs, CLASS and UT come from helpers/common.bash.
 # shellcheck disable=SC2154
 load helpers/common
+load helpers/edu
 
 bats_require_minimum_version 1.5.0
 
@@ -31,12 +32,14 @@ requires_jq() {
 }
 
 # Sets EDU to the BDF of QEMU's edu PCI device (udmabuf-edu find), a DMA
-# master to bind buffers to.
+# master to bind buffers to, and binds it to uio_pci_generic (edu_present):
+# the module binds buffers only to a device that has a driver.
 requires_edu() {
 	command -v udmabuf-edu >/dev/null || skip "needs udmabuf-edu in the guest"
 	EDU=$(udmabuf-edu find 2>/dev/null) || EDU=
 	EDU=${EDU%%$'\n'*}
 	[ -n "$EDU" ] || skip "no edu PCI device in this guest (udmabuf-edu find)"
+	edu_present "$EDU" || fail "cannot bind $EDU to uio_pci_generic"
 }
 
 # A buffer of the given name exists: item enabled, node and class device.
