@@ -423,7 +423,10 @@ static struct configfs_attribute udmabuf_item_attr_phys_addr = {
 	.store		= udmabuf_item_phys_addr_store,
 };
 
-/* Where the memory came from (memory.c); empty while disabled. */
+/*
+ * Where the memory came from (memory.c).  While disabled: the allocator
+ * asked for, or empty for the first that can give the memory.
+ */
 static ssize_t udmabuf_item_allocator_show(struct config_item *item,
 					   char *page)
 {
@@ -433,10 +436,30 @@ static ssize_t udmabuf_item_allocator_show(struct config_item *item,
 	mutex_lock(&ui->lock);
 	if (ui->buf)
 		ret = sysfs_emit(page, "%s\n", udmabuf_allocator(ui->buf));
+	else if (ui->cfg.want != UDMABUF_MEM_NONE)
+		ret = sysfs_emit(page, "%s\n", udmabuf_mem_name(ui->cfg.want));
 	mutex_unlock(&ui->lock);
 	return ret;
 }
-CONFIGFS_ATTR_RO(udmabuf_item_, allocator);
+
+static ssize_t udmabuf_item_allocator_store(struct config_item *item,
+					    const char *page, size_t count)
+{
+	struct udmabuf_item *ui = to_udmabuf_item(item);
+	enum udmabuf_mem want;
+	int ret;
+
+	ret = udmabuf_mem_parse(page, &want);
+	if (ret)
+		return ret;
+	ret = udmabuf_item_lock_config(ui);
+	if (ret)
+		return ret;
+	ui->cfg.want = want;
+	mutex_unlock(&ui->lock);
+	return count;
+}
+CONFIGFS_ATTR(udmabuf_item_, allocator);
 
 static ssize_t udmabuf_item_dev_show(struct config_item *item, char *page)
 {

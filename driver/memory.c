@@ -3,28 +3,38 @@
  * udmabuf-cfs: the memory of a buffer.
  *
  * User mappings are backed by the pages themselves, so that everything
- * built on get_user_pages() (O_DIRECT, vmsplice, process_vm_readv, ptrace)
- * works on them.  That needs every page to carry its own reference count,
- * which the page allocator gives only for single pages:
+ * built on get_user_pages() works on them: O_DIRECT, vmsplice,
+ * process_vm_readv, ptrace, and the pins that last (FOLL_LONGTERM: VFIO's
+ * VFIO_IOMMU_MAP_DMA, io_uring's fixed buffers, RDMA memory regions).  That
+ * needs every page to carry its own reference count, which the page
+ * allocator gives only for single pages, and mm pins for good only pages
+ * outside CMA areas and ZONE_MOVABLE.  In this order:
  *
  * - Up to the page allocator's largest block, the memory is one block of
  *   alloc_pages() cut into single pages with split_page().  When the buffer
  *   goes, each page is put: one still pinned (an O_DIRECT transfer in
  *   flight, a pipe holding it after vmsplice) is freed by its last user.
  *
- * - Larger (or from a device-tree CMA region), dma_alloc_pages() on the
- *   class device takes it from CMA, whose pages are counted one by one but
- *   go back as one range.  That range is given back only once no page has a
- *   user besides the buffer; until then it waits, and holds the module.
+ * - Larger, a range of free or movable pages is looked for zone by zone
+ *   (never in ZONE_MOVABLE, whose memory must be able to go offline, nor in
+ *   a CMA area), checked page frame by page frame (online, in the zone, not
+ *   reserved, within the DMA mask), and taken with alloc_contig_range(),
+ *   which migrates what is movable out of it.  Placement (a CPU physical
+ *   address written to phys_addr) takes exactly that range the same way.
+ *   Its pages are counted one by one but go back as one range, only once
+ *   no page has a user besides the buffer; until then it waits, and holds
+ *   the module.
  *
- * - Where neither can (no CMA area, or too small: Debian's x86 kernels have
- *   none), a range of free or movable pages is looked for zone by zone
- *   (never in ZONE_MOVABLE, whose memory must be able to go offline),
- *   checked page frame by page frame (online, in the zone, not reserved,
- *   within the DMA mask), and taken with alloc_contig_range(), which
- *   migrates what is movable out of it.  Placement (a CPU physical address
- *   written to phys_addr) takes exactly that range the same way.  Such a
- *   range goes back like a CMA one.
+ * - Where no range can be had (or from a device-tree CMA region),
+ *   dma_alloc_pages() on the class device takes it from CMA.  A long-term
+ *   pin of a CMA page must first migrate it out of the area, which memory
+ *   CMA has handed out cannot do, and get_user_pages() retries that for
+ *   ever.  So CMA memory is mapped by PFN, as the DMA API's own
+ *   dma_mmap_coherent() maps it: every get_user_pages() on it fails at once
+ *   (EFAULT), and GET_INFO leaves out UDMABUF_CFS_INFO_PAGES.
+ *
+ * The configfs attribute allocator asks for one of them ("page", "contig",
+ * "cma") instead of the first that can.
  *
  * - A no-map reserved region has no struct pages: dma_alloc_coherent() from
  *   the region's own allocator, mapped by PFN.
@@ -186,7 +196,12 @@ static bool udmabuf_pages_counted(struct udmabuf_buffer *buf)
 	return true;
 }
 
-/* From the DMA API: CMA, the class device's region, or the page allocator. */
+/*
+ * From the DMA API: CMA, the class device's region, or the page allocator.
+ * Mapped by PFN whatever it is (see the top of this file): CMA's pages
+ * cannot be pinned for good, the page allocator's are not counted one by
+ * one.
+ */
 static int udmabuf_alloc_dma(struct udmabuf_buffer *buf)
 {
 	buf->pages = dma_alloc_pages(&buf->dev, buf->alloc_size,
@@ -195,7 +210,8 @@ static int udmabuf_alloc_dma(struct udmabuf_buffer *buf)
 	if (!buf->pages)
 		return -ENOMEM;
 	buf->mem = UDMABUF_MEM_DMA;
-	buf->page_backed = udmabuf_pages_counted(buf);
+	buf->cma = udmabuf_pages_counted(buf);
+	buf->page_backed = false;
 	return 0;
 }
 
@@ -558,13 +574,20 @@ static int udmabuf_alloc_pool(struct udmabuf_buffer *buf)
 	return 0;
 }
 
+static bool udmabuf_may_use(struct udmabuf_buffer *buf, enum udmabuf_mem mem)
+{
+	return buf->want == UDMABUF_MEM_NONE || buf->want == mem;
+}
+
 /**
  * udmabuf_alloc - allocate the memory of a buffer
  * @buf: buffer with size set and its class device's DMA mask and
  *	memory-region set up (udmabuf_dma_setup())
  *
- * Return: 0, -ENOMEM, -EINTR if a fatal signal stopped the search, or for
- * a placement what udmabuf_alloc_placed() says.
+ * Return: 0, -ENOMEM, -EINTR if a fatal signal stopped the search,
+ * -EINVAL if the allocator asked for cannot give such memory (a placement,
+ * a device-tree region), or for a placement what udmabuf_alloc_placed()
+ * says.
  */
 int udmabuf_alloc(struct udmabuf_buffer *buf)
 {
@@ -574,22 +597,30 @@ int udmabuf_alloc(struct udmabuf_buffer *buf)
 	if (buf->pool)
 		return udmabuf_alloc_pool(buf);
 
+	/* A device-tree region is the only place such a buffer may be. */
+	if (buf->rmem && buf->want != UDMABUF_MEM_NONE &&
+	    buf->want != UDMABUF_MEM_DMA)
+		return -EINVAL;
 	if (buf->placed) {
+		if (buf->want != UDMABUF_MEM_NONE &&
+		    buf->want != UDMABUF_MEM_CONTIG)
+			return -EINVAL;
 		ret = udmabuf_alloc_placed(buf);
 		if (ret)
 			return ret;
 		goto out_clean;
 	}
-	if (!buf->rmem && get_order(buf->alloc_size) <= UDMABUF_MAX_ORDER) {
+	if (!buf->rmem && udmabuf_may_use(buf, UDMABUF_MEM_SPLIT) &&
+	    get_order(buf->alloc_size) <= UDMABUF_MAX_ORDER) {
 		ret = udmabuf_alloc_split(buf);
 		if (!ret)
 			buf->page_backed = true;
 	}
-	if (ret)
-		ret = udmabuf_alloc_dma(buf);
-	/* A device-tree region is the only place such a buffer may be. */
-	if (ret && !buf->rmem)
+	if (ret == -ENOMEM && !buf->rmem &&
+	    udmabuf_may_use(buf, UDMABUF_MEM_CONTIG))
 		ret = udmabuf_alloc_contig(buf);
+	if (ret == -ENOMEM && udmabuf_may_use(buf, UDMABUF_MEM_DMA))
+		ret = udmabuf_alloc_dma(buf);
 	if (ret) {
 		if (ret == -ENOMEM)
 			udmabuf_alloc_failed(buf);
@@ -697,8 +728,8 @@ static void udmabuf_deferred_work(struct work_struct *work)
  * @buf: buffer whose last reference is gone
  *
  * Pages of the page allocator are put now (a pinned one lives on with its
- * pin).  A CMA or contiguous range that still has users waits until it has
- * none; the module stays loaded until then.  Either way udmabuf_buffer_done() is
+ * pin).  A contiguous range that still has users waits until it has none;
+ * the module stays loaded until then.  Either way udmabuf_buffer_done() is
  * called once the memory is gone.
  */
 void udmabuf_free(struct udmabuf_buffer *buf)
@@ -722,7 +753,7 @@ void udmabuf_free(struct udmabuf_buffer *buf)
  *	last file, mapping and dma-buf have just gone
  *
  * A page of it may still be in a pipe (vmsplice) or under I/O (O_DIRECT);
- * nothing can take a new one now.  A CMA or contiguous range can only be
+ * nothing can take a new one now.  A contiguous range can only be
  * given back whole, by this module: until the last such page is released,
  * the buffer and the module are held, so that rmmod is refused ("in use",
  * EAGAIN) rather than left waiting for a pipe that may never be read.  Memory of
@@ -751,7 +782,7 @@ const char *udmabuf_allocator(struct udmabuf_buffer *buf)
 	case UDMABUF_MEM_SPLIT:
 		return "page";
 	case UDMABUF_MEM_DMA:
-		return buf->page_backed ? "cma" : "dma";
+		return buf->cma ? "cma" : "dma";
 	case UDMABUF_MEM_CONTIG:
 		return buf->placed ? "placed" : "contig";
 	case UDMABUF_MEM_POOL:
@@ -762,13 +793,51 @@ const char *udmabuf_allocator(struct udmabuf_buffer *buf)
 	return "none";
 }
 
+/* The allocators one may ask for, by their configfs allocator names. */
+static const char *const udmabuf_mem_names[] = {
+	[UDMABUF_MEM_SPLIT]	= "page",
+	[UDMABUF_MEM_CONTIG]	= "contig",
+	[UDMABUF_MEM_DMA]	= "cma",
+};
+
+/* The name of an allocator asked for; "" for the default order. */
+const char *udmabuf_mem_name(enum udmabuf_mem mem)
+{
+	if (mem < ARRAY_SIZE(udmabuf_mem_names) && udmabuf_mem_names[mem])
+		return udmabuf_mem_names[mem];
+	return "";
+}
+
+/*
+ * An allocator asked for by name: "page", "contig" or "cma"; "auto" or an
+ * empty line for the default order.  Return: 0 or -EINVAL.
+ */
+int udmabuf_mem_parse(const char *name, enum udmabuf_mem *mem)
+{
+	unsigned int i;
+
+	if (sysfs_streq(name, "") || sysfs_streq(name, "auto")) {
+		*mem = UDMABUF_MEM_NONE;
+		return 0;
+	}
+	/* Not sysfs_match_string(): it stops at the first hole. */
+	for (i = 0; i < ARRAY_SIZE(udmabuf_mem_names); i++) {
+		if (udmabuf_mem_names[i] && sysfs_streq(name, udmabuf_mem_names[i])) {
+			*mem = i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
 /*
  * Module exit: the last deferred free may still be returning.  Every
  * range still waiting holds the module, and a watch keeps it loaded while
  * an idle buffer's pages are used, so nothing should be left; if a range
  * is all the same (a page taken between the last check and rmmod), the
- * unload must not wait for it: a contiguous range is left to its users
- * page by page, a CMA range is leaked, and the log says so.
+ * unload must not wait for it: the range (only contiguous ranges wait: CMA
+ * memory is mapped by PFN, no page of it gets another user) is left to its
+ * users page by page, and the log says so.
  */
 void udmabuf_memory_exit(void)
 {
@@ -777,16 +846,11 @@ void udmabuf_memory_exit(void)
 	cancel_delayed_work_sync(&udmabuf_deferred_dwork);
 	list_for_each_entry_safe(buf, tmp, &udmabuf_deferred, mem_node) {
 		list_del_init(&buf->mem_node);
-		dev_err(&buf->dev, "memory still in use at unload: %s\n",
-			buf->mem == UDMABUF_MEM_CONTIG ?
-			"each page is freed by its last user" :
-			"the CMA range is not given back");
-		if (buf->mem == UDMABUF_MEM_CONTIG) {
-			dma_unmap_page_attrs(&buf->dev, buf->alloc_addr,
-					     buf->alloc_size, DMA_BIDIRECTIONAL,
-					     DMA_ATTR_SKIP_CPU_SYNC);
-			udmabuf_put_pages(buf->pages, udmabuf_nr_pages(buf));
-		}
+		dev_err(&buf->dev, "memory still in use at unload: each page is freed by its last user\n");
+		dma_unmap_page_attrs(&buf->dev, buf->alloc_addr,
+				     buf->alloc_size, DMA_BIDIRECTIONAL,
+				     DMA_ATTR_SKIP_CPU_SYNC);
+		udmabuf_put_pages(buf->pages, udmabuf_nr_pages(buf));
 		buf->mem = UDMABUF_MEM_NONE;
 		udmabuf_buffer_done(buf);
 	}

@@ -235,6 +235,7 @@ struct udmabuf_buffer *udmabuf_create(const struct udmabuf_config *cfg)
 	buf->sync_direction = cfg->sync_direction;
 	buf->placed = cfg->placed;
 	buf->place = cfg->place;
+	buf->want = cfg->want;
 	mutex_init(&buf->sync_lock);
 
 	atomic_inc(&udmabuf_structs);

@@ -98,6 +98,8 @@ enum udmabuf_cache {
  * @dma_device: "BUS/DEVICE" of the DMA device, or empty for none
  * @placed: the memory must be at CPU physical address @place
  * @place: that address, page-aligned
+ * @want: the allocator asked for (configfs allocator), or
+ *	%UDMABUF_MEM_NONE for the default order (memory.c)
  * @name: device name, validated by udmabuf_name_valid()
  */
 struct udmabuf_config {
@@ -116,6 +118,7 @@ struct udmabuf_config {
 	char dma_device[UDMABUF_DMA_DEVICE_MAX];
 	bool placed;
 	phys_addr_t place;
+	enum udmabuf_mem want;
 	char name[UDMABUF_NAME_MAX + 1];
 };
 
@@ -130,8 +133,11 @@ struct udmabuf_config {
  * @mem: where the memory comes from, and so how it goes back
  * @placed: the memory had to be at @place (configfs phys_addr written)
  * @place: that CPU physical address
- * @page_backed: every page carries its own reference: user mappings are
- *	made of the pages, and get_user_pages() works on them
+ * @want: the allocator asked for, %UDMABUF_MEM_NONE for the default order
+ * @cma: @mem is %UDMABUF_MEM_DMA and the memory is CMA's
+ * @page_backed: every page carries its own reference and may be pinned for
+ *	good: user mappings are made of the pages, and get_user_pages() works
+ *	on them, FOLL_LONGTERM included
  * @mem_node: entry in memory.c's list of memory waiting for its users, or
  *	of memory watched while its last user is gone
  * @mem_watched: @mem_node is on the watched list
@@ -175,6 +181,8 @@ struct udmabuf_buffer {
 	enum udmabuf_mem mem;
 	bool placed;
 	phys_addr_t place;
+	enum udmabuf_mem want;
+	bool cma;
 	bool page_backed;
 	struct list_head mem_node;
 	bool mem_watched;
@@ -239,6 +247,8 @@ void udmabuf_free(struct udmabuf_buffer *buf);
 void udmabuf_memory_watch(struct udmabuf_buffer *buf);
 void udmabuf_memory_exit(void);
 const char *udmabuf_allocator(struct udmabuf_buffer *buf);
+const char *udmabuf_mem_name(enum udmabuf_mem mem);
+int udmabuf_mem_parse(const char *name, enum udmabuf_mem *mem);
 
 /* buffer.c: file operations, mappings and cache maintenance */
 extern const struct file_operations udmabuf_fops;

@@ -27,10 +27,6 @@ teardown() {
 	common_teardown
 }
 
-meminfo_kib() {
-	sed -n "s/^$1: *\\([0-9]*\\) kB/\\1/p" /proc/meminfo
-}
-
 iommu_on() {
 	[ "$UDMABUF_IOMMU" != none ]
 }
@@ -89,6 +85,40 @@ free_range() {
 	make_buf small 64K
 	assert_attr "$cfs/small/allocator" page
 	assert_attr "$CLASS/small/allocator" page
+}
+
+@test "allocator, written before enable, asks for one allocator: page, contig or cma; auto for the first that can" {
+	local big
+	big=$((2 * $(largest_block)))
+	new_item pick size=64K
+	assert_write EINVAL "$cfs/pick/allocator" bogus
+	assert_write EINVAL "$cfs/pick/allocator" placed
+	assert_empty_attr "$cfs/pick/allocator"
+	assert_write OK "$cfs/pick/allocator" contig
+	assert_attr "$cfs/pick/allocator" contig
+	# A size the page allocator gives, from a range all the same.
+	assert_write OK "$cfs/pick/enable" 1
+	assert_attr "$CLASS/pick/allocator" contig
+	run -0 udmabuf-ioctl info /dev/pick
+	assert_line pages=1
+	assert_write EBUSY "$cfs/pick/allocator" page
+	assert_write OK "$cfs/pick/enable" 0
+	assert_write OK "$cfs/pick/allocator" auto
+	assert_empty_attr "$cfs/pick/allocator"
+	assert_write OK "$cfs/pick/enable" 1
+	assert_attr "$CLASS/pick/allocator" page
+	# The page allocator alone cannot give more than its largest block.
+	new_item onlypage size="$big" allocator=page dma_mask=64
+	assert_write ENOMEM "$cfs/onlypage/enable" 1
+	assert_no_device onlypage
+	# Without it (an empty line, as echo writes it), a range does.
+	assert_write OK "$cfs/onlypage/allocator" $'\n'
+	assert_write OK "$cfs/onlypage/enable" 1
+	assert_attr "$CLASS/onlypage/allocator" contig
+	# A placed buffer is a range: no other allocator can place it.
+	new_item placedpage size=4M dma_mask=64 allocator=page \
+		phys_addr="$(cat "$CLASS/onlypage/phys_addr")"
+	assert_write EINVAL "$cfs/placedpage/enable" 1
 }
 
 @test "a buffer larger than CMA and the page allocator give comes from a free range; DMA at both ends" {
@@ -200,9 +230,9 @@ outside_cma() {
 	make_buf big "$big" dma_mask=64
 	assert_attr "$cfs/big/allocator" contig
 	outside_cma big "$base" "$size"
-	# CMA still hands out its area afterwards: a buffer too large for the
-	# page allocator and small enough for CMA comes from it, inside it.
-	make_buf fromcma 16M dma_mask=64
+	# CMA still hands out its area afterwards: a buffer asked of it comes
+	# from it, inside it.
+	make_buf fromcma 16M dma_mask=64 allocator=cma
 	assert_attr "$cfs/fromcma/allocator" cma
 	addr=$(cpu_addr fromcma)
 	(( addr >= base && addr + 16 * MiB <= base + size )) ||

@@ -8,8 +8,9 @@
 # dma-buf export with its importers (vgem).  Pages still held by a pipe, an
 # io_uring registration, O_DIRECT requests in flight (held back by a
 # device-mapper delay target) or a dma-buf keep their data after the buffer
-# is deleted and others are made; a CMA or contiguous range waits for them,
-# holding the module, and goes back once they are gone.
+# is deleted and others are made; a contiguous range waits for them,
+# holding the module, and goes back once they are gone.  CMA's memory is
+# mapped by PFN (long-term pins of it would spin): none of this takes it.
 
 # Variables such as cfs, CLASS and UT come from helpers/common.bash.
 # shellcheck disable=SC2154
@@ -402,6 +403,51 @@ delayed_disk() {
 	# Import maps the attachment at once; DRM does not map imported dumb
 	# objects to user space (drm_gem_dumb_map_offset), on 6.1 and 6.12.
 	assert_output "OK attached=yes map-dumb=EINVAL"
+}
+
+# longterm_pin NAME EXPECTED: IORING_REGISTER_BUFFERS of /dev/NAME's whole
+# mapping (pin_user_pages() with FOLL_LONGTERM, as VFIO_IOMMU_MAP_DMA and
+# RDMA pin) says EXPECTED within 60 s.  A pin that mm cannot make for good
+# and retries without end is killed there and fails the test.
+longterm_pin() {
+	local t0 t1
+	t0=$(date +%s)
+	run timeout -s KILL 60 "$ZC" iouring "/dev/$1"
+	t1=$(date +%s)
+	[ "$status" -ne 137 ] ||
+		fail "registering $1 ($(cat "$CLASS/$1/allocator")) did not return in 60 s: the pin spins"
+	[ "$output" = "$2" ] ||
+		fail "registering $1 ($(cat "$CLASS/$1/allocator")): '$output' (status $status) after $((t1 - t0)) s, not $2"
+}
+
+@test "long-term pins of every allocator's memory return at once: page and contiguous range pinned, CMA refused with EFAULT" {
+	local pinned=OK big cma
+	# Before 6.5 io_uring took the pages and then refused file mappings.
+	kernel_before 6 5 && pinned=EOPNOTSUPP
+	big=$((4 * $(largest_block)))
+	make_buf ltpage "$SZ" allocator=page
+	longterm_pin ltpage "$pinned"
+	make_buf ltrange "$big" allocator=contig dma_mask=64
+	run -0 udmabuf-ioctl info /dev/ltrange
+	assert_line pages=1
+	longterm_pin ltrange "$pinned"
+	rmdir "$cfs/ltrange" "$cfs/ltpage"
+	# armmp's CMA area is in highmem, which the DMA API does not hand out.
+	cma=$(meminfo_kib CmaTotal)
+	(( ${cma:-0} > 0 )) && [ "$UDMABUF_ARCH" != armhf ] || return 0
+	# CMA's pages cannot be pinned for good (mm migrates them out of the
+	# area first, which pages CMA handed out cannot): the buffer is mapped
+	# by PFN, and every get_user_pages() fails at once.
+	make_buf ltcma "$big" allocator=cma dma_mask=64
+	assert_attr "$CLASS/ltcma/allocator" cma
+	run -0 udmabuf-ioctl info /dev/ltcma
+	assert_line pages=0
+	longterm_pin ltcma EFAULT
+	run "$ZC" vmsplice /dev/ltcma
+	assert_output EFAULT
+	# The mapping itself works.
+	run -0 "$UT" mmap-fill /dev/ltcma 0 "$big" 5
+	run -0 "$UT" read-verify /dev/ltcma 0 "$big" 5
 }
 
 @test "io_uring fixed buffers: as the kernel allows for file mappings" {

@@ -29,8 +29,10 @@
 #define UDMABUF_CFS_INFO_DMA_DETACHED	(1U << 3)
 /*
  * mappings are made of the memory's struct pages: get_user_pages() users
- * (O_DIRECT, vmsplice, process_vm_readv, ptrace) work on them.  Without it
- * (a no-map reserved region) they are PFN mappings, which those refuse.
+ * (O_DIRECT, vmsplice, process_vm_readv, ptrace) and long-term pins
+ * (VFIO_IOMMU_MAP_DMA, io_uring fixed buffers, RDMA) work on them.  Without
+ * it (CMA's memory, a no-map reserved region) they are PFN mappings, which
+ * those refuse at once (EFAULT).
  */
 #define UDMABUF_CFS_INFO_PAGES		(1U << 4)
 

@@ -407,6 +407,12 @@ remove_all_items() {
 	return "$rc"
 }
 
+# meminfo_kib FIELD: FIELD of /proc/meminfo in KiB; empty if the kernel
+# has no such field (CmaTotal without CONFIG_CMA).
+meminfo_kib() {
+	sed -n "s/^$1: *\\([0-9]*\\) kB/\\1/p" /proc/meminfo
+}
+
 # largest_block: the page allocator's largest block in bytes (4 MiB on
 # amd64 and arm64, 8 MiB on armmp; /proc/buddyinfo has a column per order).
 largest_block() {
