@@ -59,6 +59,15 @@
  * a lock of the device's resource0, so concurrent tests do not interleave
  * their register writes on one edu.
  *
+ * With --vfio IOVA, the edu is driven the way VFIO user-space drivers (DPDK,
+ * XDMA, DFL, VILLASnode) drive a PCIe card: bound to vfio-pci, its IOMMU
+ * group in a type1 container, config space and BAR0 through the VFIO device
+ * file.  The buffer commands then register the buffer's mapping with
+ * VFIO_IOMMU_MAP_DMA at IOVA + the window's offset (a long-term pin of its
+ * pages) and program edu with IOVA + OFFSET instead of dma_addr; the
+ * registration goes before the program ends.  A group in use elsewhere is
+ * EBUSY, not waited for.
+ *
  * Exit status: 0 success, 1 a system call failed or the device refused
  * (errno name printed on stdout: ENODEV not an edu, or the buffer's DMA
  * device went away; EIO liveness check failed; EBUSY registers did not take
@@ -84,6 +93,7 @@
 #include <unistd.h>
 
 #include <linux/udmabuf-cfs.h>
+#include <linux/vfio.h>
 
 #define EXIT_SYSCALL	1
 #define EXIT_MISMATCH	2
@@ -138,6 +148,9 @@ static void usage(FILE *f)
 "\n"
 "  --pci BDF   the edu to use, e.g. 0000:00:10.0 (default: the first edu in\n"
 "              " PCI_DEVICES ", by name)\n"
+"  --vfio IOVA drive the edu through VFIO (bound to vfio-pci): buffer commands\n"
+"              register the buffer with VFIO_IOMMU_MAP_DMA, its offset 0 at\n"
+"              IOVA (page-aligned), and give edu IOVA + OFFSET\n"
 "\n"
 "Device commands (print OK; exit 0, or 1 with the errno name):\n"
 "  find                          print the BDF of every edu, one a line, sorted\n"
@@ -412,10 +425,15 @@ static int pick_edu(const char *want, char *bdf)
 /* ------------------------------------------------------------------ */
 /* registers                                                           */
 
+/* --vfio IOVA: drive the edu through VFIO, the buffer at IOVA. */
+static int opt_vfio;
+static uint64_t opt_iova;
+
 struct edu {
 	char bdf[BDF_MAX];
-	int fd;				/* resource0, locked */
-	volatile uint8_t *regs;		/* its first EDU_MAP_SIZE bytes */
+	int fd;				/* resource0 (locked), or VFIO's device */
+	int container, group;		/* VFIO's, or -1 */
+	volatile uint8_t *regs;		/* BAR0's first EDU_MAP_SIZE bytes */
 };
 
 static uint32_t reg_read32(const struct edu *e, unsigned int reg)
@@ -465,60 +483,181 @@ static void io_fence(void)
 /* ------------------------------------------------------------------ */
 /* opening the device                                                  */
 
-/* Turn on memory decoding and bus mastering in the PCI command register. */
-static int edu_enable(const char *bdf)
+/*
+ * Turn on memory decoding and bus mastering in the PCI command register of
+ * config space at @base in @fd (sysfs config, or VFIO's config region).
+ */
+static int edu_enable_at(int fd, off_t base, const char *bdf)
 {
-	char path[256];
 	uint8_t cmd[2];
 	uint16_t val, want;
 	ssize_t r;
-	int fd, err;
 
-	snprintf(path, sizeof(path), PCI_DEVICES "/%s/config", bdf);
-	fd = open(path, O_RDWR | O_CLOEXEC);
-	if (fd < 0)
-		return fail(errno, "%s: config", bdf);
-	r = pread(fd, cmd, sizeof(cmd), PCI_COMMAND);
-	if (r != sizeof(cmd)) {
-		err = r < 0 ? errno : EIO;
-		close(fd);
-		return fail(err, "%s: config: reading the command register", bdf);
-	}
+	r = pread(fd, cmd, sizeof(cmd), base + PCI_COMMAND);
+	if (r != sizeof(cmd))
+		return fail(r < 0 ? errno : EIO,
+			    "%s: config: reading the command register", bdf);
 	/* Config space is little-endian, byte by byte. */
 	val = (uint16_t)(cmd[0] | cmd[1] << 8);
 	want = val | PCI_COMMAND_MEMORY | PCI_COMMAND_MASTER;
 	if (want != val) {
 		cmd[0] = (uint8_t)want;
 		cmd[1] = (uint8_t)(want >> 8);
-		r = pwrite(fd, cmd, sizeof(cmd), PCI_COMMAND);
-		if (r != sizeof(cmd)) {
-			err = r < 0 ? errno : EIO;
-			close(fd);
-			return fail(err, "%s: config: writing the command register",
+		r = pwrite(fd, cmd, sizeof(cmd), base + PCI_COMMAND);
+		if (r != sizeof(cmd))
+			return fail(r < 0 ? errno : EIO,
+				    "%s: config: writing the command register",
 				    bdf);
-		}
 	}
-	close(fd);
 	return 0;
 }
 
+static int edu_enable(const char *bdf)
+{
+	char path[256];
+	int fd, rc;
+
+	snprintf(path, sizeof(path), PCI_DEVICES "/%s/config", bdf);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return fail(errno, "%s: config", bdf);
+	rc = edu_enable_at(fd, 0, bdf);
+	close(fd);
+	return rc;
+}
+
+/* Also for a half-opened one: what is not open is -1 or NULL. */
 static void edu_close(struct edu *e)
 {
-	munmap((void *)e->regs, EDU_MAP_SIZE);
-	close(e->fd);	/* drops the lock */
+	if (e->regs)
+		munmap((void *)e->regs, EDU_MAP_SIZE);
+	if (e->fd >= 0)
+		close(e->fd);	/* drops the lock */
+	if (e->group >= 0)
+		close(e->group);
+	if (e->container >= 0)
+		close(e->container);
 }
 
 /*
- * Check that BDF is an edu, enable it, map and lock its registers and
- * check the identification register.  0 or an exit code (reported).
+ * The offset in the device file of a VFIO region with flags @need and at
+ * least @size bytes, or -1 (reported).
  */
-static int edu_open(struct edu *e, const char *bdf)
+static off_t vfio_region(const struct edu *e, unsigned int index,
+			 uint32_t need, uint64_t size, const char *what)
+{
+	struct vfio_region_info r = { .argsz = sizeof(r), .index = index };
+
+	if (ioctl(e->fd, VFIO_DEVICE_GET_REGION_INFO, &r) < 0) {
+		fail(errno, "%s: VFIO_DEVICE_GET_REGION_INFO (%s)", e->bdf, what);
+		return -1;
+	}
+	if ((r.flags & need) != need || r.size < size) {
+		fail(ENXIO, "%s: VFIO region %s: flags 0x%x, %llu bytes", e->bdf,
+		     what, r.flags, (unsigned long long)r.size);
+		return -1;
+	}
+	return (off_t)r.offset;
+}
+
+/*
+ * The edu through VFIO: its IOMMU group (every device of which must be
+ * bound to vfio-pci) in a new type1 container, the device file, bus
+ * mastering through its config region and BAR0 mapped from it.
+ */
+static int edu_open_vfio(struct edu *e, const char *bdf)
+{
+	struct vfio_group_status st = { .argsz = sizeof(st) };
+	char path[300], link[256];
+	const char *group;
+	off_t cfg, bar;
+	ssize_t n;
+	void *p;
+
+	snprintf(path, sizeof(path), PCI_DEVICES "/%s/iommu_group", bdf);
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n < 0)
+		return fail(errno, "%s: no IOMMU group", bdf);
+	link[n] = '\0';
+	group = strrchr(link, '/') ? strrchr(link, '/') + 1 : link;
+
+	e->container = open("/dev/vfio/vfio", O_RDWR | O_CLOEXEC);
+	if (e->container < 0)
+		return fail(errno, "/dev/vfio/vfio");
+	if (ioctl(e->container, VFIO_GET_API_VERSION) != VFIO_API_VERSION ||
+	    ioctl(e->container, VFIO_CHECK_EXTENSION, VFIO_TYPE1v2_IOMMU) != 1)
+		return fail(ENOTSUP, "/dev/vfio/vfio: no type1v2 IOMMU");
+	snprintf(path, sizeof(path), "/dev/vfio/%s", group);
+	e->group = open(path, O_RDWR | O_CLOEXEC);
+	if (e->group < 0)
+		return fail(errno, "%s", path);
+	if (ioctl(e->group, VFIO_GROUP_GET_STATUS, &st) < 0)
+		return fail(errno, "%s: VFIO_GROUP_GET_STATUS", path);
+	if (!(st.flags & VFIO_GROUP_FLAGS_VIABLE))
+		return fail(EBUSY, "%s: not viable (a device of the group is not bound to vfio-pci)",
+			    path);
+	if (ioctl(e->group, VFIO_GROUP_SET_CONTAINER, &e->container) < 0)
+		return fail(errno, "%s: VFIO_GROUP_SET_CONTAINER", path);
+	if (ioctl(e->container, VFIO_SET_IOMMU, VFIO_TYPE1v2_IOMMU) < 0)
+		return fail(errno, "%s: VFIO_SET_IOMMU (type1v2)", path);
+	e->fd = ioctl(e->group, VFIO_GROUP_GET_DEVICE_FD, bdf);
+	if (e->fd < 0)
+		return fail(errno, "%s: VFIO_GROUP_GET_DEVICE_FD", bdf);
+
+	cfg = vfio_region(e, VFIO_PCI_CONFIG_REGION_INDEX,
+			  VFIO_REGION_INFO_FLAG_READ | VFIO_REGION_INFO_FLAG_WRITE,
+			  PCI_COMMAND + 2, "config");
+	if (cfg < 0)
+		return EXIT_SYSCALL;
+	if (edu_enable_at(e->fd, cfg, bdf))
+		return EXIT_SYSCALL;
+	bar = vfio_region(e, VFIO_PCI_BAR0_REGION_INDEX,
+			  VFIO_REGION_INFO_FLAG_MMAP, EDU_MAP_SIZE, "BAR0");
+	if (bar < 0)
+		return EXIT_SYSCALL;
+	p = mmap(NULL, EDU_MAP_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, e->fd,
+		 bar);
+	if (p == MAP_FAILED)
+		return fail(errno, "%s: mmap of BAR0", bdf);
+	e->regs = p;
+	return 0;
+}
+
+/* Through sysfs: config and resource0, as a UIO user does. */
+static int edu_open_sysfs(struct edu *e, const char *bdf)
 {
 	char path[256];
-	uint32_t id;
 	void *p;
 	int ret;
 
+	ret = edu_enable(bdf);
+	if (ret)
+		return ret;
+	snprintf(path, sizeof(path), PCI_DEVICES "/%s/resource0", bdf);
+	e->fd = open(path, O_RDWR | O_SYNC | O_CLOEXEC);
+	if (e->fd < 0)
+		return fail(errno, "%s: resource0", bdf);
+	if (flock(e->fd, LOCK_EX) < 0)
+		return fail(errno, "%s: resource0: flock", bdf);
+	p = mmap(NULL, EDU_MAP_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, e->fd, 0);
+	if (p == MAP_FAILED)
+		return fail(errno, "%s: resource0: mmap", bdf);
+	e->regs = p;
+	return 0;
+}
+
+/*
+ * Check that BDF is an edu, enable it, map (and through sysfs, lock) its
+ * registers and check the identification register.  0 or an exit code
+ * (reported).
+ */
+static int edu_open(struct edu *e, const char *bdf)
+{
+	uint32_t id;
+	int ret;
+
+	e->fd = e->container = e->group = -1;
+	e->regs = NULL;
 	if (!*bdf || strchr(bdf, '/') || bdf[0] == '.')
 		return fail(ENODEV, "'%s': not a PCI device name", bdf);
 	snprintf(e->bdf, sizeof(e->bdf), "%s", bdf);
@@ -529,27 +668,11 @@ static int edu_open(struct edu *e, const char *bdf)
 	if (!ret)
 		return fail(ENODEV, "%s: not an edu (PCI %04x:%04x)", bdf,
 			    EDU_VENDOR, EDU_DEVICE);
-	ret = edu_enable(bdf);
-	if (ret)
+	ret = opt_vfio ? edu_open_vfio(e, bdf) : edu_open_sysfs(e, bdf);
+	if (ret) {
+		edu_close(e);
 		return ret;
-
-	snprintf(path, sizeof(path), PCI_DEVICES "/%s/resource0", bdf);
-	e->fd = open(path, O_RDWR | O_SYNC | O_CLOEXEC);
-	if (e->fd < 0)
-		return fail(errno, "%s: resource0", bdf);
-	if (flock(e->fd, LOCK_EX) < 0) {
-		ret = errno;
-		close(e->fd);
-		return fail(ret, "%s: resource0: flock", bdf);
 	}
-	p = mmap(NULL, EDU_MAP_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, e->fd, 0);
-	if (p == MAP_FAILED) {
-		ret = errno;
-		close(e->fd);
-		return fail(ret, "%s: resource0: mmap", bdf);
-	}
-	e->regs = p;
-
 	id = reg_read32(e, EDU_REG_ID);
 	if ((id & 0xff) != EDU_ID_MAGIC) {
 		edu_close(e);
@@ -655,7 +778,10 @@ struct ubuf {
 	struct udmabuf_cfs_info info;
 	void *map;			/* page-aligned window */
 	size_t map_len;
+	uint64_t map_off;		/* the window's offset in the buffer */
 	volatile uint8_t *at;		/* buffer offset OFF in the window */
+	uint64_t bus;			/* what edu is given for offset 0 */
+	int vfio_mapped;		/* the window is registered at bus */
 };
 
 /* Argument checks that need no device: EINVAL before touching anything. */
@@ -697,7 +823,8 @@ static int ubuf_open(struct ubuf *b, int o_sync)
 			    " is not inside the %" PRIu64 "-byte buffer",
 			    b->dev, b->off, b->len, b->info.size);
 	}
-	rc = xfer_check(b->info.dma_addr + b->off, b->len, 0);
+	b->bus = opt_vfio ? opt_iova : b->info.dma_addr;
+	rc = xfer_check(b->bus + b->off, b->len, 0);
 	if (rc) {
 		close(b->fd);
 		return rc;
@@ -714,7 +841,49 @@ static int ubuf_open(struct ubuf *b, int o_sync)
 		return report_setup_errno("mmap", b->dev, err);
 	}
 	b->map = p;
+	b->map_off = start;
 	b->at = (volatile uint8_t *)p + (b->off - start);
+	return 0;
+}
+
+/*
+ * Register the window with the edu's VFIO container at its place from
+ * --vfio's IOVA on: VFIO pins its pages for as long as it is registered
+ * (FOLL_LONGTERM), or fails.
+ */
+static int ubuf_vfio_map(struct ubuf *b, const struct edu *e)
+{
+	struct vfio_iommu_type1_dma_map m = {
+		.argsz = sizeof(m),
+		.flags = VFIO_DMA_MAP_FLAG_READ | VFIO_DMA_MAP_FLAG_WRITE,
+		.vaddr = (uintptr_t)b->map,
+		.iova = b->bus + b->map_off,
+		.size = b->map_len,
+	};
+
+	if (ioctl(e->container, VFIO_IOMMU_MAP_DMA, &m) < 0)
+		return fail(errno, "%s: VFIO_IOMMU_MAP_DMA of %zu bytes at IOVA 0x%" PRIx64,
+			    b->dev, b->map_len, b->bus + b->map_off);
+	b->vfio_mapped = 1;
+	return 0;
+}
+
+static int ubuf_vfio_unmap(struct ubuf *b, const struct edu *e)
+{
+	struct vfio_iommu_type1_dma_unmap u = {
+		.argsz = sizeof(u),
+		.iova = b->bus + b->map_off,
+		.size = b->map_len,
+	};
+
+	if (!b->vfio_mapped)
+		return 0;
+	b->vfio_mapped = 0;
+	if (ioctl(e->container, VFIO_IOMMU_UNMAP_DMA, &u) < 0)
+		return fail(errno, "%s: VFIO_IOMMU_UNMAP_DMA", b->dev);
+	if (u.size != b->map_len)
+		return fail(EIO, "%s: VFIO_IOMMU_UNMAP_DMA unmapped %llu of %zu bytes",
+			    b->dev, (unsigned long long)u.size, b->map_len);
 	return 0;
 }
 
@@ -809,7 +978,7 @@ static int phase_send(const struct ubuf *b, const struct edu *e,
 	}
 	if (o->no_dma)
 		return 0;
-	return edu_dma(e, 0, b->info.dma_addr + b->off, b->len, 0);
+	return edu_dma(e, 0, b->bus + b->off, b->len, 0);
 }
 
 /* edu -> buffer -> CPU, checked. */
@@ -825,7 +994,7 @@ static int phase_recv(const struct ubuf *b, const struct edu *e,
 		if (rc)
 			return rc;
 	}
-	rc = edu_dma(e, 1, b->info.dma_addr + b->off, b->len, 0);
+	rc = edu_dma(e, 1, b->bus + b->off, b->len, 0);
 	if (rc)
 		return rc;
 	if (!o->no_sync) {
@@ -951,12 +1120,18 @@ static int cmd_buffer(int argc, char **argv, int what)
 			return rc;
 		}
 	}
-	if (what & DO_SEND)
+	if (use_edu && opt_vfio)
+		rc = ubuf_vfio_map(&b, &e);
+	if (!rc && (what & DO_SEND))
 		rc = phase_send(&b, &e, &o);
 	if (!rc && (what & DO_RECV))
 		rc = phase_recv(&b, &e, &o);
-	if (use_edu)
+	if (use_edu) {
+		int urc = ubuf_vfio_unmap(&b, &e);
+
+		rc = rc ? rc : urc;
 		edu_close(&e);
+	}
 	ubuf_close(&b);
 	if (!rc)
 		printf("OK\n");
@@ -1007,6 +1182,12 @@ int main(int argc, char **argv)
 		} else if (!strncmp(a, "--pci=", 6)) {
 			opt_pci = a + 6;
 			i++;
+		} else if (!strcmp(a, "--vfio")) {
+			if (i + 1 >= argc || parse_u64(argv[i + 1], &opt_iova) ||
+			    opt_iova % (uint64_t)sysconf(_SC_PAGESIZE))
+				return usage_error("--vfio needs a page-aligned IOVA");
+			opt_vfio = 1;
+			i += 2;
 		} else {
 			return usage_error("unknown option '%s'", a);
 		}

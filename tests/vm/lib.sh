@@ -852,8 +852,9 @@ vm_find_kmod() {
 	printf '%s\n' "$f"
 }
 
-# Modules of the image that tests load on demand with modprobe.
-VM_ONDEMAND_KMODS="brd dm-delay vgem vivid"
+# Modules of the image that tests load on demand with modprobe (vfio-pci
+# and vfio_iommu_type1: vfio.bats drives the edu through VFIO).
+VM_ONDEMAND_KMODS="brd dm-delay vgem vivid vfio-pci vfio_iommu_type1"
 
 # Copy module NAME and, first, every module it depends on into DIR
 # (flat, decompressed), once each.  False if NAME is not in the image
