@@ -59,14 +59,19 @@ VM_HOST_PACKAGES=(
 	kmod
 	# python3-numpy: the host tests of the Python binding (tests/python/check)
 	python3-numpy
+	# libsmartcols-dev: udmabufctl's tables and JSON (tools/udmabufctl)
+	libsmartcols-dev
 )
 
 # Guest userland packages for arm64 and armhf, downloaded for the guest's
 # architecture (amd64 uses the host's binaries).  jq
 # (JSON checks in tests) needs libjq1, libonig5 and libc6; vm_copy_elf
 # checks that every NEEDED library was found, so a new dependency shows up
-# as a clear build error.
-VM_CROSS_USERLAND=(busybox-static bash-static libc6 jq libjq1 libonig5)
+# as a clear build error.  libsmartcols1 and libsmartcols-dev: udmabufctl is
+# cross-linked against them (Debian ships no static libsmartcols, so the
+# guests' udmabufctl is dynamic) and runs with the first.
+VM_CROSS_USERLAND=(busybox-static bash-static libc6 jq libjq1 libonig5 libsmartcols1
+	libsmartcols-dev)
 
 # Dynamically linked programs copied into the guest with their libraries
 # (busybox provides everything else; bash is bash-static, see tests/vm/run).
@@ -798,17 +803,25 @@ vm_copy_elf() {
 	[[ -e $target ]] && return 0
 	mkdir -p "$(dirname "$target")"
 	cp -L "$sysroot$path" "$target"
+	vm_copy_needed "$sysroot" "$sysroot$path" "$dest"
+}
+
+# Copy the interpreter and, recursively, every NEEDED library of the ELF
+# file FILE (a host path: in the sysroot or not, e.g. a program built here)
+# from the sysroot into the initramfs.
+vm_copy_needed() {
+	local sysroot=$1 file=$2 dest=$3
 	local interp lib libpath
-	interp=$(readelf -lW "$sysroot$path" 2>/dev/null |
+	interp=$(readelf -lW "$file" 2>/dev/null |
 		sed -n 's/.*\[Requesting program interpreter: \(.*\)\]/\1/p')
 	if [[ -n $interp ]]; then
 		vm_copy_elf "$sysroot" "$interp" "$dest"
 	fi
 	while read -r lib; do
 		libpath=$(vm_find_lib "$sysroot" "$lib") ||
-			vm_die "$path needs $lib, not found in $sysroot"
+			vm_die "$file needs $lib, not found in $sysroot"
 		vm_copy_elf "$sysroot" "$libpath" "$dest"
-	done < <(readelf -dW "$sysroot$path" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
+	done < <(readelf -dW "$file" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
 }
 
 # Emit a newc cpio archive with /dev/console.  The kernel opens /dev/console
