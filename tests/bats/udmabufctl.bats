@@ -456,9 +456,10 @@ udmabufctl: hint: 'frobnicate' is not a command either (see 'udmabufctl --help')
 # ---------------------------------------------------------------------------
 # list and info
 
-@test "list without buffers prints only the header" {
+@test "list without buffers prints nothing, as util-linux's tools do" {
 	run -0 --separate-stderr "$CTL"
-	assert_output "NAME DEVICE MAJ:MIN SIZE SYNC-MODE DMA-ADDR ORIGIN USERS"
+	assert_output ""
+	assert_equal "$stderr" ""
 }
 
 @test "list shows a buffer's device, numbers, size and origin" {
@@ -502,7 +503,7 @@ $(cat "$CLASS/tbuf/phys_addr")"
 		run -0 --separate-stderr "$CTL" list -J -o DMA-ADDR,CPU-PHYS-ADDR tbuf
 		# shellcheck disable=SC2016 # $d and $c are jq's
 		run -0 jq -e --arg d "$dma" --arg c "$cpu" \
-			'.udmabuf[0]["dma-addr"] == $d and .udmabuf[0]["cpu-phys-addr"] == $c' <<<"$output"
+			'.buffers[0]["dma-addr"] == $d and .buffers[0]["cpu-phys-addr"] == $c' <<<"$output"
 	fi
 }
 
@@ -526,7 +527,7 @@ udmabuf1 param"
 	requires_jq
 	run -0 "$CTL" create tbuf --size 1M
 	run -0 --separate-stderr "$CTL" list -J
-	run -0 jq -e '.udmabuf | length == 1 and .[0].name == "tbuf" and .[0].size == 1048576 and .[0].origin == "configfs"' <<<"$output"
+	run -0 jq -e '.buffers | length == 1 and .[0].name == "tbuf" and .[0].size == 1048576 and .[0].origin == "configfs"' <<<"$output"
 }
 
 @test "list -o NAME,DMA-DEVICE shows the PCI device a buffer is bound to" {
@@ -542,7 +543,7 @@ udmabuf1 param"
 	run -0 "$CTL" create tbuf --size 64K --dma-device "pci/$EDU"
 	run -0 --separate-stderr "$CTL" info --json tbuf
 	# shellcheck disable=SC2016 # $d is jq's
-	run -0 jq -e --arg d "pci/$EDU" '.udmabuf[0]["dma-device"] == $d' <<<"$output"
+	run -0 jq -e --arg d "pci/$EDU" '.buffers[0]["dma-device"] == $d' <<<"$output"
 }
 
 @test "info shows the PCI device a buffer is bound to" {
@@ -552,13 +553,29 @@ udmabuf1 param"
 	assert_line "dma-device:    pci/$EDU"
 }
 
-@test "list and info -J show an empty DMA device for a buffer on the module's own device" {
+@test "list and info -J show no DMA device for a buffer on the module's own device" {
 	requires_jq
 	run -0 "$CTL" create tbuf --size 64K
 	run -0 --separate-stderr "$CTL" list -n -o DMA-DEVICE
 	assert_output ""
 	run -0 --separate-stderr "$CTL" info -J tbuf
-	run -0 jq -e '.udmabuf[0]["dma-device"] == ""' <<<"$output"
+	run -0 jq -e '.buffers[0] | has("dma-device") and .["dma-device"] == null' <<<"$output"
+}
+
+@test "a name with a tab, a newline and a space is escaped in the table, raw, pairs and JSON" {
+	requires_jq
+	local odd=$'t\tn\ns p'
+	mkdir "$cfs/$odd"
+	run -0 --separate-stderr "$CTL" list -o NAME "$odd"
+	assert_output 'NAME
+t\x09n\x0as p'
+	run -0 --separate-stderr "$CTL" list -r -n -o NAME "$odd"
+	assert_output 't\x09n\x0as\x20p'
+	run -0 --separate-stderr "$CTL" list -P -o NAME,ORIGIN "$odd"
+	assert_output 'NAME="t\x09n\x0as p" ORIGIN="configfs"'
+	run -0 --separate-stderr "$CTL" list -J -o NAME "$odd"
+	# shellcheck disable=SC2016 # $n is jq's
+	run -0 jq -e --arg n "$odd" '.buffers == [{"name": $n}]' <<<"$output"
 }
 
 @test "info shows key: value lines that match sysfs" {
@@ -588,7 +605,7 @@ udmabuf1 param"
 	run -0 "$CTL" create tbuf --size 64K
 	run -0 "$CTL" create off --size 64K --no-enable
 	run -0 --separate-stderr "$CTL" info -J tbuf off
-	run -0 jq -e '.udmabuf[0].allocator == "page" and .udmabuf[1].allocator == null' <<<"$output"
+	run -0 jq -e '.buffers[0].allocator == "page" and .buffers[1].allocator == null' <<<"$output"
 }
 
 @test "info of a disabled item shows it is not enabled" {
@@ -617,7 +634,7 @@ udmabuf1 param"
 	run -0 "$CTL" create a --size 64K
 	run -0 "$CTL" create b --size 128K
 	run -0 --separate-stderr "$CTL" info -J a /dev/b
-	run -0 jq -e '[.udmabuf[].size] == [65536, 131072]' <<<"$output"
+	run -0 jq -e '[.buffers[].size] == [65536, 131072]' <<<"$output"
 }
 
 # ---------------------------------------------------------------------------

@@ -9,7 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <wchar.h>
+
+#include <libsmartcols.h>
 
 #include "output.h"
 
@@ -310,38 +311,31 @@ static size_t utf8_len(const unsigned char *s)
 	return n;
 }
 
-void json_string(FILE *f, const char *str)
+void utf8_sanitize(const char *in, char *out, size_t len)
 {
-	const unsigned char *s = (const unsigned char *)str;
+	const unsigned char *s = (const unsigned char *)in;
+	size_t o = 0, n;
 
-	fputc('"', f);
+	if (!len)
+		return;
 	while (*s) {
-		size_t n;
-
-		switch (*s) {
-		case '"':  fputs("\\\"", f); s++; continue;
-		case '\\': fputs("\\\\", f); s++; continue;
-		case '\b': fputs("\\b", f); s++; continue;
-		case '\f': fputs("\\f", f); s++; continue;
-		case '\n': fputs("\\n", f); s++; continue;
-		case '\r': fputs("\\r", f); s++; continue;
-		case '\t': fputs("\\t", f); s++; continue;
-		}
-		if (*s < 0x20 || *s == 0x7f) {
-			fprintf(f, "\\u%04x", *s);
-			s++;
-			continue;
-		}
 		n = utf8_len(s);
 		if (!n) {
-			fputs("\\ufffd", f);	/* not UTF-8: replacement char */
+			/* not UTF-8: U+FFFD, the replacement character */
+			if (o + 3 >= len)
+				break;
+			memcpy(out + o, "\xef\xbf\xbd", 3);
+			o += 3;
 			s++;
 			continue;
 		}
-		fwrite(s, 1, n, f);
+		if (o + n >= len)
+			break;
+		memcpy(out + o, s, n);
+		o += n;
 		s += n;
 	}
-	fputc('"', f);
+	out[o] = '\0';
 }
 
 void raw_escape(FILE *f, const char *str)
@@ -387,177 +381,193 @@ int raw_unescape(char *s)
 
 #define CELL_MAX 4096
 
-static void print_json(FILE *f, const struct udmabuf_info *v, size_t n,
-		       const int *cols, size_t ncols)
+/* A column's value in JSON: unknown (empty) cells are null. */
+static int json_type(enum col_type t)
 {
-	char *buf = malloc(CELL_MAX);
+	switch (t) {
+	case COL_NUMBER:
+	case COL_SIZE:
+		return SCOLS_JSON_NUMBER;
+	case COL_BOOLEAN:
+		return SCOLS_JSON_BOOLEAN_OPTIONAL;
+	default:
+		return SCOLS_JSON_STRING;
+	}
+}
+
+/*
+ * A table named NAME (the JSON key of its array) printed to f in the
+ * format of o: aligned, -r raw, -P KEY="value" pairs or -J JSON.
+ * libsmartcols escapes each cell as its format needs.
+ */
+static struct libscols_table *new_table(FILE *f, const char *name,
+					const struct out_opts *o)
+{
+	struct libscols_table *tb = scols_new_table();
+
+	if (!tb)
+		return NULL;
+	if (scols_table_set_name(tb, name) || scols_table_set_stream(tb, f) ||
+	    scols_table_enable_json(tb, o->json) ||
+	    scols_table_enable_raw(tb, o->raw) ||
+	    scols_table_enable_export(tb, o->pairs) ||
+	    scols_table_enable_noheadings(tb, o->noheadings)) {
+		scols_unref_table(tb);
+		return NULL;
+	}
+	return tb;
+}
+
+/* The JSON key of a column: its name in lower case. */
+static void column_key(int col, char *key, size_t len)
+{
+	size_t k;
+
+	for (k = 0; columns[col].name[k] && k < len - 1; k++)
+		key[k] = (char)tolower((unsigned char)columns[col].name[k]);
+	key[k] = '\0';
+}
+
+/* Print tb and free it; 0 or a negative errno. */
+static int print_table(struct libscols_table *tb)
+{
+	int ret = scols_print_table(tb);
+
+	scols_unref_table(tb);
+	return ret < 0 ? ret : 0;
+}
+
+int print_list(FILE *f, const struct udmabuf_info *v, size_t n,
+	       const int *cols, size_t ncols, const struct out_opts *o)
+{
+	struct libscols_table *tb = new_table(f, "buffers", o);
+	char *buf = malloc(CELL_MAX), *clean = malloc(CELL_MAX);
 	size_t i, c;
 
-	if (!buf)
-		return;
-	fputs("{\n   \"udmabuf\": [", f);
-	for (i = 0; i < n; i++) {
-		fputs(i ? ",\n      {\n" : "\n      {\n", f);
-		for (c = 0; c < ncols; c++) {
-			const struct column *col = &columns[cols[c]];
-			char key[32];
-			size_t k;
-
-			for (k = 0; col->name[k] && k < sizeof(key) - 1; k++)
-				key[k] = (char)tolower((unsigned char)col->name[k]);
-			key[k] = '\0';
-			fprintf(f, "         \"%s\": ", key);
-			cell_text(&v[i], cols[c], 1, buf, CELL_MAX);
-			if (cell_unknown(&v[i], cols[c], buf))
-				fputs("null", f);
-			else if (col->type == COL_BOOLEAN)
-				fputs(buf[0] == '1' ? "true" : "false", f);
-			else if (col->type == COL_NUMBER || col->type == COL_SIZE)
-				fputs(buf, f);
-			else
-				json_string(f, buf);
-			fputs(c + 1 < ncols ? ",\n" : "\n", f);
-		}
-		fputs("      }", f);
-	}
-	fputs(n ? "\n   ]\n}\n" : "]\n}\n", f);
-	free(buf);
-}
-
-size_t display_width(const char *s)
-{
-	size_t n = mbstowcs(NULL, s, 0);
-	wchar_t *w;
-	int cols;
-
-	if (n == (size_t)-1)
-		return strlen(s);	/* not valid here: count bytes */
-	w = malloc((n + 1) * sizeof(*w));
-	if (!w)
-		return strlen(s);
-	mbstowcs(w, s, n + 1);
-	cols = wcswidth(w, n);
-	free(w);
-	return cols < 0 ? n : (size_t)cols;
-}
-
-static void pad(FILE *f, size_t n)
-{
-	while (n--)
-		fputc(' ', f);
-}
-
-void print_list(FILE *f, const struct udmabuf_info *v, size_t n,
-		const int *cols, size_t ncols, const struct out_opts *o)
-{
-	char **cells, *buf = NULL;
-	size_t *width, *cw = NULL, rows = n + 1, r, c;
-
-	if (o->json) {
-		print_json(f, v, n, cols, ncols);
-		return;
-	}
-	cells = calloc(rows * ncols, sizeof(*cells));
-	cw = calloc(rows * ncols, sizeof(*cw));
-	width = calloc(ncols, sizeof(*width));
-	buf = malloc(CELL_MAX);
-	if (!cells || !cw || !width || !buf)
-		goto out;
-	/* Each cell's text (of its own length) and display width, once. */
+	if (!tb || !buf || !clean)
+		goto nomem;
 	for (c = 0; c < ncols; c++) {
-		cells[c] = strdup(columns[cols[c]].name);
-		for (r = 1; r < rows; r++) {
-			cell_text(&v[r - 1], cols[c], o->bytes, buf, CELL_MAX);
-			cells[r * ncols + c] = strdup(buf);
-		}
+		const struct column *col = &columns[cols[c]];
+		int right = col->type == COL_NUMBER || col->type == COL_SIZE;
+		struct libscols_column *cl;
+
+		cl = scols_table_new_column(tb, col->name, 0,
+					    right ? SCOLS_FL_RIGHT : 0);
+		if (!cl || scols_column_set_json_type(cl, json_type(col->type)))
+			goto nomem;
 	}
-	for (r = 0; r < rows * ncols; r++)
-		if (!cells[r])
-			goto out;
-	for (r = o->noheadings ? 1 : 0; r < rows; r++)
+	for (i = 0; i < n; i++) {
+		struct libscols_line *ln = scols_table_new_line(tb, NULL);
+
+		if (!ln)
+			goto nomem;
 		for (c = 0; c < ncols; c++) {
-			size_t l = display_width(cells[r * ncols + c]);
+			const char *cell = buf;
 
-			cw[r * ncols + c] = l;
-			if (l > width[c])
-				width[c] = l;
-		}
-	for (r = o->noheadings ? 1 : 0; r < rows; r++) {
-		char *line = NULL;
-		size_t llen = 0;
-		FILE *lf = open_memstream(&line, &llen);
-
-		if (!lf)
-			goto out;
-		for (c = 0; c < ncols; c++) {
-			const char *s = cells[r * ncols + c];
-			enum col_type t = columns[cols[c]].type;
-			size_t dw = cw[r * ncols + c];
-
-			if (c)
-				fputc(' ', lf);
-			if (o->raw) {
-				raw_escape(lf, s);
-			} else if (t == COL_NUMBER || t == COL_SIZE) {
-				pad(lf, width[c] - dw);
-				fputs(s, lf);
-			} else {
-				fputs(s, lf);
-				pad(lf, width[c] - dw);
+			/* JSON: sizes in bytes, text valid UTF-8 */
+			cell_text(&v[i], cols[c], o->bytes || o->json, buf,
+				  CELL_MAX);
+			if (o->json) {
+				utf8_sanitize(buf, clean, CELL_MAX);
+				cell = clean;
 			}
+			if (scols_line_set_data(ln, c, cell))
+				goto nomem;
 		}
-		fclose(lf);
-		/* no trailing blanks after an empty last column */
-		while (!o->raw && llen && line[llen - 1] == ' ')
-			line[--llen] = '\0';
-		fprintf(f, "%s\n", line);
-		free(line);
 	}
-out:
-	if (cells)
-		for (r = 0; r < rows * ncols; r++)
-			free(cells[r]);
-	free(cells);
-	free(cw);
-	free(width);
 	free(buf);
+	free(clean);
+	return print_table(tb);
+nomem:
+	scols_unref_table(tb);
+	free(buf);
+	free(clean);
+	return -ENOMEM;
 }
 
-void print_info(FILE *f, const struct udmabuf_info *info, const int *cols,
-		size_t ncols, const struct out_opts *o)
+int print_info(FILE *f, const struct udmabuf_info *info, const int *cols,
+	       size_t ncols, const struct out_opts *o)
 {
-	/* Values line up after the longest key, "cpu-phys-addr:". */
-	int width = (int)column_name_width() + 2;
-	char buf[CELL_MAX], key[32];
+	struct out_opts to = { .raw = o->raw, .noheadings = 1 };
+	struct libscols_table *tb = new_table(f, "buffer", &to);
+	char buf[CELL_MAX], key[40];
 	size_t i;
 
+	/* Two columns, "key:" and value; -n leaves out the keys. */
+	if (!tb || (!o->noheadings && !scols_table_new_column(tb, "KEY", 0, 0)) ||
+	    !scols_table_new_column(tb, "VALUE", 0, 0))
+		goto nomem;
 	for (i = 0; i < ncols; i++) {
+		struct libscols_line *ln = scols_table_new_line(tb, NULL);
 		int c = cols[i];
-		size_t k;
+		size_t v = 0;
 
-		for (k = 0; columns[c].name[k] && k < sizeof(key) - 2; k++)
-			key[k] = (char)tolower((unsigned char)columns[c].name[k]);
-		key[k++] = ':';
-		key[k] = '\0';
+		if (!ln)
+			goto nomem;
+		if (!o->noheadings) {
+			column_key(c, key, sizeof(key) - 1);
+			strcat(key, ":");
+			if (scols_line_set_data(ln, v++, key))
+				goto nomem;
+		}
 		cell_text(info, c, 1, buf, sizeof(buf));
-		if (!o->noheadings && o->raw)
-			fprintf(f, "%s ", key);
-		else if (!o->noheadings)
-			fprintf(f, "%-*s", width, key);
-		if (o->raw) {
-			raw_escape(f, buf[0] ? buf : "-");
+		if (!buf[0]) {
+			strcpy(buf, "-");
 		} else if (c == COL_SIZE_ && info->size >= 1024 && !o->bytes &&
-			   !o->noheadings) {
-			/* The human form for a reader; -n is for scripts. */
+			   !o->noheadings && !o->raw) {
+			/* The human form for a reader; -n and -r are for scripts. */
 			char h[32];
+			size_t l = strlen(buf);
 
 			human_size(info->size, h, sizeof(h));
-			fprintf(f, "%s (%s)", buf, h);
-		} else {
-			fputs(buf[0] ? buf : "-", f);
+			snprintf(buf + l, sizeof(buf) - l, " (%s)", h);
 		}
-		fputc('\n', f);
+		if (scols_line_set_data(ln, v, buf))
+			goto nomem;
 	}
+	return print_table(tb);
+nomem:
+	scols_unref_table(tb);
+	return -ENOMEM;
+}
+
+/* The JSON type of a column as util-linux's --list-columns names it. */
+static const char *type_name(enum col_type t)
+{
+	switch (t) {
+	case COL_NUMBER:
+	case COL_SIZE:
+		return "<integer>";
+	case COL_BOOLEAN:
+		return "<boolean>";
+	default:
+		return "<string>";
+	}
+}
+
+int print_column_list(FILE *f, const struct out_opts *o)
+{
+	struct out_opts to = { .json = o->json, .raw = o->raw,
+			       .pairs = o->pairs, .noheadings = 1 };
+	struct libscols_table *tb = new_table(f, "udmabufctl-columns", &to);
+	int i;
+
+	if (!tb || !scols_table_new_column(tb, "HOLDER", 0, SCOLS_FL_RIGHT) ||
+	    !scols_table_new_column(tb, "TYPE", 0, 0) ||
+	    !scols_table_new_column(tb, "DESCRIPTION", 0, 0))
+		goto nomem;
+	for (i = 0; i < NCOLUMNS; i++) {
+		struct libscols_line *ln = scols_table_new_line(tb, NULL);
+
+		if (!ln || scols_line_set_data(ln, 0, columns[i].name) ||
+		    scols_line_set_data(ln, 1, type_name(columns[i].type)) ||
+		    scols_line_set_data(ln, 2, columns[i].help))
+			goto nomem;
+	}
+	return print_table(tb);
+nomem:
+	scols_unref_table(tb);
+	return -ENOMEM;
 }
 
 int conf_split(char *line, char **tok, size_t max)

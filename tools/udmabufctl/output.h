@@ -53,8 +53,9 @@ extern const struct column_alias column_aliases[NALIASES];
 size_t column_name_width(void);
 
 struct out_opts {
-	int json;
-	int raw;
+	int json;		/* -J */
+	int raw;		/* -r */
+	int pairs;		/* -P: KEY="value" pairs */
 	int noheadings;
 	int bytes;
 };
@@ -81,12 +82,6 @@ void cell_text(const struct udmabuf_info *info, int col, int bytes,
 /* 1 if the cell is unknown (JSON null); text is its cell_text(). */
 int cell_unknown(const struct udmabuf_info *info, int col, const char *text);
 
-/*
- * Columns that s takes on a terminal in the current locale (LC_CTYPE);
- * its length in bytes if it is not a valid multibyte string there.
- */
-size_t display_width(const char *s);
-
 /* "512B", "4K", "1.5M", ... (binary units, one decimal at most). */
 void human_size(uint64_t bytes, char *buf, size_t len);
 
@@ -100,8 +95,11 @@ void enomem_hint_text(uint64_t size, int dma_mask,
 		      const struct udmabuf_mem_limits *m,
 		      char *what, size_t wlen, char *fix, size_t flen);
 
-/* A JSON string literal (with quotes), valid UTF-8 guaranteed. */
-void json_string(FILE *f, const char *s);
+/*
+ * Copy in to out (len bytes at most, NUL included) with each byte that is
+ * not part of a valid UTF-8 sequence replaced by U+FFFD: JSON is UTF-8.
+ */
+void utf8_sanitize(const char *in, char *out, size_t len);
 
 /* Escape white space, backslash and non-printable bytes as \xHH. */
 void raw_escape(FILE *f, const char *s);
@@ -109,17 +107,30 @@ void raw_escape(FILE *f, const char *s);
 /* Undo raw_escape() in place; -EINVAL on a malformed escape. */
 int raw_unescape(char *s);
 
-void print_list(FILE *f, const struct udmabuf_info *v, size_t n,
-		const int *cols, size_t ncols, const struct out_opts *o);
+/*
+ * The buffers v[] as a table of the columns cols[], in the format of o,
+ * by libsmartcols: aligned (sizes human unless o->bytes), raw, KEY="value"
+ * pairs, or JSON ({"buffers": [...]}, sizes in bytes, unknown cells null).
+ * 0, or a negative errno.
+ */
+int print_list(FILE *f, const struct udmabuf_info *v, size_t n,
+	       const int *cols, size_t ncols, const struct out_opts *o);
 
 /*
- * "key: value" lines for one buffer, one per column. Sizes are bytes with
- * the human form in parentheses (bytes only with o->bytes, o->noheadings
- * or o->raw); o->noheadings leaves out the keys, o->raw the alignment
- * (values escaped as by raw_escape()). Unknown values are "-".
+ * "key: value" lines for one buffer, one per column, aligned. Sizes are
+ * bytes with the human form in parentheses (bytes only with o->bytes,
+ * o->noheadings or o->raw); o->noheadings leaves out the keys, o->raw the
+ * alignment (cells escaped as libsmartcols escapes raw output). Unknown
+ * values are "-". 0, or a negative errno.
  */
-void print_info(FILE *f, const struct udmabuf_info *info, const int *cols,
-		size_t ncols, const struct out_opts *o);
+int print_info(FILE *f, const struct udmabuf_info *info, const int *cols,
+	       size_t ncols, const struct out_opts *o);
+
+/*
+ * The columns (-H, --list-columns), as util-linux lists them: name, JSON
+ * type, description; raw or JSON ("udmabufctl-columns") as o says.
+ */
+int print_column_list(FILE *f, const struct out_opts *o);
 
 /*
  * Save file: one buffer per line, "ITEM attr=value...", '#' comments.

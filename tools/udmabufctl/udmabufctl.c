@@ -41,8 +41,8 @@
 /* ---------------------------------------------------------------------- */
 /* Messages                                                               */
 
-#define SYN_LIST	" " PROG " [list] [-o LIST|--output-all] [-n] [-r] [-b] [-J] [NAME...]\n"
-#define SYN_INFO	" " PROG " info [-o LIST|--output-all] [-n] [-r] [-b] [-J] NAME...\n"
+#define SYN_LIST	" " PROG " [list] [-o LIST|--output-all] [-n] [-r|-P|-J] [-b] [NAME...]\n"
+#define SYN_INFO	" " PROG " info [-o LIST|--output-all] [-n] [-r|-P|-J] [-b] NAME...\n"
 #define SYN_CREATE	" " PROG " create NAME --size SIZE [--dma-device BUS/DEVICE] [--phys-addr ADDR]\n" \
 			"            [options]\n" \
 			"            [ATTR=VALUE...]\n"
@@ -58,8 +58,10 @@
 	"     --output-all     show all columns\n" \
 	" -n, --noheadings     list: no header line; info: values without keys\n" \
 	" -r, --raw            unaligned output, white space escaped as \\xHH\n" \
+	" -P, --pairs          KEY=\"value\" pairs, one line per buffer\n" \
 	" -b, --bytes          sizes in bytes instead of a human-readable form\n" \
-	" -J, --json           JSON output (sizes always in bytes)\n"
+	" -J, --json           JSON output (sizes always in bytes)\n" \
+	" -H, --list-columns   list the available columns\n"
 #define OPTS_CREATE \
 	" -s, --size SIZE      size: bytes, 0x hex, K/M/G/T or KiB/MiB/GiB/TiB\n" \
 	"     --minor N        minor number, 0..1048575 (default: first free)\n" \
@@ -185,7 +187,8 @@ static void usage_of(const char *verb)
 		  "\nOptions:\n" OPTS_LIST OPTS_HELP, 1 },
 		{ "info", "Usage:\n" SYN_INFO "\n"
 		  "Show everything known about each NAME as 'key: value' lines\n"
-		  "(the columns of -o only, if given).\n" NAMES_TEXT
+		  "(the columns of -o only, if given); with -P or -J as list does.\n"
+		  NAMES_TEXT
 		  "\nOptions:\n" OPTS_LIST OPTS_HELP, 1 },
 		{ "create", "Usage:\n" SYN_CREATE "\n"
 		  "Create and enable a buffer; prints its device node.\n"
@@ -394,6 +397,19 @@ static int status_of(size_t failed, size_t total)
 	return !failed ? EXIT_OK : failed == total ? EXIT_FAIL : EXIT_PARTIAL;
 }
 
+/*
+ * The exit status of printing a table (ret: 0 or a negative errno from
+ * libsmartcols), reported as "udmabufctl: WHAT: print: REASON". A write
+ * error is close_stdout()'s to report.
+ */
+static int print_or_fail(const char *what, int ret)
+{
+	if (!ret || ferror(stdout))
+		return EXIT_OK;
+	report(what, "print", -ret);
+	return EXIT_FAIL;
+}
+
 /* ---------------------------------------------------------------------- */
 /* list / info                                                            */
 
@@ -405,15 +421,18 @@ static const struct option out_long_opts[] = {
 	{ "raw",	no_argument,	   NULL, 'r' },
 	{ "bytes",	no_argument,	   NULL, 'b' },
 	{ "json",	no_argument,	   NULL, 'J' },
+	{ "pairs",	no_argument,	   NULL, 'P' },
+	{ "list-columns", no_argument,	   NULL, 'H' },
 	{ "help",	no_argument,	   NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
 };
-#define OUT_SHORT_OPTS	"o:nrbJh"
+#define OUT_SHORT_OPTS	"o:nrbJPHh"
 
 struct out_args {
 	int cols[64];
 	size_t ncols;
 	struct out_opts o;
+	int list_columns;	/* -H */
 };
 
 /* Parse the options of list and info; returns optind. */
@@ -440,12 +459,19 @@ static int parse_out_args(int argc, char **argv, struct out_args *a)
 		case 'r': a->o.raw = 1; break;
 		case 'b': a->o.bytes = 1; break;
 		case 'J': a->o.json = 1; break;
+		case 'P': a->o.pairs = 1; break;
+		case 'H': a->list_columns = 1; break;
 		case 'h': usage_of(cur_verb); exit(EXIT_OK);
 		default: try_help();
 		}
 	}
-	if (a->o.json && a->o.raw)
-		usage_error("--json and --raw are mutually exclusive");
+	if (a->o.json + a->o.raw + a->o.pairs > 1)
+		usage_error("%s and %s are mutually exclusive",
+			    a->o.json ? "--json" : "--raw",
+			    a->o.pairs ? "--pairs" : "--raw");
+	/* udmabufctl {list|info} -H: the columns, nothing else. */
+	if (a->list_columns)
+		exit(print_or_fail(PROG, print_column_list(stdout, &a->o)));
 	return optind;
 }
 
@@ -523,8 +549,9 @@ static int cmd_list(int argc, char **argv)
 		failed = filter_list(v, &n, argv + first, argc - first);
 	}
 	/* Not even a header when no NAME is a buffer: the command failed. */
-	if (!total || failed < total)
-		print_list(stdout, v, n, a.cols, a.ncols, &a.o);
+	if ((!total || failed < total) &&
+	    print_or_fail("list", print_list(stdout, v, n, a.cols, a.ncols, &a.o)))
+		failed = total = 1;
 	udmabuf_list_free(v);
 	/* As info and delete: 2 if some NAMEs are no buffer, 1 if all. */
 	return status_of(failed, total);
@@ -561,15 +588,19 @@ static int cmd_info(int argc, char **argv)
 			failed++;
 			continue;
 		}
-		if (!a.o.json) {
+		if (!a.o.json && !a.o.pairs) {
 			if (n)
 				putchar('\n');
-			print_info(stdout, &v[n], a.cols, a.ncols, &a.o);
+			if (print_or_fail("info", print_info(stdout, &v[n], a.cols,
+							      a.ncols, &a.o)))
+				failed = total;
 		}
 		n++;
 	}
-	if (a.o.json && n)
-		print_list(stdout, v, n, a.cols, a.ncols, &a.o);
+	/* -J and -P: one table of all of them, as list prints it. */
+	if ((a.o.json || a.o.pairs) && n &&
+	    print_or_fail("info", print_list(stdout, v, n, a.cols, a.ncols, &a.o)))
+		failed = total;
 	free(v);
 	return status_of(failed, total);
 }
