@@ -487,27 +487,35 @@ void udmabuf_dma_release(struct udmabuf_buffer *buf)
  * range are read back, unless the CPU wrote to that very line while the
  * device did (no order of maintenance can save both).
  */
-static void udmabuf_dma_sync_for_cpu(struct udmabuf_buffer *buf, u64 offset,
-				     u64 size, enum dma_data_direction dir)
+static void udmabuf_dma_sync_for_cpu(struct device *dev, dma_addr_t addr,
+				     u64 offset, u64 size,
+				     enum dma_data_direction dir)
 {
 	u64 line = dma_get_cache_alignment(), start, end;
 
 	if (dir == DMA_TO_DEVICE || line <= 1) {
-		dma_sync_single_for_cpu(buf->dma_dev, buf->dma_addr + offset,
-					size, dir);
+		dma_sync_single_for_cpu(dev, addr + offset, size, dir);
 		return;
 	}
 	start = round_down(offset, line);
 	end = round_up(offset + size, line);
 	if (start != offset)
-		dma_sync_single_for_device(buf->dma_dev, buf->dma_addr + start,
-					   line, DMA_TO_DEVICE);
-	if (end != offset + size && (end - line != start || start == offset))
-		dma_sync_single_for_device(buf->dma_dev,
-					   buf->dma_addr + end - line, line,
+		dma_sync_single_for_device(dev, addr + start, line,
 					   DMA_TO_DEVICE);
-	dma_sync_single_for_cpu(buf->dma_dev, buf->dma_addr + start,
-				end - start, dir);
+	if (end != offset + size && (end - line != start || start == offset))
+		dma_sync_single_for_device(dev, addr + end - line, line,
+					   DMA_TO_DEVICE);
+	dma_sync_single_for_cpu(dev, addr + start, end - start, dir);
+}
+
+static void udmabuf_dma_sync_dev(struct device *dev, dma_addr_t addr,
+				 bool for_cpu, u64 offset, u64 size,
+				 enum dma_data_direction dir)
+{
+	if (for_cpu)
+		udmabuf_dma_sync_for_cpu(dev, addr, offset, size, dir);
+	else
+		dma_sync_single_for_device(dev, addr + offset, size, dir);
 }
 
 /**
@@ -532,13 +540,40 @@ int udmabuf_dma_sync(struct udmabuf_buffer *buf, bool for_cpu, u64 offset,
 	down_read(&buf->dma_lock);
 	if (!buf->dma_dev)
 		ret = -ENODEV;
-	else if (for_cpu)
-		udmabuf_dma_sync_for_cpu(buf, offset, size, dir);
 	else
-		dma_sync_single_for_device(buf->dma_dev,
-					   buf->dma_addr + offset, size, dir);
+		udmabuf_dma_sync_dev(buf->dma_dev, buf->dma_addr, for_cpu,
+				     offset, size, dir);
 	up_read(&buf->dma_lock);
 	return ret;
+}
+
+/**
+ * udmabuf_dma_sync_cpu_side - cache maintenance for the CPU's accesses
+ * @buf: the buffer
+ * @for_cpu: give the range to the CPU (true) or to the devices (false)
+ * @offset: start of the range, inside the buffer
+ * @size: length of the range, inside the buffer
+ * @dir: direction of the transfer
+ *
+ * As udmabuf_dma_sync() while the DMA device is there.  Once a bound
+ * device has gone away, the CPU's side of the memory still needs its
+ * maintenance (a dma-buf importer may still be mapped, and its own sync
+ * for DMA_FROM_DEVICE may only invalidate): it is done through the class
+ * device, for which the memory stays mapped until it is freed.  A no-map
+ * region's memory is uncached and has none to do.
+ */
+void udmabuf_dma_sync_cpu_side(struct udmabuf_buffer *buf, bool for_cpu,
+			       u64 offset, u64 size,
+			       enum dma_data_direction dir)
+{
+	down_read(&buf->dma_lock);
+	if (buf->dma_dev)
+		udmabuf_dma_sync_dev(buf->dma_dev, buf->dma_addr, for_cpu,
+				     offset, size, dir);
+	else if (!buf->pool)
+		udmabuf_dma_sync_dev(&buf->dev, buf->alloc_addr, for_cpu,
+				     offset, size, dir);
+	up_read(&buf->dma_lock);
 }
 
 /**

@@ -183,10 +183,10 @@ static void udmabuf_attachment_sync(struct udmabuf_attachment *a,
 
 /*
  * Cache maintenance for every device that has the range mapped, and for
- * the buffer's own device (nothing to do if it has gone away) in the
- * direction of the CPU access.  Towards the devices, the own device's
- * sync goes first: it writes back what the CPU wrote, where an importer's
- * mapping for DMA_FROM_DEVICE may only invalidate (32-bit ARM).
+ * the buffer's own device (its class device once a bound device has gone
+ * away) in the direction of the CPU access.  Towards the devices, the own
+ * device's sync goes first: it writes back what the CPU wrote, where an
+ * importer's mapping for DMA_FROM_DEVICE may only invalidate (32-bit ARM).
  */
 static int udmabuf_dmabuf_sync(struct dma_buf *dmabuf,
 			       enum dma_data_direction dir, bool for_cpu)
@@ -196,7 +196,8 @@ static int udmabuf_dmabuf_sync(struct dma_buf *dmabuf,
 	struct udmabuf_attachment *a;
 
 	if (!for_cpu)
-		udmabuf_dma_sync(exp->buf, false, offset, exp->size, dir);
+		udmabuf_dma_sync_cpu_side(exp->buf, false, offset, exp->size,
+					  dir);
 	mutex_lock(&exp->lock);
 	list_for_each_entry(a, &exp->attachments, node) {
 		if (a->mapped)
@@ -204,7 +205,8 @@ static int udmabuf_dmabuf_sync(struct dma_buf *dmabuf,
 	}
 	mutex_unlock(&exp->lock);
 	if (for_cpu)
-		udmabuf_dma_sync(exp->buf, true, offset, exp->size, dir);
+		udmabuf_dma_sync_cpu_side(exp->buf, true, offset, exp->size,
+					  dir);
 	return 0;
 }
 

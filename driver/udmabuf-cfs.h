@@ -269,6 +269,9 @@ int udmabuf_dma_setup(struct udmabuf_buffer *buf,
 int udmabuf_dma_map(struct udmabuf_buffer *buf);
 void udmabuf_dma_detach(struct udmabuf_buffer *buf);
 void udmabuf_dma_release(struct udmabuf_buffer *buf);
+void udmabuf_dma_sync_cpu_side(struct udmabuf_buffer *buf, bool for_cpu,
+			       u64 offset, u64 size,
+			       enum dma_data_direction dir);
 int udmabuf_dma_sync(struct udmabuf_buffer *buf, bool for_cpu, u64 offset,
 		     u64 size, enum dma_data_direction dir);
 int udmabuf_dma_addr(struct udmabuf_buffer *buf, dma_addr_t *addr);

@@ -22,6 +22,7 @@
 
 bats_require_minimum_version 1.5.0
 load helpers/common
+load helpers/edu
 
 TRACEFS=/sys/kernel/tracing
 GRP=udmabuf_sync
@@ -236,6 +237,25 @@ expect_cpu_sync() {
 	expect_seen "dev 8192 4096 1"
 	run -0 "$UT" read-verify /dev/tbuf 8192 4096 3
 	expect_seen "cpu 8192 4096 2"
+}
+
+# amd64 only: the ARM guests' PCI is DMA-coherent, so a buffer bound to the
+# edu is coherent, before and after the edu goes, and has no maintenance to
+# observe; on amd64 the probes are the DMA API's own calls.
+@test "once the bound device is gone, the dma-buf's syncs still maintain the CPU's side (through the buffer's own device)" {
+	requires_arch amd64
+	local edu=$UDMABUF_EDU
+	edu_present "$edu"
+	make_buf bb "$SZ" dma_device="pci/$edu"
+	BASE=$("$IO" info /dev/bb | sed -n "s/^dma_addr=//p")
+	# Exported, then the device removed: the buffer is detached (no DMA
+	# address any more), the dma-buf lives on, and its SYNC_START and
+	# SYNC_END come after the trace is cleared.
+	run -0 udmabuf-zc dmabuf-hold /dev/bb \
+		"echo 1 >/sys/bus/pci/devices/$edu/remove && : >$TRACEFS/trace"
+	echo 1 >/sys/bus/pci/rescan
+	[[ $(seen) == *"cpu 0 $SZ 0"* ]] || fail "SYNC_START after the device went: $(seen)"
+	[[ $(seen) == *"dev 0 $SZ 0"* ]] || fail "SYNC_END after the device went: $(seen)"
 }
 
 @test "the dma-buf's DMA_BUF_IOCTL_SYNC maintains the exported range" {
