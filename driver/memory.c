@@ -381,6 +381,13 @@ static int udmabuf_contig_zone(struct udmabuf_buffer *buf, struct zone *zone)
 			return udmabuf_contig_taken(buf, pfn);
 		if (fatal_signal_pending(current))
 			return -EINTR;
+		/*
+		 * Each failed attempt migrated and cleared what it could: on a
+		 * kernel without preemption, many in a row held the CPU for
+		 * over a minute (a soft lockup in an amd64 guest whose memory
+		 * 500 tests had scattered).
+		 */
+		cond_resched();
 		/* Somewhere in it a page would not move: try a bit further. */
 		pfn += ALIGN(max(nr / 16, align), align);
 	}
