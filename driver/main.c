@@ -4,7 +4,8 @@
  *
  * Module load and unload, on top of everything else: the registry and the
  * DMA layer first, then the frontends that create buffers (module
- * parameters, the device tree, configfs), and the reverse at unload.
+ * parameters, the device tree, configfs, /dev/udmabuf-cfs), and the
+ * reverse at unload.
  *
  * Lifetime: a buffer is a class device.  Its creator (a configfs item, a
  * module parameter or a device-tree node) holds one reference, every open
@@ -43,10 +44,16 @@ static int __init udmabuf_init(void)
 	if (ret)
 		goto out_of_exit;
 
+	ret = udmabuf_process_init();
+	if (ret)
+		goto out_configfs_exit;
+
 	pr_info("version " UDMABUF_CFS_VERSION " loaded, major %u\n",
 		udmabuf_major());
 	return 0;
 
+out_configfs_exit:
+	udmabuf_configfs_exit();
 out_of_exit:
 	udmabuf_of_exit();
 out_params_exit:
@@ -60,12 +67,14 @@ out_registry_exit:
 module_init(udmabuf_init);
 
 /*
- * Open files and configfs items hold a reference on the module, so by the
- * time this runs only the buffers made from parameters and the device tree
- * are left, unused.
+ * Open files (of /dev/<device>, of /dev/udmabuf-cfs and of process-scoped
+ * buffers), dma-bufs and configfs items hold a reference on the module, so
+ * by the time this runs only the buffers made from parameters and the
+ * device tree are left, unused.
  */
 static void __exit udmabuf_exit(void)
 {
+	udmabuf_process_exit();
 	udmabuf_configfs_exit();
 	udmabuf_of_exit();
 	udmabuf_params_exit();

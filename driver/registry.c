@@ -14,6 +14,11 @@
  * makes it unopenable, then removes the device from sysfs and /dev, then
  * frees its minor and name, and finally drops the creator's reference; the
  * memory goes with the last reference, never under a live mapping.
+ *
+ * A process-scoped buffer (process.c) has no device node and no creator
+ * that outlives it: it destroys itself when its last user (file or
+ * dma-buf) goes.  It still takes a name and an entry in the table, so that
+ * its class device cannot clash with another buffer's.
  */
 
 #include <linux/cdev.h>
@@ -188,6 +193,8 @@ static void udmabuf_buffer_release(struct kref *ref)
  */
 void udmabuf_buffer_done(struct udmabuf_buffer *buf)
 {
+	if (buf->charged)
+		udmabuf_process_uncharge(buf->charged);
 	udmabuf_dma_release(buf);
 	put_device(&buf->dev);
 }
@@ -202,7 +209,7 @@ void udmabuf_buffer_put(struct udmabuf_buffer *buf)
  * @cfg: what to make; validated here
  *
  * Either everything exists afterwards (memory, minor, name, sysfs device
- * and device node) or nothing does.
+ * and, unless @cfg->nodeless, device node) or nothing does.
  *
  * Return: the buffer, holding the creator's reference, or an ERR_PTR():
  * -EINVAL for a bad size or name, -EEXIST if the name is taken (by another
@@ -236,6 +243,8 @@ struct udmabuf_buffer *udmabuf_create(const struct udmabuf_config *cfg)
 	buf->placed = cfg->placed;
 	buf->place = cfg->place;
 	buf->want = cfg->want;
+	buf->owner_pid = cfg->owner_pid;
+	memcpy(buf->owner_comm, cfg->owner_comm, sizeof(buf->owner_comm));
 	mutex_init(&buf->sync_lock);
 
 	atomic_inc(&udmabuf_structs);
@@ -256,14 +265,18 @@ struct udmabuf_buffer *udmabuf_create(const struct udmabuf_config *cfg)
 	if (ret)
 		goto out_put_buffer;
 
-	ret = udmabuf_devnode_free(cfg->name);
-	if (ret)
-		goto out_put_buffer;
+	if (!cfg->nodeless) {
+		ret = udmabuf_devnode_free(cfg->name);
+		if (ret)
+			goto out_put_buffer;
+	}
 
 	ret = udmabuf_reserve(buf, cfg->minor);
 	if (ret)
 		goto out_put_buffer;
-	buf->dev.devt = MKDEV(MAJOR(udmabuf_devt), buf->minor);
+	/* Without a devt, device_add() makes neither a node nor "dev". */
+	if (!cfg->nodeless)
+		buf->dev.devt = MKDEV(MAJOR(udmabuf_devt), buf->minor);
 
 	ret = udmabuf_alloc(buf);
 	if (ret)
@@ -300,6 +313,15 @@ out_put_buffer:
 	return ERR_PTR(ret);
 }
 
+/* The buffer is no longer live: remove its device, drop the creator's ref. */
+static void udmabuf_remove(struct udmabuf_buffer *buf)
+{
+	device_del(&buf->dev);
+	/* Only now may another buffer take the minor and the name. */
+	udmabuf_unreserve(buf);
+	udmabuf_buffer_put(buf);
+}
+
 /**
  * udmabuf_destroy - remove a buffer's device and drop the creator's reference
  * @buf: buffer from udmabuf_create()
@@ -321,10 +343,7 @@ int udmabuf_destroy(struct udmabuf_buffer *buf, bool force)
 	buf->live = false;
 	mutex_unlock(&udmabuf_lock);
 
-	device_del(&buf->dev);
-	/* Only now may another buffer take the minor and the name. */
-	udmabuf_unreserve(buf);
-	udmabuf_buffer_put(buf);
+	udmabuf_remove(buf);
 	return 0;
 }
 
@@ -345,21 +364,24 @@ static struct udmabuf_buffer *__udmabuf_get(struct udmabuf_buffer *buf)
  *
  * Return: the buffer with a reference and a user counted, or
  * ERR_PTR(-ENODEV) if no live buffer has this minor (it was deleted, or
- * the node is a stale copy).
+ * the node is a stale copy), or the buffer there has no node (a node made
+ * by hand for a process-scoped buffer's entry).
  */
 struct udmabuf_buffer *udmabuf_get(unsigned int minor)
 {
 	struct udmabuf_buffer *buf;
 
 	mutex_lock(&udmabuf_lock);
-	buf = __udmabuf_get(xa_load(&udmabuf_table, minor));
+	buf = xa_load(&udmabuf_table, minor);
+	buf = __udmabuf_get(buf && buf->dev.devt ? buf : NULL);
 	mutex_unlock(&udmabuf_lock);
 	return buf;
 }
 
 /**
  * udmabuf_get_export - count a dma-buf export as a user
- * @buf: buffer of an open file
+ * @buf: buffer of an open file, or a process-scoped buffer being given
+ *	its first file (process.c)
  *
  * Return: @buf with a reference and a user counted, or ERR_PTR(-ENODEV)
  * if it is being removed.  Undone by udmabuf_put().
@@ -376,17 +398,25 @@ struct udmabuf_buffer *udmabuf_get_export(struct udmabuf_buffer *buf)
  * Undo udmabuf_get() when a file is released.  A buffer that holds no
  * module reference of its own (made by a parameter or the device tree)
  * has its memory watched once its last user is gone: a page still in a
- * pipe or under I/O then holds the module (memory.c).
+ * pipe or under I/O then holds the module (memory.c).  A process-scoped
+ * buffer is gone with its last user: nothing can open it again.  Its
+ * memory then goes as any destroyed buffer's does, a contiguous range
+ * still pinned holding the module until it is released (memory.c).
  */
 void udmabuf_put(struct udmabuf_buffer *buf)
 {
-	bool idle;
+	bool idle, gone = false;
 
 	mutex_lock(&udmabuf_lock);
-	idle = !--buf->users && buf->live &&
-	       buf->origin != UDMABUF_ORIGIN_CONFIGFS;
+	idle = !--buf->users && buf->live;
+	if (idle && buf->origin == UDMABUF_ORIGIN_PROCESS) {
+		buf->live = false;
+		gone = true;
+	}
 	mutex_unlock(&udmabuf_lock);
-	if (idle)
+	if (gone)
+		udmabuf_remove(buf);
+	else if (idle && buf->origin != UDMABUF_ORIGIN_CONFIGFS)
 		udmabuf_memory_watch(buf);
 	udmabuf_buffer_put(buf);
 }

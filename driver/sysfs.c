@@ -20,6 +20,7 @@ static const char * const udmabuf_origin_names[] = {
 	[UDMABUF_ORIGIN_CONFIGFS]	= "configfs",
 	[UDMABUF_ORIGIN_PARAM]		= "param",
 	[UDMABUF_ORIGIN_DT]		= "dt",
+	[UDMABUF_ORIGIN_PROCESS]	= "process",
 };
 
 static ssize_t size_show(struct device *dev, struct device_attribute *attr,
@@ -98,6 +99,16 @@ static ssize_t allocator_show(struct device *dev,
 	return sysfs_emit(page, "%s\n", udmabuf_allocator(to_udmabuf(dev)));
 }
 static DEVICE_ATTR_RO(allocator);
+
+/* "PID COMM" of the process that allocated a process-scoped buffer. */
+static ssize_t owner_show(struct device *dev, struct device_attribute *attr,
+			  char *page)
+{
+	struct udmabuf_buffer *buf = to_udmabuf(dev);
+
+	return sysfs_emit(page, "%d %s\n", buf->owner_pid, buf->owner_comm);
+}
+static DEVICE_ATTR_RO(owner);
 
 static ssize_t users_show(struct device *dev, struct device_attribute *attr,
 			  char *page)
@@ -315,6 +326,7 @@ static struct attribute *udmabuf_attrs[] = {
 	&dev_attr_origin.attr,
 	&dev_attr_allocator.attr,
 	&dev_attr_users.attr,
+	&dev_attr_owner.attr,
 	&dev_attr_cache_mode.attr,
 	&dev_attr_cache_mode_sync.attr,
 	&dev_attr_sync_offset.attr,
@@ -326,8 +338,21 @@ static struct attribute *udmabuf_attrs[] = {
 	NULL
 };
 
+/* owner only for process-scoped buffers: the others have none. */
+static umode_t udmabuf_attr_visible(struct kobject *kobj,
+				    struct attribute *attr, int n)
+{
+	struct udmabuf_buffer *buf = to_udmabuf(kobj_to_dev(kobj));
+
+	if (attr == &dev_attr_owner.attr &&
+	    buf->origin != UDMABUF_ORIGIN_PROCESS)
+		return 0;
+	return attr->mode;
+}
+
 static const struct attribute_group udmabuf_group = {
 	.attrs = udmabuf_attrs,
+	.is_visible = udmabuf_attr_visible,
 };
 
 const struct attribute_group *udmabuf_dev_groups[] = {

@@ -11,6 +11,7 @@
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/rwsem.h>
+#include <linux/sched.h>
 #include <linux/types.h>
 
 struct reserved_mem;
@@ -61,6 +62,7 @@ enum udmabuf_origin {
 	UDMABUF_ORIGIN_CONFIGFS,
 	UDMABUF_ORIGIN_PARAM,
 	UDMABUF_ORIGIN_DT,
+	UDMABUF_ORIGIN_PROCESS,	/* /dev/udmabuf-cfs: lives as long as its files */
 };
 
 /* Where the memory of a buffer comes from (memory.c). */
@@ -101,6 +103,10 @@ enum udmabuf_cache {
  * @want: the allocator asked for (configfs allocator), or
  *	%UDMABUF_MEM_NONE for the default order (memory.c)
  * @name: device name, validated by udmabuf_name_valid()
+ * @nodeless: make no device node: the buffer is reached only through the
+ *	files its creator hands out (process-scoped buffers)
+ * @owner_pid: the process that asked for a process-scoped buffer
+ * @owner_comm: its command name
  */
 struct udmabuf_config {
 	u64 size;
@@ -120,6 +126,9 @@ struct udmabuf_config {
 	phys_addr_t place;
 	enum udmabuf_mem want;
 	char name[UDMABUF_NAME_MAX + 1];
+	bool nodeless;
+	pid_t owner_pid;
+	char owner_comm[TASK_COMM_LEN];
 };
 
 /**
@@ -173,6 +182,10 @@ struct udmabuf_config {
  * @sync_size: length of that range
  * @sync_direction: UDMABUF_CFS_DIR_* of that range
  * @sync_owner: true while the device owns the buffer (after sync_for_device)
+ * @owner_pid: the process that allocated a process-scoped buffer, else 0
+ * @owner_comm: its command name
+ * @charged: bytes counted against process_max, given back when the memory
+ *	goes (udmabuf_buffer_done())
  */
 struct udmabuf_buffer {
 	struct kref ref;
@@ -215,6 +228,10 @@ struct udmabuf_buffer {
 	u64 sync_size;
 	unsigned int sync_direction;
 	bool sync_owner;
+
+	pid_t owner_pid;
+	char owner_comm[TASK_COMM_LEN];
+	u64 charged;
 };
 
 static inline struct udmabuf_buffer *to_udmabuf(struct device *dev)
@@ -284,6 +301,11 @@ long udmabuf_ioctl_export(struct udmabuf_buffer *buf, struct file *file,
 
 /* sysfs.c: attributes of the class device */
 extern const struct attribute_group *udmabuf_dev_groups[];
+
+/* process.c: /dev/udmabuf-cfs, buffers that live as long as their files */
+int udmabuf_process_init(void);
+void udmabuf_process_exit(void);
+void udmabuf_process_uncharge(u64 bytes);
 
 /* configfs.c: the configfs subsystem */
 int udmabuf_configfs_init(void);

@@ -70,6 +70,22 @@ OFFSET(udmabuf_cfs_export, flags, 16);
 OFFSET(udmabuf_cfs_export, fd, 20);
 MEMBER_SIZE(udmabuf_cfs_export, fd, 4);
 
+/* struct udmabuf_cfs_alloc: 208 bytes, every __u64 naturally aligned. */
+ASSERT(sizeof(struct udmabuf_cfs_alloc) == 208, "sizeof(struct udmabuf_cfs_alloc) != 208");
+OFFSET(udmabuf_cfs_alloc, size, 0);
+OFFSET(udmabuf_cfs_alloc, flags, 8);
+OFFSET(udmabuf_cfs_alloc, sync_mode, 12);
+OFFSET(udmabuf_cfs_alloc, dma_bits, 16);
+OFFSET(udmabuf_cfs_alloc, allocator, 20);
+OFFSET(udmabuf_cfs_alloc, fd, 24);
+OFFSET(udmabuf_cfs_alloc, reserved0, 28);
+OFFSET(udmabuf_cfs_alloc, dma_device, 32);
+OFFSET(udmabuf_cfs_alloc, reserved, 160);
+MEMBER_SIZE(udmabuf_cfs_alloc, size, 8);
+MEMBER_SIZE(udmabuf_cfs_alloc, fd, 4);
+MEMBER_SIZE(udmabuf_cfs_alloc, dma_device, 128);
+MEMBER_SIZE(udmabuf_cfs_alloc, reserved, 48);
+
 /* Constants. */
 ASSERT(UDMABUF_CFS_ABI_VERSION == 1, "ABI version");
 ASSERT(UDMABUF_CFS_DIR_BIDIRECTIONAL == 0, "DIR_BIDIRECTIONAL");
@@ -103,6 +119,16 @@ ASSERT(_IOC_NR(UDMABUF_CFS_IOC_SYNC_FOR_DEVICE) == 2, "SYNC_FOR_DEVICE nr");
 ASSERT(UDMABUF_CFS_IOC_EXPORT_DMABUF == 0xc018d503U, "EXPORT_DMABUF != 0xc018d503");
 ASSERT(_IOC_DIR(UDMABUF_CFS_IOC_EXPORT_DMABUF) == (_IOC_READ | _IOC_WRITE), "EXPORT_DMABUF direction");
 ASSERT(_IOC_SIZE(UDMABUF_CFS_IOC_EXPORT_DMABUF) == sizeof(struct udmabuf_cfs_export), "EXPORT_DMABUF size");
+
+ASSERT(UDMABUF_CFS_IOC_ALLOC == 0xc0d0d504U, "ALLOC != 0xc0d0d504");
+ASSERT(_IOC_DIR(UDMABUF_CFS_IOC_ALLOC) == (_IOC_READ | _IOC_WRITE), "ALLOC direction");
+ASSERT(_IOC_SIZE(UDMABUF_CFS_IOC_ALLOC) == sizeof(struct udmabuf_cfs_alloc), "ALLOC size");
+ASSERT(_IOC_NR(UDMABUF_CFS_IOC_ALLOC) == 4, "ALLOC nr");
+ASSERT(UDMABUF_CFS_ALLOCATOR_AUTO == 0, "ALLOCATOR_AUTO");
+ASSERT(UDMABUF_CFS_ALLOCATOR_PAGE == 1, "ALLOCATOR_PAGE");
+ASSERT(UDMABUF_CFS_ALLOCATOR_CONTIG == 2, "ALLOCATOR_CONTIG");
+ASSERT(UDMABUF_CFS_ALLOCATOR_CMA == 3, "ALLOCATOR_CMA");
+ASSERT(UDMABUF_CFS_DMA_DEVICE_LEN == 128, "DMA_DEVICE_LEN");
 
 /* Something to compile besides the assertions. */
 int udmabuf_cfs_layout_checked(void);

@@ -2,9 +2,9 @@
 /*
  * udmabuf-cfs: physically contiguous DMA buffers for user space.
  *
- * ioctl interface of /dev/<device>.  Every structure uses fixed-width types
- * with explicit padding, so 32-bit and 64-bit programs see the same layout
- * and no compat translation is needed.
+ * ioctl interface of /dev/<device> and of /dev/udmabuf-cfs.  Every
+ * structure uses fixed-width types with explicit padding, so 32-bit and
+ * 64-bit programs see the same layout and no compat translation is needed.
  */
 #ifndef _UAPI_LINUX_UDMABUF_CFS_H
 #define _UAPI_LINUX_UDMABUF_CFS_H
@@ -98,6 +98,48 @@ struct udmabuf_cfs_export {
 	__s32 fd;
 };
 
+/* struct udmabuf_cfs_alloc.allocator: where the memory comes from */
+#define UDMABUF_CFS_ALLOCATOR_AUTO	0 /* the first that can: page, contig, cma */
+#define UDMABUF_CFS_ALLOCATOR_PAGE	1 /* page allocator, up to its largest block */
+#define UDMABUF_CFS_ALLOCATOR_CONTIG	2 /* a free or movable range, taken whole */
+#define UDMABUF_CFS_ALLOCATOR_CMA	3 /* the DMA API's contiguous allocator */
+
+/* Size of struct udmabuf_cfs_alloc.dma_device, with the terminating NUL. */
+#define UDMABUF_CFS_DMA_DEVICE_LEN	128
+
+/**
+ * struct udmabuf_cfs_alloc - a process-scoped buffer, from /dev/udmabuf-cfs
+ * @size: bytes, 1 or more; the memory is rounded up to whole pages
+ * @flags: O_CLOEXEC for the new file descriptor, and its access mode:
+ *	O_RDONLY or O_RDWR (O_RDONLY: no write(), no writable shared mapping,
+ *	read-only dma-bufs).  Any other bit is refused (EINVAL).
+ * @sync_mode: the buffer's sync_mode, 0..7, as the configfs attribute.  The
+ *	file is never O_SYNC, so modes 4..7 choose its mapping.
+ * @dma_bits: width of the DMA mask the memory must fit in, 12..64; 0 for
+ *	the default (32), as the configfs attribute dma_mask
+ * @allocator: %UDMABUF_CFS_ALLOCATOR_*, as the configfs attribute allocator
+ * @fd: on return, the new file descriptor
+ * @reserved0: zero
+ * @dma_device: "BUS/DEVICE" of the DMA device to bind the buffer to (e.g.
+ *	"pci/0000:00:04.0"), NUL-terminated, as the configfs attribute
+ *	dma_device; empty for none
+ * @reserved: zero, for future use
+ *
+ * Every reserved byte must be zero (EINVAL otherwise), so that later
+ * requests can give them a meaning.
+ */
+struct udmabuf_cfs_alloc {
+	__u64 size;
+	__u32 flags;
+	__u32 sync_mode;
+	__u32 dma_bits;
+	__u32 allocator;
+	__s32 fd;
+	__u32 reserved0;
+	char dma_device[UDMABUF_CFS_DMA_DEVICE_LEN];
+	__u64 reserved[6];
+};
+
 #define UDMABUF_CFS_IOC_MAGIC		0xD5
 
 /* Fill in a struct udmabuf_cfs_info. */
@@ -113,5 +155,27 @@ struct udmabuf_cfs_export {
 /* Export a range as a dma-buf (struct udmabuf_cfs_export). */
 #define UDMABUF_CFS_IOC_EXPORT_DMABUF \
 	_IOWR(UDMABUF_CFS_IOC_MAGIC, 0x03, struct udmabuf_cfs_export)
+
+/*
+ * On /dev/udmabuf-cfs only: allocate a process-scoped buffer and return a
+ * file descriptor for it in @fd (the ioctl itself returns 0).  The file is
+ * the buffer: mmap(), read()/write()/lseek(), GET_INFO, the sync ioctls and
+ * EXPORT_DMABUF work as on /dev/<device> (GET_INFO's minor is the buffer's
+ * entry in the module's table; no node has it).  It has no configfs item
+ * and no device node, only a class device /sys/class/udmabuf/proc-PID-N
+ * (origin "process", owner "PID COMM").  The memory is freed when the last
+ * file descriptor, mapping, dma-buf and pinned page are gone.
+ *
+ * Errors: EINVAL for a bad request (size 0, a flag or reserved byte set,
+ * sync_mode, dma_bits or allocator out of range, dma_device not
+ * NUL-terminated or malformed); ERANGE for a size beyond what a file can
+ * address, or a DMA mask the platform cannot honour; ENOMEM when the
+ * module parameter process_max would be exceeded (the kernel log says so)
+ * or no such memory can be had; ENODEV for no such DMA device, ENXIO for
+ * one that has no driver; EFAULT for a bad pointer; EMFILE as any new file
+ * descriptor.
+ */
+#define UDMABUF_CFS_IOC_ALLOC \
+	_IOWR(UDMABUF_CFS_IOC_MAGIC, 0x04, struct udmabuf_cfs_alloc)
 
 #endif /* _UAPI_LINUX_UDMABUF_CFS_H */
