@@ -162,7 +162,7 @@ static void usage(FILE *f)
 "  from-dev ADDR LEN [EDU_OFF]   DMA LEN bytes from the edu buffer at EDU_OFF\n"
 "                                to bus address ADDR\n"
 "\n"
-"Buffer commands (DEV is /dev/NAME; print OK; exit 0, 1 on a failed call,\n"
+"Buffer commands (DEV is /dev/NAME or fd:N; print OK; exit 0, 1 on a failed call,\n"
 "2 on a data mismatch):\n"
 "  send DEV OFFSET LEN SEED [--sync] [--no-sync] [--no-dma]\n"
 "      store the SEED pattern in [OFFSET, +LEN) through mmap, SYNC_FOR_DEVICE\n"
@@ -801,7 +801,8 @@ static int ubuf_open(struct ubuf *b, int o_sync)
 	void *p;
 	int err, rc;
 
-	b->fd = open(b->dev, O_RDWR | O_CLOEXEC | (o_sync ? O_SYNC : 0));
+	/* "fd:N" too: a process-scoped buffer has no node (process.bats). */
+	b->fd = open_dev_arg(b->dev, O_RDWR | O_CLOEXEC | (o_sync ? O_SYNC : 0));
 	if (b->fd < 0)
 		return report_setup_errno("open", b->dev, errno);
 	if (ioctl(b->fd, UDMABUF_CFS_IOC_GET_INFO, &b->info) < 0) {

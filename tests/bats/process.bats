@@ -1,0 +1,398 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+# Process-scoped buffers: UDMABUF_CFS_IOC_ALLOC on /dev/udmabuf-cfs gives a
+# file descriptor that is a buffer (mmap, read/write/lseek, GET_INFO, sync,
+# EXPORT_DMABUF), listed in /sys/class/udmabuf with its owner, with no
+# configfs item and no node, and freed when its last file, mapping and
+# dma-buf go, whoever holds them and however the owner ended.  The
+# helper udmabuf-proc allocates, and runs the other helpers on "fd:N".
+
+# Variables such as cfs, CLASS and UT come from helpers/common.bash.
+# shellcheck disable=SC2154
+load helpers/common
+load helpers/edu
+
+bats_require_minimum_version 1.5.0
+
+PROC=udmabuf-proc
+IO=udmabuf-ioctl
+ZC=udmabuf-zc
+NODE=/dev/udmabuf-cfs
+SZ=65536
+
+setup() {
+	common_setup || return 1
+	PARAMS=/sys/module/$MODNAME/parameters
+	# Without it (a module before process-scoped buffers), each test fails
+	# on its own.
+	read -r PROCESS_MAX 2>/dev/null <"$PARAMS/process_max" || PROCESS_MAX=
+}
+
+teardown() {
+	# What a test changed, even when it failed half-way.
+	if [ -e "$PARAMS/process_max" ] && [ -n "${PROCESS_MAX:-}" ]; then
+		set_attr "$PARAMS/process_max" "$PROCESS_MAX" || true
+	fi
+	if [ -e "$NODE" ]; then
+		chmod 0600 "$NODE" || true
+		chgrp root "$NODE" || true
+	fi
+	common_teardown
+}
+
+# spawn CMD ARGS...: start CMD in the background as a holder (killed at
+# teardown, stop_holder works on it), without waiting.  Sets BG_PID, BG_OUT.
+spawn() {
+	HOLDER_N=$((HOLDER_N + 1))
+	BG_OUT="$BATS_TEST_TMPDIR/holder.$HOLDER_N"
+	"$@" >"$BG_OUT" 2>&1 </dev/null 3>&- 7>&- 8>&- 9>&- &
+	BG_PID=$!
+	echo "$BG_PID $BG_OUT" >>"$BATS_TEST_TMPDIR/holders"
+}
+
+# wait_line OUT LINE [PID]: wait (30 s) until OUT has LINE, while PID lives.
+wait_line() {
+	local out=$1 line=$2 pid=${3:-}
+	for _ in $(seq 1 600); do
+		grep -qx -- "$line" "$out" 2>/dev/null && return 0
+		if [ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null; then
+			fail "process $pid exited before \"$line\": $(cat "$out")"
+		fi
+		sleep 0.05
+	done
+	fail "no \"$line\" after 30 s: $(cat "$out")"
+}
+
+# spawn_ready CMD ARGS...: spawn, and wait for its "ready".
+spawn_ready() {
+	spawn "$@"
+	wait_line "$BG_OUT" ready "$BG_PID"
+}
+
+# proc_buf PID: the class device of the buffer PID allocated.
+proc_buf() {
+	local d n=0 name=
+	for d in "$CLASS/proc-$1-"*; do
+		[ -e "$d" ] || continue
+		name=${d##*/}
+		n=$((n + 1))
+	done
+	[ "$n" = 1 ] || fail "$n buffers of process $1 in $CLASS: $(ls "$CLASS")"
+	echo "$name"
+}
+
+# wait_gone NAME: the class device goes within 10 s.
+wait_gone() {
+	for _ in $(seq 1 200); do
+		[ -e "$CLASS/$1" ] || return 0
+		sleep 0.05
+	done
+	fail "$CLASS/$1 still there 10 s after its last user went"
+}
+
+# wait_exit PID: a process that is not our child is gone within 10 s.
+wait_exit() {
+	for _ in $(seq 1 200); do
+		[ -e "/proc/$1" ] || return 0
+		grep -q '^State:.*Z' "/proc/$1/status" 2>/dev/null && return 0
+		sleep 0.05
+	done
+	fail "process $1 still there after 10 s"
+}
+
+assert_used() {
+	local used
+	read -r used <"$PARAMS/process_used"
+	[ "$used" = "$1" ] || fail "process_used is $used, expected $1"
+}
+
+assert_attr_is() {
+	local v
+	read -r v <"$1" || fail "cannot read $1"
+	[ "$v" = "$2" ] || fail "$1 is \"$v\", expected \"$2\""
+}
+
+@test "the node exists, mode 0600 root, and the module has process_max and process_used" {
+	[ -c "$NODE" ] || fail "no $NODE"
+	run -0 stat -c '%a %U %G' "$NODE"
+	assert_output "600 root root"
+	assert_used 0
+	# Default: a quarter of RAM.
+	local kib
+	kib=$(meminfo_kib MemTotal)
+	[ "$PROCESS_MAX" -gt $((kib * 1024 / 5)) ] && [ "$PROCESS_MAX" -le $((kib * 1024 / 4)) ] ||
+		fail "process_max $PROCESS_MAX is not a quarter of MemTotal ${kib} KiB"
+}
+
+@test "a process-scoped buffer maps, reads, writes and seeks: data round trip" {
+	local n=1048576
+	run -0 "$PROC" run "$n" -- sh -c "$UT mmap-fill fd:\$0 0 $n 11 &&
+		$UT read-verify fd:\$0 0 $n 11 &&
+		$UT write-fill fd:\$0 4096 8192 12 &&
+		$UT mmap-verify fd:\$0 4096 8192 12 &&
+		$UT lseek-try fd:\$0 0 end &&
+		$UT pread-try fd:\$0 $((n - 100)) 4096" {}
+	assert_output "$(printf 'OK\nOK\nOK\nOK\n%s\n100' "$n")"
+	assert_used 0
+}
+
+@test "GET_INFO on a process-scoped buffer: its size, sync_mode and address" {
+	run -0 "$PROC" run "$SZ" --sync-mode 2 -- "$IO" info fd:{}
+	assert_line "size=$SZ"
+	assert_line sync_mode=2
+	assert_line --regexp '^dma_addr=0x[0-9a-f]{16}$'
+	refute_line dma_addr=0x0000000000000000
+	assert_line dma_bound=0
+	# The sync ioctls, as on /dev/NAME.
+	run -0 "$PROC" run "$SZ" -- "$IO" sync fd:{} device 0 0 1
+	assert_output OK
+	run -0 "$PROC" run "$SZ" -- "$IO" sync fd:{} cpu 0 "$SZ" 2
+	assert_output OK
+}
+
+@test "a read-only process-scoped buffer refuses write() and writable mappings" {
+	run -1 "$PROC" run "$SZ" --rdonly -- "$UT" pwrite-try fd:{} 0 4096
+	assert_output EBADF
+	run -0 "$PROC" run "$SZ" --rdonly -- "$UT" pread-try fd:{} 0 4096
+	assert_output 4096
+}
+
+@test "a process-scoped buffer exports a dma-buf whose data is the buffer's" {
+	run -0 "$PROC" run "$SZ" -- "$ZC" dmabuf fd:{} 0 "$SZ"
+	assert_output OK
+	assert_used 0
+}
+
+@test "a process-scoped buffer is listed in sysfs with its owner, and goes with its file" {
+	spawn_ready "$PROC" run "$SZ" -- "$UT" hold fd:{} 0 4096 3 --no-map
+	local name
+	name=$(proc_buf "$BG_PID")
+	assert_attr_is "$CLASS/$name/owner" "$BG_PID udmabuf-proc"
+	assert_attr_is "$CLASS/$name/origin" process
+	assert_attr_is "$CLASS/$name/size" "$SZ"
+	assert_attr_is "$CLASS/$name/allocator" page
+	assert_attr_is "$CLASS/$name/users" 1
+	run -0 cat "$CLASS/$name/phys_addr"
+	assert_output --regexp '^0x[0-9a-f]{16}$'
+	# No node, no device number, no configfs item.
+	[ ! -e "$CLASS/$name/dev" ] || fail "$name has a dev attribute"
+	[ ! -e "/dev/$name" ] || fail "/dev/$name exists"
+	run -0 find "$cfs" -mindepth 1 -maxdepth 1 -type d
+	assert_output ""
+	assert_used "$SZ"
+	# The allocator asked for is the one used.
+	run -0 "$PROC" run $((4 << 20)) --allocator 2 -- sh -c "cat $CLASS/proc-\$\$-*/allocator"
+	assert_output contig
+	# Configured buffers have no owner.
+	make_buf tbuf 4096
+	[ ! -e "$CLASS/tbuf/owner" ] || fail "a configfs buffer has an owner attribute"
+	stop_holder "$BG_PID"
+	assert_equal "$status" 0
+	assert_output intact
+	wait_gone "$name"
+	assert_used 0
+}
+
+@test "the memory is freed on close: MemFree comes back and the same size can be had again" {
+	local size=$((128 << 20)) name free0 free1 free2
+	set_attr "$PARAMS/process_max" "$size"
+	free0=$(meminfo_kib MemFree)
+	spawn_ready "$PROC" run "$size" -- "$UT" hold fd:{} 0 4096 5 --no-map
+	name=$(proc_buf "$BG_PID")
+	assert_used "$size"
+	# Give or take what the per-CPU page lists hold (MemFree leaves them
+	# out; taking a range drains them, freeing one fills them): tens of MiB.
+	free1=$(meminfo_kib MemFree)
+	[ $((free0 - free1)) -ge $((96 << 10)) ] ||
+		fail "MemFree went from $free0 to $free1 KiB for a 128 MiB buffer"
+	# The cap is full: nothing more.
+	run -1 "$PROC" alloc 4096
+	assert_output ENOMEM
+	stop_holder "$BG_PID"
+	assert_output intact
+	wait_gone "$name"
+	assert_used 0
+	free2=$(meminfo_kib MemFree)
+	[ $((free2 - free1)) -ge $((96 << 10)) ] ||
+		fail "MemFree went from $free1 to only $free2 KiB after the buffer went"
+	run -0 "$PROC" alloc "$size"
+	assert_output OK
+}
+
+@test "SIGKILL of the owner: a forked child that holds the file keeps the memory until it goes" {
+	spawn "$PROC" run "$SZ" -- sh -c "$UT hold fd:\$0 0 $SZ 43 & echo child \$!; exec sleep 1000" {}
+	wait_line "$BG_OUT" ready "$BG_PID"
+	local child name
+	child=$(sed -n 's/^child //p' "$BG_OUT")
+	[ -n "$child" ] || fail "no child pid: $(cat "$BG_OUT")"
+	echo "$child $BG_OUT" >>"$BATS_TEST_TMPDIR/holders"
+	name=$(proc_buf "$BG_PID")
+	kill -KILL "$BG_PID"
+	wait "$BG_PID" || true
+	[ -e "$CLASS/$name" ] || fail "the buffer went with its owner while the child holds it"
+	assert_used "$SZ"
+	assert_attr_is "$CLASS/$name/users" 1
+	kill -USR1 "$child"
+	wait_exit "$child"
+	run grep -x intact "$BG_OUT"
+	assert_success
+	wait_gone "$name"
+	assert_used 0
+}
+
+@test "SIGKILL of the owner: a mapping in a process the fd was passed to (SCM_RIGHTS) keeps the memory" {
+	local sock=$BATS_TEST_TMPDIR/sock name recv
+	[ -e /proc/net/unix ] || skip "no unix sockets in this kernel (CONFIG_UNIX)"
+	spawn "$PROC" recv "$sock" -- "$PROC" map-hold {} "$SZ" 47
+	recv=$BG_PID
+	local recv_out=$BG_OUT
+	spawn "$PROC" run "$SZ" -- sh -c "$UT write-fill fd:\$0 0 $SZ 47 >/dev/null &&
+		exec $PROC send $sock \$0 -- sleep 1000" {}
+	wait_line "$recv_out" ready "$recv"
+	name=$(proc_buf "$BG_PID")
+	assert_attr_is "$CLASS/$name/users" 1
+	kill -KILL "$BG_PID"
+	wait "$BG_PID" || true
+	# Only the receiver's mapping is left: no descriptor is open.
+	run -0 ls -l "/proc/$recv/fd"
+	refute_output --partial anon_inode:udmabuf-cfs
+	[ -e "$CLASS/$name" ] || fail "the buffer went with its owner while mapped elsewhere"
+	assert_used "$SZ"
+	stop_holder "$recv"
+	assert_equal "$status" 0
+	assert_output intact
+	wait_gone "$name"
+	assert_used 0
+}
+
+@test "SIGKILL of the owner: a dma-buf mapped in a forked child keeps the memory" {
+	local name child
+	# The owner fills the buffer, exports it and closes it; a child maps the
+	# dma-buf and closes its descriptor; the owner is killed.
+	spawn "$PROC" run "$SZ" -- sh -c "$UT write-fill fd:\$0 0 $SZ 53 >/dev/null &&
+		exec $PROC export \$0 -- sh -c '$PROC map-hold \$0 $SZ 53 & echo child \$!; exec sleep 1000' {\"\"}" {}
+	wait_line "$BG_OUT" ready "$BG_PID"
+	child=$(sed -n 's/^child //p' "$BG_OUT")
+	[ -n "$child" ] || fail "no child pid: $(cat "$BG_OUT")"
+	echo "$child $BG_OUT" >>"$BATS_TEST_TMPDIR/holders"
+	name=$(proc_buf "$BG_PID")
+	kill -KILL "$BG_PID"
+	wait "$BG_PID" || true
+	[ -e "$CLASS/$name" ] || fail "the buffer went with its owner while its dma-buf is mapped"
+	# The dma-buf is the one user left, and only a mapping holds it.
+	assert_attr_is "$CLASS/$name/users" 1
+	run -0 ls -l "/proc/$child/fd"
+	refute_output --partial anon_inode:udmabuf-cfs
+	refute_output --partial dmabuf
+	assert_used "$SZ"
+	kill -USR1 "$child"
+	wait_exit "$child"
+	run grep -x intact "$BG_OUT"
+	assert_success
+	wait_gone "$name"
+	assert_used 0
+}
+
+@test "bad requests fail with their errno and leave nothing behind" {
+	local errno args
+	while read -r errno args; do
+		# shellcheck disable=SC2086 # args are words
+		assert_errno "$errno" "$PROC" alloc $args
+	done <<-EOF
+		EINVAL 0
+		EINVAL 4096 --reserved0 1
+		EINVAL 4096 --reserved 0
+		EINVAL 4096 --reserved 5
+		EINVAL 4096 --wronly
+		EINVAL 4096 --flags 0x800
+		EINVAL 4096 --flags 0x80000000
+		EINVAL 4096 --sync-mode 8
+		EINVAL 4096 --dma-bits 11
+		EINVAL 4096 --dma-bits 65
+		EINVAL 4096 --allocator 4
+		EINVAL 4096 --dma-device-unterminated
+		EINVAL 4096 --dma-device nobus
+		ENODEV 4096 --dma-device nobus/x
+		ENODEV 4096 --dma-device pci/0000:7f:1f.7
+		ERANGE 0x8000000000000000
+		EFAULT 4096 --bad-pointer
+	EOF
+	# Buffer ioctls on the node, and ALLOC on a buffer, are not theirs.
+	assert_errno ENOTTY "$PROC" ioctl info
+	assert_errno ENOTTY "$PROC" ioctl sync
+	assert_errno ENOTTY "$PROC" ioctl export
+	run -1 "$PROC" run 4096 -- "$PROC" alloc 4096 --dev fd:{}
+	assert_output ENOTTY
+	# Defaults and every allocator name are good requests.
+	assert_errno OK "$PROC" alloc 4096 --dma-bits 64 --allocator 1 --sync-mode 7
+	assert_errno OK "$PROC" alloc 1 --rdonly --flags 0
+	assert_used 0
+	[ -z "$(ls "$CLASS")" ] || fail "left in $CLASS: $(ls "$CLASS")"
+}
+
+@test "more memory than there is: ENOMEM, nothing left" {
+	set_attr "$PARAMS/process_max" 0x7fffffff000
+	assert_errno ENOMEM "$PROC" alloc "$(unallocatable_size)"
+	assert_used 0
+}
+
+@test "over process_max: ENOMEM and the kernel says why" {
+	local seq
+	set_attr "$PARAMS/process_max" 1M
+	assert_attr_is "$PARAMS/process_max" 1048576
+	seq=$("$UT" kmsg-seq)
+	assert_errno ENOMEM "$PROC" alloc 1048577
+	run -0 "$UT" kmsg-since "$seq"
+	assert_output --partial "process-scoped buffer of 1052672 bytes refused: 0 of process_max=1048576 bytes in use"
+	assert_errno OK "$PROC" alloc 1M
+	# process_used is read-only.
+	assert_outcome EACCES "$UT" write-attr "$PARAMS/process_used" 0
+	# 0 refuses everything.
+	set_attr "$PARAMS/process_max" 0
+	assert_errno ENOMEM "$PROC" alloc 1
+}
+
+@test "non-root: the node's mode refuses nobody (EACCES); its group given 0660 lets it allocate" {
+	assert_outcome EACCES as_nobody "$PROC" alloc 4096
+	chgrp nogroup "$NODE"
+	chmod 0660 "$NODE"
+	assert_outcome OK as_nobody "$PROC" alloc 4096
+	run -0 as_nobody "$PROC" run "$SZ" -- sh -c "$UT mmap-fill fd:\$0 0 $SZ 9 && $UT read-verify fd:\$0 0 $SZ 9" {}
+	assert_output "$(printf 'OK\nOK')"
+	# The address in sysfs stays root's, the owner is anyone's.
+	spawn_ready "$PROC" run "$SZ" -- "$UT" hold fd:{} 0 4096 3 --no-map
+	local name
+	name=$(proc_buf "$BG_PID")
+	assert_outcome EACCES as_nobody "$UT" read-try "$CLASS/$name/phys_addr"
+	assert_outcome OK as_nobody "$UT" read-try "$CLASS/$name/owner"
+}
+
+@test "rmmod while a process-scoped buffer or the node is open is refused, and works once they are closed" {
+	spawn_ready "$PROC" run "$SZ" -- "$UT" hold fd:{} 0 4096 3 --close-fd
+	assert_errno EAGAIN "$UT" rmmod-try "$MODNAME"
+	module_loaded || fail "the module went"
+	stop_holder "$BG_PID"
+	assert_output intact
+	wait_module_released
+	local fd
+	exec {fd}<"$NODE"
+	assert_errno EAGAIN "$UT" rmmod-try "$MODNAME"
+	exec {fd}<&-
+	assert_unloads_once_released
+	[ ! -e "$NODE" ] || fail "$NODE outlived the module"
+}
+
+@test "edu DMA into and out of a process-scoped buffer bound to edu" {
+	[ -n "${UDMABUF_EDU:-}" ] || skip "no edu device in this guest"
+	EDU=$UDMABUF_EDU
+	edu_present "$EDU"
+	run -0 "$PROC" run "$SZ" --dma-device "pci/$EDU" -- "$IO" info fd:{}
+	assert_line dma_bound=1
+	run -0 "$PROC" run "$SZ" --dma-device "pci/$EDU" -- \
+		"$ED" --pci "$EDU" roundtrip fd:{} 0 "$CHUNK" 17
+	assert_output OK
+	run -0 "$PROC" run "$SZ" --dma-device "pci/$EDU" -- \
+		"$ED" --pci "$EDU" roundtrip fd:{} "$(last_chunk "$SZ")" "$CHUNK" 19
+	assert_output OK
+	assert_used 0
+}
