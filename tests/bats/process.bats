@@ -180,6 +180,9 @@ assert_attr_is() {
 	run -0 find "$cfs" -mindepth 1 -maxdepth 1 -type d
 	assert_output ""
 	assert_used "$SZ"
+	# udmabufctl lists it: origin process, no device node.
+	run -0 udmabufctl list -P -b -o NAME,DEVICE,ORIGIN,SIZE,ALLOCATOR
+	assert_line "NAME=\"$name\" DEVICE=\"\" ORIGIN=\"process\" SIZE=\"$SZ\" ALLOCATOR=\"page\""
 	# The allocator asked for is the one used.
 	run -0 "$PROC" run $((4 << 20)) --allocator 2 -- sh -c "cat $CLASS/proc-\$\$-*/allocator"
 	assert_output contig

@@ -650,7 +650,11 @@ static int fill_from_sysfs(const struct attr_dirs *d, struct udmabuf_info *info,
 			return -ENOENT;
 	}
 	info->enabled = 1;
-	set_devpath(info);
+	/* A process-scoped buffer (/dev/udmabuf-cfs) has no node. */
+	if (cdir || info->has_dev)
+		set_devpath(info);
+	else
+		info->devpath[0] = '\0';
 	if ((fields & UDMABUF_FIELD_SIZE) && !(cdir && info->size) &&
 	    read_u64_attr(fd, dir, "size", 10, &v) == 0)
 		info->size = v;
