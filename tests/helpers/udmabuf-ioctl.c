@@ -42,6 +42,7 @@
 
 static const char *prog = "udmabuf-ioctl";
 
+#define UDMABUF_HELPERS_PARSE
 #include "udmabuf-helpers.h"
 
 static void usage(FILE *f)
@@ -90,43 +91,6 @@ static int usage_error(const char *fmt, ...)
 
 /* ------------------------------------------------------------------ */
 /* argument parsing                                                    */
-
-/* Unsigned 64-bit: decimal or 0x hex, optional K/M/G suffix, no sign. */
-static int parse_u64(const char *s, uint64_t *out)
-{
-	unsigned long long v;
-	unsigned int shift = 0;
-	char *end;
-
-	if (!*s || *s == '-' || *s == '+' || *s == ' ')
-		return -1;
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || end == s)
-		return -1;
-	switch (*end) {
-	case 'k': case 'K': shift = 10; end++; break;
-	case 'm': case 'M': shift = 20; end++; break;
-	case 'g': case 'G': shift = 30; end++; break;
-	default: break;
-	}
-	if (*end)
-		return -1;
-	if (shift && v > (UINT64_MAX >> shift))
-		return -1;
-	*out = (uint64_t)v << shift;
-	return 0;
-}
-
-static int parse_u32(const char *s, uint32_t *out)
-{
-	uint64_t v;
-
-	if (parse_u64(s, &v) || v > UINT32_MAX)
-		return -1;
-	*out = (uint32_t)v;
-	return 0;
-}
 
 struct opts {
 	int sysfs;

@@ -40,6 +40,7 @@ static const char *prog = "udmabuf-proc";
 /* Only the errno names, open_dev_arg() and pattern_word() are used here. */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-function"
+#define UDMABUF_HELPERS_PARSE
 #include "udmabuf-helpers.h"
 #pragma GCC diagnostic pop
 
@@ -86,41 +87,6 @@ static int usage_error(const char *msg)
 	fprintf(stderr, "%s: %s\nTry '%s --help' for more information.\n",
 		prog, msg, prog);
 	return EXIT_USAGE;
-}
-
-/* Unsigned 64-bit: decimal or 0x hex, optional K/M/G suffix. */
-static int parse_u64(const char *s, uint64_t *out)
-{
-	unsigned long long v;
-	unsigned int shift = 0;
-	char *end;
-
-	if (!*s || *s == '-' || *s == '+')
-		return -1;
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || end == s)
-		return -1;
-	switch (*end) {
-	case 'k': case 'K': shift = 10; end++; break;
-	case 'm': case 'M': shift = 20; end++; break;
-	case 'g': case 'G': shift = 30; end++; break;
-	default: break;
-	}
-	if (*end || (shift && v > (UINT64_MAX >> shift)))
-		return -1;
-	*out = (uint64_t)v << shift;
-	return 0;
-}
-
-static int parse_u32(const char *s, uint32_t *out)
-{
-	uint64_t v;
-
-	if (parse_u64(s, &v) || v > UINT32_MAX)
-		return -1;
-	*out = (uint32_t)v;
-	return 0;
 }
 
 struct request {
