@@ -6,7 +6,9 @@
  * and a DMA master reads or writes. This library opens a buffer, maps it,
  * tells its addresses, hands ranges between CPU and device with one ioctl
  * each, exports ranges as dma-buf file descriptors, and creates and destroys
- * buffers through the module's configfs subsystem. See libudmabuf(3).
+ * buffers through the module's configfs subsystem, allocates buffers that
+ * live as long as the program (/dev/udmabuf-cfs) and lists every buffer.
+ * See libudmabuf(3).
  *
  * Two addresses, as everywhere in udmabuf-cfs: the DMA address is what a
  * device is programmed with (an IOVA behind an IOMMU), the CPU physical
@@ -21,7 +23,8 @@
  *  - The library never prints, never exits, never installs signal handlers
  *    and opens every file descriptor with O_CLOEXEC.
  *  - Thread safety: every function may be called from several threads at
- *    once. A struct udmabuf may be used by several threads at once, except
+ *    once. A struct udmabuf may be used by several threads at once (its
+ *    records of mappings have a lock of their own), except
  *    that udmabuf_close() must not race with other calls on the same handle.
  *    A struct udmabuf_config is not locked: do not change one from two
  *    threads at once (reading it in several udmabuf_create() calls at once
@@ -101,14 +104,18 @@ int udmabuf_open_fd(int fd, struct udmabuf **bufp);
 /*
  * Close the handle (NULL is ignored). Mappings made with udmabuf_map()
  * stay valid until udmabuf_unmap(); the kernel keeps the memory while they
- * exist. Returns the result of close(2).
+ * exist (a process-scoped buffer's memory goes with the last of them).
+ * Returns the result of close(2).
  */
 int udmabuf_close(struct udmabuf *buf);
 
 /* The handle's file descriptor (for read/write/poll; do not close it). */
 int udmabuf_get_fd(const struct udmabuf *buf);
 
-/* Device name, e.g. "cam0" for /dev/cam0. */
+/*
+ * Device name, e.g. "cam0" for /dev/cam0; for a process-scoped buffer
+ * (udmabuf_alloc()) its class device's, "proc-PID-N", which has no node.
+ */
 const char *udmabuf_get_name(const struct udmabuf *buf);
 
 /* Size in bytes (fixed for the life of a buffer). */
