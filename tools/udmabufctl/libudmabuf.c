@@ -1039,10 +1039,11 @@ UDMABUF_EXPORT int udmabuf_listing_new(unsigned int flags,
 	struct udmabuf_listing *l;
 	int ret;
 
+	if (listp)
+		*listp = NULL;
 	if (!listp || (flags & ~UDMABUF_LISTING_CPU_PHYS_ADDR))
 		return udmabuf_fail(EINVAL, "udmabuf", "list with flags %#x",
 				    flags);
-	*listp = NULL;
 	if (flags & UDMABUF_LISTING_CPU_PHYS_ADDR)
 		fields |= UDMABUF_FIELD_CPU_PHYS_ADDR;
 	l = calloc(1, sizeof(*l));

@@ -570,6 +570,7 @@ static void test_listing(void)
 	put(dir, "sync_mode", "5\n");
 	put(dir, "allocator", "contig\n");
 
+	l = (struct udmabuf_listing *)1;
 	CHECK(udmabuf_listing_new(0x80, &l) == -EINVAL && !l,
 	      "listing with unknown flags is EINVAL");
 	CHECK(udmabuf_listing_new(0, &l) == 0 && l, "listing");
@@ -603,6 +604,15 @@ static void test_listing(void)
 	      "a configfs buffer: no owner (NULL), its item, DMA address, node");
 	udmabuf_listing_free(l);
 	udmabuf_listing_free(NULL);
+
+	setenv("UDMABUF_CONFIGFS_DIR", "/nonexistent/config", 1);
+	setenv("UDMABUF_SYSFS_DIR", "/nonexistent/class", 1);
+	l = (struct udmabuf_listing *)1;
+	CHECK(udmabuf_listing_new(0, &l) == -ENOENT && !l &&
+	      has(udmabuf_last_error(), "not loaded"),
+	      "without the module: ENOENT, and says so: %s", udmabuf_last_error());
+	setenv("UDMABUF_CONFIGFS_DIR", cfs, 1);
+	setenv("UDMABUF_SYSFS_DIR", sysfs, 1);
 }
 
 int main(int argc, char **argv)
