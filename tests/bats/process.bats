@@ -5,7 +5,8 @@
 # EXPORT_DMABUF), listed in /sys/class/udmabuf with its owner, with no
 # configfs item and no node, and freed when its last file, mapping and
 # dma-buf go, whoever holds them and however the owner ended.  The
-# helper udmabuf-proc allocates, and runs the other helpers on "fd:N".
+# helper udmabuf-proc allocates, and runs the other helpers on "fd:N";
+# udmabuf-lib does the same through libudmabuf (udmabuf_alloc).
 
 # Variables such as cfs, CLASS and UT come from helpers/common.bash.
 # shellcheck disable=SC2154
@@ -15,6 +16,7 @@ load helpers/edu
 bats_require_minimum_version 1.5.0
 
 PROC=udmabuf-proc
+LIB=udmabuf-lib
 IO=udmabuf-ioctl
 ZC=udmabuf-zc
 NODE=/dev/udmabuf-cfs
@@ -383,6 +385,112 @@ assert_attr_is() {
 	exec {fd}<&-
 	assert_unloads_once_released
 	[ ! -e "$NODE" ] || fail "$NODE outlived the module"
+}
+
+# --- libudmabuf (udmabuf-lib: tools/udmabufctl/tests/udmabuf-lib.c) --------
+
+@test "libudmabuf: udmabuf_alloc gives proc-PID-N, which maps, flushes, invalidates, is listed with its owner and goes with its last handle" {
+	run -0 --separate-stderr "$LIB" roundtrip "$SZ"
+	assert_line --regexp '^name proc-[0-9]+-[0-9]+$'
+	assert_line "data OK"
+	assert_line "listed with owner OK"
+	assert_line "gone after close OK"
+	# O_SYNC and every allocator name the library knows.
+	run -0 --separate-stderr "$LIB" roundtrip "$SZ" --sync --sync-mode 2 --dma-mask 64 --allocator page
+	assert_line "gone after close OK"
+	run -0 --separate-stderr "$LIB" roundtrip $((4 << 20)) --allocator contig
+	assert_line "gone after close OK"
+	assert_used 0
+	[ -z "$(ls "$CLASS")" ] || fail "left in $CLASS: $(ls "$CLASS")"
+}
+
+@test "libudmabuf: O_SYNC asks for sync_mode|4, the mapping an O_SYNC open would have" {
+	spawn_ready "$LIB" hold "$SZ" --sync --sync-mode 1
+	local name
+	name=$(proc_buf "$BG_PID")
+	assert_attr_is "$CLASS/$name/sync_mode" 5
+	stop_holder "$BG_PID"
+	assert_output "$(printf '%s\nintact' "$name")"
+	spawn_ready "$LIB" hold "$SZ"
+	name=$(proc_buf "$BG_PID")
+	assert_attr_is "$CLASS/$name/sync_mode" 1
+	stop_holder "$BG_PID"
+	wait_gone "$name"
+}
+
+@test "libudmabuf: an O_RDONLY buffer maps read-only and refuses a writable mapping (EACCES)" {
+	assert_outcome EACCES "$LIB" rdonly-map "$SZ"
+	assert_used 0
+}
+
+@test "libudmabuf: bad configurations fail with their errno, the message names what" {
+	local errno args
+	while read -r errno args; do
+		# shellcheck disable=SC2086 # args are words
+		assert_outcome "$errno" "$LIB" alloc $args
+	done <<-EOF
+		EINVAL 0
+		EINVAL 4096 --minor 3
+		ERANGE 4096 --sync-mode 8
+		ERANGE 4096 --dma-mask 11
+		EINVAL 4096 --allocator bogus
+		EINVAL 4096 --dma-device nobus
+		ENODEV 4096 --dma-device pci/0000:7f:1f.7
+		ERANGE 0x8000000000000000
+	EOF
+	run -1 --separate-stderr "$LIB" alloc 4096 --minor 3
+	assert_equal "$output" EINVAL
+	[[ $stderr == *"has no minor"* ]] || fail "message: $stderr"
+	set_attr "$PARAMS/process_max" 1M
+	run -1 --separate-stderr "$LIB" alloc 2M
+	assert_equal "$output" ENOMEM
+	[[ $stderr == *process_max* ]] || fail "message: $stderr"
+	assert_used 0
+	[ -z "$(ls "$CLASS")" ] || fail "left in $CLASS: $(ls "$CLASS")"
+}
+
+@test "libudmabuf: not allowed by the node's mode: EACCES, the message names the group udmabuf" {
+	run -1 --separate-stderr as_nobody "$LIB" alloc 4096
+	assert_equal "$output" EACCES
+	[[ $stderr == *"group udmabuf"* ]] || fail "message: $stderr"
+	chgrp nogroup "$NODE"
+	chmod 0660 "$NODE"
+	run -0 --separate-stderr as_nobody "$LIB" roundtrip "$SZ"
+	assert_line "listed with owner OK"
+	assert_line "gone after close OK"
+}
+
+@test "libudmabuf: udmabufctl list -o NAME,OWNER shows the buffer and its owner while it lives" {
+	spawn_ready "$LIB" hold "$SZ"
+	local name
+	name=$(proc_buf "$BG_PID")
+	run -0 udmabufctl list -n -r -o NAME,OWNER
+	assert_line "$name $BG_PID\\x20udmabuf-lib"
+	run -0 udmabufctl list -J -o NAME,ORIGIN,OWNER
+	run -0 jq -c ".buffers[] | select(.name == \"$name\")" <<<"$output"
+	assert_output "{\"name\":\"$name\",\"origin\":\"process\",\"owner\":\"$BG_PID udmabuf-lib\"}"
+	# A configfs buffer has no owner: null.
+	make_buf tbuf 4096
+	run -0 udmabufctl list -J -o NAME,OWNER
+	run -0 jq -c '.buffers[] | select(.name == "tbuf")' <<<"$output"
+	assert_output '{"name":"tbuf","owner":null}'
+	stop_holder "$BG_PID"
+	assert_output "$(printf '%s\nintact' "$name")"
+	wait_gone "$name"
+	run -0 udmabufctl list -n -o NAME,OWNER
+	refute_output --partial "$name"
+}
+
+@test "udmabuf-example --alloc: a process-scoped buffer, flushed and invalidated; --create: a configfs one" {
+	run -0 udmabuf-example --alloc 64K
+	assert_line --regexp '^proc-[0-9]+-[0-9]+: process-scoped, 65536 bytes at DMA address 0x[0-9a-f]+, '
+	assert_line --regexp '^proc-[0-9]+-[0-9]+: wrote, synced and read back 65536 bytes$'
+	run -0 udmabuf-example --create 64K exbuf
+	assert_line --regexp '^exbuf: /dev/exbuf, 65536 bytes at DMA address 0x[0-9a-f]+, '
+	assert_line "exbuf: wrote, synced and read back 65536 bytes"
+	[ ! -e "$cfs/exbuf" ] || fail "the example left $cfs/exbuf"
+	assert_used 0
+	[ -z "$(ls "$CLASS")" ] || fail "left in $CLASS: $(ls "$CLASS")"
 }
 
 @test "edu DMA into and out of a process-scoped buffer bound to edu" {

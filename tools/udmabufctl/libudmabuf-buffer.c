@@ -6,8 +6,10 @@
  * file descriptor: UDMABUF_CFS_IOC_GET_INFO for the addresses, flags and
  * sync mode (never the root-only sysfs phys_addr), the sync ioctls for
  * cache maintenance, mmap for a mapping. Only udmabuf_open() by name looks
- * anything up, once. The handle is never written after it is made, so any
- * number of threads may use it at once.
+ * anything up, once; udmabuf_alloc() asks /dev/udmabuf-cfs for a new
+ * buffer's file. The handle is never written after it is made but for the
+ * records of its mappings (behind their own lock), so any number of
+ * threads may use it at once.
  */
 #define _GNU_SOURCE
 /* 64-bit mmap offsets on 32-bit systems too; no off_t in the API. */
@@ -15,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +30,23 @@
 
 #include "libudmabuf-private.h"
 
+/* A mapping udmabuf_map() made: where it starts, what it returned. */
+struct mapping {
+	void *addr;		/* as returned (byte OFFSET) */
+	size_t len;		/* as passed to munmap(), from the page start */
+};
+
+/*
+ * The mappings a handle made, for udmabuf_unmap_mapping(). The one part
+ * of a handle that changes, so behind its own lock; the handle points at
+ * it and stays constant itself.
+ */
+struct mappings {
+	pthread_mutex_t lock;
+	struct mapping *v;
+	size_t n, cap;
+};
+
 struct udmabuf {
 	int fd;
 	int accmode;		/* O_RDONLY or O_RDWR */
@@ -34,7 +54,13 @@ struct udmabuf {
 	unsigned int minor;
 	char name[256];		/* device name */
 	char driver_version[UDMABUF_CFS_VERSION_LEN];
+	struct mappings *maps;
 };
+
+/* The name of a process-scoped buffer's file: "anon_inode:" this NAME. */
+#define PROCESS_FILE_PREFIX	"anon_inode:udmabuf-cfs:"
+/* The node UDMABUF_CFS_IOC_ALLOC is asked of, in DEV_DIR. */
+#define ALLOC_NODE		"udmabuf-cfs"
 
 /* The UAPI's values are the header's: programs need not include both. */
 _Static_assert(UDMABUF_INFO_DMA_COHERENT == UDMABUF_CFS_INFO_DMA_COHERENT &&
@@ -91,12 +117,17 @@ static int make_handle(int fd, const char *what, const char *name,
 	}
 	fl = fcntl(fd, F_GETFL);
 	buf = calloc(1, sizeof(*buf));
-	if (!buf || fl < 0) {
-		ret = buf ? errno : ENOMEM;
+	if (buf)
+		buf->maps = calloc(1, sizeof(*buf->maps));
+	if (!buf || !buf->maps || fl < 0) {
+		ret = fl < 0 ? errno : ENOMEM;
+		if (buf)
+			free(buf->maps);
 		free(buf);
 		close(fd);
 		return udmabuf_fail(ret, what, "open");
 	}
+	pthread_mutex_init(&buf->maps->lock, NULL);
 	buf->fd = fd;
 	buf->accmode = fl & O_ACCMODE;
 	buf->size = info.size;
@@ -109,9 +140,14 @@ static int make_handle(int fd, const char *what, const char *name,
 	return 0;
 }
 
-/* The device name of an open node: the last part of the path it has. */
+/*
+ * The device name of an open node: the last part of the path it has. A
+ * process-scoped buffer's file has no path but a name that ends in its
+ * class device's ("anon_inode:udmabuf-cfs:proc-PID-N").
+ */
 static void name_of_fd(int fd, char *name, size_t len)
 {
+	static const char process[] = PROCESS_FILE_PREFIX;
 	char link[64], path[PATH_MAX];
 	ssize_t n;
 
@@ -122,7 +158,11 @@ static void name_of_fd(int fd, char *name, size_t len)
 		return;
 	}
 	path[n] = '\0';
-	copy_name(name, len, strrchr(path, '/') ? strrchr(path, '/') + 1 : path);
+	if (!strncmp(path, process, sizeof(process) - 1))
+		copy_name(name, len, path + sizeof(process) - 1);
+	else
+		copy_name(name, len, strrchr(path, '/') ?
+				     strrchr(path, '/') + 1 : path);
 }
 
 /*
@@ -197,6 +237,63 @@ UDMABUF_EXPORT int udmabuf_open_fd(int fd, struct udmabuf **bufp)
 	return make_handle(dup, what, dev, bufp);
 }
 
+/* Why ALLOC_NODE could not be opened, in words. */
+static int alloc_node_failed(int err, const char *path)
+{
+	switch (err) {
+	case ENOENT:
+		return udmabuf_fail(err, "udmabuf alloc",
+				    "open %s (udmabuf-cfs not loaded, or too old to have it)",
+				    path);
+	case EACCES:
+	case EPERM:
+		return udmabuf_fail(err, "udmabuf alloc",
+				    "open %s (its udev rule gives it to the group udmabuf: be a member)",
+				    path);
+	default:
+		return udmabuf_fail(err, "udmabuf alloc", "open %s", path);
+	}
+}
+
+UDMABUF_EXPORT int udmabuf_alloc(const struct udmabuf_config *cfg, int flags,
+				 struct udmabuf **bufp)
+{
+	struct udmabuf_cfs_alloc req;
+	char path[PATH_MAX], name[256];
+	int node, ret, err;
+
+	if (!bufp)
+		return udmabuf_fail(EINVAL, "udmabuf alloc", "no handle pointer");
+	*bufp = NULL;
+	ret = udmabuf_config_alloc_request(cfg, flags, &req);
+	if (ret)
+		return ret;
+	if (udmabuf_path_join(path, sizeof(path), udmabuf_dev_dir(),
+			      ALLOC_NODE))
+		return udmabuf_fail(ENAMETOOLONG, "udmabuf alloc", "open %s",
+				    udmabuf_dev_dir());
+	/* The ioctl needs no write access; the node's mode says who may. */
+	node = open(path, O_RDONLY | O_CLOEXEC);
+	if (node < 0)
+		return alloc_node_failed(errno, path);
+	ret = ioctl(node, UDMABUF_CFS_IOC_ALLOC, &req);
+	err = errno;
+	close(node);
+	if (ret) {
+		if (err == ENOMEM)
+			return udmabuf_fail(err, "udmabuf alloc",
+					    "%llu bytes (over the module's process_max cap, or no such contiguous memory)",
+					    (unsigned long long)req.size);
+		if (err == ENOTTY)
+			return udmabuf_fail(err, "udmabuf alloc",
+					    "%s has no UDMABUF_CFS_IOC_ALLOC", path);
+		return udmabuf_fail(err, "udmabuf alloc", "%llu bytes",
+				    (unsigned long long)req.size);
+	}
+	name_of_fd(req.fd, name, sizeof(name));
+	return make_handle(req.fd, name, name, bufp);
+}
+
 UDMABUF_EXPORT int udmabuf_close(struct udmabuf *buf)
 {
 	int ret = 0;
@@ -205,6 +302,10 @@ UDMABUF_EXPORT int udmabuf_close(struct udmabuf *buf)
 		return 0;
 	if (close(buf->fd) && errno != EINTR)
 		ret = udmabuf_fail(errno, buf->name, "close");
+	/* The mappings stay; only their records go. */
+	pthread_mutex_destroy(&buf->maps->lock);
+	free(buf->maps->v);
+	free(buf->maps);
 	free(buf);
 	return ret;
 }
@@ -303,6 +404,45 @@ UDMABUF_EXPORT int udmabuf_get_sync_mode(const struct udmabuf *buf,
 	return ret;
 }
 
+/* Take the record of ADDR out of M: its length, or 0 if it has none. */
+static size_t forget(struct mappings *m, void *addr)
+{
+	size_t i, len = 0;
+
+	for (i = 0; i < m->n; i++) {
+		if (m->v[i].addr != addr)
+			continue;
+		len = m->v[i].len;
+		m->v[i] = m->v[--m->n];
+		break;
+	}
+	return len;
+}
+
+/* Record a new mapping (one that udmabuf_unmap() undid may be in its place). */
+static int remember(struct mappings *m, void *addr, size_t len)
+{
+	int ret = 0;
+
+	pthread_mutex_lock(&m->lock);
+	forget(m, addr);
+	if (m->n == m->cap) {
+		size_t cap = m->cap ? 2 * m->cap : 4;
+		struct mapping *v = realloc(m->v, cap * sizeof(*v));
+
+		if (v) {
+			m->v = v;
+			m->cap = cap;
+		}
+	}
+	if (m->n < m->cap)
+		m->v[m->n++] = (struct mapping){ addr, len };
+	else
+		ret = -ENOMEM;
+	pthread_mutex_unlock(&m->lock);
+	return ret;
+}
+
 static size_t page_size(void)
 {
 	long page = sysconf(_SC_PAGESIZE);
@@ -342,6 +482,27 @@ UDMABUF_EXPORT int udmabuf_map(const struct udmabuf *buf, uint64_t offset,
 	if (p == MAP_FAILED)
 		return udmabuf_fail(errno, buf->name, "map");
 	*addr = (char *)p + head;
+	if (remember(buf->maps, *addr, (size_t)length + head)) {
+		munmap(p, (size_t)length + head);
+		*addr = NULL;
+		return udmabuf_fail(ENOMEM, buf->name, "map");
+	}
+	return 0;
+}
+
+UDMABUF_EXPORT int udmabuf_unmap_mapping(const struct udmabuf *buf, void *addr)
+{
+	uintptr_t a = (uintptr_t)addr;
+	size_t len;
+
+	pthread_mutex_lock(&buf->maps->lock);
+	len = addr ? forget(buf->maps, addr) : 0;
+	pthread_mutex_unlock(&buf->maps->lock);
+	if (!len)
+		return udmabuf_fail(EINVAL, buf->name,
+				    "unmap %p: not a mapping of this handle", addr);
+	if (munmap((void *)(a & ~(uintptr_t)(page_size() - 1)), len))
+		return udmabuf_fail(errno, buf->name, "unmap %p", addr);
 	return 0;
 }
 
@@ -395,6 +556,20 @@ UDMABUF_EXPORT int udmabuf_sync_for_device(const struct udmabuf *buf,
 {
 	return sync_range(buf, UDMABUF_CFS_IOC_SYNC_FOR_DEVICE,
 			  "sync for device", offset, length, direction);
+}
+
+UDMABUF_EXPORT int udmabuf_flush(const struct udmabuf *buf, uint64_t offset,
+				 uint64_t length)
+{
+	return sync_range(buf, UDMABUF_CFS_IOC_SYNC_FOR_DEVICE, "flush",
+			  offset, length, UDMABUF_DIR_TO_DEVICE);
+}
+
+UDMABUF_EXPORT int udmabuf_invalidate(const struct udmabuf *buf,
+				      uint64_t offset, uint64_t length)
+{
+	return sync_range(buf, UDMABUF_CFS_IOC_SYNC_FOR_CPU, "invalidate",
+			  offset, length, UDMABUF_DIR_FROM_DEVICE);
 }
 
 UDMABUF_EXPORT int udmabuf_export_dmabuf(const struct udmabuf *buf,

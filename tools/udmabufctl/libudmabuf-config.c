@@ -8,11 +8,14 @@
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <linux/udmabuf-cfs.h>
 
 #include "libudmabuf-private.h"
 
@@ -22,6 +25,15 @@ struct udmabuf_config {
 	char *dma_device;
 	char **attrs;				/* NULL-terminated "attr=value" */
 	size_t nattrs;
+	int allocator;				/* UDMABUF_CFS_ALLOCATOR_* */
+};
+
+/* The configfs names of UDMABUF_CFS_ALLOCATOR_*, in their order. */
+static const char *const allocator_names[] = {
+	[UDMABUF_CFS_ALLOCATOR_AUTO] = "auto",
+	[UDMABUF_CFS_ALLOCATOR_PAGE] = "page",
+	[UDMABUF_CFS_ALLOCATOR_CONTIG] = "contig",
+	[UDMABUF_CFS_ALLOCATOR_CMA] = "cma",
 };
 
 UDMABUF_EXPORT struct udmabuf_config *udmabuf_config_new(void)
@@ -155,6 +167,26 @@ UDMABUF_EXPORT int udmabuf_config_set_phys_addr(struct udmabuf_config *cfg,
 	return 0;
 }
 
+UDMABUF_EXPORT int udmabuf_config_set_allocator(struct udmabuf_config *cfg,
+						const char *allocator)
+{
+	size_t i;
+
+	if (!allocator || !*allocator)
+		allocator = "auto";
+	for (i = 0; i < sizeof(allocator_names) / sizeof(allocator_names[0]); i++) {
+		if (strcmp(allocator, allocator_names[i]))
+			continue;
+		cfg->allocator = (int)i;
+		/* auto is the module's default: nothing to write. */
+		cfg->args.allocator = i ? allocator_names[i] : NULL;
+		return 0;
+	}
+	return udmabuf_fail(EINVAL, "udmabuf config",
+			    "allocator '%s' (auto, page, contig or cma)",
+			    allocator);
+}
+
 UDMABUF_EXPORT int udmabuf_config_set_attr(struct udmabuf_config *cfg,
 					   const char *attr,
 					   const char *value)
@@ -178,6 +210,63 @@ UDMABUF_EXPORT int udmabuf_config_set_attr(struct udmabuf_config *cfg,
 	v[cfg->nattrs] = NULL;
 	cfg->attrs = v;
 	cfg->args.attrs = (const char *const *)v;
+	return 0;
+}
+
+/* The sync_mode the module gives a buffer when none is written. */
+#define SYNC_MODE_DEFAULT	1
+/* sync_mode | SYNC_ALWAYS: mapped as with O_SYNC, whatever the file. */
+#define SYNC_ALWAYS		4
+
+int udmabuf_config_alloc_request(const struct udmabuf_config *cfg, int flags,
+				 struct udmabuf_cfs_alloc *req)
+{
+	static const char what[] = "udmabuf alloc";
+	const char *set = NULL;
+	int sync = flags & (O_SYNC | O_DSYNC);
+	int mode;
+
+	memset(req, 0, sizeof(*req));
+	if (!cfg)
+		return udmabuf_fail(EINVAL, what, "no configuration (the size is required)");
+	if ((flags & O_ACCMODE) != O_RDONLY && (flags & O_ACCMODE) != O_RDWR)
+		return udmabuf_fail(EINVAL, what, "flags 0%o: O_RDWR or O_RDONLY",
+				    (unsigned int)flags);
+	if (flags & ~(O_ACCMODE | O_SYNC | O_DSYNC | O_CLOEXEC))
+		return udmabuf_fail(EINVAL, what,
+				    "flags 0%o: only O_RDWR or O_RDONLY, O_SYNC, O_CLOEXEC",
+				    (unsigned int)flags);
+	/* What belongs to a named buffer, which this is not. */
+	if (cfg->args.minor >= 0)
+		set = "minor";
+	else if (cfg->args.device_name)
+		set = "device_name";
+	else if (cfg->args.mode >= 0)
+		set = "mode";
+	else if (cfg->args.has_phys_addr)
+		set = "phys_addr";
+	else if (cfg->nattrs)
+		set = cfg->attrs[0];
+	if (set)
+		return udmabuf_fail(EINVAL, what,
+				    "a process-scoped buffer has no %.*s (the configuration sets it)",
+				    (int)strcspn(set, "="), set);
+	if (!cfg->args.size)
+		return udmabuf_fail(EINVAL, what, "size 0 (set a size)");
+	if (cfg->dma_device && strlen(cfg->dma_device) >= sizeof(req->dma_device))
+		return udmabuf_fail(EINVAL, what, "dma_device '%s' is too long",
+				    cfg->dma_device);
+	mode = cfg->args.sync_mode >= 0 ? cfg->args.sync_mode : SYNC_MODE_DEFAULT;
+	if (sync)
+		mode |= SYNC_ALWAYS;
+	req->size = cfg->args.size;
+	req->flags = (uint32_t)((flags & O_ACCMODE) | O_CLOEXEC);
+	req->sync_mode = (uint32_t)mode;
+	req->dma_bits = cfg->args.dma_mask >= 0 ? (uint32_t)cfg->args.dma_mask : 0;
+	req->allocator = (uint32_t)cfg->allocator;
+	req->fd = -1;
+	if (cfg->dma_device)
+		strcpy(req->dma_device, cfg->dma_device);
 	return 0;
 }
 

@@ -125,6 +125,11 @@ struct udmabuf_info {
 	 * the attribute. Read from the class device.
 	 */
 	char allocator[16];
+	/*
+	 * "PID COMM" of the process that allocated a process-scoped buffer
+	 * (origin "process"); "" for the others. Read from the class device.
+	 */
+	char owner[64];
 };
 
 /*
@@ -174,7 +179,8 @@ int udmabuf_list(struct udmabuf_info **list, size_t *count);
 #define UDMABUF_FIELD_CACHE_MODE_SYNC	(1U << 11)
 #define UDMABUF_FIELD_ALLOCATOR		(1U << 12)
 #define UDMABUF_FIELD_PLACE		(1U << 13)	/* disabled items */
-#define UDMABUF_FIELD_ALL		((1U << 14) - 1)
+#define UDMABUF_FIELD_OWNER		(1U << 15)	/* process-scoped */
+#define UDMABUF_FIELD_ALL		(((1U << 14) - 1) | UDMABUF_FIELD_OWNER)
 /* Not in UDMABUF_FIELD_ALL: opens each device (udmabuf_info_cpu_phys_addr()). */
 #define UDMABUF_FIELD_CPU_PHYS_ADDR	(1U << 14)
 
@@ -206,6 +212,7 @@ struct udmabuf_create_args {
 	const char *dma_device;		/* NULL or "": the module's own device */
 	int has_phys_addr;		/* write phys_addr before enable */
 	uint64_t phys_addr;
+	const char *allocator;		/* NULL: module default */
 };
 
 /* Fill args with "module default" for everything. */
@@ -218,8 +225,8 @@ void udmabuf_create_args_init(struct udmabuf_create_args *args,
  * failed: "mkdir", an attribute name or "enable". The string stays valid
  * until the next call in the same thread.
  *
- * Order: size, minor, sync_mode, dma_mask, mode, device_name, attrs,
- * dma_device, phys_addr, enable (dma_device and phys_addr last: enable
+ * Order: size, minor, sync_mode, dma_mask, mode, device_name, allocator,
+ * attrs, dma_device, phys_addr, enable (dma_device and phys_addr last: enable
  * looks the device up again, and the placement is checked against it). If
  * the loaded module's features do not list dma_device (or phys_addr), or
  * its phys_addr attribute is read-only, the call fails with -EOPNOTSUPP
@@ -337,6 +344,16 @@ int udmabuf_has_feature(const char *attr);
 /* Disable and remove item ITEM (it exists). *step as above. */
 int udmabuf_delete_item(const char *item, unsigned int flags,
 			const char **step);
+
+struct udmabuf_cfs_alloc;
+
+/*
+ * The request of udmabuf_alloc() for CFG and FLAGS (O_SYNC asks for
+ * sync_mode | 4), checked: 0, or the failure (recorded) for what a
+ * process-scoped buffer cannot have.
+ */
+int udmabuf_config_alloc_request(const struct udmabuf_config *cfg, int flags,
+				 struct udmabuf_cfs_alloc *req);
 
 /*
  * Record "OBJECT: ACTION: strerror(ERR)" as the thread's last error and

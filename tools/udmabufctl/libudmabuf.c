@@ -690,6 +690,11 @@ static int fill_from_sysfs(const struct attr_dirs *d, struct udmabuf_info *info,
 		read_str_attr_at(fd, dir, "cache_mode_sync",
 				 info->cache_mode_sync,
 				 sizeof(info->cache_mode_sync));
+	/* Only a process-scoped buffer has one. */
+	if ((fields & UDMABUF_FIELD_OWNER) && !cdir &&
+	    read_str_attr_at(fd, dir, "owner", info->owner,
+			     sizeof(info->owner)))
+		info->owner[0] = '\0';
 	/* Only the device knows; absent on a module older than it. */
 	if (fields & UDMABUF_FIELD_ALLOCATOR)
 		read_str_attr_at(fd, dir, "allocator", info->allocator,
@@ -1012,6 +1017,135 @@ int udmabuf_list(struct udmabuf_info **list, size_t *count)
 	return udmabuf_list_fields(UDMABUF_FIELD_ALL, list, count);
 }
 
+/* ---------------------------------------------------------------------- */
+/* The public listing (udmabuf.h)                                         */
+
+/* An entry is a struct udmabuf_info; the getters hide its layout. */
+struct udmabuf_entry {
+	struct udmabuf_info info;
+};
+
+struct udmabuf_listing {
+	struct udmabuf_info *v;
+	size_t n;
+};
+
+UDMABUF_EXPORT int udmabuf_listing_new(unsigned int flags,
+				       struct udmabuf_listing **listp)
+{
+	unsigned int fields = UDMABUF_FIELD_SIZE | UDMABUF_FIELD_SYNC_MODE |
+			      UDMABUF_FIELD_DMA_ADDR | UDMABUF_FIELD_ORIGIN |
+			      UDMABUF_FIELD_ALLOCATOR | UDMABUF_FIELD_OWNER;
+	struct udmabuf_listing *l;
+	int ret;
+
+	if (listp)
+		*listp = NULL;
+	if (!listp || (flags & ~UDMABUF_LISTING_CPU_PHYS_ADDR))
+		return udmabuf_fail(EINVAL, "udmabuf", "list with flags %#x",
+				    flags);
+	if (flags & UDMABUF_LISTING_CPU_PHYS_ADDR)
+		fields |= UDMABUF_FIELD_CPU_PHYS_ADDR;
+	l = calloc(1, sizeof(*l));
+	if (!l)
+		return udmabuf_fail(ENOMEM, "udmabuf", "list");
+	ret = udmabuf_list_fields(fields, &l->v, &l->n);
+	if (ret) {
+		free(l);
+		if (ret == -ENOENT)
+			return udmabuf_fail(ENOENT, "udmabuf",
+					    "list (udmabuf-cfs not loaded: no %s, no %s)",
+					    udmabuf_configfs_dir(),
+					    udmabuf_sysfs_dir());
+		return udmabuf_fail(-ret, "udmabuf", "list");
+	}
+	*listp = l;
+	return 0;
+}
+
+UDMABUF_EXPORT void udmabuf_listing_free(struct udmabuf_listing *list)
+{
+	if (!list)
+		return;
+	udmabuf_list_free(list->v);
+	free(list);
+}
+
+UDMABUF_EXPORT size_t udmabuf_listing_count(const struct udmabuf_listing *list)
+{
+	return list->n;
+}
+
+UDMABUF_EXPORT const struct udmabuf_entry *
+udmabuf_listing_get(const struct udmabuf_listing *list, size_t i)
+{
+	/* struct udmabuf_entry is the info it wraps. */
+	return i < list->n ? (const struct udmabuf_entry *)&list->v[i] : NULL;
+}
+
+UDMABUF_EXPORT const char *udmabuf_entry_get_name(const struct udmabuf_entry *e)
+{
+	return e->info.name;
+}
+
+UDMABUF_EXPORT const char *udmabuf_entry_get_item(const struct udmabuf_entry *e)
+{
+	return e->info.item;
+}
+
+UDMABUF_EXPORT const char *udmabuf_entry_get_origin(const struct udmabuf_entry *e)
+{
+	return e->info.origin;
+}
+
+UDMABUF_EXPORT const char *udmabuf_entry_get_owner(const struct udmabuf_entry *e)
+{
+	return e->info.owner[0] ? e->info.owner : NULL;
+}
+
+UDMABUF_EXPORT const char *udmabuf_entry_get_dev_path(const struct udmabuf_entry *e)
+{
+	return e->info.devpath;
+}
+
+UDMABUF_EXPORT int udmabuf_entry_is_enabled(const struct udmabuf_entry *e)
+{
+	return e->info.enabled;
+}
+
+UDMABUF_EXPORT uint64_t udmabuf_entry_get_size(const struct udmabuf_entry *e)
+{
+	return e->info.size;
+}
+
+UDMABUF_EXPORT int udmabuf_entry_get_sync_mode(const struct udmabuf_entry *e)
+{
+	return e->info.sync_mode;
+}
+
+UDMABUF_EXPORT const char *udmabuf_entry_get_allocator(const struct udmabuf_entry *e)
+{
+	return e->info.allocator;
+}
+
+UDMABUF_EXPORT int udmabuf_entry_get_dma_addr(const struct udmabuf_entry *e,
+					      uint64_t *addr)
+{
+	if (!e->info.has_dma_addr)
+		return -ENODATA;
+	*addr = e->info.dma_addr;
+	return 0;
+}
+
+UDMABUF_EXPORT int udmabuf_entry_get_cpu_phys_addr(const struct udmabuf_entry *e,
+						   uint64_t *addr)
+{
+	if (!e->info.has_cpu_phys_addr)
+		return -ENODATA;
+	*addr = e->info.cpu_phys_addr;
+	return 0;
+}
+
 int udmabuf_module_version(char *buf, size_t len)
 {
 	const char *dir = udmabuf_module_dir();
@@ -1189,6 +1323,12 @@ int udmabuf_create_args(const struct udmabuf_create_args *args,
 	if (args->device_name) {
 		set_step(step, "device_name");
 		ret = write_attr(dir, "device_name", args->device_name);
+		if (ret)
+			goto undo;
+	}
+	if (args->allocator) {
+		set_step(step, "allocator");
+		ret = write_attr(dir, "allocator", args->allocator);
 		if (ret)
 			goto undo;
 	}

@@ -39,6 +39,7 @@ const struct column columns[NCOLUMNS] = {
 	[COL_CACHE]	 = { "CACHE",	   COL_STRING,  0, "CPU mapping without O_SYNC", F(CACHE_MODE) },
 	[COL_CACHE_SYNC] = { "CACHE-SYNC", COL_STRING,  0, "CPU mapping with O_SYNC", F(CACHE_MODE_SYNC) },
 	[COL_ALLOCATOR]	 = { "ALLOCATOR",  COL_STRING,  0, "where the memory came from: page, cma, dma, contig, placed, pool", F(ALLOCATOR) },
+	[COL_OWNER]	 = { "OWNER",	   COL_STRING,  0, "PID and command of the process that allocated a process-scoped buffer", F(OWNER) },
 };
 
 #undef F
@@ -268,6 +269,9 @@ void cell_text(const struct udmabuf_info *in, int col, int bytes,
 		break;
 	case COL_ALLOCATOR:
 		snprintf(buf, len, "%s", in->allocator);
+		break;
+	case COL_OWNER:
+		snprintf(buf, len, "%s", in->owner);
 		break;
 	}
 }

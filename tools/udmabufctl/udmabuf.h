@@ -6,7 +6,9 @@
  * and a DMA master reads or writes. This library opens a buffer, maps it,
  * tells its addresses, hands ranges between CPU and device with one ioctl
  * each, exports ranges as dma-buf file descriptors, and creates and destroys
- * buffers through the module's configfs subsystem. See libudmabuf(3).
+ * buffers through the module's configfs subsystem, allocates buffers that
+ * live as long as the program (/dev/udmabuf-cfs) and lists every buffer.
+ * See libudmabuf(3).
  *
  * Two addresses, as everywhere in udmabuf-cfs: the DMA address is what a
  * device is programmed with (an IOVA behind an IOMMU), the CPU physical
@@ -21,7 +23,8 @@
  *  - The library never prints, never exits, never installs signal handlers
  *    and opens every file descriptor with O_CLOEXEC.
  *  - Thread safety: every function may be called from several threads at
- *    once. A struct udmabuf may be used by several threads at once, except
+ *    once. A struct udmabuf may be used by several threads at once (its
+ *    records of mappings have a lock of their own), except
  *    that udmabuf_close() must not race with other calls on the same handle.
  *    A struct udmabuf_config is not locked: do not change one from two
  *    threads at once (reading it in several udmabuf_create() calls at once
@@ -101,14 +104,18 @@ int udmabuf_open_fd(int fd, struct udmabuf **bufp);
 /*
  * Close the handle (NULL is ignored). Mappings made with udmabuf_map()
  * stay valid until udmabuf_unmap(); the kernel keeps the memory while they
- * exist. Returns the result of close(2).
+ * exist (a process-scoped buffer's memory goes with the last of them).
+ * Returns the result of close(2).
  */
 int udmabuf_close(struct udmabuf *buf);
 
 /* The handle's file descriptor (for read/write/poll; do not close it). */
 int udmabuf_get_fd(const struct udmabuf *buf);
 
-/* Device name, e.g. "cam0" for /dev/cam0. */
+/*
+ * Device name, e.g. "cam0" for /dev/cam0; for a process-scoped buffer
+ * (udmabuf_alloc()) its class device's, "proc-PID-N", which has no node.
+ */
 const char *udmabuf_get_name(const struct udmabuf *buf);
 
 /* Size in bytes (fixed for the life of a buffer). */
@@ -167,6 +174,15 @@ int udmabuf_map(const struct udmabuf *buf, uint64_t offset,
 /* Undo udmabuf_map(): ADDR as returned, LENGTH as mapped (not 0). */
 int udmabuf_unmap(void *addr, uint64_t length);
 
+/*
+ * Undo a mapping that udmabuf_map() made through this handle: ADDR as it
+ * returned, no length needed (the handle remembers it). -EINVAL if ADDR is
+ * not a mapping of this handle's, or was unmapped already. Mappings
+ * outlive udmabuf_close(), but their records do not: after it, use
+ * udmabuf_unmap(). Do not mix the two on one mapping. Since 1.1.
+ */
+int udmabuf_unmap_mapping(const struct udmabuf *buf, void *addr);
+
 /* Directions of the transfer around a sync. */
 #define UDMABUF_DIR_BIDIRECTIONAL	0
 #define UDMABUF_DIR_TO_DEVICE		1
@@ -185,6 +201,17 @@ int udmabuf_sync_for_cpu(const struct udmabuf *buf,
 int udmabuf_sync_for_device(const struct udmabuf *buf,
 			    uint64_t offset, uint64_t length,
 			    int direction);
+
+/*
+ * The same, named for what is meant (LENGTH 0: to the end). Since 1.1.
+ *  flush:      the CPU wrote, the device will read
+ *              (udmabuf_sync_for_device(), UDMABUF_DIR_TO_DEVICE)
+ *  invalidate: the device wrote, the CPU will read
+ *              (udmabuf_sync_for_cpu(), UDMABUF_DIR_FROM_DEVICE)
+ */
+int udmabuf_flush(const struct udmabuf *buf, uint64_t offset, uint64_t length);
+int udmabuf_invalidate(const struct udmabuf *buf, uint64_t offset,
+		       uint64_t length);
 
 /*
  * Export the page-aligned range [offset, offset + length) (LENGTH 0: to
@@ -236,6 +263,13 @@ int udmabuf_config_set_dma_device(struct udmabuf_config *cfg,
 				  const char *bus_device);
 int udmabuf_config_set_phys_addr(struct udmabuf_config *cfg, uint64_t addr);
 /*
+ * Where the memory comes from (the configfs attribute allocator; the
+ * ioctl's field for udmabuf_alloc()): "auto" ("" or NULL: the module's
+ * default order), "page", "contig" or "cma". -EINVAL otherwise. Since 1.1.
+ */
+int udmabuf_config_set_allocator(struct udmabuf_config *cfg,
+				 const char *allocator);
+/*
  * Any other configfs attribute, written after the ones above (in the order
  * given) and before dma_device, phys_addr and enable. Not "enable".
  */
@@ -264,6 +298,89 @@ int udmabuf_create(const char *name, const struct udmabuf_config *cfg,
  * a buffer not made through configfs (module parameter, device tree).
  */
 int udmabuf_destroy(const char *name, unsigned int flags);
+
+/* ---------------------------------------------------------------------- */
+/* Process-scoped buffers (/dev/udmabuf-cfs; the udmabuf group's)         */
+
+/*
+ * Allocate a buffer that lives as long as its users: the handle's file
+ * descriptor, the mappings and the dma-bufs made of it. No configfs item,
+ * no device node; udmabuf_get_name() is its class device's name,
+ * "proc-PID-N". A program that is killed leaves nothing behind.
+ *
+ * CFG (from udmabuf_config_new()) gives the size (required), and
+ * optionally sync_mode, dma_mask, dma_device and allocator; a CFG that
+ * sets minor, device_name, mode, phys_addr or any udmabuf_config_set_attr()
+ * attribute is refused with -EINVAL (the message names it). FLAGS: O_RDWR
+ * or O_RDONLY, optionally O_SYNC, as for udmabuf_open(): the file is never
+ * O_SYNC, so with O_SYNC the library asks for sync_mode | 4 (sync_mode 1
+ * when CFG sets none), which maps the buffer as an O_SYNC open would.
+ * O_CLOEXEC is implied; any other bit is -EINVAL.
+ *
+ * Errors: -ENOENT if DEV_DIR/udmabuf-cfs is not there (the module is not
+ * loaded, or too old); -EACCES if it may not be opened (its udev rule gives
+ * it to the group udmabuf); -ENOMEM if the module's process_max cap would
+ * be exceeded or there is no such contiguous memory; the others of
+ * UDMABUF_CFS_IOC_ALLOC (linux/udmabuf-cfs.h): -EINVAL, -ERANGE, -ENODEV,
+ * -ENXIO, -EMFILE. Since 1.1.
+ */
+int udmabuf_alloc(const struct udmabuf_config *cfg, int flags,
+		  struct udmabuf **bufp);
+
+/* ---------------------------------------------------------------------- */
+/* Listing buffers                                                        */
+
+struct udmabuf_listing;
+struct udmabuf_entry;
+
+/* Also read each buffer's CPU physical address: opens its device node. */
+#define UDMABUF_LISTING_CPU_PHYS_ADDR	0x1
+
+/*
+ * A snapshot of every buffer, as udmabufctl(8) lists them: configfs items
+ * (enabled or not), buffers of module parameters and the device tree, and
+ * process-scoped buffers; sorted by name. FLAGS: 0 or
+ * UDMABUF_LISTING_CPU_PHYS_ADDR. -ENOENT if the module is not loaded. Free
+ * with udmabuf_listing_free(). Since 1.1.
+ */
+int udmabuf_listing_new(unsigned int flags, struct udmabuf_listing **listp);
+void udmabuf_listing_free(struct udmabuf_listing *list);
+size_t udmabuf_listing_count(const struct udmabuf_listing *list);
+/* Entry I (0..count-1), valid until the listing is freed; NULL past it. */
+const struct udmabuf_entry *udmabuf_listing_get(const struct udmabuf_listing *list,
+						size_t i);
+
+/*
+ * Getters of an entry; what could not be read is "" (strings), -1
+ * (numbers) or -ENODATA (addresses).
+ *  name:      device name ("cam0", "proc-1234-5")
+ *  item:      configfs item name; "" if not made through configfs
+ *  origin:    "configfs", "param", "dt" or "process"
+ *  owner:     "PID COMM" of the process that allocated a process-scoped
+ *             buffer; NULL for any other buffer
+ *  dev_path:  the device node ("/dev/cam0"); "" for none (disabled,
+ *             process-scoped)
+ *  enabled:   1 if the buffer's memory and device exist, else 0
+ *  size:      bytes
+ *  sync_mode: 0..7
+ *  allocator: "page", "cma", "dma", "contig", "placed" or "pool"
+ *  dma_addr:  the DMA address (sysfs phys_addr: root's, unless a udev rule
+ *             gives it to a group)
+ *  cpu_phys_addr: the CPU physical address, with
+ *             UDMABUF_LISTING_CPU_PHYS_ADDR and a node that may be opened
+ */
+const char *udmabuf_entry_get_name(const struct udmabuf_entry *e);
+const char *udmabuf_entry_get_item(const struct udmabuf_entry *e);
+const char *udmabuf_entry_get_origin(const struct udmabuf_entry *e);
+const char *udmabuf_entry_get_owner(const struct udmabuf_entry *e);
+const char *udmabuf_entry_get_dev_path(const struct udmabuf_entry *e);
+int udmabuf_entry_is_enabled(const struct udmabuf_entry *e);
+uint64_t udmabuf_entry_get_size(const struct udmabuf_entry *e);
+int udmabuf_entry_get_sync_mode(const struct udmabuf_entry *e);
+const char *udmabuf_entry_get_allocator(const struct udmabuf_entry *e);
+int udmabuf_entry_get_dma_addr(const struct udmabuf_entry *e, uint64_t *addr);
+int udmabuf_entry_get_cpu_phys_addr(const struct udmabuf_entry *e,
+				    uint64_t *addr);
 
 #ifdef __cplusplus
 }

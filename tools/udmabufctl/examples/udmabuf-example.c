@@ -4,10 +4,14 @@
  *
  *   udmabuf-example NAME                  use an existing buffer
  *   udmabuf-example --create SIZE NAME    create it first, destroy it after
+ *   udmabuf-example --alloc SIZE          a buffer of this program's own,
+ *                                         freed when it exits (no root
+ *                                         needed: the group udmabuf will do)
  *
  * Opens the buffer, prints what a DMA driver in user space needs (size,
  * DMA address, coherency), maps it, writes a pattern, hands it to the
- * device and back as a DMA transfer would, and checks the pattern.
+ * device (flush) and back (invalidate) as a DMA transfer would, and checks
+ * the pattern.
  *
  *   cc -o udmabuf-example udmabuf-example.c $(pkg-config --cflags --libs udmabuf)
  */
@@ -25,23 +29,29 @@ static int fail(const char *what)
 	return 1;
 }
 
-static int use(const char *name)
+/*
+ * Use BUF (the handle is closed here); NAME names it in messages, NODE
+ * says whether it has a device node (a process-scoped buffer has none).
+ */
+static int use(const char *name, struct udmabuf *buf, int node)
 {
-	struct udmabuf *buf;
+	char where[300];
 	uint64_t size, dma, i;
 	uint32_t flags;
 	uint8_t *p;
 	int ret = 1;
 
-	if (udmabuf_open(name, O_RDWR, &buf))
-		return fail("open");
 	size = udmabuf_get_size(buf);
 	if (udmabuf_get_dma_addr(buf, &dma) || udmabuf_get_flags(buf, &flags)) {
 		fail("get info");
 		goto out;
 	}
-	printf("%s: /dev/%s, %" PRIu64 " bytes at DMA address 0x%" PRIx64
-	       ", %s, module %s\n", name, udmabuf_get_name(buf), size, dma,
+	if (node)
+		snprintf(where, sizeof(where), "/dev/%s", udmabuf_get_name(buf));
+	else
+		snprintf(where, sizeof(where), "process-scoped");
+	printf("%s: %s, %" PRIu64 " bytes at DMA address 0x%" PRIx64
+	       ", %s, module %s\n", name, where, size, dma,
 	       flags & UDMABUF_INFO_DMA_COHERENT ? "coherent" : "not coherent",
 	       udmabuf_get_driver_version(buf));
 
@@ -49,16 +59,22 @@ static int use(const char *name)
 		fail("map");
 		goto out;
 	}
-	/* The CPU fills the buffer, then gives it to the device... */
+	/*
+	 * The CPU fills the buffer, then flushes it for the device, which
+	 * would now read it by DMA from dma...
+	 */
 	for (i = 0; i < size; i++)
 		p[i] = (uint8_t)(i * 7);
-	if (udmabuf_sync_for_device(buf, 0, 0, UDMABUF_DIR_TO_DEVICE)) {
-		fail("sync for device");
+	if (udmabuf_flush(buf, 0, 0)) {
+		fail("flush");
 		goto unmap;
 	}
-	/* ... which would now DMA from dma; then the CPU takes it back. */
-	if (udmabuf_sync_for_cpu(buf, 0, 0, UDMABUF_DIR_TO_DEVICE)) {
-		fail("sync for cpu");
+	/*
+	 * ... and, had the device written it back, the CPU invalidates its
+	 * cache before reading what the device wrote.
+	 */
+	if (udmabuf_invalidate(buf, 0, 0)) {
+		fail("invalidate");
 		goto unmap;
 	}
 	for (i = 0; i < size; i++)
@@ -72,7 +88,8 @@ static int use(const char *name)
 	printf("%s: wrote, synced and read back %" PRIu64 " bytes\n", name, size);
 	ret = 0;
 unmap:
-	if (udmabuf_unmap(p, size) && !ret)
+	/* The handle remembers the mapping's length. */
+	if (udmabuf_unmap_mapping(buf, p) && !ret)
 		ret = fail("unmap");
 out:
 	udmabuf_close(buf);
@@ -86,10 +103,29 @@ int main(int argc, char **argv)
 	uint64_t size;
 	int ret;
 
-	if (argc == 2 && argv[1][0] != '-')
-		return use(argv[1]);
+	struct udmabuf *buf;
+
+	if (argc == 2 && argv[1][0] != '-') {
+		if (udmabuf_open(argv[1], O_RDWR, &buf))
+			return fail("open");
+		return use(argv[1], buf, 1);
+	}
+	if (argc == 3 && !strcmp(argv[1], "--alloc")) {
+		if (udmabuf_parse_size(argv[2], &size)) {
+			fprintf(stderr, "udmabuf-example: bad size '%s'\n", argv[2]);
+			return 2;
+		}
+		cfg = udmabuf_config_new();
+		if (!cfg || udmabuf_config_set_size(cfg, size) ||
+		    udmabuf_alloc(cfg, O_RDWR, &buf)) {
+			udmabuf_config_free(cfg);
+			return fail("alloc");
+		}
+		udmabuf_config_free(cfg);
+		return use(udmabuf_get_name(buf), buf, 0);
+	}
 	if (argc != 4 || strcmp(argv[1], "--create")) {
-		fprintf(stderr, "usage: udmabuf-example [--create SIZE] NAME\n");
+		fprintf(stderr, "usage: udmabuf-example [--create SIZE] NAME | --alloc SIZE\n");
 		return 2;
 	}
 	name = argv[3];
@@ -105,7 +141,10 @@ int main(int argc, char **argv)
 		return fail("create");
 	}
 	udmabuf_config_free(cfg);
-	ret = use(name);
+	if (udmabuf_open(name, O_RDWR, &buf))
+		ret = fail("open");
+	else
+		ret = use(name, buf, 1);
 	if (udmabuf_destroy(name, 0))
 		ret = fail("destroy");
 	return ret;

@@ -19,6 +19,13 @@
  *    the flags $UDMABUF_FAKE_INFO_FLAGS, default 0; the syncs check the
  *    range and direction) and each of them is logged as
  *    "ioctl=NAME OFFSET SIZE DIRECTION"; other ioctls fail with ENOTTY;
+ *  - a file named udmabuf-cfs there stands in for /dev/udmabuf-cfs: it
+ *    answers UDMABUF_CFS_IOC_ALLOC, logged as "ioctl=alloc SIZE FLAGS
+ *    SYNC_MODE DMA_BITS ALLOCATOR DMA_DEVICE" (FLAGS in octal), by making
+ *    a file proc-PID-N of SIZE bytes beside it and returning a new fd of it
+ *    with the access mode and O_CLOEXEC asked for (unlike the kernel's, it
+ *    has a path and is not removed when closed); reserved fields set are
+ *    EINVAL, and $UDMABUF_FAKE_ERRNO="alloc=ERRNO" makes it fail;
  *  - with $UDMABUF_FAKE_DEV_DIR set, writing 1 to an item's enable makes its
  *    device node there (a file of the item's size named by its device_name,
  *    else by the item), unless one exists; writing 0 removes it.
@@ -230,7 +237,49 @@ static const char *fake_dev(int fd, char *path, size_t len)
 	return path;
 }
 
-static int fake_ioctl(int fd, unsigned long req, void *arg)
+/* UDMABUF_CFS_IOC_ALLOC on the fake /dev/udmabuf-cfs at PATH. */
+static int fake_alloc(const char *path, struct udmabuf_cfs_alloc *req)
+{
+	const char *fail = getenv("UDMABUF_FAKE_ERRNO");
+	static unsigned int seq;
+	char line[512], buf[PATH_MAX];
+	size_t i;
+	int fd;
+
+	snprintf(line, sizeof(line), "alloc %llu %o %u %u %u %.*s",
+		 (unsigned long long)req->size, req->flags, req->sync_mode,
+		 req->dma_bits, req->allocator, (int)sizeof(req->dma_device),
+		 req->dma_device);
+	log_write("ioctl", line, strlen(line));
+	if (fail && !strncmp(fail, "alloc=", 6)) {
+		errno = errno_of(fail + 6);
+		return -1;
+	}
+	for (i = 0; i < sizeof(req->reserved) / sizeof(req->reserved[0]); i++)
+		if (req->reserved[i])
+			req->reserved0 = 1;
+	if (req->reserved0 || !req->size) {
+		errno = EINVAL;
+		return -1;
+	}
+	snprintf(buf, sizeof(buf), "%.*s/proc-%d-%u",
+		 (int)(strrchr(path, '/') - path), path, (int)getpid(), ++seq);
+	fd = sys_open(buf, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -1;
+	if (ftruncate(fd, (off_t)req->size)) {
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	fd = sys_open(buf, (int)(req->flags & (O_ACCMODE | O_CLOEXEC)), 0);
+	if (fd < 0)
+		return -1;
+	req->fd = fd;
+	return 0;
+}
+
+static int fake_ioctl(int fd, const char *path, unsigned long req, void *arg)
 {
 	const char *addr = getenv("UDMABUF_FAKE_DMA_ADDR");
 	const char *phys = getenv("UDMABUF_FAKE_PHYS_ADDR");
@@ -242,6 +291,12 @@ static int fake_ioctl(int fd, unsigned long req, void *arg)
 
 	if (fstat(fd, &st))
 		return -1;
+	if (!strcmp(strrchr(path, '/'), "/udmabuf-cfs")) {
+		if (req == UDMABUF_CFS_IOC_ALLOC)
+			return fake_alloc(path, arg);
+		errno = ENOTTY;
+		return -1;
+	}
 	if (req == UDMABUF_CFS_IOC_GET_INFO) {
 		memset(info, 0, sizeof(*info));
 		info->abi_version = UDMABUF_CFS_ABI_VERSION;
@@ -283,6 +338,6 @@ int ioctl(int fd, unsigned long req, ...)
 	arg = va_arg(ap, void *);
 	va_end(ap);
 	if (fake_dev(fd, path, sizeof(path)))
-		return fake_ioctl(fd, req, arg);
+		return fake_ioctl(fd, path, req, arg);
 	return (int)syscall(SYS_ioctl, fd, req, arg);
 }

@@ -312,6 +312,41 @@ allocator: -
 name:      udmabuf0
 allocator: -"
 check "info shows - as the allocator of a disabled buffer and of an older module's"
+# A process-scoped buffer (/dev/udmabuf-cfs) beside a parameter's, in a
+# tree of their own.
+P=$T/proc-tree
+mkdir -p "$P/config/udmabuf"
+attr "$P/class/udmabuf/proc-77-9/origin" "process
+"
+attr "$P/class/udmabuf/proc-77-9/owner" "77 python3
+"
+attr "$P/class/udmabuf/proc-77-9/size" "65536
+"
+attr "$P/class/udmabuf/udmabuf0/origin" "param
+"
+attr "$P/class/udmabuf/udmabuf0/dev" "240:0
+"
+UDMABUF_CONFIGFS_DIR=$P/config/udmabuf UDMABUF_SYSFS_DIR=$P/class/udmabuf \
+	run list -o NAME,DEVICE,ORIGIN,OWNER
+status_is 0 && table_is \
+"NAME      DEVICE        ORIGIN  OWNER
+proc-77-9               process 77 python3
+udmabuf0  $D/udmabuf0 param"
+check "list -o OWNER shows the PID and command of a process-scoped buffer, nothing for the others"
+UDMABUF_CONFIGFS_DIR=$P/config/udmabuf UDMABUF_SYSFS_DIR=$P/class/udmabuf run list
+status_is 0 && ! out_has OWNER && out_has proc-77-9
+check "OWNER is not a default column of list"
+if command -v python3 >/dev/null 2>&1; then
+	UDMABUF_CONFIGFS_DIR=$P/config/udmabuf UDMABUF_SYSFS_DIR=$P/class/udmabuf \
+		run list -J -o NAME,OWNER
+	python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))["buffers"]
+assert d == [{"name": "proc-77-9", "owner": "77 python3"},
+	     {"name": "udmabuf0", "owner": None}], d
+' "$OUT"
+	check "-J key owner: the owner, null when not a process-scoped buffer"
+fi
 run -J
 status_is 0 && out_has '"buffers": ['
 check "-J alone lists as JSON"
@@ -333,7 +368,7 @@ usage_error "--raw and --pairs are mutually exclusive" \
 usage_error "--json and --pairs are mutually exclusive" \
 	"udmabufctl: --json and --pairs are mutually exclusive" info -P --json cam0
 run list -H
-status_is 0 && [ ! -s "$ERR" ] && [ "$(wc -l <"$OUT")" -eq 18 ] &&
+status_is 0 && [ ! -s "$ERR" ] && [ "$(wc -l <"$OUT")" -eq 19 ] &&
 	grep -qx '         NAME <string>  buffer name (configfs item, else device name)' "$OUT" &&
 	grep -qx '         SIZE <integer> size of the buffer' "$OUT" &&
 	grep -qx '      ENABLED <boolean> the device exists' "$OUT" &&
@@ -350,7 +385,7 @@ if command -v python3 >/dev/null 2>&1; then
 	python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))["udmabufctl-columns"]
-assert len(d) == 18 and d[0] == {"holder": "NAME", "type": "<string>",
+assert len(d) == 19 and d[0] == {"holder": "NAME", "type": "<string>",
 	"description": "buffer name (configfs item, else device name)"}, d[0]
 ' "$OUT"
 	check "-H -J is valid JSON"
@@ -455,7 +490,8 @@ mode:          0660
 coherent:      0
 cache:         cached
 cache-sync:    uncached
-allocator:     cma"
+allocator:     cma
+owner:         -"
 check "info prints key: value lines"
 run info -o NAME,SIZE,DMA-ADDR cam0
 status_is 0 && out_is \

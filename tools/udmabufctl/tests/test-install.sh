@@ -42,7 +42,7 @@ check "make install PREFIX=/usr DESTDIR=... succeeds"
 check "ldconfig is not run with DESTDIR"
 
 L=$D/usr/lib/multi
-# The library's version: 1.1 added udmabuf_get_cpu_phys_addr.
+# The library's version: 1.1 added udmabuf_get_cpu_phys_addr, udmabuf_alloc...
 V=1.1.0
 [ -f "$L/libudmabuf.so.$V" ] && [ ! -L "$L/libudmabuf.so.$V" ] &&
 	[ "$(readlink "$L/libudmabuf.so.1")" = "libudmabuf.so.$V" ] &&
@@ -126,9 +126,32 @@ udmabuf_unmap
 EOF
 sed -n 's/.* \([^ @]*\)@@LIBUDMABUF_1\.0$/\1/p' "$T/syms" | sort | diff "$T/abi-1.0" - >>"$T/log"
 check "LIBUDMABUF_1.0 is the released 1.0 ABI, unchanged"
-sed -n 's/.* \([^ @]*\)@@LIBUDMABUF_1\.1$/\1/p' "$T/syms" >"$T/abi-1.1"
-echo udmabuf_get_cpu_phys_addr | diff - "$T/abi-1.1" >>"$T/log"
-check "LIBUDMABUF_1.1 has what 1.1 added: udmabuf_get_cpu_phys_addr"
+cat >"$T/abi-1.1-expected" <<'EOF'
+udmabuf_alloc
+udmabuf_config_set_allocator
+udmabuf_entry_get_allocator
+udmabuf_entry_get_cpu_phys_addr
+udmabuf_entry_get_dev_path
+udmabuf_entry_get_dma_addr
+udmabuf_entry_get_item
+udmabuf_entry_get_name
+udmabuf_entry_get_origin
+udmabuf_entry_get_owner
+udmabuf_entry_get_size
+udmabuf_entry_get_sync_mode
+udmabuf_entry_is_enabled
+udmabuf_flush
+udmabuf_get_cpu_phys_addr
+udmabuf_invalidate
+udmabuf_listing_count
+udmabuf_listing_free
+udmabuf_listing_get
+udmabuf_listing_new
+udmabuf_unmap_mapping
+EOF
+sed -n 's/.* \([^ @]*\)@@LIBUDMABUF_1\.1$/\1/p' "$T/syms" | sort >"$T/abi-1.1"
+diff "$T/abi-1.1-expected" "$T/abi-1.1" >>"$T/log"
+check "LIBUDMABUF_1.1 has what 1.1 added: the CPU physical address, alloc, flush and invalidate, unmap through the handle, the listing"
 sed 's/.* \([^ @]*\)@@.*/\1/' "$T/syms" | sort >"$T/exported"
 diff "$T/api" "$T/exported" >>"$T/log"
 check "the exported symbols are exactly the functions of udmabuf.h"

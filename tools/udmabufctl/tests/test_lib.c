@@ -380,6 +380,241 @@ static void test_create(void)
 	udmabuf_config_free(NULL);
 }
 
+/* What udmabuf_alloc() asks of /dev/udmabuf-cfs, and the handle it makes. */
+static void test_alloc(void)
+{
+	struct udmabuf_config *cfg = udmabuf_config_new();
+	struct udmabuf *b = (struct udmabuf *)1;
+	char expect[256], name[64], *log;
+	unsigned char *p, *q;
+	size_t i;
+
+	CHECK(udmabuf_config_set_allocator(cfg, "bogus") == -EINVAL &&
+	      has(udmabuf_last_error(), "allocator 'bogus'") &&
+	      udmabuf_config_set_allocator(cfg, "auto") == 0 &&
+	      udmabuf_config_set_allocator(cfg, "") == 0 &&
+	      udmabuf_config_set_allocator(cfg, NULL) == 0,
+	      "set_allocator takes auto, \"\" and NULL, refuses others by name");
+	take_log();
+	CHECK(udmabuf_alloc(cfg, O_RDWR, &b) == -EINVAL && !b &&
+	      has(udmabuf_last_error(), "size"),
+	      "alloc without a size is EINVAL and says so: %s",
+	      udmabuf_last_error());
+	CHECK(udmabuf_alloc(NULL, O_RDWR, &b) == -EINVAL,
+	      "alloc without a configuration is EINVAL");
+	udmabuf_config_set_size(cfg, 3 * 4096 + 100);
+	CHECK(udmabuf_alloc(cfg, O_WRONLY, &b) == -EINVAL &&
+	      udmabuf_alloc(cfg, O_RDWR | O_APPEND, &b) == -EINVAL &&
+	      udmabuf_alloc(cfg, O_RDWR | O_NONBLOCK, &b) == -EINVAL,
+	      "alloc refuses O_WRONLY and flags other than O_SYNC and O_CLOEXEC");
+	{
+		static const char *const named[] = {
+			"minor", "device_name", "mode", "phys_addr", "future",
+		};
+
+		for (i = 0; i < sizeof(named) / sizeof(named[0]); i++) {
+			struct udmabuf_config *c = udmabuf_config_new();
+
+			udmabuf_config_set_size(c, 4096);
+			if (i == 0)
+				udmabuf_config_set_minor(c, 3);
+			else if (i == 1)
+				udmabuf_config_set_device_name(c, "x");
+			else if (i == 2)
+				udmabuf_config_set_mode(c, 0666);
+			else if (i == 3)
+				udmabuf_config_set_phys_addr(c, 0x80000000);
+			else
+				udmabuf_config_set_attr(c, "future", "1");
+			CHECK(udmabuf_alloc(c, O_RDWR, &b) == -EINVAL &&
+			      has(udmabuf_last_error(), named[i]),
+			      "a configuration that sets %s is EINVAL, named: %s",
+			      named[i], udmabuf_last_error());
+			udmabuf_config_free(c);
+		}
+	}
+	CHECK(!strcmp(take_log(), ""), "bad requests fail before any ioctl");
+
+	CHECK(udmabuf_alloc(cfg, O_RDWR, &b) == -ENOENT && !b &&
+	      has(udmabuf_last_error(), "udmabuf-cfs") &&
+	      has(udmabuf_last_error(), "not loaded"),
+	      "without DEV_DIR/udmabuf-cfs: ENOENT, the module not loaded: %s",
+	      udmabuf_last_error());
+
+	put(dev, "udmabuf-cfs", "");
+	take_log();
+	CHECK(udmabuf_alloc(cfg, O_RDWR, &b) == 0 && b,
+	      "alloc through DEV_DIR/udmabuf-cfs");
+	log = take_log();
+	/* O_RDWR | O_CLOEXEC; sync_mode 1, the default; dma_bits 0, auto. */
+	snprintf(expect, sizeof(expect),
+		 "ioctl=alloc 12388 %o 1 0 0 \nioctl=get_info\n",
+		 O_RDWR | O_CLOEXEC);
+	CHECK(!strcmp(log, expect),
+	      "one ioctl: size, O_RDWR|O_CLOEXEC, sync_mode 1, defaults");
+	if (strcmp(log, expect))
+		printf("#   log: %s\n", log);
+	snprintf(name, sizeof(name), "proc-%d-1", (int)getpid());
+	CHECK(b && !strcmp(udmabuf_get_name(b), name) &&
+	      udmabuf_get_size(b) == 3 * 4096 + 100 &&
+	      fcntl(udmabuf_get_fd(b), F_GETFD) == FD_CLOEXEC,
+	      "the handle has the new file (close-on-exec), its name and size");
+	CHECK(udmabuf_map(b, 0, 0, 0, (void **)&p) == 0 &&
+	      udmabuf_map(b, 4096 + 7, 100, PROT_READ, (void **)&q) == 0,
+	      "maps (whole, and a read-only range at an odd offset)");
+	for (i = 0; i < 3 * 4096 + 100; i++)
+		p[i] = (unsigned char)(i * 3);
+	take_log();
+	CHECK(udmabuf_flush(b, 0, 0) == 0 && udmabuf_invalidate(b, 4096, 100) == 0,
+	      "flush and invalidate");
+	log = take_log();
+	CHECK(!strcmp(log, "ioctl=sync_for_device 0 0 1\n"
+			   "ioctl=sync_for_cpu 4096 100 2\n"),
+	      "flush is sync_for_device TO_DEVICE, invalidate sync_for_cpu FROM_DEVICE");
+	CHECK(udmabuf_flush(b, 4096 * 4, 1) == -EINVAL &&
+	      has(udmabuf_last_error(), "flush"),
+	      "a flush outside the buffer is EINVAL, named: %s",
+	      udmabuf_last_error());
+	CHECK(q[0] == (unsigned char)((4096 + 7) * 3) &&
+	      q[99] == (unsigned char)((4096 + 106) * 3),
+	      "the second mapping sees the bytes the first wrote");
+	CHECK(udmabuf_unmap_mapping(b, q) == 0 && udmabuf_unmap_mapping(b, p) == 0,
+	      "both unmap through the handle, no length given");
+	CHECK(udmabuf_unmap_mapping(b, p) == -EINVAL &&
+	      has(udmabuf_last_error(), "not a mapping of this handle") &&
+	      udmabuf_unmap_mapping(b, NULL) == -EINVAL,
+	      "unmapping again (or NULL) is EINVAL: %s", udmabuf_last_error());
+	CHECK(udmabuf_close(b) == 0, "close");
+
+	/* O_SYNC: the file is never O_SYNC, sync_mode | 4 maps as if it were. */
+	udmabuf_config_set_sync_mode(cfg, 2);
+	udmabuf_config_set_dma_mask(cfg, 40);
+	udmabuf_config_set_allocator(cfg, "cma");
+	udmabuf_config_set_dma_device(cfg, "pci/0000:00:04.0");
+	take_log();
+	CHECK(udmabuf_alloc(cfg, O_RDONLY | O_SYNC, &b) == 0, "alloc O_RDONLY|O_SYNC");
+	log = take_log();
+	snprintf(expect, sizeof(expect),
+		 "ioctl=alloc 12388 %o 6 40 3 pci/0000:00:04.0\nioctl=get_info\n",
+		 O_RDONLY | O_CLOEXEC);
+	CHECK(!strcmp(log, expect),
+	      "O_SYNC asks for sync_mode|4, no O_SYNC in the ioctl; mask, cma, device");
+	if (strcmp(log, expect))
+		printf("#   log: %s\n", log);
+	CHECK(b && udmabuf_map(b, 0, 0, PROT_READ | PROT_WRITE, (void **)&p) == -EACCES,
+	      "an O_RDONLY buffer refuses a writable mapping");
+	CHECK(b && udmabuf_map(b, 0, 0, 0, (void **)&p) == 0 &&
+	      udmabuf_unmap_mapping(b, p) == 0,
+	      "prot 0 maps it read-only");
+	udmabuf_close(b);
+	udmabuf_config_set_sync_mode(cfg, 0);
+	take_log();
+	udmabuf_alloc(cfg, O_RDWR | O_SYNC, &b);
+	udmabuf_close(b);
+	log = take_log();
+	CHECK(!strncmp(log, "ioctl=alloc 12388", 17) && has(log, " 4 40 3 "),
+	      "O_SYNC with sync_mode 0 asks for 4");
+
+	setenv("UDMABUF_FAKE_ERRNO", "alloc=ENOMEM", 1);
+	CHECK(udmabuf_alloc(cfg, O_RDWR, &b) == -ENOMEM && !b &&
+	      has(udmabuf_last_error(), "process_max"),
+	      "ENOMEM names the process_max cap: %s", udmabuf_last_error());
+	setenv("UDMABUF_FAKE_ERRNO", "alloc=ENODEV", 1);
+	CHECK(udmabuf_alloc(cfg, O_RDWR, &b) == -ENODEV && !b,
+	      "the ioctl's errno comes back (ENODEV)");
+	unsetenv("UDMABUF_FAKE_ERRNO");
+
+	/* udmabuf_create writes allocator; auto writes nothing. */
+	{
+		struct udmabuf_config *c = udmabuf_config_new();
+
+		udmabuf_config_set_size(c, 4096);
+		udmabuf_config_set_allocator(c, "contig");
+		take_log();
+		CHECK(udmabuf_create("al", c, UDMABUF_CREATE_NO_ENABLE) == 0 &&
+		      !strcmp(take_log(), "size=4096\nallocator=contig\n"),
+		      "create writes allocator");
+		udmabuf_destroy("al", UDMABUF_DESTROY_FORCE);
+		udmabuf_config_set_allocator(c, "auto");
+		take_log();
+		CHECK(udmabuf_create("al", c, UDMABUF_CREATE_NO_ENABLE) == 0 &&
+		      !strcmp(take_log(), "size=4096\n"),
+		      "and nothing for auto, the module's default");
+		udmabuf_destroy("al", UDMABUF_DESTROY_FORCE);
+		udmabuf_config_free(c);
+	}
+	udmabuf_config_free(cfg);
+}
+
+/* The public listing over a fake tree: a configfs item, a process buffer. */
+static void test_listing(void)
+{
+	const struct udmabuf_entry *e, *pe = NULL, *ce = NULL;
+	struct udmabuf_listing *l = NULL;
+	char dir[2300];
+	uint64_t a = 0;
+	size_t i, n;
+
+	item("lcam", "lcam0");
+	snprintf(dir, sizeof(dir), "%s/lcam0", sysfs);
+	mkdirs(dir);
+	put(dir, "dev", "240:3\n");
+	put(dir, "size", "8192\n");
+	put(dir, "phys_addr", "0x0000000040000000\n");
+	put(dir, "allocator", "page\n");
+	snprintf(dir, sizeof(dir), "%s/proc-77-9", sysfs);
+	mkdirs(dir);
+	put(dir, "origin", "process\n");
+	put(dir, "owner", "77 python3\n");
+	put(dir, "size", "65536\n");
+	put(dir, "sync_mode", "5\n");
+	put(dir, "allocator", "contig\n");
+
+	l = (struct udmabuf_listing *)1;
+	CHECK(udmabuf_listing_new(0x80, &l) == -EINVAL && !l,
+	      "listing with unknown flags is EINVAL");
+	CHECK(udmabuf_listing_new(0, &l) == 0 && l, "listing");
+	n = l ? udmabuf_listing_count(l) : 0;
+	for (i = 0; i < n; i++) {
+		e = udmabuf_listing_get(l, i);
+		if (!strcmp(udmabuf_entry_get_name(e), "proc-77-9"))
+			pe = e;
+		if (!strcmp(udmabuf_entry_get_name(e), "lcam0"))
+			ce = e;
+	}
+	CHECK(l && !udmabuf_listing_get(l, n), "past the end: NULL");
+	CHECK(pe && !strcmp(udmabuf_entry_get_origin(pe), "process") &&
+	      !strcmp(udmabuf_entry_get_owner(pe), "77 python3") &&
+	      !strcmp(udmabuf_entry_get_item(pe), "") &&
+	      !strcmp(udmabuf_entry_get_dev_path(pe), "") &&
+	      udmabuf_entry_is_enabled(pe) == 1 &&
+	      udmabuf_entry_get_size(pe) == 65536 &&
+	      udmabuf_entry_get_sync_mode(pe) == 5 &&
+	      !strcmp(udmabuf_entry_get_allocator(pe), "contig"),
+	      "a process-scoped buffer: origin, owner, no item, no node, size, sync_mode, allocator");
+	CHECK(pe && udmabuf_entry_get_dma_addr(pe, &a) == -ENODATA &&
+	      udmabuf_entry_get_cpu_phys_addr(pe, &a) == -ENODATA,
+	      "its addresses unknown where they cannot be read: ENODATA");
+	CHECK(ce && !strcmp(udmabuf_entry_get_origin(ce), "configfs") &&
+	      !udmabuf_entry_get_owner(ce) &&
+	      !strcmp(udmabuf_entry_get_item(ce), "lcam") &&
+	      udmabuf_entry_get_dma_addr(ce, &a) == 0 && a == 0x40000000 &&
+	      !strcmp(udmabuf_entry_get_allocator(ce), "page") &&
+	      has(udmabuf_entry_get_dev_path(ce), "/lcam0"),
+	      "a configfs buffer: no owner (NULL), its item, DMA address, node");
+	udmabuf_listing_free(l);
+	udmabuf_listing_free(NULL);
+
+	setenv("UDMABUF_CONFIGFS_DIR", "/nonexistent/config", 1);
+	setenv("UDMABUF_SYSFS_DIR", "/nonexistent/class", 1);
+	l = (struct udmabuf_listing *)1;
+	CHECK(udmabuf_listing_new(0, &l) == -ENOENT && !l &&
+	      has(udmabuf_last_error(), "not loaded"),
+	      "without the module: ENOENT, and says so: %s", udmabuf_last_error());
+	setenv("UDMABUF_CONFIGFS_DIR", cfs, 1);
+	setenv("UDMABUF_SYSFS_DIR", sysfs, 1);
+}
+
 int main(int argc, char **argv)
 {
 	uint64_t v;
@@ -409,6 +644,8 @@ int main(int argc, char **argv)
 	      udmabuf_parse_size("4Q", &v) == -EINVAL, "parse_size");
 	test_open_map_sync();
 	test_create();
+	test_alloc();
+	test_listing();
 	printf("1..%d\n", tests);
 	return failures ? 1 : 0;
 }
