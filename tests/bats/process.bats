@@ -224,6 +224,14 @@ assert_attr_is() {
 	assert_output OK
 }
 
+# kill_owner NAME WHAT: SIGKILL the owner ($BG_PID) of buffer NAME, which
+# must outlive it because WHAT.
+kill_owner() {
+	kill -KILL "$BG_PID"
+	wait "$BG_PID" || true
+	[ -e "$CLASS/$1" ] || fail "the buffer went with its owner while $2"
+}
+
 @test "SIGKILL of the owner: a forked child that holds the file keeps the memory until it goes" {
 	spawn "$PROC" run "$SZ" -- sh -c "$UT hold fd:\$0 0 $SZ 43 & echo child \$!; exec sleep 1000" {}
 	wait_line "$BG_OUT" ready "$BG_PID"
@@ -232,9 +240,7 @@ assert_attr_is() {
 	[ -n "$child" ] || fail "no child pid: $(cat "$BG_OUT")"
 	echo "$child $BG_OUT" >>"$BATS_TEST_TMPDIR/holders"
 	name=$(proc_buf "$BG_PID")
-	kill -KILL "$BG_PID"
-	wait "$BG_PID" || true
-	[ -e "$CLASS/$name" ] || fail "the buffer went with its owner while the child holds it"
+	kill_owner "$name" "the child holds it"
 	assert_used "$SZ"
 	assert_attr_is "$CLASS/$name/users" 1
 	kill -USR1 "$child"
@@ -256,12 +262,10 @@ assert_attr_is() {
 	wait_line "$recv_out" ready "$recv"
 	name=$(proc_buf "$BG_PID")
 	assert_attr_is "$CLASS/$name/users" 1
-	kill -KILL "$BG_PID"
-	wait "$BG_PID" || true
+	kill_owner "$name" "mapped elsewhere"
 	# Only the receiver's mapping is left: no descriptor is open.
 	run -0 ls -l "/proc/$recv/fd"
 	refute_output --partial anon_inode:udmabuf-cfs
-	[ -e "$CLASS/$name" ] || fail "the buffer went with its owner while mapped elsewhere"
 	assert_used "$SZ"
 	stop_holder "$recv"
 	assert_equal "$status" 0
@@ -281,9 +285,7 @@ assert_attr_is() {
 	[ -n "$child" ] || fail "no child pid: $(cat "$BG_OUT")"
 	echo "$child $BG_OUT" >>"$BATS_TEST_TMPDIR/holders"
 	name=$(proc_buf "$BG_PID")
-	kill -KILL "$BG_PID"
-	wait "$BG_PID" || true
-	[ -e "$CLASS/$name" ] || fail "the buffer went with its owner while its dma-buf is mapped"
+	kill_owner "$name" "its dma-buf is mapped"
 	# The dma-buf is the one user left, and only a mapping holds it.
 	assert_attr_is "$CLASS/$name/users" 1
 	run -0 ls -l "/proc/$child/fd"
