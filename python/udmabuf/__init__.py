@@ -17,12 +17,27 @@ gives it to Python the way PYNQ's ``allocate()`` does::
         print(buf[:16])
 
 :func:`allocate` takes PYNQ's arguments (``allocate(shape, dtype='u4',
-target=None, cacheable=...)``), creates a new buffer (a configfs item,
-normally root's business) and returns a :class:`BufferArray`, a numpy
-array that is a zero-copy view of the buffer's mapping. :class:`Buffer`
-opens one that exists already (made by ``udmabufctl create``, a module
-parameter or the device tree) by name or ``/dev`` path; its
-:meth:`Buffer.array` gives arrays on it.
+target=None, cacheable=...)``, positional or keyword, as PYNQ's calls
+pass them; see Caching for the one difference in defaults), creates a
+new buffer and returns a :class:`BufferArray`, a numpy array that is a
+zero-copy view of the buffer's mapping. :class:`Buffer` opens one that
+exists already (made by ``udmabufctl create``, a module parameter or the
+device tree) by name or ``/dev`` path; its :meth:`Buffer.array` gives
+arrays on it.
+
+Two kinds of buffer. By default :func:`allocate` makes a
+*process-scoped* one (``/dev/udmabuf-cfs``, libudmabuf 1.1's
+``udmabuf_alloc()``): no root needed, only the right to open
+``/dev/udmabuf-cfs``, which the shipped udev rule gives to the group
+``udmabuf`` (``adduser USER udmabuf``); it has no configfs item and no
+``/dev`` node, is listed as ``proc-PID-N`` with its owner process
+(``udmabufctl list``), and the kernel frees it when its file and the last
+array on it are gone, however the program ends: a ``kill -9``, an OOM
+kill or a Jupyter kernel restart leaves nothing behind. With ``name=`` or
+``persistent=True`` it makes a *named* buffer instead, a configfs item
+(``/dev/NAME``) that other programs can open by name, normally root's
+business; this module removes it when done unless ``persistent=True``,
+but a killed program leaves it (``udmabufctl delete NAME``).
 
 Addresses, in the words of the rest of udmabuf-cfs: the *DMA address* is
 what a device is programmed with (the address of the buffer for its DMA
@@ -43,17 +58,30 @@ Caching (``cacheable``): a cacheable buffer is mapped cached and the
 program must call :meth:`~BufferArray.flush` after writing what a device
 will read and :meth:`~BufferArray.invalidate` before reading what a device
 wrote (both are cheap where DMA is cache-coherent, e.g. on x86). A
-non-cacheable one is opened with ``O_SYNC``; the buffer's ``sync_mode``
-then chooses the mapping: 1 (the default) uncached, 2 write-combined, 3
-DMA-coherent. x86 maps RAM cached whatever is asked (the module says so in
+non-cacheable named buffer is opened with ``O_SYNC``, a non-cacheable
+process-scoped one is made with ``sync_mode | 4`` (its file is never
+``O_SYNC``); the ``sync_mode`` then chooses the mapping: 1 (the default)
+uncached, 2 write-combined, 3 DMA-coherent. PYNQ's default is not
+cacheable, this module's is: code that never calls flush() and
+invalidate() should pass ``cacheable=False``. x86 maps RAM cached
+whatever is asked (the module says so in
 ``/sys/class/udmabuf/NAME/cache_mode_sync``).
 
 Lifetime: the memory stays valid while any mapping of it exists, so no
 array made here ever points at freed memory. ``freebuffer()`` (or leaving
 the ``with`` block) closes the buffer at once; the mapping, and with it
-the memory, goes when the last array that uses it is gone. A buffer made
-by :func:`allocate` is removed (its configfs item and ``/dev`` node) by
-``freebuffer()`` or when its last array is garbage collected.
+the memory, goes when the last array that uses it is gone (Python's mmap
+object keeps its own duplicate of the file until then). A named buffer
+made by :func:`allocate` is removed (its configfs item and ``/dev`` node)
+by ``freebuffer()`` or when its last array is garbage collected, unless
+it is persistent.
+
+Libraries: everything but process-scoped buffers and ``allocator=`` works
+with libudmabuf 1.0; those two raise ``OSError`` ``ENOSYS`` naming the
+missing function with an older library.
+
+NumPy: 1.24 and 2.x; nothing here uses what NumPy 2 removed
+(``np.byte_bounds``: the byte range of a view is computed here).
 
 Thread safety: one buffer may be used from several threads, except that
 closing it must not race with other calls on it.
@@ -158,6 +186,13 @@ class Buffer:
     name, a device name (``/dev/NAME``) or a path containing a ``/``.
     The buffer is not removed when this object is closed.
 
+    Attributes: ``name`` (the device name; ``proc-PID-N`` for a
+    process-scoped buffer), ``path`` (``/dev/NAME``; None for a
+    process-scoped buffer, which has no node), ``size``, ``minor`` (None
+    for a process-scoped buffer), ``cacheable``, ``readonly`` and
+    ``process_scoped`` (True for a buffer :func:`allocate` made from
+    ``/dev/udmabuf-cfs``, freed when it and its arrays are gone).
+
     cacheable
         True (default): the mapping is cached; call flush()/invalidate()
         around DMA. False: opened with ``O_SYNC``, the mapping the
@@ -218,7 +253,9 @@ class Buffer:
         return h
 
     def close(self):
-        """Close the buffer; remove it if :func:`allocate` made it.
+        """Close the buffer; remove it if :func:`allocate` made it named and
+        not persistent. (A process-scoped buffer has nothing to remove:
+        the kernel frees it with the last array.)
 
         Arrays on the buffer stay usable (their memory stays valid) but
         flush(), invalidate() and the addresses raise ValueError. Closing
@@ -482,8 +519,8 @@ class BufferArray(np.ndarray):
     sync_from_device = invalidate
 
     def freebuffer(self):
-        """Close the buffer and remove it if :func:`allocate` made it
-        (also from a slice: the whole buffer).
+        """Close the buffer and remove it if :func:`allocate` made it named
+        and not persistent (also from a slice: the whole buffer).
 
         The array's memory stays valid (the kernel frees it with the last
         mapping, when the last array on it is gone), so using the array
