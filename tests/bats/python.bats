@@ -79,8 +79,10 @@ wait_line() {
 			echo "$line"
 			return 0
 		}
-		kill -0 "$pid" 2>/dev/null ||
+		# Ended: gone, or a zombie not yet reaped.
+		if ! kill -0 "$pid" 2>/dev/null || grep -q '^State:.*Z' "/proc/$pid/status" 2>/dev/null; then
 			fail "process $pid ended before a line /$re/: $(cat "$file")"
+		fi
 		sleep 0.1
 	done
 	fail "no line /$re/ after 60 s: $(cat "$file")"
