@@ -79,8 +79,9 @@ def main(bdf):
     enable_bus_master(bdf)
     regs = map_bar0(bdf)
     # Step 3: a buffer bound to the card (PYNQ's allocate(); the target is
-    # the card).  physical_address is its DMA address, the one the card
-    # must be given: behind an IOMMU an IOVA made for this card.
+    # the card; process-scoped: the kernel frees it when this program ends,
+    # however it ends).  physical_address is its DMA address, the one the
+    # card must be given: behind an IOMMU an IOVA made for this card.
     with udmabuf.allocate(2 * LEN, dtype=np.uint8, target=f"pci/{bdf}") as buf:
         src, dst = buf[:LEN], buf[LEN:]
         print(f"pcie-dma.py: buffer at DMA address {buf.physical_address:#x} "

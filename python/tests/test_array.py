@@ -5,8 +5,12 @@ libudmabuf's fake-configfs.so (tools/udmabufctl/tests/fake-configfs.c) must
 be preloaded: it gives a tree of plain files configfs's semantics, makes a
 regular file the device node when a buffer is enabled, answers GET_INFO
 (the DMA address $UDMABUF_FAKE_DMA_ADDR, the CPU physical address
-$UDMABUF_FAKE_PHYS_ADDR, the flags $UDMABUF_FAKE_INFO_FLAGS) and logs every
-attribute write and sync ioctl; without it these tests are skipped.
+$UDMABUF_FAKE_PHYS_ADDR, the flags $UDMABUF_FAKE_INFO_FLAGS), answers
+UDMABUF_CFS_IOC_ALLOC on a file udmabuf-cfs in the device directory with a
+new file proc-PID-N there (a process-scoped buffer, as allocate() makes by
+default; unlike the kernel's it stays when closed, so these tests check
+that the binding closes and unmaps it) and logs every attribute write and
+ioctl; without it these tests are skipped.
 tests/python/check runs this file with it, under the host's NumPy 1 and
 sid's NumPy 2 (UDMABUF_NUMPY_MAJOR says which one it must be), and fails
 if anything was skipped.
@@ -23,6 +27,8 @@ from unittest import mock
 import numpy as np
 
 import udmabuf
+
+from .test_host import old_library
 
 PAGE = mmap.PAGESIZE
 DMA = 0x80000000            # the DMA address the fake gives every buffer
@@ -63,8 +69,10 @@ class FakeModuleTest(unittest.TestCase):
         for d in (self.cfs, self.dev, os.path.join(root, "class")):
             os.mkdir(d)
         with open(os.path.join(self.cfs, "features"), "w") as f:
-            f.write("size,minor,device_name,sync_mode,dma_mask,mode,"
-                    "dma_device,enable,phys_addr,dev\n")
+            f.write("allocator,dev,device_name,dma_device,dma_mask,enable,"
+                    "minor,mode,phys_addr,size,sync_mode\n")
+        # The fake /dev/udmabuf-cfs.
+        open(os.path.join(self.dev, "udmabuf-cfs"), "w").close()
         self.setenv("UDMABUF_CONFIGFS_DIR", self.cfs)
         self.setenv("UDMABUF_SYSFS_DIR", os.path.join(root, "class"))
         self.setenv("UDMABUF_DEV_DIR", self.dev)
@@ -106,13 +114,83 @@ class FakeModuleTest(unittest.TestCase):
                 out.append((what, int(off), int(size), int(d)))
         return out
 
+    def allocs(self):
+        """The ALLOC ioctls since the last call, as (size, flags,
+        sync_mode, dma_bits, allocator, dma_device)."""
+        out = []
+        for line in self.log():
+            if line.startswith("ioctl=alloc "):
+                f = line[len("ioctl=alloc "):].split(" ", 5)
+                out.append((int(f[0]), int(f[1], 8), int(f[2]), int(f[3]),
+                            int(f[4]), f[5]))
+        return out
+
     def items(self):
         return sorted(n for n in os.listdir(self.cfs) if n != "features")
 
     def nodes(self):
-        return sorted(os.listdir(self.dev))
+        """The fake's device nodes of configfs buffers."""
+        return sorted(n for n in os.listdir(self.dev)
+                      if n != "udmabuf-cfs" and not n.startswith("proc-"))
+
+    def procs(self):
+        """The files the fake made for process-scoped buffers."""
+        return sorted(n for n in os.listdir(self.dev) if n.startswith("proc-"))
+
+    def open_procs(self):
+        """The process-scoped buffers this process has a file of open."""
+        out = []
+        for fd in os.listdir("/proc/self/fd"):
+            try:
+                target = os.readlink(f"/proc/self/fd/{fd}")
+            except OSError:
+                continue
+            if os.path.dirname(target) == self.dev and \
+                    os.path.basename(target).startswith("proc-"):
+                out.append(os.path.basename(target))
+        return sorted(out)
+
+    def mapped_procs(self):
+        """The process-scoped buffers this process maps."""
+        with open("/proc/self/maps") as f:
+            return sorted({os.path.basename(line.split(None, 5)[5].strip())
+                           for line in f if len(line.split(None, 5)) == 6
+                           and line.split(None, 5)[5].strip().startswith(self.dev + "/proc-")})
 
     def assertNothingLeft(self):
+        """No configfs item or node; of a process-scoped buffer nothing but
+        what its arrays hold: the mapping and the mmap object's own
+        duplicate of the file (Python's mmap keeps one), which go with the
+        last array (the kernel frees the memory then)."""
+        self.assertEqual(self.items(), [])
+        self.assertEqual(self.nodes(), [])
+        opened = self.open_procs()
+        self.assertEqual(len(opened), len(set(opened)), f"a handle is still open: {opened}")
+        self.assertLessEqual(set(opened), set(self.mapped_procs()))
+
+    def assertGone(self):
+        """Nothing of a process-scoped buffer left in this process: no file,
+        no mapping."""
+        gc.collect()
+        self.assertEqual((self.open_procs(), self.mapped_procs()), ([], []))
+
+    def held(self, a):
+        """What an allocated buffer holds: the handle's file and the mmap
+        object's duplicate of it."""
+        return [a.buffer.name] * 2
+
+    def assertProcessScoped(self, a, *, cacheable=True):
+        """A's buffer is process-scoped: the fake's proc-PID-N file, open
+        once, no configfs item or node."""
+        b = a.buffer
+        self.assertRegex(b.name, rf"^proc-{os.getpid()}-\d+$")
+        self.assertIs(b.process_scoped, True)
+        self.assertIsNone(b.path)
+        self.assertIsNone(b.minor)
+        self.assertIs(b.cacheable, cacheable)
+        self.assertIn(b.name, self.procs())
+        self.assertEqual(os.readlink(f"/proc/self/fd/{b.fileno()}"),
+                         os.path.join(self.dev, b.name))
         self.assertEqual(self.items(), [])
         self.assertEqual(self.nodes(), [])
 
@@ -128,32 +206,66 @@ class FakeModuleTest(unittest.TestCase):
 
     # -- PYNQ's calls ------------------------------------------------------
 
-    def test_pynq_positional_call(self):
+    # (size, flags, sync_mode, dma_bits, allocator, dma_device) of the
+    # ALLOC ioctl allocate() makes by default: read-write, close-on-exec,
+    # sync_mode 1, the module's DMA mask, allocator and device.
+    ALLOC = (PAGE, os.O_RDWR | os.O_CLOEXEC, 1, 0, 0, "")
+
+    def alloc_req(self, size=PAGE, **kw):
+        req = dict(zip(("size", "flags", "sync_mode", "dma_bits", "allocator",
+                        "dma_device"), self.ALLOC), size=size)
+        req.update(kw)
+        return tuple(req.values())
+
+    def test_pynq_positional_call_is_process_scoped(self):
+        self.log()
         a = udmabuf.allocate((1024,), 'u4')
         self.assertIs(type(a), udmabuf.BufferArray)
         self.assertIsInstance(a, np.ndarray)
         self.assertEqual((a.shape, a.dtype), ((1024,), np.dtype(np.uint32)))
-        [item] = self.items()
-        self.assertRegex(item, rf"^pyudmabuf-{os.getpid()}-\d+$")
-        self.assertEqual(self.nodes(), [item])
-        self.assertIn(f"size={-(-4096 // PAGE) * PAGE}", self.log())
+        self.assertEqual(self.allocs(), [self.alloc_req(-(-4096 // PAGE) * PAGE)])
+        self.assertProcessScoped(a)
+        self.assertEqual(a.buffer.size, -(-4096 // PAGE) * PAGE)
         a[:] = np.arange(1024)
         self.assertEqual(int(a[1023]), 1023)
+        self.assertEqual(self.mapped_procs(), [a.buffer.name])
         a.freebuffer()
         self.assertNothingLeft()
         self.assertEqual(int(a[1023]), 1023, "the array's memory went with the buffer")
+        # The mapping goes with the last array.
+        del a
+        self.assertGone()
 
     def test_pynq_keyword_call_not_cacheable(self):
+        self.log()
         a = udmabuf.allocate(shape=(4, 4), dtype=np.uint8, cacheable=False)
         self.assertEqual((a.shape, a.dtype), ((4, 4), np.dtype(np.uint8)))
         self.assertIs(a.cacheable, False)
-        self.assertTrue(self.fd_flags(a) & os.O_SYNC)
-        self.assertIn("sync_mode=1", self.log())
+        # Not cacheable: the library asks for sync_mode 1 | 4, the buffer's
+        # file itself is never O_SYNC.
+        self.assertEqual(self.allocs(), [self.alloc_req(sync_mode=5)])
+        self.assertProcessScoped(a, cacheable=False)
+        self.assertFalse(self.fd_flags(a) & os.O_SYNC)
         # PYNQ's own calls pass 0 and 1.
         b = udmabuf.allocate((4, 4), np.uint8, None, cacheable=0)
         self.assertIs(b.cacheable, False)
         c = udmabuf.allocate(16, cacheable=1)
         self.assertIs(c.cacheable, True)
+        d = udmabuf.allocate(16, cacheable=False, sync_mode=2)
+        e = udmabuf.allocate(16, sync_mode=3)
+        self.assertEqual(self.allocs(), [self.alloc_req(sync_mode=5),
+                                         self.alloc_req(sync_mode=1),
+                                         self.alloc_req(sync_mode=6),
+                                         self.alloc_req(sync_mode=3)])
+        for x in (b, c, d, e):
+            self.assertProcessScoped(x, cacheable=x is c or x is e)
+
+    def test_named_not_cacheable_opens_with_o_sync(self):
+        a = udmabuf.allocate(16, cacheable=False, name="nc")
+        self.assertIs(a.cacheable, False)
+        self.assertTrue(self.fd_flags(a) & os.O_SYNC)
+        self.assertIn("sync_mode=1", self.log())
+        c = udmabuf.allocate(16, cacheable=1, name="c")
         self.assertFalse(self.fd_flags(c) & os.O_SYNC)
 
     @staticmethod
@@ -175,23 +287,96 @@ class FakeModuleTest(unittest.TestCase):
             pass
         self.log()
         udmabuf.allocate(16, "u4", Device())
+        udmabuf.allocate(16, "u4", None)
+        self.assertEqual(self.allocs(), [self.ALLOC] * 2)
+        udmabuf.allocate(16, "u4", Device(), name="n")
         self.assertNotIn("dma_device", "".join(self.log()))
 
     def test_target_string_is_the_dma_device(self):
         self.log()
         a = udmabuf.allocate(16, target="pci/0000:01:00.0")
+        b = udmabuf.allocate(16, "u4", b"platform/a0000000.dma")
+        c = udmabuf.allocate(16, dma_device="pci/0000:02:00.0")
+        self.assertEqual(self.allocs(), [self.alloc_req(dma_device="pci/0000:01:00.0"),
+                                         self.alloc_req(dma_device="platform/a0000000.dma"),
+                                         self.alloc_req(dma_device="pci/0000:02:00.0")])
+        d = udmabuf.allocate(16, target="pci/0000:01:00.0", name="n")
         self.assertIn("dma_device=pci/0000:01:00.0", self.log())
-        a.freebuffer()
+        for x in (a, b, c, d):
+            x.freebuffer()
         with self.assertRaises(ValueError):
             udmabuf.allocate(16, target="pci/0000:01:00.0",
                              dma_device="pci/0000:02:00.0")
+        self.assertEqual(self.allocs(), [])
         self.assertNothingLeft()
+        del a, b, c, d, x
+        self.assertGone()
+
+    def test_dma_mask_and_allocator_reach_the_request(self):
+        self.log()
+        for i, name in enumerate(("auto", "page", "contig", "cma")):
+            udmabuf.allocate(16, allocator=name)
+            self.assertEqual(self.allocs(), [self.alloc_req(allocator=i)], name)
+        udmabuf.allocate(16, dma_mask=40, allocator="")
+        udmabuf.allocate(16, dma_mask=np.uint8(64))
+        self.assertEqual(self.allocs(), [self.alloc_req(dma_bits=40),
+                                         self.alloc_req(dma_bits=64)])
+        # Refused by the library before the ioctl, naming the value.
+        for kw, err, what in (({"dma_mask": 11}, errno.ERANGE, "dma_mask"),
+                              ({"allocator": "pool"}, errno.EINVAL, "pool")):
+            with self.subTest(kw=kw), self.assertRaises(OSError) as cm:
+                udmabuf.allocate(16, **kw)
+            self.assertEqual(cm.exception.errno, err)
+            self.assertIn(what, str(cm.exception))
+        self.assertEqual(self.allocs(), [])
+        # A named buffer's allocator is its configfs attribute.
+        udmabuf.allocate(16, name="n", allocator="cma")
+        self.assertIn("allocator=cma", self.log())
 
     def test_unknown_keyword_is_type_error_and_leaves_nothing(self):
+        self.log()
         with self.assertRaises(TypeError) as cm:
             udmabuf.allocate(16, cachable=False)
         self.assertIn("cachable", str(cm.exception))
+        self.assertEqual(self.log(), [])
         self.assertNothingLeft()
+
+    def test_what_only_a_named_buffer_has_is_refused_without_a_name(self):
+        self.log()
+        for kw in ({"mode": 0o660}, {"minor": 2}, {"phys_addr": 0x10000000},
+                   {"mode": 0o660, "minor": 2}):
+            with self.subTest(kw=kw), self.assertRaises(ValueError) as cm:
+                udmabuf.allocate(16, **kw)
+            for k in kw:
+                self.assertIn(k, str(cm.exception))
+            self.assertIn("name=", str(cm.exception))
+        self.assertEqual(self.log(), [])
+        a = udmabuf.allocate(16, name="m", mode=0o660, minor=2)
+        self.assertEqual([x for x in self.log() if x[:5] in ("mode=", "minor")],
+                         ["minor=2", "mode=0660"])
+        b = udmabuf.allocate(16, persistent=True, mode=0o640)
+        self.assertIn("mode=0640", self.log())
+        self.assertEqual(len(self.items()), 2, (a, b))
+
+    def test_process_scoped_errors_name_the_cause_and_leave_nothing(self):
+        self.setenv("UDMABUF_FAKE_ERRNO", "alloc=ENOMEM")
+        with self.assertRaises(OSError) as cm:
+            udmabuf.allocate(1 << 20, np.uint8)
+        self.assertEqual(cm.exception.errno, errno.ENOMEM)
+        self.assertIn("process_max", str(cm.exception))
+        self.setenv("UDMABUF_FAKE_ERRNO", "alloc=ENODEV")
+        with self.assertRaises(OSError) as cm:
+            udmabuf.allocate(16, target="pci/0000:7f:00.0")
+        self.assertEqual(cm.exception.errno, errno.ENODEV)
+        self.setenv("UDMABUF_FAKE_ERRNO", None)
+        # A module without /dev/udmabuf-cfs.
+        os.unlink(os.path.join(self.dev, "udmabuf-cfs"))
+        with self.assertRaises(FileNotFoundError) as cm:
+            udmabuf.allocate(16)
+        self.assertIn(os.path.join(self.dev, "udmabuf-cfs"), str(cm.exception))
+        self.assertEqual(self.procs(), [])
+        self.assertNothingLeft()
+        self.assertGone()
 
     # -- attributes ----------------------------------------------------------
 
@@ -297,14 +482,14 @@ class FakeModuleTest(unittest.TestCase):
                           x.flush, x.invalidate, x.freebuffer):
                     with self.assertRaises(ValueError):
                         f()
-        self.assertEqual(len(self.items()), 1)
+        self.assertEqual(self.open_procs(), self.held(a))
 
     # -- lifetime --------------------------------------------------------------
 
     def test_context_manager_frees_and_returns_the_array(self):
         with udmabuf.allocate((2, 8), "u2") as a:
             self.assertIs(type(a), udmabuf.BufferArray)
-            self.assertEqual(len(self.items()), 1)
+            self.assertEqual(self.open_procs(), self.held(a))
             a[:] = 5
         self.assertNothingLeft()
         self.assertTrue((a == 5).all())
@@ -319,15 +504,36 @@ class FakeModuleTest(unittest.TestCase):
             with udmabuf.allocate(4):
                 raise KeyError("x")
         self.assertNothingLeft()
+        a = f = cm = None     # what held the buffers
+        self.assertGone()
 
     def test_a_slice_as_context_manager_frees_the_buffer(self):
         a = udmabuf.allocate(64, np.uint8)
         with a[8:16] as v:
             self.assertEqual(v.physical_address, DMA + 8)
         self.assertNothingLeft()
+        del a, v
+        self.assertGone()
 
     def test_freebuffer_twice_and_close(self):
         a = udmabuf.allocate(16)
+        v = a[4:]
+        self.assertEqual(self.open_procs(), self.held(a))
+        a.freebuffer()
+        self.assertNothingLeft()
+        self.assertEqual(self.open_procs(), [a.buffer.name])
+        a.freebuffer()
+        a.close()
+        v.freebuffer()
+        v.close()
+        self.assertNothingLeft()
+        with self.assertRaises(ValueError):
+            v.flush()
+        del a, v
+        self.assertGone()
+
+    def test_named_freebuffer_twice_and_close_removes_once(self):
+        a = udmabuf.allocate(16, name="n")
         v = a[4:]
         self.log()
         a.freebuffer()
@@ -340,6 +546,57 @@ class FakeModuleTest(unittest.TestCase):
         self.assertNothingLeft()
         with self.assertRaises(ValueError):
             v.flush()
+
+    def test_process_scoped_buffer_goes_with_its_last_array(self):
+        a = udmabuf.allocate(16)
+        v = a[4:8]
+        name = a.buffer.name
+        del a
+        gc.collect()
+        # The view holds the buffer: open and mapped.
+        self.assertEqual((self.open_procs(), self.mapped_procs()), ([name] * 2, [name]))
+        v.flush()
+        del v
+        self.assertGone()
+
+    def test_persistent_buffer_stays(self):
+        self.log()
+        a = udmabuf.allocate(16, persistent=True)
+        [item] = self.items()
+        self.assertRegex(item, rf"^pyudmabuf-{os.getpid()}-\d+$")
+        self.assertEqual(self.allocs(), [])
+        self.assertEqual((a.buffer.name, a.buffer.path, a.buffer.process_scoped),
+                         (item, f"/dev/{item}", False))
+        b = udmabuf.allocate(16, name="keep", persistent=1, sync_mode=2, cacheable=False)
+        self.assertEqual(self.items(), sorted([item, "keep"]))
+        self.assertIn("sync_mode=2", self.log())
+        a.freebuffer()
+        del b
+        gc.collect()
+        self.assertEqual(self.items(), sorted([item, "keep"]))
+        self.assertEqual(self.nodes(), sorted([item, "keep"]))
+        self.assertNotIn("enable=0", self.log())
+        self.assertTrue(a.buffer.closed)
+        # A name without persistent is removed; persistent=False is the
+        # default.
+        c = udmabuf.allocate(16, name="gone", persistent=False)
+        c.freebuffer()
+        self.assertEqual(self.items(), sorted([item, "keep"]))
+
+    def test_a_1_0_library_makes_named_buffers_and_refuses_process_scoped(self):
+        self.log()
+        with old_library():
+            with self.assertRaises(OSError) as cm:
+                udmabuf.allocate(16)
+            self.assertEqual(cm.exception.errno, errno.ENOSYS)
+            self.assertEqual(self.allocs(), [])
+            a = udmabuf.allocate(16, name="old")
+            self.assertEqual((self.items(), self.nodes()), (["old"], ["old"]))
+            a[:] = 3
+            a.flush()
+            self.assertEqual(a.physical_address, DMA)
+            a.freebuffer()
+            self.assertNothingLeft()
 
     def test_allocate_as_named_buffer(self):
         a = udmabuf.allocate(16, name="cam0", sync_mode=2, cacheable=False)

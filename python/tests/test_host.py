@@ -17,6 +17,28 @@ from unittest import mock
 import numpy as np
 
 import udmabuf
+from udmabuf import _libudmabuf
+
+
+class _Without11:
+    """The real library as one older than 1.1 looks: without the
+    functions that 1.1 added."""
+
+    def __init__(self, cdll):
+        self._cdll = cdll
+
+    def __getattr__(self, name):
+        if name in _libudmabuf._OPTIONAL:
+            raise AttributeError(f"{name}: undefined symbol (a 1.0 library)")
+        return getattr(self._cdll, name)
+
+
+def old_library():
+    """A context in which the binding loads libudmabuf as a 1.0 library."""
+    lib = _libudmabuf._Lib()
+    real = lib._open
+    lib._open = lambda: _Without11(real())
+    return mock.patch.object(_libudmabuf, "lib", lib)
 
 
 class HostTest(unittest.TestCase):
@@ -73,6 +95,80 @@ class HostTest(unittest.TestCase):
             udmabuf.allocate(16, dma_mask="32")
         with self.assertRaises(TypeError):
             udmabuf.allocate(16, dtype="no such dtype")
+
+    def test_allocate_without_the_node_is_file_not_found_naming_it(self):
+        # The default: a process-scoped buffer from DEV_DIR/udmabuf-cfs.
+        with self.assertRaises(FileNotFoundError) as cm:
+            udmabuf.allocate((16,))
+        self.assertEqual(cm.exception.errno, errno.ENOENT)
+        self.assertIn(os.path.join(self.dirs["dev"], "udmabuf-cfs"), str(cm.exception))
+        self.assertEqual(os.listdir(self.dirs["cfs"]), [])
+
+    def test_what_only_a_named_buffer_has_needs_a_name(self):
+        for kw in ({"mode": 0o600}, {"minor": 0}, {"phys_addr": 0}):
+            with self.subTest(kw=kw), self.assertRaises(ValueError) as cm:
+                udmabuf.allocate(16, **kw)
+            self.assertIn("name=", str(cm.exception))
+        # With a name they reach configfs (here an empty directory).
+        with self.assertRaises(OSError) as cm:
+            udmabuf.allocate(16, name="pybuf", mode=0o600)
+        self.assertNotIsInstance(cm.exception, ValueError)
+        self.assertEqual(os.listdir(self.dirs["cfs"]), [])
+
+    def test_shape_must_be_integers(self):
+        for shape in ((2.5,), (2, "3"), 1.0):
+            with self.subTest(shape=shape), self.assertRaises(TypeError):
+                udmabuf.allocate(shape)
+
+    def test_a_1_0_library_fails_only_what_needs_1_1(self):
+        self.assertTrue(_libudmabuf.lib.has("udmabuf_alloc"),
+                        "the library under test has no udmabuf_alloc")
+        version = udmabuf.library_version()
+        with old_library():
+            self.assertFalse(_libudmabuf.lib.has("udmabuf_alloc"))
+            self.assertTrue(_libudmabuf.lib.has("udmabuf_open"))
+            # allocate()'s default needs udmabuf_alloc: a clear ENOSYS.
+            with self.assertRaises(OSError) as cm:
+                udmabuf.allocate(16)
+            e = cm.exception
+            self.assertEqual(e.errno, errno.ENOSYS)
+            for what in ("udmabuf_alloc()", f"libudmabuf {version}", "libudmabuf 1.1",
+                         "name=", "persistent=True"):
+                self.assertIn(what, str(e))
+            # So does an allocator, also for a named buffer.
+            with self.assertRaises(OSError) as cm:
+                udmabuf.allocate(16, name="pybuf", allocator="page")
+            self.assertEqual(cm.exception.errno, errno.ENOSYS)
+            self.assertIn("udmabuf_config_set_allocator()", str(cm.exception))
+            with self.assertRaises(OSError) as cm:
+                _libudmabuf.lib.udmabuf_flush
+            self.assertEqual(cm.exception.errno, errno.ENOSYS)
+            # What 1.0 has works: opening, and creating named buffers
+            # (here configfs is an empty directory: not ENOSYS).
+            self.assertEqual(udmabuf.library_version(), version)
+            with self.assertRaises(FileNotFoundError):
+                udmabuf.Buffer("nosuchbuf")
+            with self.assertRaises(OSError) as cm:
+                udmabuf.allocate(16, name="pybuf")
+            self.assertNotEqual(cm.exception.errno, errno.ENOSYS)
+            self.assertEqual(os.listdir(self.dirs["cfs"]), [])
+        self.assertTrue(_libudmabuf.lib.has("udmabuf_alloc"))
+
+    def test_a_library_without_a_1_0_function_is_refused_at_load(self):
+        lib = _libudmabuf._Lib()
+        real = lib._open
+
+        class Broken(_Without11):
+            def __getattr__(self, name):
+                if name == "udmabuf_open":
+                    raise AttributeError(name)
+                return super().__getattr__(name)
+        lib._open = lambda: Broken(real())
+        with mock.patch.object(_libudmabuf, "lib", lib):
+            with self.assertRaises(OSError) as cm:
+                udmabuf.Buffer("x")
+        self.assertEqual(cm.exception.errno, errno.ENOSYS)
+        self.assertIn("udmabuf_open()", str(cm.exception))
 
     def test_arrays_not_on_a_buffer_have_no_address(self):
         a = np.zeros(8).view(udmabuf.BufferArray)

@@ -17,12 +17,27 @@ gives it to Python the way PYNQ's ``allocate()`` does::
         print(buf[:16])
 
 :func:`allocate` takes PYNQ's arguments (``allocate(shape, dtype='u4',
-target=None, cacheable=...)``), creates a new buffer (a configfs item,
-normally root's business) and returns a :class:`BufferArray`, a numpy
-array that is a zero-copy view of the buffer's mapping. :class:`Buffer`
-opens one that exists already (made by ``udmabufctl create``, a module
-parameter or the device tree) by name or ``/dev`` path; its
-:meth:`Buffer.array` gives arrays on it.
+target=None, cacheable=...)``, positional or keyword, as PYNQ's calls
+pass them; see Caching for the one difference in defaults), creates a
+new buffer and returns a :class:`BufferArray`, a numpy array that is a
+zero-copy view of the buffer's mapping. :class:`Buffer` opens one that
+exists already (made by ``udmabufctl create``, a module parameter or the
+device tree) by name or ``/dev`` path; its :meth:`Buffer.array` gives
+arrays on it.
+
+Two kinds of buffer. By default :func:`allocate` makes a
+*process-scoped* one (``/dev/udmabuf-cfs``, libudmabuf 1.1's
+``udmabuf_alloc()``): no root needed, only the right to open
+``/dev/udmabuf-cfs``, which the shipped udev rule gives to the group
+``udmabuf`` (``adduser USER udmabuf``); it has no configfs item and no
+``/dev`` node, is listed as ``proc-PID-N`` with its owner process
+(``udmabufctl list``), and the kernel frees it when its file and the last
+array on it are gone, however the program ends: a ``kill -9``, an OOM
+kill or a Jupyter kernel restart leaves nothing behind. With ``name=`` or
+``persistent=True`` it makes a *named* buffer instead, a configfs item
+(``/dev/NAME``) that other programs can open by name, normally root's
+business; this module removes it when done unless ``persistent=True``,
+but a killed program leaves it (``udmabufctl delete NAME``).
 
 Addresses, in the words of the rest of udmabuf-cfs: the *DMA address* is
 what a device is programmed with (the address of the buffer for its DMA
@@ -43,17 +58,30 @@ Caching (``cacheable``): a cacheable buffer is mapped cached and the
 program must call :meth:`~BufferArray.flush` after writing what a device
 will read and :meth:`~BufferArray.invalidate` before reading what a device
 wrote (both are cheap where DMA is cache-coherent, e.g. on x86). A
-non-cacheable one is opened with ``O_SYNC``; the buffer's ``sync_mode``
-then chooses the mapping: 1 (the default) uncached, 2 write-combined, 3
-DMA-coherent. x86 maps RAM cached whatever is asked (the module says so in
+non-cacheable named buffer is opened with ``O_SYNC``, a non-cacheable
+process-scoped one is made with ``sync_mode | 4`` (its file is never
+``O_SYNC``); the ``sync_mode`` then chooses the mapping: 1 (the default)
+uncached, 2 write-combined, 3 DMA-coherent. PYNQ's default is not
+cacheable, this module's is: code that never calls flush() and
+invalidate() should pass ``cacheable=False``. x86 maps RAM cached
+whatever is asked (the module says so in
 ``/sys/class/udmabuf/NAME/cache_mode_sync``).
 
 Lifetime: the memory stays valid while any mapping of it exists, so no
 array made here ever points at freed memory. ``freebuffer()`` (or leaving
 the ``with`` block) closes the buffer at once; the mapping, and with it
-the memory, goes when the last array that uses it is gone. A buffer made
-by :func:`allocate` is removed (its configfs item and ``/dev`` node) by
-``freebuffer()`` or when its last array is garbage collected.
+the memory, goes when the last array that uses it is gone (Python's mmap
+object keeps its own duplicate of the file until then). A named buffer
+made by :func:`allocate` is removed (its configfs item and ``/dev`` node)
+by ``freebuffer()`` or when its last array is garbage collected, unless
+it is persistent.
+
+Libraries: everything but process-scoped buffers and ``allocator=`` works
+with libudmabuf 1.0; those two raise ``OSError`` ``ENOSYS`` naming the
+missing function with an older library.
+
+NumPy: 1.24 and 2.x; nothing here uses what NumPy 2 removed
+(``np.byte_bounds``: the byte range of a view is computed here).
 
 Thread safety: one buffer may be used from several threads, except that
 closing it must not race with other calls on it.
@@ -158,6 +186,13 @@ class Buffer:
     name, a device name (``/dev/NAME``) or a path containing a ``/``.
     The buffer is not removed when this object is closed.
 
+    Attributes: ``name`` (the device name; ``proc-PID-N`` for a
+    process-scoped buffer), ``path`` (``/dev/NAME``; None for a
+    process-scoped buffer, which has no node), ``size``, ``minor`` (None
+    for a process-scoped buffer), ``cacheable``, ``readonly`` and
+    ``process_scoped`` (True for a buffer :func:`allocate` made from
+    ``/dev/udmabuf-cfs``, freed when it and its arrays are gone).
+
     cacheable
         True (default): the mapping is cached; call flush()/invalidate()
         around DMA. False: opened with ``O_SYNC``, the mapping the
@@ -171,31 +206,36 @@ class Buffer:
     """
 
     def __init__(self, name, *, cacheable=True, readonly=False):
-        self._init(name, cacheable=cacheable, readonly=readonly, owned=None)
-
-    def _init(self, name, *, cacheable, readonly, owned):
         name = os.fsdecode(name)
         flags = os.O_RDONLY if readonly else os.O_RDWR
         if not cacheable:
             flags |= os.O_SYNC
         handle = _c._ptr()
         ret = _c.lib.udmabuf_open(_c.encode(name), flags, _c.ctypes.byref(handle))
-        # Owned from here on: a failure below still removes what
-        # allocate() made.
-        self._state = {"handle": handle.value if ret >= 0 else None,
-                       "mmap": None, "owned": owned, "name": name}
+        if ret < 0:
+            raise _c.error(ret, f"{name}: open")
+        self._adopt(handle.value, name, cacheable=cacheable, readonly=readonly,
+                    owned=None, process_scoped=False)
+
+    def _adopt(self, handle, name, *, cacheable, readonly, owned, process_scoped):
+        """Take HANDLE, an open libudmabuf handle, closed with this object
+        (and the configfs item OWNED, if not None, removed)."""
+        self._state = {"handle": handle, "mmap": None, "owned": owned, "name": name}
         self._finalizer = weakref.finalize(self, _finalize, self._state)
         self._lock = threading.Lock()
-        if ret < 0:
-            err = _c.error(ret, f"{name}: open")
-            self._finalizer()
-            raise err
-        h = self._state["handle"]
+        h = handle
         self.name = os.fsdecode(_c.lib.udmabuf_get_name(h))
-        self.path = os.path.join(os.path.dirname(name) if "/" in name else "/dev",
-                                 self.name)
+        self._state["name"] = self.name if process_scoped else name
+        self.process_scoped = bool(process_scoped)
+        if process_scoped:
+            # No node: the buffer is only this file (and its mappings).
+            self.path = None
+            self.minor = None
+        else:
+            self.path = os.path.join(os.path.dirname(name) if "/" in name else "/dev",
+                                     self.name)
+            self.minor = _c.lib.udmabuf_get_minor(h)
         self.size = _c.lib.udmabuf_get_size(h)
-        self.minor = _c.lib.udmabuf_get_minor(h)
         self.cacheable = bool(cacheable)
         self.readonly = bool(readonly)
 
@@ -213,7 +253,9 @@ class Buffer:
         return h
 
     def close(self):
-        """Close the buffer; remove it if :func:`allocate` made it.
+        """Close the buffer; remove it if :func:`allocate` made it named and
+        not persistent. (A process-scoped buffer has nothing to remove:
+        the kernel frees it with the last array.)
 
         Arrays on the buffer stay usable (their memory stays valid) but
         flush(), invalidate() and the addresses raise ValueError. Closing
@@ -477,8 +519,8 @@ class BufferArray(np.ndarray):
     sync_from_device = invalidate
 
     def freebuffer(self):
-        """Close the buffer and remove it if :func:`allocate` made it
-        (also from a slice: the whole buffer).
+        """Close the buffer and remove it if :func:`allocate` made it named
+        and not persistent (also from a slice: the whole buffer).
 
         The array's memory stays valid (the kernel frees it with the last
         mapping, when the last array on it is gone), so using the array
@@ -515,32 +557,72 @@ _SET = {
 }
 
 
-def _create_buffer(size, *, cacheable, name, values, dma_device):
-    """A new buffer of SIZE bytes, open, owned by the returned
-    :class:`Buffer` (closing it removes the buffer): what backs
-    :func:`allocate`'s arrays, made in this one place.
-
-    Today a configfs item NAME (default: a new ``pyudmabuf-PID-N``)
-    with the attributes VALUES (None: the module's default) and
-    DMA_DEVICE, enabled. Raises OSError; nothing is left behind."""
-    item = name if name is not None else _new_name()
+def _new_config(label, size, values, dma_device, allocator):
+    """A libudmabuf configuration of SIZE bytes with the attributes VALUES
+    (None: the module's default), DMA_DEVICE and ALLOCATOR; the caller
+    frees it. LABEL names the buffer in errors. Raises OSError."""
     cfg = _c.lib.udmabuf_config_new()
     if not cfg:
-        raise MemoryError(f"{item}: allocate: out of memory")
+        raise MemoryError(f"{label}: allocate: out of memory")
 
     def configure(ret, what):
         # The configuration does not know the buffer: name it here.
         if ret < 0:
-            raise OSError(-ret, f"{item}: {_c.last_error() or what}")
+            raise OSError(-ret, f"{label}: {_c.last_error() or what}")
 
     try:
         configure(_c.lib.udmabuf_config_set_size(cfg, size), "set size")
         for a, value in values.items():
             if value is not None:
-                configure(getattr(_c.lib, _SET[a])(cfg, _int_arg(value, a)), f"set {a}")
+                configure(getattr(_c.lib, _SET[a])(cfg, value), f"set {a}")
         if dma_device is not None:
             configure(_c.lib.udmabuf_config_set_dma_device(cfg, _c.encode(dma_device)),
                       "set dma_device")
+        if allocator is not None:
+            configure(_c.lib.udmabuf_config_set_allocator(cfg, _c.encode(allocator)),
+                      "set allocator")
+    except BaseException:
+        _c.lib.udmabuf_config_free(cfg)
+        raise
+    return cfg
+
+
+def _alloc_process(size, *, cacheable, values, dma_device, allocator):
+    """A new process-scoped buffer of SIZE bytes (libudmabuf's
+    udmabuf_alloc(): a file from /dev/udmabuf-cfs that is the buffer),
+    owned by the returned :class:`Buffer`. Raises OSError; ENOSYS if the
+    library is older than 1.1."""
+    if not _c.lib.has("udmabuf_alloc"):
+        raise OSError(errno.ENOSYS,
+                      f"{_c.lib.missing('udmabuf_alloc')}: allocate() makes "
+                      "process-scoped buffers with it; install a libudmabuf1 that "
+                      "has it, or pass name= or persistent=True for a configfs buffer")
+    label = "udmabuf: allocate"
+    cfg = _new_config(label, size, values, dma_device, allocator)
+    handle = _c._ptr()
+    try:
+        # The library asks the module for sync_mode | 4 with O_SYNC: the
+        # mapping cacheable=False asks for (the new file is never O_SYNC).
+        flags = os.O_RDWR if cacheable else os.O_RDWR | os.O_SYNC
+        _c.check(_c.lib.udmabuf_alloc(cfg, flags, _c.ctypes.byref(handle)),
+                 f"{label} {size} bytes")
+    finally:
+        _c.lib.udmabuf_config_free(cfg)
+    buf = Buffer.__new__(Buffer)
+    buf._adopt(handle.value, None, cacheable=cacheable, readonly=False, owned=None,
+               process_scoped=True)
+    return buf
+
+
+def _create_named(size, *, cacheable, name, persistent, values, dma_device,
+                  allocator):
+    """A new configfs buffer NAME (None: a new ``pyudmabuf-PID-N``) of
+    SIZE bytes, enabled and open. The returned :class:`Buffer` removes it
+    when closed unless PERSISTENT. Raises OSError; nothing is left
+    behind."""
+    item = name if name is not None else _new_name()
+    cfg = _new_config(item, size, values, dma_device, allocator)
+    try:
         while True:
             ret = _c.lib.udmabuf_create(_c.encode(item), cfg, 0)
             # A generated name that another process left: take the next.
@@ -552,24 +634,48 @@ def _create_buffer(size, *, cacheable, name, values, dma_device):
     finally:
         _c.lib.udmabuf_config_free(cfg)
 
+    flags = os.O_RDWR if cacheable else os.O_RDWR | os.O_SYNC
+    handle = _c._ptr()
+    ret = _c.lib.udmabuf_open(_c.encode(item), flags, _c.ctypes.byref(handle))
+    if ret < 0:
+        err = _c.error(ret, f"{item}: open")
+        _c.lib.udmabuf_destroy(_c.encode(item), _c.DESTROY_FORCE)
+        raise err
     buf = Buffer.__new__(Buffer)
-    buf._init(item, cacheable=cacheable, readonly=False, owned=item)
+    buf._adopt(handle.value, item, cacheable=cacheable, readonly=False,
+               owned=None if persistent else item, process_scoped=False)
     return buf
 
 
 def allocate(shape, dtype="u4", target=None, *, cacheable=True, name=None,
-             sync_mode=None, dma_mask=None, dma_device=None, mode=None,
-             minor=None, phys_addr=None):
+             persistent=False, sync_mode=None, dma_mask=None, dma_device=None,
+             allocator=None, mode=None, minor=None, phys_addr=None):
     """A new buffer as a :class:`BufferArray` of SHAPE and DTYPE: PYNQ's
     ``allocate(shape, dtype='u4', target=None, **kwargs)``, so that
-    ``allocate((1024,), 'u4')`` and ``allocate(shape=(4, 4),
-    dtype=np.uint8, cacheable=False)`` work as in PYNQ.
+    ``allocate((1024,), 'u4')``, ``allocate((4, 4), np.uint8, None,
+    cacheable=0)`` and ``allocate(shape=(4, 4), dtype=np.uint8,
+    cacheable=False)`` work as in PYNQ. The buffer is the array's size
+    rounded up to whole pages.
 
-    The buffer is a configfs item (``/sys/kernel/config/udmabuf/NAME``,
-    device ``/dev/NAME``), sized to the array rounded up to whole pages,
-    created and enabled, normally by root. It is removed by
-    ``freebuffer()`` (or ``close()``), at the end of a ``with`` block, or
-    when the last array on it is garbage collected.
+    By default the buffer is **process-scoped** (libudmabuf's
+    ``udmabuf_alloc()`` on ``/dev/udmabuf-cfs``): no root needed, only
+    the right to open ``/dev/udmabuf-cfs`` (the shipped udev rule gives
+    it to group ``udmabuf``); no configfs item and no ``/dev`` node; its
+    name is ``proc-PID-N`` (``/sys/class/udmabuf/proc-PID-N``, with the
+    owner process, in ``udmabufctl list``). The kernel frees its memory
+    when its file and the last array on it are gone, whatever ends the
+    program: ``freebuffer()``, garbage collection, exit, an exception, a
+    ``kill -9``.
+
+    With NAME or PERSISTENT the buffer is a **named** configfs item
+    instead (``/sys/kernel/config/udmabuf/NAME``, device ``/dev/NAME``),
+    which other programs can open by name (:class:`Buffer`); creating one
+    is normally root's business. A named buffer is removed by
+    ``freebuffer()``, at the end of a ``with`` block, or when its last
+    array is garbage collected or the interpreter exits, but not if the
+    process is killed; a persistent one (``persistent=True``) is never
+    removed by this module: it stays, after the program too, until
+    ``udmabufctl delete NAME``.
 
     target
         PYNQ's device or memory bank to allocate in. None: the module's
@@ -579,13 +685,16 @@ def allocate(shape, dtype="u4", target=None, *, cacheable=True, name=None,
     cacheable
         True (default; PYNQ's own default is not cacheable): a cached
         mapping, flush() and invalidate() around DMA. False (PYNQ passes
-        0 and 1 too): an uncached mapping (sync_mode 1 opened with
-        ``O_SYNC``), or write-combined with sync_mode=2, DMA-coherent with
+        0 and 1 too): an uncached mapping (sync_mode 1 with ``O_SYNC``),
+        or write-combined with sync_mode=2, DMA-coherent with
         sync_mode=3.
     name
-        The configfs item and device name (default ``pyudmabuf-PID-N``).
+        A named buffer: the configfs item and device name.
+    persistent
+        A named buffer (default name ``pyudmabuf-PID-N``) that this
+        module never removes.
     sync_mode
-        0..7, the configfs attribute; must agree with ``cacheable``
+        0..7 (the configfs attribute); must agree with ``cacheable``
         (0 is always cached, 4..7 never).
     dma_mask
         Address bits of the DMA master, 12..64 (module default 32).
@@ -593,20 +702,28 @@ def allocate(shape, dtype="u4", target=None, *, cacheable=True, name=None,
         The DMA master as ``BUS/DEVICE`` (``"pci/0000:01:00.0"``,
         ``"platform/a0000000.dma"``): its DMA ops and IOMMU apply and
         physical_address is its DMA address.
+    allocator
+        Where the memory comes from: ``"auto"`` (the module's choice),
+        ``"page"``, ``"contig"`` or ``"cma"`` (needs libudmabuf 1.1).
     mode, minor, phys_addr
-        Permissions of ``/dev/NAME`` (default 0o600), the minor number,
-        the CPU physical address to allocate at (see udmabufctl(8)).
+        Named buffers only: permissions of ``/dev/NAME`` (default
+        0o600), the minor number, the CPU physical address to allocate
+        at (see udmabufctl(8)).
 
-    Raises TypeError for an argument PYNQ and this module do not know;
-    OSError with the errno of the step that failed (EEXIST: NAME exists;
-    ENOMEM; EINVAL/ERANGE: a bad value; PermissionError: not root;
-    FileNotFoundError: the module is not loaded); nothing is left
-    behind.
+    Raises TypeError for an argument PYNQ and this module do not know or
+    a value of the wrong type, ValueError for contradicting ones (MODE,
+    MINOR or PHYS_ADDR without a name), OSError with the errno of the
+    step that failed: FileNotFoundError if the module (or its
+    ``/dev/udmabuf-cfs``) is not there, PermissionError if the user may
+    not allocate, ENOMEM (also beyond the module's ``process_max``),
+    EEXIST (NAME exists), EINVAL/ERANGE (a bad value), ENOSYS (a
+    process-scoped buffer, or ALLOCATOR, with a libudmabuf older than
+    1.1). Nothing is left behind.
     """
     dtype = np.dtype(dtype)
     if isinstance(shape, (int, np.integer)):
-        shape = (int(shape),)
-    shape = tuple(int(n) for n in shape)
+        shape = (shape,)
+    shape = tuple(_int_arg(n, "shape") for n in shape)
     if any(n < 0 for n in shape):
         raise ValueError(f"negative dimensions are not allowed: {shape}")
     if isinstance(target, (str, bytes)):
@@ -614,7 +731,18 @@ def allocate(shape, dtype="u4", target=None, *, cacheable=True, name=None,
             raise ValueError(f"target {target!r} and dma_device {dma_device!r}: "
                              "give one")
         dma_device = os.fsdecode(target)
+    elif dma_device is not None:
+        dma_device = os.fsdecode(dma_device)
+    if allocator is not None:
+        allocator = os.fsdecode(allocator)
     cacheable = bool(cacheable)
+    named = name is not None or bool(persistent)
+    if not named:
+        given = [k for k, v in (("mode", mode), ("minor", minor), ("phys_addr", phys_addr))
+                 if v is not None]
+        if given:
+            raise ValueError(f"{', '.join(given)}: only for a named buffer "
+                             "(pass name= or persistent=True)")
     nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
     size = max(-(-nbytes // _PAGE), 1) * _PAGE
     if sync_mode is not None:
@@ -629,6 +757,16 @@ def allocate(shape, dtype="u4", target=None, *, cacheable=True, name=None,
         sync_mode = 1
     values = {"sync_mode": sync_mode, "dma_mask": dma_mask, "mode": mode,
               "minor": minor, "phys_addr": phys_addr}
-    buf = _create_buffer(size, cacheable=cacheable, name=name, values=values,
-                         dma_device=dma_device)
-    return buf.array(shape, dtype)
+    values = {k: None if v is None else _int_arg(v, k) for k, v in values.items()}
+    if named:
+        buf = _create_named(size, cacheable=cacheable, name=name,
+                            persistent=bool(persistent), values=values,
+                            dma_device=dma_device, allocator=allocator)
+    else:
+        buf = _alloc_process(size, cacheable=cacheable, values=values,
+                             dma_device=dma_device, allocator=allocator)
+    try:
+        return buf.array(shape, dtype)
+    except BaseException:
+        buf.close()
+        raise

@@ -5,9 +5,16 @@ Only what the Python module uses is declared. Every function that can fail
 returns 0 or a negative errno value; :func:`check` turns the latter into an
 :class:`OSError` carrying the library's message, which names the buffer,
 the action and the reason.
+
+The functions of libudmabuf 1.0 must all be there. Those added later
+(:data:`_OPTIONAL`: process-scoped buffers, allocator choice) may be
+missing from an older library: then ``lib.has(NAME)`` is False and
+``lib.NAME`` raises :class:`OSError` ``ENOSYS`` saying which library
+lacks what, so that only what needs them fails.
 """
 
 import ctypes
+import errno
 import os
 
 SONAME = "libudmabuf.so.1"
@@ -64,6 +71,22 @@ _PROTOTYPES = {
     "udmabuf_config_set_phys_addr": (_int, [_ptr, _u64]),
     "udmabuf_create": (_int, [_str, _ptr, _uint]),
     "udmabuf_destroy": (_int, [_str, _uint]),
+    # 1.1: process-scoped buffers (/dev/udmabuf-cfs), the allocator, and
+    # syncs named for what they do. The binding's flush()/invalidate()
+    # keep the direction-taking 1.0 calls (the same ioctls), so that
+    # Buffer works with a 1.0 library.
+    "udmabuf_config_set_allocator": (_int, [_ptr, _str]),
+    "udmabuf_alloc": (_int, [_ptr, _int, ctypes.POINTER(_ptr)]),
+    "udmabuf_flush": (_int, [_ptr, _u64, _u64]),
+    "udmabuf_invalidate": (_int, [_ptr, _u64, _u64]),
+}
+
+# Since which library version each function that may be missing is there.
+_OPTIONAL = {
+    "udmabuf_config_set_allocator": "1.1",
+    "udmabuf_alloc": "1.1",
+    "udmabuf_flush": "1.1",
+    "udmabuf_invalidate": "1.1",
 }
 
 
@@ -71,25 +94,57 @@ class _Lib:
     """The library, loaded on first use (importing udmabuf never fails)."""
 
     def __init__(self):
-        self._cdll = None
+        self._funcs = None
 
-    def __getattr__(self, name):
-        if self._cdll is None:
+    @staticmethod
+    def _open():
+        return ctypes.CDLL(SONAME, use_errno=True)
+
+    def _load(self):
+        if self._funcs is None:
             try:
-                cdll = ctypes.CDLL(SONAME, use_errno=True)
+                cdll = self._open()
             except OSError as e:
                 raise OSError(
-                    getattr(e, "errno", None) or 2,
+                    getattr(e, "errno", None) or errno.ENOENT,
                     f"udmabuf: load {SONAME}: {e} (install libudmabuf1)",
                 ) from None
+            funcs = {}
             for fname, (restype, argtypes) in _PROTOTYPES.items():
-                f = getattr(cdll, fname)
+                try:
+                    f = getattr(cdll, fname)
+                except AttributeError:
+                    if fname in _OPTIONAL:
+                        continue
+                    raise OSError(errno.ENOSYS,
+                                  f"udmabuf: load {SONAME}: it has no {fname}(), "
+                                  "not libudmabuf 1.0 or later") from None
                 f.restype = restype
                 f.argtypes = argtypes
-            self._cdll = cdll
+                funcs[fname] = f
+            self._funcs = funcs
+        return self._funcs
+
+    def has(self, name):
+        """True if the library has function NAME (loading it if needed)."""
+        return name in self._load()
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        funcs = self._load()
         if name not in _PROTOTYPES:
             raise AttributeError(name)
-        return getattr(self._cdll, name)
+        try:
+            return funcs[name]
+        except KeyError:
+            raise OSError(errno.ENOSYS, self.missing(name)) from None
+
+    def missing(self, name):
+        """What to say when the library has no function NAME."""
+        version = os.fsdecode(self._load()["udmabuf_library_version"]())
+        return (f"udmabuf: {SONAME} (libudmabuf {version}) has no {name}(), "
+                f"new in libudmabuf {_OPTIONAL[name]}")
 
 
 lib = _Lib()

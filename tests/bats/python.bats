@@ -5,7 +5,9 @@
 # Debian's own python3 and python3-numpy of the guest's architecture and
 # the libudmabuf.so.1 built for it (tests/vm/run puts them in the guest
 # for files with the line below).  DMA by QEMU's edu device into numpy
-# arrays, as in dma.bats.
+# arrays, as in dma.bats.  allocate() makes process-scoped buffers
+# (/dev/udmabuf-cfs) unless a name or persistence is asked for; tests of
+# configfs behaviour pass name=.
 # vm: needs python
 
 # Variables such as cfs come from helpers/common.bash, stderr from bats' run.
@@ -16,6 +18,12 @@ bats_require_minimum_version 1.5.0
 
 ED=udmabuf-edu
 UIO=/sys/bus/pci/drivers/uio_pci_generic
+NODE=/dev/udmabuf-cfs
+# A user for the non-root tests, member of the group udmabuf (made and
+# removed here: the guest's /etc has root and nobody only).
+PYUSER=udmabuf-py
+PYUSER_UID=4711
+PYGROUP_GID=4712
 
 setup_file() {
 	export PYTHONPATH=$BATS_TEST_DIRNAME/helpers
@@ -24,11 +32,75 @@ setup_file() {
 }
 
 setup() {
-	common_setup
+	common_setup || return 1
+	PARAMS=/sys/module/$MODNAME/parameters
+	read -r PROCESS_MAX 2>/dev/null <"$PARAMS/process_max" || PROCESS_MAX=
 }
 
 teardown() {
+	# What a test changed, even when it failed half-way.
+	if [ -n "${PROCESS_MAX:-}" ]; then
+		set_attr "$PARAMS/process_max" "$PROCESS_MAX" || true
+	fi
+	if [ -e "$NODE" ]; then
+		chmod 0600 "$NODE" || true
+		chgrp root "$NODE" || true
+	fi
+	sed -i "/^$PYUSER:/d" /etc/passwd || true
+	sed -i "/^udmabuf:/d" /etc/group || true
 	common_teardown
+}
+
+# as_pyuser CMD ARGS...: run CMD as $PYUSER (not root; primary group
+# nogroup, supplementary group udmabuf), made here.
+as_pyuser() {
+	grep -q "^$PYUSER:" /etc/passwd ||
+		echo "$PYUSER:x:$PYUSER_UID:65534:udmabuf test user:/nonexistent:/bin/sh" >>/etc/passwd
+	grep -q "^udmabuf:" /etc/group ||
+		echo "udmabuf:x:$PYGROUP_GID:$PYUSER" >>/etc/group
+	# shellcheck disable=SC2016 # expanded by the user's shell
+	su -s /bin/sh -c 'exec "$0" "$@"' -- "$PYUSER" "$@"
+}
+
+# node_for_group: /dev/udmabuf-cfs as the shipped udev rule makes it
+# (group udmabuf, 0660).
+node_for_group() {
+	as_pyuser true
+	chgrp udmabuf "$NODE"
+	chmod 0660 "$NODE"
+}
+
+# wait_line FILE REGEX PID: wait (60 s) for a line of FILE matching REGEX
+# while PID lives; prints it.
+wait_line() {
+	local file=$1 re=$2 pid=$3 line
+	for _ in $(seq 1 600); do
+		line=$(grep -E -m1 -- "$re" "$file" 2>/dev/null) && {
+			echo "$line"
+			return 0
+		}
+		# Ended: gone, or a zombie not yet reaped.
+		if ! kill -0 "$pid" 2>/dev/null || grep -q '^State:.*Z' "/proc/$pid/status" 2>/dev/null; then
+			fail "process $pid ended before a line /$re/: $(cat "$file")"
+		fi
+		sleep 0.1
+	done
+	fail "no line /$re/ after 60 s: $(cat "$file")"
+}
+
+# wait_gone NAME: /sys/class/udmabuf/NAME goes within 10 s.
+wait_gone() {
+	for _ in $(seq 1 200); do
+		[ -e "$CLASS/$1" ] || return 0
+		sleep 0.05
+	done
+	fail "$CLASS/$1 still there 10 s after its last user went"
+}
+
+process_used() {
+	local v
+	read -r v <"$PARAMS/process_used" || fail "no $PARAMS/process_used"
+	echo "$v"
 }
 
 # py: run the python3 script on stdin (after "from pycommon import *"),
@@ -60,6 +132,7 @@ edu_ready() {
 		assert platform.machine() == machine, platform.machine()
 		assert np.__version__.startswith("1.24."), np.__version__
 		assert udmabuf.library_version() == "1.1.0", udmabuf.library_version()
+		assert udmabuf._c.lib.has("udmabuf_alloc"), "the guest's libudmabuf has no udmabuf_alloc"
 		assert udmabuf.__file__ == "/usr/lib/python3/dist-packages/udmabuf/__init__.py", udmabuf.__file__
 		print("OK")
 	EOF
@@ -343,33 +416,41 @@ except PermissionError as e:
 	EOF
 }
 
-@test "allocate takes PYNQ's positional and keyword arguments" {
+@test "allocate takes PYNQ's positional and keyword arguments and makes process-scoped buffers" {
 	py <<-'EOF'
-		def made():
-		    return sorted(n for n in os.listdir(CFS) if n != "features")
+		used0 = process_used()
 		a = udmabuf.allocate((1024,), 'u4')
 		assert type(a) is udmabuf.BufferArray and a.shape == (1024,) and a.dtype == np.uint32
-		[item] = made()
-		assert item.startswith(f"pyudmabuf-{os.getpid()}-"), item
-		assert attr(item, "enable") == "1" and int(attr(item, "size")) == max(4096, PAGE)
+		[name] = proc_bufs()
+		assert a.buffer.name == name and a.buffer.process_scoped and a.buffer.path is None, a.buffer.name
+		assert cls_attr(name, "origin") == "process" and int(cls_attr(name, "size")) == max(4096, PAGE)
+		assert configfs_items() == [], configfs_items()
+		assert process_used() == used0 + max(4096, PAGE), (process_used(), used0)
 		a.freebuffer()
-		assert made() == [], made()
 		b = udmabuf.allocate(shape=(4, 4), dtype=np.uint8, cacheable=False)
 		assert b.shape == (4, 4) and b.dtype == np.uint8 and b.cacheable is False
-		assert fd_flags(b.buffer.fileno()) & os.O_SYNC
-		assert attr(b.buffer.name, "sync_mode") == "1"
+		# Not cacheable: sync_mode 1 | 4 ("always as with O_SYNC"): the
+		# buffer's file is never O_SYNC.
+		assert b.buffer.sync_mode == 5 and cls_attr(b.buffer.name, "sync_mode") == "5"
+		assert not fd_flags(b.buffer.fileno()) & os.O_SYNC
 		c = udmabuf.allocate((4, 4), np.uint8, None, cacheable=0)
-		assert c.cacheable is False and fd_flags(c.buffer.fileno()) & os.O_SYNC
+		assert c.cacheable is False and c.buffer.sync_mode == 5
 		d = udmabuf.allocate(16)
-		assert d.dtype == np.uint32 and d.cacheable is True
+		assert d.dtype == np.uint32 and d.cacheable is True and d.buffer.sync_mode == 1
 		class Overlay:
 		    pass
 		e = udmabuf.allocate(16, "u4", Overlay())
-		assert attr(e.buffer.name, "dma_device") == ""
+		assert cls_attr(e.buffer.name, "dma_device") == ""
+		f = udmabuf.allocate(16, "u4", None, cacheable=False, sync_mode=2)
+		assert f.buffer.sync_mode == 6
 		raises(TypeError, None, udmabuf.allocate, 16, cachable=False)
-		for x in (b, c, d, e):
+		assert len(proc_bufs()) == 6, proc_bufs()
+		for x in (b, c, d, e, f):
 		    x.freebuffer()
-		assert made() == [], made()
+		del a, b, c, d, e, f, x
+		gc.collect()
+		assert proc_bufs() == [] and configfs_items() == [], (proc_bufs(), configfs_items())
+		assert process_used() == used0, (process_used(), used0)
 		print("OK")
 	EOF
 }
@@ -440,4 +521,253 @@ except PermissionError as e:
 		b.freebuffer()
 		print("OK")
 	EOF
+}
+
+@test "a process-scoped array's addresses are its buffer's GET_INFO and sysfs ones; its memory goes with its last array" {
+	py <<-'EOF'
+		used0 = process_used()
+		a = udmabuf.allocate((3, 1000), dtype=np.uint16)
+		[name] = proc_bufs()
+		assert cls_attr(name, "owner") == f"{os.getpid()} python3", cls_attr(name, "owner")
+		# 6000 bytes, rounded up to whole pages.
+		assert int(cls_attr(name, "size")) == -(-6000 // PAGE) * PAGE
+		assert a.physical_address == a.device_address == int(cls_attr(name, "phys_addr"), 16)
+		assert a.cpu_physical_address == a.physical_address, "no IOMMU in this guest"
+		assert a[1].physical_address == a.physical_address + 2000
+		assert a.buffer.minor is None
+		assert not os.path.exists(f"/dev/{name}") and configfs_items() == []
+		assert sh("udmabufctl", "list", "-n", "-r", "-o", "NAME,ORIGIN") == f"{name} process"
+		a[:] = 7
+		a.flush()
+		a.invalidate()
+		v = a[2]
+		a.freebuffer()
+		# Closed, but the views still map it: the memory stays.
+		assert proc_bufs() == [name] and cls_attr(name, "users") == "1"
+		assert (v == 7).all()
+		raises(ValueError, None, lambda: v.physical_address)
+		del a, v
+		gc.collect()
+		assert proc_bufs() == [] and process_used() == used0, (proc_bufs(), process_used(), used0)
+		print("OK")
+	EOF
+}
+
+@test "a process-scoped buffer that is not freed goes when the program exits" {
+	local used0
+	used0=$(process_used)
+	py <<-'EOF'
+		a = udmabuf.allocate(1 << 20, np.uint8)
+		b = udmabuf.allocate(16)[4:]
+		assert len(proc_bufs()) == 2
+		print("OK")
+	EOF
+	[ -z "$(ls "$CLASS")" ] || fail "left in $CLASS: $(ls "$CLASS")"
+	assert_equal "$(process_used)" "$used0"
+}
+
+@test "process-scoped allocate: dma_mask, allocator and dma_device reach the buffer; a bad value is its errno" {
+	edu_ready
+	py <<-'EOF'
+		dev = "pci/" + os.environ["UDMABUF_EDU"]
+		a = udmabuf.allocate(16, dma_mask=64, allocator="page")
+		assert cls_attr(a.buffer.name, "allocator") == "page"
+		b = udmabuf.allocate(4 << 20, np.uint8, allocator="contig")
+		assert cls_attr(b.buffer.name, "allocator") == "contig"
+		c = udmabuf.allocate(16, target=dev)
+		assert cls_attr(c.buffer.name, "dma_device") == dev
+		assert c.physical_address == int(cls_attr(c.buffer.name, "phys_addr"), 16)
+		d = udmabuf.allocate(16, dma_device=dev)
+		assert cls_attr(d.buffer.name, "dma_device") == dev
+		n = len(proc_bufs())
+		raises(OSError, "ERANGE", udmabuf.allocate, 16, dma_mask=11)
+		raises(OSError, "EINVAL", udmabuf.allocate, 16, allocator="nosuch")
+		raises(OSError, "ENODEV", udmabuf.allocate, 16, dma_device="pci/0000:00:1f.7")
+		# What only a named buffer has.
+		for kw in ({"mode": 0o660}, {"minor": 3}, {"phys_addr": 0x10000000}):
+		    e = raises(ValueError, None, udmabuf.allocate, 16, **kw)
+		    assert "name=" in str(e), e
+		raises(ValueError, None, udmabuf.allocate, 16, sync_mode=4)
+		assert len(proc_bufs()) == n and configfs_items() == []
+		print("OK")
+	EOF
+}
+
+@test "process-scoped allocate over process_max is ENOMEM with the reason; without the node FileNotFoundError naming it" {
+	set_attr "$PARAMS/process_max" 1M
+	py <<-'EOF'
+		a = udmabuf.allocate(1 << 20, np.uint8)
+		e = raises(OSError, "ENOMEM", udmabuf.allocate, 16)
+		assert "process_max" in str(e), e
+		a.freebuffer()
+		del a
+		gc.collect()
+		b = udmabuf.allocate(1 << 20, np.uint8)
+		print("OK")
+	EOF
+	# No node (a module without it), as libudmabuf's UDMABUF_DEV_DIR
+	# override shows it: the error names the node.
+	mkdir "$BATS_TEST_TMPDIR/dev"
+	run -0 --separate-stderr env UDMABUF_DEV_DIR="$BATS_TEST_TMPDIR/dev" python3 -c '
+import errno, sys, udmabuf
+try:
+    udmabuf.allocate(16)
+except FileNotFoundError as e:
+    print(errno.errorcode[e.errno], sys.argv[1] + "/udmabuf-cfs" in str(e))' "$BATS_TEST_TMPDIR/dev"
+	assert_output "ENOENT True"
+}
+
+@test "process-scoped allocate as a user the node refuses is PermissionError; as a member of group udmabuf it works" {
+	local prog='
+import errno, os, udmabuf
+try:
+    a = udmabuf.allocate(16)
+except PermissionError as e:
+    print(errno.errorcode[e.errno], "udmabuf-cfs" in str(e))
+else:
+    a[:] = 5
+    a.flush()
+    print("OK", os.getuid() != 0, a.buffer.name.startswith("proc-%d-" % os.getpid()), (a == 5).all())'
+	run -0 --separate-stderr as_nobody env PYTHONPATH="$PYTHONPATH" python3 -c "$prog"
+	assert_output "EACCES True"
+	run -0 --separate-stderr as_pyuser env PYTHONPATH="$PYTHONPATH" python3 -c "$prog"
+	assert_output "EACCES True"
+	node_for_group
+	run -0 --separate-stderr as_pyuser env PYTHONPATH="$PYTHONPATH" python3 -c "$prog"
+	assert_output "OK True True True"
+	# The group's member only: nobody is still refused.
+	run -0 --separate-stderr as_nobody env PYTHONPATH="$PYTHONPATH" python3 -c "$prog"
+	assert_output "EACCES True"
+}
+
+@test "edu DMA into and out of process-scoped arrays bound to edu" {
+	edu_ready
+	py <<-'EOF'
+		edu = ["udmabuf-edu", "--pci", os.environ["UDMABUF_EDU"]]
+		dev = "pci/" + os.environ["UDMABUF_EDU"]
+		n = 4032
+		src = udmabuf.allocate(PAGE, np.uint8, dev)
+		dst = udmabuf.allocate((2, PAGE), np.uint8, target=dev)
+		assert src.buffer.process_scoped and dst.buffer.process_scoped
+		pattern = (np.arange(n, dtype=np.uint32) * 2654435761 >> 13).astype(np.uint8)
+		src[:n] = pattern
+		src.flush(0, n)
+		dst[:] = 0xee
+		dst.flush()
+		assert sh(*edu, "to-dev", hex(src.physical_address), str(n)) == "OK"
+		view = dst[1]
+		assert sh(*edu, "from-dev", hex(view.physical_address), str(n)) == "OK"
+		view.invalidate(0, n)
+		assert (view[:n] == pattern).all(), "the device's data did not arrive"
+		assert (dst[0] == 0xee).all() and (view[n:] == 0xee).all(), "DMA outside the range"
+		print("OK")
+	EOF
+}
+
+@test "a non-root member of group udmabuf gets edu DMA into its array; kill -9 of it gives the memory back" {
+	edu_ready
+	node_for_group
+	local out=$BATS_TEST_TMPDIR/prog.out big=$((128 << 20))
+	local used0 free0 free1 free2 line bg pid uid name bigname addr addr2 n=4032
+	used0=$(process_used)
+	free0=$(meminfo_kib MemFree)
+	# The program: a page bound to edu, 128 MiB more; a pattern for edu to
+	# read; waits (SIGUSR1) for root to run the DMA (edu is root's: UIO),
+	# checks what edu wrote, then sleeps until killed.
+	su -s /bin/sh -c 'exec "$0" "$@"' -- "$PYUSER" env PYTHONPATH="$PYTHONPATH" python3 -c '
+import os, signal, sys
+import numpy as np
+import udmabuf
+dev, n, big = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGUSR1})
+page = os.sysconf("SC_PAGESIZE")
+a = udmabuf.allocate((2, page), np.uint8, dev)
+big = udmabuf.allocate(big, np.uint8)
+pattern = (np.arange(n, dtype=np.uint32) * 2654435761 >> 13).astype(np.uint8)
+a[0, :n] = pattern
+a[1] = 0xee
+a.flush()
+print("ready", os.getpid(), os.getuid(), a.buffer.name, big.buffer.name,
+      hex(a[0].physical_address), hex(a[1].physical_address), flush=True)
+signal.sigwait({signal.SIGUSR1})
+a[1].invalidate()
+ok = (a[1, :n] == pattern).all() and (a[1, n:] == 0xee).all()
+print("dma", "ok" if ok else "wrong", flush=True)
+while True:
+    signal.pause()
+' "pci/$UDMABUF_EDU" "$n" "$big" >"$out" 2>&1 </dev/null &
+	bg=$!
+	line=$(wait_line "$out" '^ready ' "$bg")
+	read -r _ pid uid name bigname addr addr2 <<<"$line"
+	[ "$uid" = "$PYUSER_UID" ] || fail "the program ran as uid $uid"
+	run -0 grep '^Groups:' "/proc/$pid/status"
+	assert_output --regexp "[[:space:]]$PYGROUP_GID([[:space:]]|\$)"
+	assert_attr "$CLASS/$name/owner" "$pid python3"
+	assert_attr "$CLASS/$name/dma_device" "pci/$UDMABUF_EDU"
+	assert_attr "$CLASS/$bigname/owner" "$pid python3"
+	assert_attr "$CLASS/$bigname/size" "$big"
+	assert_equal "$(process_used)" "$((used0 + $(cat "$CLASS/$name/size") + big))"
+	run -0 "$ED" --pci "$UDMABUF_EDU" to-dev "$addr" "$n"
+	run -0 "$ED" --pci "$UDMABUF_EDU" from-dev "$addr2" "$n"
+	kill -USR1 "$pid"
+	wait_line "$out" '^dma ' "$pid" >/dev/null
+	grep -qx 'dma ok' "$out" || fail "edu's data did not arrive in the array: $(cat "$out")"
+	# Give or take what the per-CPU page lists hold (as process.bats).
+	free1=$(meminfo_kib MemFree)
+	[ $((free0 - free1)) -ge $((96 << 10)) ] ||
+		fail "MemFree went from $free0 to $free1 KiB with 128 MiB allocated"
+	kill -KILL "$pid"
+	# su execs the shell, which execs python3: usually BG is PID.
+	wait "$bg" || true
+	for _ in $(seq 1 100); do
+		[ -e "/proc/$pid" ] || break
+		sleep 0.1
+	done
+	[ ! -e "/proc/$pid" ] || fail "process $pid still there after kill -9"
+	wait_gone "$name"
+	wait_gone "$bigname"
+	[ -z "$(ls "$CLASS")" ] || fail "left in $CLASS: $(ls "$CLASS")"
+	assert_equal "$(process_used)" "$used0"
+	free2=$(meminfo_kib MemFree)
+	[ $((free2 - free1)) -ge $((96 << 10)) ] ||
+		fail "MemFree went from $free1 to only $free2 KiB after the kill"
+	# And the memory can be had again, by the same user.
+	run -0 --separate-stderr as_pyuser env PYTHONPATH="$PYTHONPATH" python3 -c "
+import udmabuf
+a = udmabuf.allocate($big, 'u1')
+print('OK')"
+	assert_output OK
+}
+
+@test "persistent=True makes a named configfs buffer that outlives freebuffer and the program" {
+	py <<-'EOF'
+		a = udmabuf.allocate(16, persistent=True)
+		name = a.buffer.name
+		assert name.startswith(f"pyudmabuf-{os.getpid()}-") and not a.buffer.process_scoped, name
+		assert a.buffer.path == f"/dev/{name}" and configfs_items() == [name] and proc_bufs() == []
+		assert a.physical_address == ctl_dma_addr(name)
+		a[:] = 0x1234
+		a.freebuffer()
+		assert item_exists(name) and attr(name, "enable") == "1"
+		b = udmabuf.allocate(16, persistent=True, name="keep", cacheable=False)
+		assert b.buffer.name == "keep" and attr("keep", "sync_mode") == "1"
+		b[:] = 0x5678
+		b.flush()
+		print("OK")
+	EOF
+	run -0 udmabufctl list -n -o NAME
+	assert_line keep
+	assert_line --regexp '^pyudmabuf-[0-9]+-[0-9]+$'
+	# What the program wrote is there for the next one.
+	py <<-'EOF'
+		with udmabuf.Buffer("keep") as b:
+		    assert (b.array((16,), "u4") == 0x5678).all()
+		[other] = [n for n in configfs_items() if n != "keep"]
+		with udmabuf.Buffer(other) as b:
+		    assert (b.array((16,), "u4") == 0x1234).all()
+		print("OK")
+	EOF
+	run -0 udmabufctl delete keep
+	run -0 udmabufctl list -n -o NAME
+	run -0 udmabufctl delete "$output"
 }

@@ -67,3 +67,30 @@ def fd_flags(fd):
             if line.startswith("flags:"):
                 return int(line.split()[1], 8)
     raise AssertionError(f"no flags in /proc/self/fdinfo/{fd}")
+
+
+PARAMS = "/sys/module/udmabuf_cfs/parameters"
+
+
+def cls_attr(name, a):
+    """/sys/class/udmabuf/NAME/A, stripped."""
+    with open(f"{CLASS}/{name}/{a}") as f:
+        return f.read().strip()
+
+
+def proc_bufs(pid=None):
+    """The process-scoped buffers (class devices proc-PID-N) of process
+    PID (default: this one), sorted."""
+    pid = os.getpid() if pid is None else pid
+    return sorted(n for n in os.listdir(CLASS) if n.startswith(f"proc-{pid}-"))
+
+
+def process_used():
+    """The module's process_used parameter: bytes process-scoped buffers
+    hold."""
+    with open(f"{PARAMS}/process_used") as f:
+        return int(f.read())
+
+
+def configfs_items():
+    return sorted(n for n in os.listdir(CFS) if n != "features")
