@@ -99,7 +99,9 @@ deb:
 	@# The guides a user needs come with the packages.
 	@for f in udmabuf-cfs-dkms:admin-guide.rst udmabuf-cfs-dkms:cache-coherency.rst \
 		libudmabuf-dev:libudmabuf.rst libudmabuf-dev:examples/udmabuf-example.c \
-		libudmabuf-dev:examples/pcie-dma.c python3-udmabuf:examples/pcie-dma.py; do \
+		libudmabuf-dev:examples/pcie-dma.c python3-udmabuf:examples/pcie-dma.py \
+		libudmabuf-dev:examples/soc-dma.c libudmabuf-dev:examples/soc-dma.dtsi \
+		python3-udmabuf:examples/soc-dma.py; do \
 		dpkg-deb -c $(DEB_OUT)/$${f%%:*}_*.deb | grep "/usr/share/doc/$${f%%:*}/$${f#*:}" >/dev/null || \
 			{ echo "make deb: $${f%%:*} lacks /usr/share/doc/$${f%%:*}/$${f#*:}" >&2; exit 1; }; \
 	done

@@ -1006,7 +1006,7 @@ vm_lane_read() {
 	VM_LANE_OPTIONS=()
 	for w in $opts; do
 		# Paths in the table are the checkout's.
-		[[ $w == tests/* ]] && w=$REPO_ROOT/$w
+		[[ $w == tests/* || $w == examples/* ]] && w=$REPO_ROOT/$w
 		VM_LANE_OPTIONS+=("$w")
 	done
 	VM_LANE_FILES=()
