@@ -83,15 +83,6 @@ proc_buf() {
 	echo "$name"
 }
 
-# wait_gone NAME: the class device goes within 10 s.
-wait_gone() {
-	for _ in $(seq 1 200); do
-		[ -e "$CLASS/$1" ] || return 0
-		sleep 0.05
-	done
-	fail "$CLASS/$1 still there 10 s after its last user went"
-}
-
 # wait_exit PID: a process that is not our child is gone within 10 s.
 wait_exit() {
 	for _ in $(seq 1 200); do

@@ -88,15 +88,6 @@ wait_line() {
 	fail "no line /$re/ after 60 s: $(cat "$file")"
 }
 
-# wait_gone NAME: /sys/class/udmabuf/NAME goes within 10 s.
-wait_gone() {
-	for _ in $(seq 1 200); do
-		[ -e "$CLASS/$1" ] || return 0
-		sleep 0.05
-	done
-	fail "$CLASS/$1 still there 10 s after its last user went"
-}
-
 process_used() {
 	local v
 	read -r v <"$PARAMS/process_used" || fail "no $PARAMS/process_used"

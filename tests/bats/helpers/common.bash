@@ -218,6 +218,16 @@ write_rmmod_refused() {
 	EOF
 }
 
+# wait_gone NAME: /sys/class/udmabuf/NAME (gone with its last user) goes
+# within 10 s.
+wait_gone() {
+	for _ in $(seq 1 200); do
+		[ -e "$CLASS/$1" ] || return 0
+		sleep 0.05
+	done
+	fail "$CLASS/$1 still there 10 s after its last user went"
+}
+
 # wait_module_released: the hold is gone, so the module's count drops to 0
 # within the driver's retry interval (0.5 s); fail after 10 s.
 wait_module_released() {
