@@ -1,0 +1,106 @@
+# shellcheck shell=bash
+# SPDX-License-Identifier: GPL-2.0
+# What the Python files (python.bats, python-dma.bats) share: the setup
+# that puts back what a test changed, a non-root user in group udmabuf,
+# the py runner and the edu ready for DMA.  Load after helpers/common.
+# Variables such as cfs come from helpers/common.bash, stderr from bats' run.
+# shellcheck disable=SC2154
+ED=udmabuf-edu
+UIO=/sys/bus/pci/drivers/uio_pci_generic
+NODE=/dev/udmabuf-cfs
+# A user for the non-root tests, member of the group udmabuf (made and
+# removed here: the guest's /etc has root and nobody only).
+PYUSER=udmabuf-py
+PYUSER_UID=4711
+PYGROUP_GID=4712
+
+setup_file() {
+	export PYTHONPATH=$BATS_TEST_DIRNAME/helpers
+	# Byte code of the tests' own helpers: not written into /tests.
+	export PYTHONDONTWRITEBYTECODE=1
+}
+
+setup() {
+	common_setup || return 1
+	PARAMS=/sys/module/$MODNAME/parameters
+	read -r PROCESS_MAX 2>/dev/null <"$PARAMS/process_max" || PROCESS_MAX=
+}
+
+teardown() {
+	# What a test changed, even when it failed half-way.
+	if [ -n "${PROCESS_MAX:-}" ]; then
+		set_attr "$PARAMS/process_max" "$PROCESS_MAX" || true
+	fi
+	if [ -e "$NODE" ]; then
+		chmod 0600 "$NODE" || true
+		chgrp root "$NODE" || true
+	fi
+	sed -i "/^$PYUSER:/d" /etc/passwd || true
+	sed -i "/^udmabuf:/d" /etc/group || true
+	common_teardown
+}
+
+# as_pyuser CMD ARGS...: run CMD as $PYUSER (not root; primary group
+# nogroup, supplementary group udmabuf), made here.
+as_pyuser() {
+	grep -q "^$PYUSER:" /etc/passwd ||
+		echo "$PYUSER:x:$PYUSER_UID:65534:udmabuf test user:/nonexistent:/bin/sh" >>/etc/passwd
+	grep -q "^udmabuf:" /etc/group ||
+		echo "udmabuf:x:$PYGROUP_GID:$PYUSER" >>/etc/group
+	# shellcheck disable=SC2016 # expanded by the user's shell
+	su -s /bin/sh -c 'exec "$0" "$@"' -- "$PYUSER" "$@"
+}
+
+# node_for_group: /dev/udmabuf-cfs as the shipped udev rule makes it
+# (group udmabuf, 0660).
+node_for_group() {
+	as_pyuser true
+	chgrp udmabuf "$NODE"
+	chmod 0660 "$NODE"
+}
+
+# wait_line FILE REGEX PID: wait (60 s) for a line of FILE matching REGEX
+# while PID lives; prints it.
+wait_line() {
+	local file=$1 re=$2 pid=$3 line
+	for _ in $(seq 1 600); do
+		line=$(grep -E -m1 -- "$re" "$file" 2>/dev/null) && {
+			echo "$line"
+			return 0
+		}
+		# Ended: gone, or a zombie not yet reaped.
+		if ! kill -0 "$pid" 2>/dev/null || grep -q '^State:.*Z' "/proc/$pid/status" 2>/dev/null; then
+			fail "process $pid ended before a line /$re/: $(cat "$file")"
+		fi
+		sleep 0.1
+	done
+	fail "no line /$re/ after 60 s: $(cat "$file")"
+}
+
+process_used() {
+	local v
+	read -r v <"$PARAMS/process_used" || fail "no $PARAMS/process_used"
+	echo "$v"
+}
+
+# py: run the python3 script on stdin (after "from pycommon import *"),
+# which prints OK at its end; fails with the script's output otherwise.
+py() {
+	run --separate-stderr python3 -X faulthandler -c "from pycommon import *
+$(cat)"
+	if [ "$status" -ne 0 ] || [ "$output" != OK ]; then
+		fail "$(printf 'python3 exited %s\nstdout: %s\nstderr: %s' "$status" "$output" "$stderr")"
+	fi
+}
+
+# The edu at $UDMABUF_EDU bound to uio_pci_generic, as in dma.bats.
+edu_ready() {
+	local d=/sys/bus/pci/devices/$UDMABUF_EDU
+	[ -e "$d" ] || echo 1 >/sys/bus/pci/rescan
+	[ -e "$d" ] || fail "no edu at $UDMABUF_EDU"
+	if [ ! -e "$d/driver" ]; then
+		echo "1234 11e8" >"$UIO/new_id" 2>/dev/null || true
+		[ -e "$d/driver" ] || echo "$UDMABUF_EDU" >"$UIO/bind"
+	fi
+	run -0 "$ED" --pci "$UDMABUF_EDU" probe
+}

@@ -1,0 +1,189 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+#
+# The Python binding on the guest's architecture: Debian's python3 and
+# python3-numpy of that arch import udmabuf over its libudmabuf.so.1;
+# numpy arrays over the mapping each sync_mode and O_SYNC choose; flush and
+# invalidate (cache maintenance where DMA is not coherent); the DMA and CPU
+# physical addresses and the coherent flag; DMA by QEMU's edu device into
+# configfs and process-scoped arrays, as in dma.bats.  The rest of the
+# binding, the same everywhere, is python.bats.
+# vm: needs python
+
+# Variables such as cfs come from helpers/common.bash, stderr from bats' run.
+# shellcheck disable=SC2154
+load helpers/common
+load helpers/python
+
+bats_require_minimum_version 1.5.0
+
+@test "Debian's python3 and numpy of the guest's architecture import udmabuf over libudmabuf.so.1" {
+	py <<-'EOF'
+		import platform, ctypes
+		machine = {"amd64": "x86_64", "arm64": "aarch64"}[os.environ["UDMABUF_ARCH"]]
+		assert platform.machine() == machine, platform.machine()
+		assert np.__version__.startswith("1.24."), np.__version__
+		assert udmabuf.library_version() == "1.1.0", udmabuf.library_version()
+		assert udmabuf._c.lib.has("udmabuf_alloc"), "the guest's libudmabuf has no udmabuf_alloc"
+		assert udmabuf.__file__ == "/usr/lib/python3/dist-packages/udmabuf/__init__.py", udmabuf.__file__
+		print("OK")
+	EOF
+}
+
+@test "what is written through the numpy array is what /dev/NAME reads, and the other way round" {
+	py <<-'EOF'
+		a = udmabuf.allocate(PAGE // 4, dtype="u4", name="pyb")
+		a[:] = np.arange(a.size, dtype="u4") * 2654435761
+		a.flush()
+		with open("/dev/pyb", "rb", buffering=0) as f:
+		    data = f.read(a.nbytes)
+		assert data == a.tobytes(), "read(2) of /dev/pyb differs from the array"
+		fd = os.open("/dev/pyb", os.O_WRONLY)
+		os.pwrite(fd, b"\xff" * 8, 16)
+		os.close(fd)
+		a.invalidate()
+		assert a[4] == a[5] == 0xffffffff and a[3] == 3 * 2654435761 % 2**32, a[:8]
+		print("OK")
+	EOF
+}
+
+@test "flush and invalidate take the whole array, a view or a byte range, and refuse ranges outside with EINVAL" {
+	py <<-'EOF'
+		a = udmabuf.allocate(2 * PAGE, dtype=np.uint8, name="pyb")
+		for f in (a.flush, a.invalidate, a.sync_to_device, a.sync_from_device):
+		    f()
+		    f(0, 16)
+		    f(PAGE - 8, 16)
+		    f(2 * PAGE - 1, 1)
+		    f(2 * PAGE, 0)
+		    a[100:200].__getattribute__(f.__name__)()
+		    a[::2].__getattribute__(f.__name__)(0, 2 * PAGE - 1)
+		a.buffer.flush(0, 2 * PAGE)
+		a.buffer.invalidate(PAGE)
+		for f in (a.flush, a.invalidate):
+		    e = raises(OSError, "EINVAL", f, 0, 2 * PAGE + 1)
+		    assert "pyb" in str(e) and f.__name__ in str(e), e
+		    raises(OSError, "EINVAL", f, 2 * PAGE + 1)
+		    raises(OSError, "EINVAL", f, -1, 1)
+		    raises(OSError, "EINVAL", f, 0, -1)
+		    raises(OSError, "EINVAL", a[10:20].__getattribute__(f.__name__), 5, 6)
+		    raises(TypeError, None, f, 1.5)
+		# The page after the array's end is the buffer's, not the array's.
+		b = udmabuf.allocate(100, dtype=np.uint8, name="pyc")
+		raises(OSError, "EINVAL", b.flush, 0, 101)
+		b.buffer.flush(0, PAGE)
+		raises(OSError, "EINVAL", b.buffer.flush, 0, PAGE + 1)
+		print("OK")
+	EOF
+}
+
+@test "cacheable picks the mapping: O_SYNC or not, sync_mode 1 or what was asked" {
+	py <<-'EOF'
+		a = udmabuf.allocate(16, name="c1")
+		assert not fd_flags(a.buffer.fileno()) & os.O_SYNC and a.cacheable
+		assert attr("c1", "sync_mode") == "1"
+		b = udmabuf.allocate(16, cacheable=False, name="c2")
+		assert fd_flags(b.buffer.fileno()) & os.O_SYNC and not b.cacheable
+		assert attr("c2", "sync_mode") == "1"
+		c = udmabuf.allocate(16, cacheable=False, sync_mode=2, name="c3")
+		assert fd_flags(c.buffer.fileno()) & os.O_SYNC and attr("c3", "sync_mode") == "2"
+		d = udmabuf.allocate(16, sync_mode=0, name="c4")
+		assert attr("c4", "sync_mode") == "0"
+		for x in (b, c):
+		    x[:] = 0x5a
+		    x.flush()
+		    assert (x == 0x5a).all()
+		for mode, cacheable in ((4, True), (5, True), (0, False), (4, False)):
+		    raises(ValueError, None, udmabuf.allocate, 16, cacheable=cacheable, sync_mode=mode)
+		print("OK")
+	EOF
+}
+
+@test "DMA into a numpy array: edu reads one array and writes another at their physical_address" {
+	edu_ready
+	py <<-'EOF'
+		edu = ["udmabuf-edu", "--pci", os.environ["UDMABUF_EDU"]]
+		dev = "pci/" + os.environ["UDMABUF_EDU"]
+		n = 4032
+		src = udmabuf.allocate(PAGE, dtype=np.uint8, name="src", dma_device=dev)
+		dst = udmabuf.allocate(2 * PAGE, dtype=np.uint8, name="dst", dma_device=dev)
+		pattern = (np.arange(n, dtype=np.uint32) * 2654435761 >> 13).astype(np.uint8)
+		src[:n] = pattern
+		src.flush(0, n)
+		dst[:] = 0xee
+		dst.flush()
+		assert sh(*edu, "to-dev", hex(src.physical_address), str(n)) == "OK"
+		# Into a view: at the address of its first byte.
+		view = dst[PAGE - 8:]
+		assert sh(*edu, "from-dev", hex(view.physical_address), str(n)) == "OK"
+		view.invalidate(0, n)
+		assert (view[:n] == pattern).all(), "the device's data did not arrive"
+		assert (dst[:PAGE - 8] == 0xee).all() and (view[n:] == 0xee).all(), "DMA outside the range"
+		# Negative control: without the transfer nothing arrives.
+		ctl = udmabuf.allocate(PAGE, dtype=np.uint8, name="ctl", dma_device=dev)
+		ctl[:] = 0xee
+		ctl.flush()
+		ctl.invalidate()
+		assert (ctl == 0xee).all()
+		print("OK")
+	EOF
+}
+
+@test "an array's DMA address, CPU physical address and coherent flag are the driver's, offset for slices" {
+	py <<-'EOF'
+		a = udmabuf.allocate((8, 16), "u4", name="pyb")
+		dma = ctl_dma_addr("pyb")
+		cpu = ctl_cpu_phys_addr("pyb")
+		assert a.physical_address == a.device_address == dma, (hex(a.physical_address), hex(dma))
+		assert a.cpu_physical_address == a.buffer.cpu_physical_address == cpu, (hex(a.cpu_physical_address), hex(cpu))
+		# No IOMMU in the guest: the two are the same address.
+		assert cpu == dma, (hex(cpu), hex(dma))
+		with open(f"{CLASS}/pyb/dma_coherent") as f:
+		    assert a.coherent is (f.read().strip() == "1") and a[2:].coherent is a.coherent
+		for v, off in ((a[2], 128), (a[:, 4:], 16), (a[1::2, ::4], 64), (a[::-1], 0),
+		               (a[5:1:-1], 128), (a[::-2, ::-3], 64), (a.T, 0)):
+		    assert v.physical_address == v.device_address == dma + off, (v.strides, off)
+		    assert v.cpu_physical_address == cpu + off, (v.strides, off)
+		print("OK")
+	EOF
+}
+
+@test "a strided or reversed view syncs the bytes it spans and refuses a byte more" {
+	py <<-'EOF'
+		a = udmabuf.allocate(1024, "u4", name="pyb")
+		# view, the bytes from its lowest to its highest address
+		for v, span in ((a[1::2], 4092), (a[::-1], 4096), (a[900:100:-3], 800 * 4 + 4 - 8),
+		                (a.reshape(32, 32)[::-2, 3], 30 * 128 + 4)):
+		    for f in (v.flush, v.invalidate, v.sync_to_device, v.sync_from_device):
+		        f()
+		        f(0, span)
+		        raises(OSError, "EINVAL", f, 0, span + 1)
+		        raises(OSError, "EINVAL", f, span, 1)
+		    assert not v.flags.c_contiguous
+		print("OK")
+	EOF
+}
+
+@test "edu DMA into and out of process-scoped arrays bound to edu" {
+	edu_ready
+	py <<-'EOF'
+		edu = ["udmabuf-edu", "--pci", os.environ["UDMABUF_EDU"]]
+		dev = "pci/" + os.environ["UDMABUF_EDU"]
+		n = 4032
+		src = udmabuf.allocate(PAGE, np.uint8, dev)
+		dst = udmabuf.allocate((2, PAGE), np.uint8, target=dev)
+		assert src.buffer.process_scoped and dst.buffer.process_scoped
+		pattern = (np.arange(n, dtype=np.uint32) * 2654435761 >> 13).astype(np.uint8)
+		src[:n] = pattern
+		src.flush(0, n)
+		dst[:] = 0xee
+		dst.flush()
+		assert sh(*edu, "to-dev", hex(src.physical_address), str(n)) == "OK"
+		view = dst[1]
+		assert sh(*edu, "from-dev", hex(view.physical_address), str(n)) == "OK"
+		view.invalidate(0, n)
+		assert (view[:n] == pattern).all(), "the device's data did not arrive"
+		assert (dst[0] == 0xee).all() and (view[n:] == 0xee).all(), "DMA outside the range"
+		print("OK")
+	EOF
+}
