@@ -117,7 +117,8 @@ check-deb:
 # scripts and bats files (shellcheck, warnings and errors).
 SHELL_SCRIPTS := .ci/run tests/demo.sh tests/vm/run tests/vm/check-all \
 	tests/vm/lib.sh tests/vm/deps tests/vm/selftest tests/vm/debug.sh \
-	tests/vm/debug-kernel tests/vm/init tests/vm/checkpatch tests/deb/check \
+	tests/vm/debug-kernel tests/vm/init tests/vm/checkpatch tests/vm/bats-preprocess \
+	tests/deb/check \
 	tests/bench/run tests/bench/guest.sh tests/catalogue/check tests/uapi/check \
 	tests/build/check \
 	tests/vm/check-cache tests/python/check
