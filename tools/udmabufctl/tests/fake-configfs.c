@@ -16,7 +16,8 @@
  *    node: it answers the udmabuf-cfs ioctls (GET_INFO gives its size, the
  *    DMA address $UDMABUF_FAKE_DMA_ADDR, default 0x3f000000, the CPU
  *    physical address $UDMABUF_FAKE_PHYS_ADDR, default the DMA address, and
- *    the flags $UDMABUF_FAKE_INFO_FLAGS, default 0; the syncs check the
+ *    the flags $UDMABUF_FAKE_INFO_FLAGS, default 0, and the sync_mode of
+ *    $UDMABUF_SYSFS_DIR/NAME/sync_mode, default 1; the syncs check the
  *    range and direction) and each of them is logged as
  *    "ioctl=NAME OFFSET SIZE DIRECTION"; other ioctls fail with ENOTTY;
  *  - a file named udmabuf-cfs there stands in for /dev/udmabuf-cfs: it
@@ -24,7 +25,9 @@
  *    SYNC_MODE DMA_BITS ALLOCATOR DMA_DEVICE" (FLAGS in octal), by making
  *    a file proc-PID-N of SIZE bytes beside it and returning a new fd of it
  *    with the access mode and O_CLOEXEC asked for (unlike the kernel's, it
- *    has a path and is not removed when closed); reserved fields set are
+ *    has a path and is not removed when closed), and, with
+ *    $UDMABUF_SYSFS_DIR set, its class directory with the sync_mode asked
+ *    for (plain files, also left behind); reserved fields set are
  *    EINVAL, and $UDMABUF_FAKE_ERRNO="alloc=ERRNO" makes it fail;
  *  - with $UDMABUF_FAKE_DEV_DIR set, writing 1 to an item's enable makes its
  *    device node there (a file of the item's size named by its device_name,
@@ -237,6 +240,17 @@ static const char *fake_dev(int fd, char *path, size_t len)
 	return path;
 }
 
+/* $UDMABUF_SYSFS_DIR/NAME/sync_mode, where NAME is PATH's basename. */
+static char *class_sync_mode(const char *path, char *buf, size_t len)
+{
+	const char *dir = getenv("UDMABUF_SYSFS_DIR");
+
+	if (!dir || !*dir)
+		return NULL;
+	snprintf(buf, len, "%s%s/sync_mode", dir, strrchr(path, '/'));
+	return buf;
+}
+
 /* UDMABUF_CFS_IOC_ALLOC on the fake /dev/udmabuf-cfs at PATH. */
 static int fake_alloc(const char *path, struct udmabuf_cfs_alloc *req)
 {
@@ -275,6 +289,20 @@ static int fake_alloc(const char *path, struct udmabuf_cfs_alloc *req)
 	fd = sys_open(buf, (int)(req->flags & (O_ACCMODE | O_CLOEXEC)), 0);
 	if (fd < 0)
 		return -1;
+	if (class_sync_mode(buf, line, sizeof(line))) {
+		char val[16];
+		int sfd;
+
+		*strrchr(line, '/') = '\0';
+		mkdir(line, 0755);
+		strcat(line, "/sync_mode");
+		snprintf(val, sizeof(val), "%u\n", req->sync_mode);
+		sfd = sys_open(line, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (sfd >= 0) {
+			(void)syscall(SYS_write, sfd, val, strlen(val));
+			close(sfd);
+		}
+	}
 	req->fd = fd;
 	return 0;
 }
@@ -305,6 +333,15 @@ static int fake_ioctl(int fd, const char *path, unsigned long req, void *arg)
 		info->phys_addr = phys ? strtoull(phys, NULL, 0) : info->dma_addr;
 		info->flags = flags ? (__u32)strtoul(flags, NULL, 0) : 0;
 		info->sync_mode = 1;
+		if (class_sync_mode(path, line, sizeof(line))) {
+			FILE *f = fopen(line, "re");
+
+			if (f) {
+				if (fscanf(f, "%u", &info->sync_mode) != 1)
+					info->sync_mode = 1;
+				fclose(f);
+			}
+		}
 		strcpy(info->driver_version, "fake");
 		log_write("ioctl", "get_info", 8);
 		return 0;
