@@ -753,7 +753,11 @@ void bench_cell_text(const struct bench_row *r, int col, int raw,
 		snprintf(buf, len, "%s", r->baseline);
 		break;
 	case BCOL_RATIO:
-		if (r->ratio > 0)
+		if (r->ratio <= 0)
+			break;
+		if (raw)
+			snprintf(buf, len, "%.4f", r->ratio);
+		else
 			snprintf(buf, len, r->ratio >= 100 ? "%.0f" :
 				 r->ratio >= 10 ? "%.1f" : "%.3f", r->ratio);
 		break;

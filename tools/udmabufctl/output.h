@@ -199,7 +199,8 @@ void human_time(double ns, char *buf, size_t len);
 
 /*
  * Text of one cell of a bench row: TIME, RATE and SIZE human unless RAW
- * (nanoseconds, bytes per second, bytes). "" when unknown.
+ * (nanoseconds, bytes per second, bytes), RATIO three significant digits
+ * unless RAW (four decimals). "" when unknown.
  */
 void bench_cell_text(const struct bench_row *r, int col, int raw,
 		     char *buf, size_t len);
