@@ -1203,6 +1203,31 @@ if command -v bash >/dev/null 2>&1; then
 NAME,DMA-MASK
 NAME,DMA-DEVICE"
 	check "completion of -o offers the columns the tool lists with -H"
+	# shellcheck disable=SC2016 # expanded by bash
+	(cd "$T" && bash -c '. "$1"
+		COMP_WORDS=("$2" bench -o OP,R); COMP_CWORD=3
+		_udmabufctl; printf "%s\n" "${COMPREPLY[@]}"' \
+		bash "$COMP_SRC" "$BIN") >"$OUT" 2>"$ERR"; rc=$?
+	status_is 0 && out_is "OP,RATE
+OP,RATIO
+OP,REPS"
+	check "completion of bench -o offers bench's columns"
+	# shellcheck disable=SC2016 # expanded by bash
+	(cd "$T" && bash -c '. "$1"
+		COMP_WORDS=("$2" bench --s); COMP_CWORD=2
+		_udmabufctl; printf "%s\n" "${COMPREPLY[@]}"' \
+		bash "$COMP_SRC" "$BIN") >"$OUT" 2>"$ERR"; rc=$?
+	status_is 0 && out_is "--size
+--sync-modes
+--shell"
+	check "completion of bench's options"
+	# shellcheck disable=SC2016 # expanded by bash
+	(cd "$T" && bash -c '. "$1"
+		COMP_WORDS=("$2" info --sh); COMP_CWORD=2
+		_udmabufctl; printf "%s\n" "${COMPREPLY[@]}"' \
+		bash "$COMP_SRC" "$BIN") >"$OUT" 2>"$ERR"; rc=$?
+	status_is 0 && out_is "--shell"
+	check "completion of info offers --shell"
 	rmdir "$X/a b" "$X/x\$(touch pwned)"
 fi
 
