@@ -1323,6 +1323,21 @@ check "bench --help shows its options and columns"
 run --help
 out_has " bench            " && out_has "Available output columns of bench:"
 check "--help lists bench and its columns"
+sed -n '/^\.SH BENCH/,/^\.SH /p' "$MAN8" >"$T/man-bench"
+missing=
+for c in $("$BIN" bench -H -r | cut -d' ' -f1); do
+	# The table's first field: NAME, or NAME, NAME (hyphens as \-).
+	COL=$(printf '%s' "$c" | sed 's/-/\\-/g') awk -F '\t' '
+		{ n = split($1, a, ", "); for (i = 1; i <= n; i++) if (a[i] == ENVIRON["COL"]) f = 1 }
+		END { exit !f }' "$T/man-bench" || missing="$missing $c"
+done
+[ -s "$T/man-bench" ] && [ -z "$missing" ]
+check "udmabufctl(8) has a BENCH section that describes every column of bench -H${missing:+ (missing:$missing)}"
+man_command bench >"$OUT"
+out_has "BENCH" && sed -n '/^\.SS Bench/,/^\.SS /p' "$MAN8" | grep -qF 'sync\-modes'
+check "udmabufctl(8) names bench among the commands and its options"
+sed -n '/^\.SS List, info and bench/,/^\.SS /p' "$MAN8" | grep -q '^\.BR \\-y ", " \\-\\-shell$'
+check "udmabufctl(8) documents -y, --shell"
 
 # A tree of two buffers for bench: bench0 (256K) and busy0, which is open.
 BT=$T/bench
