@@ -1480,9 +1480,10 @@ status_is 1 && err_is "udmabufctl: bench0: bench: not enabled"
 fake "bench of a disabled item says it is not enabled"
 if [ "$(id -u)" -ne 0 ]; then
 	chmod 0444 "$BT/class/udmabuf/bench0/sync_mode"
+	rm -f "$T/writes"
 	[ -n "$works" ] && run_fake bench bench0 --size 8K --reps 1
 	status_is 1 && [ ! -s "$OUT" ] && err_is "udmabufctl: bench0: set sync_mode: Permission denied
-udmabufctl: hint: this needs root"
+udmabufctl: hint: this needs root" && ! grep -q '^ioctl=sync_for' "$T/writes"
 	fake "bench NAME whose sync_mode may not be written fails before measuring"
 	[ -n "$works" ] && run_fake bench bench0 --size 8K --reps 1 --sync-modes none -n -r -o OP
 	status_is 0 && [ "$(wc -l <"$OUT")" -eq 4 ]
