@@ -1198,7 +1198,8 @@ static int class_attr(const char *dev, const char *attr, char *buf,
 	int fd, err = 0;
 
 	snprintf(path, sizeof(path), "%s/%s/%s", udmabuf_sysfs_dir(), dev, attr);
-	fd = open(path, (write_it ? O_WRONLY | O_TRUNC : O_RDONLY) | O_CLOEXEC);
+	/* No O_TRUNC: sysfs takes the write whole; sync modes are one digit. */
+	fd = open(path, (write_it ? O_WRONLY : O_RDONLY) | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	if (write_it) {

@@ -9,9 +9,11 @@
  *    configfs item does);
  *  - each write(2) to a file there is appended to $UDMABUF_FAKE_LOG as
  *    "ATTR=VALUE" lines, in order;
- *  - $UDMABUF_FAKE_ERRNO="ATTR=ERRNO" (EINVAL, ENODEV, EBUSY, ENOMEM or a
- *    number) makes every write to ATTR fail with that errno, as a kernel
- *    store that refuses the value would;
+ *  - $UDMABUF_FAKE_ERRNO="ATTR=ERRNO" (EINVAL, ENODEV, EBUSY, ENOMEM,
+ *    EACCES or a number) makes every write to ATTR fail with that errno,
+ *    as a kernel store that refuses the value would; "class/ATTR=ERRNO"
+ *    does the same for ATTR under $UDMABUF_SYSFS_DIR (a test run as root
+ *    cannot make a file unwritable);
  *  - a regular file under $UDMABUF_FAKE_DEV_DIR stands in for a device
  *    node: it answers the udmabuf-cfs ioctls (GET_INFO gives its size, the
  *    DMA address $UDMABUF_FAKE_DMA_ADDR, default 0x3f000000, the CPU
@@ -64,6 +66,15 @@ static const char *under_configfs(const char *path)
 	return path;
 }
 
+/* 1 if PATH is under $UDMABUF_SYSFS_DIR. */
+static int under_sysfs(const char *path)
+{
+	const char *dir = getenv("UDMABUF_SYSFS_DIR");
+	size_t len = dir ? strlen(dir) : 0;
+
+	return len && !strncmp(path, dir, len) && path[len] == '/';
+}
+
 static int sys_open(const char *path, int flags, mode_t mode)
 {
 	return (int)syscall(SYS_openat, AT_FDCWD, path, flags, mode);
@@ -109,6 +120,7 @@ static int errno_of(const char *s)
 	static const struct { const char *name; int err; } names[] = {
 		{ "EINVAL", EINVAL }, { "ENODEV", ENODEV },
 		{ "EBUSY", EBUSY }, { "ENOMEM", ENOMEM },
+		{ "EACCES", EACCES },
 	};
 	size_t i;
 
@@ -202,6 +214,15 @@ ssize_t write(int fd, const void *buf, size_t n)
 			}
 			if (!strcmp(attr, "enable"))
 				enable_node(path, buf, n);
+		} else if (fail && !strncmp(fail, "class/", 6) &&
+			   under_sysfs(path)) {
+			attr = strrchr(path, '/') + 1;
+			len = (ssize_t)strlen(attr);
+			if (!strncmp(fail + 6, attr, (size_t)len) &&
+			    fail[6 + len] == '=') {
+				errno = errno_of(fail + 6 + len + 1);
+				return -1;
+			}
 		}
 	}
 	return syscall(SYS_write, fd, buf, n);

@@ -1478,21 +1478,51 @@ printf '0\n' >"$BT/config/udmabuf/bench0/enable"
 printf '1\n' >"$BT/config/udmabuf/bench0/enable"
 status_is 1 && err_is "udmabufctl: bench0: bench: not enabled"
 fake "bench of a disabled item says it is not enabled"
-if [ "$(id -u)" -ne 0 ]; then
-	chmod 0444 "$BT/class/udmabuf/bench0/sync_mode"
-	rm -f "$T/writes"
-	[ -n "$works" ] && run_fake bench bench0 --size 8K --reps 1
-	status_is 1 && [ ! -s "$OUT" ] && err_is "udmabufctl: bench0: set sync_mode: Permission denied
-udmabufctl: hint: this needs root" && ! grep -q '^ioctl=sync_for' "$T/writes"
-	fake "bench NAME whose sync_mode may not be written fails before measuring"
-	[ -n "$works" ] && run_fake bench bench0 --size 8K --reps 1 --sync-modes none -n -r -o OP
-	status_is 0 && [ "$(wc -l <"$OUT")" -eq 4 ]
-	fake "bench NAME --sync-modes none needs no write of sync_mode"
-	chmod 0644 "$BT/class/udmabuf/bench0/sync_mode"
-else
-	skip "bench NAME whose sync_mode may not be written fails before measuring" "root writes anyway"
-	skip "bench NAME --sync-modes none needs no write of sync_mode" "root writes anyway"
+# Interrupted while it runs: the sync_mode still comes back.
+attr "$BT/config/udmabuf/big0/enable" "1
+"
+attr "$BT/config/udmabuf/big0/device_name" "big0
+"
+attr "$BT/config/udmabuf/big0/size" "33554432
+"
+mkdir -p "$BT/class/udmabuf/big0"
+cp "$BT/class/udmabuf/bench0/"* "$BT/class/udmabuf/big0/"
+attr "$BT/class/udmabuf/big0/size" "33554432
+"
+attr "$BT/class/udmabuf/big0/sync_mode" "6
+"
+truncate -s 32M "$BT/dev/big0"
+if [ -n "$works" ]; then
+	LD_PRELOAD=$SHIM "$BIN" bench big0 --size 32M --reps 100 >"$OUT" 2>"$ERR" &
+	pid=$!
+	# The rows without O_SYNC set sync_mode 2 first.
+	for _ in $(seq 1 100); do
+		[ "$(mode_of big0)" = 2 ] && break
+		sleep 0.05
+	done
+	sleep 0.2
+	kill -TERM "$pid"
+	wait "$pid"; rc=$?
 fi
+status_is 1 && [ ! -s "$OUT" ] && err_is "udmabufctl: big0: bench: interrupted" &&
+	[ "$(mode_of big0)" = 6 ]
+fake "bench NAME stopped by SIGTERM exits 1 and puts its sync_mode back"
+rm -r "$BT/config/udmabuf/big0" "$BT/class/udmabuf/big0" "$BT/dev/big0"
+
+UDMABUF_FAKE_ERRNO=class/sync_mode=EACCES
+export UDMABUF_FAKE_ERRNO
+rm -f "$T/writes"
+[ -n "$works" ] && run_fake bench bench0 --size 8K --reps 1
+# (the hint is for those who are not root)
+status_is 1 && [ ! -s "$OUT" ] && ! grep -qs '^ioctl=sync_for' "$T/writes" &&
+	[ "$(head -n 1 "$ERR")" = "udmabufctl: bench0: set sync_mode: Permission denied" ] &&
+	if [ "$(id -u)" -eq 0 ]; then [ "$(wc -l <"$ERR")" -eq 1 ]; else
+		[ "$(sed -n 2p "$ERR")" = "udmabufctl: hint: this needs root" ]; fi
+fake "bench NAME whose sync_mode may not be written fails before measuring"
+[ -n "$works" ] && run_fake bench bench0 --size 8K --reps 1 --sync-modes none -n -r -o OP
+status_is 0 && [ "$(wc -l <"$OUT")" -eq 4 ]
+fake "bench NAME --sync-modes none needs no write of sync_mode"
+unset UDMABUF_FAKE_ERRNO
 UDMABUF_FAKE_ERRNO=alloc=ENOMEM
 export UDMABUF_FAKE_ERRNO
 [ -n "$works" ] && run_fake bench --size 64M
