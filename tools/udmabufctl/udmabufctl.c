@@ -1179,8 +1179,7 @@ struct bench_target {
 	struct udmabuf_config *cfg;	/* temporary: size and sync_mode */
 	uint64_t size;			/* bytes per operation */
 	uint8_t *base;			/* malloc'ed, size bytes */
-	uint64_t errors;		/* bytes check_buf read back wrong */
-	int status;
+	int status;			/* EXIT_FAIL once check_buf read wrong */
 };
 
 static void bench_signal(int sig)
