@@ -808,3 +808,107 @@ $addr"
 	run -1 --separate-stderr "$CTL" sync tbuf --for-device --offset 60K --length 8K
 	assert_equal "${stderr_lines[0]}" "udmabufctl: tbuf: sync: Invalid argument"
 }
+
+# ---------------------------------------------------------------------------
+# bench (the shape of its table and its refusals; TCG has no cache model,
+# so no timing is judged here)
+
+@test "bench without NAME times every loop and mapping on temporary buffers and leaves none behind" {
+	run -0 --separate-stderr "$CTL" bench --size 64K --reps 3 -r -n -o OP,O-SYNC,SYNC-MODE,SIZE,BASELINE -b
+	assert_equal "$stderr" ""
+	assert_output "check_buf 0 1 65536 malloc
+clear_buf 0 1 65536 malloc
+sync_for_cpu 0 1 65536 getppid
+sync_for_device 0 1 65536 getppid
+check_buf 1 4 65536 malloc
+clear_buf 1 4 65536 malloc
+check_buf 1 5 65536 malloc
+clear_buf 1 5 65536 malloc
+check_buf 1 6 65536 malloc
+clear_buf 1 6 65536 malloc
+check_buf 1 7 65536 malloc
+clear_buf 1 7 65536 malloc"
+	# Each went with its file (the class device may lag a little).
+	local d
+	for d in "$CLASS"/proc-*; do
+		[ -e "$d" ] || continue
+		wait_gone "${d##*/}"
+	done
+}
+
+@test "bench NAME -J: a row per sync_mode, CACHE as sysfs says for that mode, times and ratios, sync_mode restored" {
+	requires_jq
+	run -0 "$CTL" create tbuf --size 64K --sync-mode 2
+	run -0 --separate-stderr "$CTL" bench tbuf --reps 3 -J
+	assert_equal "$stderr" ""
+	local json=$output m want
+	run -0 jq -e '.benchmarks | length == 12 and
+		all(.[]; .size == 65536 and .time > 0 and .min <= .time and
+			.time <= .max and .rate > 0 and .ratio > 0)' <<<"$json"
+	assert_attr "$CLASS/tbuf/sync_mode" 2
+	want=$(cat "$CLASS/tbuf/cache_mode")
+	run -0 jq -r '[.benchmarks[] | select(."o-sync" == false and .cache != null)] |
+		map("\(.op) \(."sync-mode") \(.cache)") | join(",")' <<<"$json"
+	assert_output "check_buf 2 $want,clear_buf 2 $want"
+	for m in 0 1 2 3; do
+		echo "$m" >"$CLASS/tbuf/sync_mode"
+		want=$(cat "$CLASS/tbuf/cache_mode_sync")
+		run -0 jq -r --argjson m "$m" '[.benchmarks[] |
+			select(."o-sync" and ."sync-mode" == $m)] |
+			map("\(.op) \(.cache)") | join(",")' <<<"$json"
+		assert_output "check_buf $want,clear_buf $want"
+	done
+	run -0 jq -r '[.benchmarks[] | select(.op | startswith("sync_for")) |
+		"\(.op) \(.baseline) \(.cache)"] | join(",")' <<<"$json"
+	assert_output "sync_for_cpu getppid null,sync_for_device getppid null"
+}
+
+@test "bench NAME of a sync-always buffer maps it cached for the cached rows and restores its sync_mode" {
+	run -0 "$CTL" create tbuf --size 64K --sync-mode 7
+	run -0 --separate-stderr "$CTL" bench tbuf --reps 1 --sync-modes 1 -r -n -o OP,O-SYNC,SYNC-MODE,CACHE
+	assert_equal "$stderr" ""
+	assert_equal "${lines[0]}" "check_buf 0 3 cached"
+	assert_equal "${#lines[@]}" 6
+	assert_attr "$CLASS/tbuf/sync_mode" 7
+}
+
+@test "bench of a buffer in use is refused with the process named, exit 1, its data and sync_mode untouched" {
+	run -0 "$CTL" create tbuf --size 64K --sync-mode 3
+	start_holder /dev/tbuf 0 65536 5
+	run -1 --separate-stderr "$CTL" bench tbuf --reps 1
+	assert_output ""
+	assert_equal "${stderr_lines[0]}" "udmabufctl: tbuf: bench: Device or resource busy"
+	[[ ${stderr_lines[1]} == *"in use by PID $HOLDER_PID ("*"would overwrite"* ]] ||
+		fail "the holder is not named: ${stderr_lines[1]}"
+	assert_attr "$CLASS/tbuf/sync_mode" 3
+	stop_holder "$HOLDER_PID"
+	assert_equal "$status" 0
+}
+
+@test "bench of a missing buffer says there is no such buffer and exits 1" {
+	run -1 --separate-stderr "$CTL" bench nosuch
+	assert_output ""
+	assert_equal "${stderr_lines[0]}" "udmabufctl: nosuch: bench: no such buffer"
+}
+
+@test "bench --size beyond the buffer is refused before anything is changed" {
+	run -0 "$CTL" create tbuf --size 64K --sync-mode 2
+	run -1 --separate-stderr "$CTL" bench tbuf --size 128K
+	assert_equal "$stderr" "udmabufctl: tbuf: bench: --size 128K is more than the buffer's 64K"
+	assert_attr "$CLASS/tbuf/sync_mode" 2
+}
+
+# ---------------------------------------------------------------------------
+# -y, --shell
+
+@test "list -P -y prints pairs a shell can eval, MAJ:MIN as MAJ_MIN" {
+	run -0 "$CTL" create tbuf --size 64K --sync-mode 3
+	run -0 --separate-stderr "$CTL" list -P -y -o NAME,MAJ:MIN,SYNC-MODE,DMA-ADDR tbuf
+	assert_equal "$stderr" ""
+	local NAME MAJ_MIN SYNC_MODE DMA_ADDR
+	eval "$output"
+	assert_equal "$NAME" tbuf
+	assert_equal "$MAJ_MIN" "$(cat "$CLASS/tbuf/dev")"
+	assert_equal "$SYNC_MODE" 3
+	assert_equal "$DMA_ADDR" "$(cat "$CLASS/tbuf/phys_addr")"
+}

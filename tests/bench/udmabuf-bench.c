@@ -19,7 +19,8 @@
  * Buffers are touched only with naturally aligned loads and stores and never
  * with memset/memcpy: on arm64 an uncached mapping is Device memory, where
  * unaligned accesses and DC ZVA fault.  check_buf() and clear_buf() are
- * never inlined, so that every caller runs the very same machine code.
+ * never inlined, so that every caller runs the very same machine code; they
+ * are in tools/udmabufctl/bufloops.h, shared with "udmabufctl bench".
  *
  * See Documentation/performance.md.
  */
@@ -48,6 +49,8 @@
 
 #include <linux/udmabuf-cfs.h>
 
+#include "../../tools/udmabufctl/bufloops.h"
+
 #define KiB		(1024ULL)
 #define MiB		(1024ULL * 1024)
 #define MAX_SAMPLES	64
@@ -75,8 +78,6 @@ static long pagesize;
 
 /* Results of loops nobody reads end up here, so no loop can be elided. */
 static volatile uint64_t sink;
-/* Zero the compiler cannot see, so clear_buf() stays a loop, not memset. */
-static volatile uint64_t zero_word;
 
 /* ------------------------------------------------------------------ */
 /* Errors                                                              */
@@ -477,35 +478,14 @@ static void measure_pair(struct result *r, op_fn op, void *opctx,
 /* 1. check_buf and clear_buf                                          */
 
 /*
- * Fill with a known pattern from the CPU, read it all back and compare
- * (the original udmabuf's check_buf test).  Returns the number of bytes
- * that did not read back as written.
+ * check_buf: fill with a known pattern from the CPU, read it all back and
+ * compare (the original udmabuf's check_buf test); returns the number of
+ * bytes that did not read back as written.  clear_buf: write zeros over the
+ * buffer, word by word (the original's clear_buf).  The loops are
+ * udmabufctl bench's too (bufloops.h).
  */
-static __attribute__((noinline)) uint64_t
-check_buf(uint8_t *p, size_t n, unsigned int seed)
-{
-	uint64_t errors = 0;
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		p[i] = (uint8_t)(i + seed);
-	/* The compare must read the memory, not what the compiler knows. */
-	__asm__ __volatile__("" : : "r"(p) : "memory");
-	for (i = 0; i < n; i++)
-		errors += p[i] != (uint8_t)(i + seed);
-	return errors;
-}
-
-/* Write zeros over the buffer (the original's clear_buf), word by word. */
-static __attribute__((noinline)) void clear_buf(uint8_t *p, size_t n)
-{
-	uint64_t *w = (uint64_t *)p, z = zero_word;
-	size_t i;
-
-	for (i = 0; i < n / sizeof(*w); i++)
-		w[i] = z;
-	__asm__ __volatile__("" : : "r"(p) : "memory");
-}
+#define check_buf	bufloop_check
+#define clear_buf	bufloop_clear
 
 static double time_check(uint8_t *p, size_t n, unsigned int seed,
 			 uint64_t *errors)

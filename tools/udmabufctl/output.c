@@ -48,44 +48,100 @@ const struct column_alias column_aliases[NALIASES] = {
 	{ "PHYS-ADDR", COL_DMA_ADDR },
 };
 
-size_t column_name_width(void)
+const struct column_set buffer_columns = {
+	"buffers", columns, NCOLUMNS, column_aliases, NALIASES
+};
+
+size_t column_name_width_of(const struct column_set *set)
 {
 	size_t w = 0, l;
 	int i;
 
-	for (i = 0; i < NCOLUMNS; i++) {
-		l = strlen(columns[i].name);
+	for (i = 0; i < set->n; i++) {
+		l = strlen(set->v[i].name);
 		if (l > w)
 			w = l;
 	}
 	return w;
 }
 
+size_t column_name_width(void)
+{
+	return column_name_width_of(&buffer_columns);
+}
+
+void shell_name(const char *name, int lower, char *buf, size_t len)
+{
+	const unsigned char *s = (const unsigned char *)name;
+	size_t o = 0;
+
+	if (!len)
+		return;
+	if (*s && !isalpha(*s) && o + 1 < len)
+		buf[o++] = '_';
+	for (; *s && o + 1 < len; s++) {
+		if (*s == '%' && !s[1] && o + 4 < len) {
+			memcpy(buf + o, lower ? "_pct" : "_PCT", 4);
+			o += 4;
+			break;
+		}
+		buf[o++] = !isalnum(*s) ? '_' :
+			   lower ? (char)tolower(*s) : (char)*s;
+	}
+	buf[o] = '\0';
+}
+
+/*
+ * 1 if WORD (LEN bytes) is NAME: case-insensitive, and a '_' of WORD
+ * stands for any character of NAME that is no letter or digit (the names
+ * -y prints).
+ */
+static int same_name(const char *name, const char *word, size_t len)
+{
+	size_t i;
+
+	if (strlen(name) != len)
+		return 0;
+	for (i = 0; i < len; i++) {
+		unsigned char a = (unsigned char)name[i];
+		unsigned char b = (unsigned char)word[i];
+
+		if (tolower(a) == tolower(b) || (b == '_' && !isalnum(a)))
+			continue;
+		return 0;
+	}
+	return 1;
+}
+
 /* The column called NAME (LEN bytes), or a former name of it; else -1. */
-static int column_of(const char *name, size_t len)
+static int column_of(const struct column_set *set, const char *name,
+		     size_t len)
 {
 	int i;
 
-	for (i = 0; i < NCOLUMNS; i++)
-		if (strlen(columns[i].name) == len &&
-		    !strncasecmp(columns[i].name, name, len))
+	for (i = 0; i < set->n; i++)
+		if (same_name(set->v[i].name, name, len))
 			return i;
-	for (i = 0; i < NALIASES; i++)
-		if (strlen(column_aliases[i].name) == len &&
-		    !strncasecmp(column_aliases[i].name, name, len))
-			return column_aliases[i].col;
+	for (i = 0; i < set->naliases; i++)
+		if (same_name(set->aliases[i].name, name, len))
+			return set->aliases[i].col;
 	return -1;
 }
 
-size_t default_columns(int *ids, size_t max)
+size_t default_columns_of(const struct column_set *set, int *ids, size_t max)
 {
 	size_t n = 0;
 	int i;
 
-	for (i = 0; i < NCOLUMNS && n < max; i++)
-		if (columns[i].is_default)
+	for (i = 0; i < set->n && n < max; i++)
+		if (set->v[i].is_default)
 			ids[n++] = i;
 	return n;
+}
+
+size_t default_columns(int *ids, size_t max)
+{
+	return default_columns_of(&buffer_columns, ids, max);
 }
 
 unsigned int columns_fields(const int *ids, size_t n)
@@ -98,8 +154,8 @@ unsigned int columns_fields(const int *ids, size_t n)
 	return fields;
 }
 
-int parse_columns(const char *spec, int *ids, size_t max, size_t *n,
-		  const char **bad)
+int parse_columns_of(const struct column_set *set, const char *spec,
+		     int *ids, size_t max, size_t *n, const char **bad)
 {
 	static char badbuf[64];
 	const char *p = spec;
@@ -110,7 +166,7 @@ int parse_columns(const char *spec, int *ids, size_t max, size_t *n,
 		*n = 0;
 	for (;;) {
 		size_t len = strcspn(p, ",");
-		int i = column_of(p, len);
+		int i = column_of(set, p, len);
 
 		if (i < 0) {
 			snprintf(badbuf, sizeof(badbuf), "%.*s",
@@ -125,6 +181,12 @@ int parse_columns(const char *spec, int *ids, size_t max, size_t *n,
 			return 0;
 		p += len + 1;
 	}
+}
+
+int parse_columns(const char *spec, int *ids, size_t max, size_t *n,
+		  const char **bad)
+{
+	return parse_columns_of(&buffer_columns, spec, ids, max, n, bad);
 }
 
 void human_size(uint64_t bytes, char *buf, size_t len)
@@ -391,6 +453,9 @@ static int json_type(enum col_type t)
 	switch (t) {
 	case COL_NUMBER:
 	case COL_SIZE:
+	case COL_TIME:
+	case COL_RATE:
+	case COL_FLOAT:
 		return SCOLS_JSON_NUMBER;
 	case COL_BOOLEAN:
 		return SCOLS_JSON_BOOLEAN_OPTIONAL;
@@ -401,8 +466,10 @@ static int json_type(enum col_type t)
 
 /*
  * A table named NAME (the JSON key of its array) printed to f in the
- * format of o: aligned, -r raw, -P KEY="value" pairs or -J JSON.
- * libsmartcols escapes each cell as its format needs.
+ * format of o: aligned, -r raw, -P KEY="value" pairs or -J JSON; with -y
+ * the column names are shell variable names (libsmartcols' shellvar: in
+ * the header, the pairs and the JSON keys alike). libsmartcols escapes
+ * each cell as its format needs.
  */
 static struct libscols_table *new_table(FILE *f, const char *name,
 					const struct out_opts *o)
@@ -415,18 +482,23 @@ static struct libscols_table *new_table(FILE *f, const char *name,
 	    scols_table_enable_json(tb, o->json) ||
 	    scols_table_enable_raw(tb, o->raw) ||
 	    scols_table_enable_export(tb, o->pairs) ||
-	    scols_table_enable_noheadings(tb, o->noheadings)) {
+	    scols_table_enable_noheadings(tb, o->noheadings) ||
+	    scols_table_enable_shellvar(tb, o->shell)) {
 		scols_unref_table(tb);
 		return NULL;
 	}
 	return tb;
 }
 
-/* The JSON key of a column: its name in lower case. */
-static void column_key(int col, char *key, size_t len)
+/* The key of a column in info: its name in lower case (-y: shell-safe). */
+static void column_key(int col, int shell, char *key, size_t len)
 {
 	size_t k;
 
+	if (shell) {
+		shell_name(columns[col].name, 1, key, len);
+		return;
+	}
 	for (k = 0; columns[col].name[k] && k < len - 1; k++)
 		key[k] = (char)tolower((unsigned char)columns[col].name[k]);
 	key[k] = '\0';
@@ -509,7 +581,7 @@ int print_info(FILE *f, const struct udmabuf_info *info, const int *cols,
 		if (!ln)
 			goto nomem;
 		if (!o->noheadings) {
-			column_key(c, key, sizeof(key) - 1);
+			column_key(c, o->shell, key, sizeof(key) - 1);
 			strcat(key, ":");
 			if (scols_line_set_data(ln, v++, key))
 				goto nomem;
@@ -541,7 +613,11 @@ static const char *type_name(enum col_type t)
 	switch (t) {
 	case COL_NUMBER:
 	case COL_SIZE:
+	case COL_TIME:
+	case COL_RATE:
 		return "<integer>";
+	case COL_FLOAT:
+		return "<float>";
 	case COL_BOOLEAN:
 		return "<boolean>";
 	default:
@@ -549,7 +625,8 @@ static const char *type_name(enum col_type t)
 	}
 }
 
-int print_column_list(FILE *f, const struct out_opts *o)
+int print_column_list_of(FILE *f, const struct column_set *set,
+			 const struct out_opts *o)
 {
 	struct out_opts to = { .json = o->json, .raw = o->raw,
 			       .pairs = o->pairs, .noheadings = 1 };
@@ -560,13 +637,167 @@ int print_column_list(FILE *f, const struct out_opts *o)
 	    !scols_table_new_column(tb, "TYPE", 0, 0) ||
 	    !scols_table_new_column(tb, "DESCRIPTION", 0, 0))
 		goto nomem;
-	for (i = 0; i < NCOLUMNS; i++) {
+	for (i = 0; i < set->n; i++) {
 		struct libscols_line *ln = scols_table_new_line(tb, NULL);
 
-		if (!ln || scols_line_set_data(ln, 0, columns[i].name) ||
-		    scols_line_set_data(ln, 1, type_name(columns[i].type)) ||
-		    scols_line_set_data(ln, 2, columns[i].help))
+		if (!ln || scols_line_set_data(ln, 0, set->v[i].name) ||
+		    scols_line_set_data(ln, 1, type_name(set->v[i].type)) ||
+		    scols_line_set_data(ln, 2, set->v[i].help))
 			goto nomem;
+	}
+	return print_table(tb);
+nomem:
+	scols_unref_table(tb);
+	return -ENOMEM;
+}
+
+int print_column_list(FILE *f, const struct out_opts *o)
+{
+	return print_column_list_of(f, &buffer_columns, o);
+}
+
+/* ---------------------------------------------------------------------- */
+/* udmabufctl bench                                                       */
+
+const struct column bench_column_v[NBENCH_COLUMNS] = {
+	[BCOL_OP]	 = { "OP",	  COL_STRING,  1, "check_buf (write, read back, compare), clear_buf (write zeros), sync_for_cpu, sync_for_device (ioctl)", 0 },
+	[BCOL_O_SYNC]	 = { "O-SYNC",	  COL_BOOLEAN, 1, "mapped as with O_SYNC (else without)", 0 },
+	[BCOL_SYNC_MODE] = { "SYNC-MODE", COL_NUMBER,  1, "the buffer's sync_mode meanwhile", 0 },
+	[BCOL_CACHE]	 = { "CACHE",	  COL_STRING,  1, "what the kernel says the mapping is (cache_mode, cache_mode_sync)", 0 },
+	[BCOL_SIZE]	 = { "SIZE",	  COL_SIZE,    1, "bytes per operation", 0 },
+	[BCOL_TIME]	 = { "TIME",	  COL_TIME,    1, "median time of one operation (JSON: ns)", 0 },
+	[BCOL_MIN]	 = { "MIN",	  COL_TIME,    1, "shortest time", 0 },
+	[BCOL_MAX]	 = { "MAX",	  COL_TIME,    1, "longest time", 0 },
+	[BCOL_RATE]	 = { "RATE",	  COL_RATE,    1, "SIZE per TIME, per second (JSON: bytes/s)", 0 },
+	[BCOL_BASELINE]	 = { "BASELINE",  COL_STRING,  1, "what RATIO compares with: malloc (the same loop on malloc'ed memory), getppid (a null system call)", 0 },
+	[BCOL_BASE_TIME] = { "BASE-TIME", COL_TIME,    0, "median time of the baseline", 0 },
+	[BCOL_RATIO]	 = { "RATIO",	  COL_FLOAT,   1, "TIME / BASE-TIME, median of the pairs (above 1: slower)", 0 },
+	[BCOL_REPS]	 = { "REPS",	  COL_NUMBER,  0, "repetitions (pairs with the baseline)", 0 },
+};
+
+const struct column_set bench_columns = {
+	"benchmarks", bench_column_v, NBENCH_COLUMNS, NULL, 0
+};
+
+void human_time(double ns, char *buf, size_t len)
+{
+	static const struct { double scale; const char *unit; } u[] = {
+		{ 1, "ns" }, { 1e3, "us" }, { 1e6, "ms" }, { 1e9, "s" },
+	};
+	size_t i = 0;
+	double v;
+
+	while (i + 1 < sizeof(u) / sizeof(u[0]) && ns >= u[i + 1].scale * 0.9995)
+		i++;
+	v = ns / u[i].scale;
+	snprintf(buf, len, "%.*f%s", v >= 99.95 || i == 0 ? 0 : v >= 9.995 ? 1 : 2,
+		 v, u[i].unit);
+}
+
+void bench_cell_text(const struct bench_row *r, int col, int raw,
+		     char *buf, size_t len)
+{
+	double rate;
+
+	buf[0] = '\0';
+	switch (col) {
+	case BCOL_OP:
+		snprintf(buf, len, "%s", r->op);
+		break;
+	case BCOL_O_SYNC:
+		snprintf(buf, len, "%d", r->o_sync ? 1 : 0);
+		break;
+	case BCOL_SYNC_MODE:
+		if (r->sync_mode >= 0)
+			snprintf(buf, len, "%d", r->sync_mode);
+		break;
+	case BCOL_CACHE:
+		snprintf(buf, len, "%s", r->cache);
+		break;
+	case BCOL_SIZE:
+		if (raw)
+			snprintf(buf, len, "%" PRIu64, r->size);
+		else
+			human_size(r->size, buf, len);
+		break;
+	case BCOL_TIME:
+	case BCOL_MIN:
+	case BCOL_MAX:
+	case BCOL_BASE_TIME: {
+		double t = col == BCOL_TIME ? r->time : col == BCOL_MIN ? r->min :
+			   col == BCOL_MAX ? r->max : r->base_time;
+
+		if (!r->reps || t <= 0)
+			break;
+		if (raw)
+			snprintf(buf, len, "%.0f", t);
+		else
+			human_time(t, buf, len);
+		break;
+	}
+	case BCOL_RATE:
+		if (!r->reps || r->time <= 0 || !r->size)
+			break;
+		rate = (double)r->size * 1e9 / r->time;
+		if (raw) {
+			snprintf(buf, len, "%.0f", rate);
+		} else {
+			size_t l;
+
+			human_size((uint64_t)(rate + 0.5), buf, len);
+			l = strlen(buf);
+			snprintf(buf + l, len - l, "/s");
+		}
+		break;
+	case BCOL_BASELINE:
+		snprintf(buf, len, "%s", r->baseline);
+		break;
+	case BCOL_RATIO:
+		if (r->ratio <= 0)
+			break;
+		if (raw)
+			snprintf(buf, len, "%.4f", r->ratio);
+		else
+			snprintf(buf, len, r->ratio >= 100 ? "%.0f" :
+				 r->ratio >= 10 ? "%.1f" : "%.3f", r->ratio);
+		break;
+	case BCOL_REPS:
+		snprintf(buf, len, "%d", r->reps);
+		break;
+	}
+}
+
+int print_bench(FILE *f, const struct bench_row *v, size_t n,
+		const int *cols, size_t ncols, const struct out_opts *o)
+{
+	struct libscols_table *tb = new_table(f, bench_columns.table, o);
+	char buf[256];
+	size_t i, c;
+
+	if (!tb)
+		return -ENOMEM;
+	for (c = 0; c < ncols; c++) {
+		const struct column *col = &bench_column_v[cols[c]];
+		int right = col->type != COL_STRING && col->type != COL_BOOLEAN;
+		struct libscols_column *cl;
+
+		cl = scols_table_new_column(tb, col->name, 0,
+					    right ? SCOLS_FL_RIGHT : 0);
+		if (!cl || scols_column_set_json_type(cl, json_type(col->type)))
+			goto nomem;
+	}
+	for (i = 0; i < n; i++) {
+		struct libscols_line *ln = scols_table_new_line(tb, NULL);
+
+		if (!ln)
+			goto nomem;
+		for (c = 0; c < ncols; c++) {
+			/* JSON: raw units, as sizes are bytes there. */
+			bench_cell_text(&v[i], cols[c], o->bytes || o->json,
+					buf, sizeof(buf));
+			if (scols_line_set_data(ln, c, buf))
+				goto nomem;
+		}
 	}
 	return print_table(tb);
 nomem:

@@ -16,6 +16,9 @@ enum col_type {
 	COL_NUMBER,
 	COL_BOOLEAN,
 	COL_SIZE,	/* human in tables unless --bytes; bytes in JSON */
+	COL_TIME,	/* human in tables unless --bytes; nanoseconds in JSON */
+	COL_RATE,	/* human in tables unless --bytes; bytes/s in JSON */
+	COL_FLOAT,	/* a number with a fraction */
 };
 
 struct column {
@@ -49,8 +52,23 @@ struct column_alias {
 #define NALIASES 1
 extern const struct column_alias column_aliases[NALIASES];
 
-/* Width of the longest column name, for the --help list. */
+/*
+ * The columns of one kind of table: those of list and info (buffers), or
+ * those of bench (benchmarks). TABLE is the JSON key of the rows.
+ */
+struct column_set {
+	const char *table;
+	const struct column *v;
+	int n;
+	const struct column_alias *aliases;
+	int naliases;
+};
+
+extern const struct column_set buffer_columns;
+
+/* Width of the longest column name of a set, for the --help list. */
 size_t column_name_width(void);
+size_t column_name_width_of(const struct column_set *set);
 
 struct out_opts {
 	int json;		/* -J */
@@ -58,19 +76,34 @@ struct out_opts {
 	int pairs;		/* -P: KEY="value" pairs */
 	int noheadings;
 	int bytes;
+	int shell;		/* -y: column names usable as shell variables */
 };
 
 /*
+ * NAME as -y shows it, as util-linux's libsmartcols makes it: each
+ * character that is not a letter or digit becomes '_' ("MAJ:MIN" ->
+ * "MAJ_MIN"), a trailing '%' "_PCT", a leading character that is no
+ * letter gets a '_' before it. Lower case with LOWER (JSON keys, info's
+ * keys).
+ */
+void shell_name(const char *name, int lower, char *buf, size_t len);
+
+/*
  * Parse a column list "NAME,SIZE" (case-insensitive; a former name of
- * column_aliases[] is the column it now names); a leading '+' appends to
- * ids[] as already filled (*n ids). -EINVAL with *bad pointing at the
- * unknown name (in a static buffer), -E2BIG if too many.
+ * column_aliases[] is the column it now names; '_' stands for any other
+ * character than a letter or digit, so that the names -y prints are taken
+ * too); a leading '+' appends to ids[] as already filled (*n ids).
+ * -EINVAL with *bad pointing at the unknown name (in a static buffer),
+ * -E2BIG if too many.
  */
 int parse_columns(const char *spec, int *ids, size_t max, size_t *n,
 		  const char **bad);
+int parse_columns_of(const struct column_set *set, const char *spec,
+		     int *ids, size_t max, size_t *n, const char **bad);
 
 /* The default columns into ids[]; returns how many. */
 size_t default_columns(int *ids, size_t max);
+size_t default_columns_of(const struct column_set *set, int *ids, size_t max);
 
 /* What udmabuf_list_fields() must read to show the columns ids[]. */
 unsigned int columns_fields(const int *ids, size_t n);
@@ -131,6 +164,53 @@ int print_info(FILE *f, const struct udmabuf_info *info, const int *cols,
  * type, description; raw or JSON ("udmabufctl-columns") as o says.
  */
 int print_column_list(FILE *f, const struct out_opts *o);
+int print_column_list_of(FILE *f, const struct column_set *set,
+			 const struct out_opts *o);
+
+/* ---------------------------------------------------------------------- */
+/* udmabufctl bench                                                       */
+
+enum {
+	BCOL_OP, BCOL_O_SYNC, BCOL_SYNC_MODE, BCOL_CACHE, BCOL_SIZE,
+	BCOL_TIME, BCOL_MIN, BCOL_MAX, BCOL_RATE, BCOL_BASELINE,
+	BCOL_BASE_TIME, BCOL_RATIO, BCOL_REPS,
+	NBENCH_COLUMNS
+};
+
+extern const struct column bench_column_v[NBENCH_COLUMNS];
+extern const struct column_set bench_columns;
+
+/* One row of udmabufctl bench: an operation timed REPS times. */
+struct bench_row {
+	char op[24];		/* check_buf, clear_buf, sync_for_cpu, ... */
+	int o_sync;		/* the mapping was made as O_SYNC's */
+	int sync_mode;		/* the buffer's sync_mode meanwhile; -1 unknown */
+	char cache[16];		/* what the kernel says the mapping is; "" */
+	uint64_t size;		/* bytes per operation */
+	int reps;
+	double time, min, max;	/* ns per operation: median, extremes */
+	char baseline[16];	/* what RATIO compares with: malloc, getppid */
+	double base_time;	/* the baseline's median, ns; 0 if none */
+	double ratio;		/* median of the per-pair ratios; 0 if none */
+};
+
+/* "412ns", "3.95us", "1.22ms", "2.28s": three significant digits. */
+void human_time(double ns, char *buf, size_t len);
+
+/*
+ * Text of one cell of a bench row: TIME, RATE and SIZE human unless RAW
+ * (nanoseconds, bytes per second, bytes), RATIO three significant digits
+ * unless RAW (four decimals). "" when unknown.
+ */
+void bench_cell_text(const struct bench_row *r, int col, int raw,
+		     char *buf, size_t len);
+
+/*
+ * The rows v[] as a table of the columns cols[] of bench_columns, in the
+ * format of o ({"benchmarks": [...]} in JSON, unknown cells null).
+ */
+int print_bench(FILE *f, const struct bench_row *v, size_t n,
+		const int *cols, size_t ncols, const struct out_opts *o);
 
 /*
  * Save file: one buffer per line, "ITEM attr=value...", '#' comments.

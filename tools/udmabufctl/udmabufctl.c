@@ -15,14 +15,17 @@
 #include <libgen.h>
 #include <limits.h>
 #include <locale.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bench.h"
 #include "output.h"
 #include "libudmabuf-private.h"
 
@@ -41,8 +44,8 @@
 /* ---------------------------------------------------------------------- */
 /* Messages                                                               */
 
-#define SYN_LIST	" " PROG " [list] [-o LIST|--output-all] [-n] [-r|-P|-J] [-b] [NAME...]\n"
-#define SYN_INFO	" " PROG " info [-o LIST|--output-all] [-n] [-r|-P|-J] [-b] NAME...\n"
+#define SYN_LIST	" " PROG " [list] [-o LIST|--output-all] [-n] [-r|-P|-J] [-b] [-y] [NAME...]\n"
+#define SYN_INFO	" " PROG " info [-o LIST|--output-all] [-n] [-r|-P|-J] [-b] [-y] NAME...\n"
 #define SYN_CREATE	" " PROG " create NAME --size SIZE [--dma-device BUS/DEVICE] [--phys-addr ADDR]\n" \
 			"            [options]\n" \
 			"            [ATTR=VALUE...]\n"
@@ -52,6 +55,8 @@
 #define SYN_SAVE	" " PROG " save [FILE]\n"
 #define SYN_RESTORE	" " PROG " restore [--clear] [--state STATE] [FILE]\n"
 #define SYN_CLEAR	" " PROG " clear [--force] [--state STATE]\n"
+#define SYN_BENCH	" " PROG " bench [--size SIZE] [--reps N] [--sync-modes LIST]\n" \
+			"            [-o LIST|--output-all] [-n] [-r|-P|-J] [-b] [-y] [NAME]\n"
 
 #define OPTS_LIST \
 	" -o, --output LIST    columns to show (+LIST appends to the defaults)\n" \
@@ -61,6 +66,7 @@
 	" -P, --pairs          KEY=\"value\" pairs, one line per buffer\n" \
 	" -b, --bytes          sizes in bytes instead of a human-readable form\n" \
 	" -J, --json           JSON output (sizes always in bytes)\n" \
+	" -y, --shell          column names usable as shell variables (-P: MAJ_MIN=)\n" \
 	" -H, --list-columns   list the available columns\n"
 #define OPTS_CREATE \
 	" -s, --size SIZE      size: bytes, 0x hex, K/M/G/T or KiB/MiB/GiB/TiB\n" \
@@ -95,19 +101,35 @@
 #define OPTS_STATE \
 	"     --state STATE    delete only the buffers that restore --state STATE\n" \
 	"                      made and that still exist (what a service started)\n"
+#define OPTS_BENCH \
+	" -s, --size SIZE      bytes per operation (default 1M, or the whole buffer\n" \
+	"                      NAME if smaller)\n" \
+	"     --reps N         repetitions of each measurement, 1..100 (default 7)\n" \
+	"     --sync-modes LIST\n" \
+	"                      the sync_modes, 0..3, of the O_SYNC rows (default\n" \
+	"                      0,1,2,3), or none\n"
+#define BENCH_TEXT \
+	"Time check_buf (write a pattern, read it back, compare) and clear_buf (write\n" \
+	"zeros) through the buffer's mapping without O_SYNC and with O_SYNC for each\n" \
+	"sync_mode, against the same loops on malloc'ed memory, and the sync ioctls\n" \
+	"against a null system call. Without NAME on a temporary process-scoped\n" \
+	"buffer (/dev/udmabuf-cfs); NAME, which must not be in use, is overwritten,\n" \
+	"and its sync_mode is changed for the rows and restored afterwards.\n" \
+	"With -b, and in JSON, times are in nanoseconds and rates in bytes/s.\n"
 #define OPTS_HELP \
 	" -h, --help           display this help\n"
 #define NAMES_TEXT \
 	"NAME is a configfs item name, else a device name; /dev/NAME is always\n" \
 	"the buffer whose device is NAME.\n"
 
-static void print_columns(FILE *f)
+static void print_columns(FILE *f, const struct column_set *set)
 {
-	int i, w = (int)column_name_width();
+	int i, w = (int)column_name_width_of(set);
 
-	fputs("\nAvailable output columns:\n", f);
-	for (i = 0; i < NCOLUMNS; i++)
-		fprintf(f, " %*s  %s\n", w, columns[i].name, columns[i].help);
+	fprintf(f, "\nAvailable output columns%s:\n",
+		set == &bench_columns ? " of bench" : "");
+	for (i = 0; i < set->n; i++)
+		fprintf(f, " %*s  %s\n", w, set->v[i].name, set->v[i].help);
 }
 
 static void print_exit_status(FILE *f)
@@ -130,7 +152,7 @@ static void usage(void)
 
 	fputs("Usage:\n"
 	      SYN_LIST SYN_INFO SYN_CREATE SYN_DELETE SYN_SYNC SYN_SAVE
-	      SYN_RESTORE SYN_CLEAR
+	      SYN_RESTORE SYN_CLEAR SYN_BENCH
 	      "\n"
 	      "Create, list, inspect and delete udmabuf-cfs DMA buffers.\n"
 	      NAMES_TEXT
@@ -146,8 +168,9 @@ static void usage(void)
 	      " save             write the configfs buffers to FILE\n"
 	      " restore          create the buffers described in FILE\n"
 	      " clear            delete all configfs buffers (or those restore made)\n"
+	      " bench            time CPU access and syncs, cached and O_SYNC\n"
 	      "\n"
-	      "List and info options:\n" OPTS_LIST
+	      "List, info and bench options:\n" OPTS_LIST
 	      "\n"
 	      "Create options:\n" OPTS_CREATE
 	      "\n"
@@ -159,10 +182,13 @@ static void usage(void)
 	      "\n"
 	      "Restore options:\n" OPTS_RESTORE
 	      "\n"
+	      "Bench options:\n" OPTS_BENCH
+	      "\n"
 	      OPTS_HELP
 	      " -V, --version        display the versions of " PROG " and of the module\n",
 	      f);
-	print_columns(f);
+	print_columns(f, &buffer_columns);
+	print_columns(f, &bench_columns);
 	print_exit_status(f);
 }
 
@@ -209,6 +235,8 @@ static void usage_of(const char *verb)
 		{ "clear", "Usage:\n" SYN_CLEAR "\n"
 		  "Delete all configfs buffers, or those that restore --state made.\n"
 		  "\nOptions:\n" OPTS_FORCE OPTS_STATE OPTS_HELP, 0 },
+		{ "bench", "Usage:\n" SYN_BENCH "\n" BENCH_TEXT
+		  "\nOptions:\n" OPTS_BENCH OPTS_LIST OPTS_HELP, 2 },
 	};
 	size_t i;
 
@@ -217,7 +245,8 @@ static void usage_of(const char *verb)
 			continue;
 		fputs(u[i].text, stdout);
 		if (u[i].columns)
-			print_columns(stdout);
+			print_columns(stdout, u[i].columns == 2 ?
+				      &bench_columns : &buffer_columns);
 		print_exit_status(stdout);
 		return;
 	}
@@ -422,11 +451,12 @@ static const struct option out_long_opts[] = {
 	{ "bytes",	no_argument,	   NULL, 'b' },
 	{ "json",	no_argument,	   NULL, 'J' },
 	{ "pairs",	no_argument,	   NULL, 'P' },
+	{ "shell",	no_argument,	   NULL, 'y' },
 	{ "list-columns", no_argument,	   NULL, 'H' },
 	{ "help",	no_argument,	   NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
 };
-#define OUT_SHORT_OPTS	"o:nrbJPHh"
+#define OUT_SHORT_OPTS	"o:nrbJPyHh"
 
 struct out_args {
 	int cols[64];
@@ -435,43 +465,67 @@ struct out_args {
 	int list_columns;	/* -H */
 };
 
-/* Parse the options of list and info; returns optind. */
-static int parse_out_args(int argc, char **argv, struct out_args *a)
+/*
+ * An option of the output (C, with optarg) for a table of the columns of
+ * SET; 0 if C is none of them.
+ */
+static int out_option(int c, struct out_args *a, const struct column_set *set)
 {
 	const char *bad;
-	int c, ret;
+	int ret;
 
-	while ((c = getopt_long(argc, argv, OUT_SHORT_OPTS, out_long_opts,
-				NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			ret = parse_columns(optarg, a->cols, 64, &a->ncols, &bad);
-			if (ret == -EINVAL)
-				usage_error("unknown column: %s", bad);
-			if (ret)
-				usage_error("too many columns: %s", optarg);
-			break;
-		case 'A':
-			for (a->ncols = 0; a->ncols < NCOLUMNS; a->ncols++)
-				a->cols[a->ncols] = (int)a->ncols;
-			break;
-		case 'n': a->o.noheadings = 1; break;
-		case 'r': a->o.raw = 1; break;
-		case 'b': a->o.bytes = 1; break;
-		case 'J': a->o.json = 1; break;
-		case 'P': a->o.pairs = 1; break;
-		case 'H': a->list_columns = 1; break;
-		case 'h': usage_of(cur_verb); exit(EXIT_OK);
-		default: try_help();
-		}
+	switch (c) {
+	case 'o':
+		ret = parse_columns_of(set, optarg, a->cols, 64, &a->ncols, &bad);
+		if (ret == -EINVAL)
+			usage_error("unknown column: %s", bad);
+		if (ret)
+			usage_error("too many columns: %s", optarg);
+		break;
+	case 'A':
+		for (a->ncols = 0; (int)a->ncols < set->n; a->ncols++)
+			a->cols[a->ncols] = (int)a->ncols;
+		break;
+	case 'n': a->o.noheadings = 1; break;
+	case 'r': a->o.raw = 1; break;
+	case 'b': a->o.bytes = 1; break;
+	case 'J': a->o.json = 1; break;
+	case 'P': a->o.pairs = 1; break;
+	case 'y': a->o.shell = 1; break;
+	case 'H': a->list_columns = 1; break;
+	default: return 0;
 	}
+	return 1;
+}
+
+/* After the options: conflicts, and -H (the columns, nothing else). */
+static void out_options_done(const struct out_args *a,
+			     const struct column_set *set)
+{
 	if (a->o.json + a->o.raw + a->o.pairs > 1)
 		usage_error("%s and %s are mutually exclusive",
 			    a->o.json ? "--json" : "--raw",
 			    a->o.pairs ? "--pairs" : "--raw");
-	/* udmabufctl {list|info} -H: the columns, nothing else. */
 	if (a->list_columns)
-		exit(print_or_fail(PROG, print_column_list(stdout, &a->o)));
+		exit(print_or_fail(PROG, print_column_list_of(stdout, set, &a->o)));
+}
+
+/* Parse the options of list and info; returns optind. */
+static int parse_out_args(int argc, char **argv, struct out_args *a)
+{
+	int c;
+
+	while ((c = getopt_long(argc, argv, OUT_SHORT_OPTS, out_long_opts,
+				NULL)) != -1) {
+		if (out_option(c, a, &buffer_columns))
+			continue;
+		if (c == 'h') {
+			usage_of(cur_verb);
+			exit(EXIT_OK);
+		}
+		try_help();
+	}
+	out_options_done(a, &buffer_columns);
 	return optind;
 }
 
@@ -884,14 +938,16 @@ static int cmd_create(int argc, char **argv)
 	return EXIT_OK;
 }
 
-static void busy_hint(const char *name)
+/* "PID (COMM), ..." of the processes using NAME into list; how many. */
+static size_t users_text(const char *name, char *list, size_t size)
 {
-	char list[512] = "", comm[64], path[64];
+	char comm[64], path[64];
 	size_t n = 0, i, len = 0;
 	pid_t *pids = NULL;
 
+	list[0] = '\0';
 	udmabuf_users(name, &pids, &n);
-	for (i = 0; i < n && len < sizeof(list) - 100; i++) {
+	for (i = 0; i < n && len + 100 < size; i++) {
 		FILE *f;
 
 		snprintf(path, sizeof(path), "/proc/%d/comm", (int)pids[i]);
@@ -903,10 +959,18 @@ static void busy_hint(const char *name)
 			comm[strcspn(comm, "\n")] = '\0';
 			fclose(f);
 		}
-		len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%d (%s)",
+		len += (size_t)snprintf(list + len, size - len, "%s%d (%s)",
 					i ? ", " : "", (int)pids[i], comm);
 	}
 	free(pids);
+	return n;
+}
+
+static void busy_hint(const char *name)
+{
+	char list[512];
+	size_t n = users_text(name, list, sizeof(list));
+
 	if (n)
 		hint("%s is in use by PID %s; --force removes the device now, the memory goes when they let go",
 		     name, list);
@@ -1096,6 +1160,399 @@ static int cmd_sync(int argc, char **argv)
 		return EXIT_FAIL;
 	}
 	return EXIT_OK;
+}
+
+
+/* ---------------------------------------------------------------------- */
+/* bench                                                                  */
+
+#define BENCH_SIZE_DEFAULT	(UINT64_C(1) << 20)
+#define BENCH_REPS_DEFAULT	7
+#define BENCH_ROWS_MAX		16
+
+/* A buffer under test: NAME's, or temporary ones (name NULL). */
+struct bench_target {
+	const char *name;		/* NULL: temporary, process-scoped */
+	char dev[256];			/* device name (class device) */
+	int orig_mode;			/* NAME's sync_mode before, to restore */
+	int cur_mode;			/* what NAME's sync_mode is now */
+	struct udmabuf_config *cfg;	/* temporary: size and sync_mode */
+	uint64_t size;			/* bytes per operation */
+	uint8_t *base;			/* malloc'ed, size bytes */
+	int status;			/* EXIT_FAIL once check_buf read wrong */
+};
+
+static void bench_signal(int sig)
+{
+	(void)sig;
+	bench_stop = 1;
+}
+
+/* A class attribute of DEV: 0 or -errno. */
+static int class_attr(const char *dev, const char *attr, char *buf,
+		      size_t len, int write_it)
+{
+	char path[PATH_MAX];
+	ssize_t n;
+	int fd, err = 0;
+
+	snprintf(path, sizeof(path), "%s/%s/%s", udmabuf_sysfs_dir(), dev, attr);
+	/* No O_TRUNC: sysfs takes the write whole; sync modes are one digit. */
+	fd = open(path, (write_it ? O_WRONLY : O_RDONLY) | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (write_it) {
+		n = write(fd, buf, strlen(buf));
+		if (n < 0)
+			err = -errno;
+		else if ((size_t)n != strlen(buf))
+			err = -EIO;
+	} else {
+		n = read(fd, buf, len - 1);
+		if (n < 0) {
+			err = -errno;
+			n = 0;
+		}
+		buf[n] = '\0';
+		buf[strcspn(buf, "\n")] = '\0';
+	}
+	close(fd);
+	return err;
+}
+
+/* Set NAME's sync_mode (not written if it is so already); reports. */
+static int bench_set_mode(struct bench_target *t, int mode)
+{
+	char val[16];
+	int ret;
+
+	if (mode == t->cur_mode)
+		return 0;
+	snprintf(val, sizeof(val), "%d", mode);
+	ret = class_attr(t->dev, "sync_mode", val, 0, 1);
+	if (ret) {
+		report(t->name, "set sync_mode", -ret);
+		permission_hint(-ret);
+		return ret;
+	}
+	t->cur_mode = mode;
+	return 0;
+}
+
+/*
+ * A handle of the buffer under test, mapped as without O_SYNC (o_sync 0)
+ * or as with O_SYNC for sync_mode MODE: NAME opened so with its sync_mode
+ * set; else a new temporary buffer (the library asks for MODE | 4 for
+ * O_SYNC, as udmabuf_alloc() documents). Fills the row's mapping columns.
+ */
+static int bench_open(struct bench_target *t, int o_sync, int mode,
+		      struct bench_row *r, struct udmabuf **bufp)
+{
+	unsigned int now;
+	int ret;
+
+	if (t->name) {
+		ret = bench_set_mode(t, mode);
+		if (ret)
+			return ret;
+		ret = udmabuf_open(t->name, O_RDWR | (o_sync ? O_SYNC : 0), bufp);
+		if (ret)
+			report(t->name, "open", -ret);
+	} else {
+		ret = udmabuf_config_set_sync_mode(t->cfg, (unsigned int)mode);
+		if (!ret)
+			ret = udmabuf_alloc(t->cfg, O_RDWR | (o_sync ? O_SYNC : 0), bufp);
+		if (ret) {
+			report("bench", "allocate a temporary buffer", -ret);
+			if (ret == -ENOENT)
+				hint("there is no %s/udmabuf-cfs: is the udmabuf-cfs module loaded, and new enough?",
+				     udmabuf_dev_dir());
+			else if (ret == -EACCES || ret == -EPERM)
+				hint("%s/udmabuf-cfs is for root and the group udmabuf; or name a buffer you may use",
+				     udmabuf_dev_dir());
+			else if (ret == -ENOMEM)
+				hint("try a smaller --size, or name an existing buffer");
+			return ret;
+		}
+		snprintf(t->dev, sizeof(t->dev), "%s", udmabuf_get_name(*bufp));
+	}
+	r->o_sync = o_sync;
+	r->sync_mode = udmabuf_get_sync_mode(*bufp, &now) ? -1 : (int)now;
+	if (class_attr(t->dev, o_sync ? "cache_mode_sync" : "cache_mode",
+		       r->cache, sizeof(r->cache), 0))
+		r->cache[0] = '\0';
+	r->size = t->size;
+	return 0;
+}
+
+/* check_buf and clear_buf through one mapping: two rows. */
+static int bench_loops(struct bench_target *t, int o_sync, int mode,
+		       struct bench_row *rows, size_t *n, struct udmabuf **keep)
+{
+	const char *what = t->name ? t->name : "bench";
+	struct udmabuf *buf = NULL;
+	uint64_t errors = 0;
+	void *p;
+	int ret, k;
+
+	ret = bench_open(t, o_sync, mode, &rows[*n], &buf);
+	if (ret)
+		return ret;
+	ret = udmabuf_map(buf, 0, t->size, PROT_READ | PROT_WRITE, &p);
+	if (ret) {
+		report(what, "map", -ret);
+		udmabuf_close(buf);
+		return ret;
+	}
+	rows[*n + 1] = rows[*n];
+	for (k = 0; k < 2 && !ret; k++) {
+		struct bench_row *r = &rows[*n + k];
+
+		snprintf(r->op, sizeof(r->op), k ? "clear_buf" : "check_buf");
+		ret = bench_loop(r, k ? BENCH_CLEAR : BENCH_CHECK, p, t->base,
+				 t->size, r->reps, &errors);
+	}
+	udmabuf_unmap(p, t->size);
+	if (keep && !ret)
+		*keep = buf;
+	else
+		udmabuf_close(buf);
+	if (errors) {
+		fprintf(stderr, PROG ": %s: bench: check_buf: %" PRIu64
+			" bytes read back wrong (%s, sync_mode %d)\n", what,
+			errors, o_sync ? "O_SYNC" : "without O_SYNC",
+			rows[*n].sync_mode);
+		t->status = EXIT_FAIL;
+	}
+	if (!ret)
+		*n += 2;
+	return ret;
+}
+
+/*
+ * NAME as a buffer to bench: enabled, with a device node, used by nobody
+ * (bench overwrites it), and its sync_mode writable if it must change.
+ * Reports why not.
+ */
+static int bench_check_name(struct bench_target *t, unsigned int modes)
+{
+	struct udmabuf_info *info = malloc(sizeof(*info));
+	char list[512], val[16];
+	int ret = -ENOMEM;
+	long mode;
+
+	if (!info) {
+		report(t->name, "bench", ENOMEM);
+		return ret;
+	}
+	ret = udmabuf_get_info(t->name, info);
+	if (ret) {
+		report_lookup(t->name, "bench", -ret);
+		if (ret == -ENOENT)
+			probe_hint();
+		goto out;
+	}
+	ret = -ENODEV;
+	if (!info->enabled) {
+		fprintf(stderr, PROG ": %s: bench: not enabled\n", t->name);
+		goto out;
+	}
+	if (!info->devpath[0]) {
+		fprintf(stderr, PROG ": %s: bench: no device node%s\n", t->name,
+			!strcmp(info->origin, "process") ?
+			" (a process-scoped buffer of another program)" : "");
+		goto out;
+	}
+	snprintf(t->dev, sizeof(t->dev), "%s", info->name);
+	if (info->users > 0) {
+		ret = -EBUSY;
+		report(t->name, "bench", EBUSY);
+		if (users_text(t->name, list, sizeof(list)))
+			hint("%s is in use by PID %s; bench would overwrite its data and change its sync_mode: stop them first",
+			     t->name, list);
+		else
+			hint("%s is open or mapped; bench would overwrite its data and change its sync_mode: close it first",
+			     t->name);
+		goto out;
+	}
+	ret = class_attr(t->dev, "sync_mode", val, sizeof(val), 0);
+	if (!ret && udmabuf_parse_long(val, 0, UDMABUF_SYNC_MODE_MAX, &mode))
+		ret = -EINVAL;
+	if (ret) {
+		report(t->name, "read sync_mode", -ret);
+		goto out;
+	}
+	t->orig_mode = t->cur_mode = (int)mode;
+	if (!t->size)
+		t->size = info->size < BENCH_SIZE_DEFAULT ? info->size :
+			  BENCH_SIZE_DEFAULT;
+	if (t->size > info->size) {
+		char a[32], b[32];
+
+		ret = -EINVAL;
+		human_size(t->size, a, sizeof(a));
+		human_size(info->size, b, sizeof(b));
+		fprintf(stderr, PROG ": %s: bench: --size %s is more than the buffer's %s\n",
+			t->name, a, b);
+		goto out;
+	}
+	/* May it be written? Before anything is measured. */
+	if (modes || (t->orig_mode & 4)) {
+		t->cur_mode = -1;
+		ret = bench_set_mode(t, t->orig_mode);
+	}
+out:
+	free(info);
+	return ret;
+}
+
+/* --sync-modes LIST: a bit per sync_mode 0..3; -1 if malformed. */
+static int parse_modes(const char *s)
+{
+	int modes = 0;
+
+	if (!strcmp(s, "none"))
+		return 0;
+	for (;;) {
+		if (*s < '0' || *s > '3' || (s[1] && s[1] != ','))
+			return -1;
+		modes |= 1 << (*s - '0');
+		if (!s[1])
+			return modes;
+		s += 2;
+	}
+}
+
+static int cmd_bench(int argc, char **argv)
+{
+	enum { OPT_REPS = 256, OPT_MODES };
+	static const struct option opts[] = {
+		{ "size",	required_argument, NULL, 's' },
+		{ "reps",	required_argument, NULL, OPT_REPS },
+		{ "sync-modes",	required_argument, NULL, OPT_MODES },
+		{ "output",	required_argument, NULL, 'o' },
+		{ "output-all",	no_argument,	   NULL, 'A' },
+		{ "noheadings",	no_argument,	   NULL, 'n' },
+		{ "raw",	no_argument,	   NULL, 'r' },
+		{ "bytes",	no_argument,	   NULL, 'b' },
+		{ "json",	no_argument,	   NULL, 'J' },
+		{ "pairs",	no_argument,	   NULL, 'P' },
+		{ "shell",	no_argument,	   NULL, 'y' },
+		{ "list-columns", no_argument,	   NULL, 'H' },
+		{ "help",	no_argument,	   NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct bench_row rows[BENCH_ROWS_MAX];
+	struct bench_target t = { .orig_mode = -1, .cur_mode = -1 };
+	struct out_args a = { .ncols = 0 };
+	struct udmabuf *plain = NULL;
+	struct sigaction sa;
+	int reps = BENCH_REPS_DEFAULT, modes = 0xf, ret = 0, c, m, k;
+	size_t n = 0, i;
+	long l;
+
+	a.ncols = default_columns_of(&bench_columns, a.cols, 64);
+	while ((c = getopt_long(argc, argv, "s:" OUT_SHORT_OPTS, opts,
+				NULL)) != -1) {
+		if (out_option(c, &a, &bench_columns))
+			continue;
+		switch (c) {
+		case 's':
+			t.size = opt_size("size", optarg);
+			if (!t.size)
+				usage_error("bench: the size must not be 0");
+			break;
+		case OPT_REPS:
+			l = opt_long("repetitions", optarg, 1, BENCH_REPS_MAX);
+			reps = (int)l;
+			break;
+		case OPT_MODES:
+			modes = parse_modes(optarg);
+			if (modes < 0)
+				usage_error("invalid sync modes '%s': a list of 0..3 such as 1,3, or none",
+					    optarg);
+			break;
+		case 'h':
+			usage_of(cur_verb);
+			return EXIT_OK;
+		default:
+			try_help();
+		}
+	}
+	out_options_done(&a, &bench_columns);
+	if (optind + 1 < argc)
+		usage_error("bench: unexpected argument '%s' (one buffer at a time)",
+			    argv[optind + 1]);
+	t.name = optind < argc ? argv[optind] : NULL;
+	if (t.name) {
+		if (bench_check_name(&t, (unsigned int)modes))
+			return EXIT_FAIL;
+	} else {
+		if (!t.size)
+			t.size = BENCH_SIZE_DEFAULT;
+		t.cfg = udmabuf_config_new();
+		if (!t.cfg || udmabuf_config_set_size(t.cfg, t.size)) {
+			report("bench", "allocate", ENOMEM);
+			udmabuf_config_free(t.cfg);
+			return EXIT_FAIL;
+		}
+	}
+	if (posix_memalign((void **)&t.base, 4096, t.size)) {
+		report("bench", "allocate the baseline's memory", ENOMEM);
+		ret = -ENOMEM;
+		goto out;
+	}
+	/* Interrupted: the sync_mode is still put back. */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = bench_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+
+	memset(rows, 0, sizeof(rows));
+	for (i = 0; i < BENCH_ROWS_MAX; i++)
+		rows[i].reps = reps;
+	/* Without O_SYNC: NAME's own mode without "sync always", else 1. */
+	ret = bench_loops(&t, 0, t.name ? t.orig_mode & 3 : 1, rows, &n, &plain);
+	/* The syncs, through that handle. */
+	for (k = 0; !ret && k < 2; k++) {
+		struct bench_row *r = &rows[n];
+
+		*r = rows[0];
+		r->cache[0] = '\0';
+		snprintf(r->op, sizeof(r->op), k ? "sync_for_device" : "sync_for_cpu");
+		ret = bench_sync(r, plain, k, t.size, reps);
+		if (ret && ret != -EINTR) {
+			report(t.name ? t.name : "bench", r->op, -ret);
+			if (ret == -EOPNOTSUPP)
+				hint("the loaded module does not answer the udmabuf-cfs sync ioctls");
+		} else if (!ret) {
+			n++;
+		}
+	}
+	udmabuf_close(plain);
+	for (m = 0; !ret && m < 4; m++)
+		if (modes & (1 << m))
+			ret = bench_loops(&t, 1, m, rows, &n, NULL);
+	if (ret == -EINTR)
+		fprintf(stderr, PROG ": %s: bench: interrupted\n",
+			t.name ? t.name : "bench");
+out:
+	/* NAME's sync_mode as it was. */
+	if (t.name && t.orig_mode >= 0 && t.cur_mode != t.orig_mode &&
+	    bench_set_mode(&t, t.orig_mode)) {
+		fprintf(stderr, PROG ": %s: bench: its sync_mode is %d now, not %d as before\n",
+			t.name, t.cur_mode, t.orig_mode);
+		ret = -EIO;
+	}
+	free(t.base);
+	udmabuf_config_free(t.cfg);
+	if (ret)
+		return EXIT_FAIL;
+	if (print_or_fail("bench", print_bench(stdout, rows, n, a.cols,
+					       a.ncols, &a.o)))
+		return EXIT_FAIL;
+	return t.status;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -1773,6 +2230,7 @@ static const struct {
 	{ "save",    cmd_save },
 	{ "restore", cmd_restore },
 	{ "clear",   cmd_clear },
+	{ "bench",   cmd_bench },
 };
 
 /*

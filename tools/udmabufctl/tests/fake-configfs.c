@@ -9,14 +9,17 @@
  *    configfs item does);
  *  - each write(2) to a file there is appended to $UDMABUF_FAKE_LOG as
  *    "ATTR=VALUE" lines, in order;
- *  - $UDMABUF_FAKE_ERRNO="ATTR=ERRNO" (EINVAL, ENODEV, EBUSY, ENOMEM or a
- *    number) makes every write to ATTR fail with that errno, as a kernel
- *    store that refuses the value would;
+ *  - $UDMABUF_FAKE_ERRNO="ATTR=ERRNO" (EINVAL, ENODEV, EBUSY, ENOMEM,
+ *    EACCES or a number) makes every write to ATTR fail with that errno,
+ *    as a kernel store that refuses the value would; "class/ATTR=ERRNO"
+ *    does the same for ATTR under $UDMABUF_SYSFS_DIR (a test run as root
+ *    cannot make a file unwritable);
  *  - a regular file under $UDMABUF_FAKE_DEV_DIR stands in for a device
  *    node: it answers the udmabuf-cfs ioctls (GET_INFO gives its size, the
  *    DMA address $UDMABUF_FAKE_DMA_ADDR, default 0x3f000000, the CPU
  *    physical address $UDMABUF_FAKE_PHYS_ADDR, default the DMA address, and
- *    the flags $UDMABUF_FAKE_INFO_FLAGS, default 0; the syncs check the
+ *    the flags $UDMABUF_FAKE_INFO_FLAGS, default 0, and the sync_mode of
+ *    $UDMABUF_SYSFS_DIR/NAME/sync_mode, default 1; the syncs check the
  *    range and direction) and each of them is logged as
  *    "ioctl=NAME OFFSET SIZE DIRECTION"; other ioctls fail with ENOTTY;
  *  - a file named udmabuf-cfs there stands in for /dev/udmabuf-cfs: it
@@ -24,7 +27,9 @@
  *    SYNC_MODE DMA_BITS ALLOCATOR DMA_DEVICE" (FLAGS in octal), by making
  *    a file proc-PID-N of SIZE bytes beside it and returning a new fd of it
  *    with the access mode and O_CLOEXEC asked for (unlike the kernel's, it
- *    has a path and is not removed when closed); reserved fields set are
+ *    has a path and is not removed when closed), and, with
+ *    $UDMABUF_SYSFS_DIR set, its class directory with the sync_mode asked
+ *    for (plain files, also left behind); reserved fields set are
  *    EINVAL, and $UDMABUF_FAKE_ERRNO="alloc=ERRNO" makes it fail;
  *  - with $UDMABUF_FAKE_DEV_DIR set, writing 1 to an item's enable makes its
  *    device node there (a file of the item's size named by its device_name,
@@ -59,6 +64,15 @@ static const char *under_configfs(const char *path)
 	if (!len || strncmp(path, dir, len) || path[len] != '/')
 		return NULL;
 	return path;
+}
+
+/* 1 if PATH is under $UDMABUF_SYSFS_DIR. */
+static int under_sysfs(const char *path)
+{
+	const char *dir = getenv("UDMABUF_SYSFS_DIR");
+	size_t len = dir ? strlen(dir) : 0;
+
+	return len && !strncmp(path, dir, len) && path[len] == '/';
 }
 
 static int sys_open(const char *path, int flags, mode_t mode)
@@ -106,6 +120,7 @@ static int errno_of(const char *s)
 	static const struct { const char *name; int err; } names[] = {
 		{ "EINVAL", EINVAL }, { "ENODEV", ENODEV },
 		{ "EBUSY", EBUSY }, { "ENOMEM", ENOMEM },
+		{ "EACCES", EACCES },
 	};
 	size_t i;
 
@@ -199,6 +214,15 @@ ssize_t write(int fd, const void *buf, size_t n)
 			}
 			if (!strcmp(attr, "enable"))
 				enable_node(path, buf, n);
+		} else if (fail && !strncmp(fail, "class/", 6) &&
+			   under_sysfs(path)) {
+			attr = strrchr(path, '/') + 1;
+			len = (ssize_t)strlen(attr);
+			if (!strncmp(fail + 6, attr, (size_t)len) &&
+			    fail[6 + len] == '=') {
+				errno = errno_of(fail + 6 + len + 1);
+				return -1;
+			}
 		}
 	}
 	return syscall(SYS_write, fd, buf, n);
@@ -235,6 +259,17 @@ static const char *fake_dev(int fd, char *path, size_t len)
 	if (strncmp(path, dir, strlen(dir)) || path[strlen(dir)] != '/')
 		return NULL;
 	return path;
+}
+
+/* $UDMABUF_SYSFS_DIR/NAME/sync_mode, where NAME is PATH's basename. */
+static char *class_sync_mode(const char *path, char *buf, size_t len)
+{
+	const char *dir = getenv("UDMABUF_SYSFS_DIR");
+
+	if (!dir || !*dir)
+		return NULL;
+	snprintf(buf, len, "%s%s/sync_mode", dir, strrchr(path, '/'));
+	return buf;
 }
 
 /* UDMABUF_CFS_IOC_ALLOC on the fake /dev/udmabuf-cfs at PATH. */
@@ -275,6 +310,20 @@ static int fake_alloc(const char *path, struct udmabuf_cfs_alloc *req)
 	fd = sys_open(buf, (int)(req->flags & (O_ACCMODE | O_CLOEXEC)), 0);
 	if (fd < 0)
 		return -1;
+	if (class_sync_mode(buf, line, sizeof(line))) {
+		char val[16];
+		int sfd;
+
+		*strrchr(line, '/') = '\0';
+		mkdir(line, 0755);
+		strcat(line, "/sync_mode");
+		snprintf(val, sizeof(val), "%u\n", req->sync_mode);
+		sfd = sys_open(line, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (sfd >= 0) {
+			(void)syscall(SYS_write, sfd, val, strlen(val));
+			close(sfd);
+		}
+	}
 	req->fd = fd;
 	return 0;
 }
@@ -305,6 +354,15 @@ static int fake_ioctl(int fd, const char *path, unsigned long req, void *arg)
 		info->phys_addr = phys ? strtoull(phys, NULL, 0) : info->dma_addr;
 		info->flags = flags ? (__u32)strtoul(flags, NULL, 0) : 0;
 		info->sync_mode = 1;
+		if (class_sync_mode(path, line, sizeof(line))) {
+			FILE *f = fopen(line, "re");
+
+			if (f) {
+				if (fscanf(f, "%u", &info->sync_mode) != 1)
+					info->sync_mode = 1;
+				fclose(f);
+			}
+		}
 		strcpy(info->driver_version, "fake");
 		log_write("ioctl", "get_info", 8);
 		return 0;

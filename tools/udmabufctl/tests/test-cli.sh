@@ -164,7 +164,7 @@ check "--help documents the ALLOCATOR column"
 run create --help
 status_is 0 && out_has "Usage:"
 check "create --help prints the usage and exits 0"
-for verb in list info create delete sync save restore clear; do
+for verb in list info create delete sync save restore clear bench; do
 	run "$verb" --help
 	status_is 0 && [ ! -s "$ERR" ] && sed -n 2p "$OUT" | grep -q "^ udmabufctl \(\[\)\?$verb" &&
 		[ "$(grep -c '^ udmabufctl ' "$OUT")" -eq 1 ]
@@ -245,6 +245,24 @@ usage_error "sync needs --for-cpu or --for-device" \
 usage_error "sync refuses an unknown direction" \
 	"udmabufctl: invalid direction 'up': use bidi, to-device or from-device" \
 	sync cam0 --for-cpu --direction up
+usage_error "bench refuses 0 repetitions" \
+	"udmabufctl: invalid repetitions '0': must be 1..100" bench --reps 0
+usage_error "bench refuses more than 100 repetitions" \
+	"udmabufctl: invalid repetitions '101': must be 1..100" bench --reps 101
+usage_error "bench refuses a sync mode beyond 3" \
+	"udmabufctl: invalid sync modes '1,4': a list of 0..3 such as 1,3, or none" \
+	bench --sync-modes 1,4
+usage_error "bench refuses a malformed list of sync modes" \
+	"udmabufctl: invalid sync modes '1,': a list of 0..3 such as 1,3, or none" \
+	bench --sync-modes 1,
+usage_error "bench refuses size 0" \
+	"udmabufctl: bench: the size must not be 0" bench --size 0
+usage_error "bench refuses a second NAME" \
+	"udmabufctl: bench: unexpected argument 'b' (one buffer at a time)" bench a b
+usage_error "bench refuses a column of list" \
+	"udmabufctl: unknown column: DEVICE" bench -o OP,DEVICE
+usage_error "bench: --json and --pairs are mutually exclusive" \
+	"udmabufctl: --json and --pairs are mutually exclusive" bench -J -P
 
 # --- write errors --------------------------------------------------------------
 
@@ -1185,6 +1203,31 @@ if command -v bash >/dev/null 2>&1; then
 NAME,DMA-MASK
 NAME,DMA-DEVICE"
 	check "completion of -o offers the columns the tool lists with -H"
+	# shellcheck disable=SC2016 # expanded by bash
+	(cd "$T" && bash -c '. "$1"
+		COMP_WORDS=("$2" bench -o OP,R); COMP_CWORD=3
+		_udmabufctl; printf "%s\n" "${COMPREPLY[@]}"' \
+		bash "$COMP_SRC" "$BIN") >"$OUT" 2>"$ERR"; rc=$?
+	status_is 0 && out_is "OP,RATE
+OP,RATIO
+OP,REPS"
+	check "completion of bench -o offers bench's columns"
+	# shellcheck disable=SC2016 # expanded by bash
+	(cd "$T" && bash -c '. "$1"
+		COMP_WORDS=("$2" bench --s); COMP_CWORD=2
+		_udmabufctl; printf "%s\n" "${COMPREPLY[@]}"' \
+		bash "$COMP_SRC" "$BIN") >"$OUT" 2>"$ERR"; rc=$?
+	status_is 0 && out_is "--size
+--sync-modes
+--shell"
+	check "completion of bench's options"
+	# shellcheck disable=SC2016 # expanded by bash
+	(cd "$T" && bash -c '. "$1"
+		COMP_WORDS=("$2" info --sh); COMP_CWORD=2
+		_udmabufctl; printf "%s\n" "${COMPREPLY[@]}"' \
+		bash "$COMP_SRC" "$BIN") >"$OUT" 2>"$ERR"; rc=$?
+	status_is 0 && out_is "--shell"
+	check "completion of info offers --shell"
 	rmdir "$X/a b" "$X/x\$(touch pwned)"
 fi
 
@@ -1230,6 +1273,270 @@ fi
 rm -r "${X:?}/$ODD" "${X:?}/$(printf 'bad\377')"
 UDMABUF_CONFIGFS_DIR=$C
 UDMABUF_SYSFS_DIR=$S
+
+# --- -y, --shell: column names a shell can take ---------------------------------
+
+run list -P -y -o NAME,MAJ:MIN,SYNC-MODE,DMA-ADDR cam0
+status_is 0 && out_is 'NAME="cam0" MAJ_MIN="240:1" SYNC_MODE="3" DMA_ADDR="0x000000003f000000"'
+check "list -P -y: MAJ_MIN, SYNC_MODE and DMA_ADDR, shell variable names"
+(eval "$(cat "$OUT")" && [ "$MAJ_MIN" = 240:1 ] && [ "$DMA_ADDR" = 0x000000003f000000 ])
+check "list -P -y output is what a shell evals"
+run list --shell -o NAME,MAJ:MIN udmabuf0
+status_is 0 && table_is "NAME     MAJ_MIN
+udmabuf0 240:0"
+check "list --shell: the table's header too"
+run list -P -o NAME,MAJ:MIN udmabuf0
+status_is 0 && out_is 'NAME="udmabuf0" MAJ:MIN="240:0"'
+check "list -P without -y keeps the column names"
+run list -J -y -o MAJ:MIN,SYNC-MODE cam0
+status_is 0 && out_has '"maj_min": "240:1",' && out_has '"sync_mode": 3' && ! out_has '"maj:min"'
+check "list -J -y: JSON keys maj_min and sync_mode"
+run info -y -o NAME,MAJ:MIN,CPU-PHYS-ADDR,SYNC-MODE cam0
+status_is 0 && table_is "name:          cam0
+maj_min:       240:1
+cpu_phys_addr: -
+sync_mode:     3"
+check "info -y: keys a shell can take"
+run info -P -y -o NAME,DMA-DEVICE cam0
+status_is 0 && out_is 'NAME="cam0" DMA_DEVICE="pci/0000:00:10.0"'
+check "info -P -y as list -P -y"
+run list -P -o name,maj_min,sync_mode,dma_addr cam0
+status_is 0 && out_is 'NAME="cam0" MAJ:MIN="240:1" SYNC-MODE="3" DMA-ADDR="0x000000003f000000"'
+check "-o takes the names -y prints (MAJ_MIN for MAJ:MIN)"
+usage_error "-o does not take a '_' for a letter" \
+	"udmabufctl: unknown column: N_ME" list -o N_ME
+run list --help
+out_has " -y, --shell" && out_has "MAJ_MIN"
+check "list --help documents -y, --shell"
+
+# --- bench ---------------------------------------------------------------------
+
+run bench -H
+status_is 0 && [ "$(wc -l <"$OUT")" -eq 13 ] && grep -q '^ *OP <string>' "$OUT" &&
+	grep -q '^ *RATIO <float>' "$OUT" && grep -q '^ *TIME <integer>' "$OUT" &&
+	! grep -q '^ *DEVICE ' "$OUT"
+check "bench -H lists bench's columns, not list's"
+run bench --help
+status_is 0 && out_has "Available output columns of bench:" && out_has "--sync-modes LIST" &&
+	out_has " -y, --shell" && ! out_has "MAJ:MIN"
+check "bench --help shows its options and columns"
+run --help
+out_has " bench            " && out_has "Available output columns of bench:"
+check "--help lists bench and its columns"
+sed -n '/^\.SH BENCH/,/^\.SH /p' "$MAN8" >"$T/man-bench"
+missing=
+for c in $("$BIN" bench -H -r | cut -d' ' -f1); do
+	# The table's first field: NAME, or NAME, NAME (hyphens as \-).
+	COL=$(printf '%s' "$c" | sed 's/-/\\-/g') awk -F '\t' '
+		{ n = split($1, a, ", "); for (i = 1; i <= n; i++) if (a[i] == ENVIRON["COL"]) f = 1 }
+		END { exit !f }' "$T/man-bench" || missing="$missing $c"
+done
+[ -s "$T/man-bench" ] && [ -z "$missing" ]
+check "udmabufctl(8) has a BENCH section that describes every column of bench -H${missing:+ (missing:$missing)}"
+man_command bench >"$OUT"
+out_has "BENCH" && sed -n '/^\.SS Bench/,/^\.SS /p' "$MAN8" | grep -qF 'sync\-modes'
+check "udmabufctl(8) names bench among the commands and its options"
+sed -n '/^\.SS List, info and bench/,/^\.SS /p' "$MAN8" | grep -q '^\.BR \\-y ", " \\-\\-shell$'
+check "udmabufctl(8) documents -y, --shell"
+
+# A tree of two buffers for bench: bench0 (256K) and busy0, which is open.
+BT=$T/bench
+for d in bench0 busy0; do
+	attr "$BT/config/udmabuf/$d/enable" "1
+"
+	attr "$BT/config/udmabuf/$d/device_name" "$d
+"
+	attr "$BT/class/udmabuf/$d/sync_mode" "2
+"
+	attr "$BT/class/udmabuf/$d/cache_mode" "cached
+"
+	attr "$BT/class/udmabuf/$d/cache_mode_sync" "write-combine
+"
+	attr "$BT/class/udmabuf/$d/origin" "configfs
+"
+	attr "$BT/class/udmabuf/$d/users" "0
+"
+done
+attr "$BT/config/udmabuf/features" "size,enable
+"
+attr "$BT/config/udmabuf/bench0/size" "262144
+"
+attr "$BT/class/udmabuf/bench0/size" "262144
+"
+attr "$BT/config/udmabuf/busy0/size" "65536
+"
+attr "$BT/class/udmabuf/busy0/size" "65536
+"
+attr "$BT/class/udmabuf/busy0/users" "1
+"
+mkdir -p "$BT/dev"
+head -c 262144 /dev/zero >"$BT/dev/bench0"
+head -c 65536 /dev/zero >"$BT/dev/busy0"
+: >"$BT/dev/udmabuf-cfs"
+UDMABUF_CONFIGFS_DIR=$BT/config/udmabuf UDMABUF_SYSFS_DIR=$BT/class/udmabuf
+UDMABUF_DEV_DIR=$BT/dev UDMABUF_FAKE_DEV_DIR=$BT/dev UDMABUF_FAKE_LOG=$T/writes
+export UDMABUF_FAKE_DEV_DIR UDMABUF_FAKE_LOG
+mode_of() { cat "$BT/class/udmabuf/$1/sync_mode"; }
+
+rm -f "$T/writes"
+[ -n "$works" ] && run_fake bench --size 64K --reps 2 -r -n -o OP,O-SYNC,SYNC-MODE,SIZE,BASELINE -b
+status_is 0 && [ ! -s "$ERR" ] && out_is "check_buf 0 1 65536 malloc
+clear_buf 0 1 65536 malloc
+sync_for_cpu 0 1 65536 getppid
+sync_for_device 0 1 65536 getppid
+check_buf 1 4 65536 malloc
+clear_buf 1 4 65536 malloc
+check_buf 1 5 65536 malloc
+clear_buf 1 5 65536 malloc
+check_buf 1 6 65536 malloc
+clear_buf 1 6 65536 malloc
+check_buf 1 7 65536 malloc
+clear_buf 1 7 65536 malloc"
+fake "bench without NAME: the loops without and with O_SYNC for sync_mode 0..3, and the syncs"
+[ "$(sed -n 's/^ioctl=alloc \([0-9]*\) 2000002 \([0-9]\) .*/\1:\2/p' "$T/writes" | tr '\n' ' ')" = \
+	"65536:1 65536:4 65536:5 65536:6 65536:7 " ] &&
+	grep -qx 'ioctl=sync_for_cpu 0 65536 0' "$T/writes" &&
+	grep -qx 'ioctl=sync_for_device 0 65536 0' "$T/writes"
+fake "bench without NAME allocates a temporary buffer per mapping (O_SYNC: sync_mode | 4) and syncs it whole"
+rm -f "$T/writes"
+[ -n "$works" ] && run_fake bench --reps 1 --sync-modes none -r -n -o OP,SIZE -b
+status_is 0 && out_is "check_buf 1048576
+clear_buf 1048576
+sync_for_cpu 1048576
+sync_for_device 1048576" && [ "$(grep -c '^ioctl=alloc 1048576 ' "$T/writes")" -eq 1 ]
+fake "bench --sync-modes none: only the cached rows, 1M by default"
+
+[ -n "$works" ] && run_fake bench bench0 --size 64K --reps 3 -J
+status_is 0 && [ ! -s "$ERR" ] && [ "$(mode_of bench0)" = 2 ]
+fake "bench NAME exits 0 and puts NAME's sync_mode back"
+if command -v python3 >/dev/null 2>&1 && [ -n "$works" ]; then
+	python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))["benchmarks"]
+keys = {"op", "o-sync", "sync-mode", "cache", "size", "time", "min", "max",
+	"rate", "baseline", "ratio"}
+assert all(set(r) == keys for r in d), d[0]
+got = [(r["op"], r["o-sync"], r["sync-mode"], r["cache"], r["baseline"]) for r in d]
+want = [("check_buf", False, 2, "cached", "malloc"),
+	("clear_buf", False, 2, "cached", "malloc"),
+	("sync_for_cpu", False, 2, None, "getppid"),
+	("sync_for_device", False, 2, None, "getppid")]
+for m in range(4):
+	want += [("check_buf", True, m, "write-combine", "malloc"),
+		 ("clear_buf", True, m, "write-combine", "malloc")]
+assert got == want, got
+for r in d:
+	assert r["size"] == 65536 and isinstance(r["time"], int), r
+	assert 0 < r["min"] <= r["time"] <= r["max"], r
+	assert r["ratio"] > 0 and isinstance(r["ratio"], float), r
+	# TIME is rounded to the nanosecond, RATE is of the exact median.
+	assert abs(r["rate"] - 65536e9 / r["time"]) <= r["rate"] * 1e-3, r
+' "$OUT"
+	check "bench NAME -J: a row per loop and mapping, sync_mode and CACHE as the kernel says, ns and bytes/s"
+fi
+[ -n "$works" ] && run_fake bench bench0 --size 8K --reps 1 --sync-modes 3 -P -y -o OP,O-SYNC,SYNC-MODE,CACHE
+status_is 0 && out_is 'OP="check_buf" O_SYNC="0" SYNC_MODE="2" CACHE="cached"
+OP="clear_buf" O_SYNC="0" SYNC_MODE="2" CACHE="cached"
+OP="sync_for_cpu" O_SYNC="0" SYNC_MODE="2" CACHE=""
+OP="sync_for_device" O_SYNC="0" SYNC_MODE="2" CACHE=""
+OP="check_buf" O_SYNC="1" SYNC_MODE="3" CACHE="write-combine"
+OP="clear_buf" O_SYNC="1" SYNC_MODE="3" CACHE="write-combine"'
+fake "bench -P -y: pairs with shell names"
+[ -n "$works" ] && run_fake bench bench0 --size 8K --reps 1 --sync-modes 1 -r -n -o TIME,MIN,MAX,RATE,BASE-TIME -b
+status_is 0 && [ "$(grep -cEx '[0-9]+ [0-9]+ [0-9]+ [0-9]+ [0-9]+' "$OUT")" -eq 6 ]
+fake "bench -b: times in nanoseconds, rates in bytes/s"
+[ -n "$works" ] && run_fake bench bench0 --size 8K --reps 1 --sync-modes 1 -r -n -o SIZE,TIME,RATE
+status_is 0 && [ "$(grep -cEx '8K [0-9.]+(ns|us|ms|s) [0-9.]+[BKMGT]/s' "$OUT")" -eq 6 ]
+fake "bench without -b: human sizes, times and rates"
+
+printf '6\n' >"$BT/class/udmabuf/bench0/sync_mode"
+[ -n "$works" ] && run_fake bench bench0 --size 8K --reps 1 --sync-modes 1 -r -n -o OP,O-SYNC,SYNC-MODE
+status_is 0 && out_is "check_buf 0 2
+clear_buf 0 2
+sync_for_cpu 0 2
+sync_for_device 0 2
+check_buf 1 1
+clear_buf 1 1" && [ "$(mode_of bench0)" = 6 ]
+fake "bench of a sync-always NAME (6): the cached rows at 2, sync_mode 6 again after"
+printf '2\n' >"$BT/class/udmabuf/bench0/sync_mode"
+
+[ -n "$works" ] && run_fake bench busy0
+status_is 1 && [ ! -s "$OUT" ] && err_is "udmabufctl: busy0: bench: Device or resource busy
+udmabufctl: hint: busy0 is open or mapped; bench would overwrite its data and change its sync_mode: close it first" &&
+	[ "$(mode_of busy0)" = 2 ]
+fake "bench of a buffer in use is refused (exit 1), its sync_mode untouched"
+[ -n "$works" ] && run_fake bench nosuch
+status_is 1 && [ ! -s "$OUT" ] && err_is "udmabufctl: nosuch: bench: no such buffer"
+fake "bench of a missing buffer says so and exits 1"
+[ -n "$works" ] && run_fake bench bench0 --size 512K
+status_is 1 && [ ! -s "$OUT" ] &&
+	err_is "udmabufctl: bench0: bench: --size 512K is more than the buffer's 256K" &&
+	[ "$(mode_of bench0)" = 2 ]
+fake "bench --size beyond NAME is refused, nothing changed"
+printf '0\n' >"$BT/config/udmabuf/bench0/enable"
+[ -n "$works" ] && run_fake bench bench0
+printf '1\n' >"$BT/config/udmabuf/bench0/enable"
+status_is 1 && err_is "udmabufctl: bench0: bench: not enabled"
+fake "bench of a disabled item says it is not enabled"
+# Interrupted while it runs: the sync_mode still comes back.
+attr "$BT/config/udmabuf/big0/enable" "1
+"
+attr "$BT/config/udmabuf/big0/device_name" "big0
+"
+attr "$BT/config/udmabuf/big0/size" "33554432
+"
+mkdir -p "$BT/class/udmabuf/big0"
+cp "$BT/class/udmabuf/bench0/"* "$BT/class/udmabuf/big0/"
+attr "$BT/class/udmabuf/big0/size" "33554432
+"
+attr "$BT/class/udmabuf/big0/sync_mode" "6
+"
+truncate -s 32M "$BT/dev/big0"
+if [ -n "$works" ]; then
+	LD_PRELOAD=$SHIM "$BIN" bench big0 --size 32M --reps 100 >"$OUT" 2>"$ERR" &
+	pid=$!
+	# The rows without O_SYNC set sync_mode 2 first.
+	for _ in $(seq 1 100); do
+		[ "$(mode_of big0)" = 2 ] && break
+		sleep 0.05
+	done
+	sleep 0.2
+	kill -TERM "$pid"
+	wait "$pid"; rc=$?
+fi
+status_is 1 && [ ! -s "$OUT" ] && err_is "udmabufctl: big0: bench: interrupted" &&
+	[ "$(mode_of big0)" = 6 ]
+fake "bench NAME stopped by SIGTERM exits 1 and puts its sync_mode back"
+rm -r "$BT/config/udmabuf/big0" "$BT/class/udmabuf/big0" "$BT/dev/big0"
+
+UDMABUF_FAKE_ERRNO=class/sync_mode=EACCES
+export UDMABUF_FAKE_ERRNO
+rm -f "$T/writes"
+[ -n "$works" ] && run_fake bench bench0 --size 8K --reps 1
+# (the hint is for those who are not root)
+status_is 1 && [ ! -s "$OUT" ] && ! grep -qs '^ioctl=sync_for' "$T/writes" &&
+	[ "$(head -n 1 "$ERR")" = "udmabufctl: bench0: set sync_mode: Permission denied" ] &&
+	if [ "$(id -u)" -eq 0 ]; then [ "$(wc -l <"$ERR")" -eq 1 ]; else
+		[ "$(sed -n 2p "$ERR")" = "udmabufctl: hint: this needs root" ]; fi
+fake "bench NAME whose sync_mode may not be written fails before measuring"
+[ -n "$works" ] && run_fake bench bench0 --size 8K --reps 1 --sync-modes none -n -r -o OP
+status_is 0 && [ "$(wc -l <"$OUT")" -eq 4 ]
+fake "bench NAME --sync-modes none needs no write of sync_mode"
+unset UDMABUF_FAKE_ERRNO
+UDMABUF_FAKE_ERRNO=alloc=ENOMEM
+export UDMABUF_FAKE_ERRNO
+[ -n "$works" ] && run_fake bench --size 64M
+unset UDMABUF_FAKE_ERRNO
+status_is 1 && [ ! -s "$OUT" ] && err_is "udmabufctl: bench: allocate a temporary buffer: Cannot allocate memory
+udmabufctl: hint: try a smaller --size, or name an existing buffer"
+fake "bench without NAME: a refused allocation is reported with a hint, exit 1"
+rm "$BT/dev/udmabuf-cfs"
+[ -n "$works" ] && run_fake bench
+status_is 1 && err_has "udmabufctl: bench: allocate a temporary buffer: No such file or directory" &&
+	err_has "udmabufctl: hint: there is no $BT/dev/udmabuf-cfs"
+fake "bench without /dev/udmabuf-cfs says the module is missing or too old"
+unset UDMABUF_FAKE_DEV_DIR UDMABUF_FAKE_LOG
+UDMABUF_CONFIGFS_DIR=$C UDMABUF_SYSFS_DIR=$S UDMABUF_DEV_DIR=/dev
 
 echo "1..$n"
 [ "$failed" -eq 0 ]

@@ -317,6 +317,117 @@ static void test_columns(void)
 	      "too many columns");
 }
 
+static void test_shell_names(void)
+{
+	char buf[64];
+	int ids[64];
+	size_t n = 0;
+	const char *bad = NULL;
+
+	shell_name("MAJ:MIN", 0, buf, sizeof(buf));
+	CHECK(!strcmp(buf, "MAJ_MIN"), "shell name of MAJ:MIN is MAJ_MIN");
+	shell_name("DMA-ADDR", 1, buf, sizeof(buf));
+	CHECK(!strcmp(buf, "dma_addr"), "lower-case shell name of DMA-ADDR is dma_addr");
+	shell_name("FSUSE%", 0, buf, sizeof(buf));
+	CHECK(!strcmp(buf, "FSUSE_PCT"), "a trailing %% is _PCT, as libsmartcols has it");
+	shell_name("1X", 0, buf, sizeof(buf));
+	CHECK(!strcmp(buf, "_1X"), "a leading digit gets a '_' before it");
+	shell_name("CPU-PHYS-ADDR", 0, buf, 6);
+	CHECK(!strcmp(buf, "CPU_P"), "shell name truncated to the buffer");
+	CHECK(parse_columns("maj_min,Dma_Addr", ids, 64, &n, &bad) == 0 && n == 2 &&
+	      ids[0] == COL_MAJMIN && ids[1] == COL_DMA_ADDR,
+	      "-o takes the shell names");
+	CHECK(parse_columns("NAM_", ids, 64, &n, &bad) == -EINVAL,
+	      "'_' stands only for a character that is no letter or digit");
+	CHECK(parse_columns_of(&bench_columns, "op,o_sync,RATIO", ids, 64, &n,
+			       &bad) == 0 && n == 3 && ids[0] == BCOL_OP &&
+	      ids[1] == BCOL_O_SYNC && ids[2] == BCOL_RATIO,
+	      "bench columns by name and shell name");
+	CHECK(parse_columns_of(&bench_columns, "NAME", ids, 64, &n, &bad) == -EINVAL,
+	      "bench has no NAME column");
+}
+
+static void test_human_time(void)
+{
+	static const struct { double ns; const char *want; } t[] = {
+		{ 0.4, "0ns" }, { 412, "412ns" }, { 999.4, "999ns" },
+		{ 999.6, "1.00us" }, { 3950, "3.95us" }, { 20500, "20.5us" },
+		{ 205000, "205us" }, { 1.224e6, "1.22ms" }, { 2.283e9, "2.28s" },
+		{ 22.8e9, "22.8s" }, { 1234e9, "1234s" },
+	};
+	char buf[32];
+	size_t i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		human_time(t[i].ns, buf, sizeof(buf));
+		CHECK(!strcmp(buf, t[i].want), "human_time(%g) = %s (got %s)",
+		      t[i].ns, t[i].want, buf);
+	}
+}
+
+static void test_bench_table(void)
+{
+	struct bench_row v[2] = {
+		{ .op = "check_buf", .o_sync = 1, .sync_mode = 1,
+		  .cache = "write-combine", .size = 1 << 20, .reps = 7,
+		  .time = 2283e6 / 9, .min = 250e6, .max = 260e6,
+		  .baseline = "malloc", .base_time = 437e6 / 9, .ratio = 5.2243 },
+		{ .op = "sync_for_cpu", .sync_mode = 1, .size = 4096, .reps = 3,
+		  .time = 1500, .min = 1400, .max = 1600, .baseline = "getppid",
+		  .base_time = 100, .ratio = 15 },
+	};
+	struct out_opts o = { 0 };
+	int cols[NBENCH_COLUMNS];
+	size_t n = default_columns_of(&bench_columns, cols, NBENCH_COLUMNS);
+	char *out = NULL;
+
+	CHECK(n == 11 && cols[0] == BCOL_OP && cols[10] == BCOL_RATIO,
+	      "11 default bench columns, OP..RATIO");
+	CAPTURE(out, print_bench(f, v, 2, cols, n, &o));
+	CHECK_OUT(out,
+		"OP           O-SYNC SYNC-MODE CACHE         SIZE   TIME    MIN    MAX   RATE BASELINE RATIO\n"
+		"check_buf    1              1 write-combine   1M  254ms  250ms  260ms 3.9M/s malloc   5.224\n"
+		"sync_for_cpu 0              1                 4K 1.50us 1.40us 1.60us 2.5G/s getppid   15.0\n",
+		"bench table (times, rates and ratios human, numbers right)");
+	free(out);
+
+	o.json = 1;
+	cols[0] = BCOL_OP;
+	cols[1] = BCOL_O_SYNC;
+	cols[2] = BCOL_CACHE;
+	cols[3] = BCOL_TIME;
+	cols[4] = BCOL_RATE;
+	cols[5] = BCOL_BASE_TIME;
+	cols[6] = BCOL_RATIO;
+	cols[7] = BCOL_REPS;
+	CAPTURE(out, print_bench(f, v + 1, 1, cols, 8, &o));
+	CHECK_OUT(out,
+		"{\n"
+		"   \"benchmarks\": [\n"
+		"      {\n"
+		"         \"op\": \"sync_for_cpu\",\n"
+		"         \"o-sync\": false,\n"
+		"         \"cache\": null,\n"
+		"         \"time\": 1500,\n"
+		"         \"rate\": 2730666667,\n"
+		"         \"base-time\": 100,\n"
+		"         \"ratio\": 15.0000,\n"
+		"         \"reps\": 3\n"
+		"      }\n"
+		"   ]\n"
+		"}\n",
+		"bench JSON: ns, bytes/s, four decimals, null for no CACHE");
+	free(out);
+
+	o.json = 0;
+	o.pairs = 1;
+	o.shell = 1;
+	CAPTURE(out, print_bench(f, v + 1, 1, cols, 3, &o));
+	CHECK_OUT(out, "OP=\"sync_for_cpu\" O_SYNC=\"0\" CACHE=\"\"\n",
+		  "bench -P -y: shell names");
+	free(out);
+}
+
 static void sample(struct udmabuf_info *a, struct udmabuf_info *b)
 {
 	memset(a, 0, sizeof(*a));
@@ -737,6 +848,9 @@ int main(void)
 	test_utf8_sanitize();
 	test_raw_escape();
 	test_columns();
+	test_shell_names();
+	test_human_time();
+	test_bench_table();
 	test_table();
 	test_json_list();
 	test_dma_device();
