@@ -442,18 +442,24 @@ static int print_or_fail(const char *what, int ret)
 /* ---------------------------------------------------------------------- */
 /* list / info                                                            */
 
-/* The options list and info share (and that may come before the verb). */
+/*
+ * The output options list, info and bench share (for list and info they may
+ * come before the verb); out_option() takes them.
+ */
+#define OUT_LONG_OPTS \
+	{ "output",	required_argument, NULL, 'o' }, \
+	{ "output-all",	no_argument,	   NULL, 'A' }, \
+	{ "noheadings",	no_argument,	   NULL, 'n' }, \
+	{ "raw",	no_argument,	   NULL, 'r' }, \
+	{ "bytes",	no_argument,	   NULL, 'b' }, \
+	{ "json",	no_argument,	   NULL, 'J' }, \
+	{ "pairs",	no_argument,	   NULL, 'P' }, \
+	{ "shell",	no_argument,	   NULL, 'y' }, \
+	{ "list-columns", no_argument,	   NULL, 'H' }, \
+	{ "help",	no_argument,	   NULL, 'h' }
+
 static const struct option out_long_opts[] = {
-	{ "output",	required_argument, NULL, 'o' },
-	{ "output-all",	no_argument,	   NULL, 'A' },
-	{ "noheadings",	no_argument,	   NULL, 'n' },
-	{ "raw",	no_argument,	   NULL, 'r' },
-	{ "bytes",	no_argument,	   NULL, 'b' },
-	{ "json",	no_argument,	   NULL, 'J' },
-	{ "pairs",	no_argument,	   NULL, 'P' },
-	{ "shell",	no_argument,	   NULL, 'y' },
-	{ "list-columns", no_argument,	   NULL, 'H' },
-	{ "help",	no_argument,	   NULL, 'h' },
+	OUT_LONG_OPTS,
 	{ NULL, 0, NULL, 0 }
 };
 #define OUT_SHORT_OPTS	"o:nrbJPyHh"
@@ -1430,16 +1436,7 @@ static int cmd_bench(int argc, char **argv)
 		{ "size",	required_argument, NULL, 's' },
 		{ "reps",	required_argument, NULL, OPT_REPS },
 		{ "sync-modes",	required_argument, NULL, OPT_MODES },
-		{ "output",	required_argument, NULL, 'o' },
-		{ "output-all",	no_argument,	   NULL, 'A' },
-		{ "noheadings",	no_argument,	   NULL, 'n' },
-		{ "raw",	no_argument,	   NULL, 'r' },
-		{ "bytes",	no_argument,	   NULL, 'b' },
-		{ "json",	no_argument,	   NULL, 'J' },
-		{ "pairs",	no_argument,	   NULL, 'P' },
-		{ "shell",	no_argument,	   NULL, 'y' },
-		{ "list-columns", no_argument,	   NULL, 'H' },
-		{ "help",	no_argument,	   NULL, 'h' },
+		OUT_LONG_OPTS,
 		{ NULL, 0, NULL, 0 }
 	};
 	struct bench_row rows[BENCH_ROWS_MAX];
