@@ -180,13 +180,15 @@ place_cycles() {
 	done
 }
 
-@test "a placed 16 MiB buffer is had again at its address right after it is freed, 20 times in a row" {
+# Without place_hold, 19 placements in 20 were refused (amd64 6.1): eight
+# cycles cannot miss that.
+@test "a placed 16 MiB buffer is had again at its address right after it is freed, 8 times in a row" {
 	local addr refused hold=/sys/module/$MODNAME/parameters/place_hold
 	local held=/sys/module/$MODNAME/parameters/place_held
 	addr=$(free_range)
 	[ "$addr" != none ] || skip "no free range beyond CMA is left in this guest"
 	assert_attr "$hold" 30
-	refused=$(place_cycles "$addr" 20) || fail "$refused"
+	refused=$(place_cycles "$addr" 8) || fail "$refused"
 	[ -z "$refused" ] || fail "placement at $addr refused in cycles$refused"
 	# The last one is held (with what earlier tests placed, within their
 	# place_hold) until place_hold runs out, or the module goes.
@@ -197,13 +199,13 @@ place_cycles() {
 	load_module
 	assert_attr "$held" 0
 	# Without the hold (place_hold=0) the range goes back to the page
-	# allocator at once; how often the kernel's own allocations then take
-	# it is what the hold is for (bench figure, not asserted).
+	# allocator at once: nothing is held after a cycle, placed or refused
+	# (how often the kernel's own allocations then take the range is what
+	# the hold is for, and not asserted).
 	set_attr "$hold" 0
-	refused=$(place_cycles "$addr" 10) || fail "$refused"
+	place_cycles "$addr" 1 >/dev/null || fail "a cycle without the hold failed"
 	assert_attr "$held" 0
 	set_attr "$hold" 30
-	echo "# place_hold=0: placement at $addr refused in cycles:${refused:- none}" >&3
 }
 
 @test "a placed range in use fails with EBUSY and leaves nothing behind" {

@@ -1,17 +1,15 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0
-# (tests/vm/check-all: 330 to 530 s on the debug kernel for 9 tests, before
-# the load without parameters, a subset of the one with them, was dropped;
-# 248 s for 8 since a kmemleak check scans once, not four times.  The
-# weight below is from before that: it keeps the debug jobs' split the one
-# make check was timed with.)
-# check-all: weight 150
+# (tests/vm/check-all: 379 s on the amd64 debug guest with a kmemleak scan
+# per test, about 230 s with one for the file; the weight is that in the
+# lane's tests of 2.4 s.)
+# check-all: weight 96
 # Fault injection (debug kernels): an allocation fails at each point in
 # turn, N = 1, 2, ..., during enable, mkdir and insmod with buffer
 # parameters (tests/helpers/udmabuf-fault.c, /proc/thread-self/fail-nth).
 # Every failure must be ENOMEM (insmod: or the driver core's EINVAL, below)
 # and leave nothing behind, every success must work, a retry without faults
-# must succeed, and kmemleak must find nothing afterwards.
+# must succeed, and kmemleak must find nothing after the file.
 #
 # Only our own code's allocations are failed, through the stack-trace
 # filters: failslab (silent by design) for allocations made under module
@@ -35,6 +33,18 @@ requires_fault_injection() {
 		/proc/thread-self/fail-nth; do
 		[ -e "$f" ] || skip "no $f: needs a kernel with fault injection (tests/vm/run --kernel debug)"
 	done
+}
+
+# kmemleak judges the whole file once (a scan takes about 20 s on the
+# amd64 debug guest: one per test was a third of the file's time).  A leak
+# fails the file's teardown_file here, and the guest's final scan names the
+# object and the stack that allocated it.
+setup_file() {
+	kmemleak_mark
+}
+
+teardown_file() {
+	assert_no_new_leaks
 }
 
 setup() {
@@ -145,7 +155,6 @@ run_fault() {
 
 @test "enable with a fixed minor fails cleanly with ENOMEM at every slab allocation, then works" {
 	new_item fbuf size=64K minor=5
-	kmemleak_mark
 	arm_slab
 	run_fault enable "$cfs/fbuf"
 	fi_restore
@@ -153,19 +162,16 @@ run_fault() {
 	assert_device fbuf
 	assert_equal "$(minor_of "$(cat "$cfs/fbuf/dev")")" 5
 	assert_write OK "$cfs/fbuf/enable" 0
-	assert_no_new_leaks
 }
 
 @test "enable with the first free minor and its own device name fails cleanly at every slab allocation" {
 	new_item fbuf size=12344 device_name=fault.dev
-	kmemleak_mark
 	arm_slab
 	run_fault enable "$cfs/fbuf"
 	fi_restore
 	assert_write OK "$cfs/fbuf/enable" 1
 	assert_device fault.dev
 	assert_write OK "$cfs/fbuf/enable" 0
-	assert_no_new_leaks
 }
 
 @test "enable fails cleanly, or falls back to the DMA API, when the buffer's page cannot be allocated" {
@@ -173,13 +179,11 @@ run_fault() {
 	# page allocator again) is tried: a single injected failure is survived,
 	# and must be met.
 	new_item fbuf size=4096 minor=6
-	kmemleak_mark
 	arm_buffer_pages
 	MIN_ENOMEM=0 run_fault enable "$cfs/fbuf"
 	fi_restore
 	assert_write OK "$cfs/fbuf/enable" 1
 	assert_device fbuf
-	assert_no_new_leaks
 }
 
 @test "enable of a large buffer survives failing page allocations under udmabuf_alloc" {
@@ -187,22 +191,18 @@ run_fault() {
 	# (A mask below the CMA area would force the page allocator, but the
 	# debug kernel has no ZONE_DMA: 24 bits is ERANGE there.)
 	new_item fbuf size=1M
-	kmemleak_mark
 	arm_buffer_pages
 	MIN_ENOMEM=0 run_fault enable "$cfs/fbuf"
 	fi_restore
 	assert_write OK "$cfs/fbuf/enable" 1
-	assert_no_new_leaks
 }
 
 @test "mkdir fails cleanly with ENOMEM at every slab allocation, then works" {
-	kmemleak_mark
 	arm_slab
 	run_fault mkdir "$cfs/fdir"
 	fi_restore
 	assert_errno OK "$UT" mkdir-try "$cfs/fdir"
 	assert_attr "$cfs/fdir/size" 0
-	assert_no_new_leaks
 }
 
 # Registering the platform driver, the driver core makes the module's
@@ -216,7 +216,6 @@ MODULE_LINKS_EINVAL="EINVAL=failed to create module links for udmabuf-cfs"
 # buffers: a load without parameters would repeat a subset of it.
 @test "insmod with buffer parameters fails cleanly with ENOMEM at every slab allocation, then loads" {
 	check unload_module
-	kmemleak_mark
 	arm_slab
 	run_fault insmod "$UDMABUF_KO" udmabuf0=64K udmabuf3=8K --allow "$MODULE_LINKS_EINVAL"
 	fi_restore
@@ -227,7 +226,6 @@ MODULE_LINKS_EINVAL="EINVAL=failed to create module links for udmabuf-cfs"
 	assert_device udmabuf3
 	[ -d "$cfs" ] || fail "$cfs does not exist after insmod"
 	assert_errno OK "$UT" rmmod-try "$MODNAME"
-	assert_no_new_leaks
 }
 
 @test "the fault helper reports a failure with an errno other than ENOMEM" {

@@ -1,11 +1,14 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0
-# (tests/vm/check-all: a minute of stress and more on the debug kernel.)
-# check-all: weight 60
+# (tests/vm/check-all: 30 s of stress on the debug kernel in make check,
+# about 45 s in all.)
+# check-all: weight 20
 # Concurrent stress: worker processes and threads make, use, attack and
 # remove buffers at random (tests/helpers/udmabuf-stress.c); every outcome
 # must be a legitimate one, every buffer keeps its data while open or
-# mapped, and in the end nothing is left and the module unloads.
+# mapped, and in the end nothing is left and the module unloads.  On the
+# debug kernel, the guest's final kmemleak scan judges what the run leaked
+# (a scan of its own here cost 26 s).
 # UDMABUF_TEST_STRESS_SECONDS sets the length (default 10 s).
 
 # Variables such as cfs, CLASS and UT come from helpers/common.bash.
@@ -33,7 +36,6 @@ assert_nothing_left() {
 
 @test "concurrent workers keep their data, get only legitimate errors and leave nothing behind" {
 	local secs=${UDMABUF_TEST_STRESS_SECONDS:-10}
-	kmemleak_mark
 	run "$STRESS" --seconds "$secs" --module "$UDMABUF_KO"
 	grep -E '^(seed|phase|stats)' <<<"$output" | sed 's/^/# /' >&3
 	assert_success
@@ -45,7 +47,6 @@ assert_nothing_left() {
 	[ ! -e "$cfs" ] || fail "$cfs still exists after rmmod"
 	[ ! -e "$CLASS" ] || fail "$CLASS still exists after rmmod"
 	assert_errno OK "$UT" insmod-try "$UDMABUF_KO"
-	assert_no_new_leaks
 	assert_no_kernel_warnings
 }
 
