@@ -170,7 +170,8 @@ check-amd64:
 
 # The reliability lane: Debian's linux-source-6.12 built with every checker
 # (tests/vm/debug.config, cached), udmabuf-cfs built in-tree, the whole suite
-# (four jobs on two slots) plus a longer stress run and the harness's negative
+# (each debug lane in as few boots as keep each under 15 minutes) plus a
+# longer stress run and the harness's negative
 # control with a real leak.
 check-debug: deps
 	UDMABUF_DEBUG_STRESS_SECONDS=$(STRESS_SECONDS) tests/vm/check-all --debug
