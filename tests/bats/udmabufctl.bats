@@ -885,6 +885,67 @@ clear_buf 1 7 65536 malloc"
 	assert_equal "$status" 0
 }
 
+# bench_signalled IGNORE: bench tbuf (sync mode 2) in the background, with
+# SIGINT ignored if IGNORE is 1, sent SIGINT from when it maps the buffer with
+# O_SYNC (sync_mode 1: its handlers are in place) until it ends; sets status,
+# output and stderr.
+bench_signalled() {
+	local pid mode sent=0 disp=- _
+	if [ "$1" = 1 ]; then
+		disp=''
+	fi
+	run -0 "$CTL" create tbuf --size 2M --sync-mode 2
+	# SIGINT is set explicitly either way: bash ignores it in some
+	# background commands of its own accord.
+	# shellcheck disable=SC2064 # the disposition, expanded now
+	(trap "$disp" INT; exec "$CTL" bench tbuf --reps 10 --sync-modes 1 \
+		-r -n -o OP,O-SYNC,SYNC-MODE) >"$BATS_TEST_TMPDIR/out" \
+		2>"$BATS_TEST_TMPDIR/err" &
+	pid=$!
+	for _ in $(seq 1 600); do
+		read -r mode <"$CLASS/tbuf/sync_mode"
+		[ "$mode" = 1 ] && break
+		bench_running "$pid" || break
+		sleep 0.05
+	done
+	[ "$mode" = 1 ] || fail "bench never set sync_mode 1 (it is $mode)"
+	while bench_running "$pid"; do
+		kill -INT "$pid" 2>/dev/null && sent=$((sent + 1))
+		sleep 0.1
+	done
+	status=0
+	wait "$pid" || status=$?
+	(( sent > 0 )) || fail "bench ended before a SIGINT reached it"
+	output=$(cat "$BATS_TEST_TMPDIR/out")
+	stderr=$(cat "$BATS_TEST_TMPDIR/err")
+}
+
+# bench_running PID: our child PID has not exited (a zombie until waited for).
+bench_running() {
+	[ -e "/proc/$1" ] && ! grep -q '^State:.*Z' "/proc/$1/status" 2>/dev/null
+}
+
+@test "bench interrupted by SIGINT says so, exits 1 and puts the sync_mode back" {
+	bench_signalled 0
+	assert_equal "$status" 1
+	assert_equal "$stderr" "udmabufctl: tbuf: bench: interrupted"
+	assert_output ""
+	assert_attr "$CLASS/tbuf/sync_mode" 2
+}
+
+@test "bench started with SIGINT ignored (a background job) ignores it and finishes" {
+	bench_signalled 1
+	assert_equal "$stderr" ""
+	assert_equal "$status" 0
+	assert_output "check_buf 0 2
+clear_buf 0 2
+sync_for_cpu 0 2
+sync_for_device 0 2
+check_buf 1 1
+clear_buf 1 1"
+	assert_attr "$CLASS/tbuf/sync_mode" 2
+}
+
 @test "bench of a missing buffer says there is no such buffer and exits 1" {
 	run -1 --separate-stderr "$CTL" bench nosuch
 	assert_output ""

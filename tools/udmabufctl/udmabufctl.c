@@ -1194,6 +1194,21 @@ static void bench_signal(int sig)
 	bench_stop = 1;
 }
 
+/*
+ * Stop at SIG, unless the caller ignores it: a shell ignores SIGINT for a
+ * background job, nohup SIGHUP, and bench must not end on them there.
+ */
+static void bench_catch(int sig)
+{
+	struct sigaction sa, old;
+
+	if (!sigaction(sig, NULL, &old) && old.sa_handler == SIG_IGN)
+		return;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = bench_signal;
+	sigaction(sig, &sa, NULL);
+}
+
 /* A class attribute of DEV: 0 or -errno. */
 static int class_attr(const char *dev, const char *attr, char *buf,
 		      size_t len, int write_it)
@@ -1443,7 +1458,6 @@ static int cmd_bench(int argc, char **argv)
 	struct bench_target t = { .orig_mode = -1, .cur_mode = -1 };
 	struct out_args a = { .ncols = 0 };
 	struct udmabuf *plain = NULL;
-	struct sigaction sa;
 	int reps = BENCH_REPS_DEFAULT, modes = 0xf, ret = 0, c, m, k;
 	size_t n = 0, i;
 	long l;
@@ -1500,11 +1514,9 @@ static int cmd_bench(int argc, char **argv)
 		goto out;
 	}
 	/* Interrupted: the sync_mode is still put back. */
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = bench_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	bench_catch(SIGINT);
+	bench_catch(SIGTERM);
+	bench_catch(SIGHUP);
 
 	memset(rows, 0, sizeof(rows));
 	for (i = 0; i < BENCH_ROWS_MAX; i++)
