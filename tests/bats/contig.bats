@@ -24,6 +24,7 @@ setup() {
 
 teardown() {
 	edu_present "$EDU" || true
+	acr_trace_off
 	common_teardown
 }
 
@@ -138,6 +139,72 @@ free_range() {
 		skip "too little memory for 1 GiB beyond CMA ($free KiB free, ${cma:-0} KiB of it CMA's)"
 	big_buf_dma giga 1073741824
 	assert_attr "$CLASS/giga/size" 1073741824
+}
+
+TRACEFS=/sys/kernel/tracing
+ACR=udmabuf_acr
+
+# acr_trace_on: kprobe events on the kernel's alloc_contig_range() (its
+# _noprof body since 6.10), its range on entry and its result on return.
+acr_trace_on() {
+	local fn=alloc_contig_range
+	[ -e "$TRACEFS/kprobe_events" ] || mount -t tracefs tracefs "$TRACEFS" || return 1
+	grep -q " alloc_contig_range_noprof\$" /proc/kallsyms && fn=alloc_contig_range_noprof
+	{
+		echo "p:$ACR/${ACR}_in $fn start=\$arg1:u64 end=\$arg2:u64" &&
+			echo "r:$ACR/${ACR}_out $fn ret=\$retval:s32"
+	} >>"$TRACEFS/kprobe_events" || { cat "$TRACEFS/error_log" >&2; return 1; }
+	: >"$TRACEFS/trace"
+	echo 1 >"$TRACEFS/events/$ACR/enable"
+}
+
+acr_trace_off() {
+	[ -e "$TRACEFS/events/$ACR/enable" ] || return 0
+	echo 0 >"$TRACEFS/events/$ACR/enable"
+	echo "-:$ACR/${ACR}_in" >>"$TRACEFS/kprobe_events"
+	echo "-:$ACR/${ACR}_out" >>"$TRACEFS/kprobe_events"
+}
+
+# acr_calls: "CALLS FAILED TWICE" of the calls traced: how many, how many
+# failed, and how many pages the successful ones took that an earlier one
+# had taken already.
+acr_calls() {
+	# A trace line names the event only: "... udmabuf_acr_in: (...) start=".
+	awk '$0 ~ " '"$ACR"'_in: " {
+			for (i = 1; i <= NF; i++) {
+				if ($i ~ /^start=/) s = substr($i, 7)
+				if ($i ~ /^end=/) e = substr($i, 5)
+			}
+		}
+		$0 ~ " '"$ACR"'_out: " {
+			n++
+			for (i = 1; i <= NF; i++) if ($i ~ /^ret=/) r = substr($i, 5)
+			if (r != 0) f++; else print s, e
+		}
+		END { print "calls", n + 0, f + 0 }' "$TRACEFS/trace" |
+	sort -n -k1,1 | awk '$1 == "calls" { c = $2 " " $3; next }
+		{ if ($1 < last) twice += (last < $2 ? last : $2) - $1; if ($2 > last) last = $2 }
+		END { print c, twice + 0 }'
+}
+
+@test "a search through memory with pinned pages takes no page twice" {
+	local avail hold out calls failed twice
+	[ "$UDMABUF_KERNEL_FLAVOUR" != debug ] || skip "the debug kernel has no kprobe events"
+	avail=$(meminfo_kib MemAvailable)
+	# A third of the memory anonymous, one page in each 32 MiB of it held in
+	# a pipe: it looks movable, and one page in many ranges cannot be.
+	hold=$(( avail / 3 / 1024 ))
+	new_item srch size=128M dma_mask=64 allocator=contig
+	acr_trace_on
+	run -0 "$UT" pin-scatter "${hold}M" 32M \
+		"$UT write-attr $cfs/srch/enable 1 >$BATS_TEST_TMPDIR/enable"
+	out=$(cat "$BATS_TEST_TMPDIR/enable")
+	read -r calls failed twice <<<"$(acr_calls)"
+	acr_trace_off
+	echo "# enable: $out; $calls calls of alloc_contig_range(), $failed failed, $twice pages taken twice" >&3
+	[[ $out == OK || $out == ENOMEM ]] || fail "enable: $out"
+	(( failed > 0 )) || fail "no attempt failed: the held pages were not in the way"
+	(( twice == 0 )) || fail "$twice pages taken again after a failed attempt ($calls calls, $failed failed)"
 }
 
 @test "the memory of a freed range can be had again, and at the same address" {

@@ -43,6 +43,7 @@
 #include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #define EXIT_SYSCALL	1
@@ -106,6 +107,9 @@ static void usage(FILE *f)
 "                                     milliseconds (the delay target); prints its\n"
 "                                     /dev/dm-N\n"
 "  dm-remove NAME                     remove device-mapper device NAME\n"
+"  pin-scatter SIZE STRIDE CMD        SIZE of anonymous memory, one page in each\n"
+"                                     STRIDE held in a pipe (vmsplice) while CMD\n"
+"                                     runs (sh -c); prints the pages held\n"
 "\n"
 "Numbers accept decimal, 0x hex and K/M/G suffixes.  --sync opens with O_SYNC.\n"
 "DEV may be fd:N, a descriptor passed down (its access mode then applies).\n",
@@ -1201,6 +1205,55 @@ static int cmd_dm_remove(int argc, char **argv)
 	return ret;
 }
 
+/*
+ * pin-scatter SIZE STRIDE CMD: SIZE bytes of anonymous memory, every page
+ * touched, one page in each STRIDE vmspliced into a pipe (a page reference
+ * that migration cannot move: alloc_contig_range() fails on a range with
+ * one), while CMD runs with sh -c.  Prints the number of pages held, then
+ * exits with CMD's status.
+ */
+static int cmd_pin_scatter(int argc, char **argv)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	uint64_t size, stride, off, held = 0;
+	int pipes[512][2], np = 0, slots = 0, status;
+	unsigned char *map;
+	size_t i;
+
+	if (argc != 3 || parse_u64(argv[0], &size) || parse_u64(argv[1], &stride) ||
+	    !size || stride < (uint64_t)page || stride % page)
+		return usage_error("pin-scatter SIZE STRIDE CMD");
+	map = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (map == MAP_FAILED)
+		return report_setup_errno("mmap", "anonymous", errno);
+	/* Small pages: a huge one would hold 2 MiB where one page is meant. */
+	madvise(map, size, MADV_NOHUGEPAGE);
+	for (i = 0; i < size; i += page)
+		map[i] = (unsigned char)i | 1;
+	for (off = 0; off < size; off += stride) {
+		struct iovec iov = { map + off, (size_t)page };
+
+		if (!slots) {
+			if (np == 512 || pipe(pipes[np]))
+				return report_setup_errno("pipe", "pin-scatter", errno ? errno : EMFILE);
+			slots = fcntl(pipes[np][1], F_SETPIPE_SZ, 256 * page);
+			slots = slots > 0 ? slots / page : 16;
+			np++;
+		}
+		if (vmsplice(pipes[np - 1][1], &iov, 1, 0) != page)
+			return report_setup_errno("vmsplice", "pin-scatter", errno);
+		held++;
+		slots--;
+	}
+	printf("%" PRIu64 "\n", held);
+	fflush(stdout);
+	status = system(argv[2]);
+	if (status == -1 || !WIFEXITED(status))
+		return EXIT_SYSCALL;
+	return WEXITSTATUS(status);
+}
+
 /* ------------------------------------------------------------------ */
 
 #define WRAP(name, fn, arg) \
@@ -1245,6 +1298,7 @@ static const struct command {
 	{ "uevent-open", cmd_uevent_open },
 	{ "dm-delay",    cmd_dm_delay },
 	{ "dm-remove",   cmd_dm_remove },
+	{ "pin-scatter", cmd_pin_scatter },
 	{ NULL, NULL },
 };
 
