@@ -1235,8 +1235,10 @@ static int cmd_pin_scatter(int argc, char **argv)
 		struct iovec iov = { map + off, (size_t)page };
 
 		if (!slots) {
-			if (np == 512 || pipe(pipes[np]))
-				return report_setup_errno("pipe", "pin-scatter", errno ? errno : EMFILE);
+			if (np == 512)
+				return report_setup_errno("pipe", "pin-scatter", EMFILE);
+			if (pipe(pipes[np]))
+				return report_setup_errno("pipe", "pin-scatter", errno);
 			slots = fcntl(pipes[np][1], F_SETPIPE_SZ, 256 * page);
 			slots = slots > 0 ? slots / page : 16;
 			np++;
