@@ -141,28 +141,21 @@ free_range() {
 	assert_attr "$CLASS/giga/size" 1073741824
 }
 
-TRACEFS=/sys/kernel/tracing
 ACR=udmabuf_acr
 
 # acr_trace_on: kprobe events on the kernel's alloc_contig_range() (its
 # _noprof body since 6.10), its range on entry and its result on return.
 acr_trace_on() {
 	local fn=alloc_contig_range
-	[ -e "$TRACEFS/kprobe_events" ] || mount -t tracefs tracefs "$TRACEFS" || return 1
 	grep -q " alloc_contig_range_noprof\$" /proc/kallsyms && fn=alloc_contig_range_noprof
-	{
-		echo "p:$ACR/${ACR}_in $fn start=\$arg1:u64 end=\$arg2:u64" &&
-			echo "r:$ACR/${ACR}_out $fn ret=\$retval:s32"
-	} >>"$TRACEFS/kprobe_events" || { cat "$TRACEFS/error_log" >&2; return 1; }
+	kprobe_add p "$ACR/${ACR}_in" "$fn" 'start=$arg1:u64 end=$arg2:u64' &&
+		kprobe_add r "$ACR/${ACR}_out" "$fn" 'ret=$retval:s32' || return 1
 	: >"$TRACEFS/trace"
-	echo 1 >"$TRACEFS/events/$ACR/enable"
 }
 
 acr_trace_off() {
-	[ -e "$TRACEFS/events/$ACR/enable" ] || return 0
-	echo 0 >"$TRACEFS/events/$ACR/enable"
-	echo "-:$ACR/${ACR}_in" >>"$TRACEFS/kprobe_events"
-	echo "-:$ACR/${ACR}_out" >>"$TRACEFS/kprobe_events"
+	kprobe_del "$ACR/${ACR}_out"
+	kprobe_del "$ACR/${ACR}_in"
 }
 
 # acr_calls: "CALLS FAILED TWICE" of the calls traced: how many, how many

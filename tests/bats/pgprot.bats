@@ -19,17 +19,11 @@
 
 load helpers/common
 
-TRACEFS=/sys/kernel/tracing
 EVENT=udmabuf_test/pgprot
 
-# The kprobe is set up once per file: adding one or switching its event
-# patches kernel text on every CPU (text_poke_bp), where an amd64 TCG guest
-# once hung with its other CPU never answering the IPI.
+# The kprobe is set up once per file (see kprobe_add).
 setup_file() {
 	[ "$UDMABUF_KERNEL_FLAVOUR" != debug ] || return 0
-	if [ ! -e "$TRACEFS/kprobe_events" ]; then
-		mount -t tracefs tracefs "$TRACEFS" || return 1
-	fi
 	# vm_page_prot in struct vm_area_struct: after vm_start, vm_end and
 	# vm_mm since 6.1 (the maple tree); before, also after vm_next, vm_prev,
 	# vm_rb and rb_subtree_gap.  32-bit ARM: the first argument is in r0
@@ -37,18 +31,11 @@ setup_file() {
 	local fetch='+24($arg1):x64'
 	! kernel_before 6 1 || fetch='+72($arg1):x64'
 	[ "$UDMABUF_ARCH" != armhf ] || fetch='+12(%r0):x32'
-	echo "p:$EVENT vm_insert_pages prot=$fetch" >>"$TRACEFS/kprobe_events" || {
-		cat "$TRACEFS/error_log" >&2
-		return 1
-	}
-	echo 1 >"$TRACEFS/events/$EVENT/enable"
+	kprobe_add p "$EVENT" vm_insert_pages "prot=$fetch"
 }
 
 teardown_file() {
-	if [ -e "$TRACEFS/events/$EVENT/enable" ]; then
-		echo 0 >"$TRACEFS/events/$EVENT/enable"
-		echo "-:$EVENT" >>"$TRACEFS/kprobe_events"
-	fi
+	kprobe_del "$EVENT"
 }
 
 setup() {

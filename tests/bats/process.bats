@@ -86,8 +86,7 @@ proc_buf() {
 # wait_exit PID: a process that is not our child is gone within 10 s.
 wait_exit() {
 	for _ in $(seq 1 200); do
-		[ -e "/proc/$1" ] || return 0
-		grep -q '^State:.*Z' "/proc/$1/status" 2>/dev/null && return 0
+		proc_running "$1" || return 0
 		sleep 0.05
 	done
 	fail "process $1 still there after 10 s"

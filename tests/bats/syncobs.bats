@@ -24,20 +24,13 @@ bats_require_minimum_version 1.5.0
 load helpers/common
 load helpers/edu
 
-TRACEFS=/sys/kernel/tracing
 GRP=udmabuf_sync
 IO=udmabuf-ioctl
 SZ=$((1024 * 1024))
 
-# Set up once per file: adding a kprobe or switching an event patches
-# kernel text on every CPU (text_poke_bp), and an amd64 TCG guest once hung
-# there with its other CPU never answering the IPI.  Fewer patches, fewer
-# chances.
+# Set up once per file (see kprobe_add).
 setup_file() {
 	no_kprobes_reason >/dev/null && return 0
-	if [ ! -e "$TRACEFS/kprobe_events" ]; then
-		mount -t tracefs tracefs "$TRACEFS" || return 1
-	fi
 	case $UDMABUF_ARCH in
 	arm64)
 		probe dev arch_sync_dma_for_device 'addr=$arg1:x64 size=$arg2:u64 dir=$arg3:s32'
@@ -56,13 +49,8 @@ setup_file() {
 }
 
 teardown_file() {
-	local e
-	for e in dev cpu; do
-		if [ -e "$TRACEFS/events/$GRP/$e/enable" ]; then
-			echo 0 >"$TRACEFS/events/$GRP/$e/enable"
-			echo "-:$GRP/$e" >>"$TRACEFS/kprobe_events"
-		fi
-	done
+	kprobe_del "$GRP/dev"
+	kprobe_del "$GRP/cpu"
 }
 
 # no_kprobes_reason: why these tests cannot run here (status 0), if so.
@@ -95,11 +83,7 @@ setup() {
 teardown() { common_teardown; }
 
 probe() {
-	echo "p:$GRP/$1 $2 $3" >>"$TRACEFS/kprobe_events" || {
-		cat "$TRACEFS/error_log" >&2
-		return 1
-	}
-	echo 1 >"$TRACEFS/events/$GRP/$1/enable"
+	kprobe_add p "$GRP/$1" "$2" "$3"
 }
 
 # The address the probed calls see for the buffer's first byte.

@@ -905,11 +905,11 @@ bench_signalled() {
 	for _ in $(seq 1 600); do
 		read -r mode <"$CLASS/tbuf/sync_mode"
 		[ "$mode" = 1 ] && break
-		bench_running "$pid" || break
+		proc_running "$pid" || break
 		sleep 0.05
 	done
 	[ "$mode" = 1 ] || fail "bench never set sync_mode 1 (it is $mode)"
-	while bench_running "$pid"; do
+	while proc_running "$pid"; do
 		kill -INT "$pid" 2>/dev/null && sent=$((sent + 1))
 		sleep 0.1
 	done
@@ -918,11 +918,6 @@ bench_signalled() {
 	(( sent > 0 )) || fail "bench ended before a SIGINT reached it"
 	output=$(cat "$BATS_TEST_TMPDIR/out")
 	stderr=$(cat "$BATS_TEST_TMPDIR/err")
-}
-
-# bench_running PID: our child PID has not exited (a zombie until waited for).
-bench_running() {
-	[ -e "/proc/$1" ] && ! grep -q '^State:.*Z' "/proc/$1/status" 2>/dev/null
 }
 
 @test "bench interrupted by SIGINT says so, exits 1 and puts the sync_mode back" {

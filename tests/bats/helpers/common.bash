@@ -383,6 +383,12 @@ stop_holder() {
 	mapfile -t lines <<<"$output"
 }
 
+# proc_running PID: PID is there and has not exited (an exited child is a
+# zombie until its parent waits for it).
+proc_running() {
+	[ -e "/proc/$1" ] && ! grep -q '^State:.*Z' "/proc/$1/status" 2>/dev/null
+}
+
 kill_holders() {
 	local f="$BATS_TEST_TMPDIR/holders" pid out
 	[ -e "$f" ] || return 0
@@ -390,8 +396,7 @@ kill_holders() {
 		kill -KILL "$pid" 2>/dev/null || true
 		wait "$pid" 2>/dev/null || true
 		for _ in $(seq 1 100); do
-			[ -e "/proc/$pid" ] || break
-			grep -q '^State:.*Z' "/proc/$pid/status" 2>/dev/null && break
+			proc_running "$pid" || break
 			sleep 0.05
 		done
 	done <"$f"
@@ -429,6 +434,37 @@ largest_block() {
 	local orders
 	orders=$(awk '{print NF - 4; exit}' /proc/buddyinfo)
 	echo $((PAGE_SIZE << (orders - 1)))
+}
+
+# ---------------------------------------------------------------------------
+# Kprobe events: what the kernel really called, observed in tracefs (stock
+# kernels only: the debug kernel is built without kprobe events).  Adding a
+# kprobe or switching an event patches kernel text on every CPU, where an
+# amd64 TCG guest once hung with its other CPU never answering the IPI: set
+# them up once per file where the tests allow it.
+
+TRACEFS=/sys/kernel/tracing
+
+# kprobe_add TYPE GROUP/EVENT FUNCTION [FETCHARGS]: add a kprobe (TYPE p)
+# or kretprobe (TYPE r) event and enable it; if the kernel refuses it, its
+# error_log says why.
+kprobe_add() {
+	local type=$1 event=$2 fn=$3 args=${4:-}
+	if [ ! -e "$TRACEFS/kprobe_events" ]; then
+		mount -t tracefs tracefs "$TRACEFS" || return 1
+	fi
+	echo "$type:$event $fn${args:+ $args}" >>"$TRACEFS/kprobe_events" || {
+		cat "$TRACEFS/error_log" >&2
+		return 1
+	}
+	echo 1 >"$TRACEFS/events/$event/enable"
+}
+
+# kprobe_del GROUP/EVENT: disable and remove the event, if it is there.
+kprobe_del() {
+	[ -e "$TRACEFS/events/$1/enable" ] || return 0
+	echo 0 >"$TRACEFS/events/$1/enable"
+	echo "-:$1" >>"$TRACEFS/kprobe_events"
 }
 
 # ---------------------------------------------------------------------------

@@ -68,8 +68,7 @@ wait_line() {
 			echo "$line"
 			return 0
 		}
-		# Ended: gone, or a zombie not yet reaped.
-		if ! kill -0 "$pid" 2>/dev/null || grep -q '^State:.*Z' "/proc/$pid/status" 2>/dev/null; then
+		if ! proc_running "$pid"; then
 			fail "process $pid ended before a line /$re/: $(cat "$file")"
 		fi
 		sleep 0.1
