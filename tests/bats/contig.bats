@@ -365,14 +365,37 @@ movable_zone() {
 }
 
 # memory_block ADDR END: the first memory block (its sysfs directory) that
-# lies wholly in [ADDR, END), if the kernel has memory hotplug.
+# lies wholly in [ADDR, END) and holds none of the kernel's own image, if
+# the kernel has memory hotplug.  amd64's KASLR loads the kernel at a random
+# physical address, which can be in ZONE_MOVABLE (warm6: 4 GiB + 126 MiB,
+# the zone's first block), and its pages, reserved at boot, never go
+# offline.
 memory_block() {
-	local size first
+	local size blk
 	read -r size 2>/dev/null </sys/devices/system/memory/block_size_bytes || return 0
 	size=$((0x$size))
-	first=$(( ($1 + size - 1) / size ))
-	(( (first + 1) * size <= $2 )) || return 0
-	echo "/sys/devices/system/memory/memory$first"
+	for ((blk = ($1 + size - 1) / size; (blk + 1) * size <= $2; blk++)); do
+		if ! kernel_image_in $((blk * size)) $(((blk + 1) * size)); then
+			echo "/sys/devices/system/memory/memory$blk"
+			return 0
+		fi
+	done
+}
+
+# kernel_image_in START END: the kernel's image (the "Kernel code",
+# "Kernel rodata", "Kernel data" and "Kernel bss" lines of /proc/iomem)
+# overlaps [START, END).
+kernel_image_in() {
+	local line range lo hi
+	while IFS= read -r line; do
+		[[ $line == *" : Kernel "* ]] || continue
+		range=${line%% : *}
+		range=${range// /}
+		lo=$((0x${range%-*}))
+		hi=$((0x${range#*-} + 1))
+		((lo < $2 && hi > $1)) && return 0
+	done </proc/iomem
+	return 1
 }
 
 @test "contiguous and placed buffers never take ZONE_MOVABLE's memory, which can still go offline" {
@@ -396,21 +419,22 @@ memory_block() {
 	addr=$(cpu_addr big)
 	(( addr + size <= base || addr >= end )) ||
 		fail "big ($addr + $size) lies in ZONE_MOVABLE ($base to $end)"
-	# And that memory can go offline: the zone's first block, where the
-	# search would have started.  offline_pages() retries as long as a page
-	# will not move: a buffer there would hang this write.  A page briefly
-	# in use elsewhere can make it fail at once (EBUSY), which the kernel's
-	# documentation says to retry.
+	# And that memory can go offline: the zone's first block without the
+	# kernel's image, where the search would have started.  offline_pages()
+	# retries as long as a page will not move: a buffer there would hang
+	# this write.  A page briefly in use elsewhere can make it fail at once
+	# (EBUSY), which the kernel's documentation says to retry.
 	blk=$(memory_block "$base" "$end")
-	[ -d "$blk" ] || fail "no memory block of ZONE_MOVABLE to offline (no memory hotplug?)"
+	[ -d "$blk" ] || fail "no memory block of ZONE_MOVABLE to offline (no memory hotplug, or the kernel's image in every block?)"
 	for try in 1 2 3 4 5; do
 		run timeout 60 sh -c "echo offline > $blk/state"
 		[ "$status" = 1 ] || break
 		sleep 1
 	done
 	[ "$status" = 0 ] ||
-		fail "offline of $blk (try $try, status $status): $output; $(dmesg | grep -i offlin | tail -n 3)"
+		fail "offline of $blk (try $try, status $status): $output; $(dmesg | grep -E 'offlin|page:|flags:|dumped because' | tail -n 3)"
 	assert_attr "$blk/state" offline
+	echo "# ${blk##*/} offline (ZONE_MOVABLE from $base; the kernel's code at $(sed -n 's/^ *\([0-9a-f]*\)-.* : Kernel code$/0x\1/p' /proc/iomem))" >&3
 	run -0 sh -c "echo online_movable > $blk/state"
 	assert_attr "$blk/state" online
 }
