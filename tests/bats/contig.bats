@@ -371,35 +371,37 @@ movable_zone() {
 # the zone's first block), and its pages, reserved at boot, never go
 # offline.
 memory_block() {
-	local size blk
+	local size blk lo hi part klo khi parts
 	read -r size 2>/dev/null </sys/devices/system/memory/block_size_bytes || return 0
 	size=$((0x$size))
+	mapfile -t parts < <(kernel_image)
 	for ((blk = ($1 + size - 1) / size; (blk + 1) * size <= $2; blk++)); do
-		if ! kernel_image_in $((blk * size)) $(((blk + 1) * size)); then
-			echo "/sys/devices/system/memory/memory$blk"
-			return 0
-		fi
+		lo=$((blk * size))
+		hi=$((lo + size))
+		for part in "${parts[@]}"; do
+			read -r klo khi <<<"$part"
+			((klo < hi && khi > lo)) && continue 2
+		done
+		echo "/sys/devices/system/memory/memory$blk"
+		return 0
 	done
 }
 
-# kernel_image_in START END: the kernel's image (the "Kernel code",
-# "Kernel rodata", "Kernel data" and "Kernel bss" lines of /proc/iomem)
-# overlaps [START, END).
-kernel_image_in() {
-	local line range lo hi
+# kernel_image: "START END" (END exclusive) of each part of the kernel's
+# image: the "Kernel code", "Kernel rodata", "Kernel data" and "Kernel bss"
+# lines of /proc/iomem.
+kernel_image() {
+	local line range
 	while IFS= read -r line; do
 		[[ $line == *" : Kernel "* ]] || continue
 		range=${line%% : *}
 		range=${range// /}
-		lo=$((0x${range%-*}))
-		hi=$((0x${range#*-} + 1))
-		((lo < $2 && hi > $1)) && return 0
+		echo $((0x${range%-*})) $((0x${range#*-} + 1))
 	done </proc/iomem
-	return 1
 }
 
 @test "contiguous and placed buffers never take ZONE_MOVABLE's memory, which can still go offline" {
-	local zone start spanned base end cma size addr blk try
+	local zone start spanned base end cma size addr blk try kernel
 	zone=$(movable_zone)
 	[ -n "$zone" ] || skip "this kernel has no ZONE_MOVABLE (boot with movablecore=)"
 	read -r start spanned <<<"$zone"
@@ -434,7 +436,9 @@ kernel_image_in() {
 	[ "$status" = 0 ] ||
 		fail "offline of $blk (try $try, status $status): $output; $(dmesg | grep -E 'offlin|page:|flags:|dumped because' | tail -n 3)"
 	assert_attr "$blk/state" offline
-	echo "# ${blk##*/} offline (ZONE_MOVABLE from $base; the kernel's code at $(sed -n 's/^ *\([0-9a-f]*\)-.* : Kernel code$/0x\1/p' /proc/iomem))" >&3
+	read -r kernel _ < <(kernel_image)
+	printf '# %s offline (ZONE_MOVABLE from 0x%x; the kernel from 0x%x)\n' \
+		"${blk##*/}" "$base" "${kernel:-0}" >&3
 	run -0 sh -c "echo online_movable > $blk/state"
 	assert_attr "$blk/state" online
 }
