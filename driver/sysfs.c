@@ -8,6 +8,7 @@
  * before the creator drops its reference, so the buffer is valid here.
  */
 
+#include <linux/capability.h>
 #include <linux/device.h>
 #include <linux/kernel.h>
 #include <linux/string.h>
@@ -22,6 +23,20 @@ static const char * const udmabuf_origin_names[] = {
 	[UDMABUF_ORIGIN_DT]		= "dt",
 	[UDMABUF_ORIGIN_PROCESS]	= "process",
 };
+
+/*
+ * A process-scoped buffer belongs to the program that allocated it, which
+ * changes and syncs it through its own file (the ioctls).  Through sysfs
+ * only an administrator may, whatever mode the attribute has been given
+ * (a udev rule or a chmod), so that no other user can change its caching
+ * or sync, and so invalidate, its memory.
+ */
+static int udmabuf_may_change(struct udmabuf_buffer *buf)
+{
+	if (buf->origin == UDMABUF_ORIGIN_PROCESS && !capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	return 0;
+}
 
 static ssize_t size_show(struct device *dev, struct device_attribute *attr,
 			 char *page)
@@ -56,15 +71,19 @@ static ssize_t sync_mode_store(struct device *dev,
 			       struct device_attribute *attr,
 			       const char *page, size_t count)
 {
+	struct udmabuf_buffer *buf = to_udmabuf(dev);
 	unsigned int mode;
 	int ret;
 
+	ret = udmabuf_may_change(buf);
+	if (ret)
+		return ret;
 	ret = kstrtouint(page, 10, &mode);
 	if (ret)
 		return ret;
 	if (mode > UDMABUF_SYNC_MODE_MAX)
 		return -ERANGE;
-	WRITE_ONCE(to_udmabuf(dev)->sync_mode, mode);
+	WRITE_ONCE(buf->sync_mode, mode);
 	return count;
 }
 static DEVICE_ATTR_RW(sync_mode);
@@ -160,6 +179,9 @@ static ssize_t sync_offset_store(struct device *dev,
 	u64 val;
 	int ret;
 
+	ret = udmabuf_may_change(buf);
+	if (ret)
+		return ret;
 	ret = udmabuf_parse_size(page, &val);
 	if (ret)
 		return ret;
@@ -192,6 +214,9 @@ static ssize_t sync_size_store(struct device *dev,
 	u64 val;
 	int ret;
 
+	ret = udmabuf_may_change(buf);
+	if (ret)
+		return ret;
 	ret = udmabuf_parse_size(page, &val);
 	if (ret)
 		return ret;
@@ -224,6 +249,9 @@ static ssize_t sync_direction_store(struct device *dev,
 	unsigned int val;
 	int ret;
 
+	ret = udmabuf_may_change(buf);
+	if (ret)
+		return ret;
 	ret = kstrtouint(page, 10, &val);
 	if (ret)
 		return ret;
@@ -287,6 +315,9 @@ static ssize_t udmabuf_sync_store(struct device *dev, const char *page,
 	u64 offset, size;
 	int ret;
 
+	ret = udmabuf_may_change(buf);
+	if (ret)
+		return ret;
 	if (sysfs_streq(page, "1")) {
 		mutex_lock(&buf->sync_lock);
 		ret = udmabuf_sync(buf, for_cpu, buf->sync_offset,
