@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * udmabuf-proc - process-scoped buffers from /dev/udmabuf-cfs, for the
- * guest tests (tests/bats/process.bats).
+ * guest tests (tests/bats/process.bats, users.bats).
  *
  * "alloc" is an outcome command: it prints OK or the errno's symbolic name.
  * "run" allocates and then executes another command with the descriptor,
@@ -23,6 +23,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/un.h>
 #include <time.h>
@@ -70,6 +71,9 @@ static void usage(FILE *f)
 "  ioctl info|sync|export [--dev DEV]\n"
 "                            a buffer's ioctl on DEV (default " MISC_DEV "),\n"
 "                            zeroed argument; prints OK or the errno\n"
+"  getfd PID FD              take descriptor FD of process PID (pidfd_open,\n"
+"                            pidfd_getfd: what ptrace would allow); prints OK or\n"
+"                            the errno of the first call that fails\n"
 "\n"
 "OPTIONS of alloc and run:\n"
 "  --dev DEV                 the node to ask (default " MISC_DEV "; fd:N accepted)\n"
@@ -430,6 +434,32 @@ static int cmd_ioctl(int argc, char **argv)
 	return 0;
 }
 
+/* The numbers are the same on every architecture (Linux 5.3 and 5.6). */
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open		434
+#endif
+#ifndef SYS_pidfd_getfd
+#define SYS_pidfd_getfd		438
+#endif
+
+/* Another process's descriptor, as a debugger would take it. */
+static int cmd_getfd(int argc, char **argv)
+{
+	uint32_t pid, fd;
+	long pidfd, got;
+
+	if (argc != 2 || parse_u32(argv[0], &pid) || parse_u32(argv[1], &fd))
+		return usage_error("getfd PID FD");
+	pidfd = syscall(SYS_pidfd_open, (pid_t)pid, 0);
+	if (pidfd < 0)
+		return report_errno(errno);
+	got = syscall(SYS_pidfd_getfd, (int)pidfd, (int)fd, 0);
+	if (got < 0)
+		return report_errno(errno);
+	printf("OK\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2)
@@ -452,5 +482,7 @@ int main(int argc, char **argv)
 		return cmd_export(argc - 2, argv + 2);
 	if (!strcmp(argv[1], "ioctl"))
 		return cmd_ioctl(argc - 2, argv + 2);
+	if (!strcmp(argv[1], "getfd"))
+		return cmd_getfd(argc - 2, argv + 2);
 	return usage_error("unknown command");
 }
