@@ -17,6 +17,8 @@
 #include <linux/iommu.h>
 #include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/shrinker.h>
+#include <linux/slab.h>
 #include <linux/dma-map-ops.h>
 #include <linux/swiotlb.h>
 
@@ -264,6 +266,67 @@ static inline pgprot_t udmabuf_pgprot_mkdirty(unsigned long pfn, pgprot_t prot)
 static inline pgprot_t udmabuf_pgprot_mkdirty(unsigned long pfn, pgprot_t prot)
 {
 	return prot;
+}
+#endif
+
+/*
+ * v6.7 made shrinkers the kernel's to allocate (shrinker_alloc(),
+ * shrinker_register(), shrinker_free()); v6.0 gave register_shrinker() a
+ * name; before, a shrinker was the caller's structure.  One shrinker,
+ * registered, whatever the kernel: udmabuf_shrinker_create() and
+ * udmabuf_shrinker_destroy().
+ */
+typedef unsigned long (*udmabuf_shrink_fn)(struct shrinker *shrinker,
+					   struct shrink_control *sc);
+
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 7, 0)
+static inline struct shrinker *
+udmabuf_shrinker_create(const char *name, udmabuf_shrink_fn count,
+			udmabuf_shrink_fn scan)
+{
+	struct shrinker *shrinker = shrinker_alloc(0, "%s", name);
+
+	if (!shrinker)
+		return ERR_PTR(-ENOMEM);
+	shrinker->count_objects = count;
+	shrinker->scan_objects = scan;
+	shrinker_register(shrinker);
+	return shrinker;
+}
+
+static inline void udmabuf_shrinker_destroy(struct shrinker *shrinker)
+{
+	shrinker_free(shrinker);
+}
+#else
+static inline struct shrinker *
+udmabuf_shrinker_create(const char *name, udmabuf_shrink_fn count,
+			udmabuf_shrink_fn scan)
+{
+	struct shrinker *shrinker = kzalloc(sizeof(*shrinker), GFP_KERNEL);
+	int ret;
+
+	if (!shrinker)
+		return ERR_PTR(-ENOMEM);
+	shrinker->count_objects = count;
+	shrinker->scan_objects = scan;
+	shrinker->seeks = DEFAULT_SEEKS;
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 0, 0)
+	ret = register_shrinker(shrinker, "%s", name);
+#else
+	ret = register_shrinker(shrinker);
+#endif
+	if (ret) {
+		kfree(shrinker);
+		return ERR_PTR(ret);
+	}
+	return shrinker;
+}
+
+static inline void udmabuf_shrinker_destroy(struct shrinker *shrinker)
+{
+	unregister_shrinker(shrinker);
+	kfree(shrinker);
 }
 #endif
 

@@ -28,9 +28,13 @@ static int __init udmabuf_init(void)
 	if (ret)
 		return ret;
 
-	ret = udmabuf_dma_init();
+	ret = udmabuf_memory_init();
 	if (ret)
 		goto out_registry_exit;
+
+	ret = udmabuf_dma_init();
+	if (ret)
+		goto out_memory_exit;
 
 	ret = udmabuf_params_init();
 	if (ret)
@@ -60,6 +64,8 @@ out_params_exit:
 	udmabuf_params_exit();
 out_dma_exit:
 	udmabuf_dma_exit();
+out_memory_exit:
+	udmabuf_memory_exit();
 out_registry_exit:
 	udmabuf_registry_exit();
 	return ret;

@@ -21,9 +21,8 @@
  *   reserved, within the DMA mask), and taken with alloc_contig_range(),
  *   which migrates what is movable out of it.  Placement (a CPU physical
  *   address written to phys_addr) takes exactly that range the same way.
- *   Its pages are counted one by one but go back as one range, only once
- *   no page has a user besides the buffer; until then it waits, and holds
- *   the module.
+ *   Its pages are counted one by one and go back one by one, as split
+ *   pages do.  One search or placement runs at a time (udmabuf_contig_lock).
  *
  * - Where no range can be had (or from a device-tree CMA region),
  *   dma_alloc_pages() on the class device takes it from CMA.  A long-term
@@ -42,6 +41,15 @@
  * Whatever it came from, the memory is cleared, and its cache lines written
  * back, before user space or a device sees it.
  *
+ * A process-scoped buffer is charged (process.c) until its memory is gone.
+ * Its page allocator memory is charged to the memory cgroup too
+ * (__GFP_ACCOUNT), which mm uncharges page by page as it frees them.  For
+ * the other charges, a page that still has a user when the buffer goes (in
+ * a pipe, under O_DIRECT, pinned) is kept with its charge as a leftover:
+ * the buffer's reference on it is dropped once it has no other user, which
+ * is checked before every new charge, when process_used is read, under
+ * memory pressure (the shrinker) and at unload.
+ *
  * On 32-bit ARM with more RAM than the kernel maps permanently, CMA and the
  * contiguous ranges may be in highmem: dma_alloc_pages() refuses CMA pages
  * there (what it hands out must have a kernel address), so such a buffer comes
@@ -59,6 +67,8 @@
 #include <linux/module.h>
 #include <linux/nodemask.h>
 #include <linux/sched/signal.h>
+#include <linux/sched/user.h>
+#include <linux/shrinker.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/sysfs.h>
@@ -81,14 +91,35 @@
 /* Tries at a placed range that is busy, for what is busy only briefly. */
 #define UDMABUF_PLACE_ATTEMPTS	4
 
-/* How often memory that still has users is checked again. */
-#define UDMABUF_DEFER_INTERVAL	(HZ / 2)
+/*
+ * One search for a free or movable range, or one placement, at a time.
+ * Searches start at the same pageblock of a zone, and alloc_contig_range()
+ * refuses (-EBUSY) a pageblock that another call has isolated: two
+ * searches at once each went past what the other was taking, and both
+ * could fail with plenty of memory free.  Taken killable: a search can
+ * take seconds.  The failure's log line is written under it, so that its
+ * figures are those of the memory the search saw.
+ */
+static DEFINE_MUTEX(udmabuf_contig_lock);
 
-static LIST_HEAD(udmabuf_deferred);
-static LIST_HEAD(udmabuf_watched);
-static DEFINE_MUTEX(udmabuf_deferred_lock);
-static void udmabuf_deferred_work(struct work_struct *work);
-static DECLARE_DELAYED_WORK(udmabuf_deferred_dwork, udmabuf_deferred_work);
+/*
+ * Pages of freed process-scoped buffers that still had users, each with
+ * the buffer's reference and its charge (see the top of this file).  A
+ * bit of @map is set while the page at that offset from @first is ours.
+ */
+struct udmabuf_leftover {
+	struct list_head node;
+	struct user_struct *user;	/* its RLIMIT_MEMLOCK charge, or NULL */
+	struct page *first;
+	unsigned long nr;
+	unsigned long held;		/* bits set in @map */
+	unsigned long map[];
+};
+
+/* udmabuf_leftovers and udmabuf_leftover_pages; no allocation under it. */
+static DEFINE_MUTEX(udmabuf_leftover_lock);
+static LIST_HEAD(udmabuf_leftovers);
+static unsigned long udmabuf_leftover_pages;
 
 static unsigned long udmabuf_nr_pages(struct udmabuf_buffer *buf)
 {
@@ -108,11 +139,20 @@ static void udmabuf_clean(struct udmabuf_buffer *buf)
 				DMA_BIDIRECTIONAL);
 }
 
-/* Put pages [first, first + count) of a split block. */
+/*
+ * Put pages [first, first + count): split pages and those of a contiguous
+ * range alike, each carrying its own reference.  A page that still has a
+ * user (a pipe, a pin) is freed by that user.
+ */
 static void udmabuf_put_pages(struct page *first, unsigned long count)
 {
-	while (count--)
-		put_page(first++);
+	unsigned long i;
+
+	for (i = 0; i < count; i++) {
+		put_page(first + i);
+		if (!((i + 1) % SZ_4K))
+			cond_resched();
+	}
 }
 
 /*
@@ -130,7 +170,7 @@ static const gfp_t udmabuf_zones[] = {
 };
 
 static struct page *udmabuf_alloc_block(struct udmabuf_buffer *buf,
-					unsigned int order)
+					unsigned int order, gfp_t extra)
 {
 	struct device *dev = &buf->dev;
 	struct page *page;
@@ -139,7 +179,7 @@ static struct page *udmabuf_alloc_block(struct udmabuf_buffer *buf,
 	for (i = 0; i < ARRAY_SIZE(udmabuf_zones); i++) {
 		page = alloc_pages_node(dev_to_node(dev),
 					GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN |
-					udmabuf_zones[i], order);
+					extra | udmabuf_zones[i], order);
 		if (!page)
 			continue;
 		if (udmabuf_dma_reach(dev, page_to_phys(page),
@@ -150,7 +190,10 @@ static struct page *udmabuf_alloc_block(struct udmabuf_buffer *buf,
 	return NULL;
 }
 
-/* From the page allocator, split into single pages; -ENOMEM to try CMA. */
+/*
+ * From the page allocator, split into single pages; -ENOMEM to try other
+ * allocators, -EDQUOT where only the memory cgroup's limit refused it.
+ */
 static int udmabuf_alloc_split(struct udmabuf_buffer *buf)
 {
 	unsigned int order = get_order(buf->alloc_size);
@@ -159,9 +202,25 @@ static int udmabuf_alloc_split(struct udmabuf_buffer *buf)
 	struct page *page;
 	dma_addr_t addr;
 
-	page = udmabuf_alloc_block(buf, order);
-	if (!page)
-		return -ENOMEM;
+	if (buf->origin != UDMABUF_ORIGIN_PROCESS) {
+		page = udmabuf_alloc_block(buf, order, 0);
+		if (!page)
+			return -ENOMEM;
+	} else {
+		/* split_page() hands each page its share of the charge. */
+		page = udmabuf_alloc_block(buf, order, __GFP_ACCOUNT);
+		if (!page) {
+			/*
+			 * Taking it elsewhere would escape the cgroup's
+			 * limit: say which refused.
+			 */
+			page = udmabuf_alloc_block(buf, order, 0);
+			if (!page)
+				return -ENOMEM;
+			__free_pages(page, order);
+			return -EDQUOT;
+		}
+	}
 	split_page(page, order);
 	/* The block's tail beyond the buffer goes back at once. */
 	udmabuf_put_pages(page + nr, (1UL << order) - nr);
@@ -301,17 +360,10 @@ static bool udmabuf_range_in_zone(struct zone *zone, unsigned long pfn,
 	return true;
 }
 
-/* Give a range back in pieces: freeing gigabytes at once hogs the CPU. */
+/* Give back a range that is ours alone, page by page. */
 static void udmabuf_free_range(unsigned long pfn, unsigned long nr)
 {
-	while (nr) {
-		unsigned long n = min_t(unsigned long, nr, UDMABUF_CONTIG_CHUNK);
-
-		free_contig_range(pfn, n);
-		pfn += n;
-		nr -= n;
-		cond_resched();
-	}
+	udmabuf_put_pages(pfn_to_page(pfn), nr);
 }
 
 /*
@@ -320,9 +372,12 @@ static void udmabuf_free_range(unsigned long pfn, unsigned long nr)
  * which is where the kernel's next unmovable allocations go when their own
  * pageblocks run short (measured: a 16 MiB range placed again at once was
  * refused in 19 of 20 cycles).  A user who reloads an FPGA design and
- * places its buffer again gets the range back from the hold; after
- * place_hold seconds, or when a contiguous allocation finds no memory, or
- * at unload, it goes back to the page allocator.
+ * places its buffer again gets the range back from the hold.  It goes back
+ * to the page allocator after place_hold seconds, under memory pressure
+ * (the shrinker), when a buffer that is not process-scoped finds no
+ * contiguous memory (the holds are of such buffers: an unprivileged
+ * program's allocation does not take them away), and at unload.  Only a
+ * range that no page of has another user is held.
  */
 struct udmabuf_hold {
 	struct list_head node;
@@ -332,8 +387,12 @@ struct udmabuf_hold {
 };
 
 static LIST_HEAD(udmabuf_holds);
-static DEFINE_MUTEX(udmabuf_hold_lock);
-static unsigned long udmabuf_held;	/* pages, under udmabuf_hold_lock */
+/*
+ * The list of holds and the pages they have.  A spinlock: the shrinker
+ * takes it in reclaim; nothing is allocated or freed under it.
+ */
+static DEFINE_SPINLOCK(udmabuf_hold_lock);
+static unsigned long udmabuf_held;
 static void udmabuf_hold_work(struct work_struct *work);
 static DECLARE_DELAYED_WORK(udmabuf_hold_dwork, udmabuf_hold_work);
 
@@ -374,7 +433,7 @@ static void udmabuf_hold_work(struct work_struct *work)
 	bool more = false;
 	LIST_HEAD(expired);
 
-	mutex_lock(&udmabuf_hold_lock);
+	spin_lock(&udmabuf_hold_lock);
 	list_for_each_entry_safe(hold, tmp, &udmabuf_holds, node) {
 		if (time_after_eq(jiffies, hold->expires)) {
 			list_move(&hold->node, &expired);
@@ -384,7 +443,7 @@ static void udmabuf_hold_work(struct work_struct *work)
 			more = true;
 		}
 	}
-	mutex_unlock(&udmabuf_hold_lock);
+	spin_unlock(&udmabuf_hold_lock);
 	if (more)
 		schedule_delayed_work(&udmabuf_hold_dwork, next - jiffies);
 	udmabuf_holds_free(&expired);
@@ -404,10 +463,10 @@ static bool udmabuf_hold(unsigned long pfn, unsigned long nr)
 	hold->pfn = pfn;
 	hold->nr = nr;
 	hold->expires = jiffies + (unsigned long)secs * HZ;
-	mutex_lock(&udmabuf_hold_lock);
+	spin_lock(&udmabuf_hold_lock);
 	list_add_tail(&hold->node, &udmabuf_holds);
 	udmabuf_held += nr;
-	mutex_unlock(&udmabuf_hold_lock);
+	spin_unlock(&udmabuf_hold_lock);
 	/* Already pending: it runs for an earlier hold and re-arms. */
 	schedule_delayed_work(&udmabuf_hold_dwork, (unsigned long)secs * HZ);
 	return true;
@@ -424,7 +483,7 @@ static bool udmabuf_unhold(unsigned long pfn, unsigned long nr)
 	struct udmabuf_hold *hold, *tmp, *found = NULL;
 	LIST_HEAD(release);
 
-	mutex_lock(&udmabuf_hold_lock);
+	spin_lock(&udmabuf_hold_lock);
 	list_for_each_entry_safe(hold, tmp, &udmabuf_holds, node) {
 		if (hold->pfn >= end || hold->pfn + hold->nr <= pfn)
 			continue;
@@ -436,7 +495,7 @@ static bool udmabuf_unhold(unsigned long pfn, unsigned long nr)
 			list_move(&hold->node, &release);
 		}
 	}
-	mutex_unlock(&udmabuf_hold_lock);
+	spin_unlock(&udmabuf_hold_lock);
 	udmabuf_holds_free(&release);
 	if (!found)
 		return false;
@@ -448,19 +507,47 @@ static bool udmabuf_unhold(unsigned long pfn, unsigned long nr)
 	return true;
 }
 
+/*
+ * Give back the oldest holds, at least @want pages if there are as many;
+ * what was given back, in pages.
+ */
+static unsigned long udmabuf_unhold_oldest(unsigned long want)
+{
+	struct udmabuf_hold *hold, *tmp;
+	unsigned long got = 0;
+	LIST_HEAD(release);
+
+	spin_lock(&udmabuf_hold_lock);
+	list_for_each_entry_safe(hold, tmp, &udmabuf_holds, node) {
+		if (got >= want)
+			break;
+		list_move_tail(&hold->node, &release);
+		udmabuf_held -= hold->nr;
+		got += hold->nr;
+	}
+	spin_unlock(&udmabuf_hold_lock);
+	udmabuf_holds_free(&release);
+	return got;
+}
+
 /* Give every hold back now; false if there was none. */
 static bool udmabuf_unhold_all(void)
 {
 	LIST_HEAD(release);
 
-	mutex_lock(&udmabuf_hold_lock);
+	spin_lock(&udmabuf_hold_lock);
 	list_splice_init(&udmabuf_holds, &release);
 	udmabuf_held = 0;
-	mutex_unlock(&udmabuf_hold_lock);
+	spin_unlock(&udmabuf_hold_lock);
 	if (list_empty(&release))
 		return false;
 	udmabuf_holds_free(&release);
 	return true;
+}
+
+static unsigned long udmabuf_held_pages(void)
+{
+	return READ_ONCE(udmabuf_held);
 }
 
 /* Module exit: every hold goes back, none comes after. */
@@ -711,6 +798,16 @@ static bool udmabuf_unhold_all(void)
 	return false;
 }
 
+static unsigned long udmabuf_unhold_oldest(unsigned long want)
+{
+	return 0;
+}
+
+static unsigned long udmabuf_held_pages(void)
+{
+	return 0;
+}
+
 static void udmabuf_holds_exit(void)
 {
 }
@@ -775,15 +872,43 @@ static bool udmabuf_may_use(struct udmabuf_buffer *buf, enum udmabuf_mem mem)
 	return buf->want == UDMABUF_MEM_NONE || buf->want == mem;
 }
 
+/*
+ * A free or movable range, else CMA, one search at a time (see
+ * udmabuf_contig_lock); -ENOMEM, with the log line, if neither can give it.
+ */
+static int udmabuf_alloc_range(struct udmabuf_buffer *buf)
+{
+	int ret = -ENOMEM;
+
+	if (mutex_lock_killable(&udmabuf_contig_lock))
+		return -EINTR;
+	if (!buf->rmem && udmabuf_may_use(buf, UDMABUF_MEM_CONTIG)) {
+		ret = udmabuf_alloc_contig(buf);
+		/* Held ranges are the root-made buffers' own: see the holds. */
+		if (ret == -ENOMEM && buf->origin != UDMABUF_ORIGIN_PROCESS &&
+		    udmabuf_unhold_all())
+			ret = udmabuf_alloc_contig(buf);
+	}
+	if (ret == -ENOMEM && udmabuf_may_use(buf, UDMABUF_MEM_DMA))
+		ret = udmabuf_alloc_dma(buf);
+	if (ret == -ENOMEM)
+		udmabuf_alloc_failed(buf);
+	mutex_unlock(&udmabuf_contig_lock);
+	return ret;
+}
+
 /**
  * udmabuf_alloc - allocate the memory of a buffer
  * @buf: buffer with size set and its class device's DMA mask and
  *	memory-region set up (udmabuf_dma_setup())
  *
- * Return: 0, -ENOMEM, -EINTR if a fatal signal stopped the search,
- * -EINVAL if the allocator asked for cannot give such memory (a placement,
- * a device-tree region), or for a placement what udmabuf_alloc_placed()
- * says.
+ * Allocations run at the same time; a search for a contiguous range
+ * waits for another in progress (udmabuf_contig_lock).
+ *
+ * Return: 0, -ENOMEM, -EINTR if a fatal signal stopped the search or the
+ * wait for it, -EINVAL if the allocator asked for cannot give such memory
+ * (a placement, a device-tree region), or for a placement what
+ * udmabuf_alloc_placed() says.
  */
 int udmabuf_alloc(struct udmabuf_buffer *buf)
 {
@@ -801,7 +926,10 @@ int udmabuf_alloc(struct udmabuf_buffer *buf)
 		if (buf->want != UDMABUF_MEM_NONE &&
 		    buf->want != UDMABUF_MEM_CONTIG)
 			return -EINVAL;
+		if (mutex_lock_killable(&udmabuf_contig_lock))
+			return -EINTR;
 		ret = udmabuf_alloc_placed(buf);
+		mutex_unlock(&udmabuf_contig_lock);
 		if (ret)
 			return ret;
 		goto out_clean;
@@ -809,23 +937,20 @@ int udmabuf_alloc(struct udmabuf_buffer *buf)
 	if (!buf->rmem && udmabuf_may_use(buf, UDMABUF_MEM_SPLIT) &&
 	    get_order(buf->alloc_size) <= UDMABUF_MAX_ORDER) {
 		ret = udmabuf_alloc_split(buf);
+		if (ret == -EDQUOT) {
+			pr_info_ratelimited("%s[%d]: process-scoped buffer of %zu bytes refused: over the memory cgroup's limit\n",
+					    current->comm,
+					    task_tgid_nr(current),
+					    buf->alloc_size);
+			return -ENOMEM;
+		}
 		if (!ret)
 			buf->page_backed = true;
 	}
-	if (ret == -ENOMEM && !buf->rmem &&
-	    udmabuf_may_use(buf, UDMABUF_MEM_CONTIG)) {
-		ret = udmabuf_alloc_contig(buf);
-		/* Held ranges are free memory nobody may be waiting for. */
-		if (ret == -ENOMEM && udmabuf_unhold_all())
-			ret = udmabuf_alloc_contig(buf);
-	}
-	if (ret == -ENOMEM && udmabuf_may_use(buf, UDMABUF_MEM_DMA))
-		ret = udmabuf_alloc_dma(buf);
-	if (ret) {
-		if (ret == -ENOMEM)
-			udmabuf_alloc_failed(buf);
+	if (ret == -ENOMEM)
+		ret = udmabuf_alloc_range(buf);
+	if (ret)
 		return ret;
-	}
 
 out_clean:
 
@@ -839,45 +964,189 @@ out_clean:
 	return 0;
 }
 
-/* True while some page has a user besides the buffer: a pin, a pipe. */
-static bool udmabuf_pages_used(struct udmabuf_buffer *buf)
+/* Whether page @i of the buffer has a user besides the buffer. */
+static bool udmabuf_page_used(struct udmabuf_buffer *buf, unsigned long i)
 {
-	unsigned long i;
-
-	if (!buf->page_backed)
-		return false;
-	for (i = 0; i < udmabuf_nr_pages(buf); i++) {
-		if (page_count(buf->pages + i) > 1)
-			return true;
-		if (!(i % SZ_4K))
-			cond_resched();
-	}
-	return false;
+	return page_ref_count(buf->pages + i) > 1;
 }
 
-static void __udmabuf_free(struct udmabuf_buffer *buf)
+/*
+ * Count @buf's pages that have another user, and where they are:
+ * [*@first, *@last].  For the log line and the leftovers.
+ */
+static unsigned long udmabuf_pages_used(struct udmabuf_buffer *buf,
+					unsigned long *first,
+					unsigned long *last)
+{
+	unsigned long i, used = 0;
+
+	for (i = 0; i < udmabuf_nr_pages(buf); i++) {
+		if (udmabuf_page_used(buf, i)) {
+			if (!used++)
+				*first = i;
+			*last = i;
+		}
+		if (!((i + 1) % SZ_4K))
+			cond_resched();
+	}
+	return used;
+}
+
+/* Give back the charge of @pages pages of a leftover or buffer. */
+static void udmabuf_uncharge_pages(struct user_struct *user,
+				   unsigned long pages)
+{
+	udmabuf_process_uncharge(user, (u64)pages << PAGE_SHIFT);
+}
+
+/*
+ * Drop the buffer's reference on every leftover page that has no other
+ * user, and the charge with it.  Return: the pages given back.
+ */
+static unsigned long udmabuf_leftovers_scan(void)
+{
+	struct udmabuf_leftover *lo, *tmp;
+	unsigned long freed = 0, i, n;
+
+	lockdep_assert_held(&udmabuf_leftover_lock);
+	list_for_each_entry_safe(lo, tmp, &udmabuf_leftovers, node) {
+		n = 0;
+		for_each_set_bit(i, lo->map, lo->nr) {
+			if (page_ref_count(lo->first + i) > 1)
+				continue;
+			clear_bit(i, lo->map);
+			put_page(lo->first + i);
+			n++;
+		}
+		cond_resched();
+		if (!n)
+			continue;
+		lo->held -= n;
+		udmabuf_leftover_pages -= n;
+		udmabuf_uncharge_pages(lo->user, n);
+		freed += n;
+		if (lo->held)
+			continue;
+		list_del(&lo->node);
+		if (lo->user)
+			free_uid(lo->user);
+		kvfree(lo);
+	}
+	return freed;
+}
+
+/**
+ * udmabuf_leftovers_reclaim - free leftover pages that have no user now
+ *
+ * Called before a new charge is decided and when process_used is read, so
+ * that a charge lasts as long as its memory and no longer than that is
+ * seen.
+ */
+void udmabuf_leftovers_reclaim(void)
+{
+	if (list_empty_careful(&udmabuf_leftovers))
+		return;
+	mutex_lock(&udmabuf_leftover_lock);
+	udmabuf_leftovers_scan();
+	mutex_unlock(&udmabuf_leftover_lock);
+}
+
+/*
+ * The pages of a process-scoped buffer are going: those without another
+ * user now, and their charge, go at once; the others stay ours, charged,
+ * as a leftover.  Should the leftover's record not be had, every page is
+ * put and the charge given back: the memory then outlives its charge,
+ * rather than a page being leaked.
+ */
+static void udmabuf_put_charged(struct udmabuf_buffer *buf)
+{
+	unsigned long nr = udmabuf_nr_pages(buf), first = 0, last = 0, i;
+	unsigned long used = udmabuf_pages_used(buf, &first, &last);
+	struct udmabuf_leftover *lo = NULL;
+
+	if (used) {
+		lo = kvzalloc(struct_size(lo, map,
+					  BITS_TO_LONGS(last - first + 1)),
+			      GFP_KERNEL | __GFP_NOWARN);
+		dev_info_ratelimited(&buf->dev, "memory still in use (pinned or in a pipe): freed when released\n");
+	}
+	if (!lo) {
+		udmabuf_put_pages(buf->pages, nr);
+		udmabuf_uncharge_pages(buf->charge_user, nr);
+		if (buf->charge_user)
+			free_uid(buf->charge_user);
+		return;
+	}
+
+	lo->first = buf->pages + first;
+	lo->nr = last - first + 1;
+	lo->user = buf->charge_user;
+	/* A page whose other user left since it was counted goes now. */
+	for (i = 0; i < lo->nr; i++) {
+		if (udmabuf_page_used(buf, first + i)) {
+			set_bit(i, lo->map);
+			lo->held++;
+		} else {
+			put_page(lo->first + i);
+		}
+	}
+	udmabuf_put_pages(buf->pages, first);
+	udmabuf_put_pages(buf->pages + last + 1, nr - last - 1);
+	udmabuf_uncharge_pages(lo->user, nr - lo->held);
+
+	mutex_lock(&udmabuf_leftover_lock);
+	list_add_tail(&lo->node, &udmabuf_leftovers);
+	udmabuf_leftover_pages += lo->held;
+	mutex_unlock(&udmabuf_leftover_lock);
+	/* A page may have lost its user while the record was made. */
+	udmabuf_leftovers_reclaim();
+}
+
+/* The pages of a buffer, split or a contiguous range, are going. */
+static void udmabuf_put_buffer_pages(struct udmabuf_buffer *buf)
+{
+	unsigned long nr = udmabuf_nr_pages(buf), first, last;
+
+	if (buf->charged) {
+		udmabuf_put_charged(buf);
+		return;
+	}
+#ifdef CONFIG_CONTIG_ALLOC
+	/* Only a range nothing else uses can be held for placing again. */
+	if (buf->mem == UDMABUF_MEM_CONTIG && buf->placed &&
+	    !udmabuf_pages_used(buf, &first, &last) &&
+	    udmabuf_hold(page_to_pfn(buf->pages), nr))
+		return;
+#endif
+	if (udmabuf_pages_used(buf, &first, &last))
+		dev_info_ratelimited(&buf->dev, "memory still in use (pinned or in a pipe): freed when released\n");
+	udmabuf_put_pages(buf->pages, nr);
+}
+
+/**
+ * udmabuf_free - free the memory of a buffer
+ * @buf: buffer whose last reference is gone
+ *
+ * Each page is put: one with another user (a pipe after vmsplice, an
+ * O_DIRECT transfer in flight, a long-term pin) is freed by its last user,
+ * without this module.  A process-scoped buffer's charge lasts as long as
+ * its pages (see the leftovers).  Then udmabuf_buffer_done() finishes the
+ * buffer.
+ */
+void udmabuf_free(struct udmabuf_buffer *buf)
 {
 	switch (buf->mem) {
 	case UDMABUF_MEM_SPLIT:
+	case UDMABUF_MEM_CONTIG:
 		dma_unmap_page_attrs(&buf->dev, buf->alloc_addr,
 				     buf->alloc_size, DMA_BIDIRECTIONAL,
 				     DMA_ATTR_SKIP_CPU_SYNC);
-		udmabuf_put_pages(buf->pages, udmabuf_nr_pages(buf));
+		udmabuf_put_buffer_pages(buf);
+		buf->charged = 0;
 		break;
 	case UDMABUF_MEM_DMA:
 		dma_free_pages(&buf->dev, buf->alloc_size, buf->pages,
 			       buf->alloc_addr, DMA_BIDIRECTIONAL);
-		break;
-	case UDMABUF_MEM_CONTIG:
-#ifdef CONFIG_CONTIG_ALLOC
-		dma_unmap_page_attrs(&buf->dev, buf->alloc_addr,
-				     buf->alloc_size, DMA_BIDIRECTIONAL,
-				     DMA_ATTR_SKIP_CPU_SYNC);
-		if (!buf->placed ||
-		    !udmabuf_hold(page_to_pfn(buf->pages), udmabuf_nr_pages(buf)))
-			udmabuf_free_range(page_to_pfn(buf->pages),
-					   udmabuf_nr_pages(buf));
-#endif
 		break;
 	case UDMABUF_MEM_POOL:
 		dma_free_coherent(&buf->dev, buf->alloc_size, buf->vaddr,
@@ -886,95 +1155,56 @@ static void __udmabuf_free(struct udmabuf_buffer *buf)
 	case UDMABUF_MEM_NONE:
 		break;
 	}
+	/* CMA and pool memory have no page another user can keep. */
+	if (buf->charged) {
+		udmabuf_uncharge_pages(buf->charge_user,
+				       udmabuf_nr_pages(buf));
+		if (buf->charge_user)
+			free_uid(buf->charge_user);
+	}
+	buf->charged = 0;
+	buf->charge_user = NULL;
 	buf->mem = UDMABUF_MEM_NONE;
 	buf->pages = NULL;
 	buf->vaddr = NULL;
 	udmabuf_buffer_done(buf);
 }
 
-static void udmabuf_deferred_work(struct work_struct *work)
+/*
+ * Memory pressure: leftovers whose other users have gone, then the
+ * oldest held ranges.
+ */
+static unsigned long udmabuf_shrink_count(struct shrinker *shrinker,
+					  struct shrink_control *sc)
 {
-	struct udmabuf_buffer *buf, *tmp;
-	LIST_HEAD(done);
-	LIST_HEAD(idle);
-	bool more;
+	unsigned long n = udmabuf_held_pages() +
+			  READ_ONCE(udmabuf_leftover_pages);
 
-	mutex_lock(&udmabuf_deferred_lock);
-	list_for_each_entry_safe(buf, tmp, &udmabuf_deferred, mem_node)
-		if (!udmabuf_pages_used(buf))
-			list_move(&buf->mem_node, &done);
-	list_for_each_entry_safe(buf, tmp, &udmabuf_watched, mem_node)
-		if (!udmabuf_pages_used(buf)) {
-			list_move(&buf->mem_node, &idle);
-			buf->mem_watched = false;
-		}
-	more = !list_empty(&udmabuf_deferred) || !list_empty(&udmabuf_watched);
-	mutex_unlock(&udmabuf_deferred_lock);
-
-	if (more)
-		schedule_delayed_work(&udmabuf_deferred_dwork,
-				      UDMABUF_DEFER_INTERVAL);
-	list_for_each_entry_safe(buf, tmp, &done, mem_node) {
-		__udmabuf_free(buf);
-		module_put(THIS_MODULE);
-	}
-	list_for_each_entry_safe(buf, tmp, &idle, mem_node) {
-		list_del_init(&buf->mem_node);
-		udmabuf_buffer_put(buf);
-		module_put(THIS_MODULE);
-	}
+	return n ? n : SHRINK_EMPTY;
 }
 
-/**
- * udmabuf_free - free the memory once nothing refers to it
- * @buf: buffer whose last reference is gone
- *
- * Pages of the page allocator are put now (a pinned one lives on with its
- * pin).  A contiguous range that still has users waits until it has none;
- * the module stays loaded until then.  Either way udmabuf_buffer_done() is
- * called once the memory is gone.
- */
-void udmabuf_free(struct udmabuf_buffer *buf)
+static unsigned long udmabuf_shrink_scan(struct shrinker *shrinker,
+					 struct shrink_control *sc)
 {
-	if (buf->mem == UDMABUF_MEM_SPLIT || !udmabuf_pages_used(buf)) {
-		__udmabuf_free(buf);
-		return;
-	}
+	unsigned long freed = 0;
 
-	dev_info_ratelimited(&buf->dev, "memory still in use (pinned or in a pipe): freed when released\n");
-	__module_get(THIS_MODULE);
-	mutex_lock(&udmabuf_deferred_lock);
-	list_add_tail(&buf->mem_node, &udmabuf_deferred);
-	mutex_unlock(&udmabuf_deferred_lock);
-	schedule_delayed_work(&udmabuf_deferred_dwork, UDMABUF_DEFER_INTERVAL);
+	if (mutex_trylock(&udmabuf_leftover_lock)) {
+		freed = udmabuf_leftovers_scan();
+		mutex_unlock(&udmabuf_leftover_lock);
+	}
+	if (freed < sc->nr_to_scan)
+		freed += udmabuf_unhold_oldest(sc->nr_to_scan - freed);
+	return freed ? freed : SHRINK_STOP;
 }
 
-/**
- * udmabuf_memory_watch - hold the module while idle memory is still used
- * @buf: a live buffer that holds no module reference of its own, whose
- *	last file, mapping and dma-buf have just gone
- *
- * A page of it may still be in a pipe (vmsplice) or under I/O (O_DIRECT);
- * nothing can take a new one now.  A contiguous range can only be
- * given back whole, by this module: until the last such page is released,
- * the buffer and the module are held, so that rmmod is refused ("in use",
- * EAGAIN) rather than left waiting for a pipe that may never be read.  Memory of
- * the page allocator needs no watch: each page is freed by its last user.
- */
-void udmabuf_memory_watch(struct udmabuf_buffer *buf)
-{
-	if (buf->mem == UDMABUF_MEM_SPLIT || !udmabuf_pages_used(buf))
-		return;
+static struct shrinker *udmabuf_shrinker;
 
-	mutex_lock(&udmabuf_deferred_lock);
-	if (!buf->mem_watched) {
-		buf->mem_watched = true;
-		kref_get(&buf->ref);
-		__module_get(THIS_MODULE);
-		list_add_tail(&buf->mem_node, &udmabuf_watched);
-	}
-	mutex_unlock(&udmabuf_deferred_lock);
-	schedule_delayed_work(&udmabuf_deferred_dwork, UDMABUF_DEFER_INTERVAL);
+int udmabuf_memory_init(void)
+{
+	udmabuf_shrinker = udmabuf_shrinker_create("udmabuf-cfs",
+						   udmabuf_shrink_count,
+						   udmabuf_shrink_scan);
+	return PTR_ERR_OR_ZERO(udmabuf_shrinker);
 }
 
 /* Which allocator the memory came from, for sysfs and configfs. */
@@ -1033,28 +1263,25 @@ int udmabuf_mem_parse(const char *name, enum udmabuf_mem *mem)
 }
 
 /*
- * Module exit: the last deferred free may still be returning.  Every
- * range still waiting holds the module, and a watch keeps it loaded while
- * an idle buffer's pages are used, so nothing should be left; if a range
- * is all the same (a page taken between the last check and rmmod), the
- * unload must not wait for it: the range (only contiguous ranges wait: CMA
- * memory is mapped by PFN, no page of it gets another user) is left to its
- * users page by page, and the log says so.
+ * Module exit, every buffer gone: the holds go back, and the leftovers'
+ * pages are put, to be freed by their last users.  Their charges go with
+ * the module.
  */
 void udmabuf_memory_exit(void)
 {
-	struct udmabuf_buffer *buf, *tmp;
+	struct udmabuf_leftover *lo, *tmp;
+	unsigned long i;
 
-	cancel_delayed_work_sync(&udmabuf_deferred_dwork);
+	udmabuf_shrinker_destroy(udmabuf_shrinker);
 	udmabuf_holds_exit();
-	list_for_each_entry_safe(buf, tmp, &udmabuf_deferred, mem_node) {
-		list_del_init(&buf->mem_node);
-		dev_err(&buf->dev, "memory still in use at unload: each page is freed by its last user\n");
-		dma_unmap_page_attrs(&buf->dev, buf->alloc_addr,
-				     buf->alloc_size, DMA_BIDIRECTIONAL,
-				     DMA_ATTR_SKIP_CPU_SYNC);
-		udmabuf_put_pages(buf->pages, udmabuf_nr_pages(buf));
-		buf->mem = UDMABUF_MEM_NONE;
-		udmabuf_buffer_done(buf);
+	list_for_each_entry_safe(lo, tmp, &udmabuf_leftovers, node) {
+		list_del(&lo->node);
+		for_each_set_bit(i, lo->map, lo->nr)
+			put_page(lo->first + i);
+		udmabuf_uncharge_pages(lo->user, lo->held);
+		if (lo->user)
+			free_uid(lo->user);
+		kvfree(lo);
 	}
+	udmabuf_leftover_pages = 0;
 }

@@ -15,9 +15,15 @@
  * is killed.
  *
  * Who may allocate is the node's mode (0600 root; udev rules give it to a
- * group).  What such buffers may hold in all is capped by the parameter
- * process_max, since contiguous memory is scarce: over it the ioctl fails
- * with ENOMEM and says why, before any memory is taken.
+ * group).  Such buffers are charged, before any memory is taken, as the
+ * kernel charges memory that user space keeps resident (io_uring's fixed
+ * buffers, VFIO's DMA mappings): against the parameter process_max, for
+ * all of them together, since contiguous memory is scarce; and against the
+ * allocating user's RLIMIT_MEMLOCK (the user's locked_vm, shared with
+ * io_uring), unless it has CAP_IPC_LOCK.  Over either the ioctl fails with
+ * ENOMEM and the log says why.  Memory from the page allocator is also
+ * charged to the memory cgroup (memory.c).  A charge lasts as long as the
+ * memory: a page left in a pipe keeps its share (memory.c's leftovers).
  */
 
 #include <linux/anon_inodes.h>
@@ -29,6 +35,8 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/user.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
@@ -67,6 +75,9 @@ static int udmabuf_process_param_get(char *page, const struct kernel_param *kp)
 {
 	u64 val;
 
+	/* What is used now: no page that has gone since. */
+	udmabuf_leftovers_reclaim();
+
 	spin_lock(&udmabuf_process_lock);
 	val = *(u64 *)kp->arg;
 	spin_unlock(&udmabuf_process_lock);
@@ -97,11 +108,37 @@ module_param_cb(process_used, &udmabuf_process_used_ops,
 MODULE_PARM_DESC(process_used,
 		 "Bytes process-scoped buffers hold now (read-only)");
 
-/* Count @bytes against process_max; -ENOMEM, with the reason, if over. */
-static int udmabuf_process_charge(u64 bytes)
+/*
+ * Count @pages against @user's RLIMIT_MEMLOCK, in its locked_vm as io_uring
+ * counts its fixed buffers; -ENOMEM if over.
+ */
+static int udmabuf_memlock_charge(struct user_struct *user,
+				  unsigned long pages, unsigned long *limit)
 {
+	unsigned long cur = atomic_long_read(&user->locked_vm), new;
+
+	*limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+	do {
+		new = cur + pages;
+		if (new < cur || new > *limit)
+			return -ENOMEM;
+	} while (!atomic_long_try_cmpxchg(&user->locked_vm, &cur, new));
+	return 0;
+}
+
+/*
+ * Charge a new buffer of @bytes (whole pages): process_max and, without
+ * CAP_IPC_LOCK, the calling user's RLIMIT_MEMLOCK.  *@user is then that
+ * user (a reference), or NULL.  -ENOMEM, with the reason, if over.
+ */
+static int udmabuf_process_charge(u64 bytes, struct user_struct **user)
+{
+	unsigned long pages = bytes >> PAGE_SHIFT, limit;
 	u64 max, used;
 	bool over;
+
+	/* Pages that have gone since a buffer was freed are not charged. */
+	udmabuf_leftovers_reclaim();
 
 	spin_lock(&udmabuf_process_lock);
 	max = udmabuf_process_max;
@@ -116,12 +153,37 @@ static int udmabuf_process_charge(u64 bytes)
 				    bytes, used, max);
 		return -ENOMEM;
 	}
+
+	*user = NULL;
+	if (capable(CAP_IPC_LOCK))
+		return 0;
+	*user = get_current_user();
+	if (udmabuf_memlock_charge(*user, pages, &limit)) {
+		pr_info_ratelimited("%s[%d]: process-scoped buffer of %llu bytes refused: over RLIMIT_MEMLOCK of %lu KiB (%lu KiB locked by user %u)\n",
+				    current->comm, task_tgid_nr(current), bytes,
+				    limit << (PAGE_SHIFT - 10),
+				    atomic_long_read(&(*user)->locked_vm) <<
+				    (PAGE_SHIFT - 10),
+				    from_kuid_munged(current_user_ns(),
+						     current_uid()));
+		free_uid(*user);
+		*user = NULL;
+		udmabuf_process_uncharge(NULL, bytes);
+		return -ENOMEM;
+	}
 	return 0;
 }
 
-/* The memory of a process-scoped buffer is gone (udmabuf_buffer_done()). */
-void udmabuf_process_uncharge(u64 bytes)
+/**
+ * udmabuf_process_uncharge - give back a charge, or part of it
+ * @user: the user charged for RLIMIT_MEMLOCK, or NULL; its reference stays
+ *	the caller's
+ * @bytes: whole pages of memory that is gone
+ */
+void udmabuf_process_uncharge(struct user_struct *user, u64 bytes)
 {
+	if (user)
+		atomic_long_sub(bytes >> PAGE_SHIFT, &user->locked_vm);
 	spin_lock(&udmabuf_process_lock);
 	if (!WARN_ON(bytes > udmabuf_process_used))
 		udmabuf_process_used -= bytes;
@@ -235,6 +297,7 @@ static long udmabuf_ioctl_alloc(struct udmabuf_cfs_alloc __user *arg)
 {
 	struct udmabuf_cfs_alloc req;
 	struct udmabuf_config *cfg;
+	struct user_struct *user = NULL;
 	struct udmabuf_buffer *buf;
 	struct file *file;
 	u64 charge;
@@ -251,7 +314,7 @@ static long udmabuf_ioctl_alloc(struct udmabuf_cfs_alloc __user *arg)
 		goto out_free_cfg;
 
 	charge = PAGE_ALIGN(req.size);
-	ret = udmabuf_process_charge(charge);
+	ret = udmabuf_process_charge(charge, &user);
 	if (ret)
 		goto out_free_cfg;
 
@@ -267,6 +330,7 @@ static long udmabuf_ioctl_alloc(struct udmabuf_cfs_alloc __user *arg)
 	}
 	/* From here on the charge goes back with the memory. */
 	buf->charged = charge;
+	buf->charge_user = user;
 
 	file = udmabuf_process_file(buf, req.flags);
 	if (IS_ERR(file)) {
@@ -290,7 +354,9 @@ static long udmabuf_ioctl_alloc(struct udmabuf_cfs_alloc __user *arg)
 out_put_fd:
 	put_unused_fd(fd);
 out_uncharge:
-	udmabuf_process_uncharge(charge);
+	udmabuf_process_uncharge(user, charge);
+	if (user)
+		free_uid(user);
 out_free_cfg:
 	kfree(cfg);
 	return ret;

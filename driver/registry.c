@@ -172,8 +172,9 @@ static void udmabuf_release(struct device *dev)
 
 /*
  * The last reference to the buffer is gone: no creator, file, mapping or
- * dma-buf uses the memory any more.  The DMA device loses its mapping now;
- * the memory goes once no page has another user (memory.c).
+ * dma-buf uses the memory any more.  The DMA device loses its mapping, the
+ * memory goes page by page, a page with another user with that user
+ * (memory.c).
  */
 static void udmabuf_buffer_release(struct kref *ref)
 {
@@ -193,8 +194,6 @@ static void udmabuf_buffer_release(struct kref *ref)
  */
 void udmabuf_buffer_done(struct udmabuf_buffer *buf)
 {
-	if (buf->charged)
-		udmabuf_process_uncharge(buf->charged);
 	udmabuf_dma_release(buf);
 	put_device(&buf->dev);
 }
@@ -395,13 +394,9 @@ struct udmabuf_buffer *udmabuf_get_export(struct udmabuf_buffer *buf)
 }
 
 /*
- * Undo udmabuf_get() when a file is released.  A buffer that holds no
- * module reference of its own (made by a parameter or the device tree)
- * has its memory watched once its last user is gone: a page still in a
- * pipe or under I/O then holds the module (memory.c).  A process-scoped
- * buffer is gone with its last user: nothing can open it again.  Its
- * memory then goes as any destroyed buffer's does, a contiguous range
- * still pinned holding the module until it is released (memory.c).
+ * Undo udmabuf_get() when a file is released.  A process-scoped buffer is
+ * gone with its last user: nothing can open it again.  Its memory then
+ * goes as any destroyed buffer's does (memory.c).
  */
 void udmabuf_put(struct udmabuf_buffer *buf)
 {
@@ -416,8 +411,6 @@ void udmabuf_put(struct udmabuf_buffer *buf)
 	mutex_unlock(&udmabuf_lock);
 	if (gone)
 		udmabuf_remove(buf);
-	else if (idle && buf->origin != UDMABUF_ORIGIN_CONFIGFS)
-		udmabuf_memory_watch(buf);
 	udmabuf_buffer_put(buf);
 }
 

@@ -15,6 +15,7 @@
 #include <linux/types.h>
 
 struct reserved_mem;
+struct user_struct;
 
 #define UDMABUF_CFS_VERSION	"0.1.0"
 
@@ -147,9 +148,6 @@ struct udmabuf_config {
  * @page_backed: every page carries its own reference and may be pinned for
  *	good: user mappings are made of the pages, and get_user_pages() works
  *	on them, FOLL_LONGTERM included
- * @mem_node: entry in memory.c's list of memory waiting for its users, or
- *	of memory watched while its last user is gone
- * @mem_watched: @mem_node is on the watched list
  * @pages: first page of the physically contiguous allocation, or NULL for
  *	memory from a no-map reserved region (@pool)
  * @vaddr: kernel address of the allocation, or NULL for memory in highmem
@@ -184,8 +182,10 @@ struct udmabuf_config {
  * @sync_owner: true while the device owns the buffer (after sync_for_device)
  * @owner_pid: the process that allocated a process-scoped buffer, else 0
  * @owner_comm: its command name
- * @charged: bytes counted against process_max, given back when the memory
- *	goes (udmabuf_buffer_done())
+ * @charged: bytes of a process-scoped buffer counted against process_max
+ *	and, unless @charge_user is NULL, its user's RLIMIT_MEMLOCK; given
+ *	back as the memory goes (memory.c)
+ * @charge_user: the user charged for RLIMIT_MEMLOCK (a reference), or NULL
  */
 struct udmabuf_buffer {
 	struct kref ref;
@@ -197,8 +197,6 @@ struct udmabuf_buffer {
 	enum udmabuf_mem want;
 	bool cma;
 	bool page_backed;
-	struct list_head mem_node;
-	bool mem_watched;
 	struct page *pages;
 	void *vaddr;
 	dma_addr_t alloc_addr;
@@ -232,6 +230,7 @@ struct udmabuf_buffer {
 	pid_t owner_pid;
 	char owner_comm[TASK_COMM_LEN];
 	u64 charged;
+	struct user_struct *charge_user;
 };
 
 static inline struct udmabuf_buffer *to_udmabuf(struct device *dev)
@@ -259,10 +258,11 @@ void udmabuf_buffer_done(struct udmabuf_buffer *buf);
 void udmabuf_config_init(struct udmabuf_config *cfg);
 
 /* memory.c: allocation and freeing */
+int udmabuf_memory_init(void);
+void udmabuf_memory_exit(void);
 int udmabuf_alloc(struct udmabuf_buffer *buf);
 void udmabuf_free(struct udmabuf_buffer *buf);
-void udmabuf_memory_watch(struct udmabuf_buffer *buf);
-void udmabuf_memory_exit(void);
+void udmabuf_leftovers_reclaim(void);
 const char *udmabuf_allocator(struct udmabuf_buffer *buf);
 const char *udmabuf_mem_name(enum udmabuf_mem mem);
 int udmabuf_mem_parse(const char *name, enum udmabuf_mem *mem);
@@ -305,7 +305,7 @@ extern const struct attribute_group *udmabuf_dev_groups[];
 /* process.c: /dev/udmabuf-cfs, buffers that live as long as their files */
 int udmabuf_process_init(void);
 void udmabuf_process_exit(void);
-void udmabuf_process_uncharge(u64 bytes);
+void udmabuf_process_uncharge(struct user_struct *user, u64 bytes);
 
 /* configfs.c: the configfs subsystem */
 int udmabuf_configfs_init(void);

@@ -276,6 +276,31 @@ place_cycles() {
 	set_attr "$hold" 30
 }
 
+# A hold is memory nobody uses: it must not outlast a need for memory, and
+# only root's buffers may take it away, not a program's failed request.
+@test "a held range gives way to memory pressure; a program's failed request does not take it" {
+	local addr held=/sys/module/$MODNAME/parameters/place_held
+	local params=/sys/module/$MODNAME/parameters max
+	addr=$(free_range)
+	[ "$addr" != none ] || skip "no free range beyond CMA is left in this guest"
+	assert_attr "$params/place_hold" 30
+	new_item cyc size=16M dma_mask=64 phys_addr="$addr"
+	assert_write OK "$cfs/cyc/enable" 1
+	assert_write OK "$cfs/cyc/enable" 0
+	rmdir "$cfs/cyc"
+	(( $(cat "$held") >= 16 * MiB )) || fail "place_held is $(cat "$held") after a placed buffer went"
+	# A process-scoped request that no memory can satisfy.
+	read -r max <"$params/process_max"
+	set_attr "$params/process_max" 0x7fffffff000
+	run -1 udmabuf-proc alloc "$(unallocatable_size)" --allocator 2
+	set_attr "$params/process_max" "$max"
+	assert_output ENOMEM
+	(( $(cat "$held") >= 16 * MiB )) || fail "a failed process-scoped request took the hold: place_held $(cat "$held")"
+	# Reclaim (drop_caches runs every shrinker) gives it back.
+	echo 2 >/proc/sys/vm/drop_caches
+	assert_attr "$held" 0
+}
+
 @test "a placed range in use fails with EBUSY and leaves nothing behind" {
 	local addr
 	make_buf owner 4M dma_mask=64

@@ -1,0 +1,309 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * udmabuf-race - several programs asking for a buffer at the same moment,
+ * for the guest tests (tests/bats/concurrent.bats).
+ *
+ *   udmabuf-race alloc N SIZE ROUNDS [--allocator N]
+ *       N processes each ask /dev/udmabuf-cfs for a SIZE buffer at once,
+ *       hold it until all have answered, then free it; ROUNDS times
+ *   udmabuf-race enable ROUNDS ITEM...
+ *       one process per configfs item writes 1 to ITEM/enable at once;
+ *       once all have answered, each enabled item is disabled again
+ *   udmabuf-race splice-hold SIZE KEEP [--allocator N]
+ *       a process-scoped buffer of SIZE, filled, its first KEEP bytes
+ *       spliced into a pipe (vmsplice), then unmapped and closed: prints
+ *       "held" and waits for a line on stdin; then reads the pipe, checks
+ *       the bytes and prints "drained"; exits at the next line or EOF
+ *
+ * The processes are started first and wait on one pipe, which is closed to
+ * let them all go.  Each round prints "round R: G of N granted" followed by
+ * the errno of each refusal; the last line is "granted G of T".
+ *
+ * Exit status: 0 every request granted, 1 some refused, 2 a setup step
+ * failed, 64 usage error.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <linux/udmabuf-cfs.h>
+
+#define EXIT_REFUSED	1
+#define EXIT_SYSCALL	EXIT_REFUSED	/* for udmabuf-helpers.h */
+#define EXIT_SETUP	2
+#define EXIT_USAGE	64
+
+#define MISC_DEV	"/dev/udmabuf-cfs"
+#define MAX_RACERS	64
+
+static const char *prog = "udmabuf-race";
+
+/* Only the errno names and the number parsers are used here. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-function"
+#define UDMABUF_HELPERS_PARSE
+#include "udmabuf-helpers.h"
+#pragma GCC diagnostic pop
+
+static int usage_error(const char *msg)
+{
+	fprintf(stderr, "%s: %s\nTry 'head -20 %s.c' for its usage.\n",
+		prog, msg, prog);
+	return EXIT_USAGE;
+}
+
+struct race {
+	int n;			/* racers */
+	uint64_t size;		/* alloc */
+	uint32_t allocator;	/* alloc */
+	char **items;		/* enable */
+};
+
+/* One racer's request: 0 or the errno. */
+static int request(const struct race *r, int i)
+{
+	struct udmabuf_cfs_alloc req;
+	char path[4096];
+	int fd, err = 0;
+
+	if (!r->items) {
+		fd = open(MISC_DEV, O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			return errno;
+		memset(&req, 0, sizeof(req));
+		req.size = r->size;
+		req.flags = O_RDWR | O_CLOEXEC;
+		req.allocator = r->allocator;
+		if (ioctl(fd, UDMABUF_CFS_IOC_ALLOC, &req) < 0)
+			err = errno;
+		close(fd);
+		return err;
+	}
+	snprintf(path, sizeof(path), "%s/enable", r->items[i]);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	if (write(fd, "1", 1) != 1)
+		err = errno;
+	close(fd);
+	return err;
+}
+
+/*
+ * A racer: wait for the start, ask, say the outcome, keep what it got
+ * until the parent closes @hold.  Process-scoped buffers go with it.
+ */
+static void racer(const struct race *r, int i, int start, int out, int hold)
+{
+	char c;
+	int err;
+
+	if (read(start, &c, 1) < 0)
+		_exit(EXIT_SETUP);
+	err = request(r, i);
+	if (write(out, &err, sizeof(err)) != sizeof(err))
+		_exit(EXIT_SETUP);
+	if (read(hold, &c, 1) < 0)
+		_exit(EXIT_SETUP);
+	_exit(0);
+}
+
+static int disable(const char *item)
+{
+	char path[4096];
+	int fd, ok;
+
+	snprintf(path, sizeof(path), "%s/enable", item);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ok = write(fd, "0", 1) == 1;
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+/* One round; the number granted, or -1 if a step of the test failed. */
+static int round_run(const struct race *r, int round)
+{
+	int start[2], out[2], hold[2], errs[MAX_RACERS];
+	int i, granted = 0, failed = 0, status;
+	pid_t pids[MAX_RACERS];
+
+	if (pipe2(start, O_CLOEXEC) || pipe2(out, O_CLOEXEC) ||
+	    pipe2(hold, O_CLOEXEC))
+		return -1;
+	for (i = 0; i < r->n; i++) {
+		pids[i] = fork();
+		if (pids[i] < 0)
+			return -1;
+		if (!pids[i]) {
+			close(start[1]);
+			close(out[0]);
+			close(hold[1]);
+			racer(r, i, start[0], out[1], hold[0]);
+		}
+	}
+	close(start[0]);
+	close(out[1]);
+	close(hold[0]);
+	/* Every racer is blocked in read(): go. */
+	close(start[1]);
+	for (i = 0; i < r->n; i++) {
+		if (read(out[0], &errs[i], sizeof(errs[i])) != sizeof(errs[i]))
+			return -1;
+		if (!errs[i])
+			granted++;
+	}
+	close(out[0]);
+	printf("round %d: %d of %d granted", round, granted, r->n);
+	for (i = 0; i < r->n; i++)
+		if (errs[i])
+			printf(" %s", errno_name(errs[i]));
+	printf("\n");
+	fflush(stdout);
+	close(hold[1]);
+	for (i = 0; i < r->n; i++)
+		if (waitpid(pids[i], &status, 0) != pids[i] ||
+		    !WIFEXITED(status) || WEXITSTATUS(status))
+			failed = 1;
+	/* Which racer got which item does not matter: disable them all. */
+	for (i = 0; r->items && i < r->n; i++)
+		if (disable(r->items[i]) && errno != EINVAL)
+			failed = 1;
+	return failed ? -1 : granted;
+}
+
+static unsigned char fill_byte(size_t i)
+{
+	return (unsigned char)(i * 7 + 13);
+}
+
+static int wait_line(void)
+{
+	char line[64];
+
+	return fgets(line, sizeof(line), stdin) ? 0 : -1;
+}
+
+static int cmd_splice_hold(int argc, char **argv)
+{
+	struct udmabuf_cfs_alloc req = { 0 };
+	uint64_t size, keep;
+	unsigned char *map, *copy;
+	struct iovec iov;
+	size_t i, got = 0;
+	uint32_t alloc = 0;
+	int dev, p[2];
+	ssize_t n;
+
+	if ((argc != 2 && argc != 4) || parse_u64(argv[0], &size) ||
+	    parse_u64(argv[1], &keep) || !keep || keep > size ||
+	    (argc == 4 && (strcmp(argv[2], "--allocator") ||
+			   parse_u32(argv[3], &alloc))))
+		return usage_error("splice-hold SIZE KEEP [--allocator N]");
+	dev = open(MISC_DEV, O_RDWR | O_CLOEXEC);
+	if (dev < 0)
+		return report_setup_errno("open", MISC_DEV, errno);
+	req.size = size;
+	req.flags = O_RDWR | O_CLOEXEC;
+	req.allocator = alloc;
+	if (ioctl(dev, UDMABUF_CFS_IOC_ALLOC, &req) < 0)
+		return report_errno(errno);
+	close(dev);
+	map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, req.fd, 0);
+	if (map == MAP_FAILED)
+		return report_setup_errno("mmap", "buffer", errno);
+	for (i = 0; i < keep; i++)
+		map[i] = fill_byte(i);
+	if (pipe2(p, O_CLOEXEC))
+		return report_setup_errno("pipe", "", errno);
+	if (fcntl(p[1], F_SETPIPE_SZ, (int)keep) < 0)
+		return report_setup_errno("F_SETPIPE_SZ", argv[1], errno);
+	iov.iov_base = map;
+	iov.iov_len = keep;
+	n = vmsplice(p[1], &iov, 1, SPLICE_F_NONBLOCK);
+	if (n != (ssize_t)keep)
+		return report_setup_errno("vmsplice", argv[1],
+					  n < 0 ? errno : EAGAIN);
+	munmap(map, size);
+	close(req.fd);
+	printf("held\n");
+	fflush(stdout);
+	wait_line();
+	copy = malloc(keep);
+	if (!copy)
+		return report_setup_errno("malloc", argv[1], ENOMEM);
+	while (got < keep) {
+		n = read(p[0], copy + got, keep - got);
+		if (n <= 0)
+			return report_setup_errno("read", "pipe", n ? errno : EIO);
+		got += n;
+	}
+	for (i = 0; i < keep; i++)
+		if (copy[i] != fill_byte(i)) {
+			printf("mismatch at %zu\n", i);
+			return EXIT_REFUSED;
+		}
+	close(p[0]);
+	close(p[1]);
+	printf("drained\n");
+	fflush(stdout);
+	wait_line();
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct race r = { 0 };
+	int rounds, total = 0, i, g;
+	uint32_t v;
+
+	if (argc >= 2 && !strcmp(argv[1], "splice-hold"))
+		return cmd_splice_hold(argc - 2, argv + 2);
+	if (argc >= 5 && !strcmp(argv[1], "alloc")) {
+		if (parse_u32(argv[2], &v) || !v || v > MAX_RACERS ||
+		    parse_u64(argv[3], &r.size))
+			return usage_error("alloc N SIZE ROUNDS [--allocator N]");
+		r.n = v;
+		if (argc == 7 && !strcmp(argv[5], "--allocator")) {
+			if (parse_u32(argv[6], &r.allocator))
+				return usage_error("bad --allocator");
+		} else if (argc != 5) {
+			return usage_error("alloc N SIZE ROUNDS [--allocator N]");
+		}
+		if (parse_u32(argv[4], &v))
+			return usage_error("bad ROUNDS");
+		rounds = v;
+	} else if (argc >= 4 && !strcmp(argv[1], "enable")) {
+		if (parse_u32(argv[2], &v) || argc - 3 > MAX_RACERS)
+			return usage_error("enable ROUNDS ITEM...");
+		rounds = v;
+		r.n = argc - 3;
+		r.items = argv + 3;
+	} else {
+		return usage_error("alloc N SIZE ROUNDS | enable ROUNDS ITEM... | splice-hold SIZE KEEP");
+	}
+
+	for (i = 1; i <= rounds; i++) {
+		g = round_run(&r, i);
+		if (g < 0) {
+			fprintf(stderr, "%s: round %d: %s\n", prog, i,
+				strerror(errno));
+			return EXIT_SETUP;
+		}
+		total += g;
+	}
+	printf("granted %d of %d\n", total, rounds * r.n);
+	return total == rounds * r.n ? 0 : EXIT_REFUSED;
+}
