@@ -91,6 +91,7 @@ static const char *prog = "udmabuf-zc";
 #pragma GCC diagnostic ignored "-Wunused-function"
 #include "udmabuf-helpers.h"
 #pragma GCC diagnostic pop
+#include "udmabuf-uring.h"
 
 /* DRM's uapi, as far as PRIME import and dumb mapping go. */
 struct zc_drm_prime_handle {
@@ -685,94 +686,8 @@ static int cmd_sendfile(struct zc *z, const char *path, bool from_dev)
 	return 0;
 }
 
-/* An io_uring without liburing: one request at a time. */
-struct zc_ring {
-	int fd;
-	unsigned int *sq_tail, *sq_mask, *sq_array;
-	unsigned int *cq_head, *cq_tail, *cq_mask;
-	struct io_uring_sqe *sqes;
-	struct io_uring_cqe *cqes;
-};
-
-static void *ring_map(int fd, size_t len, off_t what)
-{
-	return mmap(NULL, len, PROT_READ | PROT_WRITE,
-		    MAP_SHARED | MAP_POPULATE, fd, what);
-}
-
-static int ring_init(struct zc_ring *r)
-{
-	struct io_uring_params p;
-	unsigned char *sq, *cq;
-	size_t sq_len, cq_len;
-
-	memset(&p, 0, sizeof(p));
-	r->fd = syscall(__NR_io_uring_setup, 4, &p);
-	if (r->fd < 0)
-		return -errno;
-	sq_len = p.sq_off.array + p.sq_entries * sizeof(unsigned int);
-	cq_len = p.cq_off.cqes + p.cq_entries * sizeof(struct io_uring_cqe);
-	if (p.features & IORING_FEAT_SINGLE_MMAP) {
-		sq_len = sq_len > cq_len ? sq_len : cq_len;
-		cq_len = sq_len;
-	}
-	sq = ring_map(r->fd, sq_len, IORING_OFF_SQ_RING);
-	if (sq == MAP_FAILED)
-		return -errno;
-	cq = sq;
-	if (!(p.features & IORING_FEAT_SINGLE_MMAP)) {
-		cq = ring_map(r->fd, cq_len, IORING_OFF_CQ_RING);
-		if (cq == MAP_FAILED)
-			return -errno;
-	}
-	r->sqes = ring_map(r->fd, p.sq_entries * sizeof(struct io_uring_sqe),
-			   IORING_OFF_SQES);
-	if (r->sqes == MAP_FAILED)
-		return -errno;
-	r->sq_tail = (unsigned int *)(sq + p.sq_off.tail);
-	r->sq_mask = (unsigned int *)(sq + p.sq_off.ring_mask);
-	r->sq_array = (unsigned int *)(sq + p.sq_off.array);
-	r->cq_head = (unsigned int *)(cq + p.cq_off.head);
-	r->cq_tail = (unsigned int *)(cq + p.cq_off.tail);
-	r->cq_mask = (unsigned int *)(cq + p.cq_off.ring_mask);
-	r->cqes = (struct io_uring_cqe *)(cq + p.cq_off.cqes);
-	return 0;
-}
-
-/*
- * One read or write of registered buffer 0 at @addr (a user address inside
- * the range it was registered with, mapped or not), waited for: the bytes
- * done, or -errno.
- */
-static int ring_fixed(struct zc_ring *r, int op, int fd, void *addr,
-		      unsigned int len, uint64_t off)
-{
-	unsigned int tail = *r->sq_tail, idx = tail & *r->sq_mask, head;
-	struct io_uring_sqe *sqe = &r->sqes[idx];
-	int res;
-
-	memset(sqe, 0, sizeof(*sqe));
-	sqe->opcode = op;
-	sqe->fd = fd;
-	sqe->addr = (uintptr_t)addr;
-	sqe->len = len;
-	sqe->off = off;
-	sqe->buf_index = 0;
-	r->sq_array[idx] = idx;
-	__atomic_store_n(r->sq_tail, tail + 1, __ATOMIC_RELEASE);
-	if (syscall(__NR_io_uring_enter, r->fd, 1, 1, IORING_ENTER_GETEVENTS,
-		    NULL, 0) < 0)
-		return -errno;
-	head = *r->cq_head;
-	if (head == __atomic_load_n(r->cq_tail, __ATOMIC_ACQUIRE))
-		return -EAGAIN;
-	res = r->cqes[head & *r->cq_mask].res;
-	__atomic_store_n(r->cq_head, head + 1, __ATOMIC_RELEASE);
-	return res;
-}
-
 /* What the registered pages hold, through a fixed write to @file at @off. */
-static int ring_check(struct zc_ring *r, void *addr, size_t len, int file,
+static int ring_check(struct udmabuf_ring *r, void *addr, size_t len, int file,
 		      off_t off, uint64_t seed, const char *what)
 {
 	unsigned char *copy = malloc(len);
@@ -795,7 +710,7 @@ static int cmd_iouring(struct zc *z, const char *cmd)
 {
 	struct iovec iov = { z->map, z->size };
 	unsigned char *pattern;
-	struct zc_ring r;
+	struct udmabuf_ring r;
 	int file, n, ret;
 
 	ret = ring_init(&r);
