@@ -274,13 +274,13 @@ int udmabuf_config_alloc_request(const struct udmabuf_config *cfg, int flags,
 static int create_failed(const char *name, const char *step, int err)
 {
 	if (!strcmp(step, "mkdir"))
-		return udmabuf_fail(err, name, "create");
+		return udmabuf_fail_step(err, step, name, "create");
 	if (!strcmp(step, "enable"))
-		return udmabuf_fail(err, name, "enable");
+		return udmabuf_fail_step(err, step, name, "enable");
 	if (err == EOPNOTSUPP)
-		return udmabuf_fail(err, name, "set %s (the loaded module cannot)",
-				    step);
-	return udmabuf_fail(err, name, "set %s", step);
+		return udmabuf_fail_step(err, step, name,
+					 "set %s (the loaded module cannot)", step);
+	return udmabuf_fail_step(err, step, name, "set %s", step);
 }
 
 UDMABUF_EXPORT int udmabuf_create(const char *name,
@@ -293,8 +293,9 @@ UDMABUF_EXPORT int udmabuf_create(const char *name,
 
 	if (!name || !*name || strchr(name, '/') || !strcmp(name, ".") ||
 	    !strcmp(name, "..") || strlen(name) > NAME_MAX)
-		return udmabuf_fail(EINVAL, name && *name ? name : "udmabuf",
-				    "create: not an item name");
+		return udmabuf_fail_step(EINVAL, "mkdir",
+					 name && *name ? name : "udmabuf",
+					 "create: not an item name");
 	if (flags & ~UDMABUF_CREATE_NO_ENABLE)
 		return udmabuf_fail(EINVAL, name, "create with flags %#x", flags);
 	if (cfg)
@@ -304,8 +305,8 @@ UDMABUF_EXPORT int udmabuf_create(const char *name,
 	args.name = name;
 	args.flags = flags;
 	if (!args.device_name && !udmabuf_valid_device_name(name))
-		return udmabuf_fail(EINVAL, name,
-				    "create: not a device name; set one");
+		return udmabuf_fail_step(EINVAL, "mkdir", name,
+					 "create: not a device name; set one");
 	ret = udmabuf_create_args(&args, &step);
 	return ret ? create_failed(name, step, -ret) : 0;
 }
@@ -390,11 +391,14 @@ UDMABUF_EXPORT int udmabuf_destroy(const char *name, unsigned int flags)
 	if (ret == -ENOENT)
 		return udmabuf_fail(ENOENT, name, "destroy: no such buffer");
 	if (ret)
-		return udmabuf_fail(-ret, name, "destroy");
+		return udmabuf_fail(-ret, name, "delete");
 	ret = udmabuf_delete_item(item, flags, &step);
 	if (!ret)
 		return 0;
 	if (!strcmp(step, "disable") && ret == -EBUSY)
-		return udmabuf_fail(EBUSY, name, "disable (open or mapped)");
-	return udmabuf_fail(-ret, name, "%s", step);
+		return udmabuf_fail_step(EBUSY, step, name,
+					 "disable (open or mapped)");
+	if (!strcmp(step, "delete"))
+		return udmabuf_fail(-ret, name, "delete");
+	return udmabuf_fail_step(-ret, step, name, "%s", step);
 }

@@ -20,45 +20,11 @@
 
 #define UDMABUF_EXPORT		__attribute__((visibility("default")))
 
-/* Longest device name the module accepts (1..32 of [A-Za-z0-9_.-]). */
-#define UDMABUF_DEVICE_NAME_MAX	32
-/* Largest minor number the module accepts. */
-#define UDMABUF_MINOR_MAX	1048575
-#define UDMABUF_SYNC_MODE_MAX	7
-#define UDMABUF_DMA_MASK_MIN	12
-#define UDMABUF_DMA_MASK_MAX	64
-/* The module's dma_mask when none is written. */
-#define UDMABUF_DMA_MASK_DEFAULT 32
-
 /* Attribute values are short; this is plenty. */
 #define UDMABUF_ATTR_MAX	256
 
-/*
- * Directories in use (environment override, read with secure_getenv, or
- * default). The returned strings live in per-thread storage and stay valid
- * until the next call of the same function in the same thread.
- */
-const char *udmabuf_configfs_dir(void);	/* .../config/udmabuf */
-const char *udmabuf_sysfs_dir(void);	/* /sys/class/udmabuf */
-const char *udmabuf_dev_dir(void);	/* /dev */
-const char *udmabuf_module_dir(void);	/* /sys/module/udmabuf_cfs */
-
-/* Problems reported by udmabuf_probe(), as a bit mask. */
-#define UDMABUF_PROBE_NO_CONFIGFS	0x1	/* configfs is not mounted */
-#define UDMABUF_PROBE_NO_MODULE		0x2	/* udmabuf-cfs is not loaded */
-#define UDMABUF_PROBE_NO_SUBSYS		0x4	/* loaded, but no configfs subsystem */
-
-/*
- * Check that the configfs subsystem directory exists. Returns 0 if it
- * does, else a mask of UDMABUF_PROBE_* bits saying why it does not.
- */
-int udmabuf_probe(void);
-
-/*
- * Loaded module's version into buf. -ENOENT: module not loaded;
- * -ENODATA: loaded but it has no version attribute.
- */
-int udmabuf_module_version(char *buf, size_t len);
+/* /sys/module/udmabuf_cfs, or $UDMABUF_MODULE_DIR. */
+const char *udmabuf_module_dir(void);
 
 /* Parse octal permissions (0..0777). -EINVAL or -ERANGE. */
 int udmabuf_parse_mode(const char *s, unsigned int *mode);
@@ -158,31 +124,6 @@ int udmabuf_info_cpu_phys_addr(struct udmabuf_info *info);
  * -ENOENT if neither the configfs subsystem nor the class exists.
  */
 int udmabuf_list(struct udmabuf_info **list, size_t *count);
-
-/*
- * What udmabuf_list_fields() reads of each buffer besides what it always
- * knows: the item and device names, whether it is enabled, its device
- * number and node (for a configfs item: device_name and dev, two reads).
- * Fields not asked for stay unknown (-1, "" or has_* 0).
- */
-#define UDMABUF_FIELD_SIZE		(1U << 0)
-#define UDMABUF_FIELD_SYNC_MODE		(1U << 1)
-#define UDMABUF_FIELD_DMA_ADDR		(1U << 2)
-#define UDMABUF_FIELD_ORIGIN		(1U << 3)	/* param/dt: one read */
-#define UDMABUF_FIELD_USERS		(1U << 4)
-#define UDMABUF_FIELD_DMA_MASK		(1U << 5)
-#define UDMABUF_FIELD_MODE		(1U << 6)
-#define UDMABUF_FIELD_CONFIG_MINOR	(1U << 7)
-#define UDMABUF_FIELD_DMA_DEVICE	(1U << 8)
-#define UDMABUF_FIELD_COHERENT		(1U << 9)
-#define UDMABUF_FIELD_CACHE_MODE	(1U << 10)
-#define UDMABUF_FIELD_CACHE_MODE_SYNC	(1U << 11)
-#define UDMABUF_FIELD_ALLOCATOR		(1U << 12)
-#define UDMABUF_FIELD_PLACE		(1U << 13)	/* disabled items */
-#define UDMABUF_FIELD_OWNER		(1U << 15)	/* process-scoped */
-#define UDMABUF_FIELD_ALL		(((1U << 14) - 1) | UDMABUF_FIELD_OWNER)
-/* Not in UDMABUF_FIELD_ALL: opens each device (udmabuf_info_cpu_phys_addr()). */
-#define UDMABUF_FIELD_CPU_PHYS_ADDR	(1U << 14)
 
 /*
  * udmabuf_list() reading only FIELDS: one openat, read and close per
@@ -361,5 +302,9 @@ int udmabuf_config_alloc_request(const struct udmabuf_config *cfg, int flags,
  */
 int udmabuf_fail(int err, const char *object, const char *action, ...)
 	__attribute__((format(printf, 3, 4)));
+/* The same, for a step of a create or destroy (udmabuf_last_error_step()). */
+int udmabuf_fail_step(int err, const char *step, const char *object,
+		      const char *action, ...)
+	__attribute__((format(printf, 4, 5)));
 
 #endif /* LIBUDMABUF_PRIVATE_H */

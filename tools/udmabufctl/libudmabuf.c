@@ -49,25 +49,53 @@ UDMABUF_EXPORT const char *udmabuf_library_version(void)
 /* Errors                                                                 */
 
 static __thread char last_error[512];
+static __thread char last_step[ATTR_MAX];
 
 UDMABUF_EXPORT const char *udmabuf_last_error(void)
 {
 	return last_error;
 }
 
-int udmabuf_fail(int err, const char *object, const char *action, ...)
+UDMABUF_EXPORT const char *udmabuf_last_error_step(void)
+{
+	return last_step;
+}
+
+static int vfail(int err, const char *step, const char *object,
+		 const char *action, va_list ap)
 {
 	char what[256], reason[128];
-	va_list ap;
 
-	va_start(ap, action);
 	vsnprintf(what, sizeof(what), action, ap);
-	va_end(ap);
 	/* strerror_r: strerror's buffer is not the thread's own. */
 	snprintf(last_error, sizeof(last_error), "%s: %s: %s",
 		 object && *object ? object : "udmabuf", what,
 		 strerror_r(err, reason, sizeof(reason)));
+	snprintf(last_step, sizeof(last_step), "%s", step);
 	return -err;
+}
+
+int udmabuf_fail(int err, const char *object, const char *action, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, action);
+	ret = vfail(err, "", object, action, ap);
+	va_end(ap);
+	return ret;
+}
+
+int udmabuf_fail_step(int err, const char *step, const char *object,
+		      const char *action, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, action);
+	ret = vfail(err, step, object, action, ap);
+	va_end(ap);
+	return ret;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -167,7 +195,7 @@ static int configfs_mountpoint(char *buf, size_t len)
  * The configfs directory of the subsystem.  Found in mountinfo once per
  * thread and then remembered: listing N buffers asks N times.
  */
-const char *udmabuf_configfs_dir(void)
+UDMABUF_EXPORT const char *udmabuf_configfs_dir(void)
 {
 	static __thread char dir[PATH_MAX];
 	const char *env = env_dir("UDMABUF_CONFIGFS_DIR");
@@ -183,14 +211,14 @@ const char *udmabuf_configfs_dir(void)
 	return DEFAULT_CONFIGFS_MOUNT "/" SUBSYSTEM;
 }
 
-const char *udmabuf_sysfs_dir(void)
+UDMABUF_EXPORT const char *udmabuf_sysfs_dir(void)
 {
 	const char *env = env_dir("UDMABUF_SYSFS_DIR");
 
 	return env ? env : DEFAULT_SYSFS_DIR;
 }
 
-const char *udmabuf_dev_dir(void)
+UDMABUF_EXPORT const char *udmabuf_dev_dir(void)
 {
 	const char *env = env_dir("UDMABUF_DEV_DIR");
 
@@ -211,7 +239,7 @@ static int is_dir(const char *path)
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-int udmabuf_probe(void)
+UDMABUF_EXPORT int udmabuf_probe(void)
 {
 	char mnt[PATH_MAX];
 	int problems = 0;
@@ -771,7 +799,7 @@ static int fill_from_item(const struct attr_dirs *d, const char *item,
 	if (fields & UDMABUF_FIELD_DMA_DEVICE)
 		read_dma_device(fd, dir, info);
 	/* phys_addr reads the CPU physical address it was given, if any. */
-	if ((fields & UDMABUF_FIELD_PLACE) &&
+	if ((fields & UDMABUF_FIELD_PLACEMENT) &&
 	    read_u64_attr(fd, dir, "phys_addr", 16, &v) == 0) {
 		info->place = v;
 		info->has_place = 1;
@@ -941,8 +969,12 @@ void udmabuf_list_free(struct udmabuf_info *list)
 	free(list);
 }
 
-int udmabuf_list_fields(unsigned int fields, struct udmabuf_info **list,
-			size_t *count)
+/*
+ * Every buffer, reading FIELDS; with UDMABUF_LISTING_ITEMS in FLAGS only
+ * the configfs items, and an error if their directory cannot be read.
+ */
+static int list_buffers(unsigned int flags, unsigned int fields,
+			struct udmabuf_info **list, size_t *count)
 {
 	char **items = NULL, **devs = NULL, **taken = NULL;
 	size_t nitems = 0, ndevs = 0, ntaken = 0, n = 0, i;
@@ -954,9 +986,14 @@ int udmabuf_list_fields(unsigned int fields, struct udmabuf_info **list,
 	*list = NULL;
 	*count = 0;
 	r1 = open_names(udmabuf_configfs_dir(), 1, &cd, &items, &nitems);
-	r2 = open_names(udmabuf_sysfs_dir(), 0, &sd, &devs, &ndevs);
+	r2 = flags & UDMABUF_LISTING_ITEMS ? -ENOENT :
+	     open_names(udmabuf_sysfs_dir(), 0, &sd, &devs, &ndevs);
 	if (r1 == -ENOMEM || r2 == -ENOMEM) {
 		ret = -ENOMEM;
+		goto out;
+	}
+	if ((flags & UDMABUF_LISTING_ITEMS) && r1) {
+		ret = r1;
 		goto out;
 	}
 	if (r1 && r2) {
@@ -1012,6 +1049,12 @@ out:
 	return ret;
 }
 
+int udmabuf_list_fields(unsigned int fields, struct udmabuf_info **list,
+			size_t *count)
+{
+	return list_buffers(0, fields, list, count);
+}
+
 int udmabuf_list(struct udmabuf_info **list, size_t *count)
 {
 	return udmabuf_list_fields(UDMABUF_FIELD_ALL, list, count);
@@ -1030,28 +1073,37 @@ struct udmabuf_listing {
 	size_t n;
 };
 
-UDMABUF_EXPORT int udmabuf_listing_new(unsigned int flags,
-				       struct udmabuf_listing **listp)
+/* What udmabuf_listing_new() read in 1.1, which it goes on reading. */
+#define LISTING_1_1_FIELDS	(UDMABUF_FIELD_SIZE | UDMABUF_FIELD_SYNC_MODE | \
+				 UDMABUF_FIELD_DMA_ADDR | UDMABUF_FIELD_ORIGIN | \
+				 UDMABUF_FIELD_ALLOCATOR | UDMABUF_FIELD_OWNER)
+#define LISTING_FLAGS		(UDMABUF_LISTING_CPU_PHYS_ADDR | UDMABUF_LISTING_ITEMS)
+#define KNOWN_FIELDS		(UDMABUF_FIELD_ALL | UDMABUF_FIELD_CPU_PHYS_ADDR)
+
+UDMABUF_EXPORT int udmabuf_listing_new_fields(unsigned int flags,
+					      unsigned int fields,
+					      struct udmabuf_listing **listp)
 {
-	unsigned int fields = UDMABUF_FIELD_SIZE | UDMABUF_FIELD_SYNC_MODE |
-			      UDMABUF_FIELD_DMA_ADDR | UDMABUF_FIELD_ORIGIN |
-			      UDMABUF_FIELD_ALLOCATOR | UDMABUF_FIELD_OWNER;
 	struct udmabuf_listing *l;
 	int ret;
 
 	if (listp)
 		*listp = NULL;
-	if (!listp || (flags & ~UDMABUF_LISTING_CPU_PHYS_ADDR))
-		return udmabuf_fail(EINVAL, "udmabuf", "list with flags %#x",
-				    flags);
+	if (!listp || (flags & ~LISTING_FLAGS) || (fields & ~KNOWN_FIELDS))
+		return udmabuf_fail(EINVAL, "udmabuf",
+				    "list with flags %#x, fields %#x", flags,
+				    fields);
 	if (flags & UDMABUF_LISTING_CPU_PHYS_ADDR)
 		fields |= UDMABUF_FIELD_CPU_PHYS_ADDR;
 	l = calloc(1, sizeof(*l));
 	if (!l)
 		return udmabuf_fail(ENOMEM, "udmabuf", "list");
-	ret = udmabuf_list_fields(fields, &l->v, &l->n);
+	ret = list_buffers(flags, fields, &l->v, &l->n);
 	if (ret) {
 		free(l);
+		if (ret == -ENOENT && (flags & UDMABUF_LISTING_ITEMS))
+			return udmabuf_fail(ENOENT, udmabuf_configfs_dir(),
+					    "list the items");
 		if (ret == -ENOENT)
 			return udmabuf_fail(ENOENT, "udmabuf",
 					    "list (udmabuf-cfs not loaded: no %s, no %s)",
@@ -1059,6 +1111,54 @@ UDMABUF_EXPORT int udmabuf_listing_new(unsigned int flags,
 					    udmabuf_sysfs_dir());
 		return udmabuf_fail(-ret, "udmabuf", "list");
 	}
+	*listp = l;
+	return 0;
+}
+
+UDMABUF_EXPORT int udmabuf_listing_new(unsigned int flags,
+				       struct udmabuf_listing **listp)
+{
+	if (flags & ~UDMABUF_LISTING_CPU_PHYS_ADDR) {
+		if (listp)
+			*listp = NULL;
+		return udmabuf_fail(EINVAL, "udmabuf", "list with flags %#x",
+				    flags);
+	}
+	return udmabuf_listing_new_fields(flags, LISTING_1_1_FIELDS, listp);
+}
+
+UDMABUF_EXPORT int udmabuf_listing_new_name(const char *name,
+					    unsigned int fields,
+					    struct udmabuf_listing **listp)
+{
+	struct udmabuf_listing *l;
+	int ret;
+
+	if (listp)
+		*listp = NULL;
+	if (!listp || !name || (fields & ~KNOWN_FIELDS))
+		return udmabuf_fail(EINVAL, name ? name : "udmabuf",
+				    "look up with fields %#x", fields);
+	l = calloc(1, sizeof(*l));
+	if (l)
+		l->v = malloc(sizeof(*l->v));
+	if (!l || !l->v) {
+		free(l);
+		return udmabuf_fail(ENOMEM, name, "look up");
+	}
+	ret = udmabuf_get_info_fields(name, fields, l->v);
+	if (ret) {
+		udmabuf_listing_free(l);
+		if (ret == -EINVAL)
+			return udmabuf_fail(EINVAL, name,
+					    "look up: not a buffer name (NAME or %s/NAME)",
+					    udmabuf_dev_dir());
+		if (ret == -ENOENT)
+			return udmabuf_fail(ENOENT, name,
+					    "look up: no such buffer");
+		return udmabuf_fail(-ret, name, "look up");
+	}
+	l->n = 1;
 	*listp = l;
 	return 0;
 }
@@ -1146,15 +1246,82 @@ UDMABUF_EXPORT int udmabuf_entry_get_cpu_phys_addr(const struct udmabuf_entry *e
 	return 0;
 }
 
-int udmabuf_module_version(char *buf, size_t len)
+UDMABUF_EXPORT int udmabuf_entry_get_devno(const struct udmabuf_entry *e,
+					   unsigned int *major,
+					   unsigned int *minor)
+{
+	if (!e->info.has_dev)
+		return -ENODATA;
+	*major = e->info.major;
+	*minor = e->info.minor;
+	return 0;
+}
+
+UDMABUF_EXPORT long udmabuf_entry_get_users(const struct udmabuf_entry *e)
+{
+	return e->info.users;
+}
+
+UDMABUF_EXPORT int udmabuf_entry_get_dma_mask(const struct udmabuf_entry *e)
+{
+	return e->info.dma_mask;
+}
+
+UDMABUF_EXPORT int udmabuf_entry_get_mode(const struct udmabuf_entry *e)
+{
+	return e->info.mode;
+}
+
+UDMABUF_EXPORT long udmabuf_entry_get_config_minor(const struct udmabuf_entry *e)
+{
+	return e->info.config_minor;
+}
+
+UDMABUF_EXPORT const char *udmabuf_entry_get_dma_device(const struct udmabuf_entry *e)
+{
+	return e->info.has_dma_device ? e->info.dma_device : NULL;
+}
+
+UDMABUF_EXPORT int udmabuf_entry_get_dma_coherent(const struct udmabuf_entry *e)
+{
+	return e->info.dma_coherent;
+}
+
+UDMABUF_EXPORT const char *udmabuf_entry_get_cache_mode(const struct udmabuf_entry *e)
+{
+	return e->info.cache_mode;
+}
+
+UDMABUF_EXPORT const char *
+udmabuf_entry_get_cache_mode_sync(const struct udmabuf_entry *e)
+{
+	return e->info.cache_mode_sync;
+}
+
+UDMABUF_EXPORT int udmabuf_entry_get_placement(const struct udmabuf_entry *e,
+					       uint64_t *addr)
+{
+	if (!e->info.has_place)
+		return -ENODATA;
+	*addr = e->info.place;
+	return 0;
+}
+
+UDMABUF_EXPORT int udmabuf_module_version(char *buf, size_t len)
 {
 	const char *dir = udmabuf_module_dir();
 	int ret;
 
+	if (!buf || !len)
+		return udmabuf_fail(EINVAL, "udmabuf-cfs", "read the version");
+	buf[0] = '\0';
 	if (!is_dir(dir))
-		return -ENOENT;
+		return udmabuf_fail(ENOENT, "udmabuf-cfs",
+				    "read the version (not loaded: no %s)", dir);
 	ret = read_str_attr(dir, "version", buf, len);
-	return ret == -ENOENT ? -ENODATA : ret;
+	if (ret == -ENOENT)
+		ret = -ENODATA;
+	return ret ? udmabuf_fail(-ret, dir, "read version") : 0;
 }
 
 /* ---------------------------------------------------------------------- */

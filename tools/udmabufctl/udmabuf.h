@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
- * libudmabuf 1.1 - use udmabuf-cfs DMA buffers from C.
+ * libudmabuf 1.2 - use udmabuf-cfs DMA buffers from C.
  *
  * A udmabuf-cfs buffer is physically contiguous memory that a program maps
  * and a DMA master reads or writes. This library opens a buffer, maps it,
@@ -30,12 +30,13 @@
  *    threads at once (reading it in several udmabuf_create() calls at once
  *    is fine). Error messages are kept per thread.
  *  - Structures are opaque, so they can grow without breaking programs;
- *    the symbols are versioned: LIBUDMABUF_1.0, and LIBUDMABUF_1.1 for
- *    what 1.1 added (marked "Since 1.1" below).
+ *    the symbols are versioned: LIBUDMABUF_1.0, and a node for what each
+ *    later minor version added (marked "Since 1.1", "Since 1.2" below).
  *  - For tests, the environment variables UDMABUF_CONFIGFS_DIR,
- *    UDMABUF_SYSFS_DIR and UDMABUF_DEV_DIR replace the directories
- *    /sys/kernel/config/udmabuf, /sys/class/udmabuf and /dev. They are
- *    read with secure_getenv(3): ignored in set-user-ID programs.
+ *    UDMABUF_SYSFS_DIR, UDMABUF_DEV_DIR and UDMABUF_MODULE_DIR replace the
+ *    directories /sys/kernel/config/udmabuf, /sys/class/udmabuf, /dev and
+ *    /sys/module/udmabuf_cfs. They are read with secure_getenv(3): ignored
+ *    in set-user-ID programs.
  */
 #ifndef UDMABUF_H
 #define UDMABUF_H
@@ -48,7 +49,18 @@ extern "C" {
 #endif
 
 #define UDMABUF_VERSION_MAJOR	1
-#define UDMABUF_VERSION_MINOR	1
+#define UDMABUF_VERSION_MINOR	2
+
+/*
+ * The values the module takes, which the udmabuf_config_set_*() setters
+ * check. Since 1.2.
+ */
+#define UDMABUF_MINOR_MAX		1048575	/* minor numbers 0..this */
+#define UDMABUF_SYNC_MODE_MAX		7	/* sync_mode 0..this */
+#define UDMABUF_DMA_MASK_MIN		12	/* dma_mask, address bits */
+#define UDMABUF_DMA_MASK_MAX		64
+#define UDMABUF_DMA_MASK_DEFAULT	32	/* when none is set */
+#define UDMABUF_DEVICE_NAME_MAX		32	/* 1..this of [A-Za-z0-9_.-] */
 
 /* ---------------------------------------------------------------------- */
 /* Library                                                                */
@@ -65,6 +77,16 @@ const char *udmabuf_library_version(void);
 const char *udmabuf_last_error(void);
 
 /*
+ * What the last failed udmabuf_create() or udmabuf_destroy() of the
+ * calling thread was doing: "mkdir" (the item, its name included), the
+ * name of the attribute being written, "enable", "disable" or "rmdir";
+ * "" if it failed before taking a step, or if the last failing call was
+ * another function's. Valid until the next failing call in the same
+ * thread. Since 1.2.
+ */
+const char *udmabuf_last_error_step(void);
+
+/*
  * Parse a size as udmabufctl(8) takes it: decimal or 0x hexadecimal,
  * optionally followed by K, M, G or T (any case, optionally KiB...: powers
  * of 1024). -EINVAL on anything else, -ERANGE beyond 64 bits.
@@ -77,6 +99,33 @@ int udmabuf_parse_size(const char *s, uint64_t *bytes);
  * module or configfs is not there.
  */
 int udmabuf_module_has_feature(const char *attr);
+
+/*
+ * The version of the loaded module into BUF (LEN bytes), e.g. "0.1.0".
+ * -ENOENT if it is not loaded; -ENODATA if it tells no version;
+ * -ENAMETOOLONG if BUF is too small. Since 1.2.
+ */
+int udmabuf_module_version(char *buf, size_t len);
+
+/*
+ * Why there is no configfs subsystem to create buffers in: 0 if there is
+ * one, else a mask of the UDMABUF_PROBE_* bits. Since 1.2.
+ */
+#define UDMABUF_PROBE_NO_CONFIGFS	0x1	/* configfs is not mounted */
+#define UDMABUF_PROBE_NO_MODULE		0x2	/* udmabuf-cfs is not loaded */
+#define UDMABUF_PROBE_NO_SUBSYS		0x4	/* loaded, no configfs subsystem */
+int udmabuf_probe(void);
+
+/*
+ * The directories the library uses: the configfs subsystem's (found in
+ * /proc/self/mountinfo, normally /sys/kernel/config/udmabuf), the device
+ * class's (/sys/class/udmabuf) and the device nodes' (/dev), or what the
+ * test variables above say. The strings stay valid until the next call of
+ * the same function in the same thread. Since 1.2.
+ */
+const char *udmabuf_configfs_dir(void);
+const char *udmabuf_sysfs_dir(void);
+const char *udmabuf_dev_dir(void);
 
 /* ---------------------------------------------------------------------- */
 /* An open buffer                                                         */
@@ -281,7 +330,8 @@ int udmabuf_config_set_attr(struct udmabuf_config *cfg, const char *attr,
 /*
  * Create configfs item NAME, write the attributes that CFG sets (NULL:
  * none) and enable it. On failure everything made is removed and the
- * message names the step that failed ("mkdir", an attribute, "enable").
+ * message names the step that failed ("mkdir", an attribute, "enable"),
+ * which udmabuf_last_error_step() tells alone (since 1.2).
  * -EEXIST if the item exists; -EOPNOTSUPP, before anything is made, if CFG
  * sets dma_device or phys_addr and the loaded module cannot take it.
  */
@@ -296,6 +346,8 @@ int udmabuf_create(const char *name, const struct udmabuf_config *cfg,
  * buffer is open or mapped, unless UDMABUF_DESTROY_FORCE: the device then
  * disappears at once and the memory when its last user lets go. -EPERM for
  * a buffer not made through configfs (module parameter, device tree).
+ * udmabuf_last_error_step() tells the step that failed, "disable" or
+ * "rmdir" (since 1.2).
  */
 int udmabuf_destroy(const char *name, unsigned int flags);
 
@@ -335,6 +387,8 @@ struct udmabuf_entry;
 
 /* Also read each buffer's CPU physical address: opens its device node. */
 #define UDMABUF_LISTING_CPU_PHYS_ADDR	0x1
+/* Only the configfs items; fail if the subsystem cannot be read. Since 1.2. */
+#define UDMABUF_LISTING_ITEMS		0x2
 
 /*
  * A snapshot of every buffer, as udmabufctl(8) lists them: configfs items
@@ -344,6 +398,50 @@ struct udmabuf_entry;
  * with udmabuf_listing_free(). Since 1.1.
  */
 int udmabuf_listing_new(unsigned int flags, struct udmabuf_listing **listp);
+
+/*
+ * What a listing reads of each buffer. Its names, its device number and
+ * node and whether it is enabled are always read (an item's device_name
+ * and dev, two reads); each field is a read or two more. Since 1.2.
+ */
+#define UDMABUF_FIELD_SIZE		(1U << 0)
+#define UDMABUF_FIELD_SYNC_MODE		(1U << 1)
+#define UDMABUF_FIELD_DMA_ADDR		(1U << 2)
+#define UDMABUF_FIELD_ORIGIN		(1U << 3)
+#define UDMABUF_FIELD_USERS		(1U << 4)
+#define UDMABUF_FIELD_DMA_MASK		(1U << 5)
+#define UDMABUF_FIELD_MODE		(1U << 6)
+#define UDMABUF_FIELD_CONFIG_MINOR	(1U << 7)
+#define UDMABUF_FIELD_DMA_DEVICE	(1U << 8)
+#define UDMABUF_FIELD_COHERENT		(1U << 9)
+#define UDMABUF_FIELD_CACHE_MODE	(1U << 10)
+#define UDMABUF_FIELD_CACHE_MODE_SYNC	(1U << 11)
+#define UDMABUF_FIELD_ALLOCATOR		(1U << 12)
+#define UDMABUF_FIELD_PLACEMENT		(1U << 13)
+#define UDMABUF_FIELD_OWNER		(1U << 15)
+/* Every field but the CPU physical address. */
+#define UDMABUF_FIELD_ALL		(((1U << 14) - 1) | UDMABUF_FIELD_OWNER)
+/* Opens each enabled buffer's node (UDMABUF_LISTING_CPU_PHYS_ADDR). */
+#define UDMABUF_FIELD_CPU_PHYS_ADDR	(1U << 14)
+
+/*
+ * udmabuf_listing_new() reading only FIELDS (UDMABUF_FIELD_*) of each
+ * buffer: what the others would tell stays unknown. FLAGS: 0,
+ * UDMABUF_LISTING_CPU_PHYS_ADDR (the same as that field) or
+ * UDMABUF_LISTING_ITEMS. Since 1.2.
+ */
+int udmabuf_listing_new_fields(unsigned int flags, unsigned int fields,
+			       struct udmabuf_listing **listp);
+
+/*
+ * A listing of the one buffer NAME, reading FIELDS: a configfs item name,
+ * else a device name; "/dev/DEV" (or DEV under the device directory) is
+ * always the buffer whose device is DEV. -ENOENT if there is no such
+ * buffer; -EINVAL if NAME is another path. Since 1.2.
+ */
+int udmabuf_listing_new_name(const char *name, unsigned int fields,
+			     struct udmabuf_listing **listp);
+
 void udmabuf_listing_free(struct udmabuf_listing *list);
 size_t udmabuf_listing_count(const struct udmabuf_listing *list);
 /* Entry I (0..count-1), valid until the listing is freed; NULL past it. */
@@ -351,8 +449,8 @@ const struct udmabuf_entry *udmabuf_listing_get(const struct udmabuf_listing *li
 						size_t i);
 
 /*
- * Getters of an entry; what could not be read is "" (strings), -1
- * (numbers) or -ENODATA (addresses).
+ * Getters of an entry; what was not read or could not be is "" (strings),
+ * -1 (numbers) or -ENODATA (addresses, device numbers).
  *  name:      device name ("cam0", "proc-1234-5")
  *  item:      configfs item name; "" if not made through configfs
  *  origin:    "configfs", "param", "dt" or "process"
@@ -368,6 +466,20 @@ const struct udmabuf_entry *udmabuf_listing_get(const struct udmabuf_listing *li
  *             gives it to a group)
  *  cpu_phys_addr: the CPU physical address, with
  *             UDMABUF_LISTING_CPU_PHYS_ADDR and a node that may be opened
+ * Since 1.2:
+ *  devno:     the device number, while enabled
+ *  users:     open files and mappings
+ *  dma_mask:  address bits
+ *  mode:      permissions of the device node, 0..0777
+ *  config_minor: the minor number a configfs item asks for; -1 also for
+ *             "the first free one"
+ *  dma_device: the DMA master, BUS/DEVICE; "" for the module's own
+ *             device; NULL where the module has no such attribute
+ *  dma_coherent: 1 if the device snoops the CPU caches, else 0
+ *  cache_mode, cache_mode_sync: what the CPU mapping is without and with
+ *             O_SYNC ("cached", "uncached", "write-combined", ...)
+ *  placement: a disabled configfs item's placement, the CPU physical
+ *             address its phys_addr attribute was given
  */
 const char *udmabuf_entry_get_name(const struct udmabuf_entry *e);
 const char *udmabuf_entry_get_item(const struct udmabuf_entry *e);
@@ -381,6 +493,17 @@ const char *udmabuf_entry_get_allocator(const struct udmabuf_entry *e);
 int udmabuf_entry_get_dma_addr(const struct udmabuf_entry *e, uint64_t *addr);
 int udmabuf_entry_get_cpu_phys_addr(const struct udmabuf_entry *e,
 				    uint64_t *addr);
+int udmabuf_entry_get_devno(const struct udmabuf_entry *e,
+			    unsigned int *major, unsigned int *minor);
+long udmabuf_entry_get_users(const struct udmabuf_entry *e);
+int udmabuf_entry_get_dma_mask(const struct udmabuf_entry *e);
+int udmabuf_entry_get_mode(const struct udmabuf_entry *e);
+long udmabuf_entry_get_config_minor(const struct udmabuf_entry *e);
+const char *udmabuf_entry_get_dma_device(const struct udmabuf_entry *e);
+int udmabuf_entry_get_dma_coherent(const struct udmabuf_entry *e);
+const char *udmabuf_entry_get_cache_mode(const struct udmabuf_entry *e);
+const char *udmabuf_entry_get_cache_mode_sync(const struct udmabuf_entry *e);
+int udmabuf_entry_get_placement(const struct udmabuf_entry *e, uint64_t *addr);
 
 #ifdef __cplusplus
 }

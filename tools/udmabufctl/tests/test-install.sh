@@ -42,8 +42,8 @@ check "make install PREFIX=/usr DESTDIR=... succeeds"
 check "ldconfig is not run with DESTDIR"
 
 L=$D/usr/lib/multi
-# The library's version: 1.1 added udmabuf_get_cpu_phys_addr, udmabuf_alloc...
-V=1.1.0
+# The library's version: 1.2 added what udmabufctl needs of it.
+V=1.2.0
 [ -f "$L/libudmabuf.so.$V" ] && [ ! -L "$L/libudmabuf.so.$V" ] &&
 	[ "$(readlink "$L/libudmabuf.so.1")" = "libudmabuf.so.$V" ] &&
 	[ "$(readlink "$L/libudmabuf.so")" = libudmabuf.so.1 ]
@@ -84,8 +84,8 @@ check "pkg-config --cflags --libs udmabuf points into the installed tree"
 
 nm -D --defined-only "$L/libudmabuf.so.$V" >"$T/nm" 2>>"$T/log"
 awk '$2 == "T" || $2 == "D" || $2 == "B" || $2 == "W"' "$T/nm" >"$T/syms"
-! grep -v '@@LIBUDMABUF_1\.[01]$' "$T/syms" >>"$T/log"
-check "every exported symbol is versioned LIBUDMABUF_1.0 or LIBUDMABUF_1.1"
+! grep -v '@@LIBUDMABUF_1\.[012]$' "$T/syms" >>"$T/log"
+check "every exported symbol is versioned LIBUDMABUF_1.0, 1.1 or 1.2"
 # The ABI of 1.0 as released: a symbol added to, moved out of or dropped
 # from that node breaks the programs linked against it.
 cat >"$T/abi-1.0" <<EOF
@@ -152,6 +152,29 @@ EOF
 sed -n 's/.* \([^ @]*\)@@LIBUDMABUF_1\.1$/\1/p' "$T/syms" | sort >"$T/abi-1.1"
 diff "$T/abi-1.1-expected" "$T/abi-1.1" >>"$T/log"
 check "LIBUDMABUF_1.1 has what 1.1 added: the CPU physical address, alloc, flush and invalidate, unmap through the handle, the listing"
+cat >"$T/abi-1.2-expected" <<'EOF'
+udmabuf_configfs_dir
+udmabuf_dev_dir
+udmabuf_entry_get_cache_mode
+udmabuf_entry_get_cache_mode_sync
+udmabuf_entry_get_config_minor
+udmabuf_entry_get_devno
+udmabuf_entry_get_dma_coherent
+udmabuf_entry_get_dma_device
+udmabuf_entry_get_dma_mask
+udmabuf_entry_get_mode
+udmabuf_entry_get_placement
+udmabuf_entry_get_users
+udmabuf_last_error_step
+udmabuf_listing_new_fields
+udmabuf_listing_new_name
+udmabuf_module_version
+udmabuf_probe
+udmabuf_sysfs_dir
+EOF
+sed -n 's/.* \([^ @]*\)@@LIBUDMABUF_1\.2$/\1/p' "$T/syms" | sort >"$T/abi-1.2"
+diff "$T/abi-1.2-expected" "$T/abi-1.2" >>"$T/log"
+check "LIBUDMABUF_1.2 has what 1.2 added: directories, probe, module version, the failed step, listings by field and by name, the other getters"
 sed 's/.* \([^ @]*\)@@.*/\1/' "$T/syms" | sort >"$T/exported"
 diff "$T/api" "$T/exported" >>"$T/log"
 check "the exported symbols are exactly the functions of udmabuf.h"

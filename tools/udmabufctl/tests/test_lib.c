@@ -10,6 +10,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -322,7 +323,8 @@ static void test_create(void)
 	take_log();
 	CHECK(udmabuf_create("cam", cfg, 0) == -EOPNOTSUPP && !exists(cfs, "cam"),
 	      "dma_device on a module without it: EOPNOTSUPP, nothing made");
-	CHECK(has(udmabuf_last_error(), "cam: set dma_device"),
+	CHECK(has(udmabuf_last_error(), "cam: set dma_device") &&
+	      !strcmp(udmabuf_last_error_step(), "dma_device"),
 	      "the message names the buffer and the step: %s",
 	      udmabuf_last_error());
 	put(cfs, "features", "size,minor,device_name,sync_mode,dma_mask,mode,dma_device,enable,phys_addr,dev\n");
@@ -340,8 +342,9 @@ static void test_create(void)
 			"enable=1\n"))
 		printf("#   log: %s\n", log);
 	CHECK(udmabuf_create("cam", cfg, 0) == -EEXIST &&
-	      has(udmabuf_last_error(), "cam: create"),
-	      "create of an existing item is EEXIST");
+	      has(udmabuf_last_error(), "cam: create") &&
+	      !strcmp(udmabuf_last_error_step(), "mkdir"),
+	      "create of an existing item is EEXIST, at step mkdir");
 	CHECK(udmabuf_destroy("cam", 0) == 0 && !exists(cfs, "cam"), "destroy");
 	log = take_log();
 	CHECK(!strcmp(log, "enable=0\n"), "destroy disables, then removes");
@@ -351,6 +354,13 @@ static void test_create(void)
 	      has(udmabuf_last_error(), "cam: enable: Cannot allocate memory"),
 	      "a refused enable leaves nothing behind and says so: %s",
 	      udmabuf_last_error());
+	CHECK(!strcmp(udmabuf_last_error_step(), "enable"),
+	      "the step is enable (%s)", udmabuf_last_error_step());
+	setenv("UDMABUF_FAKE_ERRNO", "dma_mask=EINVAL", 1);
+	CHECK(udmabuf_create("cam", cfg, 0) == -EINVAL &&
+	      !strcmp(udmabuf_last_error_step(), "dma_mask") &&
+	      !exists(cfs, "cam"),
+	      "a refused attribute is the step (%s)", udmabuf_last_error_step());
 	unsetenv("UDMABUF_FAKE_ERRNO");
 	take_log();
 	CHECK(udmabuf_create("cam", NULL, UDMABUF_CREATE_NO_ENABLE) == 0 &&
@@ -358,8 +368,9 @@ static void test_create(void)
 	      "NO_ENABLE without a config makes a disabled item");
 	setenv("UDMABUF_FAKE_ERRNO", "enable=EBUSY", 1);
 	CHECK(udmabuf_destroy("cam", 0) == -EBUSY && exists(cfs, "cam") &&
-	      has(udmabuf_last_error(), "open or mapped"),
-	      "destroy of a busy buffer is EBUSY");
+	      has(udmabuf_last_error(), "open or mapped") &&
+	      !strcmp(udmabuf_last_error_step(), "disable"),
+	      "destroy of a busy buffer is EBUSY, at step disable");
 	CHECK(udmabuf_destroy("cam", UDMABUF_DESTROY_FORCE) == 0 &&
 	      !exists(cfs, "cam"), "FORCE removes it anyway");
 	unsetenv("UDMABUF_FAKE_ERRNO");
@@ -369,7 +380,9 @@ static void test_create(void)
 	CHECK(udmabuf_destroy("param0", 0) == -EPERM &&
 	      has(udmabuf_last_error(), "not made through configfs"),
 	      "destroy of a parameter buffer is EPERM");
-	CHECK(udmabuf_destroy("ghost", 0) == -ENOENT, "destroy of nothing is ENOENT");
+	CHECK(udmabuf_destroy("ghost", 0) == -ENOENT &&
+	      !strcmp(udmabuf_last_error_step(), ""),
+	      "destroy of nothing is ENOENT, before any step");
 	CHECK(udmabuf_create("a/b", NULL, 0) == -EINVAL &&
 	      udmabuf_create("ok", NULL, 0x80) == -EINVAL,
 	      "create refuses a bad name or unknown flags");
@@ -546,6 +559,215 @@ static void test_alloc(void)
 	udmabuf_config_free(cfg);
 }
 
+static void size_ok(const char *s, uint64_t want)
+{
+	uint64_t v = 0;
+	int ret = udmabuf_parse_size(s, &v);
+
+	CHECK(ret == 0 && v == want, "size '%s' = %" PRIu64 " (got %d, %" PRIu64 ")",
+	      s, want, ret, v);
+}
+
+static void size_err(const char *s, int err)
+{
+	uint64_t v = 12345;
+	int ret = udmabuf_parse_size(s, &v);
+
+	CHECK(ret == -err && v == 12345, "size '%.*s'%s -> %s (got %d)",
+	      (int)strcspn(s, "\n"), s, strchr(s, '\n') ? " and a newline" : "",
+	      strerror(err), ret);
+}
+
+static void test_sizes(void)
+{
+	size_ok("0", 0);
+	size_ok("1", 1);
+	size_ok("4096", 4096);
+	size_ok("0x1000", 4096);
+	size_ok("0X1f", 31);
+	size_ok("0xABCdef", 0xabcdef);
+	size_ok("010", 10);			/* decimal, not octal */
+	size_ok("4K", 4096);
+	size_ok("4k", 4096);
+	size_ok("4KiB", 4096);
+	size_ok("1M", 1 << 20);
+	size_ok("1m", 1 << 20);
+	size_ok("3MiB", 3 << 20);
+	size_ok("2G", UINT64_C(2) << 30);
+	size_ok("2g", UINT64_C(2) << 30);
+	size_ok("1GiB", UINT64_C(1) << 30);
+	size_ok("5T", UINT64_C(5) << 40);
+	size_ok("5t", UINT64_C(5) << 40);
+	size_ok("1TiB", UINT64_C(1) << 40);
+	size_ok("0x10K", 16 << 10);
+	size_ok("18446744073709551615", UINT64_MAX);
+	size_ok("0xffffffffffffffff", UINT64_MAX);
+	size_ok("16777215T", UINT64_C(16777215) << 40);
+
+	size_err("", EINVAL);
+	size_err("abc", EINVAL);
+	size_err("0x", EINVAL);
+	size_err("-1", EINVAL);
+	size_err("+1", EINVAL);
+	size_err(" 1", EINVAL);
+	size_err("1 ", EINVAL);
+	size_err("1\n", EINVAL);
+	size_err("1.5M", EINVAL);
+	size_err("1KB", EINVAL);
+	size_err("1Kib", EINVAL);
+	size_err("1kiB ", EINVAL);
+	size_err("1P", EINVAL);
+	size_err("4MM", EINVAL);
+	size_err("12Q", EINVAL);
+	size_err("K", EINVAL);
+	size_err("0x1g0", EINVAL);
+	size_err("18446744073709551616", ERANGE);
+	size_err("99999999999999999999999", ERANGE);
+	size_err("0x10000000000000000", ERANGE);
+	size_err("16777216T", ERANGE);
+	size_err("17179869184G", ERANGE);
+	size_err("18446744073709551615K", ERANGE);
+	size_err("99999999999999999999999x", EINVAL);
+}
+
+/* The device name rule and the limits, as the setters apply them. */
+static void test_limits(void)
+{
+	static const char *const good[] = {
+		"udmabuf0", "a.b-c_D9", "x", "...",
+		"abcdefghijklmnopqrstuvwxyz012345",	/* 32 characters */
+	};
+	static const char *const bad[] = {
+		"abcdefghijklmnopqrstuvwxyz0123456",	/* 33 */
+		"", ".", "..", "a/b", "a b", "caf\xc3\xa9",
+	};
+	struct udmabuf_config *c = udmabuf_config_new();
+	size_t i;
+
+	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+		CHECK(udmabuf_config_set_device_name(c, good[i]) == 0,
+		      "device name '%s' is taken", good[i]);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		CHECK(udmabuf_config_set_device_name(c, bad[i]) == -EINVAL,
+		      "device name #%zu of the bad ones is refused", i);
+	CHECK(strlen(good[4]) == UDMABUF_DEVICE_NAME_MAX,
+	      "UDMABUF_DEVICE_NAME_MAX is the longest name taken");
+	CHECK(udmabuf_config_set_minor(c, UDMABUF_MINOR_MAX) == 0 &&
+	      udmabuf_config_set_minor(c, UDMABUF_MINOR_MAX + 1L) == -ERANGE &&
+	      udmabuf_config_set_sync_mode(c, UDMABUF_SYNC_MODE_MAX) == 0 &&
+	      udmabuf_config_set_sync_mode(c, UDMABUF_SYNC_MODE_MAX + 1) == -ERANGE &&
+	      udmabuf_config_set_dma_mask(c, UDMABUF_DMA_MASK_MIN) == 0 &&
+	      udmabuf_config_set_dma_mask(c, UDMABUF_DMA_MASK_MIN - 1) == -ERANGE &&
+	      udmabuf_config_set_dma_mask(c, UDMABUF_DMA_MASK_MAX) == 0 &&
+	      udmabuf_config_set_dma_mask(c, UDMABUF_DMA_MASK_MAX + 1) == -ERANGE &&
+	      udmabuf_config_set_dma_mask(c, UDMABUF_DMA_MASK_DEFAULT) == 0,
+	      "the setters take the limits of udmabuf.h and no more");
+	udmabuf_config_free(c);
+}
+
+/* The directories, what is missing, and the module's version. */
+static void test_module(void)
+{
+	char mod[1100], ver[16], none[1100];
+
+	snprintf(mod, sizeof(mod), "%s/module", root);
+	snprintf(none, sizeof(none), "%s/none", root);
+	mkdirs(mod);
+	setenv("UDMABUF_MODULE_DIR", mod, 1);
+	CHECK(!strcmp(udmabuf_configfs_dir(), cfs) &&
+	      !strcmp(udmabuf_sysfs_dir(), sysfs) && !strcmp(udmabuf_dev_dir(), dev),
+	      "the directories are those of the environment");
+	CHECK(udmabuf_probe() == 0, "probe: the subsystem is there");
+	setenv("UDMABUF_CONFIGFS_DIR", none, 1);
+	CHECK(udmabuf_probe() == UDMABUF_PROBE_NO_SUBSYS,
+	      "probe: loaded, but no subsystem");
+	setenv("UDMABUF_MODULE_DIR", none, 1);
+	CHECK(udmabuf_probe() == UDMABUF_PROBE_NO_MODULE,
+	      "probe: not loaded (configfs is not asked for with the variable set)");
+	CHECK(udmabuf_module_version(ver, sizeof(ver)) == -ENOENT &&
+	      has(udmabuf_last_error(), "not loaded"),
+	      "module_version: ENOENT when not loaded: %s", udmabuf_last_error());
+	setenv("UDMABUF_CONFIGFS_DIR", cfs, 1);
+	setenv("UDMABUF_MODULE_DIR", mod, 1);
+	CHECK(udmabuf_module_version(ver, sizeof(ver)) == -ENODATA,
+	      "module_version: ENODATA without a version");
+	put(mod, "version", "0.1.0\n");
+	CHECK(udmabuf_module_version(ver, sizeof(ver)) == 0 && !strcmp(ver, "0.1.0"),
+	      "module_version reads it (%s)", ver);
+	CHECK(udmabuf_module_version(ver, 3) == -ENAMETOOLONG,
+	      "module_version: ENAMETOOLONG for a short buffer");
+	unsetenv("UDMABUF_MODULE_DIR");
+}
+
+/* Every attribute of a buffer, through udmabuf_listing_new_name(). */
+static void test_fields(void)
+{
+	struct udmabuf_listing *l = NULL;
+	const struct udmabuf_entry *e;
+	unsigned int maj = 0, min = 0;
+	char dir[2300];
+	uint64_t a = 0;
+
+	item("fcam", "fcam0");
+	snprintf(dir, sizeof(dir), "%s/fcam", cfs);
+	put(dir, "dev", "240:4\n");
+	put(dir, "sync_mode", "3\n");
+	put(dir, "dma_mask", "40\n");
+	put(dir, "mode", "0660\n");
+	put(dir, "minor", "4\n");
+	snprintf(dir, sizeof(dir), "%s/fcam0", sysfs);
+	mkdirs(dir);
+	put(dir, "dev", "240:4\n");
+	put(dir, "users", "2\n");
+	put(dir, "dma_coherent", "1\n");
+	put(dir, "cache_mode", "cached\n");
+	put(dir, "cache_mode_sync", "uncached\n");
+	put(dir, "dma_device", "pci/0000:00:10.0\n");
+	CHECK(udmabuf_listing_new_name("fcam", UDMABUF_FIELD_ALL, &l) == 0 &&
+	      udmabuf_listing_count(l) == 1, "listing of one buffer by its item name");
+	e = l ? udmabuf_listing_get(l, 0) : NULL;
+	CHECK(e && udmabuf_entry_get_devno(e, &maj, &min) == 0 && maj == 240 &&
+	      min == 4 && udmabuf_entry_get_users(e) == 2 &&
+	      udmabuf_entry_get_dma_mask(e) == 40 &&
+	      udmabuf_entry_get_mode(e) == 0660 &&
+	      udmabuf_entry_get_config_minor(e) == 4 &&
+	      udmabuf_entry_get_dma_coherent(e) == 1 &&
+	      !strcmp(udmabuf_entry_get_dma_device(e), "pci/0000:00:10.0") &&
+	      !strcmp(udmabuf_entry_get_cache_mode(e), "cached") &&
+	      !strcmp(udmabuf_entry_get_cache_mode_sync(e), "uncached") &&
+	      udmabuf_entry_get_placement(e, &a) == -ENODATA,
+	      "the 1.2 getters: device number, users, mask, mode, minor, coherence, DMA device, cache modes");
+	udmabuf_listing_free(l);
+	CHECK(udmabuf_listing_new_name("/dev/fcam0", UDMABUF_FIELD_SIZE, &l) == 0 &&
+	      !strcmp(udmabuf_entry_get_item(udmabuf_listing_get(l, 0)), "fcam") &&
+	      udmabuf_entry_get_users(udmabuf_listing_get(l, 0)) == -1,
+	      "/dev/DEV is the buffer whose device is DEV; fields not asked for stay unknown");
+	udmabuf_listing_free(l);
+
+	/* Disabled, placed: the placement; an older module: no dma_device. */
+	snprintf(dir, sizeof(dir), "%s/fplaced", cfs);
+	mkdirs(dir);
+	put(dir, "enable", "0\n");
+	put(dir, "dev", "");
+	put(dir, "phys_addr", "0x80000000\n");
+	CHECK(udmabuf_listing_new_name("fplaced", UDMABUF_FIELD_ALL, &l) == 0 &&
+	      udmabuf_entry_get_placement(udmabuf_listing_get(l, 0), &a) == 0 &&
+	      a == 0x80000000 &&
+	      !udmabuf_entry_is_enabled(udmabuf_listing_get(l, 0)) &&
+	      udmabuf_entry_get_devno(udmabuf_listing_get(l, 0), &maj, &min) == -ENODATA &&
+	      !udmabuf_entry_get_dma_device(udmabuf_listing_get(l, 0)),
+	      "a disabled item: its placement, no device number, no dma_device (NULL)");
+	udmabuf_listing_free(l);
+
+	l = (struct udmabuf_listing *)1;
+	CHECK(udmabuf_listing_new_name("ghost", 0, &l) == -ENOENT && !l &&
+	      has(udmabuf_last_error(), "ghost: look up: no such buffer"),
+	      "no such buffer: ENOENT (%s)", udmabuf_last_error());
+	CHECK(udmabuf_listing_new_name("/tmp/fcam0", 0, &l) == -EINVAL &&
+	      udmabuf_listing_new_name("fcam", 1U << 20, &l) == -EINVAL,
+	      "another path, unknown fields: EINVAL");
+}
+
 /* The public listing over a fake tree: a configfs item, a process buffer. */
 static void test_listing(void)
 {
@@ -605,7 +827,39 @@ static void test_listing(void)
 	udmabuf_listing_free(l);
 	udmabuf_listing_free(NULL);
 
+	CHECK(udmabuf_listing_new_fields(UDMABUF_LISTING_ITEMS, 0, &l) == 0,
+	      "listing of the items only");
+	n = l ? udmabuf_listing_count(l) : 0;
+	for (i = 0, pe = ce = NULL; i < n; i++) {
+		e = udmabuf_listing_get(l, i);
+		if (!*udmabuf_entry_get_item(e))
+			pe = e;
+		if (!strcmp(udmabuf_entry_get_item(e), "lcam"))
+			ce = e;
+	}
+	CHECK(n && !pe && ce && udmabuf_entry_get_sync_mode(ce) == -1 &&
+	      udmabuf_entry_get_dma_addr(ce, &a) == -ENODATA,
+	      "has every item and nothing else, and reads no field not asked for");
+	udmabuf_listing_free(l);
+	CHECK(udmabuf_listing_new_fields(0, UDMABUF_FIELD_SYNC_MODE, &l) == 0,
+	      "listing of chosen fields");
+	n = l ? udmabuf_listing_count(l) : 0;
+	for (i = 0, pe = NULL; i < n; i++)
+		if (!strcmp(udmabuf_entry_get_name(udmabuf_listing_get(l, i)), "proc-77-9"))
+			pe = udmabuf_listing_get(l, i);
+	CHECK(pe && udmabuf_entry_get_sync_mode(pe) == 5 &&
+	      udmabuf_entry_get_size(pe) == 0 && !*udmabuf_entry_get_origin(pe),
+	      "reads those fields only");
+	udmabuf_listing_free(l);
+	CHECK(udmabuf_listing_new_fields(0x80, 0, &l) == -EINVAL &&
+	      udmabuf_listing_new_fields(0, 1U << 20, &l) == -EINVAL,
+	      "unknown flags or fields: EINVAL");
+
 	setenv("UDMABUF_CONFIGFS_DIR", "/nonexistent/config", 1);
+	CHECK(udmabuf_listing_new_fields(UDMABUF_LISTING_ITEMS, 0, &l) == -ENOENT &&
+	      udmabuf_listing_new_fields(0, 0, &l) == 0,
+	      "without the subsystem, the items cannot be listed, the buffers can");
+	udmabuf_listing_free(l);
 	setenv("UDMABUF_SYSFS_DIR", "/nonexistent/class", 1);
 	l = (struct udmabuf_listing *)1;
 	CHECK(udmabuf_listing_new(0, &l) == -ENOENT && !l &&
@@ -637,7 +891,7 @@ int main(int argc, char **argv)
 	setenv("UDMABUF_FAKE_DEV_DIR", dev, 1);
 	setenv("UDMABUF_FAKE_LOG", logf, 1);
 
-	CHECK(!strcmp(udmabuf_library_version(), "1.1.0"), "library version %s",
+	CHECK(!strcmp(udmabuf_library_version(), "1.2.0"), "library version %s",
 	      udmabuf_library_version());
 	CHECK(!strcmp(udmabuf_last_error(), ""), "no error before any failure");
 	CHECK(udmabuf_parse_size("4M", &v) == 0 && v == 4 << 20 &&
@@ -646,6 +900,10 @@ int main(int argc, char **argv)
 	test_create();
 	test_alloc();
 	test_listing();
+	test_sizes();
+	test_limits();
+	test_module();
+	test_fields();
 	printf("1..%d\n", tests);
 	return failures ? 1 : 0;
 }
