@@ -26,15 +26,6 @@
 /* /sys/module/udmabuf_cfs, or $UDMABUF_MODULE_DIR. */
 const char *udmabuf_module_dir(void);
 
-/* Parse octal permissions (0..0777). -EINVAL or -ERANGE. */
-int udmabuf_parse_mode(const char *s, unsigned int *mode);
-
-/*
- * Parse a decimal integer within [min, max]. -EINVAL on garbage,
- * -ERANGE when out of range.
- */
-int udmabuf_parse_long(const char *s, long min, long max, long *value);
-
 /* 1 if s is a valid device name: 1..32 of [A-Za-z0-9_.-], not "." or "..". */
 int udmabuf_valid_device_name(const char *s);
 
@@ -117,27 +108,7 @@ int udmabuf_get_info_fields(const char *name, unsigned int fields,
  */
 int udmabuf_info_cpu_phys_addr(struct udmabuf_info *info);
 
-/*
- * All buffers: configfs items (enabled or not) and the devices of
- * /sys/class/udmabuf that have no configfs item (module parameters, device
- * tree). Sorted by name. Free *list with udmabuf_list_free().
- * -ENOENT if neither the configfs subsystem nor the class exists.
- */
-int udmabuf_list(struct udmabuf_info **list, size_t *count);
-
-/*
- * udmabuf_list() reading only FIELDS: one openat, read and close per
- * attribute, relative to the subsystem's and the class's directory (and
- * with UDMABUF_FIELD_CPU_PHYS_ADDR one open and ioctl of each enabled
- * buffer's device node).
- */
-int udmabuf_list_fields(unsigned int fields, struct udmabuf_info **list,
-			size_t *count);
 void udmabuf_list_free(struct udmabuf_info *list);
-
-/* Names of the configfs items only (sorted). Free with udmabuf_names_free(). */
-int udmabuf_list_items(char ***names, size_t *count);
-void udmabuf_names_free(char **names, size_t count);
 
 /* What udmabuf_create_args() writes; the public udmabuf_config becomes one. */
 struct udmabuf_create_args {
@@ -175,86 +146,6 @@ void udmabuf_create_args_init(struct udmabuf_create_args *args,
  */
 int udmabuf_create_args(const struct udmabuf_create_args *args,
 			const char **step);
-
-#define UDMABUF_DELETE_FORCE	UDMABUF_DESTROY_FORCE
-
-/*
- * Disable and remove a configfs item. NAME may be an item name, a device
- * name or a device path ("/dev/DEV", or DEV under udmabuf_dev_dir()). A
- * device path always means the buffer whose device is DEV; a bare NAME is
- * the item NAME if there is one, else the buffer whose device is NAME
- * (udmabuf_get_info() resolves the same way). -EBUSY if the buffer is
- * open or mapped (unless UDMABUF_DELETE_FORCE); -EPERM if the buffer was
- * not made through configfs; -ENOENT if there is no such buffer. *step as
- * for udmabuf_create_args().
- */
-int udmabuf_delete(const char *name, unsigned int flags, const char **step);
-
-/*
- * Processes that have the buffer open or mapped (scans /proc). Free *pids
- * with free(). Processes that cannot be inspected are not reported.
- */
-int udmabuf_users(const char *name, pid_t **pids, size_t *count);
-
-/*
- * What limits the size of a buffer, for the hint of an ENOMEM from enable
- * (the kernel logs the same facts). Bytes; -1 where unknown.
- */
-struct udmabuf_mem_limits {
-	int64_t largest_block;	/* page allocator, zones the mask reaches */
-	int64_t mem_total;	/* MemTotal */
-	int64_t cma_total;	/* CmaTotal; -1: a kernel without CMA */
-	int64_t cma_free;	/* CmaFree */
-	int64_t longest_range;	/* the kernel's line: contiguous-range allocator */
-};
-
-/*
- * The page allocator's largest free block in the zones a DMA_MASK-bit
- * mask reaches, from the text of /proc/buddyinfo in F ("Node N, zone NAME"
- * and the number of free blocks of each order): the largest order with a
- * count that is not 0, of zones DMA, DMA32, Normal and Movable. A mask of
- * 32 bits or fewer reaches only DMA and DMA32 (and Normal where there is
- * no DMA32, as on 32-bit kernels, whose low memory lies below 4 GiB). 0
- * if those zones have nothing free; -ENODATA if the text lists none.
- */
-int udmabuf_parse_buddyinfo(FILE *f, int dma_mask, int64_t *largest);
-
-/*
- * MemTotal, CmaTotal and CmaFree from the text of /proc/meminfo in F into
- * m (bytes, -1 for a line that is missing). Leaves m->largest_block.
- */
-void udmabuf_parse_meminfo(FILE *f, struct udmabuf_mem_limits *m);
-
-/*
- * All of struct udmabuf_mem_limits for a DMA_MASK-bit mask, from
- * /proc/buddyinfo and /proc/meminfo; what cannot be read stays -1, and
- * so does m->longest_range (udmabuf_kmsg_longest_range()).
- */
-void udmabuf_mem_limits(int dma_mask, struct udmabuf_mem_limits *m);
-
-/*
- * The kernel log from now on: /dev/kmsg (UDMABUF_KMSG in tests) opened at
- * its end, non-blocking, for what a step about to be taken logs. An fd, or
- * -errno where the log cannot be read (without CAP_SYSLOG where
- * kernel.dmesg_restrict is set).
- */
-int udmabuf_kmsg_open(void);
-
-/*
- * From one record of /dev/kmsg ("PRIO,SEQ,TIME,FLAGS;MESSAGE\n..."), the
- * longest free or movable range (bytes) that the module's line for a
- * failed allocation of device DEV reports: 0, or -ENOENT if the record is
- * another one.
- */
-int udmabuf_parse_enomem_record(const char *rec, const char *dev,
-				int64_t *range);
-
-/*
- * The same from the records of FD (udmabuf_kmsg_open()) logged since it
- * was opened: the last such line's range, or -1 if there is none (the
- * line is rate limited, or FD is -errno).
- */
-int64_t udmabuf_kmsg_longest_range(int fd, const char *dev);
 
 /* ---------------------------------------------------------------------- */
 /* Shared by the library's source files                                   */

@@ -121,16 +121,6 @@ static int path_join(char *buf, size_t len, const char *a, const char *b)
 	return 0;
 }
 
-static int path_join3(char *buf, size_t len, const char *a, const char *b,
-		      const char *c)
-{
-	int n = snprintf(buf, len, "%s/%s/%s", a, b, c);
-
-	if (n < 0 || (size_t)n >= len)
-		return -ENAMETOOLONG;
-	return 0;
-}
-
 /* Undo the \ooo escapes of /proc/self/mountinfo in place. */
 static void unescape_octal(char *s)
 {
@@ -424,23 +414,6 @@ static int parse_dev(const char *s, unsigned int *major, unsigned int *minor)
 /* ---------------------------------------------------------------------- */
 /* Parsing                                                                */
 
-int udmabuf_parse_long(const char *s, long min, long max, long *value)
-{
-	char *end;
-	long v;
-
-	if (!s || !*s || isspace((unsigned char)*s))
-		return -EINVAL;
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (*end)
-		return -EINVAL;
-	if (errno == ERANGE || v < min || v > max)
-		return -ERANGE;
-	*value = v;
-	return 0;
-}
-
 UDMABUF_EXPORT int udmabuf_parse_size(const char *s, uint64_t *bytes)
 {
 	uint64_t v = 0;
@@ -489,26 +462,6 @@ UDMABUF_EXPORT int udmabuf_parse_size(const char *s, uint64_t *bytes)
 	if (overflow || (shift && v > (UINT64_MAX >> shift)))
 		return -ERANGE;
 	*bytes = v << shift;
-	return 0;
-}
-
-int udmabuf_parse_mode(const char *s, unsigned int *mode)
-{
-	unsigned long v = 0;
-	const char *p;
-
-	if (!s || !*s)
-		return -EINVAL;
-	for (p = s; *p; p++) {
-		if (*p < '0' || *p > '7')
-			return -EINVAL;
-		if (p - s >= 8)
-			return -ERANGE;
-		v = v * 8 + (unsigned long)(*p - '0');
-	}
-	if (v > 0777)
-		return -ERANGE;
-	*mode = (unsigned int)v;
 	return 0;
 }
 
@@ -784,12 +737,8 @@ static int fill_from_item(const struct attr_dirs *d, const char *item,
 	    read_int_attr(fd, dir, "dma_mask", &i) == 0)
 		info->dma_mask = i;
 	if ((fields & UDMABUF_FIELD_MODE) &&
-	    read_attr_at(fd, dir, "mode", buf, sizeof(buf)) > 0) {
-		unsigned int m;
-
-		if (udmabuf_parse_mode(buf, &m) == 0)
-			info->mode = (int)m;
-	}
+	    read_u64_attr(fd, dir, "mode", 8, &v) == 0 && v <= 0777)
+		info->mode = (int)v;
 	if (info->enabled) {
 		/* What the class device does not tell stays unknown. */
 		fill_from_sysfs(d, info, fd, dir, fields);
@@ -882,7 +831,7 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-void udmabuf_names_free(char **names, size_t count)
+static void udmabuf_names_free(char **names, size_t count)
 {
 	size_t i;
 
@@ -954,16 +903,6 @@ static int open_names(const char *dir, int want_dirs, DIR **dp, char ***names,
 	return ret;
 }
 
-int udmabuf_list_items(char ***names, size_t *count)
-{
-	DIR *d;
-	int ret = open_names(udmabuf_configfs_dir(), 1, &d, names, count);
-
-	if (!ret)
-		closedir(d);
-	return ret;
-}
-
 void udmabuf_list_free(struct udmabuf_info *list)
 {
 	free(list);
@@ -979,7 +918,7 @@ static int list_buffers(unsigned int flags, unsigned int fields,
 	char **items = NULL, **devs = NULL, **taken = NULL;
 	size_t nitems = 0, ndevs = 0, ntaken = 0, n = 0, i;
 	struct udmabuf_info *v = NULL;
-	struct attr_dirs d = { -1, -1 };
+	struct attr_dirs d = by_path;	/* what is not open: by path */
 	DIR *cd = NULL, *sd = NULL;
 	int r1, r2, ret = 0;
 
@@ -1049,16 +988,6 @@ out:
 	return ret;
 }
 
-int udmabuf_list_fields(unsigned int fields, struct udmabuf_info **list,
-			size_t *count)
-{
-	return list_buffers(0, fields, list, count);
-}
-
-int udmabuf_list(struct udmabuf_info **list, size_t *count)
-{
-	return udmabuf_list_fields(UDMABUF_FIELD_ALL, list, count);
-}
 
 /* ---------------------------------------------------------------------- */
 /* The public listing (udmabuf.h)                                         */
@@ -1542,284 +1471,10 @@ int udmabuf_delete_item(const char *item, unsigned int flags,
 		return ret;
 	set_step(step, "disable");
 	ret = write_attr(dir, "enable", "0");
-	if (ret && !(flags & UDMABUF_DELETE_FORCE))
+	if (ret && !(flags & UDMABUF_DESTROY_FORCE))
 		return ret;
 	set_step(step, "rmdir");
 	if (rmdir(dir))
 		return -errno;
-	return 0;
-}
-
-int udmabuf_delete(const char *name, unsigned int flags, const char **step)
-{
-	char item[256], path[PATH_MAX];
-	int ret, is_dev;
-
-	set_step(step, "delete");
-	ret = normalize_name(name, &name, &is_dev);
-	if (ret)
-		return ret;
-	if (find_item(name, is_dev, item, sizeof(item))) {
-		/* A device without configfs item: parameter or device tree. */
-		if (path_join(path, sizeof(path), udmabuf_sysfs_dir(), name) == 0 &&
-		    is_dir(path))
-			return -EPERM;
-		return -ENOENT;
-	}
-	return udmabuf_delete_item(item, flags, step);
-}
-
-/* ---------------------------------------------------------------------- */
-/* Memory limits                                                          */
-
-/* Free blocks of a group of zones: listed at all, largest order free. */
-struct zone_group {
-	int listed;
-	int order;	/* -1: nothing free */
-};
-
-int udmabuf_parse_buddyinfo(FILE *f, int dma_mask, int64_t *largest)
-{
-	struct zone_group low = { 0, -1 }, high = { 0, -1 }, *g;
-	long page = sysconf(_SC_PAGESIZE);
-	int have_dma32 = 0, use_high;
-	char *line = NULL;
-	size_t cap = 0;
-
-	while (getline(&line, &cap, f) > 0) {
-		char zone[32], *p, *end;
-		unsigned long count;
-		int off = 0, i;
-
-		if (sscanf(line, "Node %*d, zone %31s %n", zone, &off) != 1 ||
-		    !off)
-			continue;
-		if (!strcmp(zone, "DMA32"))
-			have_dma32 = 1;
-		if (!strcmp(zone, "DMA") || !strcmp(zone, "DMA32"))
-			g = &low;
-		else if (!strcmp(zone, "Normal") || !strcmp(zone, "Movable"))
-			g = &high;
-		else
-			continue;	/* HighMem, Device: not for buffers */
-		g->listed = 1;
-		for (p = line + off, i = 0;; p = end, i++) {
-			errno = 0;
-			count = strtoul(p, &end, 10);
-			if (end == p || errno)
-				break;
-			if (count && i > g->order)
-				g->order = i;
-		}
-	}
-	free(line);
-	use_high = dma_mask > 32 || !have_dma32;
-	if (!low.listed && !(use_high && high.listed))
-		return -ENODATA;
-	if (use_high && high.order > low.order)
-		low.order = high.order;
-	if (page <= 0)
-		page = 4096;
-	*largest = low.order < 0 ? 0 : (int64_t)page << low.order;
-	return 0;
-}
-
-void udmabuf_parse_meminfo(FILE *f, struct udmabuf_mem_limits *m)
-{
-	static const char *const key[] = { "MemTotal:", "CmaTotal:", "CmaFree:" };
-	int64_t *val[] = { &m->mem_total, &m->cma_total, &m->cma_free };
-	char line[256], unit[8];
-	long long kib;
-	size_t i;
-
-	for (i = 0; i < 3; i++)
-		*val[i] = -1;
-	while (fgets(line, sizeof(line), f))
-		for (i = 0; i < 3; i++)
-			if (!strncmp(line, key[i], strlen(key[i])) &&
-			    sscanf(line + strlen(key[i]), "%lld %7s", &kib,
-				   unit) == 2 &&
-			    !strcmp(unit, "kB") && kib >= 0 &&
-			    kib <= INT64_MAX / 1024)
-				*val[i] = kib * 1024;
-}
-
-void udmabuf_mem_limits(int dma_mask, struct udmabuf_mem_limits *m)
-{
-	FILE *f;
-
-	m->largest_block = m->mem_total = m->cma_total = m->cma_free = -1;
-	m->longest_range = -1;
-	f = fopen("/proc/buddyinfo", "re");
-	if (f) {
-		if (udmabuf_parse_buddyinfo(f, dma_mask, &m->largest_block))
-			m->largest_block = -1;
-		fclose(f);
-	}
-	f = fopen("/proc/meminfo", "re");
-	if (f) {
-		udmabuf_parse_meminfo(f, m);
-		fclose(f);
-	}
-}
-
-int udmabuf_kmsg_open(void)
-{
-	const char *path = env_dir("UDMABUF_KMSG");
-	int fd = open(path ? path : "/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-
-	if (fd < 0)
-		return -errno;
-	if (lseek(fd, 0, SEEK_END) < 0) {
-		int err = errno;
-
-		close(fd);
-		return -err;
-	}
-	return fd;
-}
-
-int udmabuf_parse_enomem_record(const char *rec, const char *dev,
-				int64_t *range)
-{
-	static const char key[] = ", largest free or movable range ";
-	const char *msg = strchr(rec, ';'), *p, *nl;
-	size_t dlen = strlen(dev);
-	unsigned long long kib;
-	char *end;
-
-	if (!msg)
-		return -ENOENT;
-	msg++;
-	nl = strchr(msg, '\n');
-	if (strncmp(msg, "udmabuf_cfs: ", 13) || strncmp(msg + 13, dev, dlen) ||
-	    strncmp(msg + 13 + dlen, ": no ", 5))
-		return -ENOENT;
-	p = strstr(msg, key);
-	if (!p || (nl && p > nl))
-		return -ENOENT;
-	p += sizeof(key) - 1;
-	if (!isdigit((unsigned char)*p))
-		return -ENOENT;
-	errno = 0;
-	kib = strtoull(p, &end, 10);
-	if (errno || strncmp(end, " KiB", 4) || kib > INT64_MAX / 1024)
-		return -ENOENT;
-	*range = (int64_t)kib * 1024;
-	return 0;
-}
-
-int64_t udmabuf_kmsg_longest_range(int fd, const char *dev)
-{
-	int64_t range = -1, r;
-	char rec[8192];
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	for (;;) {
-		n = read(fd, rec, sizeof(rec) - 1);
-		if (n < 0 && errno == EPIPE)
-			continue;	/* overwritten before it was read */
-		if (n <= 0)
-			break;		/* EAGAIN: nothing more */
-		rec[n] = '\0';
-		if (!udmabuf_parse_enomem_record(rec, dev, &r))
-			range = r;
-	}
-	return range;
-}
-
-/* ---------------------------------------------------------------------- */
-/* Users                                                                  */
-
-static int pid_uses(const char *pid, const char *devpath)
-{
-	char path[PATH_MAX], target[PATH_MAX];
-	size_t dlen = strlen(devpath);
-	struct dirent *de;
-	char *line = NULL;
-	size_t cap = 0;
-	int found = 0;
-	ssize_t n;
-	FILE *f;
-	DIR *d;
-
-	if (path_join3(path, sizeof(path), "/proc", pid, "fd") == 0 &&
-	    (d = opendir(path))) {
-		while (!found && (de = readdir(d))) {
-			char fd[PATH_MAX];
-
-			if (de->d_name[0] == '.' ||
-			    path_join(fd, sizeof(fd), path, de->d_name))
-				continue;
-			n = readlink(fd, target, sizeof(target) - 1);
-			if (n > 0) {
-				target[n] = '\0';
-				found = !strcmp(target, devpath);
-			}
-		}
-		closedir(d);
-	}
-	if (found || path_join3(path, sizeof(path), "/proc", pid, "maps"))
-		return found;
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
-	while (!found && (n = getline(&line, &cap, f)) > 0) {
-		if (line[n - 1] == '\n')
-			line[--n] = '\0';
-		found = (size_t)n > dlen && line[n - dlen - 1] == ' ' &&
-			!strcmp(line + n - dlen, devpath);
-	}
-	free(line);
-	fclose(f);
-	return found;
-}
-
-int udmabuf_users(const char *name, pid_t **pids, size_t *count)
-{
-	struct udmabuf_info *info;
-	char devpath[PATH_MAX];
-	pid_t *v = NULL;
-	size_t n = 0, cap = 0;
-	struct dirent *de;
-	DIR *d;
-	int ret;
-
-	*pids = NULL;
-	*count = 0;
-	info = malloc(sizeof(*info));
-	if (!info)
-		return -ENOMEM;
-	ret = udmabuf_get_info(name, info);
-	if (!ret && path_join(devpath, sizeof(devpath), "/dev", info->name))
-		ret = -ENAMETOOLONG;
-	free(info);
-	if (ret)
-		return ret;
-	d = opendir("/proc");
-	if (!d)
-		return -errno;
-	while ((de = readdir(d))) {
-		if (!isdigit((unsigned char)de->d_name[0]) ||
-		    !pid_uses(de->d_name, devpath))
-			continue;
-		if (n == cap) {
-			pid_t *nv = realloc(v, (cap = cap ? 2 * cap : 8) *
-					    sizeof(*v));
-
-			if (!nv) {
-				free(v);
-				closedir(d);
-				return -ENOMEM;
-			}
-			v = nv;
-		}
-		v[n++] = (pid_t)atol(de->d_name);
-	}
-	closedir(d);
-	*pids = v;
-	*count = n;
 	return 0;
 }

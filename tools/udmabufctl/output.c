@@ -216,133 +216,105 @@ void human_size(uint64_t bytes, char *buf, size_t len)
 		snprintf(buf, len, "%" PRIu64 "%c", whole, units[e]);
 }
 
-void enomem_hint_text(uint64_t size, int dma_mask,
-		      const struct udmabuf_mem_limits *m,
-		      char *what, size_t wlen, char *fix, size_t flen)
+/* An address as a getter tells it, "0x%016" PRIx64; "" if it cannot. */
+static void address_text(const struct udmabuf_entry *e,
+			 int (*get)(const struct udmabuf_entry *, uint64_t *),
+			 char *buf, size_t len)
 {
-	char sz[32], block[32], total[32], avail[32], ram[32], cma[96];
-	char run[32], range[80];
+	uint64_t addr;
 
-	human_size(size, sz, sizeof(sz));
-	if (m->cma_total > 0) {
-		human_size((uint64_t)m->cma_total, total, sizeof(total));
-		human_size(m->cma_free > 0 ? (uint64_t)m->cma_free : 0, avail,
-			   sizeof(avail));
-		snprintf(cma, sizeof(cma), "the CMA area has %s of %s free",
-			 avail, total);
-	} else {
-		snprintf(cma, sizeof(cma), "there is no CMA area");
-	}
-	/* What the kernel's line says the contiguous-range allocator had. */
-	range[0] = '\0';
-	if (m->longest_range >= 0) {
-		human_size((uint64_t)m->longest_range, run, sizeof(run));
-		snprintf(range, sizeof(range),
-			 ", the longest free or movable range %s", run);
-	}
-	if (m->largest_block >= 0) {
-		human_size((uint64_t)m->largest_block, block, sizeof(block));
-		snprintf(what, wlen, "no %s of contiguous memory within the %d-bit DMA mask: the page allocator's largest free block is %s%s and %s",
-			 sz, dma_mask, block, range, cma);
-	} else {
-		snprintf(what, wlen, "no %s of contiguous memory within the %d-bit DMA mask (see dmesg): %s",
-			 sz, dma_mask, cma);
-	}
-
-	if (m->mem_total > 0 && size > (uint64_t)m->mem_total) {
-		human_size((uint64_t)m->mem_total, ram, sizeof(ram));
-		snprintf(fix, flen, "try a smaller size: %s is more than the %s of RAM",
-			 sz, ram);
-	} else {
-		snprintf(fix, flen, "try a smaller size%s%s%s",
-			 dma_mask < 64 ? ", " : " or ",
-			 m->cma_total > 0 ? "a larger cma=SIZE at boot" :
-			 "cma=SIZE at boot (a CMA area)",
-			 dma_mask < 64 ? " or --dma-mask 64 if the device can address all memory" : "");
-	}
+	if (!get(e, &addr))
+		snprintf(buf, len, "0x%016" PRIx64, addr);
 }
 
-void cell_text(const struct udmabuf_info *in, int col, int bytes,
+/* A number a getter tells, -1 when unknown, in FMT; else "". */
+static void number_text(long v, const char *fmt, char *buf, size_t len)
+{
+	if (v >= 0)
+		snprintf(buf, len, fmt, v);
+}
+
+void cell_text(const struct udmabuf_entry *e, int col, int bytes,
 	       char *buf, size_t len)
 {
+	const char *item = udmabuf_entry_get_item(e), *s = NULL;
+	unsigned int major, minor;
+	long l;
+
 	buf[0] = '\0';
 	switch (col) {
 	case COL_NAME:
-		snprintf(buf, len, "%s", in->item[0] ? in->item : in->name);
+		s = *item ? item : udmabuf_entry_get_name(e);
 		break;
 	case COL_DEVICE:
-		snprintf(buf, len, "%s", in->devpath);
+		s = udmabuf_entry_get_dev_path(e);
 		break;
 	case COL_MAJMIN:
-		if (in->has_dev)
-			snprintf(buf, len, "%u:%u", in->major, in->minor);
+		if (!udmabuf_entry_get_devno(e, &major, &minor))
+			snprintf(buf, len, "%u:%u", major, minor);
 		break;
 	case COL_SIZE_:
 		if (bytes)
-			snprintf(buf, len, "%" PRIu64, in->size);
+			snprintf(buf, len, "%" PRIu64, udmabuf_entry_get_size(e));
 		else
-			human_size(in->size, buf, len);
+			human_size(udmabuf_entry_get_size(e), buf, len);
 		break;
 	case COL_SYNC_MODE:
-		if (in->sync_mode >= 0)
-			snprintf(buf, len, "%d", in->sync_mode);
+		number_text(udmabuf_entry_get_sync_mode(e), "%ld", buf, len);
 		break;
 	case COL_DMA_ADDR:
-		if (in->has_dma_addr)
-			snprintf(buf, len, "0x%016" PRIx64, in->dma_addr);
+		address_text(e, udmabuf_entry_get_dma_addr, buf, len);
 		break;
 	case COL_CPU_PHYS_ADDR:
-		if (in->has_cpu_phys_addr)
-			snprintf(buf, len, "0x%016" PRIx64, in->cpu_phys_addr);
+		address_text(e, udmabuf_entry_get_cpu_phys_addr, buf, len);
 		break;
 	case COL_ORIGIN:
-		snprintf(buf, len, "%s", in->origin);
+		s = udmabuf_entry_get_origin(e);
 		break;
 	case COL_USERS:
-		if (in->users >= 0)
-			snprintf(buf, len, "%ld", in->users);
+		number_text(udmabuf_entry_get_users(e), "%ld", buf, len);
 		break;
 	case COL_DEVNAME:
-		snprintf(buf, len, "%s", in->name);
+		s = udmabuf_entry_get_name(e);
 		break;
 	case COL_ENABLED:
-		snprintf(buf, len, "%d", in->enabled ? 1 : 0);
+		snprintf(buf, len, "%d", udmabuf_entry_is_enabled(e) ? 1 : 0);
 		break;
 	case COL_DMA_MASK:
-		if (in->dma_mask >= 0)
-			snprintf(buf, len, "%d", in->dma_mask);
+		number_text(udmabuf_entry_get_dma_mask(e), "%ld", buf, len);
 		break;
 	case COL_DMA_DEVICE:
-		snprintf(buf, len, "%s", in->dma_device);
+		s = udmabuf_entry_get_dma_device(e);
 		break;
 	case COL_MODE:
-		if (in->mode >= 0)
-			snprintf(buf, len, "%04o", (unsigned int)in->mode);
+		number_text(udmabuf_entry_get_mode(e), "%04lo", buf, len);
 		break;
-	case COL_COHERENT:
-		if (in->dma_coherent >= 0)
-			snprintf(buf, len, "%d", in->dma_coherent ? 1 : 0);
+	case COL_COHERENT:	/* 0 or 1: what the kernel says is 0 or not */
+		l = udmabuf_entry_get_dma_coherent(e);
+		number_text(l > 0 ? 1 : l, "%ld", buf, len);
 		break;
 	case COL_CACHE:
-		snprintf(buf, len, "%s", in->cache_mode);
+		s = udmabuf_entry_get_cache_mode(e);
 		break;
 	case COL_CACHE_SYNC:
-		snprintf(buf, len, "%s", in->cache_mode_sync);
+		s = udmabuf_entry_get_cache_mode_sync(e);
 		break;
 	case COL_ALLOCATOR:
-		snprintf(buf, len, "%s", in->allocator);
+		s = udmabuf_entry_get_allocator(e);
 		break;
 	case COL_OWNER:
-		snprintf(buf, len, "%s", in->owner);
+		s = udmabuf_entry_get_owner(e);
 		break;
 	}
+	if (s)
+		snprintf(buf, len, "%s", s);
 }
 
-int cell_unknown(const struct udmabuf_info *in, int col, const char *text)
+int cell_unknown(const struct udmabuf_entry *e, int col, const char *text)
 {
 	/* "" is a value here: the buffer uses the module's own device. */
 	if (col == COL_DMA_DEVICE)
-		return !in->has_dma_device;
+		return !udmabuf_entry_get_dma_device(e);
 	return !text[0];
 }
 
@@ -513,18 +485,28 @@ static int print_table(struct libscols_table *tb)
 	return ret < 0 ? ret : 0;
 }
 
-int print_list(FILE *f, const struct udmabuf_info *v, size_t n,
-	       const int *cols, size_t ncols, const struct out_opts *o)
+/* The text of row I's cell of column COL (raw units with RAW). */
+typedef void cell_fn(const void *rows, size_t i, int col, int raw, char *buf,
+		     size_t len);
+
+/*
+ * A table of the columns cols[] of SET, one line per row of ROWS (N of
+ * them), in the format of o: numbers to the right; in JSON raw units (as
+ * sizes are bytes there) and text that is valid UTF-8.
+ */
+static int print_rows(FILE *f, const struct column_set *set, const void *rows,
+		      size_t n, cell_fn *cell, const int *cols, size_t ncols,
+		      const struct out_opts *o)
 {
-	struct libscols_table *tb = new_table(f, "buffers", o);
+	struct libscols_table *tb = new_table(f, set->table, o);
 	char *buf = malloc(CELL_MAX), *clean = malloc(CELL_MAX);
 	size_t i, c;
 
 	if (!tb || !buf || !clean)
 		goto nomem;
 	for (c = 0; c < ncols; c++) {
-		const struct column *col = &columns[cols[c]];
-		int right = col->type == COL_NUMBER || col->type == COL_SIZE;
+		const struct column *col = &set->v[cols[c]];
+		int right = col->type != COL_STRING && col->type != COL_BOOLEAN;
 		struct libscols_column *cl;
 
 		cl = scols_table_new_column(tb, col->name, 0,
@@ -538,16 +520,14 @@ int print_list(FILE *f, const struct udmabuf_info *v, size_t n,
 		if (!ln)
 			goto nomem;
 		for (c = 0; c < ncols; c++) {
-			const char *cell = buf;
+			const char *text = buf;
 
-			/* JSON: sizes in bytes, text valid UTF-8 */
-			cell_text(&v[i], cols[c], o->bytes || o->json, buf,
-				  CELL_MAX);
+			cell(rows, i, cols[c], o->bytes || o->json, buf, CELL_MAX);
 			if (o->json) {
 				utf8_sanitize(buf, clean, CELL_MAX);
-				cell = clean;
+				text = clean;
 			}
-			if (scols_line_set_data(ln, c, cell))
+			if (scols_line_set_data(ln, c, text))
 				goto nomem;
 		}
 	}
@@ -561,7 +541,20 @@ nomem:
 	return -ENOMEM;
 }
 
-int print_info(FILE *f, const struct udmabuf_info *info, const int *cols,
+static void entry_cell(const void *rows, size_t i, int col, int raw,
+		       char *buf, size_t len)
+{
+	cell_text(((const struct udmabuf_entry *const *)rows)[i], col, raw,
+		  buf, len);
+}
+
+int print_list(FILE *f, const struct udmabuf_entry *const *v, size_t n,
+	       const int *cols, size_t ncols, const struct out_opts *o)
+{
+	return print_rows(f, &buffer_columns, v, n, entry_cell, cols, ncols, o);
+}
+
+int print_info(FILE *f, const struct udmabuf_entry *e, const int *cols,
 	       size_t ncols, const struct out_opts *o)
 {
 	struct out_opts to = { .raw = o->raw, .noheadings = 1 };
@@ -586,16 +579,16 @@ int print_info(FILE *f, const struct udmabuf_info *info, const int *cols,
 			if (scols_line_set_data(ln, v++, key))
 				goto nomem;
 		}
-		cell_text(info, c, 1, buf, sizeof(buf));
+		cell_text(e, c, 1, buf, sizeof(buf));
 		if (!buf[0]) {
 			strcpy(buf, "-");
-		} else if (c == COL_SIZE_ && info->size >= 1024 && !o->bytes &&
-			   !o->noheadings && !o->raw) {
+		} else if (c == COL_SIZE_ && udmabuf_entry_get_size(e) >= 1024 &&
+			   !o->bytes && !o->noheadings && !o->raw) {
 			/* The human form for a reader; -n and -r are for scripts. */
 			char h[32];
 			size_t l = strlen(buf);
 
-			human_size(info->size, h, sizeof(h));
+			human_size(udmabuf_entry_get_size(e), h, sizeof(h));
 			snprintf(buf + l, sizeof(buf) - l, " (%s)", h);
 		}
 		if (scols_line_set_data(ln, v, buf))
@@ -767,42 +760,16 @@ void bench_cell_text(const struct bench_row *r, int col, int raw,
 	}
 }
 
+static void bench_cell(const void *rows, size_t i, int col, int raw,
+		       char *buf, size_t len)
+{
+	bench_cell_text(&((const struct bench_row *)rows)[i], col, raw, buf, len);
+}
+
 int print_bench(FILE *f, const struct bench_row *v, size_t n,
 		const int *cols, size_t ncols, const struct out_opts *o)
 {
-	struct libscols_table *tb = new_table(f, bench_columns.table, o);
-	char buf[256];
-	size_t i, c;
-
-	if (!tb)
-		return -ENOMEM;
-	for (c = 0; c < ncols; c++) {
-		const struct column *col = &bench_column_v[cols[c]];
-		int right = col->type != COL_STRING && col->type != COL_BOOLEAN;
-		struct libscols_column *cl;
-
-		cl = scols_table_new_column(tb, col->name, 0,
-					    right ? SCOLS_FL_RIGHT : 0);
-		if (!cl || scols_column_set_json_type(cl, json_type(col->type)))
-			goto nomem;
-	}
-	for (i = 0; i < n; i++) {
-		struct libscols_line *ln = scols_table_new_line(tb, NULL);
-
-		if (!ln)
-			goto nomem;
-		for (c = 0; c < ncols; c++) {
-			/* JSON: raw units, as sizes are bytes there. */
-			bench_cell_text(&v[i], cols[c], o->bytes || o->json,
-					buf, sizeof(buf));
-			if (scols_line_set_data(ln, c, buf))
-				goto nomem;
-		}
-	}
-	return print_table(tb);
-nomem:
-	scols_unref_table(tb);
-	return -ENOMEM;
+	return print_rows(f, &bench_columns, v, n, bench_cell, cols, ncols, o);
 }
 
 int conf_split(char *line, char **tok, size_t max)
@@ -826,30 +793,37 @@ int conf_split(char *line, char **tok, size_t max)
 	}
 }
 
-void conf_write_line(FILE *f, const struct udmabuf_info *in)
+void conf_write_line(FILE *f, const struct udmabuf_entry *e,
+		     const uint64_t *place)
 {
-	raw_escape(f, in->item);
-	fprintf(f, " size=%" PRIu64, in->size);
-	if (in->has_dev)
-		fprintf(f, " minor=%u", in->minor);
-	else if (in->config_minor >= 0)
-		fprintf(f, " minor=%ld", in->config_minor);
-	if (in->sync_mode >= 0)
-		fprintf(f, " sync_mode=%d", in->sync_mode);
-	if (in->dma_mask >= 0)
-		fprintf(f, " dma_mask=%d", in->dma_mask);
-	if (in->mode >= 0)
-		fprintf(f, " mode=%04o", (unsigned int)in->mode);
-	if (in->name[0] && strcmp(in->name, in->item)) {
+	const char *name = udmabuf_entry_get_name(e);
+	const char *item = udmabuf_entry_get_item(e);
+	const char *dma_device = udmabuf_entry_get_dma_device(e);
+	unsigned int major, minor;
+	long l;
+
+	raw_escape(f, item);
+	fprintf(f, " size=%" PRIu64, udmabuf_entry_get_size(e));
+	if (!udmabuf_entry_get_devno(e, &major, &minor))
+		fprintf(f, " minor=%u", minor);
+	else if ((l = udmabuf_entry_get_config_minor(e)) >= 0)
+		fprintf(f, " minor=%ld", l);
+	if ((l = udmabuf_entry_get_sync_mode(e)) >= 0)
+		fprintf(f, " sync_mode=%ld", l);
+	if ((l = udmabuf_entry_get_dma_mask(e)) >= 0)
+		fprintf(f, " dma_mask=%ld", l);
+	if ((l = udmabuf_entry_get_mode(e)) >= 0)
+		fprintf(f, " mode=%04lo", l);
+	if (name[0] && strcmp(name, item)) {
 		fputs(" device_name=", f);
-		raw_escape(f, in->name);
+		raw_escape(f, name);
 	}
-	if (in->dma_device[0]) {
+	if (dma_device && dma_device[0]) {
 		fputs(" dma_device=", f);
-		raw_escape(f, in->dma_device);
+		raw_escape(f, dma_device);
 	}
 	/* A placed buffer comes back where it was: its CPU physical address. */
-	if (in->has_place)
-		fprintf(f, " phys_addr=0x%" PRIx64, in->place);
-	fprintf(f, " enable=%d\n", in->enabled ? 1 : 0);
+	if (place)
+		fprintf(f, " phys_addr=0x%" PRIx64, *place);
+	fprintf(f, " enable=%d\n", udmabuf_entry_is_enabled(e) ? 1 : 0);
 }

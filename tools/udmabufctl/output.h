@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
- * Output formatting and file syntax of udmabufctl (not part of the
- * library's API; kept apart so that the host unit tests can reach it).
+ * Output formatting and file syntax of udmabufctl: tables of the entries of
+ * libudmabuf's listings (udmabuf.h) through libsmartcols, and the save
+ * file's lines. It only formats: its unit test feeds it entries of its
+ * own.
  */
 #ifndef UDMABUFCTL_OUTPUT_H
 #define UDMABUFCTL_OUTPUT_H
@@ -9,7 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "libudmabuf-private.h"
+#include "udmabuf.h"
 
 enum col_type {
 	COL_STRING,
@@ -105,28 +107,18 @@ int parse_columns_of(const struct column_set *set, const char *spec,
 size_t default_columns(int *ids, size_t max);
 size_t default_columns_of(const struct column_set *set, int *ids, size_t max);
 
-/* What udmabuf_list_fields() must read to show the columns ids[]. */
+/* What a listing must read (UDMABUF_FIELD_*) to show the columns ids[]. */
 unsigned int columns_fields(const int *ids, size_t n);
 
 /* Text of one cell; "" when unknown. */
-void cell_text(const struct udmabuf_info *info, int col, int bytes,
+void cell_text(const struct udmabuf_entry *e, int col, int bytes,
 	       char *buf, size_t len);
 
 /* 1 if the cell is unknown (JSON null); text is its cell_text(). */
-int cell_unknown(const struct udmabuf_info *info, int col, const char *text);
+int cell_unknown(const struct udmabuf_entry *e, int col, const char *text);
 
 /* "512B", "4K", "1.5M", ... (binary units, one decimal at most). */
 void human_size(uint64_t bytes, char *buf, size_t len);
-
-/*
- * The two hint lines of an ENOMEM from enable, for SIZE bytes below a
- * DMA_MASK-bit mask: what limit was hit (the page allocator's largest free
- * block, the CMA area; unknown facts are left out), into WHAT, and what
- * would help (a smaller size, cma=SIZE at boot, --dma-mask 64), into FIX.
- */
-void enomem_hint_text(uint64_t size, int dma_mask,
-		      const struct udmabuf_mem_limits *m,
-		      char *what, size_t wlen, char *fix, size_t flen);
 
 /*
  * Copy in to out (len bytes at most, NUL included) with each byte that is
@@ -146,7 +138,7 @@ int raw_unescape(char *s);
  * pairs, or JSON ({"buffers": [...]}, sizes in bytes, unknown cells null).
  * 0, or a negative errno.
  */
-int print_list(FILE *f, const struct udmabuf_info *v, size_t n,
+int print_list(FILE *f, const struct udmabuf_entry *const *v, size_t n,
 	       const int *cols, size_t ncols, const struct out_opts *o);
 
 /*
@@ -156,7 +148,7 @@ int print_list(FILE *f, const struct udmabuf_info *v, size_t n,
  * alignment (cells escaped as libsmartcols escapes raw output). Unknown
  * values are "-". 0, or a negative errno.
  */
-int print_info(FILE *f, const struct udmabuf_info *info, const int *cols,
+int print_info(FILE *f, const struct udmabuf_entry *e, const int *cols,
 	       size_t ncols, const struct out_opts *o);
 
 /*
@@ -220,9 +212,11 @@ int print_bench(FILE *f, const struct bench_row *v, size_t n,
 int conf_split(char *line, char **tok, size_t max);
 
 /*
- * One save-file line for a configfs buffer; phys_addr= is its placement
- * (info->place: the CPU physical address it was placed at, or is to be).
+ * One save-file line for a configfs buffer; phys_addr= is PLACE, its
+ * placement (the CPU physical address it was placed at, or is to be), if
+ * PLACE is not NULL.
  */
-void conf_write_line(FILE *f, const struct udmabuf_info *info);
+void conf_write_line(FILE *f, const struct udmabuf_entry *e,
+		     const uint64_t *place);
 
 #endif

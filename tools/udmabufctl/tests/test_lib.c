@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,6 +81,30 @@ static void node(const char *name, size_t size)
 		exit(2);
 	}
 	free(b);
+}
+
+/*
+ * Directory BASE/NAME (made if missing) with the attributes "ATTR=VALUE..."
+ * that follow, up to NULL; each value is written with a newline.
+ */
+static void attrs(const char *base, const char *name, ...)
+{
+	char dir[2300], value[256];
+	const char *a;
+	va_list ap;
+
+	snprintf(dir, sizeof(dir), "%s/%s", base, name);
+	mkdirs(dir);
+	va_start(ap, name);
+	while ((a = va_arg(ap, const char *))) {
+		char attr[64];
+		size_t n = strcspn(a, "=");
+
+		snprintf(attr, sizeof(attr), "%.*s", (int)n, a);
+		snprintf(value, sizeof(value), "%s\n", a + n + 1);
+		put(dir, attr, value);
+	}
+	va_end(ap);
 }
 
 /* An enabled configfs item ITEM whose device is DEVNAME. */
@@ -705,24 +730,14 @@ static void test_fields(void)
 	struct udmabuf_listing *l = NULL;
 	const struct udmabuf_entry *e;
 	unsigned int maj = 0, min = 0;
-	char dir[2300];
 	uint64_t a = 0;
 
 	item("fcam", "fcam0");
-	snprintf(dir, sizeof(dir), "%s/fcam", cfs);
-	put(dir, "dev", "240:4\n");
-	put(dir, "sync_mode", "3\n");
-	put(dir, "dma_mask", "40\n");
-	put(dir, "mode", "0660\n");
-	put(dir, "minor", "4\n");
-	snprintf(dir, sizeof(dir), "%s/fcam0", sysfs);
-	mkdirs(dir);
-	put(dir, "dev", "240:4\n");
-	put(dir, "users", "2\n");
-	put(dir, "dma_coherent", "1\n");
-	put(dir, "cache_mode", "cached\n");
-	put(dir, "cache_mode_sync", "uncached\n");
-	put(dir, "dma_device", "pci/0000:00:10.0\n");
+	attrs(cfs, "fcam", "dev=240:4", "sync_mode=3", "dma_mask=40",
+	      "mode=0660", "minor=4", NULL);
+	attrs(sysfs, "fcam0", "dev=240:4", "users=2", "dma_coherent=1",
+	      "cache_mode=cached", "cache_mode_sync=uncached",
+	      "dma_device=pci/0000:00:10.0", NULL);
 	CHECK(udmabuf_listing_new_name("fcam", UDMABUF_FIELD_ALL, &l) == 0 &&
 	      udmabuf_listing_count(l) == 1, "listing of one buffer by its item name");
 	e = l ? udmabuf_listing_get(l, 0) : NULL;
@@ -745,11 +760,7 @@ static void test_fields(void)
 	udmabuf_listing_free(l);
 
 	/* Disabled, placed: the placement; an older module: no dma_device. */
-	snprintf(dir, sizeof(dir), "%s/fplaced", cfs);
-	mkdirs(dir);
-	put(dir, "enable", "0\n");
-	put(dir, "dev", "");
-	put(dir, "phys_addr", "0x80000000\n");
+	attrs(cfs, "fplaced", "enable=0", "phys_addr=0x80000000", NULL);
 	CHECK(udmabuf_listing_new_name("fplaced", UDMABUF_FIELD_ALL, &l) == 0 &&
 	      udmabuf_entry_get_placement(udmabuf_listing_get(l, 0), &a) == 0 &&
 	      a == 0x80000000 &&
@@ -773,24 +784,14 @@ static void test_listing(void)
 {
 	const struct udmabuf_entry *e, *pe = NULL, *ce = NULL;
 	struct udmabuf_listing *l = NULL;
-	char dir[2300];
 	uint64_t a = 0;
 	size_t i, n;
 
 	item("lcam", "lcam0");
-	snprintf(dir, sizeof(dir), "%s/lcam0", sysfs);
-	mkdirs(dir);
-	put(dir, "dev", "240:3\n");
-	put(dir, "size", "8192\n");
-	put(dir, "phys_addr", "0x0000000040000000\n");
-	put(dir, "allocator", "page\n");
-	snprintf(dir, sizeof(dir), "%s/proc-77-9", sysfs);
-	mkdirs(dir);
-	put(dir, "origin", "process\n");
-	put(dir, "owner", "77 python3\n");
-	put(dir, "size", "65536\n");
-	put(dir, "sync_mode", "5\n");
-	put(dir, "allocator", "contig\n");
+	attrs(sysfs, "lcam0", "dev=240:3", "size=8192",
+	      "phys_addr=0x0000000040000000", "allocator=page", NULL);
+	attrs(sysfs, "proc-77-9", "origin=process", "owner=77 python3",
+	      "size=65536", "sync_mode=5", "allocator=contig", NULL);
 
 	l = (struct udmabuf_listing *)1;
 	CHECK(udmabuf_listing_new(0x80, &l) == -EINVAL && !l,

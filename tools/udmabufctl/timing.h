@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
- * The timing of "udmabufctl bench" (not part of the library's API): loops
- * on a mapping against the same loops on malloc'ed memory, and the sync
- * ioctls against a null system call, each repeated in pairs. Messages and
- * the choice of buffers are udmabufctl.c's.
+ * The timing of "udmabufctl bench": loops on a mapping against the same
+ * loops on malloc'ed memory, and the sync ioctls against a null system
+ * call, each repeated in pairs. Messages and the choice of buffers are
+ * bench.c's.
  */
-#ifndef UDMABUFCTL_BENCH_H
-#define UDMABUFCTL_BENCH_H
+#ifndef UDMABUFCTL_TIMING_H
+#define UDMABUFCTL_TIMING_H
 
 #include <signal.h>
 #include <stddef.h>
