@@ -396,8 +396,10 @@ else:
 	free0=$(meminfo_kib MemFree)
 	# The program: a page bound to edu, 128 MiB more; a pattern for edu to
 	# read; waits (SIGUSR1) for root to run the DMA (edu is root's: UIO),
-	# checks what edu wrote, then sleeps until killed.
-	su -s /bin/sh -c 'exec "$0" "$@"' -- "$PYUSER" env PYTHONPATH="$PYTHONPATH" python3 -c '
+	# checks what edu wrote, then sleeps until killed.  Its buffers count
+	# against its user's RLIMIT_MEMLOCK, which an administrator raises for
+	# the group (limits.conf) as here: 8 MiB, the default, is too little.
+	(ulimit -l $((256 << 10)) && exec su -s /bin/sh -c 'exec "$0" "$@"' -- "$PYUSER" env PYTHONPATH="$PYTHONPATH" python3 -c '
 import os, signal, sys
 import numpy as np
 import udmabuf
@@ -418,7 +420,7 @@ ok = (a[1, :n] == pattern).all() and (a[1, n:] == 0xee).all()
 print("dma", "ok" if ok else "wrong", flush=True)
 while True:
     signal.pause()
-' "pci/$UDMABUF_EDU" "$n" "$big" >"$out" 2>&1 </dev/null &
+' "pci/$UDMABUF_EDU" "$n" "$big") >"$out" 2>&1 </dev/null &
 	bg=$!
 	line=$(wait_line "$out" '^ready ' "$bg")
 	read -r _ pid uid name bigname addr addr2 <<<"$line"
