@@ -2,7 +2,8 @@
 #
 # udmabuf-cfs: build, install and test.
 #
-#   make                      module for the running kernel + udmabufctl
+#   make                      module for the running kernel, libudmabuf and
+#                             udmabufctl
 #   make KERNEL_SRC_DIR=/path ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-
 #   sudo make install         module (extra/), udmabufctl, libudmabuf, headers,
 #                             udev rule (PREFIX=/usr/local, DESTDIR=)
@@ -45,7 +46,10 @@ module:
 		exit 1; }
 	$(KBUILD) modules
 
+# The library beside the tools that use it, as util-linux has them.
+TOOL_DIRS := lib/libudmabuf tools/udmabufctl
 tools:
+	$(MAKE) -C lib/libudmabuf CC=$(CROSS_COMPILE)gcc
 	$(MAKE) -C tools/udmabufctl CC=$(CROSS_COMPILE)gcc
 
 install: install-module install-tools
@@ -58,7 +62,9 @@ install-module: module
 # udmabufctl, libudmabuf (shared library, udmabuf.h, udmabuf.pc, man pages;
 # ldconfig when DESTDIR is empty), the UAPI header and the udev rule.
 install-tools: tools
-	$(MAKE) -C tools/udmabufctl PREFIX=$(PREFIX) DESTDIR=$(DESTDIR) install
+	for d in $(TOOL_DIRS); do \
+		$(MAKE) -C $$d PREFIX=$(PREFIX) DESTDIR=$(DESTDIR) install || exit; \
+	done
 	install -D -m 0644 include/uapi/linux/udmabuf-cfs.h \
 		$(DESTDIR)$(PREFIX)/include/linux/udmabuf-cfs.h
 	install -D -m 0644 udev/60-udmabuf-cfs.rules \
@@ -83,7 +89,7 @@ deb:
 	rm -rf $(DEB_OUT)
 	mkdir -p $(DEB_OUT)/src/udmabuf-cfs
 	if git rev-parse --git-dir >/dev/null 2>&1; then \
-		git status --porcelain -- debian dkms.conf driver include tools udev | \
+		git status --porcelain -- debian dkms.conf driver include lib tools udev | \
 			grep -q . && echo "make deb: uncommitted changes are not packaged (git archive HEAD)"; \
 		git archive HEAD | tar -x -C $(DEB_OUT)/src/udmabuf-cfs; \
 	else \
@@ -158,6 +164,7 @@ deps:
 	tests/vm/deps
 
 check-host: deps
+	$(MAKE) -C lib/libudmabuf check
 	$(MAKE) -C tools/udmabufctl check
 	tests/uapi/check
 	tests/catalogue/check
@@ -190,7 +197,7 @@ vm-shell: deps
 
 clean:
 	-$(KBUILD) clean
-	$(MAKE) -C tools/udmabufctl clean
+	for d in $(TOOL_DIRS); do $(MAKE) -C $$d clean; done
 	rm -rf build
 
 .PHONY: all module tools install install-module install-tools deb check-deb \

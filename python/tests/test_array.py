@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 """Host tests of allocate() and BufferArray on a fake module.
 
-libudmabuf's fake-configfs.so (tools/udmabufctl/tests/fake-configfs.c) must
+libudmabuf's fake-configfs.so (lib/libudmabuf/tests/fake-configfs.c) must
 be preloaded: it gives a tree of plain files configfs's semantics, makes a
 regular file the device node when a buffer is enabled, answers GET_INFO
 (the DMA address $UDMABUF_FAKE_DMA_ADDR, the CPU physical address
@@ -55,7 +55,7 @@ class FakeModuleTest(unittest.TestCase):
     def setUpClass(cls):
         if "fake-configfs.so" not in os.environ.get("LD_PRELOAD", ""):
             # tests/python/check preloads it and fails on any skip.
-            raise unittest.SkipTest("needs tools/udmabufctl/tests/fake-configfs.so "
+            raise unittest.SkipTest("needs lib/libudmabuf/tests/fake-configfs.so "
                                     "in LD_PRELOAD")
 
     def setUp(self):

@@ -5,7 +5,7 @@ The directories libudmabuf looks in are replaced by empty temporary ones
 (UDMABUF_CONFIGFS_DIR, UDMABUF_SYSFS_DIR, UDMABUF_DEV_DIR), so nothing of
 this machine's is touched. The guest tests (tests/bats/python.bats) test
 the binding against the real module. Run with libudmabuf.so.1 on the
-loader's path, e.g. LD_LIBRARY_PATH=tools/udmabufctl.
+loader's path, e.g. LD_LIBRARY_PATH=lib/libudmabuf.
 """
 
 import errno

@@ -1,13 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
- * libudmabuf internals: not installed, not exported from libudmabuf.so.
- *
- * udmabufctl links these statically (libudmabuf-private.a): listing and
- * inspecting every buffer through configfs and sysfs, the per-step create
- * and delete, and the parsers its options need. The shared library is
- * built from the same objects with -fvisibility=hidden and a version
- * script, so only what udmabuf.h declares (marked UDMABUF_EXPORT where it
- * is defined) leaves it.
+ * libudmabuf internals: what the library's source files share, and nothing
+ * else includes. Not installed; not exported: the library is built with
+ * -fvisibility=hidden, so only what udmabuf.h declares (marked
+ * UDMABUF_EXPORT where it is defined) leaves libudmabuf.so (through the
+ * version script) or libudmabuf.a (whose other symbols are made local).
  */
 #ifndef LIBUDMABUF_PRIVATE_H
 #define LIBUDMABUF_PRIVATE_H
