@@ -80,7 +80,7 @@ install-tools: tools
 DEB_OUT := $(CURDIR)/build/deb
 deb:
 	@v=$$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf); \
-	m=$$(sed -n 's/^#define UDMABUF_CFS_VERSION[[:space:]]*"\(.*\)"/\1/p' driver/udmabuf-cfs.h); \
+	m=$$(sed -n 's/^#define UDMABUF_CFS_VERSION[[:space:]]*"\(.*\)"/\1/p' driver/internal.h); \
 	d=$$(dpkg-parsechangelog -S Version); \
 	if [ "$$v" != "$$m" ] || [ "$${d%%-*}" != "$$v" ]; then \
 		echo "make deb: versions differ: dkms.conf $$v, driver $$m, debian/changelog $$d" >&2; \

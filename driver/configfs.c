@@ -20,7 +20,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
-#include "udmabuf-cfs.h"
+#include "internal.h"
 
 /**
  * struct udmabuf_item - a directory under /sys/kernel/config/udmabuf
@@ -72,20 +72,6 @@ static struct udmabuf_config udmabuf_item_cfg(struct udmabuf_item *ui)
 	return cfg;
 }
 
-/* Parse an unsigned number in [min, max]: -EINVAL if not one, -ERANGE. */
-static int udmabuf_parse_uint(const char *page, unsigned int base,
-			      unsigned int min, unsigned int max,
-			      unsigned int *val)
-{
-	int ret = kstrtouint(page, base, val);
-
-	if (ret)
-		return ret;
-	if (*val < min || *val > max)
-		return -ERANGE;
-	return 0;
-}
-
 static ssize_t udmabuf_item_size_show(struct config_item *item, char *page)
 {
 	return sysfs_emit(page, "%llu\n",
@@ -102,8 +88,12 @@ static ssize_t udmabuf_item_size_store(struct config_item *item,
 	ret = udmabuf_parse_size(page, &size);
 	if (ret)
 		return ret;
-	if (size > UDMABUF_SIZE_MAX)
-		return -ERANGE;
+	/* 0 is refused at enable: an item starts with it. */
+	if (size) {
+		ret = udmabuf_check_size(size);
+		if (ret)
+			return ret;
+	}
 	ret = udmabuf_item_lock_config(ui);
 	if (ret)
 		return ret;
@@ -127,10 +117,10 @@ static ssize_t udmabuf_item_minor_store(struct config_item *item,
 	int ret;
 
 	ret = kstrtoint(page, 10, &minor);
+	if (!ret)
+		ret = udmabuf_check_minor(minor);
 	if (ret)
 		return ret;
-	if (minor < -1 || minor >= (int)UDMABUF_MINORS)
-		return -ERANGE;
 	ret = udmabuf_item_lock_config(ui);
 	if (ret)
 		return ret;
@@ -156,7 +146,7 @@ static ssize_t udmabuf_item_device_name_store(struct config_item *item,
 					      const char *page, size_t count)
 {
 	struct udmabuf_item *ui = to_udmabuf_item(item);
-	char name[UDMABUF_NAME_MAX + 1];
+	char name[UDMABUF_CFS_NAME_MAX + 1];
 	size_t len = strlen(page);
 	int ret;
 
@@ -197,7 +187,9 @@ static ssize_t udmabuf_item_sync_mode_store(struct config_item *item,
 	unsigned int mode;
 	int ret;
 
-	ret = udmabuf_parse_uint(page, 10, 0, UDMABUF_SYNC_MODE_MAX, &mode);
+	ret = kstrtouint(page, 10, &mode);
+	if (!ret)
+		ret = udmabuf_check_sync_mode(mode);
 	if (ret)
 		return ret;
 
@@ -224,8 +216,9 @@ static ssize_t udmabuf_item_dma_mask_store(struct config_item *item,
 	unsigned int bits;
 	int ret;
 
-	ret = udmabuf_parse_uint(page, 10, UDMABUF_DMA_BITS_MIN,
-				 UDMABUF_DMA_BITS_MAX, &bits);
+	ret = kstrtouint(page, 10, &bits);
+	if (!ret)
+		ret = udmabuf_check_dma_bits(bits);
 	if (ret)
 		return ret;
 	ret = udmabuf_item_lock_config(ui);
@@ -250,12 +243,11 @@ static ssize_t udmabuf_item_mode_store(struct config_item *item,
 	unsigned int mode;
 	int ret;
 
-	ret = udmabuf_parse_uint(page, 8, 0, 0777, &mode);
+	ret = kstrtouint(page, 8, &mode);
+	if (!ret)
+		ret = udmabuf_check_mode(mode);
 	if (ret)
 		return ret;
-	/* devtmpfs would make a node of mode 0 a 0600 one: not what was asked. */
-	if (!mode)
-		return -EINVAL;
 	ret = udmabuf_item_lock_config(ui);
 	if (ret)
 		return ret;
@@ -285,7 +277,7 @@ static ssize_t udmabuf_item_dma_device_store(struct config_item *item,
 					     const char *page, size_t count)
 {
 	struct udmabuf_item *ui = to_udmabuf_item(item);
-	char val[UDMABUF_DMA_DEVICE_MAX];
+	char val[UDMABUF_CFS_DMA_DEVICE_LEN];
 	int ret;
 
 	ret = udmabuf_dma_parse(page, val, sizeof(val));

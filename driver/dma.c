@@ -45,7 +45,7 @@
 #include <linux/rwsem.h>
 #include <linux/string.h>
 
-#include "udmabuf-cfs.h"
+#include "internal.h"
 
 /* Buffers mapped for a bound device, and every teardown of such a mapping. */
 static DEFINE_MUTEX(udmabuf_dma_lock);
@@ -73,7 +73,7 @@ static int udmabuf_dma_split(const char *str, char *bus, size_t bus_len,
 
 	if (len && str[len - 1] == '\n')
 		len--;
-	if (!len || len >= UDMABUF_DMA_DEVICE_MAX)
+	if (!len || len >= UDMABUF_CFS_DMA_DEVICE_LEN)
 		return -EINVAL;
 	slash = strnchr(str, len, '/');
 	if (!slash || slash == str || slash - str >= bus_len ||
@@ -102,7 +102,7 @@ static int udmabuf_dma_split(const char *str, char *bus, size_t bus_len,
 static struct device *udmabuf_dma_find(const char *str)
 {
 	udmabuf_bus_const struct bus_type *bus;
-	char bus_name[16], name[UDMABUF_DMA_DEVICE_MAX];
+	char bus_name[16], name[UDMABUF_CFS_DMA_DEVICE_LEN];
 	struct device *dev;
 	int ret;
 
@@ -121,7 +121,7 @@ static struct device *udmabuf_dma_find(const char *str)
  * udmabuf_dma_parse - check a dma_device value as it is written
  * @str: "BUS/DEVICE", or empty (a lone newline) for the module's own device
  * @out: the value without its newline
- * @len: size of @out, at least %UDMABUF_DMA_DEVICE_MAX
+ * @len: size of @out, at least %UDMABUF_CFS_DMA_DEVICE_LEN
  *
  * Return: 0, -EINVAL if malformed, -ENODEV if no such bus or device exists.
  */

@@ -22,7 +22,7 @@
 #include <linux/udmabuf-cfs.h>
 #include <linux/vmalloc.h>
 
-#include "udmabuf-cfs.h"
+#include "internal.h"
 
 MODULE_IMPORT_NS("DMA_BUF");
 
@@ -282,7 +282,7 @@ static void udmabuf_dmabuf_release(struct dma_buf *dmabuf)
 {
 	struct udmabuf_export *exp = dmabuf->priv;
 
-	udmabuf_put(exp->buf);
+	udmabuf_user_put(exp->buf);
 	mutex_destroy(&exp->lock);
 	kfree(exp);
 }
@@ -307,7 +307,7 @@ static int udmabuf_export_check(struct udmabuf_buffer *buf, struct file *file,
 {
 	u32 mode = req->flags & O_ACCMODE;
 
-	if (req->flags & ~(O_CLOEXEC | O_ACCMODE))
+	if (req->flags & ~UDMABUF_CFS_EXPORT_VALID_FLAGS)
 		return -EINVAL;
 	if (mode != O_RDONLY && mode != O_RDWR)
 		return -EINVAL;
@@ -336,7 +336,7 @@ static struct dma_buf *udmabuf_export(struct udmabuf_buffer *buf,
 	exp = kzalloc(sizeof(*exp), GFP_KERNEL);
 	if (!exp)
 		return ERR_PTR(-ENOMEM);
-	exp->buf = udmabuf_get_export(buf);
+	exp->buf = udmabuf_user_add(buf);
 	if (IS_ERR(exp->buf)) {
 		dmabuf = ERR_CAST(exp->buf);
 		goto out_free_export;
@@ -359,7 +359,7 @@ static struct dma_buf *udmabuf_export(struct udmabuf_buffer *buf,
 
 out_put_buffer:
 	mutex_destroy(&exp->lock);
-	udmabuf_put(exp->buf);
+	udmabuf_user_put(exp->buf);
 out_free_export:
 	kfree(exp);
 	return dmabuf;

@@ -2,40 +2,27 @@
 /*
  * udmabuf-cfs: internal interfaces between the parts of the driver.
  */
-#ifndef _UDMABUF_CFS_H
-#define _UDMABUF_CFS_H
+#ifndef _UDMABUF_CFS_INTERNAL_H
+#define _UDMABUF_CFS_INTERNAL_H
 
 #include <linux/device.h>
 #include <linux/dma-mapping.h>
 #include <linux/kref.h>
 #include <linux/list.h>
+#include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/rwsem.h>
 #include <linux/sched.h>
 #include <linux/types.h>
+#include <linux/udmabuf-cfs.h>
 
 struct reserved_mem;
-struct user_struct;
+struct cred;
 
 #define UDMABUF_CFS_VERSION	"0.1.0"
 
-/* Longest device name, without the terminating NUL. */
-#define UDMABUF_NAME_MAX	32
-/* Size of a "BUS/DEVICE" dma_device value, with the terminating NUL. */
-#define UDMABUF_DMA_DEVICE_MAX	128
 /* Minors are handed out from the whole range of our major. */
 #define UDMABUF_MINORS		BIT(MINORBITS)
-
-/* sync_mode: the low two bits select the O_SYNC mapping, bit 2 forces it. */
-#define UDMABUF_SYNC_MODE_MAX	7
-#define UDMABUF_SYNC_ALWAYS	BIT(2)
-#define UDMABUF_SYNC_MODE_DEFAULT 1
-
-#define UDMABUF_DMA_BITS_MIN	12
-#define UDMABUF_DMA_BITS_MAX	64
-#define UDMABUF_DMA_BITS_DEFAULT 32
-
-#define UDMABUF_MODE_DEFAULT	0600
 
 /* Largest size whose page-rounded length fits size_t and loff_t. */
 #define UDMABUF_SIZE_MAX \
@@ -66,12 +53,15 @@ enum udmabuf_origin {
 	UDMABUF_ORIGIN_PROCESS,	/* /dev/udmabuf-cfs: lives as long as its files */
 };
 
-/* Where the memory of a buffer comes from (memory.c). */
+/*
+ * Where the memory of a buffer comes from (memory.c); what one may ask for
+ * has the UAPI's UDMABUF_CFS_ALLOCATOR_* number.
+ */
 enum udmabuf_mem {
-	UDMABUF_MEM_NONE,
-	UDMABUF_MEM_SPLIT,	/* page allocator, split into single pages */
-	UDMABUF_MEM_DMA,	/* dma_alloc_pages(): CMA */
-	UDMABUF_MEM_CONTIG,	/* alloc_contig_range(): found or placed */
+	UDMABUF_MEM_NONE = UDMABUF_CFS_ALLOCATOR_AUTO,	/* not yet, or any */
+	UDMABUF_MEM_PAGE = UDMABUF_CFS_ALLOCATOR_PAGE,	/* split pages */
+	UDMABUF_MEM_CONTIG = UDMABUF_CFS_ALLOCATOR_CONTIG, /* found or placed */
+	UDMABUF_MEM_CMA = UDMABUF_CFS_ALLOCATOR_CMA,	/* dma_alloc_pages() */
 	UDMABUF_MEM_POOL,	/* a no-map reserved region, no struct pages */
 };
 
@@ -87,7 +77,7 @@ enum udmabuf_cache {
  * struct udmabuf_config - what a buffer is made from
  * @size: bytes; the allocation is rounded up to whole pages
  * @minor: requested minor, or -1 for the first free one
- * @sync_mode: initial sync_mode, 0..%UDMABUF_SYNC_MODE_MAX
+ * @sync_mode: initial sync_mode, 0..%UDMABUF_CFS_SYNC_MODE_MAX
  * @dma_bits: width of the DMA mask the memory must fit in
  * @mode: permissions of the device node
  * @origin: creator, for user space to tell buffers apart
@@ -122,11 +112,11 @@ struct udmabuf_config {
 	struct device *parent;
 	struct device_node *of_node;
 	struct device *dma_target;
-	char dma_device[UDMABUF_DMA_DEVICE_MAX];
+	char dma_device[UDMABUF_CFS_DMA_DEVICE_LEN];
 	bool placed;
 	phys_addr_t place;
 	enum udmabuf_mem want;
-	char name[UDMABUF_NAME_MAX + 1];
+	char name[UDMABUF_CFS_NAME_MAX + 1];
 	bool nodeless;
 	pid_t owner_pid;
 	char owner_comm[TASK_COMM_LEN];
@@ -144,7 +134,7 @@ struct udmabuf_config {
  * @placed: the memory had to be at @place (configfs phys_addr written)
  * @place: that CPU physical address
  * @want: the allocator asked for, %UDMABUF_MEM_NONE for the default order
- * @cma: @mem is %UDMABUF_MEM_DMA and the memory is CMA's
+ * @cma: @mem is %UDMABUF_MEM_CMA and the memory is CMA's
  * @page_backed: every page carries its own reference and may be pinned for
  *	good: user mappings are made of the pages, and get_user_pages() works
  *	on them, FOLL_LONGTERM included
@@ -183,9 +173,10 @@ struct udmabuf_config {
  * @owner_pid: the process that allocated a process-scoped buffer, else 0
  * @owner_comm: its command name
  * @charged: bytes of a process-scoped buffer counted against process_max
- *	and, unless @charge_user is NULL, its user's RLIMIT_MEMLOCK; given
+ *	and, unless @charge_cred is NULL, its user's RLIMIT_MEMLOCK; given
  *	back as the memory goes (memory.c)
- * @charge_user: the user charged for RLIMIT_MEMLOCK (a reference), or NULL
+ * @charge_cred: the credentials whose user is charged for RLIMIT_MEMLOCK (a
+ *	reference, which keeps the user), or NULL
  */
 struct udmabuf_buffer {
 	struct kref ref;
@@ -210,7 +201,7 @@ struct udmabuf_buffer {
 	struct device *dma_target;
 	bool dma_own_target;
 	struct list_head dma_node;
-	char dma_device[UDMABUF_DMA_DEVICE_MAX];
+	char dma_device[UDMABUF_CFS_DMA_DEVICE_LEN];
 
 	size_t size;
 	size_t alloc_size;
@@ -230,7 +221,7 @@ struct udmabuf_buffer {
 	pid_t owner_pid;
 	char owner_comm[TASK_COMM_LEN];
 	u64 charged;
-	struct user_struct *charge_user;
+	const struct cred *charge_cred;
 };
 
 static inline struct udmabuf_buffer *to_udmabuf(struct device *dev)
@@ -238,24 +229,52 @@ static inline struct udmabuf_buffer *to_udmabuf(struct device *dev)
 	return container_of(dev, struct udmabuf_buffer, dev);
 }
 
-/* parse.c: what users write */
+/* config.c: a buffer's configuration, checked */
 bool udmabuf_name_valid(const char *name);
 int udmabuf_parse_size(const char *str, u64 *size);
+void udmabuf_config_init(struct udmabuf_config *cfg);
+int udmabuf_check_size(u64 size);
+int udmabuf_check_sync_mode(u64 sync_mode);
+int udmabuf_check_dma_bits(u64 bits);
+int udmabuf_check_minor(s64 minor);
+int udmabuf_check_mode(u64 mode);
+int udmabuf_check_direction(u64 direction);
+int udmabuf_check_sync_offset(u64 size, u64 offset);
+int udmabuf_check_sync_size(u64 size, u64 len);
+int udmabuf_config_check(const struct udmabuf_config *cfg);
 
 /* registry.c: the table of buffers, creation and destruction */
-int udmabuf_registry_init(void);
+int udmabuf_registry_init(const struct file_operations *fops);
 void udmabuf_registry_exit(void);
 unsigned int udmabuf_major(void);
 extern struct mutex udmabuf_lock;
-extern const char * const udmabuf_cache_names[];
 struct udmabuf_buffer *udmabuf_create(const struct udmabuf_config *cfg);
 int udmabuf_destroy(struct udmabuf_buffer *buf, bool force);
-struct udmabuf_buffer *udmabuf_get(unsigned int minor);
-void udmabuf_put(struct udmabuf_buffer *buf);
-void udmabuf_buffer_put(struct udmabuf_buffer *buf);
-struct udmabuf_buffer *udmabuf_get_export(struct udmabuf_buffer *buf);
-void udmabuf_buffer_done(struct udmabuf_buffer *buf);
-void udmabuf_config_init(struct udmabuf_config *cfg);
+struct udmabuf_buffer *udmabuf_user_get(unsigned int minor);
+void udmabuf_user_put(struct udmabuf_buffer *buf);
+struct udmabuf_buffer *udmabuf_user_add(struct udmabuf_buffer *buf);
+
+/* Pages of the buffer's memory. */
+static inline unsigned long udmabuf_nr_pages(struct udmabuf_buffer *buf)
+{
+	return buf->alloc_size >> PAGE_SHIFT;
+}
+
+/*
+ * Put pages [first, first + count): split pages and those of a contiguous
+ * range alike, each carrying its own reference.  A page that still has a
+ * user (a pipe, a pin) is freed by that user.
+ */
+static inline void udmabuf_put_pages(struct page *first, unsigned long count)
+{
+	unsigned long i;
+
+	for (i = 0; i < count; i++) {
+		put_page(first + i);
+		if (!((i + 1) % 4096))
+			cond_resched();
+	}
+}
 
 /* memory.c: allocation and freeing */
 int udmabuf_memory_init(void);
@@ -267,14 +286,75 @@ const char *udmabuf_allocator(struct udmabuf_buffer *buf);
 const char *udmabuf_mem_name(enum udmabuf_mem mem);
 int udmabuf_mem_parse(const char *name, enum udmabuf_mem *mem);
 
-/* buffer.c: file operations, mappings and cache maintenance */
+/* contig.c: contiguous ranges, placement, and holds of placed ranges */
+#ifdef CONFIG_CONTIG_ALLOC
+int udmabuf_alloc_contig(struct udmabuf_buffer *buf);
+int udmabuf_alloc_placed(struct udmabuf_buffer *buf);
+unsigned long udmabuf_largest_range(struct udmabuf_buffer *buf);
+bool udmabuf_hold(unsigned long pfn, unsigned long nr);
+bool udmabuf_unhold_all(void);
+unsigned long udmabuf_unhold_oldest(unsigned long want);
+unsigned long udmabuf_held_pages(void);
+void udmabuf_contig_exit(void);
+#else
+static inline int udmabuf_alloc_contig(struct udmabuf_buffer *buf)
+{
+	return -ENOMEM;
+}
+
+/* Without it no range can be taken: placement is not for this kernel. */
+static inline int udmabuf_alloc_placed(struct udmabuf_buffer *buf)
+{
+	return -EINVAL;
+}
+
+static inline unsigned long udmabuf_largest_range(struct udmabuf_buffer *buf)
+{
+	return 0;
+}
+
+static inline bool udmabuf_hold(unsigned long pfn, unsigned long nr)
+{
+	return false;
+}
+
+static inline bool udmabuf_unhold_all(void)
+{
+	return false;
+}
+
+static inline unsigned long udmabuf_unhold_oldest(unsigned long want)
+{
+	return 0;
+}
+
+static inline unsigned long udmabuf_held_pages(void)
+{
+	return 0;
+}
+
+static inline void udmabuf_contig_exit(void)
+{
+}
+#endif
+
+/* buffer.c: the file of a buffer */
 extern const struct file_operations udmabuf_fops;
+
+/* mmap.c: the CPU's mappings */
+extern const char * const udmabuf_cache_names[];
+bool udmabuf_coherent(struct udmabuf_buffer *buf);
+enum udmabuf_cache udmabuf_cache_mode(struct udmabuf_buffer *buf, bool o_sync);
 int udmabuf_map_pages(struct udmabuf_buffer *buf, struct vm_area_struct *vma,
 		      enum udmabuf_cache cache);
-enum udmabuf_cache udmabuf_cache_mode(struct udmabuf_buffer *buf, bool o_sync);
-bool udmabuf_coherent(struct udmabuf_buffer *buf);
+int udmabuf_mmap_buffer(struct udmabuf_buffer *buf, struct vm_area_struct *vma,
+			bool o_sync);
+
+/* sync.c: handing the memory between CPU and device */
 int udmabuf_sync(struct udmabuf_buffer *buf, bool for_cpu, u64 offset,
 		 u64 size, unsigned int direction);
+int udmabuf_sync_range(struct udmabuf_buffer *buf, bool for_cpu, u64 offset,
+		       u64 size, unsigned int direction);
 
 /* dma.c: the DMA device, its mapping of the memory, its going away */
 int udmabuf_dma_init(void);
@@ -305,7 +385,13 @@ extern const struct attribute_group *udmabuf_dev_groups[];
 /* process.c: /dev/udmabuf-cfs, buffers that live as long as their files */
 int udmabuf_process_init(void);
 void udmabuf_process_exit(void);
-void udmabuf_process_uncharge(struct user_struct *user, u64 bytes);
+
+/* quota.c: what process-scoped buffers may hold */
+void udmabuf_quota_init(void);
+void udmabuf_quota_set_max(u64 max);
+void udmabuf_quota_read(u64 *max, u64 *used);
+int udmabuf_quota_charge(u64 bytes, const struct cred **cred);
+void udmabuf_quota_uncharge(const struct cred *cred, u64 bytes);
 
 /* configfs.c: the configfs subsystem */
 int udmabuf_configfs_init(void);
@@ -317,4 +403,4 @@ void udmabuf_params_exit(void);
 int udmabuf_of_init(void);
 void udmabuf_of_exit(void);
 
-#endif /* _UDMABUF_CFS_H */
+#endif /* _UDMABUF_CFS_INTERNAL_H */

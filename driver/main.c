@@ -18,13 +18,14 @@
 #include <linux/init.h>
 #include <linux/module.h>
 
-#include "udmabuf-cfs.h"
+#include "internal.h"
 
 static int __init udmabuf_init(void)
 {
 	int ret;
 
-	ret = udmabuf_registry_init();
+	/* The file operations of every /dev/<device>. */
+	ret = udmabuf_registry_init(&udmabuf_fops);
 	if (ret)
 		return ret;
 

@@ -20,10 +20,11 @@
  * buffers, VFIO's DMA mappings): against the parameter process_max, for
  * all of them together, since contiguous memory is scarce; and against the
  * allocating user's RLIMIT_MEMLOCK (the user's locked_vm, shared with
- * io_uring), unless it has CAP_IPC_LOCK.  Over either the ioctl fails with
- * ENOMEM and the log says why.  Memory from the page allocator is also
- * charged to the memory cgroup (memory.c).  A charge lasts as long as the
- * memory: a page left in a pipe keeps its share (memory.c's leftovers).
+ * io_uring), unless it has CAP_IPC_LOCK (quota.c).  Over either the ioctl
+ * fails with ENOMEM and the log says why.  Memory from the page allocator
+ * is also charged to the memory cgroup (memory.c).  A charge lasts as long
+ * as the memory: a page left in a pipe keeps its share (memory.c's
+ * leftovers).
  */
 
 #include <linux/anon_inodes.h>
@@ -36,25 +37,21 @@
 #include <linux/moduleparam.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
-#include <linux/sched/user.h>
+#include <linux/cred.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
 #include <linux/udmabuf-cfs.h>
 
-#include "udmabuf-cfs.h"
+#include "internal.h"
 
 /* Names tried when proc-PID-N is taken (a configfs item of that name). */
 #define UDMABUF_PROCESS_NAME_TRIES	8
 
-/* process_max and process_used */
-static DEFINE_SPINLOCK(udmabuf_process_lock);
-static u64 udmabuf_process_max;
-static bool udmabuf_process_max_set;
-static u64 udmabuf_process_used;
 static atomic_t udmabuf_process_seq = ATOMIC_INIT(0);
 
+/* process_max and process_used: the quota's (quota.c). */
 static int udmabuf_process_max_param_set(const char *val,
 					 const struct kernel_param *kp)
 {
@@ -62,34 +59,25 @@ static int udmabuf_process_max_param_set(const char *val,
 	int ret;
 
 	ret = udmabuf_parse_size(val, &max);
-	if (ret)
-		return ret;
-	spin_lock(&udmabuf_process_lock);
-	udmabuf_process_max = max;
-	udmabuf_process_max_set = true;
-	spin_unlock(&udmabuf_process_lock);
-	return 0;
+	if (!ret)
+		udmabuf_quota_set_max(max);
+	return ret;
 }
 
-static int udmabuf_process_param_get(char *page, const struct kernel_param *kp)
+static int udmabuf_process_max_param_get(char *page,
+					 const struct kernel_param *kp)
 {
-	u64 val;
+	u64 max, used;
 
-	/* What is used now: no page that has gone since. */
-	udmabuf_leftovers_reclaim();
-
-	spin_lock(&udmabuf_process_lock);
-	val = *(u64 *)kp->arg;
-	spin_unlock(&udmabuf_process_lock);
-	return sysfs_emit(page, "%llu\n", val);
+	udmabuf_quota_read(&max, &used);
+	return sysfs_emit(page, "%llu\n", max);
 }
 
 static const struct kernel_param_ops udmabuf_process_max_ops = {
 	.set	= udmabuf_process_max_param_set,
-	.get	= udmabuf_process_param_get,
+	.get	= udmabuf_process_max_param_get,
 };
-module_param_cb(process_max, &udmabuf_process_max_ops, &udmabuf_process_max,
-		0644);
+module_param_cb(process_max, &udmabuf_process_max_ops, NULL, 0644);
 MODULE_PARM_DESC(process_max,
 		 "Bytes all process-scoped buffers (/dev/udmabuf-cfs) may hold together, K/M/G suffixes accepted; default a quarter of RAM, 0 refuses every one");
 
@@ -99,144 +87,52 @@ static int udmabuf_process_used_param_set(const char *val,
 	return -EINVAL;	/* read-only */
 }
 
+static int udmabuf_process_used_param_get(char *page,
+					  const struct kernel_param *kp)
+{
+	u64 max, used;
+
+	/* What is used now: no page that has gone since. */
+	udmabuf_leftovers_reclaim();
+	udmabuf_quota_read(&max, &used);
+	return sysfs_emit(page, "%llu\n", used);
+}
+
 static const struct kernel_param_ops udmabuf_process_used_ops = {
 	.set	= udmabuf_process_used_param_set,
-	.get	= udmabuf_process_param_get,
+	.get	= udmabuf_process_used_param_get,
 };
-module_param_cb(process_used, &udmabuf_process_used_ops,
-		&udmabuf_process_used, 0444);
+module_param_cb(process_used, &udmabuf_process_used_ops, NULL, 0444);
 MODULE_PARM_DESC(process_used,
 		 "Bytes process-scoped buffers hold now (read-only)");
 
 /*
- * Count @pages against @user's RLIMIT_MEMLOCK, in its locked_vm as io_uring
- * counts its fixed buffers; -ENOMEM if over.
+ * Turn a request into a configuration: its own fields (flags, reserved
+ * bytes, a NUL-terminated dma_device) here, the values as every way in's
+ * (udmabuf_config_check()).  Return: 0, -EINVAL or -ERANGE.
  */
-static int udmabuf_memlock_charge(struct user_struct *user,
-				  unsigned long pages, unsigned long *limit)
-{
-	unsigned long cur = atomic_long_read(&user->locked_vm), new;
-
-	*limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
-	do {
-		new = cur + pages;
-		if (new < cur || new > *limit)
-			return -ENOMEM;
-	} while (!atomic_long_try_cmpxchg(&user->locked_vm, &cur, new));
-	return 0;
-}
-
-/*
- * Charge a new buffer of @bytes (whole pages): process_max and, without
- * CAP_IPC_LOCK, the calling user's RLIMIT_MEMLOCK.  *@user is then that
- * user (a reference), or NULL.  -ENOMEM, with the reason, if over.
- */
-static int udmabuf_process_charge(u64 bytes, struct user_struct **user)
-{
-	unsigned long pages = bytes >> PAGE_SHIFT, limit;
-	u64 max, used;
-	bool over;
-
-	/* Pages that have gone since a buffer was freed are not charged. */
-	udmabuf_leftovers_reclaim();
-
-	spin_lock(&udmabuf_process_lock);
-	max = udmabuf_process_max;
-	used = udmabuf_process_used;
-	over = bytes > max || used > max - bytes;
-	if (!over)
-		udmabuf_process_used += bytes;
-	spin_unlock(&udmabuf_process_lock);
-	if (over) {
-		pr_info_ratelimited("%s[%d]: process-scoped buffer of %llu bytes refused: %llu of process_max=%llu bytes in use\n",
-				    current->comm, task_tgid_nr(current),
-				    bytes, used, max);
-		return -ENOMEM;
-	}
-
-	*user = NULL;
-	if (capable(CAP_IPC_LOCK))
-		return 0;
-	*user = get_current_user();
-	if (udmabuf_memlock_charge(*user, pages, &limit)) {
-		pr_info_ratelimited("%s[%d]: process-scoped buffer of %llu bytes refused: over RLIMIT_MEMLOCK of %lu KiB (%lu KiB locked by user %u)\n",
-				    current->comm, task_tgid_nr(current), bytes,
-				    limit << (PAGE_SHIFT - 10),
-				    atomic_long_read(&(*user)->locked_vm) <<
-				    (PAGE_SHIFT - 10),
-				    from_kuid_munged(current_user_ns(),
-						     current_uid()));
-		free_uid(*user);
-		*user = NULL;
-		udmabuf_process_uncharge(NULL, bytes);
-		return -ENOMEM;
-	}
-	return 0;
-}
-
-/**
- * udmabuf_process_uncharge - give back a charge, or part of it
- * @user: the user charged for RLIMIT_MEMLOCK, or NULL; its reference stays
- *	the caller's
- * @bytes: whole pages of memory that is gone
- */
-void udmabuf_process_uncharge(struct user_struct *user, u64 bytes)
-{
-	if (user)
-		atomic_long_sub(bytes >> PAGE_SHIFT, &user->locked_vm);
-	spin_lock(&udmabuf_process_lock);
-	if (!WARN_ON(bytes > udmabuf_process_used))
-		udmabuf_process_used -= bytes;
-	spin_unlock(&udmabuf_process_lock);
-}
-
-/* Check a request and turn it into a configuration; -EINVAL or -ERANGE. */
 static int udmabuf_process_config(const struct udmabuf_cfs_alloc *req,
 				  struct udmabuf_config *cfg)
 {
 	u32 mode = req->flags & O_ACCMODE;
 	unsigned int i;
 
-	BUILD_BUG_ON(UDMABUF_CFS_DMA_DEVICE_LEN != UDMABUF_DMA_DEVICE_MAX);
-
 	if (req->reserved0)
 		return -EINVAL;
 	for (i = 0; i < ARRAY_SIZE(req->reserved); i++)
 		if (req->reserved[i])
 			return -EINVAL;
-	if (req->flags & ~(O_CLOEXEC | O_ACCMODE))
+	if (req->flags & ~UDMABUF_CFS_ALLOC_VALID_FLAGS)
 		return -EINVAL;
 	if (mode != O_RDONLY && mode != O_RDWR)
 		return -EINVAL;
-	if (!req->size)
-		return -EINVAL;
-	if (req->size > UDMABUF_SIZE_MAX)
-		return -ERANGE;
-	if (req->sync_mode > UDMABUF_SYNC_MODE_MAX)
-		return -EINVAL;
-	if (req->dma_bits && (req->dma_bits < UDMABUF_DMA_BITS_MIN ||
-			      req->dma_bits > UDMABUF_DMA_BITS_MAX))
-		return -EINVAL;
 	if (!memchr(req->dma_device, '\0', sizeof(req->dma_device)))
+		return -EINVAL;
+	if (req->allocator > UDMABUF_CFS_ALLOCATOR_MAX)
 		return -EINVAL;
 
 	udmabuf_config_init(cfg);
-	switch (req->allocator) {
-	case UDMABUF_CFS_ALLOCATOR_AUTO:
-		cfg->want = UDMABUF_MEM_NONE;
-		break;
-	case UDMABUF_CFS_ALLOCATOR_PAGE:
-		cfg->want = UDMABUF_MEM_SPLIT;
-		break;
-	case UDMABUF_CFS_ALLOCATOR_CONTIG:
-		cfg->want = UDMABUF_MEM_CONTIG;
-		break;
-	case UDMABUF_CFS_ALLOCATOR_CMA:
-		cfg->want = UDMABUF_MEM_DMA;
-		break;
-	default:
-		return -EINVAL;
-	}
+	cfg->want = req->allocator;
 	cfg->size = req->size;
 	cfg->sync_mode = req->sync_mode;
 	if (req->dma_bits)
@@ -246,7 +142,7 @@ static int udmabuf_process_config(const struct udmabuf_cfs_alloc *req,
 	strscpy(cfg->dma_device, req->dma_device, sizeof(cfg->dma_device));
 	cfg->owner_pid = task_tgid_nr(current);
 	get_task_comm(cfg->owner_comm, current);
-	return 0;
+	return udmabuf_config_check(cfg);
 }
 
 /* Make the buffer under a free proc-PID-N name. */
@@ -273,11 +169,11 @@ static struct udmabuf_buffer *udmabuf_process_create(struct udmabuf_config *cfg)
 static struct file *udmabuf_process_file(struct udmabuf_buffer *buf,
 					 u32 flags)
 {
-	char name[UDMABUF_NAME_MAX + 16];
+	char name[UDMABUF_CFS_NAME_MAX + 16];
 	struct file *file;
 
 	/* Nobody else can reach the buffer yet: it cannot fail. */
-	if (WARN_ON(IS_ERR(udmabuf_get_export(buf)))) {
+	if (WARN_ON(IS_ERR(udmabuf_user_add(buf)))) {
 		udmabuf_destroy(buf, true);
 		return ERR_PTR(-ENODEV);
 	}
@@ -285,7 +181,7 @@ static struct file *udmabuf_process_file(struct udmabuf_buffer *buf,
 	/* Takes a module reference through udmabuf_fops.owner. */
 	file = anon_inode_getfile(name, &udmabuf_fops, buf, flags & O_ACCMODE);
 	if (IS_ERR(file)) {
-		udmabuf_put(buf);
+		udmabuf_user_put(buf);
 		return file;
 	}
 	/* As an open of /dev/<device>: seekable, pread() and pwrite(). */
@@ -297,7 +193,7 @@ static long udmabuf_ioctl_alloc(struct udmabuf_cfs_alloc __user *arg)
 {
 	struct udmabuf_cfs_alloc req;
 	struct udmabuf_config *cfg;
-	struct user_struct *user = NULL;
+	const struct cred *cred = NULL;
 	struct udmabuf_buffer *buf;
 	struct file *file;
 	u64 charge;
@@ -314,7 +210,9 @@ static long udmabuf_ioctl_alloc(struct udmabuf_cfs_alloc __user *arg)
 		goto out_free_cfg;
 
 	charge = PAGE_ALIGN(req.size);
-	ret = udmabuf_process_charge(charge, &user);
+	/* Pages that have gone since a buffer was freed are not charged. */
+	udmabuf_leftovers_reclaim();
+	ret = udmabuf_quota_charge(charge, &cred);
 	if (ret)
 		goto out_free_cfg;
 
@@ -330,7 +228,7 @@ static long udmabuf_ioctl_alloc(struct udmabuf_cfs_alloc __user *arg)
 	}
 	/* From here on the charge goes back with the memory. */
 	buf->charged = charge;
-	buf->charge_user = user;
+	buf->charge_cred = cred;
 
 	file = udmabuf_process_file(buf, req.flags);
 	if (IS_ERR(file)) {
@@ -354,9 +252,9 @@ static long udmabuf_ioctl_alloc(struct udmabuf_cfs_alloc __user *arg)
 out_put_fd:
 	put_unused_fd(fd);
 out_uncharge:
-	udmabuf_process_uncharge(user, charge);
-	if (user)
-		free_uid(user);
+	udmabuf_quota_uncharge(cred, charge);
+	if (cred)
+		put_cred(cred);
 out_free_cfg:
 	kfree(cfg);
 	return ret;
@@ -388,10 +286,7 @@ static struct miscdevice udmabuf_process_misc = {
 
 int udmabuf_process_init(void)
 {
-	spin_lock(&udmabuf_process_lock);
-	if (!udmabuf_process_max_set)
-		udmabuf_process_max = ((u64)totalram_pages() << PAGE_SHIFT) / 4;
-	spin_unlock(&udmabuf_process_lock);
+	udmabuf_quota_init();
 	return misc_register(&udmabuf_process_misc);
 }
 

@@ -31,7 +31,7 @@
 #include <linux/wait.h>
 #include <linux/xarray.h>
 
-#include "udmabuf-cfs.h"
+#include "internal.h"
 
 /* Protects udmabuf_table and the users and live fields of every buffer. */
 DEFINE_MUTEX(udmabuf_lock);
@@ -46,13 +46,6 @@ static dev_t udmabuf_devt;
  * nor call module code.  A dynamic cdev's release is the core's kfree().
  */
 static struct cdev *udmabuf_cdev;
-
-const char * const udmabuf_cache_names[] = {
-	[UDMABUF_CACHE_CACHED]		= "cached",
-	[UDMABUF_CACHE_UNCACHED]	= "uncached",
-	[UDMABUF_CACHE_WRITE_COMBINE]	= "write-combine",
-	[UDMABUF_CACHE_DMA_COHERENT]	= "dma-coherent",
-};
 
 static char *udmabuf_devnode(udmabuf_devnode_const struct device *dev,
 			     umode_t *mode)
@@ -80,16 +73,6 @@ static struct class *udmabuf_class;
  */
 static atomic_t udmabuf_structs = ATOMIC_INIT(0);
 static DECLARE_WAIT_QUEUE_HEAD(udmabuf_structs_wq);
-
-void udmabuf_config_init(struct udmabuf_config *cfg)
-{
-	memset(cfg, 0, sizeof(*cfg));
-	cfg->minor = -1;
-	cfg->sync_mode = UDMABUF_SYNC_MODE_DEFAULT;
-	cfg->dma_bits = UDMABUF_DMA_BITS_DEFAULT;
-	cfg->mode = UDMABUF_MODE_DEFAULT;
-	cfg->origin = UDMABUF_ORIGIN_CONFIGFS;
-}
 
 /*
  * devtmpfs silently keeps a node that exists already: a buffer named like
@@ -183,22 +166,12 @@ static void udmabuf_buffer_release(struct kref *ref)
 
 	udmabuf_dma_detach(buf);
 	udmabuf_free(buf);
-}
-
-/**
- * udmabuf_buffer_done - the memory of a released buffer is gone
- * @buf: the buffer
- *
- * What is left goes too, whenever the kobject core gets round to the
- * structure.
- */
-void udmabuf_buffer_done(struct udmabuf_buffer *buf)
-{
 	udmabuf_dma_release(buf);
+	/* The structure goes whenever the kobject core gets round to it. */
 	put_device(&buf->dev);
 }
 
-void udmabuf_buffer_put(struct udmabuf_buffer *buf)
+static void udmabuf_ref_put(struct udmabuf_buffer *buf)
 {
 	kref_put(&buf->ref, udmabuf_buffer_release);
 }
@@ -211,7 +184,8 @@ void udmabuf_buffer_put(struct udmabuf_buffer *buf)
  * and, unless @cfg->nodeless, device node) or nothing does.
  *
  * Return: the buffer, holding the creator's reference, or an ERR_PTR():
- * -EINVAL for a bad size or name, -EEXIST if the name is taken (by another
+ * what udmabuf_config_check() says of @cfg, -EINVAL for no name, -EEXIST
+ * if the name is taken (by another
  * buffer, or as /dev/NAME by any other device), -EBUSY if
  * the minor is taken, -ERANGE if the platform cannot honour the DMA mask,
  * -ENOMEM if the memory cannot be allocated, what udmabuf_alloc() says
@@ -224,8 +198,10 @@ struct udmabuf_buffer *udmabuf_create(const struct udmabuf_config *cfg)
 	struct udmabuf_buffer *buf;
 	int ret;
 
-	if (!cfg->size || cfg->size > UDMABUF_SIZE_MAX ||
-	    !udmabuf_name_valid(cfg->name))
+	ret = udmabuf_config_check(cfg);
+	if (ret)
+		return ERR_PTR(ret);
+	if (!cfg->name[0])
 		return ERR_PTR(-EINVAL);
 
 	buf = kzalloc(sizeof(*buf), GFP_KERNEL);
@@ -254,7 +230,7 @@ struct udmabuf_buffer *udmabuf_create(const struct udmabuf_config *cfg)
 	buf->dev.release = udmabuf_release;
 	buf->dev.dma_mask = &buf->dma_mask;
 	udmabuf_dma_init_buffer(buf);
-	/* From here on, udmabuf_buffer_put() frees whatever has been set up. */
+	/* From here on, udmabuf_ref_put() frees whatever has been set up. */
 
 	ret = dev_set_name(&buf->dev, "%s", cfg->name);
 	if (ret)
@@ -308,7 +284,7 @@ out_clear_live:
 out_unreserve:
 	udmabuf_unreserve(buf);
 out_put_buffer:
-	udmabuf_buffer_put(buf);
+	udmabuf_ref_put(buf);
 	return ERR_PTR(ret);
 }
 
@@ -318,7 +294,7 @@ static void udmabuf_remove(struct udmabuf_buffer *buf)
 	device_del(&buf->dev);
 	/* Only now may another buffer take the minor and the name. */
 	udmabuf_unreserve(buf);
-	udmabuf_buffer_put(buf);
+	udmabuf_ref_put(buf);
 }
 
 /**
@@ -347,7 +323,7 @@ int udmabuf_destroy(struct udmabuf_buffer *buf, bool force)
 }
 
 /* A reference and a user for @buf if it is live; udmabuf_lock held. */
-static struct udmabuf_buffer *__udmabuf_get(struct udmabuf_buffer *buf)
+static struct udmabuf_buffer *__udmabuf_user_get(struct udmabuf_buffer *buf)
 {
 	lockdep_assert_held(&udmabuf_lock);
 	if (!buf || !buf->live)
@@ -358,7 +334,7 @@ static struct udmabuf_buffer *__udmabuf_get(struct udmabuf_buffer *buf)
 }
 
 /**
- * udmabuf_get - find the buffer of a minor for a new open file
+ * udmabuf_user_get - find the buffer of a minor for a new open file
  * @minor: minor number of the device node being opened
  *
  * Return: the buffer with a reference and a user counted, or
@@ -366,39 +342,39 @@ static struct udmabuf_buffer *__udmabuf_get(struct udmabuf_buffer *buf)
  * the node is a stale copy), or the buffer there has no node (a node made
  * by hand for a process-scoped buffer's entry).
  */
-struct udmabuf_buffer *udmabuf_get(unsigned int minor)
+struct udmabuf_buffer *udmabuf_user_get(unsigned int minor)
 {
 	struct udmabuf_buffer *buf;
 
 	mutex_lock(&udmabuf_lock);
 	buf = xa_load(&udmabuf_table, minor);
-	buf = __udmabuf_get(buf && buf->dev.devt ? buf : NULL);
+	buf = __udmabuf_user_get(buf && buf->dev.devt ? buf : NULL);
 	mutex_unlock(&udmabuf_lock);
 	return buf;
 }
 
 /**
- * udmabuf_get_export - count a dma-buf export as a user
+ * udmabuf_user_add - count a dma-buf export as a user
  * @buf: buffer of an open file, or a process-scoped buffer being given
  *	its first file (process.c)
  *
  * Return: @buf with a reference and a user counted, or ERR_PTR(-ENODEV)
- * if it is being removed.  Undone by udmabuf_put().
+ * if it is being removed.  Undone by udmabuf_user_put().
  */
-struct udmabuf_buffer *udmabuf_get_export(struct udmabuf_buffer *buf)
+struct udmabuf_buffer *udmabuf_user_add(struct udmabuf_buffer *buf)
 {
 	mutex_lock(&udmabuf_lock);
-	buf = __udmabuf_get(buf);
+	buf = __udmabuf_user_get(buf);
 	mutex_unlock(&udmabuf_lock);
 	return buf;
 }
 
 /*
- * Undo udmabuf_get() when a file is released.  A process-scoped buffer is
+ * Undo udmabuf_user_get() when a file is released.  A process-scoped buffer is
  * gone with its last user: nothing can open it again.  Its memory then
  * goes as any destroyed buffer's does (memory.c).
  */
-void udmabuf_put(struct udmabuf_buffer *buf)
+void udmabuf_user_put(struct udmabuf_buffer *buf)
 {
 	bool idle, gone = false;
 
@@ -411,11 +387,14 @@ void udmabuf_put(struct udmabuf_buffer *buf)
 	mutex_unlock(&udmabuf_lock);
 	if (gone)
 		udmabuf_remove(buf);
-	udmabuf_buffer_put(buf);
+	udmabuf_ref_put(buf);
 }
 
-/* The class, the minors and the character device every buffer uses. */
-int udmabuf_registry_init(void)
+/*
+ * The class, the minors and the character device every buffer uses; @fops
+ * are the device nodes' file operations (buffer.c's).
+ */
+int udmabuf_registry_init(const struct file_operations *fops)
 {
 	int ret;
 
@@ -428,7 +407,7 @@ int udmabuf_registry_init(void)
 		ret = -ENOMEM;
 		goto out_unregister_region;
 	}
-	udmabuf_cdev->ops = &udmabuf_fops;
+	udmabuf_cdev->ops = fops;
 	udmabuf_cdev->owner = THIS_MODULE;
 	ret = cdev_add(udmabuf_cdev, udmabuf_devt, UDMABUF_MINORS);
 	if (ret)

@@ -15,7 +15,7 @@
 #include <linux/sysfs.h>
 #include <linux/udmabuf-cfs.h>
 
-#include "udmabuf-cfs.h"
+#include "internal.h"
 
 static const char * const udmabuf_origin_names[] = {
 	[UDMABUF_ORIGIN_CONFIGFS]	= "configfs",
@@ -79,10 +79,10 @@ static ssize_t sync_mode_store(struct device *dev,
 	if (ret)
 		return ret;
 	ret = kstrtouint(page, 10, &mode);
+	if (!ret)
+		ret = udmabuf_check_sync_mode(mode);
 	if (ret)
 		return ret;
-	if (mode > UDMABUF_SYNC_MODE_MAX)
-		return -ERANGE;
 	WRITE_ONCE(buf->sync_mode, mode);
 	return count;
 }
@@ -183,10 +183,10 @@ static ssize_t sync_offset_store(struct device *dev,
 	if (ret)
 		return ret;
 	ret = udmabuf_parse_size(page, &val);
+	if (!ret)
+		ret = udmabuf_check_sync_offset(buf->size, val);
 	if (ret)
 		return ret;
-	if (val >= buf->size)
-		return -EINVAL;
 	mutex_lock(&buf->sync_lock);
 	buf->sync_offset = val;
 	mutex_unlock(&buf->sync_lock);
@@ -218,10 +218,10 @@ static ssize_t sync_size_store(struct device *dev,
 	if (ret)
 		return ret;
 	ret = udmabuf_parse_size(page, &val);
+	if (!ret)
+		ret = udmabuf_check_sync_size(buf->size, val);
 	if (ret)
 		return ret;
-	if (val > buf->size)
-		return -EINVAL;
 	mutex_lock(&buf->sync_lock);
 	buf->sync_size = val;
 	mutex_unlock(&buf->sync_lock);
@@ -253,10 +253,10 @@ static ssize_t sync_direction_store(struct device *dev,
 	if (ret)
 		return ret;
 	ret = kstrtouint(page, 10, &val);
+	if (!ret)
+		ret = udmabuf_check_direction(val);
 	if (ret)
 		return ret;
-	if (val > UDMABUF_CFS_DIR_FROM_DEVICE)
-		return -EINVAL;
 	mutex_lock(&buf->sync_lock);
 	buf->sync_direction = val;
 	mutex_unlock(&buf->sync_lock);

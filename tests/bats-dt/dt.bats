@@ -77,15 +77,24 @@ assert_kmsg() {
 	dmesg | grep -qE "$1" || fail "no kernel log line matches /$1/"
 }
 
-# assert_probe_failed NODE PROPERTY_ERE: the node's platform device has no
-# driver, no buffer under it, no /dev node, and a log line names the property.
+# assert_probe_failed NODE PROPERTY_ERE [ERRNO]: the node's platform device
+# has no driver, no buffer under it, no /dev node, and a log line names the
+# property; with ERRNO (EINVAL or ERANGE), the probe failed with it, as
+# the same mistake does every other way in (config.bats).
 assert_probe_failed() {
-	local node=$1
+	local node=$1 n
 	[ -d "$PDEV/$node" ] || fail "no platform device $node"
 	[ ! -e "$PDEV/$node/driver" ] || fail "$node is bound"
 	[ ! -e "$PDEV/$node/udmabuf" ] || fail "$node has buffers: $(ls "$PDEV/$node/udmabuf")"
 	assert_no_device "$node"
 	assert_kmsg "udmabuf-cfs $node: .*$2"
+	case ${3:-} in
+	'') return 0 ;;
+	EINVAL) n=22 ;;
+	ERANGE) n=34 ;;
+	*) fail "assert_probe_failed: no number for ${3}" ;;
+	esac
+	assert_kmsg "probe of $node failed with error -$n"
 }
 
 # ---------------------------------------------------------------------------
@@ -359,32 +368,32 @@ dt_last() {
 	assert_probe_failed bad-nosize 'size: missing'
 }
 
-@test "size 0 fails with a log line and leaves nothing" {
-	assert_probe_failed bad-size0 'size: '
+@test "size 0 fails with EINVAL and a log line and leaves nothing, as every way in" {
+	assert_probe_failed bad-size0 'size: ' EINVAL
 }
 
 @test "a size of 3 cells fails with a log line and leaves nothing" {
 	assert_probe_failed bad-size3 'size: '
 }
 
-@test "sync-mode 8 fails with a log line and leaves nothing" {
-	assert_probe_failed bad-syncmode 'sync-mode: '
+@test "sync-mode 8 fails with ERANGE and a log line and leaves nothing, as sync_mode 8 does every way in" {
+	assert_probe_failed bad-syncmode 'sync-mode: ' ERANGE
 }
 
-@test "sync-direction 3 fails with a log line and leaves nothing" {
-	assert_probe_failed bad-syncdir 'sync-direction: '
+@test "sync-direction 3 fails with EINVAL and a log line and leaves nothing, as every way in" {
+	assert_probe_failed bad-syncdir 'sync-direction: ' EINVAL
 }
 
 @test "sync-offset equal to the size fails with a log line and leaves nothing" {
-	assert_probe_failed bad-syncoff 'sync-offset: '
+	assert_probe_failed bad-syncoff 'sync-offset: ' EINVAL
 }
 
-@test "dma-mask 11 fails with a log line and leaves nothing" {
-	assert_probe_failed bad-dmamask 'dma-mask: '
+@test "dma-mask 11 fails with ERANGE and a log line and leaves nothing, as every way in" {
+	assert_probe_failed bad-dmamask 'dma-mask: ' ERANGE
 }
 
-@test "mode 01000 fails with a log line and leaves nothing" {
-	assert_probe_failed bad-mode 'mode: must be permissions'
+@test "mode 01000 fails with ERANGE and a log line and leaves nothing, as every way in" {
+	assert_probe_failed bad-mode 'mode: must be permissions' ERANGE
 }
 
 @test "a memory-region above 4 GiB with dma-mask 32 fails with a log line and leaves nothing" {

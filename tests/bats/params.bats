@@ -110,13 +110,16 @@ insmod_ok() {
 	assert_attr "$PARAMS/udmabuf1_mode" 0600
 }
 
-@test "udmabufN_mode: 0, beyond 0777, not octal or without udmabufN fail the load with EINVAL" {
+@test "udmabufN_mode: 0, not octal or without udmabufN fail the load with EINVAL, beyond 0777 with ERANGE" {
 	local m
-	for m in 0 1000 0668 rw; do
+	for m in 0 0668 rw; do
 		assert_errno EINVAL "$UT" insmod-try "$UDMABUF_KO" udmabuf0=64K "udmabuf0_mode=$m"
 		run module_loaded
 		assert_failure
 	done
+	assert_errno ERANGE "$UT" insmod-try "$UDMABUF_KO" udmabuf0=64K udmabuf0_mode=1000
+	run module_loaded
+	assert_failure
 	assert_errno EINVAL "$UT" insmod-try "$UDMABUF_KO" udmabuf0=64K udmabuf1_mode=0660
 	[ ! -e /dev/udmabuf0 ] || fail "/dev/udmabuf0 exists"
 }

@@ -303,9 +303,9 @@ kill_owner() {
 		EINVAL 4096 --wronly
 		EINVAL 4096 --flags 0x800
 		EINVAL 4096 --flags 0x80000000
-		EINVAL 4096 --sync-mode 8
-		EINVAL 4096 --dma-bits 11
-		EINVAL 4096 --dma-bits 65
+		ERANGE 4096 --sync-mode 8
+		ERANGE 4096 --dma-bits 11
+		ERANGE 4096 --dma-bits 65
 		EINVAL 4096 --allocator 4
 		EINVAL 4096 --dma-device-unterminated
 		EINVAL 4096 --dma-device nobus

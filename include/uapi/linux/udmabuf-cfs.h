@@ -15,10 +15,40 @@
 /* Incremented on any incompatible change of the structures below. */
 #define UDMABUF_CFS_ABI_VERSION		1
 
+/*
+ * A buffer's configuration, the same whichever way it is made (configfs,
+ * module parameters, the device tree, UDMABUF_CFS_IOC_ALLOC, libudmabuf):
+ * a number outside its range is refused with ERANGE, a choice that does
+ * not exist (a direction, an allocator) and a malformed value with EINVAL,
+ * everywhere.
+ */
+
+/* Device name: 1..UDMABUF_CFS_NAME_MAX characters of [A-Za-z0-9_.-]. */
+#define UDMABUF_CFS_NAME_MAX		32
+
+/*
+ * sync_mode, 0..UDMABUF_CFS_SYNC_MODE_MAX: the low two bits choose the
+ * mapping of an O_SYNC file (0 cached, 1 uncached, 2 write-combine, 3
+ * DMA-coherent); UDMABUF_CFS_SYNC_MODE_ALWAYS gives it to every file.
+ */
+#define UDMABUF_CFS_SYNC_MODE_MAX	7
+#define UDMABUF_CFS_SYNC_MODE_ALWAYS	(1U << 2)
+#define UDMABUF_CFS_SYNC_MODE_DEFAULT	1
+
+/* Width of the DMA mask the memory must fit in (configfs dma_mask). */
+#define UDMABUF_CFS_DMA_BITS_MIN	12
+#define UDMABUF_CFS_DMA_BITS_MAX	64
+#define UDMABUF_CFS_DMA_BITS_DEFAULT	32
+
+/* Permissions of /dev/<device>: 01..0777; 0 is refused (EINVAL). */
+#define UDMABUF_CFS_MODE_MAX		0777
+#define UDMABUF_CFS_MODE_DEFAULT	0600
+
 /* Directions of a cache synchronisation, as in the sysfs sync_direction. */
 #define UDMABUF_CFS_DIR_BIDIRECTIONAL	0
 #define UDMABUF_CFS_DIR_TO_DEVICE	1
 #define UDMABUF_CFS_DIR_FROM_DEVICE	2
+#define UDMABUF_CFS_DIR_MAX		UDMABUF_CFS_DIR_FROM_DEVICE
 
 /* struct udmabuf_cfs_info.flags */
 #define UDMABUF_CFS_INFO_DMA_COHERENT	(1U << 0) /* device snoops CPU caches */
@@ -98,11 +128,24 @@ struct udmabuf_cfs_export {
 	__s32 fd;
 };
 
-/* struct udmabuf_cfs_alloc.allocator: where the memory comes from */
+/*
+ * struct udmabuf_cfs_alloc.allocator: where the memory comes from.  The
+ * configfs attribute allocator takes the same by name: "auto", "page",
+ * "contig", "cma" (UDMABUF_CFS_ALLOCATOR_NAMES, in this order).
+ */
 #define UDMABUF_CFS_ALLOCATOR_AUTO	0 /* the first that can: page, contig, cma */
 #define UDMABUF_CFS_ALLOCATOR_PAGE	1 /* page allocator, up to its largest block */
 #define UDMABUF_CFS_ALLOCATOR_CONTIG	2 /* a free or movable range, taken whole */
 #define UDMABUF_CFS_ALLOCATOR_CMA	3 /* the DMA API's contiguous allocator */
+#define UDMABUF_CFS_ALLOCATOR_MAX	UDMABUF_CFS_ALLOCATOR_CMA
+#define UDMABUF_CFS_ALLOCATOR_NAMES	{ "auto", "page", "contig", "cma" }
+
+/*
+ * The flags a request may carry (O_* of <fcntl.h>): the new file
+ * descriptor's O_CLOEXEC and access mode, O_RDONLY or O_RDWR.
+ */
+#define UDMABUF_CFS_ALLOC_VALID_FLAGS	(O_CLOEXEC | O_ACCMODE)
+#define UDMABUF_CFS_EXPORT_VALID_FLAGS	(O_CLOEXEC | O_ACCMODE)
 
 /* Size of struct udmabuf_cfs_alloc.dma_device, with the terminating NUL. */
 #define UDMABUF_CFS_DMA_DEVICE_LEN	128
@@ -113,10 +156,12 @@ struct udmabuf_cfs_export {
  * @flags: O_CLOEXEC for the new file descriptor, and its access mode:
  *	O_RDONLY or O_RDWR (O_RDONLY: no write(), no writable shared mapping,
  *	read-only dma-bufs).  Any other bit is refused (EINVAL).
- * @sync_mode: the buffer's sync_mode, 0..7, as the configfs attribute.  The
- *	file is never O_SYNC, so modes 4..7 choose its mapping.
- * @dma_bits: width of the DMA mask the memory must fit in, 12..64; 0 for
- *	the default (32), as the configfs attribute dma_mask
+ * @sync_mode: the buffer's sync_mode, 0..%UDMABUF_CFS_SYNC_MODE_MAX, as the
+ *	configfs attribute.  The file is never O_SYNC, so modes 4..7 choose
+ *	its mapping.
+ * @dma_bits: width of the DMA mask the memory must fit in,
+ *	%UDMABUF_CFS_DMA_BITS_MIN..%UDMABUF_CFS_DMA_BITS_MAX; 0 for the
+ *	default (%UDMABUF_CFS_DMA_BITS_DEFAULT), as the configfs dma_mask
  * @allocator: %UDMABUF_CFS_ALLOCATOR_*, as the configfs attribute allocator
  * @fd: on return, the new file descriptor
  * @reserved0: zero
@@ -167,13 +212,13 @@ struct udmabuf_cfs_alloc {
  * file descriptor, mapping, dma-buf and pinned page are gone.
  *
  * Errors: EINVAL for a bad request (size 0, a flag or reserved byte set,
- * sync_mode, dma_bits or allocator out of range, dma_device not
- * NUL-terminated or malformed); ERANGE for a size beyond what a file can
- * address, or a DMA mask the platform cannot honour; ENOMEM when the
- * module parameter process_max would be exceeded (the kernel log says so)
- * or no such memory can be had; ENODEV for no such DMA device, ENXIO for
- * one that has no driver; EFAULT for a bad pointer; EMFILE as any new file
- * descriptor.
+ * an unknown allocator, dma_device not NUL-terminated or malformed);
+ * ERANGE for sync_mode or dma_bits out of range, a size beyond what a file
+ * can address, or a DMA mask the platform cannot honour; ENOMEM when
+ * process_max or the caller's RLIMIT_MEMLOCK would be exceeded, or no such
+ * memory can be had (the kernel log says which); ENODEV for no such DMA
+ * device, ENXIO for one that has no driver; EFAULT for a bad pointer;
+ * EMFILE as any new file descriptor.
  */
 #define UDMABUF_CFS_IOC_ALLOC \
 	_IOWR(UDMABUF_CFS_IOC_MAGIC, 0x04, struct udmabuf_cfs_alloc)

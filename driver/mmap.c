@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * udmabuf-cfs: the CPU's mappings of a buffer.
+ *
+ * User space chooses the caching of its own mapping through sync_mode and
+ * O_SYNC (udmabuf_cache_mode()).  Memory with struct pages is mapped as its
+ * pages, all at mmap() time, so that get_user_pages() works on it; CMA's
+ * memory is mapped by PFN (memory.c says why), a no-map region's as the
+ * DMA API maps it.
+ */
+
+#include <linux/cc_platform.h>
+#include <linux/dma-map-ops.h>
+#include <linux/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+
+#include "internal.h"
+
+/* mmap() inserts this many pages between checks for signals. */
+#define UDMABUF_MAP_BATCH	512UL
+
+/* What sysfs cache_mode says, by enum udmabuf_cache. */
+const char * const udmabuf_cache_names[] = {
+	[UDMABUF_CACHE_CACHED]		= "cached",
+	[UDMABUF_CACHE_UNCACHED]	= "uncached",
+	[UDMABUF_CACHE_WRITE_COMBINE]	= "write-combine",
+	[UDMABUF_CACHE_DMA_COHERENT]	= "dma-coherent",
+};
+
+/* The DMA device's coherency, which dma.c gave the class device too. */
+bool udmabuf_coherent(struct udmabuf_buffer *buf)
+{
+	return dev_is_dma_coherent(&buf->dev);
+}
+
+/**
+ * udmabuf_cache_mode - the CPU mapping a file gets
+ * @buf: the buffer
+ * @o_sync: the file was opened with O_SYNC (or O_DSYNC)
+ *
+ * Modes 4..7 behave as 0..3 with O_SYNC.  Without O_SYNC the mapping is
+ * cached; with it, the low two bits choose.  On architectures that keep RAM
+ * cached whatever is asked, the answer is always cached; on ARM "uncached"
+ * RAM is Normal non-cacheable, that is write-combine.  Memory of a no-map
+ * region is mapped as the DMA API maps it for the device, whatever is asked.
+ */
+enum udmabuf_cache udmabuf_cache_mode(struct udmabuf_buffer *buf, bool o_sync)
+{
+	unsigned int sync_mode = READ_ONCE(buf->sync_mode);
+	enum udmabuf_cache cache;
+
+	if (buf->pool)
+		return udmabuf_coherent(buf) ? UDMABUF_CACHE_CACHED :
+					       UDMABUF_CACHE_DMA_COHERENT;
+
+	if (sync_mode & UDMABUF_CFS_SYNC_MODE_ALWAYS)
+		o_sync = true;
+	if (!o_sync || UDMABUF_RAM_ALWAYS_CACHED)
+		return UDMABUF_CACHE_CACHED;
+	cache = sync_mode & (UDMABUF_CFS_SYNC_MODE_ALWAYS - 1);
+	if (cache == UDMABUF_CACHE_UNCACHED && UDMABUF_RAM_NEVER_DEVICE)
+		return UDMABUF_CACHE_WRITE_COMBINE;
+	return cache;
+}
+
+static pgprot_t udmabuf_pgprot(enum udmabuf_cache cache, pgprot_t prot)
+{
+	switch (cache) {
+	case UDMABUF_CACHE_UNCACHED:
+		return pgprot_noncached(prot);
+	case UDMABUF_CACHE_WRITE_COMBINE:
+		return pgprot_writecombine(prot);
+	case UDMABUF_CACHE_DMA_COHERENT:
+		return pgprot_dmacoherent(prot);
+	case UDMABUF_CACHE_CACHED:
+		break;
+	}
+	return prot;
+}
+
+/*
+ * Entries are normally all made at mmap() time; this refills what was
+ * zapped since (madvise(MADV_DONTNEED)).  The page carries its own count.
+ */
+static vm_fault_t udmabuf_vm_fault(struct vm_fault *vmf)
+{
+	struct udmabuf_buffer *buf = vmf->vma->vm_private_data;
+
+	if (vmf->pgoff >= buf->alloc_size >> PAGE_SHIFT)
+		return VM_FAULT_SIGBUS;
+	vmf->page = buf->pages + vmf->pgoff;
+	get_page(vmf->page);
+	return 0;
+}
+
+static const struct vm_operations_struct udmabuf_vm_ops = {
+	.fault	= udmabuf_vm_fault,
+};
+
+static int udmabuf_insert_pages(struct udmabuf_buffer *buf,
+				struct vm_area_struct *vma)
+{
+	struct page *next = buf->pages + vma->vm_pgoff;
+	unsigned long left = vma_pages(vma);
+	unsigned long addr = vma->vm_start;
+	struct page **batch;
+	int ret = 0;
+
+	batch = kmalloc_array(UDMABUF_MAP_BATCH, sizeof(*batch), GFP_KERNEL);
+	if (!batch)
+		return -ENOMEM;
+	while (left && !ret) {
+		unsigned long n = min_t(unsigned long, left, UDMABUF_MAP_BATCH);
+		unsigned long i, not_done = n;
+
+		for (i = 0; i < n; i++)
+			batch[i] = next++;
+		ret = vm_insert_pages(vma, addr, batch, &not_done);
+		addr += (n - not_done) << PAGE_SHIFT;
+		left -= n - not_done;
+		if (!ret && fatal_signal_pending(current))
+			ret = -EINTR;
+		cond_resched();
+	}
+	kfree(batch);
+	return ret;
+}
+
+/*
+ * The protection the entries made at mmap() time are built from.  On cores
+ * that do not set the dirty bit in hardware (ARMv8.0 such as Cortex-A53,
+ * ARMv7) the first write to a clean entry is a permission fault, in which
+ * the kernel marks the entry dirty and flushes its TLB entry: one fault per
+ * page written.  Nothing tracks the dirtiness of this memory (it is never
+ * written back, so the VMA does not want write notification), so the
+ * entries of a writable shared mapping are made young and dirty at once,
+ * as a write fault leaves them.  Only those state bits differ from
+ * vm_page_prot: the memory type is the same.
+ */
+static pgprot_t udmabuf_insert_prot(struct udmabuf_buffer *buf,
+				    struct vm_area_struct *vma)
+{
+	if (!(vma->vm_flags & VM_SHARED) || !(vma->vm_flags & VM_WRITE))
+		return vma->vm_page_prot;
+	return udmabuf_pgprot_mkdirty(page_to_pfn(buf->pages + vma->vm_pgoff),
+				      vma->vm_page_prot);
+}
+
+/**
+ * udmabuf_map_pages - map part of a buffer into a VMA
+ * @buf: the buffer, which the VMA's file keeps alive
+ * @vma: the VMA; @vma->vm_pgoff is the page of @buf at its start, and the
+ *	whole VMA is inside @buf (checked by the caller)
+ * @cache: the CPU mapping to give
+ *
+ * The whole range is mapped at once: the memory is resident, so nothing is
+ * left to fault in, and a writable mapping's entries are dirty already, so
+ * that the first write to a page does not fault either.  Page-backed
+ * memory is mapped as its pages, which get_user_pages() can take
+ * (VM_MIXEDMAP, not VM_IO or VM_PFNMAP); the mapping cannot grow past the
+ * buffer (mremap() fails with EFAULT).
+ *
+ * Return: 0 or a negative errno.
+ */
+int udmabuf_map_pages(struct udmabuf_buffer *buf, struct vm_area_struct *vma,
+		      enum udmabuf_cache cache)
+{
+	pgprot_t prot;
+	int ret;
+
+	vma->vm_page_prot = udmabuf_pgprot(cache, vma->vm_page_prot);
+	if (!buf->page_backed)
+		return remap_pfn_range(vma, vma->vm_start,
+				       page_to_pfn(buf->pages) + vma->vm_pgoff,
+				       vma->vm_end - vma->vm_start,
+				       vma->vm_page_prot);
+
+	vm_flags_set(vma, VM_DONTEXPAND);
+	vma->vm_ops = &udmabuf_vm_ops;
+	vma->vm_private_data = buf;
+	/*
+	 * vm_insert_pages() builds the entries from vm_page_prot.  Nobody else
+	 * sees the VMA before ->mmap() returns, and it gets its own
+	 * protection back at once: later faults (after MADV_DONTNEED) make
+	 * clean entries, as any fault does.
+	 */
+	prot = vma->vm_page_prot;
+	vma->vm_page_prot = udmabuf_insert_prot(buf, vma);
+	ret = udmabuf_insert_pages(buf, vma);
+	vma->vm_page_prot = prot;
+	return ret;
+}
+
+/**
+ * udmabuf_mmap_buffer - mmap() of a buffer's file
+ * @buf: the buffer, which the VMA's file keeps alive
+ * @vma: the new VMA
+ * @o_sync: the file was opened with O_SYNC (or O_DSYNC)
+ *
+ * Return: 0; -EINVAL for a private mapping or one outside the buffer;
+ * -ENODEV where memory encryption would give user space ciphertext; or
+ * what mapping the memory fails with.
+ */
+int udmabuf_mmap_buffer(struct udmabuf_buffer *buf, struct vm_area_struct *vma,
+			bool o_sync)
+{
+	unsigned long pages = buf->alloc_size >> PAGE_SHIFT;
+
+	/* A private copy would silently stop being the DMA memory. */
+	if (!(vma->vm_flags & VM_MAYSHARE))
+		return -EINVAL;
+	/*
+	 * With memory encryption (SME hosts, SEV and TDX guests) the DMA API
+	 * may have decrypted the memory for the device, and whether it did
+	 * depends on the device's mask; a user mapping with the default,
+	 * encrypted protection would read ciphertext.  read() and write()
+	 * go through the kernel's own mapping and stay right.
+	 */
+	if (cc_platform_has(CC_ATTR_MEM_ENCRYPT))
+		return -ENODEV;
+	if (vma->vm_pgoff >= pages || vma_pages(vma) > pages - vma->vm_pgoff)
+		return -EINVAL;
+
+	if (buf->pool)
+		return dma_mmap_coherent(&buf->dev, vma, buf->vaddr,
+					 buf->alloc_addr, buf->alloc_size);
+	return udmabuf_map_pages(buf, vma, udmabuf_cache_mode(buf, o_sync));
+}

@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * udmabuf-cfs: what process-scoped buffers may hold.
+ *
+ * As the kernel limits memory that user space keeps resident (io_uring's
+ * fixed buffers, VFIO's DMA mappings): all of them together against the
+ * parameter process_max, since contiguous memory is scarce; and each
+ * user's against its RLIMIT_MEMLOCK, in the user's locked_vm (shared with
+ * io_uring), unless the allocating program has CAP_IPC_LOCK.  A charge is
+ * taken before any memory is, and given back, page by page, as the memory
+ * goes (memory.c).
+ */
+
+#include <linux/capability.h>
+#include <linux/cred.h>
+#include <linux/mm.h>
+#include <linux/printk.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/user.h>
+#include <linux/spinlock.h>
+
+#include "internal.h"
+
+/* process_max and what is charged against it. */
+static DEFINE_SPINLOCK(udmabuf_quota_lock);
+static u64 udmabuf_quota_max;
+static bool udmabuf_quota_max_set;
+static u64 udmabuf_quota_used;
+
+void udmabuf_quota_set_max(u64 max)
+{
+	spin_lock(&udmabuf_quota_lock);
+	udmabuf_quota_max = max;
+	udmabuf_quota_max_set = true;
+	spin_unlock(&udmabuf_quota_lock);
+}
+
+void udmabuf_quota_read(u64 *max, u64 *used)
+{
+	spin_lock(&udmabuf_quota_lock);
+	*max = udmabuf_quota_max;
+	*used = udmabuf_quota_used;
+	spin_unlock(&udmabuf_quota_lock);
+}
+
+/* At load: process_max is a quarter of RAM unless a parameter said. */
+void udmabuf_quota_init(void)
+{
+	spin_lock(&udmabuf_quota_lock);
+	if (!udmabuf_quota_max_set)
+		udmabuf_quota_max = ((u64)totalram_pages() << PAGE_SHIFT) / 4;
+	spin_unlock(&udmabuf_quota_lock);
+}
+
+/*
+ * Count @pages against @user's RLIMIT_MEMLOCK, in its locked_vm as io_uring
+ * counts its fixed buffers; -ENOMEM if over.
+ */
+static int udmabuf_memlock_charge(struct user_struct *user,
+				  unsigned long pages, unsigned long *limit)
+{
+	unsigned long cur = atomic_long_read(&user->locked_vm), new;
+
+	*limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+	do {
+		new = cur + pages;
+		if (new < cur || new > *limit)
+			return -ENOMEM;
+	} while (!atomic_long_try_cmpxchg(&user->locked_vm, &cur, new));
+	return 0;
+}
+
+/**
+ * udmabuf_quota_charge - charge a new buffer
+ * @bytes: its size, in whole pages
+ * @cred: set to the caller's credentials (a reference) when its user was
+ *	charged for RLIMIT_MEMLOCK, else NULL (CAP_IPC_LOCK).  The
+ *	credentials keep the user: free_uid() is not for modules on every
+ *	kernel, put_cred() is.
+ *
+ * Charges process_max and, without CAP_IPC_LOCK, the calling user's
+ * RLIMIT_MEMLOCK.  Return: 0, or -ENOMEM with the reason in the log.
+ */
+int udmabuf_quota_charge(u64 bytes, const struct cred **cred)
+{
+	unsigned long pages = bytes >> PAGE_SHIFT, limit;
+	struct user_struct *user;
+	u64 max, used;
+	bool over;
+
+	spin_lock(&udmabuf_quota_lock);
+	max = udmabuf_quota_max;
+	used = udmabuf_quota_used;
+	over = bytes > max || used > max - bytes;
+	if (!over)
+		udmabuf_quota_used += bytes;
+	spin_unlock(&udmabuf_quota_lock);
+	if (over) {
+		pr_info_ratelimited("%s[%d]: process-scoped buffer of %llu bytes refused: %llu of process_max=%llu bytes in use\n",
+				    current->comm, task_tgid_nr(current),
+				    bytes, used, max);
+		return -ENOMEM;
+	}
+
+	*cred = NULL;
+	if (capable(CAP_IPC_LOCK))
+		return 0;
+	*cred = get_current_cred();
+	user = (*cred)->user;
+	if (udmabuf_memlock_charge(user, pages, &limit)) {
+		pr_info_ratelimited("%s[%d]: process-scoped buffer of %llu bytes refused: over RLIMIT_MEMLOCK of %lu KiB (%lu KiB locked by user %u)\n",
+				    current->comm, task_tgid_nr(current), bytes,
+				    limit << (PAGE_SHIFT - 10),
+				    atomic_long_read(&user->locked_vm) <<
+				    (PAGE_SHIFT - 10),
+				    from_kuid_munged(current_user_ns(),
+						     current_uid()));
+		put_cred(*cred);
+		*cred = NULL;
+		udmabuf_quota_uncharge(NULL, bytes);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/**
+ * udmabuf_quota_uncharge - give back a charge, or part of it
+ * @cred: the credentials whose user was charged for RLIMIT_MEMLOCK, or
+ *	NULL; the reference stays the caller's
+ * @bytes: whole pages of memory that is gone
+ */
+void udmabuf_quota_uncharge(const struct cred *cred, u64 bytes)
+{
+	if (cred)
+		atomic_long_sub(bytes >> PAGE_SHIFT, &cred->user->locked_vm);
+	spin_lock(&udmabuf_quota_lock);
+	if (!WARN_ON(bytes > udmabuf_quota_used))
+		udmabuf_quota_used -= bytes;
+	spin_unlock(&udmabuf_quota_lock);
+}

@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * udmabuf-cfs: handing a buffer between the CPU and the device.
+ *
+ * The memory is mapped for DMA_BIDIRECTIONAL for the DMA device (dma.c),
+ * so dma_sync_single_for_{cpu,device}() are valid on any part of it while
+ * that device has it mapped.  Every way in (the ioctls, sysfs, read() and
+ * write() of an O_SYNC file, dma-buf CPU access) ends here.
+ */
+
+#include <linux/dma-mapping.h>
+#include <linux/udmabuf-cfs.h>
+
+#include "internal.h"
+
+static enum dma_data_direction udmabuf_dma_dir(unsigned int direction)
+{
+	switch (direction) {
+	case UDMABUF_CFS_DIR_TO_DEVICE:
+		return DMA_TO_DEVICE;
+	case UDMABUF_CFS_DIR_FROM_DEVICE:
+		return DMA_FROM_DEVICE;
+	default:
+		return DMA_BIDIRECTIONAL;
+	}
+}
+
+/**
+ * udmabuf_sync_range - cache maintenance on a range known to be inside
+ * @buf: the buffer
+ * @for_cpu: give the range to the CPU (true) or to the device (false)
+ * @offset: start of the range
+ * @size: its length, not 0
+ * @direction: UDMABUF_CFS_DIR_* of the DMA transfer
+ *
+ * Return: 0 or -ENODEV if the bound DMA device has gone away.
+ */
+int udmabuf_sync_range(struct udmabuf_buffer *buf, bool for_cpu, u64 offset,
+		       u64 size, unsigned int direction)
+{
+	int ret;
+
+	ret = udmabuf_dma_sync(buf, for_cpu, offset, size,
+			       udmabuf_dma_dir(direction));
+	if (!ret)
+		WRITE_ONCE(buf->sync_owner, !for_cpu);
+	return ret;
+}
+
+/**
+ * udmabuf_sync - cache maintenance on part of a buffer
+ * @buf: the buffer
+ * @for_cpu: give the range to the CPU (true) or to the device (false)
+ * @offset: start of the range
+ * @size: length of the range; 0 means up to the end of the buffer
+ * @direction: UDMABUF_CFS_DIR_* of the DMA transfer
+ *
+ * Return: 0, -EINVAL for a bad direction or a range outside the buffer, or
+ * -ENODEV if the bound DMA device has gone away.
+ */
+int udmabuf_sync(struct udmabuf_buffer *buf, bool for_cpu, u64 offset,
+		 u64 size, unsigned int direction)
+{
+	dma_addr_t addr;
+	int ret;
+
+	if (udmabuf_check_direction(direction))
+		return -EINVAL;
+	if (offset >= buf->size)
+		return -EINVAL;
+	if (!size)
+		size = buf->size - offset;
+	if (size > buf->size - offset)
+		return -EINVAL;
+
+	if (!buf->pool)
+		return udmabuf_sync_range(buf, for_cpu, offset, size,
+					  direction);
+
+	/* No cacheable alias: nothing to maintain, but the device must be. */
+	ret = udmabuf_dma_addr(buf, &addr);
+	if (!ret)
+		WRITE_ONCE(buf->sync_owner, !for_cpu);
+	return ret;
+}
+
