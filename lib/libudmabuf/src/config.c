@@ -1,16 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
- * libudmabuf: configurations, and creating and destroying buffers through
- * configfs (udmabuf.h). The work is udmabuf_create_args() and
- * udmabuf_delete_item() (libudmabuf.c), which udmabufctl uses too; this
- * file checks values, keeps copies of strings and words the errors.
+ * libudmabuf: configurations (udmabuf_config_*()): each setter checks its
+ * value and keeps a copy; udmabuf_create() writes what a configuration
+ * says (create.c), udmabuf_alloc() asks for it (buffer.c).
  */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +32,17 @@ static const char *const allocator_names[] = {
 	[UDMABUF_CFS_ALLOCATOR_CONTIG] = "contig",
 	[UDMABUF_CFS_ALLOCATOR_CMA] = "cma",
 };
+
+void udmabuf_create_args_init(struct udmabuf_create_args *args,
+			      const char *name)
+{
+	memset(args, 0, sizeof(*args));
+	args->name = name;
+	args->minor = -1;
+	args->sync_mode = -1;
+	args->dma_mask = -1;
+	args->mode = -1;
+}
 
 UDMABUF_EXPORT struct udmabuf_config *udmabuf_config_new(void)
 {
@@ -270,135 +278,7 @@ int udmabuf_config_alloc_request(const struct udmabuf_config *cfg, int flags,
 	return 0;
 }
 
-/* "create", "enable", "set ATTR": what a failed step of a create was. */
-static int create_failed(const char *name, const char *step, int err)
+const struct udmabuf_create_args *udmabuf_config_args(const struct udmabuf_config *cfg)
 {
-	if (!strcmp(step, "mkdir"))
-		return udmabuf_fail_step(err, step, name, "create");
-	if (!strcmp(step, "enable"))
-		return udmabuf_fail_step(err, step, name, "enable");
-	if (err == EOPNOTSUPP)
-		return udmabuf_fail_step(err, step, name,
-					 "set %s (the loaded module cannot)", step);
-	return udmabuf_fail_step(err, step, name, "set %s", step);
-}
-
-UDMABUF_EXPORT int udmabuf_create(const char *name,
-				  const struct udmabuf_config *cfg,
-				  unsigned int flags)
-{
-	struct udmabuf_create_args args;
-	const char *step = "mkdir";
-	int ret;
-
-	if (!name || !*name || strchr(name, '/') || !strcmp(name, ".") ||
-	    !strcmp(name, "..") || strlen(name) > NAME_MAX)
-		return udmabuf_fail_step(EINVAL, "mkdir",
-					 name && *name ? name : "udmabuf",
-					 "create: not an item name");
-	if (flags & ~UDMABUF_CREATE_NO_ENABLE)
-		return udmabuf_fail(EINVAL, name, "create with flags %#x", flags);
-	if (cfg)
-		args = cfg->args;
-	else
-		udmabuf_create_args_init(&args, NULL);
-	args.name = name;
-	args.flags = flags;
-	if (!args.device_name && !udmabuf_valid_device_name(name))
-		return udmabuf_fail_step(EINVAL, "mkdir", name,
-					 "create: not a device name; set one");
-	ret = udmabuf_create_args(&args, &step);
-	return ret ? create_failed(name, step, -ret) : 0;
-}
-
-/*
- * The configfs item whose device is DEV (enabled ones first). One pass
- * over the items, reading device_name relative to the subsystem's
- * directory fd; only an item that names DEV is asked whether it is
- * enabled (its dev is empty while disabled).
- */
-int udmabuf_item_of_device(const char *dev, char *item, size_t len)
-{
-	char buf[UDMABUF_ATTR_MAX];
-	int ret = -ENOENT;
-	struct dirent *de;
-	DIR *d;
-
-	d = opendir(udmabuf_configfs_dir());
-	if (!d)
-		return -errno;
-	while ((de = readdir(d))) {
-		int n;
-
-		if (de->d_name[0] == '.' ||
-		    (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN))
-			continue;
-		n = udmabuf_read_attr_at(dirfd(d), de->d_name, "device_name",
-					 buf, sizeof(buf));
-		if (n < 0 || strcmp(n ? buf : de->d_name, dev) ||
-		    strlen(de->d_name) >= len)
-			continue;
-		n = udmabuf_read_attr_at(dirfd(d), de->d_name, "dev", buf,
-					 sizeof(buf));
-		if (n < 0)	/* a module without dev */
-			n = udmabuf_read_attr_at(dirfd(d), de->d_name, "enable",
-						 buf, sizeof(buf)) > 0 &&
-			    buf[0] == '1';
-		if (n > 0 || ret) {
-			strcpy(item, de->d_name);
-			ret = 0;
-		}
-		if (n > 0)
-			break;	/* enabled: the one that has the device */
-	}
-	closedir(d);
-	return ret;
-}
-
-UDMABUF_EXPORT int udmabuf_destroy(const char *name, unsigned int flags)
-{
-	char item[NAME_MAX + 1], dir[PATH_MAX];
-	const char *step = "delete";
-	int ret;
-
-	if (!name || !*name || !strcmp(name, ".") || !strcmp(name, ".."))
-		return udmabuf_fail(EINVAL, "udmabuf", "destroy: no name given");
-	if (flags & ~UDMABUF_DESTROY_FORCE)
-		return udmabuf_fail(EINVAL, name, "destroy with flags %#x", flags);
-	if (strchr(name, '/')) {
-		const char *dev = strrchr(name, '/') + 1;
-
-		ret = *dev ? udmabuf_item_of_device(dev, item, sizeof(item)) : -EINVAL;
-		if (ret == -ENOENT && udmabuf_path_join(dir, sizeof(dir),
-				udmabuf_sysfs_dir(), dev) == 0 &&
-		    udmabuf_is_dir(dir))
-			ret = -EPERM;
-	} else if (strlen(name) >= sizeof(item)) {
-		ret = -ENAMETOOLONG;
-	} else {
-		strcpy(item, name);
-		ret = udmabuf_item_dir(item, dir, sizeof(dir));
-		if (!ret && !udmabuf_is_dir(dir)) {
-			ret = -ENOENT;
-			if (udmabuf_path_join(dir, sizeof(dir), udmabuf_sysfs_dir(),
-					      name) == 0 && udmabuf_is_dir(dir))
-				ret = -EPERM;
-		}
-	}
-	if (ret == -EPERM)
-		return udmabuf_fail(EPERM, name,
-				    "destroy: not made through configfs (module parameter or device tree)");
-	if (ret == -ENOENT)
-		return udmabuf_fail(ENOENT, name, "destroy: no such buffer");
-	if (ret)
-		return udmabuf_fail(-ret, name, "delete");
-	ret = udmabuf_delete_item(item, flags, &step);
-	if (!ret)
-		return 0;
-	if (!strcmp(step, "disable") && ret == -EBUSY)
-		return udmabuf_fail_step(EBUSY, step, name,
-					 "disable (open or mapped)");
-	if (!strcmp(step, "delete"))
-		return udmabuf_fail(-ret, name, "delete");
-	return udmabuf_fail_step(-ret, step, name, "%s", step);
+	return &cfg->args;
 }
