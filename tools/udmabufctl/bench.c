@@ -201,18 +201,47 @@ static int bench_loops(struct bench_target *t, int o_sync, int mode,
 }
 
 /*
- * NAME as a buffer to bench: enabled, with a device node, used by nobody
- * (bench overwrites it), and its sync_mode writable if it must change.
- * Reports why not.
+ * NAME's entry as a buffer to bench: enabled, with a device node, used by
+ * nobody (bench overwrites it). Reports why not.
+ */
+static int bench_usable(struct bench_target *t, const struct udmabuf_entry *e)
+{
+	char list[512];
+
+	if (!udmabuf_entry_is_enabled(e)) {
+		fprintf(stderr, PROG ": %s: bench: not enabled\n", t->name);
+		return -ENODEV;
+	}
+	if (!*udmabuf_entry_get_dev_path(e)) {
+		fprintf(stderr, PROG ": %s: bench: no device node%s\n", t->name,
+			!strcmp(udmabuf_entry_get_origin(e), "process") ?
+			" (a process-scoped buffer of another program)" : "");
+		return -ENODEV;
+	}
+	if (udmabuf_entry_get_users(e) <= 0)
+		return 0;
+	report(t->name, "bench", EBUSY);
+	if (users_text(t->name, list, sizeof(list)))
+		hint("%s is in use by PID %s; bench would overwrite its data and change its sync_mode: stop them first",
+		     t->name, list);
+	else
+		hint("%s is open or mapped; bench would overwrite its data and change its sync_mode: close it first",
+		     t->name);
+	return -EBUSY;
+}
+
+/*
+ * NAME as a buffer to bench: usable (above), its size enough for --size,
+ * and its sync_mode writable if it must change. Reports why not.
  */
 static int bench_check_name(struct bench_target *t, unsigned int modes)
 {
 	struct udmabuf_listing *one;
 	const struct udmabuf_entry *e;
-	char list[512], val[16];
+	char val[16], a[32], b[32];
 	uint64_t size;
-	int ret;
 	long mode;
+	int ret;
 
 	e = lookup(t->name, UDMABUF_FIELD_ALL, &one, &ret);
 	if (!e) {
@@ -221,58 +250,35 @@ static int bench_check_name(struct bench_target *t, unsigned int modes)
 			probe_hint();
 		return ret;
 	}
-	ret = -ENODEV;
-	if (!udmabuf_entry_is_enabled(e)) {
-		fprintf(stderr, PROG ": %s: bench: not enabled\n", t->name);
-		goto out;
-	}
-	if (!*udmabuf_entry_get_dev_path(e)) {
-		fprintf(stderr, PROG ": %s: bench: no device node%s\n", t->name,
-			!strcmp(udmabuf_entry_get_origin(e), "process") ?
-			" (a process-scoped buffer of another program)" : "");
-		goto out;
-	}
 	snprintf(t->dev, sizeof(t->dev), "%s", udmabuf_entry_get_name(e));
-	if (udmabuf_entry_get_users(e) > 0) {
-		ret = -EBUSY;
-		report(t->name, "bench", EBUSY);
-		if (users_text(t->name, list, sizeof(list)))
-			hint("%s is in use by PID %s; bench would overwrite its data and change its sync_mode: stop them first",
-			     t->name, list);
-		else
-			hint("%s is open or mapped; bench would overwrite its data and change its sync_mode: close it first",
-			     t->name);
-		goto out;
-	}
+	size = udmabuf_entry_get_size(e);
+	ret = bench_usable(t, e);
+	udmabuf_listing_free(one);
+	if (ret)
+		return ret;
 	ret = class_attr(t->dev, "sync_mode", val, sizeof(val), 0);
 	if (!ret && parse_long(val, 0, UDMABUF_SYNC_MODE_MAX, &mode))
 		ret = -EINVAL;
 	if (ret) {
 		report(t->name, "read sync_mode", -ret);
-		goto out;
+		return ret;
 	}
 	t->orig_mode = t->cur_mode = (int)mode;
-	size = udmabuf_entry_get_size(e);
 	if (!t->size)
 		t->size = size < BENCH_SIZE_DEFAULT ? size : BENCH_SIZE_DEFAULT;
 	if (t->size > size) {
-		char a[32], b[32];
-
-		ret = -EINVAL;
 		human_size(t->size, a, sizeof(a));
 		human_size(size, b, sizeof(b));
 		fprintf(stderr, PROG ": %s: bench: --size %s is more than the buffer's %s\n",
 			t->name, a, b);
-		goto out;
+		return -EINVAL;
 	}
 	/* May it be written? Before anything is measured. */
 	if (modes || (t->orig_mode & 4)) {
 		t->cur_mode = -1;
-		ret = bench_set_mode(t, t->orig_mode);
+		return bench_set_mode(t, t->orig_mode);
 	}
-out:
-	udmabuf_listing_free(one);
-	return ret;
+	return 0;
 }
 
 /* --sync-modes LIST: a bit per sync_mode 0..3; -1 if malformed. */
