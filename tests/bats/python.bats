@@ -387,6 +387,12 @@ else:
 	assert_output "EACCES True"
 }
 
+# pyuser_memlock CMD...: as_pyuser with the RLIMIT_MEMLOCK an administrator
+# gives the group for buffers of this test's size (256 MiB).
+pyuser_memlock() {
+	ulimit -l $((256 << 10)) && as_pyuser "$@"
+}
+
 @test "a non-root member of group udmabuf gets edu DMA into its array; kill -9 of it gives the memory back" {
 	edu_ready
 	node_for_group
@@ -456,8 +462,8 @@ while True:
 	free2=$(meminfo_kib MemFree)
 	[ $((free2 - free1)) -ge $((96 << 10)) ] ||
 		fail "MemFree went from $free1 to only $free2 KiB after the kill"
-	# And the memory can be had again, by the same user.
-	run -0 --separate-stderr as_pyuser env PYTHONPATH="$PYTHONPATH" python3 -c "
+	# And the memory can be had again, by the same user (with its limit).
+	run -0 --separate-stderr pyuser_memlock env PYTHONPATH="$PYTHONPATH" python3 -c "
 import udmabuf
 a = udmabuf.allocate($big, 'u1')
 print('OK')"
