@@ -50,6 +50,8 @@ static int udmabuf_open(struct inode *inode, struct file *file)
 	if (IS_ERR(buf))
 		return PTR_ERR(buf);
 	file->private_data = buf;
+	/* Every mapping of the buffer in one address space (mmap.c). */
+	file->f_mapping = buf->inode->i_mapping;
 	return 0;
 }
 
@@ -131,6 +133,8 @@ static ssize_t udmabuf_read_iter(struct kiocb *iocb, struct iov_iter *to)
 	if (udmabuf_file_syncs(buf, iocb->ki_filp))
 		udmabuf_sync_range(buf, true, pos, count,
 				   UDMABUF_CFS_DIR_FROM_DEVICE);
+	else
+		udmabuf_sc_cpu_access(buf, pos, count, "read()");
 	ret = udmabuf_copy(buf, to, count, pos, true);
 	if (ret > 0)
 		iocb->ki_pos = pos + ret;
@@ -151,6 +155,8 @@ static ssize_t udmabuf_write_iter(struct kiocb *iocb, struct iov_iter *from)
 	if (pos >= buf->size)
 		return -ENOSPC;
 	count = min_t(u64, count, buf->size - pos);
+	if (!udmabuf_file_syncs(buf, iocb->ki_filp))
+		udmabuf_sc_cpu_access(buf, pos, count, "write()");
 
 	ret = udmabuf_copy(buf, from, count, pos, false);
 	if (ret > 0) {
@@ -200,6 +206,8 @@ static long udmabuf_ioctl_info(struct udmabuf_buffer *buf, void __user *arg)
 		info.flags |= UDMABUF_CFS_INFO_PAGES;
 	strscpy(info.driver_version, UDMABUF_CFS_VERSION,
 		sizeof(info.driver_version));
+	info.sync_check = READ_ONCE(buf->sync_check);
+	info.sync_violations = atomic64_read(&buf->sync_violations);
 
 	if (copy_to_user(arg, &info, sizeof(info)))
 		return -EFAULT;

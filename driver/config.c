@@ -153,6 +153,11 @@ int udmabuf_check_direction(u64 direction)
 	return direction > UDMABUF_CFS_DIR_MAX ? -EINVAL : 0;
 }
 
+int udmabuf_check_sync_check(u64 mode)
+{
+	return mode > UDMABUF_CFS_SYNC_CHECK_MAX ? -ERANGE : 0;
+}
+
 /*
  * The range the sysfs sync triggers act on, set one value at a time: it
  * starts inside a buffer of @size bytes, and is no longer than the buffer
@@ -198,6 +203,8 @@ int udmabuf_config_check(const struct udmabuf_config *cfg)
 		ret = udmabuf_check_sync_offset(cfg->size, cfg->sync_offset);
 	if (!ret)
 		ret = udmabuf_check_sync_size(cfg->size, cfg->sync_size);
+	if (!ret)
+		ret = udmabuf_check_sync_check(cfg->sync_check);
 	if (!ret && cfg->want > UDMABUF_CFS_ALLOCATOR_MAX)
 		ret = -EINVAL;
 	return ret;

@@ -467,6 +467,42 @@ static ssize_t udmabuf_item_dev_show(struct config_item *item, char *page)
 }
 CONFIGFS_ATTR_RO(udmabuf_item_, dev);
 
+static ssize_t udmabuf_item_sync_check_show(struct config_item *item,
+					    char *page)
+{
+	struct udmabuf_item *ui = to_udmabuf_item(item);
+	unsigned int mode;
+
+	mutex_lock(&ui->lock);
+	mode = ui->buf ? READ_ONCE(ui->buf->sync_check) : ui->cfg.sync_check;
+	mutex_unlock(&ui->lock);
+	return sysfs_emit(page, "%u\n", mode);
+}
+
+/* The sync checker (synccheck.c): set at any time, as sync_mode. */
+static ssize_t udmabuf_item_sync_check_store(struct config_item *item,
+					     const char *page, size_t count)
+{
+	struct udmabuf_item *ui = to_udmabuf_item(item);
+	unsigned int mode;
+	int ret;
+
+	ret = kstrtouint(page, 10, &mode);
+	if (!ret)
+		ret = udmabuf_check_sync_check(mode);
+	if (ret)
+		return ret;
+
+	mutex_lock(&ui->lock);
+	if (ui->buf)
+		ret = udmabuf_sc_set(ui->buf, mode);
+	if (!ret)
+		ui->cfg.sync_check = mode;
+	mutex_unlock(&ui->lock);
+	return ret ? ret : count;
+}
+CONFIGFS_ATTR(udmabuf_item_, sync_check);
+
 /* Also the list behind the subsystem's "features" attribute. */
 static struct configfs_attribute *udmabuf_item_attrs[] = {
 	&udmabuf_item_attr_size,
@@ -480,6 +516,7 @@ static struct configfs_attribute *udmabuf_item_attrs[] = {
 	&udmabuf_item_attr_phys_addr,
 	&udmabuf_item_attr_dev,
 	&udmabuf_item_attr_allocator,
+	&udmabuf_item_attr_sync_check,
 	NULL
 };
 

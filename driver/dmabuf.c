@@ -195,18 +195,22 @@ static int udmabuf_dmabuf_sync(struct dma_buf *dmabuf,
 	u64 offset = (u64)exp->first << PAGE_SHIFT;
 	struct udmabuf_attachment *a;
 
-	if (!for_cpu)
+	if (!for_cpu) {
 		udmabuf_dma_sync_cpu_side(exp->buf, false, offset, exp->size,
 					  dir);
+		udmabuf_sc_for_device(exp->buf, offset, exp->size);
+	}
 	mutex_lock(&exp->lock);
 	list_for_each_entry(a, &exp->attachments, node) {
 		if (a->mapped)
 			udmabuf_attachment_sync(a, for_cpu);
 	}
 	mutex_unlock(&exp->lock);
-	if (for_cpu)
+	if (for_cpu) {
 		udmabuf_dma_sync_cpu_side(exp->buf, true, offset, exp->size,
 					  dir);
+		udmabuf_sc_for_cpu(exp->buf, offset, exp->size, false);
+	}
 	return 0;
 }
 
@@ -355,6 +359,8 @@ static struct dma_buf *udmabuf_export(struct udmabuf_buffer *buf,
 	dmabuf = dma_buf_export(&info);
 	if (IS_ERR(dmabuf))
 		goto out_put_buffer;
+	/* Its mappings are the buffer's (mmap.c), found by the checker. */
+	dmabuf->file->f_mapping = exp->buf->inode->i_mapping;
 	return dmabuf;
 
 out_put_buffer:

@@ -98,6 +98,7 @@ enum udmabuf_cache {
  *	files its creator hands out (process-scoped buffers)
  * @owner_pid: the process that asked for a process-scoped buffer
  * @owner_comm: its command name
+ * @sync_check: %UDMABUF_CFS_SYNC_CHECK_* to start with (synccheck.c)
  */
 struct udmabuf_config {
 	u64 size;
@@ -120,6 +121,7 @@ struct udmabuf_config {
 	bool nodeless;
 	pid_t owner_pid;
 	char owner_comm[TASK_COMM_LEN];
+	unsigned int sync_check;
 };
 
 /**
@@ -177,6 +179,14 @@ struct udmabuf_config {
  *	back as the memory goes (memory.c)
  * @charge_cred: the credentials whose user is charged for RLIMIT_MEMLOCK (a
  *	reference, which keeps the user), or NULL
+ * @inode: the buffer's own inode, whose address space every file of the
+ *	buffer uses, so that every CPU mapping of it can be found (mmap.c)
+ * @sync_check: %UDMABUF_CFS_SYNC_CHECK_* in force (synccheck.c); read
+ *	locklessly
+ * @sc_lock: serialises changes of @sync_check and @sc_device
+ * @sc_device: a bit per page, set while the device owns it; made when the
+ *	checker is first turned on
+ * @sync_violations: reports of the sync checker
  */
 struct udmabuf_buffer {
 	struct kref ref;
@@ -222,6 +232,12 @@ struct udmabuf_buffer {
 	char owner_comm[TASK_COMM_LEN];
 	u64 charged;
 	const struct cred *charge_cred;
+
+	struct inode *inode;
+	unsigned int sync_check;
+	spinlock_t sc_lock;	/* see above */
+	unsigned long *sc_device;
+	atomic64_t sync_violations;
 };
 
 static inline struct udmabuf_buffer *to_udmabuf(struct device *dev)
@@ -239,6 +255,7 @@ int udmabuf_check_dma_bits(u64 bits);
 int udmabuf_check_minor(s64 minor);
 int udmabuf_check_mode(u64 mode);
 int udmabuf_check_direction(u64 direction);
+int udmabuf_check_sync_check(u64 mode);
 int udmabuf_check_sync_offset(u64 size, u64 offset);
 int udmabuf_check_sync_size(u64 size, u64 len);
 int udmabuf_config_check(const struct udmabuf_config *cfg);
@@ -349,6 +366,26 @@ int udmabuf_map_pages(struct udmabuf_buffer *buf, struct vm_area_struct *vma,
 		      enum udmabuf_cache cache);
 int udmabuf_mmap_buffer(struct udmabuf_buffer *buf, struct vm_area_struct *vma,
 			bool o_sync);
+bool udmabuf_maps_cached(struct udmabuf_buffer *buf, bool o_sync);
+int udmabuf_mmap_init(void);
+void udmabuf_mmap_exit(void);
+int udmabuf_mapping_init(struct udmabuf_buffer *buf);
+void udmabuf_mapping_release(struct udmabuf_buffer *buf);
+void udmabuf_unmap_range(struct udmabuf_buffer *buf, unsigned long first,
+			 unsigned long nr);
+
+/* synccheck.c: who owns each page, CPU or device; reports */
+int udmabuf_sc_set(struct udmabuf_buffer *buf, unsigned int mode);
+void udmabuf_sc_release(struct udmabuf_buffer *buf);
+void udmabuf_sc_report(struct udmabuf_buffer *buf, u64 offset,
+		       const char *what, const char *missing);
+void udmabuf_sc_for_device(struct udmabuf_buffer *buf, u64 offset, u64 size);
+void udmabuf_sc_for_cpu(struct udmabuf_buffer *buf, u64 offset, u64 size,
+			bool given);
+bool udmabuf_sc_cpu_access(struct udmabuf_buffer *buf, u64 offset, u64 size,
+			   const char *what);
+bool udmabuf_sc_fault(struct udmabuf_buffer *buf, struct vm_fault *vmf,
+		      bool cached);
 
 /* sync.c: handing the memory between CPU and device */
 int udmabuf_sync(struct udmabuf_buffer *buf, bool for_cpu, u64 offset,

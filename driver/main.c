@@ -33,9 +33,13 @@ static int __init udmabuf_init(void)
 	if (ret)
 		goto out_registry_exit;
 
-	ret = udmabuf_dma_init();
+	ret = udmabuf_mmap_init();
 	if (ret)
 		goto out_memory_exit;
+
+	ret = udmabuf_dma_init();
+	if (ret)
+		goto out_mmap_exit;
 
 	ret = udmabuf_params_init();
 	if (ret)
@@ -65,6 +69,8 @@ out_params_exit:
 	udmabuf_params_exit();
 out_dma_exit:
 	udmabuf_dma_exit();
+out_mmap_exit:
+	udmabuf_mmap_exit();
 out_memory_exit:
 	udmabuf_memory_exit();
 out_registry_exit:
@@ -86,6 +92,7 @@ static void __exit udmabuf_exit(void)
 	udmabuf_of_exit();
 	udmabuf_params_exit();
 	udmabuf_dma_exit();
+	udmabuf_mmap_exit();
 	udmabuf_memory_exit();
 	udmabuf_registry_exit();
 	/* Every release callback of this module has run by now. */

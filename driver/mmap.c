@@ -11,7 +11,10 @@
 
 #include <linux/cc_platform.h>
 #include <linux/dma-map-ops.h>
+#include <linux/fs.h>
 #include <linux/mm.h>
+#include <linux/mount.h>
+#include <linux/pseudo_fs.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 
@@ -19,6 +22,67 @@
 
 /* mmap() inserts this many pages between checks for signals. */
 #define UDMABUF_MAP_BATCH	512UL
+
+/* "udmb": the magic of the buffers' pseudo file system. */
+#define UDMABUF_FS_MAGIC	0x75646d62
+
+/*
+ * Every buffer has an inode of its own, from a pseudo file system of the
+ * module's (as DRM's and dma-buf's), and every file of the buffer (an open
+ * of /dev/<device>, a process-scoped buffer's file, a dma-buf) uses its
+ * address space.  So every CPU mapping of the buffer, in any process, is
+ * in that address space, and unmap_mapping_range() takes entries away
+ * from all of them (the sync checker); a fault refills them.
+ */
+static int udmabuf_fs_init_fs_context(struct fs_context *fc)
+{
+	return init_pseudo(fc, UDMABUF_FS_MAGIC) ? 0 : -ENOMEM;
+}
+
+static struct file_system_type udmabuf_fs_type = {
+	.name		= "udmabuf-cfs",
+	.init_fs_context = udmabuf_fs_init_fs_context,
+	.kill_sb	= kill_anon_super,
+};
+
+static struct vfsmount *udmabuf_mnt;
+
+int udmabuf_mmap_init(void)
+{
+	udmabuf_mnt = kern_mount(&udmabuf_fs_type);
+	return PTR_ERR_OR_ZERO(udmabuf_mnt);
+}
+
+/* Every buffer, and so every inode, is gone. */
+void udmabuf_mmap_exit(void)
+{
+	kern_unmount(udmabuf_mnt);
+}
+
+int udmabuf_mapping_init(struct udmabuf_buffer *buf)
+{
+	struct inode *inode = alloc_anon_inode(udmabuf_mnt->mnt_sb);
+
+	if (IS_ERR(inode))
+		return PTR_ERR(inode);
+	buf->inode = inode;
+	return 0;
+}
+
+void udmabuf_mapping_release(struct udmabuf_buffer *buf)
+{
+	if (buf->inode)
+		iput(buf->inode);
+	buf->inode = NULL;
+}
+
+/* Take the CPU's entries for pages [first, first + nr) out of every mapping. */
+void udmabuf_unmap_range(struct udmabuf_buffer *buf, unsigned long first,
+			 unsigned long nr)
+{
+	unmap_mapping_range(buf->inode->i_mapping, (loff_t)first << PAGE_SHIFT,
+			    (loff_t)nr << PAGE_SHIFT, 1);
+}
 
 /* What sysfs cache_mode says, by enum udmabuf_cache. */
 const char * const udmabuf_cache_names[] = {
@@ -79,16 +143,50 @@ static pgprot_t udmabuf_pgprot(enum udmabuf_cache cache, pgprot_t prot)
 	return prot;
 }
 
+/**
+ * udmabuf_maps_cached - whether a file's mapping is cached as asked
+ * @buf: the buffer
+ * @o_sync: the file was opened with O_SYNC (or O_DSYNC)
+ *
+ * What the program asked for, whatever the architecture gives (x86 maps
+ * RAM cached always): a program that asked for an uncached mapping needs
+ * no sync on any machine, so the sync checker leaves its accesses alone.
+ */
+bool udmabuf_maps_cached(struct udmabuf_buffer *buf, bool o_sync)
+{
+	unsigned int sync_mode = READ_ONCE(buf->sync_mode);
+
+	if (buf->pool)
+		return false;
+	if (sync_mode & UDMABUF_CFS_SYNC_MODE_ALWAYS)
+		o_sync = true;
+	return !o_sync || !(sync_mode & (UDMABUF_CFS_SYNC_MODE_ALWAYS - 1));
+}
+
 /*
- * Entries are normally all made at mmap() time; this refills what was
- * zapped since (madvise(MADV_DONTNEED)).  The page carries its own count.
+ * Entries are made at mmap() time unless the sync checker is on; this
+ * makes what is missing: a page of a mapping made with the checker on, or
+ * one zapped since (madvise(MADV_DONTNEED), a sync for the device with
+ * the checker on).  A page carries its own count; memory without pages
+ * is inserted by its frame.
  */
 static vm_fault_t udmabuf_vm_fault(struct vm_fault *vmf)
 {
-	struct udmabuf_buffer *buf = vmf->vma->vm_private_data;
+	struct vm_area_struct *vma = vmf->vma;
+	struct udmabuf_buffer *buf = vma->vm_private_data;
+	bool o_sync;
 
-	if (vmf->pgoff >= buf->alloc_size >> PAGE_SHIFT)
+	if (vmf->pgoff >= udmabuf_nr_pages(buf))
 		return VM_FAULT_SIGBUS;
+	if (READ_ONCE(buf->sync_check)) {
+		o_sync = vma->vm_file && (vma->vm_file->f_flags & O_DSYNC);
+		if (udmabuf_sc_fault(buf, vmf, udmabuf_maps_cached(buf, o_sync)))
+			return VM_FAULT_SIGBUS;
+	}
+	if (!buf->page_backed)
+		return vmf_insert_pfn_prot(vma, vmf->address,
+					   page_to_pfn(buf->pages) + vmf->pgoff,
+					   vma->vm_page_prot);
 	vmf->page = buf->pages + vmf->pgoff;
 	get_page(vmf->page);
 	return 0;
@@ -159,26 +257,37 @@ static pgprot_t udmabuf_insert_prot(struct udmabuf_buffer *buf,
  * that the first write to a page does not fault either.  Page-backed
  * memory is mapped as its pages, which get_user_pages() can take
  * (VM_MIXEDMAP, not VM_IO or VM_PFNMAP); the mapping cannot grow past the
- * buffer (mremap() fails with EFAULT).
+ * buffer (mremap() fails with EFAULT).  With the sync checker on, nothing
+ * is mapped now: each page comes in by a fault, which sees who owns it.
  *
  * Return: 0 or a negative errno.
  */
 int udmabuf_map_pages(struct udmabuf_buffer *buf, struct vm_area_struct *vma,
 		      enum udmabuf_cache cache)
 {
+	bool checked = READ_ONCE(buf->sync_check);
 	pgprot_t prot;
 	int ret;
 
 	vma->vm_page_prot = udmabuf_pgprot(cache, vma->vm_page_prot);
-	if (!buf->page_backed)
-		return remap_pfn_range(vma, vma->vm_start,
-				       page_to_pfn(buf->pages) + vma->vm_pgoff,
-				       vma->vm_end - vma->vm_start,
-				       vma->vm_page_prot);
-
-	vm_flags_set(vma, VM_DONTEXPAND);
 	vma->vm_ops = &udmabuf_vm_ops;
 	vma->vm_private_data = buf;
+	if (!buf->page_backed) {
+		if (!checked)
+			return remap_pfn_range(vma, vma->vm_start,
+					       page_to_pfn(buf->pages) +
+					       vma->vm_pgoff,
+					       vma->vm_end - vma->vm_start,
+					       vma->vm_page_prot);
+		/* As remap_pfn_range() would make it, empty. */
+		vm_flags_set(vma, VM_IO | VM_PFNMAP | VM_DONTEXPAND |
+			     VM_DONTDUMP);
+		return 0;
+	}
+
+	vm_flags_set(vma, VM_DONTEXPAND);
+	if (checked)
+		return 0;
 	/*
 	 * vm_insert_pages() builds the entries from vm_page_prot.  Nobody else
 	 * sees the VMA before ->mmap() returns, and it gets its own

@@ -184,6 +184,12 @@ static int udmabuf_of_config(struct device *dev, struct udmabuf_config *cfg)
 		return ret;
 	cfg->dma_bits = bits;
 
+	ret = udmabuf_of_read_u32(dev, "sync-check", udmabuf_check_sync_check,
+				  "0 (off), 1 (report) or 2 (SIGBUS)",
+				  &cfg->sync_check);
+	if (ret)
+		return ret;
+
 	/* Permissions of the device node, as configfs mode: mode = <0660>. */
 	ret = udmabuf_of_read_u32(dev, "mode", udmabuf_check_mode,
 				  "permissions 01..0777 (octal: mode = <0660>)",

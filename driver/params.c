@@ -32,6 +32,7 @@ static char udmabuf_param_bind[UDMABUF_PARAMS][UDMABUF_CFS_DMA_DEVICE_LEN];
 static u64 udmabuf_param_phys[UDMABUF_PARAMS];
 static bool udmabuf_param_placed[UDMABUF_PARAMS];
 static unsigned int udmabuf_param_mode[UDMABUF_PARAMS];
+static unsigned int udmabuf_param_sync_check[UDMABUF_PARAMS];
 static struct udmabuf_buffer *udmabuf_param_buf[UDMABUF_PARAMS];
 
 static int udmabuf_param_set(const char *val, const struct kernel_param *kp)
@@ -122,6 +123,27 @@ static const struct kernel_param_ops udmabuf_param_mode_ops = {
 	.get	= udmabuf_param_mode_get,
 };
 
+/* The sync checker of the buffer, 0..2, as configfs sync_check takes. */
+static int udmabuf_param_sync_check_set(const char *val,
+					const struct kernel_param *kp)
+{
+	unsigned int mode;
+	int ret;
+
+	ret = kstrtouint(val, 10, &mode);
+	if (!ret)
+		ret = udmabuf_check_sync_check(mode);
+	if (ret)
+		return ret;
+	*(unsigned int *)kp->arg = mode;
+	return 0;
+}
+
+static const struct kernel_param_ops udmabuf_param_sync_check_ops = {
+	.set	= udmabuf_param_sync_check_set,
+	.get	= param_get_uint,
+};
+
 #define UDMABUF_PARAM(n)						\
 	module_param_cb(udmabuf##n, &udmabuf_param_ops,			\
 			&udmabuf_param_size[n], 0444);			\
@@ -145,6 +167,13 @@ static const struct kernel_param_ops udmabuf_param_mode_ops = {
 			&udmabuf_param_mode[n], 0444);			\
 	MODULE_PARM_DESC(udmabuf##n##_mode, "Permissions of /dev/udmabuf" \
 			 #n " in octal (default 0600)")
+
+#define UDMABUF_SYNC_CHECK_PARAM(n)					\
+	module_param_cb(udmabuf##n##_sync_check,			\
+			&udmabuf_param_sync_check_ops,			\
+			&udmabuf_param_sync_check[n], 0444);		\
+	MODULE_PARM_DESC(udmabuf##n##_sync_check, "Sync checker of"	\
+			 " /dev/udmabuf" #n ": 0 off, 1 report, 2 SIGBUS")
 
 UDMABUF_PARAM(0);
 UDMABUF_PARAM(1);
@@ -178,6 +207,14 @@ UDMABUF_MODE_PARAM(4);
 UDMABUF_MODE_PARAM(5);
 UDMABUF_MODE_PARAM(6);
 UDMABUF_MODE_PARAM(7);
+UDMABUF_SYNC_CHECK_PARAM(0);
+UDMABUF_SYNC_CHECK_PARAM(1);
+UDMABUF_SYNC_CHECK_PARAM(2);
+UDMABUF_SYNC_CHECK_PARAM(3);
+UDMABUF_SYNC_CHECK_PARAM(4);
+UDMABUF_SYNC_CHECK_PARAM(5);
+UDMABUF_SYNC_CHECK_PARAM(6);
+UDMABUF_SYNC_CHECK_PARAM(7);
 
 void udmabuf_params_exit(void)
 {
@@ -200,8 +237,8 @@ int udmabuf_params_init(void)
 	for (i = 0; i < UDMABUF_PARAMS; i++) {
 		if (!udmabuf_param_size[i] &&
 		    (udmabuf_param_bind[i][0] || udmabuf_param_placed[i] ||
-		     udmabuf_param_mode[i])) {
-			pr_err("udmabuf%d_bind, _phys or _mode without udmabuf%d\n",
+		     udmabuf_param_mode[i] || udmabuf_param_sync_check[i])) {
+			pr_err("udmabuf%d_bind, _phys, _mode or _sync_check without udmabuf%d\n",
 			       i, i);
 			udmabuf_params_exit();
 			return -EINVAL;
@@ -220,6 +257,7 @@ int udmabuf_params_init(void)
 		cfg.place = udmabuf_param_phys[i];
 		if (udmabuf_param_mode[i])
 			cfg.mode = udmabuf_param_mode[i];
+		cfg.sync_check = udmabuf_param_sync_check[i];
 
 		buf = udmabuf_create(&cfg);
 		if (IS_ERR(buf)) {

@@ -117,8 +117,6 @@ static int udmabuf_process_config(const struct udmabuf_cfs_alloc *req,
 	u32 mode = req->flags & O_ACCMODE;
 	unsigned int i;
 
-	if (req->reserved0)
-		return -EINVAL;
 	for (i = 0; i < ARRAY_SIZE(req->reserved); i++)
 		if (req->reserved[i])
 			return -EINVAL;
@@ -142,6 +140,7 @@ static int udmabuf_process_config(const struct udmabuf_cfs_alloc *req,
 	strscpy(cfg->dma_device, req->dma_device, sizeof(cfg->dma_device));
 	cfg->owner_pid = task_tgid_nr(current);
 	get_task_comm(cfg->owner_comm, current);
+	cfg->sync_check = req->sync_check;
 	return udmabuf_config_check(cfg);
 }
 
@@ -186,6 +185,7 @@ static struct file *udmabuf_process_file(struct udmabuf_buffer *buf,
 	}
 	/* As an open of /dev/<device>: seekable, pread() and pwrite(). */
 	file->f_mode |= FMODE_LSEEK | FMODE_PREAD | FMODE_PWRITE;
+	file->f_mapping = buf->inode->i_mapping;
 	return file;
 }
 

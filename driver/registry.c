@@ -167,6 +167,8 @@ static void udmabuf_buffer_release(struct kref *ref)
 	udmabuf_dma_detach(buf);
 	udmabuf_free(buf);
 	udmabuf_dma_release(buf);
+	udmabuf_sc_release(buf);
+	udmabuf_mapping_release(buf);
 	/* The structure goes whenever the kobject core gets round to it. */
 	put_device(&buf->dev);
 }
@@ -230,6 +232,8 @@ struct udmabuf_buffer *udmabuf_create(const struct udmabuf_config *cfg)
 	buf->dev.release = udmabuf_release;
 	buf->dev.dma_mask = &buf->dma_mask;
 	udmabuf_dma_init_buffer(buf);
+	spin_lock_init(&buf->sc_lock);
+	atomic64_set(&buf->sync_violations, 0);
 	/* From here on, udmabuf_ref_put() frees whatever has been set up. */
 
 	ret = dev_set_name(&buf->dev, "%s", cfg->name);
@@ -254,6 +258,11 @@ struct udmabuf_buffer *udmabuf_create(const struct udmabuf_config *cfg)
 		buf->dev.devt = MKDEV(MAJOR(udmabuf_devt), buf->minor);
 
 	ret = udmabuf_alloc(buf);
+	if (ret)
+		goto out_unreserve;
+	ret = udmabuf_mapping_init(buf);
+	if (!ret)
+		ret = udmabuf_sc_set(buf, cfg->sync_check);
 	if (ret)
 		goto out_unreserve;
 

@@ -73,9 +73,17 @@ int udmabuf_sync(struct udmabuf_buffer *buf, bool for_cpu, u64 offset,
 	if (size > buf->size - offset)
 		return -EINVAL;
 
-	if (!buf->pool)
-		return udmabuf_sync_range(buf, for_cpu, offset, size,
-					  direction);
+	if (!buf->pool) {
+		ret = udmabuf_sync_range(buf, for_cpu, offset, size, direction);
+		if (ret)
+			return ret;
+		/* The program's own handing over: the checker follows it. */
+		if (for_cpu)
+			udmabuf_sc_for_cpu(buf, offset, size, true);
+		else
+			udmabuf_sc_for_device(buf, offset, size);
+		return 0;
+	}
 
 	/* No cacheable alias: nothing to maintain, but the device must be. */
 	ret = udmabuf_dma_addr(buf, &addr);

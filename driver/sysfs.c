@@ -348,6 +348,41 @@ static ssize_t sync_for_device_store(struct device *dev,
 }
 static DEVICE_ATTR_WO(sync_for_device);
 
+static ssize_t sync_check_show(struct device *dev,
+			       struct device_attribute *attr, char *page)
+{
+	return sysfs_emit(page, "%u\n", READ_ONCE(to_udmabuf(dev)->sync_check));
+}
+
+static ssize_t sync_check_store(struct device *dev,
+				struct device_attribute *attr,
+				const char *page, size_t count)
+{
+	struct udmabuf_buffer *buf = to_udmabuf(dev);
+	unsigned int mode;
+	int ret;
+
+	ret = udmabuf_may_change(buf);
+	if (ret)
+		return ret;
+	ret = kstrtouint(page, 10, &mode);
+	if (!ret)
+		ret = udmabuf_check_sync_check(mode);
+	if (!ret)
+		ret = udmabuf_sc_set(buf, mode);
+	return ret ? ret : count;
+}
+static DEVICE_ATTR_RW(sync_check);
+
+/* Reports of the sync checker: anyone's to read, as the buffer's users. */
+static ssize_t sync_violations_show(struct device *dev,
+				    struct device_attribute *attr, char *page)
+{
+	return sysfs_emit(page, "%lld\n",
+			  (long long)atomic64_read(&to_udmabuf(dev)->sync_violations));
+}
+static DEVICE_ATTR_RO(sync_violations);
+
 static struct attribute *udmabuf_attrs[] = {
 	&dev_attr_size.attr,
 	&dev_attr_phys_addr.attr,
@@ -366,6 +401,8 @@ static struct attribute *udmabuf_attrs[] = {
 	&dev_attr_sync_owner.attr,
 	&dev_attr_sync_for_cpu.attr,
 	&dev_attr_sync_for_device.attr,
+	&dev_attr_sync_check.attr,
+	&dev_attr_sync_violations.attr,
 	NULL
 };
 

@@ -297,7 +297,7 @@ kill_owner() {
 		assert_errno "$errno" "$PROC" alloc $args
 	done <<-EOF
 		EINVAL 0
-		EINVAL 4096 --reserved0 1
+		ERANGE 4096 --sync-check 3
 		EINVAL 4096 --reserved 0
 		EINVAL 4096 --reserved 5
 		EINVAL 4096 --wronly

@@ -271,6 +271,8 @@ static int cmd_info(int argc, char **argv)
 	for (i = 0; i < sizeof(info.reserved) / sizeof(info.reserved[0]); i++)
 		if (info.reserved[i])
 			reserved_zero = 0;
+	if (info.reserved0)
+		reserved_zero = 0;
 	printf("abi_version=%" PRIu32 "\n", (uint32_t)info.abi_version);
 	printf("flags=0x%08" PRIx32 "\n", (uint32_t)info.flags);
 	printf("size=%" PRIu64 "\n", (uint64_t)info.size);
@@ -278,6 +280,9 @@ static int cmd_info(int argc, char **argv)
 	printf("phys_addr=0x%016" PRIx64 "\n", (uint64_t)info.phys_addr);
 	printf("sync_mode=%" PRIu32 "\n", (uint32_t)info.sync_mode);
 	printf("minor=%" PRIu32 "\n", (uint32_t)info.minor);
+	printf("sync_check=%" PRIu32 "\n", (uint32_t)info.sync_check);
+	printf("sync_violations=%" PRIu64 "\n",
+	       (uint64_t)info.sync_violations);
 	if (vlen < sizeof(info.driver_version))
 		printf("driver_version=%s\n", info.driver_version);
 	else

@@ -80,7 +80,7 @@ static void usage(FILE *f)
 "  --flags N                 flags (default O_RDWR | O_CLOEXEC); --rdonly, --wronly\n"
 "  --sync-mode N --dma-bits N --allocator N --dma-device STRING\n"
 "  --dma-device-unterminated dma_device without a NUL\n"
-"  --reserved0 N             the padding word\n"
+"  --sync-check N            the sync checker: 0 off, 1 report, 2 SIGBUS\n"
 "  --reserved I              set reserved[I] to 1\n"
 "  --bad-pointer             pass an unmapped address\n",
 		prog);
@@ -157,8 +157,8 @@ static int parse_request(int argc, char **argv, struct request *r)
 				return -1;
 			strcpy(q->dma_device, v);
 			i++;
-		} else if (!strcmp(a, "--reserved0")) {
-			if (parse_u32(v, &q->reserved0))
+		} else if (!strcmp(a, "--sync-check")) {
+			if (parse_u32(v, &q->sync_check))
 				return -1;
 			i++;
 		} else if (!strcmp(a, "--reserved")) {

@@ -44,6 +44,16 @@
 #define UDMABUF_CFS_MODE_MAX		0777
 #define UDMABUF_CFS_MODE_DEFAULT	0600
 
+/*
+ * sync_check: the sync checker follows who owns each page of the buffer,
+ * the CPU or the device, and reports a CPU access to a page the device
+ * owns and a sync for the CPU of a range the device was never given.
+ */
+#define UDMABUF_CFS_SYNC_CHECK_OFF	0
+#define UDMABUF_CFS_SYNC_CHECK_REPORT	1 /* log it and count it */
+#define UDMABUF_CFS_SYNC_CHECK_SIGBUS	2 /* and SIGBUS at the faulting access */
+#define UDMABUF_CFS_SYNC_CHECK_MAX	UDMABUF_CFS_SYNC_CHECK_SIGBUS
+
 /* Directions of a cache synchronisation, as in the sysfs sync_direction. */
 #define UDMABUF_CFS_DIR_BIDIRECTIONAL	0
 #define UDMABUF_CFS_DIR_TO_DEVICE	1
@@ -81,6 +91,9 @@
  * @sync_mode: current sync_mode (0..7), which selects the CPU mapping
  * @minor: minor number of the device node
  * @driver_version: NUL-terminated version string of the module
+ * @sync_violations: reports of the sync checker since the buffer was made
+ * @sync_check: %UDMABUF_CFS_SYNC_CHECK_* in force
+ * @reserved0: zero
  * @reserved: zero, for future use
  */
 struct udmabuf_cfs_info {
@@ -92,7 +105,10 @@ struct udmabuf_cfs_info {
 	__u32 sync_mode;
 	__u32 minor;
 	char driver_version[UDMABUF_CFS_VERSION_LEN];
-	__u64 reserved[4];
+	__u64 sync_violations;
+	__u32 sync_check;
+	__u32 reserved0;
+	__u64 reserved[2];
 };
 
 /**
@@ -164,7 +180,8 @@ struct udmabuf_cfs_export {
  *	default (%UDMABUF_CFS_DMA_BITS_DEFAULT), as the configfs dma_mask
  * @allocator: %UDMABUF_CFS_ALLOCATOR_*, as the configfs attribute allocator
  * @fd: on return, the new file descriptor
- * @reserved0: zero
+ * @sync_check: %UDMABUF_CFS_SYNC_CHECK_*, as the configfs attribute
+ *	sync_check (0, off, in requests made before the checker)
  * @dma_device: "BUS/DEVICE" of the DMA device to bind the buffer to (e.g.
  *	"pci/0000:00:04.0"), NUL-terminated, as the configfs attribute
  *	dma_device; empty for none
@@ -180,7 +197,7 @@ struct udmabuf_cfs_alloc {
 	__u32 dma_bits;
 	__u32 allocator;
 	__s32 fd;
-	__u32 reserved0;
+	__u32 sync_check;
 	char dma_device[UDMABUF_CFS_DMA_DEVICE_LEN];
 	__u64 reserved[6];
 };
@@ -213,7 +230,7 @@ struct udmabuf_cfs_alloc {
  *
  * Errors: EINVAL for a bad request (size 0, a flag or reserved byte set,
  * an unknown allocator, dma_device not NUL-terminated or malformed);
- * ERANGE for sync_mode or dma_bits out of range, a size beyond what a file
+ * ERANGE for sync_mode, dma_bits or sync_check out of range, a size beyond what a file
  * can address, or a DMA mask the platform cannot honour; ENOMEM when
  * process_max or the caller's RLIMIT_MEMLOCK would be exceeded, or no such
  * memory can be had (the kernel log says which); ENODEV for no such DMA

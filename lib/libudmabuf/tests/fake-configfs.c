@@ -292,8 +292,8 @@ static int fake_alloc(const char *path, struct udmabuf_cfs_alloc *req)
 	}
 	for (i = 0; i < sizeof(req->reserved) / sizeof(req->reserved[0]); i++)
 		if (req->reserved[i])
-			req->reserved0 = 1;
-	if (req->reserved0 || !req->size) {
+			req->size = 0;
+	if (!req->size) {
 		errno = EINVAL;
 		return -1;
 	}

@@ -1,0 +1,168 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+# The sync checker finds a missing flush or invalidate on any machine: each
+# wrong program of udmabuf-syncbug (a CPU access to memory the device owns
+# through a mapping, read(), write() or get_user_pages(); a sync for the
+# CPU of a range never given to the device; a sync whose ends split cache
+# lines) is reported with its offset and counted, and the same program
+# done right is not.  sync_check 2 turns a faulting access into SIGBUS.
+# Off, the checker takes no entry away (kprobe on unmap_mapping_range).
+
+# Variables such as cfs, CLASS and UT come from helpers/common.bash.
+# shellcheck disable=SC2154
+load helpers/common
+
+bats_require_minimum_version 1.5.0
+
+BUG=udmabuf-syncbug
+SZ=65536
+OFF=12288
+
+setup() {
+	common_setup || return 1
+	make_buf sc "$SZ" sync_check=1
+}
+
+teardown() {
+	kprobe_del udmabuf/unmap_range
+	common_teardown
+}
+
+# violations NAME: the buffer's sync_violations.
+violations() {
+	cat "$CLASS/$1/sync_violations"
+}
+
+# assert_reported BUG WHAT MISSING [AT]: the wrong program runs to its
+# end, one more violation is counted, and the log line names the buffer,
+# the offset (AT, default the one the program touched), the process, the
+# access and what was missing; the fixed program adds none.
+assert_reported() {
+	local bug=$1 what=$2 missing=$3 at=${4:-0x3000} before seq
+	before=$(violations sc)
+	seq=$("$UT" kmsg-seq)
+	run -0 "$BUG" "$bug" /dev/sc "$OFF"
+	assert_output "done"
+	[ "$(violations sc)" -gt "$before" ] ||
+		fail "sync_violations stayed $before after '$bug'"
+	run -0 "$UT" kmsg-since "$seq"
+	assert_output --regexp "sc: sync check: $what at offset $at by udmabuf-syncbug\[[0-9]+\]: $missing"
+	before=$(violations sc)
+	run -0 "$BUG" "$bug" /dev/sc "$OFF" --fixed
+	assert_output "done"
+	assert_equal "$(violations sc)" "$before"
+}
+
+@test "sync_check is 0 by default, 1 or 2 when asked, ERANGE beyond; sync_violations starts at 0" {
+	make_buf plain 4096
+	assert_attr "$cfs/plain/sync_check" 0
+	assert_attr "$CLASS/plain/sync_check" 0
+	assert_attr "$CLASS/sc/sync_check" 1
+	assert_attr "$CLASS/sc/sync_violations" 0
+	assert_write ERANGE "$cfs/plain/sync_check" 3
+	assert_write ERANGE "$CLASS/plain/sync_check" 3
+	assert_write OK "$CLASS/plain/sync_check" 2
+	assert_attr "$cfs/plain/sync_check" 2
+	assert_outcome EACCES "$UT" write-attr "$CLASS/plain/sync_violations" 0
+}
+
+@test "a load through a mapping of memory the device owns is reported; after a sync for the CPU it is not" {
+	assert_reported load "CPU load through a mapping" "the device owns it: a sync for the CPU is missing"
+}
+
+@test "a store through a mapping of memory the device owns is reported" {
+	assert_reported store "CPU store through a mapping" "the device owns it: a sync for the CPU is missing"
+}
+
+@test "read() and write() of memory the device owns are reported" {
+	assert_reported read "read\(\)" "the device owns it"
+	assert_reported write "write\(\)" "the device owns it"
+}
+
+@test "get_user_pages() (vmsplice) of memory the device owns is reported" {
+	assert_reported vmsplice "get_user_pages\(\) \(O_DIRECT, vmsplice, a pin\)" "the device owns it"
+}
+
+@test "a sync for the CPU of a range the device was never given is reported (the flush is missing)" {
+	assert_reported no-flush "sync for the CPU" "the device was never given this range"
+}
+
+@test "a sync for the CPU whose end falls inside a cache line is reported at that end" {
+	# [0x3000, 0x3064): the start is on a line, the end 100 bytes on.
+	assert_reported split "sync for the CPU" "its range ends inside a cache line" 0x3064
+}
+
+@test "sync_check 2: the access to memory the device owns gets SIGBUS" {
+	set_attr "$CLASS/sc/sync_check" 2
+	run "$BUG" load /dev/sc "$OFF"
+	# 128 + SIGBUS (7)
+	assert_equal "$status" 135
+	refute_output --partial "done"
+	run -0 "$BUG" load /dev/sc "$OFF" --fixed
+}
+
+@test "off, a sync for the device takes no entry of any mapping away" {
+	local before
+	# The driver's one way to take entries away (it calls
+	# unmap_mapping_range() on the buffer's address space).
+	kprobe_add p udmabuf/unmap_range udmabuf_cfs:udmabuf_unmap_range
+	set_attr "$CLASS/sc/sync_check" 0
+	run -0 "$BUG" load /dev/sc "$OFF"
+	assert_equal "$(cat "$TRACEFS/events/udmabuf/unmap_range/enable")" 1
+	assert_equal "$(grep -c 'unmap_range:' "$TRACEFS/trace")" 0
+	before=$(violations sc)
+	assert_equal "$before" 0
+	# On, the same program takes them away, and is reported.
+	set_attr "$CLASS/sc/sync_check" 1
+	run -0 "$BUG" load /dev/sc "$OFF"
+	[ "$(grep -c 'unmap_range:' "$TRACEFS/trace")" -ge 1 ] ||
+		fail "no unmap_mapping_range() with the checker on"
+	[ "$(violations sc)" -gt 0 ] || fail "not reported with the checker on"
+}
+
+@test "a dma-buf importer's access after its DMA_BUF_IOCTL_SYNC END is reported; after START it is not" {
+	assert_reported dmabuf "CPU load through a mapping" "the device owns it"
+}
+
+@test "a process-scoped buffer asks for the checker in its ALLOC request" {
+	local seq
+	seq=$("$UT" kmsg-seq)
+	run -0 udmabuf-proc run "$SZ" --sync-check 1 -- "$BUG" load "fd:{}" "$OFF"
+	assert_output "done"
+	run -0 "$UT" kmsg-since "$seq"
+	assert_output --regexp "proc-[0-9]+-[0-9]+: sync check: CPU load through a mapping at offset 0x3000 by udmabuf-syncbug\[[0-9]+\]"
+	run -1 udmabuf-proc alloc "$SZ" --sync-check 3
+	assert_output ERANGE
+}
+
+@test "udmabufN_sync_check turns the checker on for a parameter buffer" {
+	remove_all_items
+	unload_module
+	load_module udmabuf0=64K udmabuf0_sync_check=2
+	assert_attr "$CLASS/udmabuf0/sync_check" 2
+	run "$BUG" store /dev/udmabuf0 "$OFF"
+	assert_equal "$status" 135
+	assert_equal "$(violations udmabuf0)" 1
+	remove_all_items
+	unload_module
+	assert_errno ERANGE "$UT" insmod-try "$UDMABUF_KO" udmabuf0=64K udmabuf0_sync_check=3
+	load_module
+}
+
+
+@test "memory mapped by its frames (allocator cma) is checked the same way" {
+	local seq
+	make_buf pfn "$SZ" allocator=cma sync_check=1
+	run -0 udmabuf-ioctl info /dev/pfn
+	assert_line pages=0
+	assert_line sync_check=1
+	seq=$("$UT" kmsg-seq)
+	run -0 "$BUG" load /dev/pfn "$OFF"
+	run -0 "$UT" kmsg-since "$seq"
+	assert_output --partial "pfn: sync check: CPU load through a mapping at offset 0x3000"
+	assert_equal "$(violations pfn)" 1
+	run -0 udmabuf-ioctl info /dev/pfn
+	assert_line sync_violations=1
+	run -0 "$BUG" store /dev/pfn "$OFF" --fixed
+	assert_equal "$(violations pfn)" 1
+}

@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * udmabuf-syncbug - small programs that share a buffer with a "device" the
+ * wrong way, and the same programs done right, for the sync checker's
+ * tests (tests/bats/synccheck.bats).
+ *
+ *   udmabuf-syncbug BUG DEV OFFSET [--fixed]
+ *
+ * DEV is /dev/NAME or fd:N.  Each BUG hands the whole buffer to the device
+ * (UDMABUF_CFS_IOC_SYNC_FOR_DEVICE, as before starting a DMA transfer) and
+ * then touches OFFSET as a program that forgot a sync would; with --fixed
+ * it makes the sync it forgot first.
+ *
+ *   load       reads a word through a cached mapping (sync for the CPU
+ *              missing)
+ *   store      writes a word through a cached mapping
+ *   read       read(2) of 8 bytes at OFFSET
+ *   write      write(2) of 8 bytes at OFFSET
+ *   vmsplice   vmsplice(2) of the mapping's page at OFFSET into a pipe
+ *              (get_user_pages() on it)
+ *   no-flush   no sync for the device at all: the "device" ran on what the
+ *              CPU wrote, then the program syncs [OFFSET, +4096) for the
+ *              CPU (a sync for the device missing before the transfer)
+ *   split      syncs [OFFSET, +100) for the CPU, whose ends are inside
+ *              cache lines, then reads OFFSET; --fixed rounds the range out
+ *              to whole 128-byte lines
+ *   dmabuf     as an importer would: exports the buffer as a dma-buf, maps
+ *              it, ends a CPU access (DMA_BUF_IOCTL_SYNC END: the device's
+ *              now) and reads OFFSET through the dma-buf's mapping without
+ *              starting one; --fixed starts it (SYNC START) first
+ *
+ * Prints "done" after the access; a SIGBUS at it (sync_check 2) ends the
+ * program by that signal.  Exit status: 0 done, 1 a call failed, 64 usage.
+ */
+#define _GNU_SOURCE
+#define _FILE_OFFSET_BITS 64
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <linux/dma-buf.h>
+#include <linux/udmabuf-cfs.h>
+
+#define EXIT_SYSCALL	1
+#define EXIT_USAGE	64
+
+static const char *prog = "udmabuf-syncbug";
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-function"
+#define UDMABUF_HELPERS_PARSE
+#include "udmabuf-helpers.h"
+#pragma GCC diagnostic pop
+
+/* The largest cache line of the SoCs the checker stands in for. */
+#define LINE	128
+
+static int sync_range(int fd, unsigned long cmd, uint64_t offset,
+		      uint64_t size, uint32_t dir)
+{
+	struct udmabuf_cfs_sync s = {
+		.offset = offset, .size = size, .direction = dir,
+	};
+
+	if (ioctl(fd, cmd, &s) < 0)
+		return report_setup_errno("sync", "", errno);
+	return 0;
+}
+
+static int to_device(int fd)
+{
+	return sync_range(fd, UDMABUF_CFS_IOC_SYNC_FOR_DEVICE, 0, 0,
+			  UDMABUF_CFS_DIR_BIDIRECTIONAL);
+}
+
+static int to_cpu(int fd, uint64_t offset, uint64_t size)
+{
+	return sync_range(fd, UDMABUF_CFS_IOC_SYNC_FOR_CPU, offset, size,
+			  UDMABUF_CFS_DIR_BIDIRECTIONAL);
+}
+
+static int usage(void)
+{
+	fprintf(stderr, "usage: %s load|store|read|write|vmsplice|no-flush|split|dmabuf DEV OFFSET [--fixed]\n",
+		prog);
+	return EXIT_USAGE;
+}
+
+static int dmabuf_bug(int fd, uint64_t offset, size_t len, int fixed)
+{
+	struct udmabuf_cfs_export exp = { .flags = O_RDWR | O_CLOEXEC };
+	struct dma_buf_sync sync = { 0 };
+	volatile uint64_t *word;
+	unsigned char *map;
+
+	if (ioctl(fd, UDMABUF_CFS_IOC_EXPORT_DMABUF, &exp) < 0)
+		return report_setup_errno("EXPORT_DMABUF", "", errno);
+	map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, exp.fd, 0);
+	if (map == MAP_FAILED)
+		return report_setup_errno("mmap", "dma-buf", errno);
+	sync.flags = DMA_BUF_SYNC_END | DMA_BUF_SYNC_RW;
+	if (ioctl(exp.fd, DMA_BUF_IOCTL_SYNC, &sync) < 0)
+		return report_setup_errno("DMA_BUF_IOCTL_SYNC", "end", errno);
+	/* The device runs now; then the importer reads the result. */
+	if (fixed) {
+		sync.flags = DMA_BUF_SYNC_START | DMA_BUF_SYNC_RW;
+		if (ioctl(exp.fd, DMA_BUF_IOCTL_SYNC, &sync) < 0)
+			return report_setup_errno("DMA_BUF_IOCTL_SYNC", "start",
+						  errno);
+	}
+	word = (volatile uint64_t *)(map + (offset & ~7ULL));
+	(void)*word;
+	printf("done\n");
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct udmabuf_cfs_info info;
+	volatile uint64_t *word;
+	const char *bug;
+	uint64_t offset, val = 0x5a5a5a5a5a5a5a5aULL;
+	unsigned char *map;
+	size_t len;
+	int fd, fixed = 0, p[2];
+	struct iovec iov;
+
+	if (argc == 5 && !strcmp(argv[4], "--fixed"))
+		fixed = 1;
+	else if (argc != 4)
+		return usage();
+	bug = argv[1];
+	if (parse_u64(argv[3], &offset))
+		return usage();
+	fd = open_dev_arg(argv[2], O_RDWR);
+	if (fd < 0)
+		return report_setup_errno("open", argv[2], errno);
+	if (ioctl(fd, UDMABUF_CFS_IOC_GET_INFO, &info) < 0)
+		return report_setup_errno("GET_INFO", argv[2], errno);
+	if (offset + 4096 > info.size)
+		return usage();
+	len = (size_t)((info.size + 4095) & ~4095ULL);
+	map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED)
+		return report_setup_errno("mmap", argv[2], errno);
+	word = (volatile uint64_t *)(map + (offset & ~7ULL));
+
+	if (!strcmp(bug, "dmabuf"))
+		return dmabuf_bug(fd, offset, len, fixed);
+	if (!strcmp(bug, "no-flush")) {
+		/* The CPU wrote what the device is to read, then... */
+		*word = val;
+		if (fixed && to_device(fd))
+			return EXIT_SYSCALL;
+		/* ...the device ran, and the program takes the result. */
+		if (to_cpu(fd, offset, 4096))
+			return EXIT_SYSCALL;
+		(void)*word;
+		printf("done\n");
+		return 0;
+	}
+
+	if (to_device(fd))
+		return EXIT_SYSCALL;
+	/* The device runs now; then the program looks at the result. */
+	if (!strcmp(bug, "split")) {
+		if (fixed) {
+			uint64_t start = offset & ~(uint64_t)(LINE - 1);
+			uint64_t end = (offset + 100 + LINE - 1) & ~(uint64_t)(LINE - 1);
+
+			if (to_cpu(fd, start, end - start))
+				return EXIT_SYSCALL;
+		} else if (to_cpu(fd, offset, 100)) {
+			return EXIT_SYSCALL;
+		}
+		(void)*word;
+		printf("done\n");
+		return 0;
+	}
+	if (fixed && to_cpu(fd, 0, 0))
+		return EXIT_SYSCALL;
+
+	if (!strcmp(bug, "load")) {
+		(void)*word;
+	} else if (!strcmp(bug, "store")) {
+		*word = val;
+	} else if (!strcmp(bug, "read")) {
+		if (pread(fd, &val, sizeof(val), (off_t)offset) != sizeof(val))
+			return report_setup_errno("pread", argv[2], errno);
+	} else if (!strcmp(bug, "write")) {
+		if (pwrite(fd, &val, sizeof(val), (off_t)offset) != sizeof(val))
+			return report_setup_errno("pwrite", argv[2], errno);
+	} else if (!strcmp(bug, "vmsplice")) {
+		if (pipe(p))
+			return report_setup_errno("pipe", "", errno);
+		iov.iov_base = map + (offset & ~4095ULL);
+		iov.iov_len = 4096;
+		if (vmsplice(p[1], &iov, 1, 0) != 4096)
+			return report_setup_errno("vmsplice", argv[2], errno);
+	} else {
+		return usage();
+	}
+	printf("done\n");
+	return 0;
+}
