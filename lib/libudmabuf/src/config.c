@@ -25,6 +25,17 @@ struct udmabuf_config {
 	int allocator;				/* UDMABUF_CFS_ALLOCATOR_* */
 };
 
+/*
+ * The limits udmabuf.h tells programs are the module's, which the UAPI
+ * header gives; the setters check the UAPI's own.
+ */
+_Static_assert(UDMABUF_SYNC_MODE_MAX == UDMABUF_CFS_SYNC_MODE_MAX &&
+	       UDMABUF_DMA_MASK_MIN == UDMABUF_CFS_DMA_BITS_MIN &&
+	       UDMABUF_DMA_MASK_MAX == UDMABUF_CFS_DMA_BITS_MAX &&
+	       UDMABUF_DMA_MASK_DEFAULT == UDMABUF_CFS_DMA_BITS_DEFAULT &&
+	       UDMABUF_DEVICE_NAME_MAX == UDMABUF_CFS_NAME_MAX,
+	       "the limits of udmabuf.h differ from the UAPI's");
+
 /* The configfs names of UDMABUF_CFS_ALLOCATOR_*, in their order. */
 static const char *const allocator_names[] = {
 	[UDMABUF_CFS_ALLOCATOR_AUTO] = "auto",
@@ -114,7 +125,7 @@ UDMABUF_EXPORT int udmabuf_config_set_device_name(struct udmabuf_config *cfg,
 	if (name && !udmabuf_valid_device_name(name))
 		return udmabuf_fail(EINVAL, "udmabuf config",
 				    "device_name '%s' (1..%d of A-Z a-z 0-9 _ . -)",
-				    name, UDMABUF_DEVICE_NAME_MAX);
+				    name, UDMABUF_CFS_NAME_MAX);
 	ret = set_string(&cfg->device_name, name);
 	if (!ret)
 		cfg->args.device_name = cfg->device_name;
@@ -124,7 +135,7 @@ UDMABUF_EXPORT int udmabuf_config_set_device_name(struct udmabuf_config *cfg,
 UDMABUF_EXPORT int udmabuf_config_set_sync_mode(struct udmabuf_config *cfg,
 						unsigned int mode)
 {
-	if (mode > UDMABUF_SYNC_MODE_MAX)
+	if (mode > UDMABUF_CFS_SYNC_MODE_MAX)
 		return bad(ERANGE, "sync_mode", "%" PRIu64, mode);
 	cfg->args.sync_mode = (int)mode;
 	return 0;
@@ -133,7 +144,7 @@ UDMABUF_EXPORT int udmabuf_config_set_sync_mode(struct udmabuf_config *cfg,
 UDMABUF_EXPORT int udmabuf_config_set_dma_mask(struct udmabuf_config *cfg,
 					       unsigned int bits)
 {
-	if (bits < UDMABUF_DMA_MASK_MIN || bits > UDMABUF_DMA_MASK_MAX)
+	if (bits < UDMABUF_CFS_DMA_BITS_MIN || bits > UDMABUF_CFS_DMA_BITS_MAX)
 		return bad(ERANGE, "dma_mask", "%" PRIu64, bits);
 	cfg->args.dma_mask = (int)bits;
 	return 0;
@@ -142,7 +153,7 @@ UDMABUF_EXPORT int udmabuf_config_set_dma_mask(struct udmabuf_config *cfg,
 UDMABUF_EXPORT int udmabuf_config_set_mode(struct udmabuf_config *cfg,
 					   unsigned int mode)
 {
-	if (mode > 0777)
+	if (mode > UDMABUF_CFS_MODE_MAX)
 		return bad(ERANGE, "mode", "%#" PRIo64, mode);
 	cfg->args.mode = (int)mode;
 	return 0;
@@ -221,11 +232,6 @@ UDMABUF_EXPORT int udmabuf_config_set_attr(struct udmabuf_config *cfg,
 	return 0;
 }
 
-/* The sync_mode the module gives a buffer when none is written. */
-#define SYNC_MODE_DEFAULT	1
-/* sync_mode | SYNC_ALWAYS: mapped as with O_SYNC, whatever the file. */
-#define SYNC_ALWAYS		4
-
 int udmabuf_config_alloc_request(const struct udmabuf_config *cfg, int flags,
 				 struct udmabuf_cfs_alloc *req)
 {
@@ -264,9 +270,11 @@ int udmabuf_config_alloc_request(const struct udmabuf_config *cfg, int flags,
 	if (cfg->dma_device && strlen(cfg->dma_device) >= sizeof(req->dma_device))
 		return udmabuf_fail(EINVAL, what, "dma_device '%s' is too long",
 				    cfg->dma_device);
-	mode = cfg->args.sync_mode >= 0 ? cfg->args.sync_mode : SYNC_MODE_DEFAULT;
+	/* The module's default when none is set; "sync always" for O_SYNC. */
+	mode = cfg->args.sync_mode >= 0 ? cfg->args.sync_mode :
+					  UDMABUF_CFS_SYNC_MODE_DEFAULT;
 	if (sync)
-		mode |= SYNC_ALWAYS;
+		mode |= UDMABUF_CFS_SYNC_MODE_ALWAYS;
 	req->size = cfg->args.size;
 	req->flags = (uint32_t)((flags & O_ACCMODE) | O_CLOEXEC);
 	req->sync_mode = (uint32_t)mode;

@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include <linux/udmabuf-cfs.h>
+
 #include "libudmabuf-private.h"
 
 UDMABUF_EXPORT int udmabuf_parse_size(const char *s, uint64_t *bytes)
@@ -67,7 +69,7 @@ int udmabuf_valid_device_name(const char *s)
 	size_t len = s ? strlen(s) : 0;
 	size_t i;
 
-	if (len < 1 || len > UDMABUF_DEVICE_NAME_MAX ||
+	if (len < 1 || len > UDMABUF_CFS_NAME_MAX ||
 	    !strcmp(s, ".") || !strcmp(s, ".."))
 		return 0;
 	for (i = 0; i < len; i++) {
