@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
- * libudmabuf 1.2 - use udmabuf-cfs DMA buffers from C.
+ * libudmabuf 1.3 - use udmabuf-cfs DMA buffers from C.
  *
  * A udmabuf-cfs buffer is physically contiguous memory that a program maps
  * and a DMA master reads or writes. This library opens a buffer, maps it,
  * tells its addresses, hands ranges between CPU and device with one ioctl
  * each, exports ranges as dma-buf file descriptors, and creates and destroys
  * buffers through the module's configfs subsystem, allocates buffers that
- * live as long as the program (/dev/udmabuf-cfs) and lists every buffer.
- * See libudmabuf(3).
+ * live as long as the program (/dev/udmabuf-cfs), lists every buffer and
+ * turns on the module's sync checker. See libudmabuf(3).
  *
  * Two addresses, as everywhere in udmabuf-cfs: the DMA address is what a
  * device is programmed with (an IOVA behind an IOMMU), the CPU physical
@@ -31,12 +31,17 @@
  *    is fine). Error messages are kept per thread.
  *  - Structures are opaque, so they can grow without breaking programs;
  *    the symbols are versioned: LIBUDMABUF_1.0, and a node for what each
- *    later minor version added (marked "Since 1.1", "Since 1.2" below).
+ *    later minor version added (marked "Since 1.1" ... "Since 1.3" below).
  *  - For tests, the environment variables UDMABUF_CONFIGFS_DIR,
  *    UDMABUF_SYSFS_DIR, UDMABUF_DEV_DIR and UDMABUF_MODULE_DIR replace the
  *    directories /sys/kernel/config/udmabuf, /sys/class/udmabuf, /dev and
  *    /sys/module/udmabuf_cfs. They are read with secure_getenv(3): ignored
  *    in set-user-ID programs.
+ *  - UDMABUF_SYNC_CHECK=report or =sigbus turns the module's sync checker
+ *    on for every buffer the program creates or allocates through this
+ *    library (udmabuf_create(), udmabuf_alloc()), so that an unmodified
+ *    program can be checked; see udmabuf_config_set_sync_check(). Also
+ *    read with secure_getenv(3). Since 1.3.
  */
 #ifndef UDMABUF_H
 #define UDMABUF_H
@@ -49,7 +54,7 @@ extern "C" {
 #endif
 
 #define UDMABUF_VERSION_MAJOR	1
-#define UDMABUF_VERSION_MINOR	2
+#define UDMABUF_VERSION_MINOR	3
 
 /*
  * The values the module takes, which the udmabuf_config_set_*() setters
@@ -61,6 +66,15 @@ extern "C" {
 #define UDMABUF_DMA_MASK_MAX		64
 #define UDMABUF_DMA_MASK_DEFAULT	32	/* when none is set */
 #define UDMABUF_DEVICE_NAME_MAX		32	/* 1..this of [A-Za-z0-9_.-] */
+
+/*
+ * The sync checker's modes (udmabuf_config_set_sync_check(),
+ * udmabuf_get_sync_check(); the module's sync_check attribute). Since 1.3.
+ */
+#define UDMABUF_SYNC_CHECK_OFF		0	/* the default */
+#define UDMABUF_SYNC_CHECK_REPORT	1	/* log and count each violation */
+#define UDMABUF_SYNC_CHECK_SIGBUS	2	/* and SIGBUS at the faulting access */
+#define UDMABUF_SYNC_CHECK_MAX		UDMABUF_SYNC_CHECK_SIGBUS
 
 /* ---------------------------------------------------------------------- */
 /* Library                                                                */
@@ -204,6 +218,20 @@ int udmabuf_get_flags(const struct udmabuf *buf, uint32_t *flags);
 /* Current sync_mode, 0..7 (it may be changed while the buffer lives). */
 int udmabuf_get_sync_mode(const struct udmabuf *buf, unsigned int *mode);
 
+/*
+ * The sync checker in force (UDMABUF_SYNC_CHECK_*; it may be changed while
+ * the buffer lives, through sysfs or configfs sync_check), and how many
+ * violations it has reported since the buffer was made: a CPU access to
+ * memory the device owns (a sync for the CPU missing), a sync for the CPU
+ * of a range never given to the device (a sync for the device missing), a
+ * sync for the CPU whose ends split a cache line. The kernel log has a
+ * line for each, naming the buffer, the offset and the process. One
+ * ioctl each; a module older than the checker tells 0 for both.
+ * Since 1.3.
+ */
+int udmabuf_get_sync_check(const struct udmabuf *buf, unsigned int *mode);
+int udmabuf_get_sync_violations(const struct udmabuf *buf, uint64_t *count);
+
 /* Minor number of the device node. */
 unsigned int udmabuf_get_minor(const struct udmabuf *buf);
 
@@ -319,6 +347,24 @@ int udmabuf_config_set_phys_addr(struct udmabuf_config *cfg, uint64_t addr);
 int udmabuf_config_set_allocator(struct udmabuf_config *cfg,
 				 const char *allocator);
 /*
+ * The sync checker (the configfs attribute sync_check; the ioctl's field
+ * for udmabuf_alloc()): UDMABUF_SYNC_CHECK_OFF (the default), _REPORT (a
+ * line in the kernel log and one more in sync_violations for each access
+ * or sync that breaks the ownership of a page, CPU's or device's) or
+ * _SIGBUS (the same, and SIGBUS at a faulting access, for a debugger).
+ * -ERANGE beyond UDMABUF_SYNC_CHECK_MAX, as the module.
+ *
+ * The environment variable UDMABUF_SYNC_CHECK ("report" or "sigbus";
+ * "off" or empty: none) raises every buffer's mode to its own, never
+ * lowers it: udmabuf_create() and udmabuf_alloc() apply the stronger of
+ * the two, with or without CFG. Any other value makes them fail with
+ * -EINVAL before anything is made, and the message says so. udmabuf_create()
+ * refuses a mode other than off with -EOPNOTSUPP, before anything is made,
+ * if the loaded module has no sync_check attribute. Since 1.3.
+ */
+int udmabuf_config_set_sync_check(struct udmabuf_config *cfg,
+				  unsigned int mode);
+/*
  * Any other configfs attribute, written after the ones above (in the order
  * given) and before dma_device, phys_addr and enable. Not "enable".
  */
@@ -361,7 +407,8 @@ int udmabuf_destroy(const char *name, unsigned int flags);
  * "proc-PID-N". A program that is killed leaves nothing behind.
  *
  * CFG (from udmabuf_config_new()) gives the size (required), and
- * optionally sync_mode, dma_mask, dma_device and allocator; a CFG that
+ * optionally sync_mode, dma_mask, dma_device, allocator and (since 1.3)
+ * sync_check, which UDMABUF_SYNC_CHECK may raise; a CFG that
  * sets minor, device_name, mode, phys_addr or any udmabuf_config_set_attr()
  * attribute is refused with -EINVAL (the message names it). FLAGS: O_RDWR
  * or O_RDONLY, optionally O_SYNC, as for udmabuf_open(): the file is never
@@ -374,7 +421,8 @@ int udmabuf_destroy(const char *name, unsigned int flags);
  * it to the group udmabuf); -ENOMEM if the module's process_max cap would
  * be exceeded or there is no such contiguous memory; the others of
  * UDMABUF_CFS_IOC_ALLOC (linux/udmabuf-cfs.h): -EINVAL, -ERANGE, -ENODEV,
- * -ENXIO, -EMFILE. Since 1.1.
+ * -ENXIO, -EMFILE; -EINVAL too for a bad UDMABUF_SYNC_CHECK, -EOPNOTSUPP
+ * for a sync checker asked of a module that has none. Since 1.1.
  */
 int udmabuf_alloc(const struct udmabuf_config *cfg, int flags,
 		  struct udmabuf **bufp);
@@ -419,10 +467,18 @@ int udmabuf_listing_new(unsigned int flags, struct udmabuf_listing **listp);
 #define UDMABUF_FIELD_ALLOCATOR		(1U << 12)
 #define UDMABUF_FIELD_PLACEMENT		(1U << 13)
 #define UDMABUF_FIELD_OWNER		(1U << 15)
-/* Every field but the CPU physical address. */
+/*
+ * Every field of 1.2 but the CPU physical address. It stays so: a program
+ * built with a later udmabuf.h must still run on the library it was
+ * linked against, which refuses fields it does not know (-EINVAL). Later
+ * fields are asked for by name.
+ */
 #define UDMABUF_FIELD_ALL		(((1U << 14) - 1) | UDMABUF_FIELD_OWNER)
 /* Opens each enabled buffer's node (UDMABUF_LISTING_CPU_PHYS_ADDR). */
 #define UDMABUF_FIELD_CPU_PHYS_ADDR	(1U << 14)
+/* The sync checker's mode and count (sysfs, anyone's). Since 1.3. */
+#define UDMABUF_FIELD_SYNC_CHECK	(1U << 16)
+#define UDMABUF_FIELD_SYNC_VIOLATIONS	(1U << 17)
 
 /*
  * udmabuf_listing_new() reading only FIELDS (UDMABUF_FIELD_*) of each
@@ -480,6 +536,11 @@ const struct udmabuf_entry *udmabuf_listing_get(const struct udmabuf_listing *li
  *             O_SYNC ("cached", "uncached", "write-combined", ...)
  *  placement: a disabled configfs item's placement, the CPU physical
  *             address its phys_addr attribute was given
+ * Since 1.3:
+ *  sync_check: UDMABUF_SYNC_CHECK_*; -1 where unknown (a module older
+ *             than the checker)
+ *  sync_violations: the checker's reports since the buffer was made,
+ *             while enabled; -ENODATA where unknown
  */
 const char *udmabuf_entry_get_name(const struct udmabuf_entry *e);
 const char *udmabuf_entry_get_item(const struct udmabuf_entry *e);
@@ -504,6 +565,9 @@ int udmabuf_entry_get_dma_coherent(const struct udmabuf_entry *e);
 const char *udmabuf_entry_get_cache_mode(const struct udmabuf_entry *e);
 const char *udmabuf_entry_get_cache_mode_sync(const struct udmabuf_entry *e);
 int udmabuf_entry_get_placement(const struct udmabuf_entry *e, uint64_t *addr);
+int udmabuf_entry_get_sync_check(const struct udmabuf_entry *e);
+int udmabuf_entry_get_sync_violations(const struct udmabuf_entry *e,
+				      uint64_t *count);
 
 #ifdef __cplusplus
 }

@@ -23,7 +23,7 @@ bats_require_minimum_version 1.5.0
 		machine = {"amd64": "x86_64", "arm64": "aarch64"}[os.environ["UDMABUF_ARCH"]]
 		assert platform.machine() == machine, platform.machine()
 		assert np.__version__.startswith("1.24."), np.__version__
-		assert udmabuf.library_version() == "1.2.0", udmabuf.library_version()
+		assert udmabuf.library_version() == "1.3.0", udmabuf.library_version()
 		assert udmabuf._c.lib.has("udmabuf_alloc"), "the guest's libudmabuf has no udmabuf_alloc"
 		assert udmabuf.__file__ == "/usr/lib/python3/dist-packages/udmabuf/__init__.py", udmabuf.__file__
 		print("OK")

@@ -51,7 +51,7 @@ teardown() { common_teardown; }
 	run --separate-stderr python3 -c '
 import os, udmabuf
 assert udmabuf.__file__ == "/usr/lib/python3/dist-packages/udmabuf/__init__.py", udmabuf.__file__
-assert udmabuf.library_version() == "1.2.0", udmabuf.library_version()
+assert udmabuf.library_version() == "1.3.0", udmabuf.library_version()
 lib = [l.split()[-1] for l in open("/proc/self/maps") if "libudmabuf.so" in l]
 assert lib and all(p.startswith("/usr/lib/") for p in lib), lib
 with udmabuf.allocate((4096,), dtype="u1") as a:

@@ -287,6 +287,12 @@ UDMABUF_EXPORT int udmabuf_alloc(const struct udmabuf_config *cfg, int flags,
 		if (err == ENOTTY)
 			return udmabuf_fail(err, "udmabuf alloc",
 					    "%s has no UDMABUF_CFS_IOC_ALLOC", path);
+		/* A module older than the checker takes it for reserved0. */
+		if (err == EINVAL && req.sync_check &&
+		    udmabuf_has_feature("sync_check") == 0)
+			return udmabuf_fail(EOPNOTSUPP, "udmabuf alloc",
+					    "sync_check %u: the loaded module has no sync checker",
+					    req.sync_check);
 		return udmabuf_fail(err, "udmabuf alloc", "%llu bytes",
 				    (unsigned long long)req.size);
 	}
@@ -401,6 +407,28 @@ UDMABUF_EXPORT int udmabuf_get_sync_mode(const struct udmabuf *buf,
 
 	if (!ret)
 		*mode = info.sync_mode;
+	return ret;
+}
+
+UDMABUF_EXPORT int udmabuf_get_sync_check(const struct udmabuf *buf,
+					  unsigned int *mode)
+{
+	struct udmabuf_cfs_info info;
+	int ret = query(buf, &info);
+
+	if (!ret)
+		*mode = info.sync_check;
+	return ret;
+}
+
+UDMABUF_EXPORT int udmabuf_get_sync_violations(const struct udmabuf *buf,
+					       uint64_t *count)
+{
+	struct udmabuf_cfs_info info;
+	int ret = query(buf, &info);
+
+	if (!ret)
+		*count = info.sync_violations;
 	return ret;
 }
 

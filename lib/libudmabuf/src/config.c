@@ -35,6 +35,14 @@ _Static_assert(UDMABUF_SYNC_MODE_MAX == UDMABUF_CFS_SYNC_MODE_MAX &&
 	       UDMABUF_DMA_MASK_DEFAULT == UDMABUF_CFS_DMA_BITS_DEFAULT &&
 	       UDMABUF_DEVICE_NAME_MAX == UDMABUF_CFS_NAME_MAX,
 	       "the limits of udmabuf.h differ from the UAPI's");
+_Static_assert(UDMABUF_SYNC_CHECK_OFF == UDMABUF_CFS_SYNC_CHECK_OFF &&
+	       UDMABUF_SYNC_CHECK_REPORT == UDMABUF_CFS_SYNC_CHECK_REPORT &&
+	       UDMABUF_SYNC_CHECK_SIGBUS == UDMABUF_CFS_SYNC_CHECK_SIGBUS &&
+	       UDMABUF_SYNC_CHECK_MAX == UDMABUF_CFS_SYNC_CHECK_MAX,
+	       "UDMABUF_SYNC_CHECK_* differ from the UAPI");
+
+/* The environment variable that turns the sync checker on everywhere. */
+#define SYNC_CHECK_ENV		"UDMABUF_SYNC_CHECK"
 
 /* The configfs names of UDMABUF_CFS_ALLOCATOR_*, in their order. */
 static const char *const allocator_names[] = {
@@ -53,6 +61,7 @@ void udmabuf_create_args_init(struct udmabuf_create_args *args,
 	args->sync_mode = -1;
 	args->dma_mask = -1;
 	args->mode = -1;
+	args->sync_check = -1;
 }
 
 UDMABUF_EXPORT struct udmabuf_config *udmabuf_config_new(void)
@@ -206,6 +215,40 @@ UDMABUF_EXPORT int udmabuf_config_set_allocator(struct udmabuf_config *cfg,
 			    allocator);
 }
 
+UDMABUF_EXPORT int udmabuf_config_set_sync_check(struct udmabuf_config *cfg,
+						 unsigned int mode)
+{
+	if (mode > UDMABUF_CFS_SYNC_CHECK_MAX)
+		return bad(ERANGE, "sync_check", "%" PRIu64, mode);
+	cfg->args.sync_check = (int)mode;
+	return 0;
+}
+
+int udmabuf_env_sync_check(const char *object)
+{
+	/* Ignored in set-user-ID programs, as the directories' variables. */
+	const char *v = secure_getenv(SYNC_CHECK_ENV);
+
+	if (!v || !*v || !strcmp(v, "off"))
+		return UDMABUF_CFS_SYNC_CHECK_OFF;
+	if (!strcmp(v, "report"))
+		return UDMABUF_CFS_SYNC_CHECK_REPORT;
+	if (!strcmp(v, "sigbus"))
+		return UDMABUF_CFS_SYNC_CHECK_SIGBUS;
+	return udmabuf_fail(EINVAL, object,
+			    "%s='%.64s' is not report, sigbus or off",
+			    SYNC_CHECK_ENV, v);
+}
+
+int udmabuf_sync_check_of(int want, const char *object)
+{
+	int env = udmabuf_env_sync_check(object);
+
+	if (env < 0)
+		return env;
+	return env > want ? env : want;
+}
+
 UDMABUF_EXPORT int udmabuf_config_set_attr(struct udmabuf_config *cfg,
 					   const char *attr,
 					   const char *value)
@@ -238,7 +281,7 @@ int udmabuf_config_alloc_request(const struct udmabuf_config *cfg, int flags,
 	static const char what[] = "udmabuf alloc";
 	const char *set = NULL;
 	int sync = flags & (O_SYNC | O_DSYNC);
-	int mode;
+	int mode, check;
 
 	memset(req, 0, sizeof(*req));
 	if (!cfg)
@@ -270,6 +313,9 @@ int udmabuf_config_alloc_request(const struct udmabuf_config *cfg, int flags,
 	if (cfg->dma_device && strlen(cfg->dma_device) >= sizeof(req->dma_device))
 		return udmabuf_fail(EINVAL, what, "dma_device '%s' is too long",
 				    cfg->dma_device);
+	check = udmabuf_sync_check_of(cfg->args.sync_check, what);
+	if (check < 0)
+		return check;
 	/* The module's default when none is set; "sync always" for O_SYNC. */
 	mode = cfg->args.sync_mode >= 0 ? cfg->args.sync_mode :
 					  UDMABUF_CFS_SYNC_MODE_DEFAULT;
@@ -280,6 +326,7 @@ int udmabuf_config_alloc_request(const struct udmabuf_config *cfg, int flags,
 	req->sync_mode = (uint32_t)mode;
 	req->dma_bits = cfg->args.dma_mask >= 0 ? (uint32_t)cfg->args.dma_mask : 0;
 	req->allocator = (uint32_t)cfg->allocator;
+	req->sync_check = (uint32_t)(check > 0 ? check : 0);
 	req->fd = -1;
 	if (cfg->dma_device)
 		strcpy(req->dma_device, cfg->dma_device);

@@ -103,6 +103,13 @@ static int create_args(const struct udmabuf_create_args *args,
 			return ret;
 		set_step(step, "mkdir");
 	}
+	/* A checker asked for and not there would check nothing, silently. */
+	if (args->sync_check > 0) {
+		ret = need_feature("sync_check", step);
+		if (ret)
+			return ret;
+		set_step(step, "mkdir");
+	}
 	ret = udmabuf_item_dir(args->name, dir, sizeof(dir));
 	if (ret)
 		return ret;
@@ -127,6 +134,9 @@ static int create_args(const struct udmabuf_create_args *args,
 		SET("minor", "%ld", args->minor);
 	if (args->sync_mode >= 0)
 		SET("sync_mode", "%d", args->sync_mode);
+	/* Off is the module's default: nothing to write. */
+	if (args->sync_check > 0)
+		SET("sync_check", "%d", args->sync_check);
 	if (args->dma_mask >= 0)
 		SET("dma_mask", "%d", args->dma_mask);
 	if (args->mode >= 0)
@@ -213,7 +223,7 @@ UDMABUF_EXPORT int udmabuf_create(const char *name,
 {
 	struct udmabuf_create_args args;
 	const char *step = "mkdir";
-	int ret;
+	int ret, check;
 
 	if (!name || !*name || strchr(name, '/') || !strcmp(name, ".") ||
 	    !strcmp(name, "..") || strlen(name) > NAME_MAX)
@@ -228,6 +238,11 @@ UDMABUF_EXPORT int udmabuf_create(const char *name,
 		udmabuf_create_args_init(&args, NULL);
 	args.name = name;
 	args.flags = flags;
+	/* UDMABUF_SYNC_CHECK raises the configuration's checker. */
+	check = udmabuf_sync_check_of(args.sync_check, name);
+	if (check < 0)
+		return check;
+	args.sync_check = check;
 	if (!args.device_name && !udmabuf_valid_device_name(name))
 		return udmabuf_fail_step(EINVAL, "mkdir", name,
 					 "create: not a device name; set one");

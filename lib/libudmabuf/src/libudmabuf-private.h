@@ -113,11 +113,26 @@ struct udmabuf_create_args {
 	int has_phys_addr;		/* write phys_addr before enable */
 	uint64_t phys_addr;
 	const char *allocator;		/* NULL: module default */
+	int sync_check;			/* -1: module default (off) */
 };
 
 /* Fill args with "module default" for everything. */
 void udmabuf_create_args_init(struct udmabuf_create_args *args,
 			      const char *name);
+
+/*
+ * The sync checker UDMABUF_SYNC_CHECK asks for every buffer made:
+ * UDMABUF_CFS_SYNC_CHECK_* (off when unset or empty); -EINVAL, recorded
+ * as OBJECT's failure, for another value.
+ */
+int udmabuf_env_sync_check(const char *object);
+
+/*
+ * The sync checker a buffer of WANT (-1: the configuration sets none) is
+ * made with, UDMABUF_SYNC_CHECK applied: the stronger of the two. -EINVAL
+ * (recorded for OBJECT) for a bad variable.
+ */
+int udmabuf_sync_check_of(int want, const char *object);
 
 /* What CFG says, as create.c writes it (name and flags unset). */
 const struct udmabuf_create_args *udmabuf_config_args(const struct udmabuf_config *cfg);

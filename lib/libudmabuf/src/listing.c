@@ -81,6 +81,14 @@ struct udmabuf_info {
 	 * (origin "process"); "" for the others. Read from the class device.
 	 */
 	char owner[64];
+	/*
+	 * The sync checker: its mode (UDMABUF_CFS_SYNC_CHECK_*, -1 if
+	 * unknown), from the item or the class device, and its reports since
+	 * the buffer was made, from the class device.
+	 */
+	int sync_check;
+	int has_violations;
+	uint64_t violations;
 };
 
 static int parse_dev(const char *s, unsigned int *major, unsigned int *minor)
@@ -192,6 +200,7 @@ static void info_init(struct udmabuf_info *info)
 	info->config_minor = -1;
 	info->users = -1;
 	info->dma_coherent = -1;
+	info->sync_check = -1;
 }
 
 static void set_devpath(struct udmabuf_info *info)
@@ -340,6 +349,14 @@ static int fill_from_sysfs(const struct attr_dirs *d, struct udmabuf_info *info,
 	if ((fields & UDMABUF_FIELD_COHERENT) &&
 	    udmabuf_read_int_attr(fd, dir, "dma_coherent", &i) == 0)
 		info->dma_coherent = i;
+	if ((fields & UDMABUF_FIELD_SYNC_CHECK) && info->sync_check < 0 &&
+	    udmabuf_read_int_attr(fd, dir, "sync_check", &i) == 0)
+		info->sync_check = i;
+	if ((fields & UDMABUF_FIELD_SYNC_VIOLATIONS) &&
+	    udmabuf_read_u64_attr(fd, dir, "sync_violations", 10, &v) == 0) {
+		info->violations = v;
+		info->has_violations = 1;
+	}
 	if ((fields & UDMABUF_FIELD_USERS) &&
 	    udmabuf_read_long_attr(fd, dir, "users", &l) == 0)
 		info->users = l;
@@ -421,6 +438,10 @@ static int fill_from_item(const struct attr_dirs *d, const char *item,
 	if ((fields & UDMABUF_FIELD_MODE) &&
 	    udmabuf_read_u64_attr(fd, dir, "mode", 8, &v) == 0 && v <= 0777)
 		info->mode = (int)v;
+	/* The item's is the device's once enabled. */
+	if ((fields & UDMABUF_FIELD_SYNC_CHECK) &&
+	    udmabuf_read_int_attr(fd, dir, "sync_check", &i) == 0)
+		info->sync_check = i;
 	if (info->enabled) {
 		/* What the class device does not tell stays unknown. */
 		fill_from_sysfs(d, info, fd, dir, fields);
@@ -647,7 +668,9 @@ struct udmabuf_listing {
 				 UDMABUF_FIELD_DMA_ADDR | UDMABUF_FIELD_ORIGIN | \
 				 UDMABUF_FIELD_ALLOCATOR | UDMABUF_FIELD_OWNER)
 #define LISTING_FLAGS		(UDMABUF_LISTING_CPU_PHYS_ADDR | UDMABUF_LISTING_ITEMS)
-#define KNOWN_FIELDS		(UDMABUF_FIELD_ALL | UDMABUF_FIELD_CPU_PHYS_ADDR)
+#define KNOWN_FIELDS		(UDMABUF_FIELD_ALL | UDMABUF_FIELD_CPU_PHYS_ADDR | \
+				 UDMABUF_FIELD_SYNC_CHECK | \
+				 UDMABUF_FIELD_SYNC_VIOLATIONS)
 
 UDMABUF_EXPORT int udmabuf_listing_new_fields(unsigned int flags,
 					      unsigned int fields,
@@ -873,5 +896,19 @@ UDMABUF_EXPORT int udmabuf_entry_get_placement(const struct udmabuf_entry *e,
 	if (!e->info.has_place)
 		return -ENODATA;
 	*addr = e->info.place;
+	return 0;
+}
+
+UDMABUF_EXPORT int udmabuf_entry_get_sync_check(const struct udmabuf_entry *e)
+{
+	return e->info.sync_check;
+}
+
+UDMABUF_EXPORT int udmabuf_entry_get_sync_violations(const struct udmabuf_entry *e,
+						     uint64_t *count)
+{
+	if (!e->info.has_violations)
+		return -ENODATA;
+	*count = e->info.violations;
 	return 0;
 }

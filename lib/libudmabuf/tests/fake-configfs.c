@@ -18,18 +18,21 @@
  *    node: it answers the udmabuf-cfs ioctls (GET_INFO gives its size, the
  *    DMA address $UDMABUF_FAKE_DMA_ADDR, default 0x3f000000, the CPU
  *    physical address $UDMABUF_FAKE_PHYS_ADDR, default the DMA address, and
- *    the flags $UDMABUF_FAKE_INFO_FLAGS, default 0, and the sync_mode of
- *    $UDMABUF_SYSFS_DIR/NAME/sync_mode, default 1; the syncs check the
- *    range and direction) and each of them is logged as
+ *    the flags $UDMABUF_FAKE_INFO_FLAGS, default 0, and the sync_mode,
+ *    sync_check and sync_violations of $UDMABUF_SYSFS_DIR/NAME, default
+ *    1, 0 and 0; the syncs check the range and direction) and each of
+ *    them is logged as
  *    "ioctl=NAME OFFSET SIZE DIRECTION"; other ioctls fail with ENOTTY;
  *  - a file named udmabuf-cfs there stands in for /dev/udmabuf-cfs: it
  *    answers UDMABUF_CFS_IOC_ALLOC, logged as "ioctl=alloc SIZE FLAGS
- *    SYNC_MODE DMA_BITS ALLOCATOR DMA_DEVICE" (FLAGS in octal), by making
+ *    SYNC_MODE DMA_BITS ALLOCATOR DMA_DEVICE" (FLAGS in octal; and
+ *    " sync_check=N" after it if the request sets one), by making
  *    a file proc-PID-N of SIZE bytes beside it and returning a new fd of it
  *    with the access mode and O_CLOEXEC asked for (unlike the kernel's, it
  *    has a path and is not removed when closed), and, with
- *    $UDMABUF_SYSFS_DIR set, its class directory with the sync_mode asked
- *    for (plain files, also left behind); reserved fields set are
+ *    $UDMABUF_SYSFS_DIR set, its class directory with the sync_mode and
+ *    sync_check asked for (plain files, also left behind); reserved
+ *    fields set are
  *    EINVAL, and $UDMABUF_FAKE_ERRNO="alloc=ERRNO" makes it fail;
  *  - with $UDMABUF_FAKE_DEV_DIR set, writing 1 to an item's enable makes its
  *    device node there (a file of the item's size named by its device_name,
@@ -261,15 +264,55 @@ static const char *fake_dev(int fd, char *path, size_t len)
 	return path;
 }
 
-/* $UDMABUF_SYSFS_DIR/NAME/sync_mode, where NAME is PATH's basename. */
-static char *class_sync_mode(const char *path, char *buf, size_t len)
+/* $UDMABUF_SYSFS_DIR/NAME/ATTR, where NAME is PATH's basename. */
+static char *class_attr(const char *path, const char *attr, char *buf,
+			size_t len)
 {
 	const char *dir = getenv("UDMABUF_SYSFS_DIR");
 
 	if (!dir || !*dir)
 		return NULL;
-	snprintf(buf, len, "%s%s/sync_mode", dir, strrchr(path, '/'));
+	snprintf(buf, len, "%s%s/%s", dir, strrchr(path, '/'), attr);
 	return buf;
+}
+
+/* The number in the class attribute ATTR of PATH's buffer, else DEF. */
+static unsigned long long class_number(const char *path, const char *attr,
+				       unsigned long long def)
+{
+	unsigned long long v;
+	char name[PATH_MAX];
+	FILE *f;
+
+	if (!class_attr(path, attr, name, sizeof(name)))
+		return def;
+	f = fopen(name, "re");
+	if (!f)
+		return def;
+	if (fscanf(f, "%llu", &v) != 1)
+		v = def;
+	fclose(f);
+	return v;
+}
+
+/* Write the class attribute ATTR of the buffer at PATH, its dir made. */
+static void class_write(const char *path, const char *attr, unsigned int v)
+{
+	char name[PATH_MAX], val[16];
+	int fd;
+
+	if (!class_attr(path, attr, name, sizeof(name)))
+		return;
+	*strrchr(name, '/') = '\0';
+	mkdir(name, 0755);
+	strcat(name, "/");
+	strcat(name, attr);
+	snprintf(val, sizeof(val), "%u\n", v);
+	fd = sys_open(name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd >= 0) {
+		(void)syscall(SYS_write, fd, val, strlen(val));
+		close(fd);
+	}
 }
 
 /* UDMABUF_CFS_IOC_ALLOC on the fake /dev/udmabuf-cfs at PATH. */
@@ -285,6 +328,9 @@ static int fake_alloc(const char *path, struct udmabuf_cfs_alloc *req)
 		 (unsigned long long)req->size, req->flags, req->sync_mode,
 		 req->dma_bits, req->allocator, (int)sizeof(req->dma_device),
 		 req->dma_device);
+	if (req->sync_check)
+		snprintf(line + strlen(line), sizeof(line) - strlen(line),
+			 " sync_check=%u", req->sync_check);
 	log_write("ioctl", line, strlen(line));
 	if (fail && !strncmp(fail, "alloc=", 6)) {
 		errno = errno_of(fail + 6);
@@ -310,20 +356,9 @@ static int fake_alloc(const char *path, struct udmabuf_cfs_alloc *req)
 	fd = sys_open(buf, (int)(req->flags & (O_ACCMODE | O_CLOEXEC)), 0);
 	if (fd < 0)
 		return -1;
-	if (class_sync_mode(buf, line, sizeof(line))) {
-		char val[16];
-		int sfd;
-
-		*strrchr(line, '/') = '\0';
-		mkdir(line, 0755);
-		strcat(line, "/sync_mode");
-		snprintf(val, sizeof(val), "%u\n", req->sync_mode);
-		sfd = sys_open(line, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-		if (sfd >= 0) {
-			(void)syscall(SYS_write, sfd, val, strlen(val));
-			close(sfd);
-		}
-	}
+	class_write(buf, "sync_mode", req->sync_mode);
+	if (req->sync_check)
+		class_write(buf, "sync_check", req->sync_check);
 	req->fd = fd;
 	return 0;
 }
@@ -353,16 +388,9 @@ static int fake_ioctl(int fd, const char *path, unsigned long req, void *arg)
 		info->dma_addr = addr ? strtoull(addr, NULL, 0) : 0x3f000000;
 		info->phys_addr = phys ? strtoull(phys, NULL, 0) : info->dma_addr;
 		info->flags = flags ? (__u32)strtoul(flags, NULL, 0) : 0;
-		info->sync_mode = 1;
-		if (class_sync_mode(path, line, sizeof(line))) {
-			FILE *f = fopen(line, "re");
-
-			if (f) {
-				if (fscanf(f, "%u", &info->sync_mode) != 1)
-					info->sync_mode = 1;
-				fclose(f);
-			}
-		}
+		info->sync_mode = (__u32)class_number(path, "sync_mode", 1);
+		info->sync_check = (__u32)class_number(path, "sync_check", 0);
+		info->sync_violations = class_number(path, "sync_violations", 0);
 		strcpy(info->driver_version, "fake");
 		log_write("ioctl", "get_info", 8);
 		return 0;

@@ -41,8 +41,8 @@ check "make install PREFIX=/usr DESTDIR=... succeeds"
 check "ldconfig is not run with DESTDIR"
 
 L=$D/usr/lib/multi
-# The library's version: 1.2 added what udmabufctl needs of it.
-V=1.2.0
+# The library's version: 1.3 added the sync checker.
+V=1.3.0
 [ -f "$L/libudmabuf.so.$V" ] && [ ! -L "$L/libudmabuf.so.$V" ] &&
 	[ "$(readlink "$L/libudmabuf.so.1")" = "libudmabuf.so.$V" ] &&
 	[ "$(readlink "$L/libudmabuf.so")" = libudmabuf.so.1 ]
@@ -77,8 +77,8 @@ check "pkg-config --cflags --libs udmabuf points into the installed tree"
 
 nm -D --defined-only "$L/libudmabuf.so.$V" >"$T/nm" 2>>"$T/log"
 awk '$2 == "T" || $2 == "D" || $2 == "B" || $2 == "W"' "$T/nm" >"$T/syms"
-! grep -v '@@LIBUDMABUF_1\.[012]$' "$T/syms" >>"$T/log"
-check "every exported symbol is versioned LIBUDMABUF_1.0, 1.1 or 1.2"
+! grep -v '@@LIBUDMABUF_1\.[0123]$' "$T/syms" >>"$T/log"
+check "every exported symbol is versioned LIBUDMABUF_1.0, 1.1, 1.2 or 1.3"
 # The ABI of 1.0 as released: a symbol added to, moved out of or dropped
 # from that node breaks the programs linked against it.
 cat >"$T/abi-1.0" <<EOF
@@ -168,6 +168,16 @@ EOF
 sed -n 's/.* \([^ @]*\)@@LIBUDMABUF_1\.2$/\1/p' "$T/syms" | sort >"$T/abi-1.2"
 diff "$T/abi-1.2-expected" "$T/abi-1.2" >>"$T/log"
 check "LIBUDMABUF_1.2 has what 1.2 added: directories, probe, module version, the failed step, listings by field and by name, the other getters"
+cat >"$T/abi-1.3-expected" <<'EOF'
+udmabuf_config_set_sync_check
+udmabuf_entry_get_sync_check
+udmabuf_entry_get_sync_violations
+udmabuf_get_sync_check
+udmabuf_get_sync_violations
+EOF
+sed -n 's/.* \([^ @]*\)@@LIBUDMABUF_1\.3$/\1/p' "$T/syms" | sort >"$T/abi-1.3"
+diff "$T/abi-1.3-expected" "$T/abi-1.3" >>"$T/log"
+check "LIBUDMABUF_1.3 has what 1.3 added: the sync checker's setter and getters"
 sed 's/.* \([^ @]*\)@@.*/\1/' "$T/syms" | sort >"$T/exported"
 diff "$T/api" "$T/exported" >>"$T/log"
 check "the exported symbols are exactly the functions of udmabuf.h"

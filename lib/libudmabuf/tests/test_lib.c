@@ -870,6 +870,216 @@ static void test_listing(void)
 	setenv("UDMABUF_SYSFS_DIR", sysfs, 1);
 }
 
+/*
+ * The sync checker: the setter, what udmabuf_create() writes and
+ * udmabuf_alloc() asks for, UDMABUF_SYNC_CHECK, the getters of an open
+ * buffer and of a listing.
+ */
+static void test_sync_check(void)
+{
+	static const char features[] =
+		"size,minor,device_name,sync_mode,dma_mask,mode,dma_device,enable,phys_addr,dev,allocator,sync_check\n";
+	struct udmabuf_config *cfg = udmabuf_config_new();
+	struct udmabuf_listing *l = NULL;
+	const struct udmabuf_entry *e;
+	struct udmabuf *b = NULL;
+	unsigned int mode = 9;
+	uint64_t count = 9;
+	char expect[256], *log;
+
+	CHECK(udmabuf_config_set_sync_check(cfg, UDMABUF_SYNC_CHECK_MAX + 1) == -ERANGE &&
+	      has(udmabuf_last_error(), "sync_check 3"),
+	      "set_sync_check refuses %d with ERANGE, as the module: %s",
+	      UDMABUF_SYNC_CHECK_MAX + 1, udmabuf_last_error());
+	CHECK(UDMABUF_SYNC_CHECK_OFF == 0 && UDMABUF_SYNC_CHECK_REPORT == 1 &&
+	      UDMABUF_SYNC_CHECK_SIGBUS == 2 && UDMABUF_SYNC_CHECK_MAX == 2 &&
+	      udmabuf_config_set_sync_check(cfg, UDMABUF_SYNC_CHECK_OFF) == 0 &&
+	      udmabuf_config_set_sync_check(cfg, UDMABUF_SYNC_CHECK_SIGBUS) == 0 &&
+	      udmabuf_config_set_sync_check(cfg, UDMABUF_SYNC_CHECK_REPORT) == 0,
+	      "set_sync_check takes off, report and sigbus (0, 1, 2)");
+
+	/* create: written after sync_mode, only when on. */
+	put(cfs, "features", features);
+	udmabuf_config_set_size(cfg, 4096);
+	udmabuf_config_set_sync_mode(cfg, 0);
+	take_log();
+	CHECK(udmabuf_create("sc", cfg, UDMABUF_CREATE_NO_ENABLE) == 0 &&
+	      !strcmp(take_log(), "size=4096\nsync_mode=0\nsync_check=1\n"),
+	      "create writes sync_check after sync_mode");
+	udmabuf_destroy("sc", UDMABUF_DESTROY_FORCE);
+	udmabuf_config_set_sync_check(cfg, UDMABUF_SYNC_CHECK_OFF);
+	take_log();
+	CHECK(udmabuf_create("sc", cfg, UDMABUF_CREATE_NO_ENABLE) == 0 &&
+	      !strcmp(take_log(), "size=4096\nsync_mode=0\n"),
+	      "and nothing for off, the module's default");
+	udmabuf_destroy("sc", UDMABUF_DESTROY_FORCE);
+
+	/* UDMABUF_SYNC_CHECK: the stronger of it and the configuration. */
+	setenv("UDMABUF_SYNC_CHECK", "report", 1);
+	take_log();
+	CHECK(udmabuf_create("sc", cfg, UDMABUF_CREATE_NO_ENABLE) == 0 &&
+	      !strcmp(take_log(), "size=4096\nsync_mode=0\nsync_check=1\n"),
+	      "UDMABUF_SYNC_CHECK=report turns it on for a configuration set to off");
+	udmabuf_destroy("sc", UDMABUF_DESTROY_FORCE);
+	take_log();
+	CHECK(udmabuf_create("sc", NULL, UDMABUF_CREATE_NO_ENABLE) == 0 &&
+	      !strcmp(take_log(), "size=0\nsync_check=1\n"),
+	      "and without a configuration");
+	udmabuf_destroy("sc", UDMABUF_DESTROY_FORCE);
+	udmabuf_config_set_sync_check(cfg, UDMABUF_SYNC_CHECK_SIGBUS);
+	take_log();
+	CHECK(udmabuf_create("sc", cfg, UDMABUF_CREATE_NO_ENABLE) == 0 &&
+	      has(take_log(), "\nsync_check=2\n"),
+	      "it never lowers what the configuration asks (sigbus stays)");
+	udmabuf_destroy("sc", UDMABUF_DESTROY_FORCE);
+	setenv("UDMABUF_SYNC_CHECK", "sigbus", 1);
+	udmabuf_config_set_sync_check(cfg, UDMABUF_SYNC_CHECK_REPORT);
+	take_log();
+	CHECK(udmabuf_create("sc", cfg, UDMABUF_CREATE_NO_ENABLE) == 0 &&
+	      has(take_log(), "\nsync_check=2\n"),
+	      "UDMABUF_SYNC_CHECK=sigbus raises report to sigbus");
+	udmabuf_destroy("sc", UDMABUF_DESTROY_FORCE);
+	udmabuf_config_set_sync_check(cfg, UDMABUF_SYNC_CHECK_OFF);
+	setenv("UDMABUF_SYNC_CHECK", "off", 1);
+	take_log();
+	CHECK(udmabuf_create("sc", cfg, UDMABUF_CREATE_NO_ENABLE) == 0 &&
+	      !has(take_log(), "sync_check"),
+	      "UDMABUF_SYNC_CHECK=off is none");
+	udmabuf_destroy("sc", UDMABUF_DESTROY_FORCE);
+	setenv("UDMABUF_SYNC_CHECK", "", 1);
+	take_log();
+	CHECK(udmabuf_create("sc", cfg, UDMABUF_CREATE_NO_ENABLE) == 0 &&
+	      !has(take_log(), "sync_check"),
+	      "an empty UDMABUF_SYNC_CHECK is none");
+	udmabuf_destroy("sc", UDMABUF_DESTROY_FORCE);
+	setenv("UDMABUF_SYNC_CHECK", "1", 1);
+	take_log();
+	CHECK(udmabuf_create("sc", cfg, 0) == -EINVAL && !exists(cfs, "sc") &&
+	      !strcmp(take_log(), "") &&
+	      !strcmp(udmabuf_last_error(),
+		      "sc: UDMABUF_SYNC_CHECK='1' is not report, sigbus or off: Invalid argument") &&
+	      !strcmp(udmabuf_last_error_step(), ""),
+	      "a bad UDMABUF_SYNC_CHECK is EINVAL, before anything is made, and says so: %s",
+	      udmabuf_last_error());
+
+	/* A module without the attribute: refused before anything is made. */
+	put(cfs, "features", "size,minor,device_name,sync_mode,dma_mask,mode,dma_device,enable,phys_addr,dev\n");
+	setenv("UDMABUF_SYNC_CHECK", "report", 1);
+	take_log();
+	CHECK(udmabuf_create("sc", cfg, 0) == -EOPNOTSUPP && !exists(cfs, "sc") &&
+	      !strcmp(take_log(), "") &&
+	      !strcmp(udmabuf_last_error_step(), "sync_check") &&
+	      has(udmabuf_last_error(), "sc: set sync_check (the loaded module cannot)"),
+	      "a checker asked of a module without one: EOPNOTSUPP, nothing made: %s",
+	      udmabuf_last_error());
+	unsetenv("UDMABUF_SYNC_CHECK");
+	CHECK(udmabuf_create("sc", cfg, UDMABUF_CREATE_NO_ENABLE) == 0,
+	      "a configuration with it off needs no such module");
+	udmabuf_destroy("sc", UDMABUF_DESTROY_FORCE);
+	put(cfs, "features", features);
+
+	/* alloc: the request's field; the variable too. */
+	put(dev, "udmabuf-cfs", "");
+	udmabuf_config_set_sync_mode(cfg, 1);
+	udmabuf_config_set_sync_check(cfg, UDMABUF_SYNC_CHECK_SIGBUS);
+	take_log();
+	CHECK(udmabuf_alloc(cfg, O_RDWR, &b) == 0, "alloc with sync_check sigbus");
+	log = take_log();
+	snprintf(expect, sizeof(expect),
+		 "ioctl=alloc 4096 %o 1 0 0  sync_check=2\nioctl=get_info\n",
+		 O_RDWR | O_CLOEXEC);
+	CHECK(!strcmp(log, expect), "the request's sync_check is 2");
+	if (strcmp(log, expect))
+		printf("#   log: %s\n", log);
+	CHECK(b && udmabuf_get_sync_check(b, &mode) == 0 && mode == 2 &&
+	      udmabuf_get_sync_violations(b, &count) == 0 && count == 0,
+	      "GET_INFO tells the mode (2) and the count (0)");
+	if (b) {
+		char dir[2300];
+
+		snprintf(dir, sizeof(dir), "%s/%s", sysfs, udmabuf_get_name(b));
+		put(dir, "sync_violations", "12\n");
+		count = 0;
+		CHECK(udmabuf_get_sync_violations(b, &count) == 0 && count == 12,
+		      "the count is the module's now (12), one ioctl");
+		CHECK(udmabuf_listing_new_name(udmabuf_get_name(b),
+					       UDMABUF_FIELD_SYNC_CHECK |
+					       UDMABUF_FIELD_SYNC_VIOLATIONS, &l) == 0 &&
+		      (e = udmabuf_listing_get(l, 0)) &&
+		      udmabuf_entry_get_sync_check(e) == 2 &&
+		      udmabuf_entry_get_sync_violations(e, &count) == 0 && count == 12,
+		      "a listing reads them from sysfs");
+		udmabuf_listing_free(l);
+		CHECK(udmabuf_listing_new_name(udmabuf_get_name(b),
+					       UDMABUF_FIELD_ALL, &l) == 0 &&
+		      (e = udmabuf_listing_get(l, 0)) &&
+		      udmabuf_entry_get_sync_check(e) == -1 &&
+		      udmabuf_entry_get_sync_violations(e, &count) == -ENODATA,
+		      "UDMABUF_FIELD_ALL is 1.2's: they stay unknown (-1, ENODATA)");
+		udmabuf_listing_free(l);
+	}
+	udmabuf_close(b);
+	udmabuf_config_set_sync_check(cfg, UDMABUF_SYNC_CHECK_OFF);
+	setenv("UDMABUF_SYNC_CHECK", "report", 1);
+	take_log();
+	udmabuf_alloc(cfg, O_RDWR, &b);
+	udmabuf_close(b);
+	CHECK(has(take_log(), " sync_check=1\n"),
+	      "UDMABUF_SYNC_CHECK=report turns it on for alloc");
+	setenv("UDMABUF_SYNC_CHECK", "Report", 1);
+	b = (struct udmabuf *)1;
+	CHECK(udmabuf_alloc(cfg, O_RDWR, &b) == -EINVAL && !b &&
+	      !strcmp(take_log(), "") &&
+	      has(udmabuf_last_error(), "UDMABUF_SYNC_CHECK='Report' is not report, sigbus or off"),
+	      "a bad one fails alloc with EINVAL before the ioctl: %s",
+	      udmabuf_last_error());
+	/* A module older than the checker: EINVAL for the reserved word. */
+	setenv("UDMABUF_SYNC_CHECK", "report", 1);
+	setenv("UDMABUF_FAKE_ERRNO", "alloc=EINVAL", 1);
+	put(cfs, "features", "size,enable\n");
+	CHECK(udmabuf_alloc(cfg, O_RDWR, &b) == -EOPNOTSUPP &&
+	      has(udmabuf_last_error(), "the loaded module has no sync checker"),
+	      "alloc asking a module without the checker for it: EOPNOTSUPP, and why: %s",
+	      udmabuf_last_error());
+	unsetenv("UDMABUF_SYNC_CHECK");
+	CHECK(udmabuf_alloc(cfg, O_RDWR, &b) == -EINVAL,
+	      "without a checker asked for, its EINVAL stays EINVAL");
+	unsetenv("UDMABUF_FAKE_ERRNO");
+	put(cfs, "features", features);
+	unlink(logf);
+
+	/* A listing: an item's mode (also disabled), the device's count. */
+	item("scam", "scam0");
+	attrs(cfs, "scam", "dev=240:7", "sync_check=1", NULL);
+	attrs(sysfs, "scam0", "dev=240:7", "sync_check=1", "sync_violations=3", NULL);
+	attrs(cfs, "soff", "enable=0", "sync_check=2", NULL);
+	attrs(sysfs, "sold", "dev=240:8", NULL);
+	CHECK(udmabuf_listing_new_name("scam", UDMABUF_FIELD_SYNC_CHECK |
+				       UDMABUF_FIELD_SYNC_VIOLATIONS, &l) == 0 &&
+	      (e = udmabuf_listing_get(l, 0)) &&
+	      udmabuf_entry_get_sync_check(e) == 1 &&
+	      udmabuf_entry_get_sync_violations(e, &count) == 0 && count == 3,
+	      "an enabled item: its mode and the device's count");
+	udmabuf_listing_free(l);
+	CHECK(udmabuf_listing_new_name("soff", UDMABUF_FIELD_SYNC_CHECK |
+				       UDMABUF_FIELD_SYNC_VIOLATIONS, &l) == 0 &&
+	      (e = udmabuf_listing_get(l, 0)) &&
+	      udmabuf_entry_get_sync_check(e) == 2 &&
+	      udmabuf_entry_get_sync_violations(e, &count) == -ENODATA,
+	      "a disabled item: the mode it will have, no count");
+	udmabuf_listing_free(l);
+	CHECK(udmabuf_listing_new_name("sold", UDMABUF_FIELD_SYNC_CHECK |
+				       UDMABUF_FIELD_SYNC_VIOLATIONS, &l) == 0 &&
+	      (e = udmabuf_listing_get(l, 0)) &&
+	      udmabuf_entry_get_sync_check(e) == -1 &&
+	      udmabuf_entry_get_sync_violations(e, &count) == -ENODATA,
+	      "a module older than the checker: unknown (-1, ENODATA)");
+	udmabuf_listing_free(l);
+	udmabuf_destroy("scam", UDMABUF_DESTROY_FORCE);
+	udmabuf_destroy("soff", UDMABUF_DESTROY_FORCE);
+	udmabuf_config_free(cfg);
+}
+
 int main(int argc, char **argv)
 {
 	uint64_t v;
@@ -892,7 +1102,7 @@ int main(int argc, char **argv)
 	setenv("UDMABUF_FAKE_DEV_DIR", dev, 1);
 	setenv("UDMABUF_FAKE_LOG", logf, 1);
 
-	CHECK(!strcmp(udmabuf_library_version(), "1.2.0"), "library version %s",
+	CHECK(!strcmp(udmabuf_library_version(), "1.3.0"), "library version %s",
 	      udmabuf_library_version());
 	CHECK(!strcmp(udmabuf_last_error(), ""), "no error before any failure");
 	CHECK(udmabuf_parse_size("4M", &v) == 0 && v == 4 << 20 &&
@@ -905,6 +1115,7 @@ int main(int argc, char **argv)
 	test_limits();
 	test_module();
 	test_fields();
+	test_sync_check();
 	printf("1..%d\n", tests);
 	return failures ? 1 : 0;
 }
