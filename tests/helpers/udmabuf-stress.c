@@ -4,13 +4,15 @@
  *
  *   udmabuf-stress [--seconds N] [--procs N] [--threads N] [--slots N]
  *                  [--seed N] [--prefix NAME] [--module FILE.ko]
- *                  [--tmpdir DIR] [--selftest corrupt|leak|errno]
+ *                  [--tmpdir DIR] [--selftest MODE]
  *
  * Needs root, the module loaded and no buffer or configfs item.  Forks
- * --procs worker processes of --threads threads each.  Every worker makes
- * random calls for --seconds and checks each result against the outcomes
- * that are legitimate for that call in the state the worker knows of; an
- * outcome outside that set, a data mismatch or a crash fails the run.
+ * --procs worker processes of --threads threads each, and a placer process
+ * (with a second thread, the churner).
+ * Every worker makes random calls for --seconds and checks each result
+ * against the outcomes that are legitimate for that call in the state the
+ * worker knows of; an outcome outside that set, a data mismatch or a crash
+ * fails the run.
  *
  * Buffers (NAME is --prefix, W the worker, S the slot):
  *
@@ -25,6 +27,28 @@
  *   pool     NAME-pool0..3: shared by all workers, never written.
  *   sentinel NAME-sentinel: kept open and mapped by the coordinator during a
  *            phase, so that the module cannot go; rmmod must say EAGAIN.
+ *   process  from UDMABUF_CFS_IOC_ALLOC on /dev/udmabuf-cfs (any allocator,
+ *            sync_mode and DMA mask): a file only its worker holds, written
+ *            and checked like a private buffer; a process-scoped buffer
+ *            cannot be removed while a file, mapping or dma-buf of it exists.
+ *   param    udmabuf0 (4 MiB + 64 KiB: a contiguous range), udmabuf1 (64
+ *            KiB, the page allocator), udmabuf2 (placed with udmabuf2_phys
+ *            where the placer last freed a range), loaded with the module
+ *            for some phases (--module): live for the whole phase, never
+ *            written.  Their last user going while a page is in a pipe is
+ *            the old driver's "watched" path: param_churn, and a thread of
+ *            the placer's process that does nothing else (the churner).
+ *   placed   NAME-place0/1: the placer's, at CPU physical addresses it
+ *            learnt (a range it was given, then freed, then asks for again;
+ *            the other item's live range; the kernel's code; beyond RAM).
+ *
+ * Beside files and mappings, buffers are held by dma-bufs (exported, mapped,
+ * synced, closed), by pipes (vmsplice of mapped pages, left unread for a
+ * while, then read and checked or closed unread), by io_uring fixed-buffer
+ * registrations (pinned for long, checked through a fixed write to a
+ * memfd, kept for a while), and by children killed with SIGKILL while they
+ * hold a process-scoped buffer's file, mapping, dma-buf, ring and pipe pages
+ * (and a parameter buffer's): their buffer must be gone when wait() returns.
  *
  * Data: a word (64 bits, native order) of a private buffer is 0 (never
  * written) or pattern_word(tag, index), where the tag names the owner, the
@@ -60,15 +84,48 @@
  *   anything on an open file     exactly as on a live buffer, forever
  *   rmmod during a phase         EAGAIN; between phases, with nothing
  *                                left: OK, and insmod OK
+ *   ALLOC                        OK, ENOMEM (process_max, no such memory);
+ *                                bad requests exactly EINVAL or ERANGE
+ *   EXPORT_DMABUF                OK; ENODEV once a configfs or pool buffer
+ *                                may have been removed (never for process
+ *                                and parameter buffers); bad ranges and
+ *                                flags EINVAL, O_RDWR of a read-only file
+ *                                EACCES; mmap and DMA_BUF_IOCTL_SYNC OK
+ *   vmsplice of mapped pages     OK (all of it), EFAULT where the mapping
+ *                                has no struct pages (CMA: GET_INFO says)
+ *   IORING_REGISTER_BUFFERS      OK (6.5 and later) or EOPNOTSUPP (before:
+ *                                io_uring took shmem and hugetlbfs only);
+ *                                EFAULT for a read-only mapping or one
+ *                                without struct pages
+ *   insmod with parameters       OK; EBUSY, ENOMEM, ERANGE or EINVAL when
+ *                                udmabuf2_phys's range cannot be had, ENOMEM
+ *                                when udmabuf0's range cannot: then insmod
+ *                                without them, OK
+ *   placer's enable              exactly EBUSY at a range that is the other
+ *                                item's live one, has a page in the placer's
+ *                                pipe, a live parameter buffer's or the
+ *                                kernel's code; ERANGE beyond RAM; EINVAL with
+ *                                allocator=page; at a range it freed itself
+ *                                OK, EBUSY or ENOMEM, and if OK exactly there
  *
- * Between phases every worker closes and removes what it has; then nothing
- * may be left (configfs items, class devices, device nodes), the module
- * must unload (with --module: and load again).  Exit status: 0 passed,
+ * Between phases every worker and the placer close and remove what they
+ * have (pipes read, rings closed, children reaped); then nothing may be
+ * left (configfs items, class devices, device nodes), process_used must be
+ * 0 and the module's refcount back to what it was when the phase began,
+ * each within SETTLED_MS (memory freed in the background, a ring's
+ * teardown), and the module must unload (with --module: and load again,
+ * with parameter buffers or without; the last time as at the start).  At
+ * the end, free memory (see settled_free_kib()) must be back to within
+ * MEMFREE_MARGIN_KIB of what it was at the start.  Exit status: 0 passed,
  * 1 failed (the lines starting with FAIL say why), 64 usage error.  The
  * seed is printed; --seed repeats a run's random choices (not the timing).
  *
- * --selftest makes worker 0 break a rule on purpose (corrupt its data, leave
- * an item behind, expect a wrong errno) to show that the checks can fail.
+ * --selftest makes worker 0 break a rule on purpose to show that the checks
+ * can fail: corrupt its data, leave an item behind, expect a wrong errno,
+ * corrupt data a pipe holds (splice), leave a page of a process-scoped
+ * buffer in a pipe of a child that does not exit (procleak: process_used),
+ * hold /dev/udmabuf-cfs open in such a child (modref: the refcount alone),
+ * keep memory in such a child (memfree).
  */
 #define _GNU_SOURCE
 /* 64-bit file offsets (pread, lseek, mmap) on 32-bit systems too. */
@@ -77,7 +134,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -87,15 +146,22 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/types.h>
+#include <sys/uio.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <linux/dma-buf.h>
+#include <linux/io_uring.h>
 #include <linux/udmabuf-cfs.h>
+
+#include "udmabuf-uring.h"
 
 #define EXIT_FAILED	1
 #define EXIT_USAGE	64
@@ -103,11 +169,19 @@
 #define CFS		"/sys/kernel/config/udmabuf"
 #define CLASS		"/sys/class/udmabuf"
 #define MODNAME		"udmabuf_cfs"
+#define MODDIR		"/sys/module/" MODNAME
+#define PARAMS		MODDIR "/parameters"
+#define PROCDEV		"/dev/udmabuf-cfs"
 
 #define MAX_PROCS	8
 #define MAX_THREADS	8
 #define MAX_SLOTS	6	/* private slots per worker, plus one probe */
 #define MAX_HANDLES	8
+#define MAX_DBUFS	3	/* dma-bufs a worker holds */
+#define MAX_PIPES	3	/* pipes with pages in them */
+#define MAX_RINGS	2	/* io_uring rings with registered buffers */
+#define PROC_SLOT	15	/* the slot of process-scoped buffers' tags */
+#define SPLICE_PAGES	8	/* at most, per pipe or ring */
 #define POOL_ITEMS	4
 #define CONTENDED	2	/* contended minors and device names */
 
@@ -116,6 +190,14 @@
 #define MINOR_PRIVATE	1000	/* + 16 * worker + slot */
 #define MAX_SIZE	(1ULL << 20)
 
+/* Parameter buffers (udmabufN=): N, size; udmabuf2 is placed. */
+#define PARAMS_MAX	3
+#define PARAM_CONTIG	0	/* beyond the page allocator's largest block */
+#define PARAM_PLACED	2
+#define PARAM_CONTIG_SIZE ((4ULL << 20) + 65536)
+#define PARAM_PAGE_SIZE	65536ULL
+#define PARAM_PLACED_SIZE 65536ULL
+
 #define SENTINEL_OWNER	0x7ff
 #define SENTINEL_SIZE	65536
 
@@ -123,13 +205,30 @@
 #define SETTLE_NS	(3ULL * 1000000000ULL)
 #define PARK_TIMEOUT_NS	(300ULL * 1000000000ULL)
 
+/*
+ * Once everything is released, how long process_used and the module's
+ * refcount may take to come back: the old driver gave a contiguous range
+ * whose pages left a pipe back at its next poll (every 0.5 s), and an
+ * io_uring ring unpins its pages in a worker after its file is closed.
+ */
+#define SETTLED_MS	5000
+
+/* A child killed with SIGKILL: how long it may take to be ready at most. */
+#define KILL_READY_MS	10000
+
+/*
+ * Free memory at the end may be this much below what it was at the start
+ * (see settled_free_kib()): TODO measured.
+ */
+#define MEMFREE_MARGIN_KIB	8192
+
 /* ------------------------------------------------------------------ */
 /* outcomes and operations                                             */
 
 enum res {
 	RES_OK, RES_ENOENT, RES_ENODEV, RES_EBUSY, RES_EEXIST, RES_EINVAL, RES_ERANGE,
 	RES_ENOMEM, RES_EAGAIN, RES_ENOSPC, RES_EACCES, RES_EBADF, RES_EFAULT, RES_ENOTTY,
-	RES_OTHER, RES_NUM
+	RES_EOPNOTSUPP, RES_OTHER, RES_NUM
 };
 
 static const struct {
@@ -143,7 +242,7 @@ static const struct {
 	[RES_EAGAIN] = { EAGAIN, "EAGAIN" }, [RES_ENOSPC] = { ENOSPC, "ENOSPC" },
 	[RES_EACCES] = { EACCES, "EACCES" }, [RES_EBADF] = { EBADF, "EBADF" },
 	[RES_EFAULT] = { EFAULT, "EFAULT" }, [RES_ENOTTY] = { ENOTTY, "ENOTTY" },
-	[RES_OTHER] = { -1, "other" },
+	[RES_EOPNOTSUPP] = { EOPNOTSUPP, "EOPNOTSUPP" }, [RES_OTHER] = { -1, "other" },
 };
 
 #define M(r)	(1u << RES_##r)
@@ -160,25 +259,47 @@ static const struct {
 	X(attack_sync, 10) X(stale_open, 10)				\
 	X(pool_mkdir, 10) X(pool_config, 10) X(pool_enable, 10)		\
 	X(pool_disable, 6) X(pool_rmdir, 6) X(pool_open, 10)		\
-	X(rmmod, 5) X(release, 0) X(sentinel, 0) X(reload, 0)
+	X(rmmod, 5)							\
+	X(palloc, 25) X(palloc_bad, 6) X(export, 20) X(export_bad, 6)	\
+	X(dbuf_map, 15) X(dbuf_close, 12) X(vmsplice, 15)		\
+	X(pipe_drain, 10) X(pipe_close, 5) X(uring, 8) X(uring_close, 6)	\
+	X(kill9, 5) X(param_open, 12) X(param_churn, 4)
+
+/* What the coordinator, the placer and the selftests count their calls as. */
+#define OTHER_OPS(X)							\
+	X(release, 0) X(sentinel, 0) X(reload, 0)			\
+	X(place_new, 0) X(place_again, 0) X(place_busy, 0)		\
+	X(place_far, 0) X(place_inuse, 0) X(place_page, 0)		\
+	X(place_pipe, 0) X(place_hold, 0) X(selftest, 0)
 
 #define OP_ENUM(n, w) OP_##n,
-enum op { OPS(OP_ENUM) OP_NUM };
+enum op { OPS(OP_ENUM) OTHER_OPS(OP_ENUM) OP_NUM };
 #undef OP_ENUM
 
 #define OP_NAME(n, w) #n,
-static const char *const op_names[OP_NUM] = { OPS(OP_NAME) };
+static const char *const op_names[OP_NUM] = { OPS(OP_NAME) OTHER_OPS(OP_NAME) };
 #undef OP_NAME
 
 #define OP_WEIGHT(n, w) w,
-static const unsigned int op_weights[OP_NUM] = { OPS(OP_WEIGHT) };
+static const unsigned int op_weights[OP_NUM] = {
+	OPS(OP_WEIGHT) OTHER_OPS(OP_WEIGHT)
+};
 #undef OP_WEIGHT
 
 /* ------------------------------------------------------------------ */
 /* state shared by all processes                                       */
 
 enum mode { MODE_RUN, MODE_PARK, MODE_EXIT };
-enum selftest { ST_NONE, ST_CORRUPT, ST_LEAK, ST_ERRNO };
+enum selftest {
+	ST_NONE, ST_CORRUPT, ST_LEAK, ST_ERRNO, ST_SPLICE, ST_PROCLEAK,
+	ST_MODREF, ST_MEMFREE, ST_NUM
+};
+
+static const char *const selftest_names[ST_NUM] = {
+	[ST_CORRUPT] = "corrupt", [ST_LEAK] = "leak", [ST_ERRNO] = "errno",
+	[ST_SPLICE] = "splice", [ST_PROCLEAK] = "procleak",
+	[ST_MODREF] = "modref", [ST_MEMFREE] = "memfree",
+};
 
 struct shared {
 	atomic_int mode;
@@ -188,6 +309,13 @@ struct shared {
 	atomic_ulong counts[OP_NUM][RES_NUM];
 	atomic_ulong orphan_checks;	/* own data checked after a removal */
 	atomic_ulong victim_checks;	/* others' data checked */
+	atomic_ulong copy_checks;	/* data checked in pipes and rings */
+	atomic_ulong kill_gone;		/* killed children whose buffer went */
+	/* Set by the coordinator while the workers are parked. */
+	uint64_t param_size[PARAMS_MAX];	/* 0: not loaded this phase */
+	/* Set by the placer when it parks: a range it freed, for udmabuf2. */
+	uint64_t place_addr;
+	atomic_int st_child;		/* --selftest: the child to kill at the end */
 };
 
 static struct shared *sh;
@@ -200,6 +328,8 @@ static struct {
 	const char *tmpdir;
 	enum selftest selftest;
 	uint64_t page;
+	bool placer;		/* run the placer */
+	bool uring_pins;	/* io_uring registers file mappings (6.5+) */
 } cfg = {
 	.seconds = 10, .procs = 2, .threads = 3, .slots = 3,
 	.prefix = "stress", .tmpdir = "/tmp",
@@ -235,7 +365,12 @@ struct slot {
 	struct instance *cur;	/* private: the buffer while enabled */
 };
 
-enum hkind { H_OWN, H_ZERO, H_VICTIM };
+/*
+ * What a handle's data must be: an own private buffer's (H_OWN) or an own
+ * process-scoped one's (H_PROC) exact words, zeros (H_ZERO: pool, probe,
+ * parameter buffers), or 0 or a word of its owner (H_VICTIM).
+ */
+enum hkind { H_OWN, H_ZERO, H_VICTIM, H_PROC };
 
 struct handle {
 	bool used;
@@ -246,10 +381,46 @@ struct handle {
 	uint64_t map_off, map_len;
 	bool map_writable;
 	int board;		/* published for sibling threads, or -1 */
-	struct instance *inst;	/* H_OWN: the buffer */
+	struct instance *inst;	/* H_OWN, H_PROC: the buffer */
 	struct slot *slot;	/* H_OWN: whose buffer */
 	uint64_t size;		/* bytes */
 	unsigned int owner, oslot;	/* whose words are valid (H_OWN, H_VICTIM) */
+	bool pages;		/* GET_INFO: mapped by struct pages */
+	bool live;		/* cannot be removed while held: process, param */
+};
+
+/* Where the pages a dma-buf, a pipe or a ring holds come from. */
+struct origin {
+	enum hkind kind;
+	struct instance *inst;	/* H_OWN, H_PROC: a reference */
+	unsigned int owner, oslot;
+	uint64_t size;		/* the buffer's, in bytes */
+};
+
+struct dbuf {
+	bool used;
+	int fd;			/* -1 once closed while still mapped */
+	bool rdwr;
+	volatile uint8_t *map;	/* all of the exported range */
+	uint64_t off, len;	/* the exported range of the buffer */
+	struct origin o;
+};
+
+/* A pipe with [off, off + len) of a buffer in it (vmsplice). */
+struct spipe {
+	bool used;
+	int fd[2];
+	uint64_t off, len;
+	struct origin o;
+};
+
+/* A ring with [off, off + len) of a buffer registered (pinned). */
+struct uring {
+	bool used;
+	struct udmabuf_ring r;
+	void *addr;		/* the user address it was registered at */
+	uint64_t off, len;
+	struct origin o;
 };
 
 /* What a range must hold. */
@@ -267,6 +438,10 @@ struct worker {
 	bool leak;		/* --selftest leak: keep slot 0 once */
 	struct slot slots[MAX_SLOTS + 1];
 	struct handle h[MAX_HANDLES];
+	struct dbuf d[MAX_DBUFS];
+	struct spipe p[MAX_PIPES];
+	struct uring u[MAX_RINGS];
+	int memfd;		/* where ring checks write to, or -1 */
 	unsigned int major;
 	char stale[128];	/* a device node made with mknod */
 	int stale_minor;
@@ -468,13 +643,13 @@ static int delete_module(void)
 	return syscall(SYS_delete_module, MODNAME, O_NONBLOCK) ? errno : 0;
 }
 
-static int load_module(const char *ko)
+static int load_module(const char *ko, const char *params)
 {
 	int fd = open(ko, O_RDONLY | O_CLOEXEC), err = 0;
 
 	if (fd < 0)
 		return errno;
-	if (syscall(SYS_finit_module, fd, "", 0))
+	if (syscall(SYS_finit_module, fd, params, 0))
 		err = errno;
 	close(fd);
 	return err;
@@ -740,6 +915,7 @@ static void slot_lost(struct slot *s, bool certain)
 	s->size = 0;
 }
 
+/* A file, mapping or dma-buf of ours keeps the current buffer of @s. */
 static bool holds_cur(struct worker *w, struct slot *s)
 {
 	int i;
@@ -748,6 +924,9 @@ static bool holds_cur(struct worker *w, struct slot *s)
 		return false;
 	for (i = 0; i < MAX_HANDLES; i++)
 		if (w->h[i].used && w->h[i].inst == s->cur)
+			return true;
+	for (i = 0; i < MAX_DBUFS; i++)
+		if (w->d[i].used && w->d[i].o.inst == s->cur)
 			return true;
 	return false;
 }
@@ -792,9 +971,10 @@ static struct handle *pick_handle(struct worker *w,
 static bool h_has_fd(const struct handle *h) { return h->fd >= 0; }
 static bool h_has_map(const struct handle *h) { return h->map; }
 static bool h_fd_unmapped(const struct handle *h) { return h->fd >= 0 && !h->map; }
+static bool own_data(enum hkind k) { return k == H_OWN || k == H_PROC; }
 static bool h_own_writer(const struct handle *h)
 {
-	return h->kind == H_OWN && h->fd >= 0 && h->writable;
+	return own_data(h->kind) && h->fd >= 0 && h->writable;
 }
 static bool h_checkable(const struct handle *h) { return h->kind != H_VICTIM; }
 static bool h_own_fd(const struct handle *h)
@@ -811,26 +991,58 @@ static bool h_forkable(const struct handle *h)
 	return h->map && h->kind != H_VICTIM;
 }
 
-/* What the bytes of [0, size) of a handle's buffer must be. */
-static void handle_expect(const struct handle *h, struct expect *x)
+/* What the bytes of [0, size) of an origin's buffer must be. */
+static void origin_expect(const struct origin *o, struct expect *x)
 {
 	memset(x, 0, sizeof(*x));
-	x->owner = h->owner;
-	x->slot = h->oslot;
-	if (h->kind == H_OWN) {
+	x->owner = o->owner;
+	x->slot = o->oslot;
+	if (own_data(o->kind)) {
 		x->exact = true;
-		x->tag = h->inst->tag;
-	} else if (h->kind == H_ZERO) {
+		x->tag = o->inst->tag;
+	} else if (o->kind == H_ZERO) {
 		x->exact = true;
 	}
 }
 
-/* ... and beyond size, up to the page end (mappings only). */
+/* ... and beyond size, up to the page end (a mapping's whole pages). */
+static void origin_tail_expect(const struct origin *o, struct expect *x)
+{
+	origin_expect(o, x);
+	if (own_data(o->kind))
+		x->exact = false;
+}
+
+/* Where a handle's data comes from; with a reference on its instance. */
+static void origin_of(const struct handle *h, struct origin *o)
+{
+	o->kind = h->kind;
+	o->inst = h->inst;
+	o->owner = h->owner;
+	o->oslot = h->oslot;
+	o->size = h->size;
+	if (o->inst)
+		o->inst->refs++;
+}
+
+static void origin_put(struct origin *o)
+{
+	inst_put(o->inst);
+	o->inst = NULL;
+}
+
+static void handle_expect(const struct handle *h, struct expect *x)
+{
+	struct origin o = { h->kind, h->inst, h->owner, h->oslot, h->size };
+
+	origin_expect(&o, x);
+}
+
 static void tail_expect(const struct handle *h, struct expect *x)
 {
-	handle_expect(h, x);
-	if (h->kind == H_OWN)
-		x->exact = false;
+	struct origin o = { h->kind, h->inst, h->owner, h->oslot, h->size };
+
+	origin_tail_expect(&o, x);
 }
 
 static void board_publish(struct worker *w, struct handle *h)
@@ -904,6 +1116,7 @@ static bool handle_check(struct worker *w, enum op op, struct handle *h,
 	tail_expect(h, &tx);
 	snprintf(what, sizeof(what), "%s of a %s buffer of %" PRIu64 " bytes",
 		 v.map ? "mapping" : "read()", h->kind == H_OWN ? "own" :
+		 h->kind == H_PROC ? "process-scoped" :
 		 h->kind == H_ZERO ? "never written" : "victim's", h->size);
 	if (v.map) {
 		from = h->map_off;
@@ -921,19 +1134,24 @@ static void count_check(struct worker *w, const struct handle *h)
 {
 	if (h->kind == H_VICTIM)
 		atomic_fetch_add(&sh->victim_checks, 1);
-	else if (h->kind == H_OWN && h->inst != h->slot->cur)
+	else if (h->kind == H_OWN && h->slot && h->inst != h->slot->cur)
 		atomic_fetch_add(&sh->orphan_checks, 1);
 	(void)w;
 }
 
+#define MINOR_NONE	(-2)	/* check_info(): a process-scoped buffer's file */
+
 /*
- * GET_INFO of a freshly opened file: the ABI, the minor of the node, and
- * where known the size and minor of the buffer.  Returns its size.
+ * GET_INFO of a freshly opened file: the ABI, the minor of the node (none
+ * for a process-scoped buffer: @want_minor MINOR_NONE), and where known the
+ * size and minor of the buffer.  Returns its size and, if @flags_out, its
+ * flags.
  */
 static bool check_info(struct worker *w, enum op op, int fd, uint64_t size,
-		       int want_minor, uint64_t *size_out)
+		       int want_minor, uint64_t *size_out, uint32_t *flags_out)
 {
 	struct udmabuf_cfs_info info;
+	bool node = want_minor != MINOR_NONE;
 	struct stat st;
 
 	if (!expect(w, op, "GET_INFO", get_info(fd, &info), M(OK)))
@@ -943,10 +1161,11 @@ static bool check_info(struct worker *w, enum op op, int fd, uint64_t size,
 		return false;
 	}
 	if (info.abi_version != UDMABUF_CFS_ABI_VERSION ||
-	    info.minor != minor(st.st_rdev) ||
+	    S_ISCHR(st.st_mode) != node ||
+	    (node && info.minor != minor(st.st_rdev)) ||
 	    (want_minor >= 0 && info.minor != (unsigned int)want_minor) ||
 	    (size && info.size != size) || !info.size ||
-	    info.size > MAX_SIZE || info.sync_mode > 7) {
+	    (!size && info.size > MAX_SIZE) || info.sync_mode > 7) {
 		failf(w, "%s: GET_INFO says abi %u, minor %u (node %u, want %d), size %llu (want %" PRIu64 "), sync_mode %u",
 		      op_names[op], info.abi_version, info.minor,
 		      minor(st.st_rdev), want_minor, (unsigned long long)info.size,
@@ -954,6 +1173,8 @@ static bool check_info(struct worker *w, enum op op, int fd, uint64_t size,
 		return false;
 	}
 	*size_out = info.size;
+	if (flags_out)
+		*flags_out = info.flags;
 	return true;
 }
 
@@ -1285,6 +1506,7 @@ static struct handle *slot_open(struct worker *w, struct slot *s, bool rdwr)
 	char path[96];
 	struct handle *h;
 	uint64_t size;
+	uint32_t flags;
 	int fd, err;
 
 	if (!free_handles(w))
@@ -1314,11 +1536,12 @@ static struct handle *slot_open(struct worker *w, struct slot *s, bool rdwr)
 		h->oslot = s->index;
 	}
 	if (!check_info(w, OP_open, fd, own ? s->cur->size : 0,
-			own ? s->minor : -1, &size)) {
+			own ? s->minor : -1, &size, &flags)) {
 		handle_release(w, h);
 		return NULL;
 	}
 	h->size = size;
+	h->pages = flags & UDMABUF_CFS_INFO_PAGES;
 	return h;
 }
 
@@ -1343,7 +1566,8 @@ static void handle_map(struct worker *w, struct handle *h, bool whole)
 		len = (1 + rnd_below(w, (unsigned int)((alloc - off) / cfg.page))) *
 		      cfg.page;
 	}
-	rw = h->writable && h->kind == H_OWN;
+	/* Parameter buffers are never written, but may be pinned for writing. */
+	rw = h->writable && (own_data(h->kind) || h->live);
 	p = mmap(NULL, len, PROT_READ | (rw ? PROT_WRITE : 0), MAP_SHARED,
 		 h->fd, (off_t)off);
 	if (!expect(w, OP_mmap, "mmap", p == MAP_FAILED ? errno : 0, M(OK)))
@@ -1523,7 +1747,8 @@ static void op_ioctl(struct worker *w)
 
 	if (!h)
 		return;
-	if (!check_info(w, OP_ioctl, h->fd, h->size, -1, &size))
+	if (!check_info(w, OP_ioctl, h->fd, h->size,
+			h->kind == H_PROC ? MINOR_NONE : -1, &size, NULL))
 		return;
 	off = rnd(w) % h->size;
 	len = coin(w, 30) ? 0 : 1 + rnd(w) % (h->size - off);
@@ -1531,7 +1756,7 @@ static void op_ioctl(struct worker *w)
 	expect(w, OP_ioctl, "SYNC_FOR_DEVICE",
 	       sync_ioctl(h->fd, false, off, len, dir, 0), M(OK));
 	/* Giving the CPU a range back may discard what others cached. */
-	if (h->kind != H_OWN)
+	if (!own_data(h->kind))
 		dir = UDMABUF_CFS_DIR_TO_DEVICE;
 	expect(w, OP_ioctl, "SYNC_FOR_CPU",
 	       sync_ioctl(h->fd, true, off, len, dir, 0), M(OK));
@@ -1744,6 +1969,7 @@ static void op_attack_open(struct worker *w)
 	struct handle *h;
 	char path[96];
 	uint64_t size;
+	uint32_t flags;
 	int fd, err;
 
 	if (!pick_victim(w, &v))
@@ -1754,7 +1980,7 @@ static void op_attack_open(struct worker *w)
 	if (!expect(w, OP_attack_open, path, err, M(OK) | M(ENOENT) | M(ENODEV)) ||
 	    err)
 		return;
-	if (!check_info(w, OP_attack_open, fd, 0, v.minor, &size)) {
+	if (!check_info(w, OP_attack_open, fd, 0, v.minor, &size, &flags)) {
 		close(fd);
 		return;
 	}
@@ -1767,6 +1993,7 @@ static void op_attack_open(struct worker *w)
 	h->kind = H_VICTIM;
 	h->fd = fd;
 	h->size = size;
+	h->pages = flags & UDMABUF_CFS_INFO_PAGES;
 	h->owner = v.owner;
 	h->oslot = v.slot;
 }
@@ -1955,7 +2182,7 @@ static void op_stale_open(struct worker *w)
 	err = fd < 0 ? errno : 0;
 	if (!expect(w, OP_stale_open, w->stale, err, M(OK) | M(ENODEV)) || err)
 		return;
-	if (check_info(w, OP_stale_open, fd, 0, w->stale_minor, &size))
+	if (check_info(w, OP_stale_open, fd, 0, w->stale_minor, &size, NULL))
 		peek_victim(w, OP_stale_open, fd, size, &v, w->stale);
 	close(fd);
 }
@@ -2055,6 +2282,7 @@ static void op_pool_open(struct worker *w)
 	bool rdwr = coin(w, 50);
 	struct handle *h;
 	uint64_t size;
+	uint32_t flags;
 	int fd, err;
 
 	if (!free_handles(w))
@@ -2073,10 +2301,12 @@ static void op_pool_open(struct worker *w)
 	h->kind = H_ZERO;
 	h->fd = fd;
 	h->writable = rdwr;
-	if (check_info(w, OP_pool_open, fd, 0, -1, &size))
+	if (check_info(w, OP_pool_open, fd, 0, -1, &size, &flags)) {
 		h->size = size;
-	else
+		h->pages = flags & UDMABUF_CFS_INFO_PAGES;
+	} else {
 		handle_release(w, h);
+	}
 }
 
 /* While the coordinator's sentinel exists, the module is busy. */
@@ -2087,12 +2317,917 @@ static void op_rmmod(struct worker *w)
 }
 
 /* ------------------------------------------------------------------ */
+/* process-scoped buffers                                              */
+
+/* A random valid request for a buffer of up to MAX_SIZE bytes. */
+static void alloc_request(struct worker *w, struct udmabuf_cfs_alloc *req,
+			  uint64_t size, bool rdwr)
+{
+	static const uint32_t bits[] = { 0, 32, 64 };
+
+	memset(req, 0, sizeof(*req));
+	req->size = size;
+	req->flags = (rdwr ? O_RDWR : O_RDONLY) | (coin(w, 50) ? O_CLOEXEC : 0);
+	req->sync_mode = rnd_below(w, 8);
+	req->dma_bits = bits[rnd_below(w, 3)];
+	req->allocator = coin(w, 85) ? rnd_below(w, 3) : UDMABUF_CFS_ALLOCATOR_CMA;
+}
+
+/* ALLOC on /dev/udmabuf-cfs: the errno (0: req->fd is the buffer). */
+static int alloc_ioctl(struct udmabuf_cfs_alloc *req)
+{
+	int fd = open(PROCDEV, O_RDWR | O_CLOEXEC), err = 0;
+
+	if (fd < 0)
+		return errno;
+	if (ioctl(fd, UDMABUF_CFS_IOC_ALLOC, req))
+		err = errno;
+	close(fd);
+	return err;
+}
+
+/* A new buffer (true), or ENOMEM (false); anything else fails the run. */
+static bool proc_alloc(struct worker *w, enum op op,
+		       struct udmabuf_cfs_alloc *req)
+{
+	int err = alloc_ioctl(req);
+
+	return expect(w, op, "ALLOC", err, M(OK) | M(ENOMEM)) && !err;
+}
+
+static void op_palloc(struct worker *w)
+{
+	struct udmabuf_cfs_alloc req;
+	bool rdwr = coin(w, 80);
+	struct handle *h;
+	uint32_t flags;
+	uint64_t size;
+
+	if (!free_handles(w))
+		return;
+	alloc_request(w, &req, private_size(w), rdwr);
+	if (!proc_alloc(w, OP_palloc, &req))
+		return;
+	h = handle_new(w);
+	h->kind = H_PROC;
+	h->fd = req.fd;
+	h->writable = rdwr;
+	h->live = true;
+	h->inst = inst_new(req.size);	/* the handle's reference */
+	h->owner = (unsigned int)w->id;
+	h->oslot = PROC_SLOT;
+	if (!check_info(w, OP_palloc, h->fd, req.size, MINOR_NONE, &size,
+			&flags)) {
+		handle_release(w, h);
+		return;
+	}
+	h->size = size;
+	h->pages = flags & UDMABUF_CFS_INFO_PAGES;
+	/* New memory reads 0, through a mapping too. */
+	if (coin(w, 60))
+		handle_map(w, h, coin(w, 70));
+}
+
+/* Each request has one thing wrong, which decides the errno. */
+static void op_palloc_bad(struct worker *w)
+{
+	struct udmabuf_cfs_alloc req;
+	enum res want = RES_EINVAL;
+	const char *what;
+	int err;
+
+	alloc_request(w, &req, 4096, true);
+	switch (rnd_below(w, 10)) {
+	case 0:
+		what = "ALLOC of size 0";
+		req.size = 0;
+		break;
+	case 1:
+		what = "ALLOC with O_NONBLOCK";
+		req.flags |= O_NONBLOCK;
+		break;
+	case 2:
+		what = "ALLOC with O_WRONLY";
+		req.flags = O_WRONLY;
+		break;
+	case 3:
+		what = "ALLOC with sync_check 3";
+		req.sync_check = UDMABUF_CFS_SYNC_CHECK_MAX + 1;
+		want = RES_ERANGE;
+		break;
+	case 4:
+		what = "ALLOC with a reserved bit set";
+		req.reserved[rnd_below(w, 6)] = 1ULL << rnd_below(w, 64);
+		break;
+	case 5:
+		what = "ALLOC with sync_mode 8";
+		req.sync_mode = 8;
+		want = RES_ERANGE;
+		break;
+	case 6:
+		what = "ALLOC with a DMA mask of 11 or 65 bits";
+		req.dma_bits = coin(w, 50) ? 11 : 65;
+		want = RES_ERANGE;
+		break;
+	case 7:
+		what = "ALLOC with allocator 4";
+		req.allocator = 4;
+		break;
+	case 8:
+		what = "ALLOC with dma_device not NUL-terminated";
+		memset(req.dma_device, 'x', sizeof(req.dma_device));
+		break;
+	default:
+		what = "ALLOC of 2^64 - 1 bytes";
+		req.size = UINT64_MAX;
+		want = RES_ERANGE;
+		break;
+	}
+	err = alloc_ioctl(&req);
+	if (!err)
+		close(req.fd);
+	expect(w, OP_palloc_bad, what, err, 1u << want);
+}
+
+/* ------------------------------------------------------------------ */
+/* pages held elsewhere: dma-bufs, pipes, rings                        */
+
+/*
+ * Check [off, off + len) of a buffer as @v shows it, against what its
+ * origin says: its bytes up to the buffer's size, the page's tail after.
+ */
+static bool scan_origin(struct worker *w, enum op op, const char *what,
+			const struct view *v, uint64_t off, uint64_t len,
+			const struct origin *o)
+{
+	uint64_t end = off + len, to = end < o->size ? end : o->size;
+	struct expect x, tx;
+
+	origin_expect(o, &x);
+	origin_tail_expect(o, &tx);
+	if (off < to && !scan(w, op, what, v, off, to, &x))
+		return false;
+	return scan(w, op, what, v, off > o->size ? off : o->size, end, &tx);
+}
+
+/*
+ * Check a copy in w->chunk of [off, off + len) of a buffer: what a pipe or
+ * a ring gave back.  A victim's words may be half-written by its owner in
+ * the copy, which cannot settle: only its own and zero buffers are checked.
+ */
+static void check_copy(struct worker *w, enum op op, const char *what,
+		       uint64_t off, uint64_t len, const struct origin *o)
+{
+	struct view v = { .map = (volatile const uint8_t *)w->chunk, .base = off,
+			  .fd = -1 };
+
+	if (o->kind == H_VICTIM)
+		return;
+	if (scan_origin(w, op, what, &v, off, len, o))
+		atomic_fetch_add(&sh->copy_checks, 1);
+}
+
+/* A random page-aligned part of a handle's mapping, of 1 to SPLICE_PAGES. */
+static void pick_pages(struct worker *w, const struct handle *h,
+		       uint64_t *off, uint64_t *len)
+{
+	uint64_t pages = h->map_len / cfg.page, first, most;
+
+	most = sizeof(w->chunk) / cfg.page;
+	if (most > SPLICE_PAGES)
+		most = SPLICE_PAGES;
+	first = rnd_below(w, (unsigned int)pages);
+	if (most > pages - first)
+		most = pages - first;
+	*off = h->map_off + first * cfg.page;
+	*len = (1 + rnd_below(w, (unsigned int)most)) * cfg.page;
+}
+
+static struct dbuf *dbuf_new(struct worker *w)
+{
+	int i;
+
+	for (i = 0; i < MAX_DBUFS; i++)
+		if (!w->d[i].used) {
+			memset(&w->d[i], 0, sizeof(w->d[i]));
+			w->d[i].fd = -1;
+			return &w->d[i];
+		}
+	return NULL;
+}
+
+static struct dbuf *pick_dbuf(struct worker *w)
+{
+	struct dbuf *c[MAX_DBUFS];
+	int i, n = 0;
+
+	for (i = 0; i < MAX_DBUFS; i++)
+		if (w->d[i].used)
+			c[n++] = &w->d[i];
+	return n ? c[rnd_below(w, (unsigned int)n)] : NULL;
+}
+
+/*
+ * EXPORT_DMABUF of [off, off + size) (size 0: to the end): the errno.  A
+ * buffer removed meanwhile says ENODEV, but not one that cannot be removed
+ * while it is held (process-scoped, parameter).
+ */
+static int export_range(int fd, uint64_t off, uint64_t size, uint32_t flags,
+			int *dmabuf)
+{
+	struct udmabuf_cfs_export e = {
+		.offset = off, .size = size, .flags = flags, .fd = -1,
+	};
+
+	if (ioctl(fd, UDMABUF_CFS_IOC_EXPORT_DMABUF, &e))
+		return errno;
+	*dmabuf = e.fd;
+	return 0;
+}
+
+static void dbuf_map(struct worker *w, struct dbuf *d)
+{
+	bool rw = d->rdwr && coin(w, 50);
+	void *p;
+
+	p = mmap(NULL, d->len, PROT_READ | (rw ? PROT_WRITE : 0), MAP_SHARED,
+		 d->fd, 0);
+	if (expect(w, OP_dbuf_map, "mmap of a dma-buf",
+		   p == MAP_FAILED ? errno : 0, M(OK)))
+		d->map = p;
+}
+
+static int dbuf_sync(int fd, uint64_t flags)
+{
+	struct dma_buf_sync sync = { .flags = flags };
+
+	return ioctl(fd, DMA_BUF_IOCTL_SYNC, &sync) ? errno : 0;
+}
+
+/*
+ * Check a dma-buf's mapping, between DMA_BUF_IOCTL_SYNC start and end.
+ * Not the owner's: only "write" (to the device), which never discards.
+ */
+static void dbuf_check(struct worker *w, struct dbuf *d)
+{
+	struct view v = { .map = d->map, .base = d->off, .fd = -1 };
+	uint64_t how = own_data(d->o.kind) ? DMA_BUF_SYNC_RW : DMA_BUF_SYNC_WRITE;
+
+	if (d->fd >= 0 && !expect(w, OP_dbuf_map, "DMA_BUF_IOCTL_SYNC start",
+				  dbuf_sync(d->fd, DMA_BUF_SYNC_START | how), M(OK)))
+		return;
+	if (scan_origin(w, OP_dbuf_map, "a dma-buf's mapping", &v, d->off,
+			d->len, &d->o) && d->o.kind == H_VICTIM)
+		atomic_fetch_add(&sh->victim_checks, 1);
+	if (d->fd >= 0)
+		expect(w, OP_dbuf_map, "DMA_BUF_IOCTL_SYNC end",
+		       dbuf_sync(d->fd, DMA_BUF_SYNC_END | how), M(OK));
+}
+
+/*
+ * Unmap and close it (@all), or at random one of them (the mapping keeps
+ * the dma-buf without its file); forget it once both went.
+ */
+static void dbuf_release(struct worker *w, struct dbuf *d, bool all)
+{
+	bool unmap = all || d->fd < 0 || coin(w, 50);
+	bool close_fd = all || !d->map || !unmap || coin(w, 50);
+
+	if (d->map && unmap) {
+		if (munmap((void *)d->map, d->len))
+			expect(w, OP_dbuf_close, "munmap", errno, M(OK));
+		d->map = NULL;
+	}
+	if (d->fd >= 0 && close_fd) {
+		expect(w, OP_dbuf_close, "close of a dma-buf",
+		       close(d->fd) ? errno : 0, M(OK));
+		d->fd = -1;
+	}
+	if (!d->map && d->fd < 0) {
+		origin_put(&d->o);
+		d->used = false;
+	}
+}
+
+static void op_export(struct worker *w)
+{
+	struct handle *h = pick_handle(w, h_has_fd);
+	uint64_t alloc, off, size;
+	struct dbuf *d;
+	bool rdwr;
+	int err;
+
+	d = dbuf_new(w);
+	if (!h || !d)
+		return;
+	alloc = page_round(h->size);
+	off = rnd_below(w, (unsigned int)(alloc / cfg.page)) * cfg.page;
+	size = coin(w, 25) ? 0 : (1 + rnd_below(w, (unsigned int)
+				  ((alloc - off) / cfg.page))) * cfg.page;
+	rdwr = h->writable && coin(w, 50);
+	err = export_range(h->fd, off, size,
+			   (rdwr ? O_RDWR : O_RDONLY) | (coin(w, 50) ? O_CLOEXEC : 0),
+			   &d->fd);
+	if (!expect(w, OP_export, "EXPORT_DMABUF", err,
+		    h->live ? M(OK) : M(OK) | M(ENODEV)) || err)
+		return;
+	d->used = true;
+	d->rdwr = rdwr;
+	d->off = off;
+	d->len = size ? size : alloc - off;
+	origin_of(h, &d->o);
+	if (coin(w, 50)) {
+		dbuf_map(w, d);
+		if (d->map)
+			dbuf_check(w, d);
+	}
+}
+
+/* Each request has one thing wrong; the request is checked before the state. */
+static void op_export_bad(struct worker *w)
+{
+	struct handle *h = pick_handle(w, h_has_fd);
+	uint64_t alloc, off = 0, size = 0;
+	uint32_t flags = O_RDONLY | O_CLOEXEC;
+	enum res want = RES_EINVAL;
+	const char *what;
+	int err, fd = -1;
+
+	if (!h)
+		return;
+	alloc = page_round(h->size);
+	switch (rnd_below(w, 6)) {
+	case 0:
+		what = "EXPORT_DMABUF at an unaligned offset";
+		off = cfg.page / 2;
+		break;
+	case 1:
+		what = "EXPORT_DMABUF at the end";
+		off = alloc;
+		break;
+	case 2:
+		what = "EXPORT_DMABUF of a page too many";
+		size = alloc + cfg.page;
+		break;
+	case 3:
+		what = "EXPORT_DMABUF with O_NONBLOCK";
+		flags |= O_NONBLOCK;
+		break;
+	case 4:
+		what = h->writable ? "EXPORT_DMABUF with O_WRONLY" :
+		       "EXPORT_DMABUF O_RDWR of a read-only file";
+		flags = h->writable ? O_WRONLY : O_RDWR;
+		want = h->writable ? RES_EINVAL : RES_EACCES;
+		break;
+	default:
+		what = "EXPORT_DMABUF to a bad address";
+		err = ioctl(h->fd, UDMABUF_CFS_IOC_EXPORT_DMABUF, (void *)8) ?
+		      errno : 0;
+		expect(w, OP_export_bad, what, err, M(EFAULT));
+		return;
+	}
+	err = export_range(h->fd, off, size, flags, &fd);
+	if (!err)
+		close(fd);
+	expect(w, OP_export_bad, what, err, 1u << want);
+}
+
+static void op_dbuf_map(struct worker *w)
+{
+	struct dbuf *d = pick_dbuf(w);
+
+	if (!d)
+		return;
+	if (!d->map)
+		dbuf_map(w, d);
+	if (d->map)
+		dbuf_check(w, d);
+}
+
+static void op_dbuf_close(struct worker *w)
+{
+	struct dbuf *d = pick_dbuf(w);
+
+	if (d)
+		dbuf_release(w, d, false);
+}
+
+static struct spipe *spipe_new(struct worker *w)
+{
+	int i;
+
+	for (i = 0; i < MAX_PIPES; i++)
+		if (!w->p[i].used) {
+			memset(&w->p[i], 0, sizeof(w->p[i]));
+			w->p[i].fd[0] = w->p[i].fd[1] = -1;
+			return &w->p[i];
+		}
+	return NULL;
+}
+
+static struct spipe *pick_spipe(struct worker *w)
+{
+	struct spipe *c[MAX_PIPES];
+	int i, n = 0;
+
+	for (i = 0; i < MAX_PIPES; i++)
+		if (w->p[i].used)
+			c[n++] = &w->p[i];
+	return n ? c[rnd_below(w, (unsigned int)n)] : NULL;
+}
+
+/*
+ * vmsplice @len bytes at @addr into a new pipe, which is at least 16 pages
+ * (64 KiB with 4 KiB pages): all of it fits.  The errno; EIO if short.
+ */
+static int splice_pages(volatile uint8_t *addr, uint64_t len, int fd[2])
+{
+	struct iovec iov = { (void *)addr, len };
+	ssize_t n;
+	int err;
+
+	if (pipe2(fd, O_CLOEXEC | O_NONBLOCK))
+		return errno;
+	n = vmsplice(fd[1], &iov, 1, SPLICE_F_NONBLOCK);
+	err = n < 0 ? errno : (uint64_t)n != len ? EIO : 0;
+	if (err) {
+		close(fd[0]);
+		close(fd[1]);
+		fd[0] = fd[1] = -1;
+	}
+	return err;
+}
+
+/* Read @len bytes from a pipe into w->chunk: the errno, EIO if fewer. */
+static int pipe_read(struct worker *w, int fd, uint64_t len)
+{
+	uint64_t got = 0;
+	ssize_t n;
+
+	while (got < len) {
+		n = read(fd, (uint8_t *)w->chunk + got, len - got);
+		if (n <= 0)
+			return n ? errno : EIO;
+		got += (uint64_t)n;
+	}
+	return 0;
+}
+
+static void spipe_close(struct spipe *p)
+{
+	close(p->fd[0]);
+	close(p->fd[1]);
+	origin_put(&p->o);
+	p->used = false;
+}
+
+/* Read what the pipe holds, check it, close it. */
+static void spipe_drain(struct worker *w, enum op op, struct spipe *p)
+{
+	if (expect(w, op, "read of the pipe's pages",
+		   pipe_read(w, p->fd[0], p->len), M(OK)))
+		check_copy(w, op, "pages a pipe held", p->off, p->len, &p->o);
+	spipe_close(p);
+}
+
+static void op_vmsplice(struct worker *w)
+{
+	struct handle *h = pick_handle(w, h_has_map);
+	struct spipe *p = spipe_new(w);
+	uint64_t off, len;
+	int err;
+
+	if (!h || !p)
+		return;
+	pick_pages(w, h, &off, &len);
+	err = splice_pages(h->map + (off - h->map_off), len, p->fd);
+	if (!expect(w, OP_vmsplice, "vmsplice of a mapping", err,
+		    h->pages ? M(OK) : M(EFAULT)) || err)
+		return;
+	p->used = true;
+	p->off = off;
+	p->len = len;
+	origin_of(h, &p->o);
+}
+
+static void op_pipe_drain(struct worker *w)
+{
+	struct spipe *p = pick_spipe(w);
+
+	if (p)
+		spipe_drain(w, OP_pipe_drain, p);
+}
+
+/* Close a pipe unread: its pages go with it. */
+static void op_pipe_close(struct worker *w)
+{
+	struct spipe *p = pick_spipe(w);
+
+	if (p)
+		spipe_close(p);
+}
+
+static struct uring *uring_new(struct worker *w)
+{
+	int i;
+
+	for (i = 0; i < MAX_RINGS; i++)
+		if (!w->u[i].used) {
+			memset(&w->u[i], 0, sizeof(w->u[i]));
+			w->u[i].r.fd = -1;
+			return &w->u[i];
+		}
+	return NULL;
+}
+
+static struct uring *pick_uring(struct worker *w)
+{
+	struct uring *c[MAX_RINGS];
+	int i, n = 0;
+
+	for (i = 0; i < MAX_RINGS; i++)
+		if (w->u[i].used)
+			c[n++] = &w->u[i];
+	return n ? c[rnd_below(w, (unsigned int)n)] : NULL;
+}
+
+/*
+ * What IORING_REGISTER_BUFFERS of a mapping must say: pinning for writing
+ * takes struct pages and a writable mapping (EFAULT), and io_uring took
+ * shmem and hugetlbfs mappings only before 6.5 (EOPNOTSUPP).
+ */
+static unsigned int uring_want(bool pages, bool writable)
+{
+	if (!pages || !writable)
+		return M(EFAULT);
+	return cfg.uring_pins ? M(OK) : M(EOPNOTSUPP);
+}
+
+/* IORING_REGISTER_BUFFERS of @len bytes at @addr: the errno. */
+static int uring_register(struct udmabuf_ring *r, volatile uint8_t *addr,
+			  uint64_t len)
+{
+	struct iovec iov = { (void *)addr, len };
+
+	return syscall(__NR_io_uring_register, r->fd, IORING_REGISTER_BUFFERS,
+		       &iov, 1) ? errno : 0;
+}
+
+/* What the pinned pages hold, through a fixed write to a memfd. */
+static void uring_check(struct worker *w, struct uring *u)
+{
+	ssize_t n;
+	int ret;
+
+	if (w->memfd < 0) {
+		w->memfd = memfd_create("udmabuf-stress", MFD_CLOEXEC);
+		if (w->memfd < 0) {
+			failf(w, "memfd_create: %s", strerror(errno));
+			return;
+		}
+	}
+	ret = ring_fixed(&u->r, IORING_OP_WRITE_FIXED, w->memfd, u->addr,
+			 (unsigned int)u->len, 0);
+	if (!expect(w, OP_uring, "IORING_OP_WRITE_FIXED from the registered pages",
+		    ret < 0 ? -ret : 0, M(OK)))
+		return;
+	if ((uint64_t)ret != u->len) {
+		failf(w, "uring: a fixed write of %" PRIu64 " bytes wrote %d",
+		      u->len, ret);
+		return;
+	}
+	n = pread(w->memfd, w->chunk, u->len, 0);
+	if (n != (ssize_t)u->len) {
+		failf(w, "uring: pread of the memfd: %zd", n);
+		return;
+	}
+	check_copy(w, OP_uring, "pages a ring pinned", u->off, u->len, &u->o);
+}
+
+static void op_uring(struct worker *w)
+{
+	struct handle *h = pick_handle(w, h_has_map);
+	struct uring *u = uring_new(w);
+	uint64_t off, len;
+	int err;
+
+	if (!h || !u)
+		return;
+	err = ring_init(&u->r);
+	if (!expect(w, OP_uring, "io_uring_setup", -err, M(OK)) || err)
+		return;
+	pick_pages(w, h, &off, &len);
+	u->addr = (void *)(h->map + (off - h->map_off));
+	err = uring_register(&u->r, h->map + (off - h->map_off), len);
+	if (!expect(w, OP_uring, "IORING_REGISTER_BUFFERS of a mapping", err,
+		    uring_want(h->pages, h->map_writable)) || err) {
+		ring_exit(&u->r);
+		return;
+	}
+	u->used = true;
+	u->off = off;
+	u->len = len;
+	origin_of(h, &u->o);
+	uring_check(w, u);
+}
+
+/* Check the pinned pages once more, or not; close the ring. */
+static void op_uring_close(struct worker *w)
+{
+	struct uring *u = pick_uring(w);
+
+	if (!u)
+		return;
+	if (coin(w, 50))
+		uring_check(w, u);
+	ring_exit(&u->r);
+	origin_put(&u->o);
+	u->used = false;
+}
+
+/* ------------------------------------------------------------------ */
+/* parameter buffers                                                   */
+
+static void param_path(char *buf, size_t len, unsigned int k)
+{
+	snprintf(buf, len, "/dev/udmabuf%u", k);
+}
+
+static void op_param_open(struct worker *w)
+{
+	unsigned int k = rnd_below(w, PARAMS_MAX);
+	bool rdwr = coin(w, 50);
+	struct handle *h;
+	char path[64];
+	uint32_t flags;
+	uint64_t size;
+	int fd;
+
+	if (!sh->param_size[k] || !free_handles(w))
+		return;
+	param_path(path, sizeof(path), k);
+	fd = open(path, (rdwr ? O_RDWR : O_RDONLY) | O_CLOEXEC |
+		  (coin(w, 30) ? O_SYNC : 0));
+	if (!expect(w, OP_param_open, path, fd < 0 ? errno : 0, M(OK)))
+		return;
+	h = handle_new(w);
+	h->kind = H_ZERO;
+	h->fd = fd;
+	h->writable = rdwr;
+	h->live = true;
+	if (!check_info(w, OP_param_open, fd, sh->param_size[k], (int)k, &size,
+			&flags)) {
+		handle_release(w, h);
+		return;
+	}
+	h->size = size;
+	h->pages = flags & UDMABUF_CFS_INFO_PAGES;
+	if (coin(w, 50))
+		handle_map(w, h, coin(w, 30));
+}
+
+/*
+ * Last users of a contiguous parameter buffer going, one after another,
+ * each with a page of it in a pipe, which is read soon after: in the old
+ * driver each such last user put the buffer on a list that a worker polled
+ * every 0.5 s, taking it off once no page was used any more, while the
+ * next last user could be putting it on again.
+ */
+static void op_param_churn(struct worker *w)
+{
+	unsigned int k = coin(w, 70) ? PARAM_CONTIG : PARAM_PLACED, i, n;
+	struct origin o = { .kind = H_ZERO };
+	uint64_t off, pages;
+	char path[64];
+	void *map;
+	int fd, p[2], err;
+
+	if (!sh->param_size[k])
+		k = PARAM_CONTIG;
+	if (!sh->param_size[k])
+		return;
+	param_path(path, sizeof(path), k);
+	o.size = sh->param_size[k];
+	pages = page_round(o.size) / cfg.page;
+	n = 8 + rnd_below(w, 24);
+	for (i = 0; i < n && running(); i++) {
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (!expect(w, OP_param_churn, path, fd < 0 ? errno : 0, M(OK)))
+			return;
+		off = rnd_below(w, (unsigned int)pages) * cfg.page;
+		map = mmap(NULL, cfg.page, PROT_READ, MAP_SHARED, fd, (off_t)off);
+		err = map == MAP_FAILED ? errno : 0;
+		if (!err)
+			err = splice_pages(map, cfg.page, p);
+		if (map != MAP_FAILED)
+			munmap(map, cfg.page);
+		close(fd);	/* the last user, perhaps, with a page in a pipe */
+		if (!expect(w, OP_param_churn, "mmap and vmsplice of a page",
+			    err, M(OK)))
+			return;
+		if (coin(w, 50))
+			sleep_ms(rnd_below(w, 3));
+		err = pipe_read(w, p[0], cfg.page);
+		close(p[0]);
+		close(p[1]);
+		if (!expect(w, OP_param_churn, "read of the pipe", err, M(OK)))
+			return;
+		check_copy(w, OP_param_churn, "a parameter buffer's page in a pipe",
+			   off, cfg.page, &o);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* children killed with SIGKILL                                        */
+
+/* No class device proc-PID-* is left of a process that is gone. */
+static bool proc_bufs_gone(pid_t pid, char *left, size_t len)
+{
+	char prefix[32];
+	struct dirent *de;
+	DIR *d = opendir(CLASS);
+
+	left[0] = '\0';
+	if (!d)
+		return true;
+	snprintf(prefix, sizeof(prefix), "proc-%d-", (int)pid);
+	while ((de = readdir(d)))
+		if (!strncmp(de->d_name, prefix, strlen(prefix)))
+			snprintf(left, len, "%s", de->d_name);
+	closedir(d);
+	return !left[0];
+}
+
+#define KILL_SPLICE	1u
+#define KILL_EXPORT	2u
+#define KILL_URING	4u
+#define KILL_PARAM	8u
+#define KILL_CLOSE	16u
+
+/* A page of parameter buffer 0 or 2 in a pipe, its file and mapping gone. */
+static void kill9_param(struct worker *w, unsigned int k)
+{
+	char path[64];
+	void *map;
+	int fd, p[2], err;
+
+	if (!sh->param_size[k])
+		return;
+	param_path(path, sizeof(path), k);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (!expect(w, OP_kill9, path, fd < 0 ? errno : 0, M(OK)))
+		_exit(3);
+	map = mmap(NULL, cfg.page, PROT_READ, MAP_SHARED, fd, 0);
+	err = map == MAP_FAILED ? errno : splice_pages(map, cfg.page, p);
+	if (!expect(w, OP_kill9, "mmap and vmsplice of a parameter buffer",
+		    err, M(OK)))
+		_exit(3);
+	munmap(map, cfg.page);
+	close(fd);
+}
+
+/*
+ * The child: a process-scoped buffer of its own (or a mapping of its
+ * parent's handle @h), mapped, its pages in a pipe and a ring, a dma-buf
+ * of it, a parameter buffer's page in a pipe; then it says it is ready
+ * ('A': with a buffer of its own) and waits for SIGKILL.
+ */
+static void __attribute__((noreturn))
+kill9_child(struct worker *w, struct handle *h, unsigned int steps, int ready)
+{
+	volatile uint8_t *map = NULL;
+	bool pages = false, writable = false, live = false, own = false;
+	struct udmabuf_cfs_alloc req;
+	struct udmabuf_ring r;
+	uint64_t len = 0, size;
+	int fd = -1, p[2], dfd = -1, err;
+	uint32_t flags;
+	void *m;
+
+	if (h) {
+		map = h->map;
+		len = h->map_len;
+		pages = h->pages;
+		writable = h->map_writable;
+		live = h->live;
+		fd = h->fd;
+	} else {
+		alloc_request(w, &req, small_size(w), true);
+		if (proc_alloc(w, OP_kill9, &req)) {
+			own = true;
+			fd = req.fd;
+			if (!check_info(w, OP_kill9, fd, req.size, MINOR_NONE,
+					&size, &flags))
+				_exit(3);
+			pages = flags & UDMABUF_CFS_INFO_PAGES;
+			live = writable = true;
+			len = page_round(size);
+			m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,
+				 fd, 0);
+			if (!expect(w, OP_kill9, "mmap", m == MAP_FAILED ? errno : 0,
+				    M(OK)))
+				_exit(3);
+			map = m;
+			fill_map(map, 0, len, make_tag((unsigned int)w->id,
+							PROC_SLOT, 0));
+		} else if (atomic_load(&sh->failed)) {
+			_exit(3);
+		}
+	}
+	if (map && (steps & KILL_SPLICE)) {
+		err = splice_pages(map, len < SPLICE_PAGES * cfg.page ? len :
+				   SPLICE_PAGES * cfg.page, p);
+		if (!expect(w, OP_kill9, "vmsplice", err,
+			    pages ? M(OK) : M(EFAULT)))
+			_exit(3);
+	}
+	if (fd >= 0 && (steps & KILL_EXPORT)) {
+		err = export_range(fd, 0, 0, O_RDONLY | O_CLOEXEC, &dfd);
+		if (!expect(w, OP_kill9, "EXPORT_DMABUF", err,
+			    live ? M(OK) : M(OK) | M(ENODEV)))
+			_exit(3);
+		if (!err && coin(w, 50))
+			mmap(NULL, len ? len : cfg.page, PROT_READ, MAP_SHARED,
+			     dfd, 0);
+	}
+	if (map && (steps & KILL_URING)) {
+		err = ring_init(&r);
+		if (!expect(w, OP_kill9, "io_uring_setup", -err, M(OK)))
+			_exit(3);
+		err = uring_register(&r, map, len);
+		if (!expect(w, OP_kill9, "IORING_REGISTER_BUFFERS", err,
+			    uring_want(pages, writable)))
+			_exit(3);
+	}
+	if (steps & KILL_PARAM)
+		kill9_param(w, coin(w, 50) ? PARAM_CONTIG : PARAM_PLACED);
+	if (own && (steps & KILL_CLOSE))
+		close(fd);	/* the mapping and the rest hold it */
+	if (write(ready, own ? "A" : "r", 1) != 1)
+		_exit(3);
+	for (;;)
+		pause();
+}
+
+/*
+ * Fork a child that takes buffers, kill it with SIGKILL when it is ready
+ * (or before: while it sets up), and see its buffer gone when wait()
+ * returns: the files, mappings, dma-bufs and pipes of a process are
+ * released before its parent learns it died.
+ */
+static void op_kill9(struct worker *w)
+{
+	struct handle *h = coin(w, 40) ? pick_handle(w, h_has_map) : NULL;
+	unsigned int steps = (unsigned int)rnd(w);
+	struct pollfd pfd;
+	char c = 0, left[256];
+	int ready[2], status;
+	pid_t pid;
+
+	if (pipe2(ready, O_CLOEXEC)) {
+		failf(w, "kill9: pipe2: %s", strerror(errno));
+		return;
+	}
+	pid = fork();
+	if (pid == 0) {
+		close(ready[0]);
+		kill9_child(w, h, steps, ready[1]);
+	}
+	close(ready[1]);
+	if (!expect(w, OP_kill9, "fork", pid < 0 ? errno : 0, M(OK))) {
+		close(ready[0]);
+		return;
+	}
+	if (coin(w, 20)) {
+		sleep_ms(rnd_below(w, 5));
+	} else {
+		pfd.fd = ready[0];
+		pfd.events = POLLIN;
+		if (poll(&pfd, 1, KILL_READY_MS) == 1 && read(ready[0], &c, 1) != 1)
+			c = 0;
+	}
+	close(ready[0]);
+	kill(pid, SIGKILL);
+	if (waitpid(pid, &status, 0) != pid) {
+		failf(w, "kill9: waitpid: %s", strerror(errno));
+		return;
+	}
+	if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGKILL) {
+		failf(w, "kill9: the child ended before it was killed (status 0x%x)",
+		      status);
+		return;
+	}
+	if (!proc_bufs_gone(pid, left, sizeof(left)))
+		failf(w, "kill9: %s/%s still exists after its process was killed and waited for",
+		      CLASS, left);
+	else if (c == 'A')
+		atomic_fetch_add(&sh->kill_gone, 1);
+}
+
+/* ------------------------------------------------------------------ */
 /* the worker loop                                                     */
 
 #define OP_FN(n, w) [OP_##n] = op_##n,
-static void op_release(struct worker *w) { (void)w; }
-static void op_sentinel(struct worker *w) { (void)w; }
-static void op_reload(struct worker *w) { (void)w; }
 static void (*const op_fns[OP_NUM])(struct worker *w) = { OPS(OP_FN) };
 #undef OP_FN
 
@@ -2118,9 +3253,24 @@ static void release_all(struct worker *w)
 	char path[160];
 	unsigned int i;
 
+	for (i = 0; i < MAX_PIPES; i++)
+		if (w->p[i].used)
+			spipe_drain(w, OP_release, &w->p[i]);
+	for (i = 0; i < MAX_RINGS; i++)
+		if (w->u[i].used) {
+			ring_exit(&w->u[i].r);
+			origin_put(&w->u[i].o);
+			w->u[i].used = false;
+		}
+	for (i = 0; i < MAX_DBUFS; i++)
+		if (w->d[i].used)
+			dbuf_release(w, &w->d[i], true);
 	for (i = 0; i < MAX_HANDLES; i++)
 		if (w->h[i].used)
 			handle_release(w, &w->h[i]);
+	if (w->memfd >= 0)
+		close(w->memfd);
+	w->memfd = -1;
 	for (i = 0; i <= cfg.slots; i++) {
 		struct slot *s = &w->slots[i];
 
@@ -2137,17 +3287,77 @@ static void release_all(struct worker *w)
 }
 
 /*
+ * --selftest procleak, modref, memfree: a child that does not exit until
+ * the coordinator kills it after its checks holds a page of a process-scoped
+ * buffer (contiguous: freed as a whole in the old driver) in a pipe, the
+ * buffer's file and mapping gone; or /dev/udmabuf-cfs open; or memory.
+ */
+static void selftest_child(struct worker *w)
+{
+	struct udmabuf_cfs_alloc req;
+	int fd = -1, p[2] = { -1, -1 }, err = 0;
+	volatile char *mem;
+	size_t i, len;
+	void *map;
+	pid_t pid;
+
+	if (cfg.selftest == ST_PROCLEAK) {
+		alloc_request(w, &req, 65536, true);
+		req.flags = O_RDWR | O_CLOEXEC;
+		req.allocator = UDMABUF_CFS_ALLOCATOR_CONTIG;
+		if (!expect(w, OP_selftest, "ALLOC", alloc_ioctl(&req), M(OK)))
+			return;
+		map = mmap(NULL, cfg.page, PROT_READ, MAP_SHARED, req.fd, 0);
+		err = map == MAP_FAILED ? errno : splice_pages(map, cfg.page, p);
+		if (map != MAP_FAILED)
+			munmap(map, cfg.page);
+		close(req.fd);
+		if (!expect(w, OP_selftest, "mmap and vmsplice", err, M(OK)))
+			return;
+	} else if (cfg.selftest == ST_MODREF) {
+		fd = open(PROCDEV, O_RDWR | O_CLOEXEC);
+		if (!expect(w, OP_selftest, PROCDEV, fd < 0 ? errno : 0, M(OK)))
+			return;
+	}
+	pid = fork();
+	if (pid == 0) {
+		if (cfg.selftest == ST_MEMFREE) {
+			len = 2 * MEMFREE_MARGIN_KIB * 1024;
+			mem = malloc(len);
+			for (i = 0; mem && i < len; i += 512)
+				mem[i] = 0x5a;
+		}
+		for (;;)
+			pause();
+	}
+	if (!expect(w, OP_selftest, "fork", pid < 0 ? errno : 0, M(OK)))
+		return;
+	atomic_store(&sh->st_child, pid);
+	if (fd >= 0)
+		close(fd);
+	if (p[0] >= 0) {
+		close(p[0]);
+		close(p[1]);
+	}
+}
+
+/*
  * --selftest: worker 0 (alone) makes a mapped buffer of slot 0 and breaks
  * one rule on purpose; the run must fail.
  */
 static void selftest(struct worker *w)
 {
 	struct slot *s = &w->slots[0];
+	struct spipe *p;
 	struct handle *h;
 
 	if (cfg.selftest == ST_ERRNO) {
 		expect(w, OP_rmmod, "delete_module while the sentinel exists",
 		       delete_module(), M(OK));
+		return;
+	}
+	if (cfg.selftest >= ST_PROCLEAK) {
+		selftest_child(w);
 		return;
 	}
 	slot_mkdir(w, s);
@@ -2164,6 +3374,20 @@ static void selftest(struct worker *w)
 	}
 	if (cfg.selftest == ST_LEAK) {
 		w->leak = true;
+		return;
+	}
+	if (cfg.selftest == ST_SPLICE) {
+		/* The pipe holds the mapping's pages: a change shows there. */
+		p = spipe_new(w);
+		if (!expect(w, OP_selftest, "vmsplice",
+			    splice_pages(h->map, cfg.page, p->fd), M(OK)))
+			return;
+		p->used = true;
+		p->off = 0;
+		p->len = cfg.page;
+		origin_of(h, &p->o);
+		*(volatile uint64_t *)(h->map + 56) ^= 1;
+		spipe_drain(w, OP_selftest, p);
 		return;
 	}
 	*(volatile uint64_t *)(h->map + 56) ^= 1;
@@ -2224,6 +3448,7 @@ static struct worker *worker_new(int id, int tidx)
 	}
 	w->id = id;
 	w->tidx = tidx;
+	w->memfd = -1;
 	w->rng = mix64(cfg.seed ^ (0x1000193ULL * (uint64_t)(id + 1)));
 	for (i = 0; i < cfg.slots; i++)
 		private_names(&w->slots[i], id, i);
@@ -2260,6 +3485,433 @@ static void process_main(unsigned int p)
 		}
 	for (t = 0; t < cfg.threads; t++)
 		pthread_join(tids[t], NULL);
+	_exit(0);
+}
+
+/* ------------------------------------------------------------------ */
+/* the placer                                                          */
+
+#define PLACE_ITEMS	2
+#define PLACE_FAR	0x100000000000ULL	/* 16 TiB: beyond the guests' RAM */
+
+/* Where an item's phys_addr came from. */
+enum pwhere { PW_NONE, PW_OWN, PW_OTHER, PW_FAR, PW_KERNEL, PW_PARAM };
+
+struct pitem {
+	char name[48];
+	bool exists, enabled;
+	int fd;			/* open while enabled, or -1 */
+	enum pwhere where;	/* PW_NONE: not placed, the allocator chose */
+	uint64_t phys, size;	/* where it is (enabled) or is asked to be */
+};
+
+/* A page of a placed buffer in a pipe, at a CPU physical address. */
+struct ppipe {
+	bool used;
+	int fd[2];
+	uint64_t phys;
+};
+
+static struct pitem pitems[PLACE_ITEMS];
+static struct ppipe ppipes[PLACE_ITEMS];
+static uint64_t kernel_code;	/* the kernel's code, from /proc/iomem, or 0 */
+
+/* The start of "Kernel code" in /proc/iomem (root sees the addresses). */
+static uint64_t find_kernel_code(void)
+{
+	FILE *f = fopen("/proc/iomem", "re");
+	unsigned long long start, end;
+	char line[160];
+	uint64_t found = 0;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, ": Kernel code") &&
+		    sscanf(line, " %llx-%llx", &start, &end) == 2 && start) {
+			found = (start + cfg.page - 1) & ~(cfg.page - 1);
+			if (found + cfg.page > end)
+				found = 0;
+			break;
+		}
+	fclose(f);
+	return found;
+}
+
+static int pitem_write(struct worker *w, enum op op, struct pitem *it,
+		       const char *attr, const char *val, unsigned int ok)
+{
+	char path[160], what[240];
+	int err;
+
+	cfs_path(path, sizeof(path), it->name, attr);
+	snprintf(what, sizeof(what), "%s=%s", path, val);
+	err = write_attr(path, val);
+	expect(w, op, what, err, ok);
+	return err;
+}
+
+static void pitem_close(struct pitem *it)
+{
+	if (it->fd >= 0)
+		close(it->fd);
+	it->fd = -1;
+}
+
+/* Open an enabled item: it must be where it was asked to be, if placed. */
+static bool pitem_open(struct worker *w, enum op op, struct pitem *it)
+{
+	struct udmabuf_cfs_info info;
+	char path[96];
+
+	if (it->fd >= 0)
+		return true;
+	dev_path(path, sizeof(path), it->name);
+	it->fd = open(path, O_RDWR | O_CLOEXEC);
+	if (!expect(w, op, path, it->fd < 0 ? errno : 0, M(OK)))
+		return false;
+	if (!expect(w, op, "GET_INFO", get_info(it->fd, &info), M(OK)))
+		return false;
+	if (info.size != it->size ||
+	    (it->where != PW_NONE && info.phys_addr != it->phys)) {
+		failf(w, "%s: %s is %llu bytes at 0x%llx, asked for %" PRIu64 " at 0x%" PRIx64,
+		      op_names[op], it->name, (unsigned long long)info.size,
+		      (unsigned long long)info.phys_addr, it->size,
+		      it->where != PW_NONE ? it->phys : 0);
+		return false;
+	}
+	it->phys = info.phys_addr;
+	return true;
+}
+
+/* Disable an item: nobody but the placer opens it, and it closed it. */
+static bool pitem_disable(struct worker *w, enum op op, struct pitem *it)
+{
+	pitem_close(it);
+	if (!it->enabled)
+		return true;
+	if (pitem_write(w, op, it, "enable", "0", M(OK)))
+		return false;
+	it->enabled = false;
+	if (it->where == PW_NONE || it->where == PW_OWN)
+		sh->place_addr = it->size >= PARAM_PLACED_SIZE ? it->phys : 0;
+	return true;
+}
+
+/* A new item, or the old one emptied: size, contiguous, not placed. */
+static bool pitem_fresh(struct worker *w, enum op op, struct pitem *it,
+			uint64_t size)
+{
+	char path[160], val[32];
+
+	if (!pitem_disable(w, op, it))
+		return false;
+	cfs_path(path, sizeof(path), it->name, NULL);
+	if (it->exists && !expect(w, op, path, do_rmdir(path), M(OK)))
+		return false;
+	it->exists = false;
+	if (!expect(w, op, path, do_mkdir(path), M(OK)))
+		return false;
+	it->exists = true;
+	it->where = PW_NONE;
+	it->size = size;
+	snprintf(val, sizeof(val), "%" PRIu64, size);
+	return !pitem_write(w, op, it, "size", val, M(OK)) &&
+	       !pitem_write(w, op, it, "allocator", "contig", M(OK));
+}
+
+static bool overlaps(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
+{
+	return a < b + blen && b < a + alen;
+}
+
+/* What enable=1 of a placed item may say, from what the placer knows. */
+static unsigned int place_want(const struct pitem *it)
+{
+	const struct pitem *other = &pitems[it == &pitems[0]];
+	unsigned int i;
+
+	switch (it->where) {
+	case PW_FAR:
+		return M(ERANGE);	/* not RAM */
+	case PW_KERNEL:
+	case PW_PARAM:
+		return M(EBUSY);	/* in use, for good or for the phase */
+	default:
+		break;
+	}
+	if (other->enabled && overlaps(it->phys, it->size, other->phys,
+				       other->size))
+		return M(EBUSY);
+	for (i = 0; i < PLACE_ITEMS; i++)
+		if (ppipes[i].used && overlaps(it->phys, it->size,
+					       ppipes[i].phys, cfg.page))
+			return M(EBUSY);
+	/* Its own range, freed: held, or taken by now, or no memory. */
+	return M(OK) | M(EBUSY) | M(ENOMEM);
+}
+
+/* Place a disabled item at @phys and enable it. */
+static void pitem_place(struct worker *w, enum op op, struct pitem *it,
+			enum pwhere where, uint64_t phys)
+{
+	char val[32];
+	int err;
+
+	it->where = where;
+	it->phys = phys;
+	snprintf(val, sizeof(val), "0x%" PRIx64, phys);
+	if (pitem_write(w, op, it, "phys_addr", val, M(OK)))
+		return;
+	err = pitem_write(w, op, it, "enable", "1", place_want(it));
+	if (err)
+		return;
+	it->enabled = true;
+	if (!pitem_open(w, op, it))
+		return;
+	if (coin(w, 50))
+		pitem_close(it);
+}
+
+/* Allocate without a placement, and learn where the memory is. */
+static void place_new(struct worker *w, struct pitem *it)
+{
+	static const uint64_t sizes[] = { 65536, 262144, 1 << 20 };
+
+	if (!pitem_fresh(w, OP_place_new, it, sizes[rnd_below(w, 3)]))
+		return;
+	if (pitem_write(w, OP_place_new, it, "enable", "1", M(OK) | M(ENOMEM)))
+		return;
+	it->enabled = true;
+	pitem_open(w, OP_place_new, it);
+}
+
+/* Free the item's range and place it there again. */
+static void place_again(struct worker *w, struct pitem *it)
+{
+	if (!it->exists || (it->where == PW_NONE && !it->enabled))
+		return;
+	if (!pitem_disable(w, OP_place_again, it))
+		return;
+	pitem_place(w, OP_place_again, it,
+		    it->where == PW_NONE ? PW_OWN : it->where, it->phys);
+}
+
+/* Ask for a page inside the other item's live range: EBUSY. */
+static void place_busy(struct worker *w, struct pitem *it)
+{
+	struct pitem *other = &pitems[it == &pitems[0]];
+	uint64_t off;
+
+	if (!other->enabled || !pitem_fresh(w, OP_place_busy, it, cfg.page))
+		return;
+	off = rnd_below(w, (unsigned int)(other->size / cfg.page)) * cfg.page;
+	pitem_place(w, OP_place_busy, it, PW_OTHER, other->phys + off);
+}
+
+/* Beyond RAM (ERANGE), the kernel's code (EBUSY), a live parameter buffer. */
+static void place_elsewhere(struct worker *w, struct pitem *it)
+{
+	struct udmabuf_cfs_info info;
+	unsigned int k = coin(w, 50) ? PARAM_CONTIG : PARAM_PLACED;
+	enum op op = OP_place_far;
+	char path[64];
+	int fd, err;
+
+	if (!pitem_fresh(w, op, it, cfg.page))
+		return;
+	switch (rnd_below(w, 3)) {
+	case 0:
+		pitem_place(w, op, it, PW_FAR, PLACE_FAR);
+		return;
+	case 1:
+		if (kernel_code)
+			pitem_place(w, OP_place_inuse, it, PW_KERNEL, kernel_code);
+		return;
+	default:
+		if (!sh->param_size[k])
+			return;
+		param_path(path, sizeof(path), k);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (!expect(w, OP_place_inuse, path, fd < 0 ? errno : 0, M(OK)))
+			return;
+		err = get_info(fd, &info);
+		close(fd);
+		if (expect(w, OP_place_inuse, "GET_INFO", err, M(OK)))
+			pitem_place(w, OP_place_inuse, it, PW_PARAM,
+				    info.phys_addr + page_round(info.size) - cfg.page);
+		return;
+	}
+}
+
+/* allocator=page cannot be placed: EINVAL. */
+static void place_page(struct worker *w, struct pitem *it)
+{
+	if (!pitem_fresh(w, OP_place_page, it, cfg.page) ||
+	    pitem_write(w, OP_place_page, it, "allocator", "page", M(OK)) ||
+	    pitem_write(w, OP_place_page, it, "phys_addr", "0x100000", M(OK)))
+		return;
+	pitem_write(w, OP_place_page, it, "enable", "1", M(EINVAL));
+	pitem_write(w, OP_place_page, it, "allocator", "contig", M(OK));
+	it->where = PW_NONE;
+}
+
+/* A page of a live placed buffer in a pipe; then, sometimes, it goes. */
+static void place_pipe(struct worker *w, struct pitem *it)
+{
+	struct ppipe *pp = &ppipes[it - pitems];
+	uint64_t off;
+	void *map;
+	int err;
+
+	if (pp->used || !it->enabled || !pitem_open(w, OP_place_pipe, it))
+		return;
+	off = rnd_below(w, (unsigned int)(it->size / cfg.page)) * cfg.page;
+	map = mmap(NULL, cfg.page, PROT_READ, MAP_SHARED, it->fd, (off_t)off);
+	err = map == MAP_FAILED ? errno : splice_pages(map, cfg.page, pp->fd);
+	if (map != MAP_FAILED)
+		munmap(map, cfg.page);
+	if (!expect(w, OP_place_pipe, "mmap and vmsplice of a placed buffer",
+		    err, M(OK)))
+		return;
+	pp->used = true;
+	pp->phys = it->phys + off;
+	if (coin(w, 50))
+		pitem_disable(w, OP_place_pipe, it);
+}
+
+/* Read the page (never written: 0) and close the pipe. */
+static void place_drain(struct worker *w, struct ppipe *pp)
+{
+	struct origin o = { .kind = H_ZERO, .size = cfg.page };
+
+	if (expect(w, OP_place_pipe, "read of the pipe",
+		   pipe_read(w, pp->fd[0], cfg.page), M(OK)))
+		check_copy(w, OP_place_pipe, "a placed buffer's page in a pipe",
+			   0, cfg.page, &o);
+	close(pp->fd[0]);
+	close(pp->fd[1]);
+	pp->used = false;
+}
+
+static void placer_op(struct worker *w)
+{
+	struct pitem *it = &pitems[rnd_below(w, PLACE_ITEMS)];
+	struct ppipe *pp = &ppipes[rnd_below(w, PLACE_ITEMS)];
+	static const char *const holds[] = { "0", "1", "30" };
+
+	switch (rnd_below(w, 20)) {
+	case 0: case 1: case 2:
+		place_new(w, it);
+		break;
+	case 3: case 4: case 5: case 6:
+		place_again(w, it);
+		break;
+	case 7: case 8:
+		place_busy(w, it);
+		break;
+	case 9: case 10:
+		place_elsewhere(w, it);
+		break;
+	case 11:
+		place_page(w, it);
+		break;
+	case 12: case 13:
+		place_pipe(w, it);
+		break;
+	case 14: case 15:
+		if (pp->used)
+			place_drain(w, pp);
+		break;
+	case 16:
+		expect(w, OP_place_hold, PARAMS "/place_hold",
+		       write_attr(PARAMS "/place_hold", holds[rnd_below(w, 3)]),
+		       M(OK));
+		break;
+	case 17:
+		op_rmmod(w);
+		break;
+	default:
+		if (it->exists)
+			pitem_disable(w, OP_place_again, it);
+		break;
+	}
+	sleep_ms(rnd_below(w, 20));
+}
+
+/* Everything of the placer's goes; the last range it freed is published. */
+static void placer_release(struct worker *w)
+{
+	char path[208];
+	unsigned int i;
+
+	for (i = 0; i < PLACE_ITEMS; i++)
+		if (ppipes[i].used)
+			place_drain(w, &ppipes[i]);
+	for (i = 0; i < PLACE_ITEMS; i++) {
+		struct pitem *it = &pitems[i];
+
+		pitem_disable(w, OP_release, it);
+		if (it->exists) {
+			cfs_path(path, sizeof(path), it->name, NULL);
+			expect(w, OP_release, path, do_rmdir(path), M(OK));
+		}
+		it->exists = false;
+		it->where = PW_NONE;
+	}
+}
+
+/*
+ * The churner: a thread of the placer's process that does nothing but
+ * op_param_churn() while a contiguous parameter buffer is loaded, so that
+ * last users with a page in a pipe go all the time, whenever the old
+ * driver's poll comes.
+ */
+static void *churner_main(void *arg)
+{
+	struct worker *w = arg;
+	int gen = atomic_load(&sh->gen);
+
+	for (;;) {
+		while (running()) {
+			if (sh->param_size[PARAM_CONTIG])
+				op_param_churn(w);
+			else
+				sleep_ms(20);
+		}
+		if (!worker_park(w, gen))
+			break;
+		gen = atomic_load(&sh->gen);
+	}
+	return NULL;
+}
+
+static void placer_main(struct worker *w)
+{
+	int gen = atomic_load(&sh->gen);
+	pthread_t churner;
+	unsigned int i;
+
+	if (pthread_create(&churner, NULL, churner_main,
+			   worker_new(w->id + 1, 0))) {
+		failf(w, "pthread_create failed");
+		_exit(EXIT_FAILED);
+	}
+	kernel_code = find_kernel_code();
+	for (i = 0; i < PLACE_ITEMS; i++) {
+		snprintf(pitems[i].name, sizeof(pitems[i].name), "%s-place%u",
+			 cfg.prefix, i);
+		pitems[i].fd = -1;
+	}
+	for (;;) {
+		while (running())
+			placer_op(w);
+		placer_release(w);
+		if (!worker_park(w, gen))
+			break;
+		gen = atomic_load(&sh->gen);
+	}
+	pthread_join(churner, NULL);
 	_exit(0);
 }
 
@@ -2329,6 +3981,20 @@ static void sentinel_remove(struct sentinel *st)
 	expect(NULL, OP_sentinel, path, do_rmdir(path), M(OK) | M(ENOENT));
 }
 
+/* A parameter buffer of this phase, whose device stays while it is loaded. */
+static bool param_loaded(const char *name)
+{
+	unsigned int k;
+	char want[32];
+
+	for (k = 0; k < PARAMS_MAX; k++) {
+		snprintf(want, sizeof(want), "udmabuf%u", k);
+		if (sh->param_size[k] && !strcmp(name, want))
+			return true;
+	}
+	return false;
+}
+
 /* Report entries of @dir (directories only, or names starting with @prefix). */
 static bool dir_clean(const char *dir, bool dirs_only, const char *prefix)
 {
@@ -2344,6 +4010,8 @@ static bool dir_clean(const char *dir, bool dirs_only, const char *prefix)
 		if (dirs_only && de->d_type != DT_DIR)
 			continue;
 		if (prefix && strncmp(de->d_name, prefix, strlen(prefix)))
+			continue;
+		if (param_loaded(de->d_name))
 			continue;
 		failf(NULL, "left behind: %s/%s", dir, de->d_name);
 		clean = false;
@@ -2379,17 +4047,66 @@ static void remove_pool(void)
 	}
 }
 
-/* With nothing left, the module must unload, vanish and load again. */
-static bool reload_module(void)
+/* A decimal number a sysfs file holds, or -1. */
+static long long read_number(const char *path)
+{
+	char buf[64];
+	int rerr;
+
+	if (read_attr(path, buf, sizeof(buf), &rerr) || rerr || !buf[0])
+		return -1;
+	return strtoll(buf, NULL, 10);
+}
+
+/*
+ * The module parameters of the next phase: the parameter buffers (udmabuf2
+ * where the placer last freed a range), sometimes a smaller process_max
+ * and a shorter place_hold; none after the last phase (as at the start)
+ * and for the selftests.
+ */
+static void next_params(struct worker *self, bool last, char *buf, size_t len,
+			uint64_t *sizes)
+{
+	size_t used;
+
+	memset(sizes, 0, PARAMS_MAX * sizeof(*sizes));
+	buf[0] = '\0';
+	if (last || !cfg.placer)
+		return;
+	sizes[PARAM_CONTIG] = PARAM_CONTIG_SIZE;
+	sizes[1] = PARAM_PAGE_SIZE;
+	used = (size_t)snprintf(buf, len, "udmabuf0=%llu udmabuf1=%llu",
+				PARAM_CONTIG_SIZE, PARAM_PAGE_SIZE);
+	if (sh->place_addr) {
+		sizes[PARAM_PLACED] = PARAM_PLACED_SIZE;
+		used += (size_t)snprintf(buf + used, len - used,
+					 " udmabuf2=%llu udmabuf2_phys=0x%" PRIx64,
+					 PARAM_PLACED_SIZE, sh->place_addr);
+	}
+	if (coin(self, 50))
+		snprintf(buf + used, len - used, " process_max=8M place_hold=1");
+}
+
+/*
+ * With nothing left, the module must unload, vanish and load again: with
+ * parameter buffers for the next phase, or as at the start for none.  The
+ * parameters it was loaded with go to @desc; its refcount to @ref.
+ */
+static bool reload_module(struct worker *self, bool last, char *desc,
+			  size_t dlen, long long *ref)
 {
 	static const char *const gone[] = {
 		"/sys/module/" MODNAME, CFS, CLASS,
 	};
-	unsigned int i;
+	uint64_t sizes[PARAMS_MAX];
+	unsigned int i, ok;
+	char params[256];
+	int err;
 
 	if (!expect(NULL, OP_reload, "delete_module with nothing left",
 		    delete_module(), M(OK)))
 		return false;
+	memset(sh->param_size, 0, sizeof(sh->param_size));
 	for (i = 0; i < sizeof(gone) / sizeof(gone[0]); i++)
 		if (exists(gone[i])) {
 			failf(NULL, "%s still exists after rmmod", gone[i]);
@@ -2399,29 +4116,180 @@ static bool reload_module(void)
 		failf(NULL, "/proc/devices still lists udmabuf after rmmod");
 		return false;
 	}
-	if (!expect(NULL, OP_reload, cfg.module, load_module(cfg.module), M(OK)))
+	next_params(self, last, params, sizeof(params), sizes);
+	snprintf(desc, dlen, "%s%s", params[0] ? " with " : "", params);
+	err = load_module(cfg.module, params);
+	if (err && params[0]) {
+		/* udmabuf0's range cannot be had; udmabuf2's range is taken. */
+		ok = M(ENOMEM);
+		if (sizes[PARAM_PLACED])
+			ok |= M(EBUSY) | M(ERANGE) | M(EINVAL);
+		if (!expect(NULL, OP_reload, params, err, ok))
+			return false;
+		snprintf(desc, dlen, " without \"%s\" (%s)", params,
+			 results[res_of(err)].name);
+		memset(sizes, 0, sizeof(sizes));
+		err = load_module(cfg.module, "");
+	}
+	if (!expect(NULL, OP_reload, cfg.module, err, M(OK)))
 		return false;
 	if (!exists(CFS)) {
 		failf(NULL, "%s does not exist after insmod", CFS);
 		return false;
 	}
+	memcpy(sh->param_size, sizes, sizeof(sizes));
+	*ref = read_number(MODDIR "/refcnt");
 	return true;
 }
 
-static pid_t procs[MAX_PROCS];
+/*
+ * With everything released: process_used 0 and the module's refcount back
+ * to @ref, within SETTLED_MS.  The milliseconds it took, or -1 (failed).
+ */
+static long wait_settled(long long ref, const char *when)
+{
+	uint64_t t0 = now_ns();
+	long long used, cnt;
+	long ms;
 
-/* Fail if a worker process ended before it was told to. */
+	for (;;) {
+		used = read_number(PARAMS "/process_used");
+		cnt = read_number(MODDIR "/refcnt");
+		ms = (long)((now_ns() - t0) / 1000000);
+		if (!used && cnt == ref)
+			return ms;
+		if (ms >= SETTLED_MS)
+			break;
+		sleep_ms(10);
+	}
+	failf(NULL, "%s: process_used is %lld bytes (want 0) and the module's refcount %lld (want %lld) %ld ms after everything was released",
+	      when, used, cnt, ref, ms);
+	return -1;
+}
+
+/* A value of /proc/meminfo, in KiB, or -1. */
+static long long meminfo_kib(const char *key)
+{
+	FILE *f = fopen("/proc/meminfo", "re");
+	long long val = -1;
+	char line[128];
+	size_t n = strlen(key);
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, n) && line[n] == ':') {
+			val = strtoll(line + n + 1, NULL, 10);
+			break;
+		}
+	fclose(f);
+	return val;
+}
+
+/* Pages on the per-CPU free lists: every "count:" of /proc/zoneinfo. */
+static long long pcp_pages(void)
+{
+	FILE *f = fopen("/proc/zoneinfo", "re");
+	long long sum = 0, n;
+	char line[128];
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, " count: %lld", &n) == 1)
+			sum += n;
+	fclose(f);
+	return sum;
+}
+
+/*
+ * Give back what every slab cache keeps without using it: its empty slabs
+ * and, under KASAN, its quarantine of freed objects (kmem_cache_shrink()).
+ */
+static void shrink_slabs(void)
+{
+	DIR *d = opendir("/sys/kernel/slab");
+	struct dirent *de;
+	char path[320];
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		if (de->d_type != DT_DIR || de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/sys/kernel/slab/%s/shrink",
+			 de->d_name);
+		write_attr(path, "1");
+	}
+	closedir(d);
+}
+
+/*
+ * Free memory in KiB, as comparable between two moments as the kernel
+ * lets it be: after dropping the page cache and the reclaimable slab
+ * objects (drop_caches), the slab caches' empty slabs and KASAN's
+ * quarantine, with the per-CPU free lists (which MemFree leaves out:
+ * megabytes that any free or allocation moves) counted in, and the per-CPU
+ * counter deltas folded into MemFree first (stat_refresh).
+ */
+static long long settled_free_kib(void)
+{
+	write_attr("/proc/sys/vm/drop_caches", "3");
+	shrink_slabs();
+	write_attr("/proc/sys/vm/stat_refresh", "1");
+	return meminfo_kib("MemFree") +
+	       pcp_pages() * (long long)(cfg.page / 1024);
+}
+
+/* At the end: free memory back within the margin (a few tries). */
+static void check_memory(long long start_kib)
+{
+	long long end_kib = 0;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		if (i)
+			sleep_ms(1000);
+		end_kib = settled_free_kib();
+		if (end_kib >= start_kib - MEMFREE_MARGIN_KIB)
+			break;
+	}
+	say("end: free memory %lld KiB at the start, %lld KiB at the end (%+lld KiB, margin %d KiB)",
+	    start_kib, end_kib, end_kib - start_kib, MEMFREE_MARGIN_KIB);
+	if (end_kib < start_kib - MEMFREE_MARGIN_KIB)
+		failf(NULL, "free memory is %lld KiB below the start's, beyond the margin of %d KiB",
+		      start_kib - end_kib, MEMFREE_MARGIN_KIB);
+}
+
+/* The worker processes, then the placer's. */
+static pid_t procs[MAX_PROCS + 1];
+
+static unsigned int nprocs(void)
+{
+	return cfg.procs + cfg.placer;
+}
+
+/*
+ * Fail if a worker process ended before it was told to.  (Others are
+ * children of a worker process that it left behind, which the coordinator
+ * adopts as their subreaper: ignored.)
+ */
 static bool reap_early(void)
 {
 	int status;
 	pid_t pid = waitpid(-1, &status, WNOHANG);
 	unsigned int i;
+	bool ours = false;
 
 	if (pid <= 0)
 		return false;
-	for (i = 0; i < cfg.procs; i++)
-		if (procs[i] == pid)
+	for (i = 0; i < nprocs(); i++)
+		if (procs[i] == pid) {
 			procs[i] = 0;
+			ours = true;
+		}
+	if (!ours)
+		return false;
 	if (WIFSIGNALED(status))
 		failf(NULL, "worker process %d killed by signal %d", (int)pid,
 		      WTERMSIG(status));
@@ -2434,7 +4302,8 @@ static bool reap_early(void)
 /* Stop the workers between two phases; false if they did not all stop. */
 static bool park_all(void)
 {
-	unsigned int n = cfg.procs * cfg.threads;
+	/* The workers, and the placer and its churner. */
+	unsigned int n = cfg.procs * cfg.threads + 2 * cfg.placer;
 	uint64_t end = now_ns() + PARK_TIMEOUT_NS;
 
 	atomic_store(&sh->mode, MODE_PARK);
@@ -2483,6 +4352,10 @@ static bool clean_start(void)
 		say("FAIL: not a clean start: remove every buffer first");
 		return false;
 	}
+	if (read_number(PARAMS "/process_used")) {
+		say("FAIL: not a clean start: process_used is not 0");
+		return false;
+	}
 	return true;
 }
 
@@ -2506,14 +4379,22 @@ static void print_stats(void)
 	}
 	say("stats: own data checked after its buffer was removed: %lu; others' data checked: %lu",
 	    atomic_load(&sh->orphan_checks), atomic_load(&sh->victim_checks));
+	say("stats: data checked in pipes and rings: %lu; killed children whose process-scoped buffer was gone when waited for: %lu",
+	    atomic_load(&sh->copy_checks), atomic_load(&sh->kill_gone));
 }
 
-/* Phases of work; between two, everything is released and checked. */
-static void coordinate(struct sentinel *st)
+/*
+ * Phases of work; between two, everything is released and checked.  @ref:
+ * the module's refcount at the start; @free_kib: free memory then.
+ */
+static void coordinate(struct sentinel *st, long long ref, long long free_kib)
 {
 	uint64_t total = (uint64_t)cfg.seconds * 1000, phase_ms;
-	unsigned int phases, i;
+	long settled, settled_max = 0;
 	struct worker *self = worker_new(0, 0);
+	long long held = 0;
+	unsigned int phases, i;
+	char when[32], desc[300];
 
 	self->rng = mix64(cfg.seed ^ 0xc0ffeeULL);
 	/* Three phases or more, of 1 to 10 s. */
@@ -2529,12 +4410,27 @@ static void coordinate(struct sentinel *st)
 		remove_pool();
 		if (atomic_load(&sh->failed) || !check_clean())
 			break;
-		if (cfg.module && !reload_module())
+		snprintf(when, sizeof(when), "after phase %u", i + 1);
+		settled = wait_settled(ref, when);
+		if (settled < 0)
 			break;
-		say("phase %u of %u: %llu ms, then everything released%s", i + 1,
-		    phases, (unsigned long long)phase_ms,
-		    cfg.module ? ", module unloaded and loaded again" : "");
-		if (i + 1 == phases || !sentinel_create(st, atomic_load(&sh->gen) + 1))
+		if (settled > settled_max)
+			settled_max = settled;
+		held = read_number(PARAMS "/place_held");
+		desc[0] = '\0';
+		if (cfg.module && !reload_module(self, i + 1 == phases, desc,
+						 sizeof(desc), &ref))
+			break;
+		say("phase %u of %u: %llu ms, then everything released (settled in %ld ms)%s%s",
+		    i + 1, phases, (unsigned long long)phase_ms, settled,
+		    cfg.module ? ", module unloaded and loaded again" : "", desc);
+		if (i + 1 == phases) {
+			say("end: process_used 0 and the module's refcount as at the start within %ld ms of the release (at most, of %u phases); place_held %lld bytes before the last unload",
+			    settled_max, phases, held);
+			check_memory(free_kib);
+			break;
+		}
+		if (!sentinel_create(st, atomic_load(&sh->gen) + 1))
 			break;
 		resume_all();
 	}
@@ -2548,11 +4444,13 @@ static bool start_workers(const struct sentinel *st)
 	unsigned int p;
 	pid_t pid;
 
-	for (p = 0; p < cfg.procs; p++) {
+	for (p = 0; p < nprocs(); p++) {
 		pid = fork();
 		if (pid == 0) {
 			munmap((void *)st->map, SENTINEL_SIZE);
 			close(st->fd);
+			if (p == cfg.procs)
+				placer_main(worker_new((int)(cfg.procs * cfg.threads), 0));
 			process_main(p);
 		}
 		if (pid < 0) {
@@ -2569,7 +4467,7 @@ static void wait_workers(void)
 	unsigned int p;
 	int status;
 
-	for (p = 0; p < cfg.procs; p++) {
+	for (p = 0; p < nprocs(); p++) {
 		if (!procs[p] || waitpid(procs[p], &status, 0) != procs[p])
 			continue;
 		if (WIFSIGNALED(status))
@@ -2586,7 +4484,8 @@ static void usage(FILE *f)
 	fprintf(f,
 "usage: udmabuf-stress [--seconds N] [--procs N] [--threads N] [--slots N]\n"
 "                      [--seed N] [--prefix NAME] [--module FILE.ko]\n"
-"                      [--tmpdir DIR] [--selftest corrupt|leak|errno]\n"
+"                      [--tmpdir DIR]\n"
+"                      [--selftest corrupt|leak|errno|splice|procleak|modref|memfree]\n"
 "\n"
 "Concurrent stress test of udmabuf-cfs (needs root, the module loaded and no\n"
 "buffer).  Defaults: 10 s, 2 processes of 3 threads, 3 private buffers per\n"
@@ -2618,15 +4517,36 @@ static bool parse_uint(const char *s, unsigned int min, unsigned int max,
 
 static bool parse_selftest(const char *s)
 {
-	static const char *const names[] = { "corrupt", "leak", "errno" };
 	unsigned int i;
 
-	for (i = 0; i < 3; i++)
-		if (!strcmp(s, names[i])) {
-			cfg.selftest = (enum selftest)(i + 1);
+	for (i = ST_NONE + 1; i < ST_NUM; i++)
+		if (!strcmp(s, selftest_names[i])) {
+			cfg.selftest = (enum selftest)i;
 			return true;
 		}
 	return false;
+}
+
+/* io_uring registers file mappings other than shmem's from 6.5 on. */
+static bool kernel_at_least(unsigned int major, unsigned int minor)
+{
+	unsigned int ma = 0, mi = 0;
+	struct utsname u;
+
+	if (uname(&u) || sscanf(u.release, "%u.%u", &ma, &mi) != 2)
+		return false;
+	return ma > major || (ma == major && mi >= minor);
+}
+
+/* Kill and reap the child a --selftest left, once the checks are done. */
+static void selftest_cleanup(void)
+{
+	pid_t pid = atomic_load(&sh->st_child);
+
+	if (pid <= 0)
+		return;
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
 }
 
 /* Returns -1 to go on, else the exit status. */
@@ -2675,6 +4595,7 @@ static int parse_args(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	struct sentinel st = { .fd = -1 };
+	long long ref, free_kib;
 	int rc, op;
 
 	cfg.seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 20);
@@ -2683,6 +4604,8 @@ int main(int argc, char **argv)
 		return rc;
 	if (cfg.selftest != ST_NONE)
 		cfg.procs = cfg.threads = 1;
+	cfg.placer = cfg.selftest == ST_NONE;
+	cfg.uring_pins = kernel_at_least(6, 5);
 	cfg.page = (uint64_t)sysconf(_SC_PAGESIZE);
 	for (op = 0; op < OP_NUM; op++)
 		weight_total += op_weights[op];
@@ -2696,10 +4619,15 @@ int main(int argc, char **argv)
 	    cfg.seed, cfg.seed, cfg.seconds, cfg.procs, cfg.threads, cfg.slots);
 	if (!clean_start())
 		return EXIT_FAILED;
+	/* Children a worker process leaves behind become ours to reap. */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	ref = read_number(MODDIR "/refcnt");
+	free_kib = settled_free_kib();
 	if (sentinel_create(&st, 0) && start_workers(&st))
-		coordinate(&st);
+		coordinate(&st, ref, free_kib);
 	atomic_store(&sh->mode, MODE_EXIT);
 	wait_workers();
+	selftest_cleanup();
 	if (atomic_load(&sh->failed)) {
 		sentinel_remove(&st);
 		remove_pool();
