@@ -2,9 +2,11 @@
 /*
  * udmabufctl: what its files share. A file per verb family: list.c (list,
  * info and the output options), create.c, delete.c (delete, and who uses
- * a buffer), sync.c, save.c (save, restore, clear), bench.c; main, usage
- * and messages in udmabufctl.c; tables in output.c, parsers in parse.c,
- * the ENOMEM hint in enomem.c, bench's timing in timing.c.
+ * a buffer), sync.c, save.c, restore.c, state.c (restore's record, clear),
+ * bench.c; main in udmabufctl.c, the usage in usage.c, messages and what
+ * else every verb uses in common.c; tables in output.c, parsers in
+ * parse.c, the ENOMEM hint in enomem.c, bench's timing in timing.c. No
+ * file uses udmabufctl.c, which uses the verbs.
  *
  * The buffers are libudmabuf's business: only its public API (udmabuf.h).
  */
@@ -26,7 +28,7 @@
 #define EXIT_PARTIAL	2	/* several NAMEs: some, not all, failed */
 
 /* ---------------------------------------------------------------------- */
-/* Messages and options (udmabufctl.c)                                    */
+/* Messages and options (common.c, usage.c)                               */
 
 /* The command being run, for its --help. */
 extern const char *cur_verb;
@@ -37,7 +39,8 @@ extern const char *cur_verb;
  */
 extern const char *first_word;
 
-/* udmabufctl VERB --help. */
+/* udmabufctl --help; udmabufctl VERB --help. */
+void usage(void);
 void usage_of(const char *verb);
 
 /* "udmabufctl: MESSAGE" and "Try ... --help", exit 1. */
