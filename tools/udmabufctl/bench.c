@@ -134,8 +134,16 @@ static int bench_open(struct bench_target *t, int o_sync, int mode,
 		if (!ret)
 			ret = udmabuf_alloc(t->cfg, O_RDWR | (o_sync ? O_SYNC : 0), bufp);
 		if (ret) {
+			char why[512];
+
+			/* The library's words for what it refused itself. */
+			snprintf(why, sizeof(why), "%s", udmabuf_last_error());
 			report("bench", "allocate a temporary buffer", -ret);
-			if (ret == -ENOENT)
+			if (ret == -EINVAL && getenv("UDMABUF_SYNC_CHECK"))
+				hint("%s", why);
+			else if (ret == -EOPNOTSUPP)
+				hint("%s (UDMABUF_SYNC_CHECK asks for it)", why);
+			else if (ret == -ENOENT)
 				hint("there is no %s/udmabuf-cfs: is the udmabuf-cfs module loaded, and new enough?",
 				     udmabuf_dev_dir());
 			else if (ret == -EACCES || ret == -EPERM)

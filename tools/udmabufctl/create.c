@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "enomem.h"
+#include "output.h"
 #include "udmabufctl.h"
 
 void create_req_init(struct create_req *r, const char *name)
@@ -24,6 +25,7 @@ void create_req_init(struct create_req *r, const char *name)
 	r->name = name;
 	r->minor = -1;
 	r->sync_mode = r->dma_mask = r->mode = -1;
+	r->sync_check = -1;
 }
 
 int device_name_ok(const char *name)
@@ -63,6 +65,8 @@ static int config_of(const struct create_req *r, struct udmabuf_config **cfgp,
 		SET("minor", udmabuf_config_set_minor(c, r->minor));
 	if (r->sync_mode >= 0)
 		SET("sync_mode", udmabuf_config_set_sync_mode(c, (unsigned int)r->sync_mode));
+	if (r->sync_check >= 0)
+		SET("sync_check", udmabuf_config_set_sync_check(c, (unsigned int)r->sync_check));
 	if (r->dma_mask >= 0)
 		SET("dma_mask", udmabuf_config_set_dma_mask(c, (unsigned int)r->dma_mask));
 	if (r->mode >= 0)
@@ -211,6 +215,12 @@ static void create_failed(const struct create_req *cfg, const char *step,
 
 	if (!strcmp(step, "dma_device") && dma_device_hint(cfg->dma_device, err))
 		return;
+	if (!strcmp(step, "sync_check") && err == EOPNOTSUPP) {
+		hint("the loaded udmabuf-cfs module has no sync checker (%s/features does not list sync_check)%s",
+		     udmabuf_configfs_dir(),
+		     cfg->sync_check > 0 ? "" : "; UDMABUF_SYNC_CHECK asks for it");
+		return;
+	}
 	if (!strcmp(step, "mkdir") && err == ENOENT)
 		probe_hint();
 	else if (!strcmp(step, "enable") && err == ENODEV && cfg->dma_device &&
@@ -247,7 +257,7 @@ static void create_failed(const struct create_req *cfg, const char *step,
 int create_reported(const struct create_req *r)
 {
 	struct udmabuf_config *cfg;
-	char step[256];
+	char step[256], msg[512] = "";
 	int kmsg = -1, ret;
 
 	ret = config_of(r, &cfg, step, sizeof(step));
@@ -256,11 +266,16 @@ int create_reported(const struct create_req *r)
 		ret = udmabuf_create(r->name, cfg, r->flags);
 		/* Copied before anything else can fail. */
 		snprintf(step, sizeof(step), "%s", udmabuf_last_error_step());
-		if (!step[0])
-			snprintf(step, sizeof(step), "mkdir");
+		snprintf(msg, sizeof(msg), "%s", udmabuf_last_error());
 	}
-	if (ret)
-		create_failed(r, step, -ret, kmsg);
+	/*
+	 * Refused before any step (a bad UDMABUF_SYNC_CHECK): the library's
+	 * message names the buffer and says why.
+	 */
+	if (ret && !step[0] && msg[0])
+		fprintf(stderr, PROG ": %s\n", msg);
+	else if (ret)
+		create_failed(r, step[0] ? step : "mkdir", -ret, kmsg);
 	if (kmsg >= 0)
 		close(kmsg);
 	udmabuf_config_free(cfg);
@@ -271,11 +286,12 @@ int create_reported(const struct create_req *r)
 static int create_options(int argc, char **argv, struct create_req *r)
 {
 	enum { OPT_MINOR = 256, OPT_SYNC, OPT_MASK, OPT_MODE, OPT_DEVNAME,
-	       OPT_NOENABLE, OPT_DMADEV, OPT_PHYS };
+	       OPT_NOENABLE, OPT_DMADEV, OPT_PHYS, OPT_CHECK };
 	static const struct option opts[] = {
 		{ "size",	 required_argument, NULL, 's' },
 		{ "minor",	 required_argument, NULL, OPT_MINOR },
 		{ "sync-mode",	 required_argument, NULL, OPT_SYNC },
+		{ "sync-check",	 optional_argument, NULL, OPT_CHECK },
 		{ "dma-mask",	 required_argument, NULL, OPT_MASK },
 		{ "dma-device",	 required_argument, NULL, OPT_DMADEV },
 		{ "phys-addr",	 required_argument, NULL, OPT_PHYS },
@@ -299,6 +315,14 @@ static int create_options(int argc, char **argv, struct create_req *r)
 		case OPT_SYNC:
 			r->sync_mode = (int)opt_long("sync mode", optarg, 0,
 						     UDMABUF_SYNC_MODE_MAX);
+			break;
+		case OPT_CHECK:
+			/* Without a value: report, the mode for a test run. */
+			r->sync_check = optarg ? parse_sync_check(optarg) :
+						 UDMABUF_SYNC_CHECK_REPORT;
+			if (r->sync_check < 0)
+				usage_error("invalid sync check '%s': use report, sigbus or off",
+					    optarg);
 			break;
 		case OPT_MASK:
 			r->dma_mask = (int)opt_long("DMA mask", optarg,

@@ -211,9 +211,12 @@ int cmd_info(int argc, char **argv)
 		report("info", "allocate", ENOMEM);
 		return EXIT_FAIL;
 	}
-	/* The CPU physical address only if shown: it opens the device. */
-	fields = UDMABUF_FIELD_ALL |
-		 (columns_fields(a.cols, a.ncols) & UDMABUF_FIELD_CPU_PHYS_ADDR);
+	/*
+	 * Everything of 1.2's, and what the columns shown need besides: the
+	 * sync checker's fields, the CPU physical address (it opens the
+	 * device).
+	 */
+	fields = UDMABUF_FIELD_ALL | columns_fields(a.cols, a.ncols);
 	for (i = first; i < argc; i++) {
 		v[n] = lookup(argv[i], fields, &lists[n], &err);
 		if (!v[n]) {

@@ -40,6 +40,8 @@ const struct column columns[NCOLUMNS] = {
 	[COL_CACHE_SYNC] = { "CACHE-SYNC", COL_STRING,  0, "CPU mapping with O_SYNC", F(CACHE_MODE_SYNC) },
 	[COL_ALLOCATOR]	 = { "ALLOCATOR",  COL_STRING,  0, "where the memory came from: page, cma, dma, contig, placed, pool", F(ALLOCATOR) },
 	[COL_OWNER]	 = { "OWNER",	   COL_STRING,  0, "PID and command of the process that allocated a process-scoped buffer", F(OWNER) },
+	[COL_SYNC_CHECK] = { "SYNC-CHECK", COL_STRING,  0, "sync checker: off, report or sigbus", F(SYNC_CHECK) },
+	[COL_SYNC_VIOLATIONS] = { "SYNC-VIOLATIONS", COL_NUMBER, 0, "missing syncs the sync checker reported (see the kernel log)", F(SYNC_VIOLATIONS) },
 };
 
 #undef F
@@ -189,6 +191,29 @@ int parse_columns(const char *spec, int *ids, size_t max, size_t *n,
 	return parse_columns_of(&buffer_columns, spec, ids, max, n, bad);
 }
 
+static const char *const sync_check_names[] = {
+	[UDMABUF_SYNC_CHECK_OFF] = "off",
+	[UDMABUF_SYNC_CHECK_REPORT] = "report",
+	[UDMABUF_SYNC_CHECK_SIGBUS] = "sigbus",
+};
+
+const char *sync_check_name(int mode)
+{
+	if (mode < 0 || mode > UDMABUF_SYNC_CHECK_MAX)
+		return NULL;
+	return sync_check_names[mode];
+}
+
+int parse_sync_check(const char *s)
+{
+	int i;
+
+	for (i = 0; i <= UDMABUF_SYNC_CHECK_MAX; i++)
+		if (s && !strcmp(s, sync_check_names[i]))
+			return i;
+	return -EINVAL;
+}
+
 void human_size(uint64_t bytes, char *buf, size_t len)
 {
 	static const char units[] = "BKMGTPE";
@@ -239,6 +264,7 @@ void cell_text(const struct udmabuf_entry *e, int col, int bytes,
 {
 	const char *item = udmabuf_entry_get_item(e), *s = NULL;
 	unsigned int major, minor;
+	uint64_t count;
 	long l;
 
 	buf[0] = '\0';
@@ -304,6 +330,17 @@ void cell_text(const struct udmabuf_entry *e, int col, int bytes,
 		break;
 	case COL_OWNER:
 		s = udmabuf_entry_get_owner(e);
+		break;
+	case COL_SYNC_CHECK:
+		l = udmabuf_entry_get_sync_check(e);
+		s = sync_check_name((int)l);
+		/* A mode of a module newer than this tool: its number. */
+		if (!s)
+			number_text(l, "%ld", buf, len);
+		break;
+	case COL_SYNC_VIOLATIONS:
+		if (!udmabuf_entry_get_sync_violations(e, &count))
+			snprintf(buf, len, "%" PRIu64, count);
 		break;
 	}
 	if (s)
@@ -814,6 +851,9 @@ void conf_write_line(FILE *f, const struct udmabuf_entry *e,
 		fprintf(f, " dma_mask=%ld", l);
 	if ((l = udmabuf_entry_get_mode(e)) >= 0)
 		fprintf(f, " mode=%04lo", l);
+	/* Off is the default, and what a module without the checker has. */
+	if ((l = udmabuf_entry_get_sync_check(e)) > 0)
+		fprintf(f, " sync_check=%ld", l);
 	if (name[0] && strcmp(name, item)) {
 		fputs(" device_name=", f);
 		raw_escape(f, name);

@@ -37,6 +37,7 @@ enum {
 	COL_ENABLED,
 	COL_DMA_MASK, COL_DMA_DEVICE, COL_MODE, COL_COHERENT, COL_CACHE,
 	COL_CACHE_SYNC, COL_ALLOCATOR, COL_OWNER,
+	COL_SYNC_CHECK, COL_SYNC_VIOLATIONS,
 	NCOLUMNS
 };
 
@@ -116,6 +117,14 @@ void cell_text(const struct udmabuf_entry *e, int col, int bytes,
 
 /* 1 if the cell is unknown (JSON null); text is its cell_text(). */
 int cell_unknown(const struct udmabuf_entry *e, int col, const char *text);
+
+/*
+ * The word of a sync checker mode (UDMABUF_SYNC_CHECK_*): "off", "report",
+ * "sigbus"; NULL for another number. parse_sync_check() takes them back:
+ * the mode, or -EINVAL.
+ */
+const char *sync_check_name(int mode);
+int parse_sync_check(const char *s);
 
 /* "512B", "4K", "1.5M", ... (binary units, one decimal at most). */
 void human_size(uint64_t bytes, char *buf, size_t len);

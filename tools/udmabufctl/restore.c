@@ -61,6 +61,9 @@ static int parse_setting(struct saved *s, char *t, size_t *na, int *enable)
 	} else if (!strncmp(t, "sync_mode=", 10)) {
 		ret = parse_long(val, 0, UDMABUF_SYNC_MODE_MAX, &l);
 		r->sync_mode = (int)l;
+	} else if (!strncmp(t, "sync_check=", 11)) {
+		ret = parse_long(val, 0, UDMABUF_SYNC_CHECK_MAX, &l);
+		r->sync_check = (int)l;
 	} else if (!strncmp(t, "dma_mask=", 9)) {
 		ret = parse_long(val, UDMABUF_DMA_MASK_MIN, UDMABUF_DMA_MASK_MAX, &l);
 		r->dma_mask = (int)l;

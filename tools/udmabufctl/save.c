@@ -54,7 +54,8 @@ static int write_save_file(FILE *f)
 	struct udmabuf_listing *items;
 	size_t n, i;
 	int ret = udmabuf_listing_new_fields(UDMABUF_LISTING_ITEMS,
-					     UDMABUF_FIELD_ALL, &items);
+					     UDMABUF_FIELD_ALL |
+					     UDMABUF_FIELD_SYNC_CHECK, &items);
 
 	if (ret) {
 		/* Never replace a saved file because the buffers are unknown. */

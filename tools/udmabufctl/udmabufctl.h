@@ -130,6 +130,7 @@ struct create_req {
 	int placed;			/* phys_addr is set */
 	long minor;			/* -1: the first free one */
 	int sync_mode, dma_mask, mode;	/* -1: the module's default */
+	int sync_check;			/* -1: the module's default (off) */
 	unsigned int flags;		/* UDMABUF_CREATE_NO_ENABLE */
 };
 

@@ -39,6 +39,10 @@
 	" -s, --size SIZE      size: bytes, 0x hex, K/M/G/T or KiB/MiB/GiB/TiB\n" \
 	"     --minor N        minor number, 0..1048575 (default: first free)\n" \
 	"     --sync-mode M    sync mode, 0..7 (default 1)\n" \
+	"     --sync-check[=report|sigbus]\n" \
+	"                      the sync checker: report each CPU access or sync that\n" \
+	"                      a missing sync makes (kernel log, SYNC-VIOLATIONS);\n" \
+	"                      sigbus: and SIGBUS at the access (default: report)\n" \
 	"     --dma-mask BITS  DMA address bits, 12..64 (default 32)\n" \
 	"     --dma-device BUS/DEVICE\n" \
 	"                      the DMA master the buffer is for, e.g. pci/0000:01:00.0\n" \

@@ -125,6 +125,16 @@ attr "$S/cam0/allocator" "cma
 attr "$C/cam0/allocator" "cma
 "
 attr "$C/spare/allocator" ""
+# The sync checker: cam0 reports (3 so far), spare will SIGBUS once
+# enabled; udmabuf0 is of a module older than the checker.
+attr "$C/cam0/sync_check" "1
+"
+attr "$S/cam0/sync_check" "1
+"
+attr "$S/cam0/sync_violations" "3
+"
+attr "$C/spare/sync_check" "2
+"
 # udmabuf0 has no dma_device and no allocator, as with a module older than
 # the attributes.
 attr "$S/udmabuf0/dev" "240:0
@@ -386,11 +396,13 @@ usage_error "--raw and --pairs are mutually exclusive" \
 usage_error "--json and --pairs are mutually exclusive" \
 	"udmabufctl: --json and --pairs are mutually exclusive" info -P --json cam0
 run list -H
-status_is 0 && [ ! -s "$ERR" ] && [ "$(wc -l <"$OUT")" -eq 19 ] &&
-	grep -qx '         NAME <string>  buffer name (configfs item, else device name)' "$OUT" &&
-	grep -qx '         SIZE <integer> size of the buffer' "$OUT" &&
-	grep -qx '      ENABLED <boolean> the device exists' "$OUT" &&
-	grep -q '^CPU-PHYS-ADDR <string>  CPU physical address' "$OUT"
+status_is 0 && [ ! -s "$ERR" ] && [ "$(wc -l <"$OUT")" -eq 21 ] &&
+	grep -qx '           NAME <string>  buffer name (configfs item, else device name)' "$OUT" &&
+	grep -qx '           SIZE <integer> size of the buffer' "$OUT" &&
+	grep -qx '        ENABLED <boolean> the device exists' "$OUT" &&
+	grep -q '^  CPU-PHYS-ADDR <string>  CPU physical address' "$OUT" &&
+	grep -qx '     SYNC-CHECK <string>  sync checker: off, report or sigbus' "$OUT" &&
+	grep -q '^SYNC-VIOLATIONS <integer> missing syncs the sync checker reported' "$OUT"
 check "list -H lists every column with its JSON type and description"
 run info --list-columns -r
 status_is 0 && grep -qx 'DMA-MASK <integer> DMA\\x20address\\x20bits' "$OUT"
@@ -403,7 +415,7 @@ if command -v python3 >/dev/null 2>&1; then
 	python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))["udmabufctl-columns"]
-assert len(d) == 19 and d[0] == {"holder": "NAME", "type": "<string>",
+assert len(d) == 21 and d[0] == {"holder": "NAME", "type": "<string>",
 	"description": "buffer name (configfs item, else device name)"}, d[0]
 ' "$OUT"
 	check "-H -J is valid JSON"
@@ -491,25 +503,27 @@ fi
 
 run info cam0
 status_is 0 && out_is \
-"name:          cam0
-device:        $D/cam0
-maj:min:       240:1
-size:          4194304 (4M)
-sync-mode:     3
-dma-addr:      0x000000003f000000
-cpu-phys-addr: -
-origin:        configfs
-users:         2
-devname:       cam0
-enabled:       1
-dma-mask:      32
-dma-device:    pci/0000:00:10.0
-mode:          0660
-coherent:      0
-cache:         cached
-cache-sync:    uncached
-allocator:     cma
-owner:         -"
+"name:            cam0
+device:          $D/cam0
+maj:min:         240:1
+size:            4194304 (4M)
+sync-mode:       3
+dma-addr:        0x000000003f000000
+cpu-phys-addr:   -
+origin:          configfs
+users:           2
+devname:         cam0
+enabled:         1
+dma-mask:        32
+dma-device:      pci/0000:00:10.0
+mode:            0660
+coherent:        0
+cache:           cached
+cache-sync:      uncached
+allocator:       cma
+owner:           -
+sync-check:      report
+sync-violations: 3"
 check "info prints key: value lines"
 run info -o NAME,SIZE,DMA-ADDR cam0
 status_is 0 && out_is \
@@ -545,10 +559,10 @@ status_is 0 && out_is "4194304
 cam0"
 check "info takes the long options of list"
 run info "$D/udmabuf0"
-status_is 0 && out_has "origin:        param"
+status_is 0 && out_has "origin:          param"
 check "info accepts a device path and shows a parameter buffer"
 run info spare
-status_is 0 && out_has "dma-device:    -"
+status_is 0 && out_has "dma-device:      -"
 check "info shows - as the DMA device of a buffer on the module's own device"
 run info nope
 status_is 1 && err_is "udmabufctl: nope: info: no such buffer"
@@ -557,11 +571,42 @@ run info a/b
 status_is 1 && err_is "udmabufctl: a/b: info: not a buffer name (NAME or /dev/NAME)"
 check "info of a path that names no buffer says what a buffer name is"
 run info cam0 nope
-status_is 2 && out_has "name:          cam0"
+status_is 2 && out_has "name:            cam0"
 check "info with some missing names exits 2"
 run info ghost nope
 status_is 1 && [ ! -s "$OUT" ]
 check "info with every name missing exits 1"
+run info -o NAME,SYNC-CHECK,SYNC-VIOLATIONS spare udmabuf0
+status_is 0 && out_is \
+"name:            spare
+sync-check:      sigbus
+sync-violations: -
+
+name:            udmabuf0
+sync-check:      -
+sync-violations: -"
+check "info shows the sync checker a disabled item will have, - where the module has none"
+run list -o NAME,SYNC-CHECK,SYNC-VIOLATIONS
+status_is 0 && table_is \
+"NAME     SYNC-CHECK SYNC-VIOLATIONS
+cam0     report                   3
+spare    sigbus
+udmabuf0"
+check "list -o SYNC-CHECK,SYNC-VIOLATIONS: the mode and the count"
+run list
+! out_has SYNC-CHECK && ! out_has SYNC-VIOLATIONS
+check "the sync checker's columns are not default columns of list"
+if command -v python3 >/dev/null 2>&1; then
+	run info -J cam0 spare udmabuf0
+	python3 -c '
+import json, sys
+d = {b["name"]: b for b in json.load(open(sys.argv[1]))["buffers"]}
+assert d["cam0"]["sync-check"] == "report" and d["cam0"]["sync-violations"] == 3, d["cam0"]
+assert d["spare"]["sync-check"] == "sigbus" and d["spare"]["sync-violations"] is None, d["spare"]
+assert d["udmabuf0"]["sync-check"] is None and d["udmabuf0"]["sync-violations"] is None
+' "$OUT"
+	check "info -J: sync-check a word, sync-violations a number, null where unknown"
+fi
 run info -J ghost
 status_is 1 && [ ! -s "$OUT" ] && err_is "udmabufctl: ghost: info: no such buffer"
 check "info -J with every name missing prints no JSON, as list prints no table"
@@ -608,8 +653,8 @@ check "sync of a disabled buffer says it is not enabled"
 
 run save
 cat >"$T/expected.conf" <<EOF
-cam0 size=4194304 minor=1 sync_mode=3 dma_mask=32 mode=0660 dma_device=pci/0000:00:10.0 enable=1
-spare size=1536 minor=5 sync_mode=1 dma_mask=64 mode=0600 enable=0
+cam0 size=4194304 minor=1 sync_mode=3 dma_mask=32 mode=0660 sync_check=1 dma_device=pci/0000:00:10.0 enable=1
+spare size=1536 minor=5 sync_mode=1 dma_mask=64 mode=0600 sync_check=2 enable=0
 EOF
 status_is 0 && sed '/^#/d' "$UDMABUF_SAVE_FILE" | cmp -s - "$T/expected.conf"
 check "save writes the configfs buffers to the default file"
@@ -821,6 +866,64 @@ status_is 0 && [ ! -s "$ERR" ] && [ "$(cat "$R/r4/size")" = 8192 ] &&
 	[ "$(cat "$R/r4/sync_mode")" = 3 ]
 fake "restore - creates the buffers read from standard input"
 
+# --- create --sync-check, UDMABUF_SYNC_CHECK ------------------------------------
+
+K=$T/check/udmabuf	# a module with the sync checker
+attr "$K/features" "size,minor,device_name,sync_mode,dma_mask,mode,enable,phys_addr,dma_device,dev,sync_check
+"
+UDMABUF_CONFIGFS_DIR=$K
+rm -f "$T/writes"
+[ -n "$works" ] && run_fake create k1 --size 4K --sync-mode 0 --sync-check
+status_is 0 && out_is "$D/k1" && [ ! -s "$ERR" ] &&
+	printf '%s\n' size=4096 sync_mode=0 sync_check=1 enable=1 | cmp -s - "$T/writes"
+fake "create --sync-check writes sync_check=1 (report) after sync_mode"
+rm -f "$T/writes"
+[ -n "$works" ] && run_fake create k2 --size 4K --sync-check=sigbus
+status_is 0 && printf '%s\n' size=4096 sync_check=2 enable=1 | cmp -s - "$T/writes"
+fake "create --sync-check=sigbus writes 2"
+rm -f "$T/writes"
+[ -n "$works" ] && run_fake create k3 --size 4K --sync-check=off
+status_is 0 && printf '%s\n' size=4096 enable=1 | cmp -s - "$T/writes"
+fake "create --sync-check=off writes nothing: off is the default"
+usage_error "create --sync-check takes report, sigbus or off only" \
+	"udmabufctl: invalid sync check '1': use report, sigbus or off" \
+	create k4 --size 4K --sync-check=1
+rm -f "$T/writes"
+[ -n "$works" ] && UDMABUF_SYNC_CHECK=report run_fake create k4 --size 4K
+status_is 0 && printf '%s\n' size=4096 sync_check=1 enable=1 | cmp -s - "$T/writes"
+fake "UDMABUF_SYNC_CHECK=report turns the checker on for create without --sync-check"
+rm -f "$T/writes"
+[ -n "$works" ] && UDMABUF_SYNC_CHECK=report run_fake create k5 --size 4K --sync-check=sigbus
+status_is 0 && grep -qx sync_check=2 "$T/writes"
+fake "UDMABUF_SYNC_CHECK=report does not lower --sync-check=sigbus"
+rm -f "$T/writes"
+[ -n "$works" ] && UDMABUF_SYNC_CHECK=yes run_fake create k6 --size 4K
+status_is 1 && [ ! -s "$OUT" ] && [ ! -e "$K/k6" ] && [ ! -e "$T/writes" ] &&
+	err_is "udmabufctl: k6: UDMABUF_SYNC_CHECK='yes' is not report, sigbus or off: Invalid argument"
+fake "a bad UDMABUF_SYNC_CHECK fails create before anything is made, and says why"
+printf 'k7 size=4096 sync_check=2\n' >"$T/check.conf"
+rm -f "$T/writes"
+[ -n "$works" ] && run_fake restore "$T/check.conf"
+status_is 0 && printf '%s\n' size=4096 sync_check=2 enable=1 | cmp -s - "$T/writes"
+fake "restore writes a saved sync_check"
+printf 'k8 size=4096 sync_check=3\n' >"$T/check3.conf"
+run restore "$T/check3.conf"
+status_is 1 && [ ! -e "$K/k8" ] && err_is "udmabufctl: $T/check3.conf:1: restore: Numerical result out of range
+udmabufctl: hint: bad setting 'sync_check=3' for k8"
+check "restore refuses a sync_check beyond 2"
+UDMABUF_CONFIGFS_DIR=$L
+[ -n "$works" ] && run_fake create k9 --size 4K --sync-check
+status_is 1 && [ ! -s "$OUT" ] && [ ! -e "$L/k9" ] && err_is \
+"udmabufctl: k9: set sync_check: Operation not supported
+udmabufctl: hint: the loaded udmabuf-cfs module has no sync checker ($L/features does not list sync_check)"
+fake "create --sync-check on a module without the checker: nothing made, and why"
+[ -n "$works" ] && UDMABUF_SYNC_CHECK=sigbus run_fake create k9 --size 4K
+status_is 1 && [ ! -e "$L/k9" ] &&
+	err_has "UDMABUF_SYNC_CHECK asks for it"
+fake "the same asked by UDMABUF_SYNC_CHECK says so"
+unset UDMABUF_SYNC_CHECK
+UDMABUF_CONFIGFS_DIR=$L
+
 # --- the unit: its stop deletes what its start made, nothing else -------------
 
 SVC=$(cd "$(dirname "$0")/.." && pwd)/udmabuf.service.in
@@ -994,8 +1097,8 @@ status_is 0 && out_has '"dma-addr": "0x000000003f000000"' &&
 	out_has '"cpu-phys-addr": "0x0000000080000000"' && ! out_has '"phys-addr"'
 fake "JSON: dma-addr is the DMA address, cpu-phys-addr the CPU physical address"
 [ -n "$works" ] && run_fake info cam0
-status_is 0 && grep -qx "dma-addr:      0x000000003f000000" "$OUT" &&
-	grep -qx "cpu-phys-addr: 0x0000000080000000" "$OUT" && [ ! -s "$ERR" ]
+status_is 0 && grep -qx "dma-addr:        0x000000003f000000" "$OUT" &&
+	grep -qx "cpu-phys-addr:   0x0000000080000000" "$OUT" && [ ! -s "$ERR" ]
 fake "info shows both: dma-addr the DMA address, cpu-phys-addr the CPU physical address"
 [ -n "$works" ] && run_fake info -n -o PHYS-ADDR cam0
 status_is 0 && out_is "0x000000003f000000"
@@ -1228,6 +1331,26 @@ OP,REPS"
 		bash "$COMP_SRC" "$BIN") >"$OUT" 2>"$ERR"; rc=$?
 	status_is 0 && out_is "--shell"
 	check "completion of info offers --shell"
+	# shellcheck disable=SC2016 # expanded by bash
+	(cd "$T" && bash -c '. "$1"
+		COMP_WORDS=("$2" create x --sync-c); COMP_CWORD=3
+		_udmabufctl; printf "%s\n" "${COMPREPLY[@]}"' \
+		bash "$COMP_SRC" "$BIN") >"$OUT" 2>"$ERR"; rc=$?
+	status_is 0 && out_is "--sync-check"
+	check "completion of create offers --sync-check"
+	# The words as bash breaks "--sync-check=" and "--sync-check=s".
+	# shellcheck disable=SC2016 # expanded by bash
+	(cd "$T" && bash -c '. "$1"
+		COMP_WORDS=("$2" create x --sync-check =); COMP_CWORD=4
+		_udmabufctl; printf "%s\n" "${COMPREPLY[@]}"
+		COMP_WORDS=("$2" create x --sync-check = s); COMP_CWORD=5
+		_udmabufctl; printf "%s\n" "${COMPREPLY[@]}"' \
+		bash "$COMP_SRC" "$BIN") >"$OUT" 2>"$ERR"; rc=$?
+	status_is 0 && out_is "report
+sigbus
+off
+sigbus"
+	check "completion of --sync-check= offers report, sigbus and off"
 	rmdir "$X/a b" "$X/x\$(touch pwned)"
 fi
 
@@ -1405,6 +1528,16 @@ clear_buf 1048576
 sync_for_cpu 1048576
 sync_for_device 1048576" && [ "$(grep -c '^ioctl=alloc 1048576 ' "$T/writes")" -eq 1 ]
 fake "bench --sync-modes none: only the cached rows, 1M by default"
+rm -f "$T/writes"
+[ -n "$works" ] && UDMABUF_SYNC_CHECK=report run_fake bench --reps 1 --sync-modes 1 -r -n -o OP
+status_is 0 && [ "$(grep -c '^ioctl=alloc .* sync_check=1$' "$T/writes")" -eq 2 ] &&
+	[ "$(grep -c '^ioctl=alloc ' "$T/writes")" -eq 2 ]
+fake "UDMABUF_SYNC_CHECK=report: bench's temporary buffers are checked"
+[ -n "$works" ] && UDMABUF_SYNC_CHECK=on run_fake bench --reps 1 --sync-modes none
+status_is 1 && [ ! -s "$OUT" ] && err_is "udmabufctl: bench: allocate a temporary buffer: Invalid argument
+udmabufctl: hint: udmabuf alloc: UDMABUF_SYNC_CHECK='on' is not report, sigbus or off: Invalid argument"
+fake "a bad UDMABUF_SYNC_CHECK: bench says what is wrong with it"
+unset UDMABUF_SYNC_CHECK
 
 [ -n "$works" ] && run_fake bench bench0 --size 64K --reps 3 -J
 status_is 0 && [ ! -s "$ERR" ] && [ "$(mode_of bench0)" = 2 ]

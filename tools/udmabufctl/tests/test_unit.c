@@ -353,6 +353,8 @@ struct udmabuf_entry {
 	uint64_t size;
 	const uint64_t *dma, *cpu, *place;	/* NULL: unknown */
 	const unsigned int *devno;		/* major, minor; NULL: none */
+	int sync_check;				/* -1: unknown */
+	const uint64_t *violations;		/* NULL: unknown */
 };
 
 #define GET(type, what, expr) \
@@ -373,6 +375,7 @@ GET(int, mode, e->mode) GET(int, dma_coherent, e->coherent)
 GET(long, users, e->users) GET(long, config_minor, e->config_minor)
 GET(uint64_t, size, e->size)
 ADDRESS(dma_addr, dma) ADDRESS(cpu_phys_addr, cpu) ADDRESS(placement, place)
+GET(int, sync_check, e->sync_check) ADDRESS(sync_violations, violations)
 
 int udmabuf_entry_is_enabled(const struct udmabuf_entry *e)
 {
@@ -556,16 +559,95 @@ static void test_dma_device(void)
 		all[i] = i;
 	memset(&o, 0, sizeof(o));
 	CAPTURE(out, print_info(f, &v[0], all, NCOLUMNS, &o));
-	CHECK(strstr(out, "\ndma-mask:      32\ndma-device:    pci/0000:00:10.0\nmode:") != NULL,
+	CHECK(strstr(out, "\ndma-mask:        32\ndma-device:      pci/0000:00:10.0\nmode:") != NULL,
 	      "info shows dma-device after dma-mask");
 	free(out);
 	CAPTURE(out, print_info(f, &v[1], all, NCOLUMNS, &o));
-	CHECK(strstr(out, "\ndma-device:    -\n") != NULL,
+	CHECK(strstr(out, "\ndma-device:      -\n") != NULL,
 	      "info shows - for an unbound buffer");
 	free(out);
 
 	CAPTURE(out, conf_write_line(f, &v[1], NULL));
 	CHECK(!strstr(out, "dma_device"), "no dma_device in the save line of an unbound buffer");
+	free(out);
+}
+
+/* SYNC-CHECK and SYNC-VIOLATIONS, and sync_check in the save line. */
+static void test_sync_check(void)
+{
+	static const uint64_t seven = 7;
+	struct udmabuf_entry v[3];
+	struct out_opts o = { .json = 1 };
+	int cols[] = { COL_NAME, COL_SYNC_CHECK, COL_SYNC_VIOLATIONS };
+	char *out = NULL, buf[64];
+	int i;
+
+	sample(&v[0], &v[1]);
+	v[0].sync_check = 1;
+	v[0].violations = &seven;
+	v[1].sync_check = 2;		/* disabled: no count */
+	v[2] = v[1];
+	v[2].item = "old";
+	v[2].sync_check = -1;		/* a module without the checker */
+
+	CHECK(!strcmp(sync_check_name(0), "off") &&
+	      !strcmp(sync_check_name(1), "report") &&
+	      !strcmp(sync_check_name(2), "sigbus") && !sync_check_name(3) &&
+	      !sync_check_name(-1), "sync_check_name: off, report, sigbus");
+	CHECK(parse_sync_check("off") == 0 && parse_sync_check("report") == 1 &&
+	      parse_sync_check("sigbus") == 2 && parse_sync_check("1") == -EINVAL &&
+	      parse_sync_check("Report") == -EINVAL && parse_sync_check("") == -EINVAL &&
+	      parse_sync_check(NULL) == -EINVAL,
+	      "parse_sync_check takes the words only");
+	cell_text(&v[0], COL_SYNC_CHECK, 0, buf, sizeof(buf));
+	CHECK(!strcmp(buf, "report"), "SYNC-CHECK cell is the word (got %s)", buf);
+	v[2].sync_check = 3;
+	cell_text(&v[2], COL_SYNC_CHECK, 0, buf, sizeof(buf));
+	CHECK(!strcmp(buf, "3"), "a mode this tool has no word for is its number (got %s)", buf);
+	v[2].sync_check = -1;
+	cell_text(&v[2], COL_SYNC_CHECK, 0, buf, sizeof(buf));
+	CHECK(!buf[0] && cell_unknown(&v[2], COL_SYNC_CHECK, buf),
+	      "SYNC-CHECK of a module without the checker is unknown");
+
+	list_is(v, 3, cols, 3, &o,
+		"{\n"
+		"   \"buffers\": [\n"
+		"      {\n"
+		"         \"name\": \"cam0\",\n"
+		"         \"sync-check\": \"report\",\n"
+		"         \"sync-violations\": 7\n"
+		"      },{\n"
+		"         \"name\": \"odd name\\\"x\",\n"
+		"         \"sync-check\": \"sigbus\",\n"
+		"         \"sync-violations\": null\n"
+		"      },{\n"
+		"         \"name\": \"old\",\n"
+		"         \"sync-check\": null,\n"
+		"         \"sync-violations\": null\n"
+		"      }\n"
+		"   ]\n"
+		"}\n",
+		"JSON sync-check is a word, sync-violations a number, null where unknown");
+
+	memset(&o, 0, sizeof(o));
+	CAPTURE(out, print_info(f, &v[0], cols + 1, 2, &o));
+	CHECK_OUT(out, "sync-check:      report\nsync-violations: 7\n",
+		  "info shows the mode and the count");
+	free(out);
+	CAPTURE(out, print_info(f, &v[2], cols + 1, 2, &o));
+	CHECK_OUT(out, "sync-check:      -\nsync-violations: -\n",
+		  "info shows - for both where unknown");
+	free(out);
+	for (i = 0; i < NCOLUMNS; i++)
+		if (columns[i].is_default && (i == COL_SYNC_CHECK || i == COL_SYNC_VIOLATIONS))
+			break;
+	CHECK(i == NCOLUMNS, "neither is a default column of list");
+
+	CAPTURE(out, conf_write_line(f, &v[0], NULL); conf_write_line(f, &v[2], NULL));
+	CHECK_OUT(out,
+		"cam0 size=4194304 minor=1 sync_mode=3 dma_mask=32 mode=0660 sync_check=1 dma_device=pci/0000:00:10.0 enable=1\n"
+		"old size=1536 minor=5 sync_mode=1 dma_mask=64 mode=0600 device_name=odd enable=0\n",
+		  "the save line has sync_check when it is on, nothing when off or unknown");
 	free(out);
 }
 
@@ -805,6 +887,7 @@ int main(void)
 	test_table();
 	test_json_list();
 	test_dma_device();
+	test_sync_check();
 	test_info_options();
 	test_display_width();
 	test_conf();
