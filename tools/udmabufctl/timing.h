@@ -35,6 +35,9 @@ int bench_loop(struct bench_row *r, enum bench_loop loop, uint8_t *p,
  * REPS pairs of batches (about a millisecond each) of one sync ioctl of
  * [0, size) through buf (bidirectional) and of a null system call; fills
  * r's times, baseline and ratio. 0, -EINTR, or the ioctl's -errno.
+ * Handed over as a program must (the sync checker finds no fault): each
+ * sync for the CPU comes after an untimed sync for the device, and after
+ * the syncs for the device one for the CPU gives the range back.
  */
 int bench_sync(struct bench_row *r, const struct udmabuf *buf, int for_device,
 	       uint64_t size, int reps);

@@ -83,9 +83,11 @@
 	"Time check_buf (write a pattern, read it back, compare) and clear_buf (write\n" \
 	"zeros) through the buffer's mapping without O_SYNC and with O_SYNC for each\n" \
 	"sync_mode, against the same loops on malloc'ed memory, and the sync ioctls\n" \
-	"against a null system call. Without NAME on a temporary process-scoped\n" \
-	"buffer (/dev/udmabuf-cfs); NAME, which must not be in use, is overwritten,\n" \
-	"and its sync_mode is changed for the rows and restored afterwards.\n" \
+	"against a null system call (each sync for the CPU after an untimed sync for\n" \
+	"the device, as a program hands a buffer over). Without NAME on a temporary\n" \
+	"process-scoped buffer (/dev/udmabuf-cfs); NAME, which must not be in use, is\n" \
+	"overwritten, and its sync_mode is changed for the rows and restored\n" \
+	"afterwards.\n" \
 	"With -b, and in JSON, times are in nanoseconds and rates in bytes/s.\n"
 #define OPTS_HELP \
 	" -h, --help           display this help\n"

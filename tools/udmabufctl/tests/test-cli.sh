@@ -1528,10 +1528,20 @@ clear_buf 1048576
 sync_for_cpu 1048576
 sync_for_device 1048576" && [ "$(grep -c '^ioctl=alloc 1048576 ' "$T/writes")" -eq 1 ]
 fake "bench --sync-modes none: only the cached rows, 1M by default"
+# As the sync checker sees it: each sync for the CPU gives back what a
+# sync for the device gave, and the buffer is the CPU's at the end.
+owner_ok() {
+	awk '/^ioctl=sync_for_device /{ dev = 1 }
+	     /^ioctl=sync_for_cpu / { if (!dev) bad = 1; dev = 0 }
+	     END { exit bad || dev }' "$T/writes"
+}
+[ -n "$works" ] && owner_ok &&
+	[ "$(grep -c '^ioctl=sync_for_cpu ' "$T/writes")" -gt 1 ]
+fake "bench hands the buffer over as a program must: no sync for the CPU of what the device never had"
 rm -f "$T/writes"
 [ -n "$works" ] && UDMABUF_SYNC_CHECK=report run_fake bench --reps 1 --sync-modes 1 -r -n -o OP
 status_is 0 && [ "$(grep -c '^ioctl=alloc .* sync_check=1$' "$T/writes")" -eq 2 ] &&
-	[ "$(grep -c '^ioctl=alloc ' "$T/writes")" -eq 2 ]
+	[ "$(grep -c '^ioctl=alloc ' "$T/writes")" -eq 2 ] && owner_ok
 fake "UDMABUF_SYNC_CHECK=report: bench's temporary buffers are checked"
 [ -n "$works" ] && UDMABUF_SYNC_CHECK=on run_fake bench --reps 1 --sync-modes none
 status_is 1 && [ ! -s "$OUT" ] && err_is "udmabufctl: bench: allocate a temporary buffer: Invalid argument
