@@ -95,12 +95,9 @@
 #include <linux/udmabuf-cfs.h>
 #include <linux/vfio.h>
 
-#define EXIT_SYSCALL	1
-#define EXIT_MISMATCH	2
-#define EXIT_USAGE	64
-
 static const char *prog = "udmabuf-edu";
 
+#define UDMABUF_HELPERS_COMMANDS
 /* Every range here is whole words: the byte-wise pattern goes unused. */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-function"
@@ -187,19 +184,6 @@ static void usage(FILE *f)
 		prog);
 }
 
-static int usage_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s: ", prog);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\n");
-	usage(stderr);
-	return EXIT_USAGE;
-}
-
 /* Print ERR's name on stdout, "prog: WHAT: ERR" on stderr; EXIT_SYSCALL. */
 static int fail(int err, const char *fmt, ...)
 {
@@ -249,32 +233,12 @@ struct opts {
 	int no_dma;	/* send: start no transfer */
 };
 
-/* Take the --options out of ARGV; returns the positional count or -1. */
-static int split_opts(int argc, char **argv, struct opts *o)
-{
-	int i, npos = 0;
-
-	memset(o, 0, sizeof(*o));
-	for (i = 0; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (strncmp(a, "--", 2) != 0) {
-			argv[npos++] = argv[i];
-			continue;
-		}
-		if (!strcmp(a, "--sync"))
-			o->sync = 1;
-		else if (!strcmp(a, "--no-sync"))
-			o->no_sync = 1;
-		else if (!strcmp(a, "--no-dma"))
-			o->no_dma = 1;
-		else {
-			usage_error("unknown option '%s'", a);
-			return -1;
-		}
-	}
-	return npos;
-}
+static const struct flag opt_flags[] = {
+	FLAG("--sync", sync),
+	FLAG("--no-sync", no_sync),
+	FLAG("--no-dma", no_dma),
+	{ NULL, 0 },
+};
 
 /*
  * Can edu move LEN bytes between bus address ADDR and its buffer at
@@ -1096,7 +1060,7 @@ static int cmd_buffer(int argc, char **argv, int what)
 	struct opts o;
 	int n, rc, use_edu;
 
-	n = split_opts(argc, argv, &o);
+	n = split_flags(argc, argv, opt_flags, &o, sizeof(o));
 	if (n < 0)
 		return EXIT_USAGE;
 	if (o.no_dma && what != DO_SEND)
@@ -1148,10 +1112,7 @@ WRAP(cmd_recv,      cmd_buffer, DO_RECV)
 WRAP(cmd_roundtrip, cmd_buffer, DO_SEND | DO_RECV)
 #undef WRAP
 
-static const struct command {
-	const char *name;
-	int (*fn)(int argc, char **argv);
-} commands[] = {
+static const struct command commands[] = {
 	{ "find",      cmd_find },
 	{ "probe",     cmd_probe },
 	{ "to-dev",    cmd_to_dev },
@@ -1164,7 +1125,6 @@ static const struct command {
 
 int main(int argc, char **argv)
 {
-	const struct command *c;
 	int i = 1;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -1193,10 +1153,5 @@ int main(int argc, char **argv)
 			return usage_error("unknown option '%s'", a);
 		}
 	}
-	if (i >= argc)
-		return usage_error("missing command");
-	for (c = commands; c->name; c++)
-		if (!strcmp(c->name, argv[i]))
-			return c->fn(argc - i - 1, argv + i + 1);
-	return usage_error("unknown command '%s'", argv[i]);
+	return run_command(commands, argc - i, argv + i);
 }

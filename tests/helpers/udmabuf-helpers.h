@@ -4,11 +4,37 @@
  * errno by name) and the data pattern (a range written by one helper is
  * verified by another), and how a device argument is opened.  Static
  * functions, included by each helper; the includer defines prog and
- * EXIT_SYSCALL and includes <errno.h>, <fcntl.h>, <stdint.h>, <stdio.h>,
- * <stdlib.h> and <string.h> first.
+ * includes <errno.h>, <fcntl.h>, <stdint.h>, <stdio.h>, <stdlib.h> and
+ * <string.h> first.
+ *
+ * The optional sections below come in only where the includer defines
+ * their macro first: a helper that has a function of the same name of its
+ * own, or lacks what a section needs, leaves the section out.  Their
+ * functions are static inline, so that a helper may use some of them only.
+ *   UDMABUF_HELPERS_PARSE     number arguments
+ *   UDMABUF_HELPERS_COMMANDS  "prog COMMAND ARGS..." with --flags; the
+ *                             includer includes <stdarg.h> and defines
+ *                             usage(FILE *), the help text
+ *   UDMABUF_HELPERS_MAP       the pattern stored and checked through a mapping
+ *   UDMABUF_HELPERS_SHELL     a shell command that a test step needs
  */
 #ifndef UDMABUF_HELPERS_H
 #define UDMABUF_HELPERS_H
+
+/*
+ * Exit statuses: 0 success, 1 a call failed (its errno name printed), 2 the
+ * data differ from what was written, 64 usage (EX_USAGE).  A helper that
+ * gives a status another meaning defines it first.
+ */
+#ifndef EXIT_SYSCALL
+#define EXIT_SYSCALL	1
+#endif
+#ifndef EXIT_MISMATCH
+#define EXIT_MISMATCH	2
+#endif
+#ifndef EXIT_USAGE
+#define EXIT_USAGE	64
+#endif
 
 /* ------------------------------------------------------------------ */
 /* errno names                                                         */
@@ -113,9 +139,11 @@ static uint8_t pattern_byte(uint64_t seed, uint64_t off)
 }
 
 #ifdef UDMABUF_HELPERS_PARSE
-/* Number arguments, for the helpers that define UDMABUF_HELPERS_PARSE. */
+/* ------------------------------------------------------------------ */
+/* number arguments                                                    */
+
 /* Unsigned 64-bit: decimal or 0x hex, optional K/M/G suffix, no sign. */
-static int parse_u64(const char *s, uint64_t *out)
+static inline int parse_u64(const char *s, uint64_t *out)
 {
 	unsigned long long v;
 	unsigned int shift = 0;
@@ -141,7 +169,7 @@ static int parse_u64(const char *s, uint64_t *out)
 	return 0;
 }
 
-static int parse_u32(const char *s, uint32_t *out)
+static inline int parse_u32(const char *s, uint32_t *out)
 {
 	uint64_t v;
 
@@ -150,6 +178,197 @@ static int parse_u32(const char *s, uint32_t *out)
 	*out = (uint32_t)v;
 	return 0;
 }
+
+/* Signed 64-bit: parse_u64()'s numbers, each with an optional '-'. */
+static inline int parse_s64(const char *s, int64_t *out)
+{
+	int neg = *s == '-';
+	uint64_t v;
+
+	if (parse_u64(s + neg, &v) || v > (uint64_t)INT64_MAX + (uint64_t)neg)
+		return -1;
+	*out = neg ? (int64_t)(0 - v) : (int64_t)v;
+	return 0;
+}
 #endif /* UDMABUF_HELPERS_PARSE */
+
+#ifdef UDMABUF_HELPERS_COMMANDS
+/* ------------------------------------------------------------------ */
+/* command lines                                                       */
+
+#include <stddef.h>
+
+static void usage(FILE *f);
+
+/* "prog: MESSAGE" and where the help is, on stderr; returns EXIT_USAGE. */
+static inline int usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry '%s --help' for more information.\n", prog);
+	return EXIT_USAGE;
+}
+
+/*
+ * A --flag of a command: its name and the offset of the int it sets to 1
+ * in the helper's struct opts, written FLAG("--sync", sync).  A table of
+ * them ends with { NULL, 0 }.
+ */
+struct flag {
+	const char *name;
+	size_t offset;
+};
+
+#define FLAG(name, field)	{ name, offsetof(struct opts, field) }
+
+/*
+ * split_flags - take the --flags out of ARGV (ARGC entries) wherever they
+ * stand; the positional arguments stay at the front, in order.  Each flag
+ * of FLAGS found sets its int in OPTS (SIZE bytes, cleared first).
+ * Returns the number of positional arguments, or -1 after a usage error
+ * for any other --option.
+ */
+static inline int split_flags(int argc, char **argv, const struct flag *flags,
+			      void *opts, size_t size)
+{
+	const struct flag *f;
+	int i, npos = 0;
+
+	memset(opts, 0, size);
+	for (i = 0; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (strncmp(a, "--", 2) != 0) {
+			argv[npos++] = argv[i];
+			continue;
+		}
+		for (f = flags; f->name && strcmp(f->name, a); f++)
+			;
+		if (!f->name) {
+			usage_error("unknown option '%s'", a);
+			return -1;
+		}
+		*(int *)((char *)opts + f->offset) = 1;
+	}
+	return npos;
+}
+
+/* A command: its name and what runs it with the arguments after the name. */
+struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+};
+
+/* Run the command of COMMANDS (ended by a NULL name) that ARGV[0] names. */
+static inline int run_command(const struct command *commands, int argc,
+			      char **argv)
+{
+	const struct command *c;
+
+	if (argc < 1)
+		return usage_error("missing command");
+	for (c = commands; c->name; c++)
+		if (!strcmp(c->name, argv[0]))
+			return c->fn(argc - 1, argv + 1);
+	return usage_error("unknown command '%s'", argv[0]);
+}
+
+/*
+ * The main() of a helper called as "prog COMMAND ARGS..." or "prog --help".
+ * Standard output is line-buffered even into a pipe or a file, so that a
+ * line such as "ready" reaches the test at once.
+ */
+static inline int command_main(const struct command *commands, int argc,
+			       char **argv)
+{
+	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		usage(stdout);
+		return 0;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	return run_command(commands, argc - 1, argv + 1);
+}
+#endif /* UDMABUF_HELPERS_COMMANDS */
+
+#ifdef UDMABUF_HELPERS_MAP
+/* ------------------------------------------------------------------ */
+/* the pattern through a mapping                                       */
+
+/*
+ * Fill or check [BASE, BASE+LEN) of the buffer through MAP, a mapping that
+ * starts at buffer offset BASE.  Only aligned 64-bit accesses, plus single
+ * bytes at unaligned ends: an uncached mapping on arm is Device memory.
+ */
+static inline void map_fill(volatile uint8_t *map, uint64_t base, uint64_t len,
+			    uint64_t seed)
+{
+	uint64_t o = 0;
+
+	for (; o < len && (base + o) % 8; o++)
+		map[o] = pattern_byte(seed, base + o);
+	for (; o + 8 <= len; o += 8)
+		*(volatile uint64_t *)(map + o) = pattern_word(seed, (base + o) / 8);
+	for (; o < len; o++)
+		map[o] = pattern_byte(seed, base + o);
+}
+
+/*
+ * Returns -1 if the range holds the pattern, else the buffer offset of the
+ * first word or byte that differs, with what it holds in *GOT and what it
+ * should in *WANT.
+ */
+static inline int64_t map_mismatch(volatile uint8_t *map, uint64_t base,
+				   uint64_t len, uint64_t seed, uint64_t *got,
+				   uint64_t *want)
+{
+	uint64_t o = 0;
+
+	for (; o < len && (base + o) % 8; o++)
+		if (map[o] != pattern_byte(seed, base + o))
+			goto bad_byte;
+	for (; o + 8 <= len; o += 8) {
+		uint64_t v = *(volatile uint64_t *)(map + o);
+		uint64_t w = pattern_word(seed, (base + o) / 8);
+
+		if (v != w) {
+			*got = v;
+			*want = w;
+			return (int64_t)(base + o);
+		}
+	}
+	for (; o < len; o++)
+		if (map[o] != pattern_byte(seed, base + o))
+			goto bad_byte;
+	return -1;
+
+bad_byte:
+	*got = map[o];
+	*want = pattern_byte(seed, base + o);
+	return (int64_t)(base + o);
+}
+#endif /* UDMABUF_HELPERS_MAP */
+
+#ifdef UDMABUF_HELPERS_SHELL
+/* ------------------------------------------------------------------ */
+/* shell commands                                                      */
+
+/* Run CMD with sh -c; if it fails, print CMDFAIL and return EXIT_SYSCALL. */
+static inline int run_shell(const char *cmd)
+{
+	int status = system(cmd);
+
+	if (status != 0) {
+		fprintf(stderr, "%s: '%s' failed (status %d)\n", prog, cmd,
+			status);
+		printf("CMDFAIL\n");
+		return EXIT_SYSCALL;
+	}
+	return 0;
+}
+#endif /* UDMABUF_HELPERS_SHELL */
 
 #endif /* UDMABUF_HELPERS_H */

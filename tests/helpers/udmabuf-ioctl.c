@@ -36,13 +36,11 @@
 
 #include <linux/udmabuf-cfs.h>
 
-#define EXIT_SYSCALL	1
-#define EXIT_MISMATCH	2
-#define EXIT_USAGE	64
-
 static const char *prog = "udmabuf-ioctl";
 
 #define UDMABUF_HELPERS_PARSE
+#define UDMABUF_HELPERS_COMMANDS
+#define UDMABUF_HELPERS_MAP
 #include "udmabuf-helpers.h"
 
 static void usage(FILE *f)
@@ -77,18 +75,6 @@ static void usage(FILE *f)
 		prog);
 }
 
-static int usage_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s: ", prog);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\nTry '%s --help' for more information.\n", prog);
-	return EXIT_USAGE;
-}
-
 /* ------------------------------------------------------------------ */
 /* argument parsing                                                    */
 
@@ -98,32 +84,12 @@ struct opts {
 	int no_sync;
 };
 
-/* Consume --options anywhere; returns the number of positional args or -1. */
-static int split_opts(int argc, char **argv, struct opts *o)
-{
-	int i, npos = 0;
-
-	memset(o, 0, sizeof(*o));
-	for (i = 0; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (strncmp(a, "--", 2) != 0) {
-			argv[npos++] = argv[i];
-			continue;
-		}
-		if (!strcmp(a, "--sysfs"))
-			o->sysfs = 1;
-		else if (!strcmp(a, "--uncached-view"))
-			o->uncached_view = 1;
-		else if (!strcmp(a, "--no-sync"))
-			o->no_sync = 1;
-		else {
-			usage_error("unknown option '%s'", a);
-			return -1;
-		}
-	}
-	return npos;
-}
+static const struct flag opt_flags[] = {
+	FLAG("--sysfs", sysfs),
+	FLAG("--uncached-view", uncached_view),
+	FLAG("--no-sync", no_sync),
+	{ NULL, 0 },
+};
 
 static int open_dev(const char *dev, int flags, int *fdp)
 {
@@ -135,46 +101,17 @@ static int open_dev(const char *dev, int flags, int *fdp)
 	return 0;
 }
 
-/* Fill [base, base+len) of the buffer through MAP, which starts at BASE. */
-static void map_fill(volatile uint8_t *map, uint64_t base, uint64_t len,
-		     uint64_t seed)
-{
-	uint64_t o = 0;
-
-	for (; o < len && (base + o) % 8; o++)
-		map[o] = pattern_byte(seed, base + o);
-	for (; o + 8 <= len; o += 8)
-		*(volatile uint64_t *)(map + o) = pattern_word(seed, (base + o) / 8);
-	for (; o < len; o++)
-		map[o] = pattern_byte(seed, base + o);
-}
-
-/* Check it; returns 0 or prints the first mismatch and returns 2. */
+/* 0 if MAP holds the pattern, else the first mismatch printed and 2. */
 static int map_check(volatile uint8_t *map, uint64_t base, uint64_t len,
 		     uint64_t seed, const char *what)
 {
-	uint64_t o = 0, got, want;
+	uint64_t got, want;
+	int64_t at = map_mismatch(map, base, len, seed, &got, &want);
 
-	for (; o < len && (base + o) % 8; o++)
-		if (map[o] != pattern_byte(seed, base + o))
-			goto bad_byte;
-	for (; o + 8 <= len; o += 8) {
-		got = *(volatile uint64_t *)(map + o);
-		want = pattern_word(seed, (base + o) / 8);
-		if (got != want)
-			goto bad;
-	}
-	for (; o < len; o++)
-		if (map[o] != pattern_byte(seed, base + o))
-			goto bad_byte;
-	return 0;
-
-bad_byte:
-	got = map[o];
-	want = pattern_byte(seed, base + o);
-bad:
-	printf("MISMATCH in %s at offset %" PRIu64 " (0x%" PRIx64 "): got 0x%"
-	       PRIx64 " want 0x%" PRIx64 "\n", what, base + o, base + o, got, want);
+	if (at < 0)
+		return 0;
+	printf("MISMATCH in %s at offset %" PRId64 " (0x%" PRIx64 "): got 0x%"
+	       PRIx64 " want 0x%" PRIx64 "\n", what, at, (uint64_t)at, got, want);
 	return EXIT_MISMATCH;
 }
 
@@ -556,15 +493,17 @@ static int pattern_sync(struct pattern_ctx *c, int for_cpu, uint32_t dir)
 	return 0;
 }
 
+/* Opens and maps the range a pattern command's ARGV names, into C. */
 static int pattern_open(struct pattern_ctx *c, int argc, char **argv,
 			const char *cmd)
 {
 	struct udmabuf_cfs_info info;
 	uint64_t ps = (uint64_t)sysconf(_SC_PAGESIZE);
-	int n = split_opts(argc, argv, &c->o);
 	void *p;
-	int rc;
+	int n, rc;
 
+	memset(c, 0, sizeof(*c));
+	n = split_flags(argc, argv, opt_flags, &c->o, sizeof(c->o));
 	if (n < 0)
 		return EXIT_USAGE;
 	if (n != 4 || parse_u64(argv[1], &c->off) || parse_u64(argv[2], &c->len) ||
@@ -666,7 +605,6 @@ static int cmd_cpu_to_device(int argc, char **argv)
 	uint64_t old;
 	int rc;
 
-	memset(&c, 0, sizeof(c));
 	rc = pattern_open(&c, argc, argv, "cpu-to-device");
 	if (rc)
 		return rc;
@@ -701,7 +639,6 @@ static int cmd_device_to_cpu(int argc, char **argv)
 	uint64_t old;
 	int rc;
 
-	memset(&c, 0, sizeof(c));
 	rc = pattern_open(&c, argc, argv, "device-to-cpu");
 	if (rc)
 		return rc;
@@ -738,10 +675,7 @@ static int cmd_device_to_cpu(int argc, char **argv)
 
 /* ------------------------------------------------------------------ */
 
-static const struct command {
-	const char *name;
-	int (*fn)(int argc, char **argv);
-} commands[] = {
+static const struct command commands[] = {
 	{ "info",		cmd_info },
 	{ "sync",		cmd_sync },
 	{ "bad-pointer",	cmd_bad_pointer },
@@ -754,17 +688,5 @@ static const struct command {
 
 int main(int argc, char **argv)
 {
-	const struct command *c;
-
-	if (argc < 2)
-		return usage_error("missing command");
-	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		usage(stdout);
-		return 0;
-	}
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	for (c = commands; c->name; c++)
-		if (!strcmp(c->name, argv[1]))
-			return c->fn(argc - 2, argv + 2);
-	return usage_error("unknown command '%s'", argv[1]);
+	return command_main(commands, argc, argv);
 }

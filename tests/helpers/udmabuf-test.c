@@ -46,12 +46,11 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#define EXIT_SYSCALL	1
-#define EXIT_MISMATCH	2
-#define EXIT_USAGE	64
-
 static const char *prog = "udmabuf-test";
 
+#define UDMABUF_HELPERS_PARSE
+#define UDMABUF_HELPERS_COMMANDS
+#define UDMABUF_HELPERS_MAP
 #include "udmabuf-helpers.h"
 
 static void usage(FILE *f)
@@ -116,54 +115,8 @@ static void usage(FILE *f)
 		prog);
 }
 
-static int usage_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s: ", prog);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\nTry '%s --help' for more information.\n", prog);
-	return EXIT_USAGE;
-}
-
 /* ------------------------------------------------------------------ */
 /* argument parsing                                                    */
-
-static int parse_s64(const char *s, int64_t *out)
-{
-	char *end;
-	long long v;
-	int shift = 0;
-
-	errno = 0;
-	v = strtoll(s, &end, 0);
-	if (errno || end == s)
-		return -1;
-	switch (*end) {
-	case 'k': case 'K': shift = 10; end++; break;
-	case 'm': case 'M': shift = 20; end++; break;
-	case 'g': case 'G': shift = 30; end++; break;
-	default: break;
-	}
-	if (*end)
-		return -1;
-	if (shift && (v > (INT64_MAX >> shift) || v < (INT64_MIN >> shift)))
-		return -1;
-	*out = (int64_t)((uint64_t)v << shift);
-	return 0;
-}
-
-static int parse_u64(const char *s, uint64_t *out)
-{
-	int64_t v;
-
-	if (parse_s64(s, &v) || v < 0)
-		return -1;
-	*out = (uint64_t)v;
-	return 0;
-}
 
 struct opts {
 	int sync;	/* O_SYNC */
@@ -175,40 +128,16 @@ struct opts {
 	int until_eof;
 };
 
-/* Consume trailing --options; returns the number of positional args or -1. */
-static int split_opts(int argc, char **argv, struct opts *o)
-{
-	int i, npos = 0;
-
-	memset(o, 0, sizeof(*o));
-	for (i = 0; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (strncmp(a, "--", 2) != 0) {
-			argv[npos++] = argv[i];
-			continue;
-		}
-		if (!strcmp(a, "--sync"))
-			o->sync = 1;
-		else if (!strcmp(a, "--dsync"))
-			o->dsync = 1;
-		else if (!strcmp(a, "--rdonly"))
-			o->rdonly = 1;
-		else if (!strcmp(a, "--no-map"))
-			o->no_map = 1;
-		else if (!strcmp(a, "--close-fd"))
-			o->close_fd = 1;
-		else if (!strcmp(a, "--no-fill"))
-			o->no_fill = 1;
-		else if (!strcmp(a, "--until-eof"))
-			o->until_eof = 1;
-		else {
-			usage_error("unknown option '%s'", a);
-			return -1;
-		}
-	}
-	return npos;
-}
+static const struct flag opt_flags[] = {
+	FLAG("--sync", sync),
+	FLAG("--dsync", dsync),
+	FLAG("--rdonly", rdonly),
+	FLAG("--no-map", no_map),
+	FLAG("--close-fd", close_fd),
+	FLAG("--no-fill", no_fill),
+	FLAG("--until-eof", until_eof),
+	{ NULL, 0 },
+};
 
 static int open_flags(const struct opts *o, int base)
 {
@@ -219,52 +148,6 @@ static int open_flags(const struct opts *o, int base)
 	if (o->dsync)
 		flags |= O_DSYNC;
 	return flags;
-}
-
-/*
- * Fill or check [off, off+len) of a mapping that starts at buffer offset
- * BASE.  Only aligned 64-bit accesses, plus single bytes at unaligned ends.
- */
-static void map_fill(volatile uint8_t *map, uint64_t base, uint64_t len, uint64_t seed)
-{
-	uint64_t o = 0;
-
-	for (; o < len && (base + o) % 8; o++)
-		map[o] = pattern_byte(seed, base + o);
-	for (; o + 8 <= len; o += 8)
-		*(volatile uint64_t *)(map + o) = pattern_word(seed, (base + o) / 8);
-	for (; o < len; o++)
-		map[o] = pattern_byte(seed, base + o);
-}
-
-/* Returns -1 if intact, else the buffer offset of the first bad byte. */
-static int64_t map_check(volatile uint8_t *map, uint64_t base, uint64_t len,
-			 uint64_t seed, uint64_t *got, uint64_t *want)
-{
-	uint64_t o = 0;
-
-	for (; o < len && (base + o) % 8; o++)
-		if (map[o] != pattern_byte(seed, base + o))
-			goto bad_byte;
-	for (; o + 8 <= len; o += 8) {
-		uint64_t v = *(volatile uint64_t *)(map + o);
-		uint64_t w = pattern_word(seed, (base + o) / 8);
-
-		if (v != w) {
-			*got = v;
-			*want = w;
-			return (int64_t)(base + o);
-		}
-	}
-	for (; o < len; o++)
-		if (map[o] != pattern_byte(seed, base + o))
-			goto bad_byte;
-	return -1;
-
-bad_byte:
-	*got = map[o];
-	*want = pattern_byte(seed, base + o);
-	return (int64_t)(base + o);
 }
 
 static void print_mismatch(int64_t at, uint64_t got, uint64_t want)
@@ -364,7 +247,7 @@ static int cmd_write_attr(int argc, char **argv)
 static int cmd_open_try(int argc, char **argv)
 {
 	struct opts o;
-	int n = split_opts(argc, argv, &o);
+	int n = split_flags(argc, argv, opt_flags, &o, sizeof(o));
 	int acc = O_RDWR, fd;
 
 	if (n < 0)
@@ -414,7 +297,7 @@ static volatile uint8_t *open_map(const char *dev, uint64_t off, uint64_t len,
 static int cmd_mmap_try(int argc, char **argv)
 {
 	struct opts o;
-	int n = split_opts(argc, argv, &o);
+	int n = split_flags(argc, argv, opt_flags, &o, sizeof(o));
 	uint64_t off, len;
 	int flags = MAP_SHARED, prot = PROT_READ | PROT_WRITE;
 	int fd;
@@ -461,7 +344,7 @@ static int parse_range_seed(int n, char **argv, uint64_t *off, uint64_t *len, ui
 static int cmd_mmap_fill_verify(int argc, char **argv, int verify)
 {
 	struct opts o;
-	int n = split_opts(argc, argv, &o);
+	int n = split_flags(argc, argv, opt_flags, &o, sizeof(o));
 	uint64_t off, len, seed, got = 0, want = 0;
 	volatile uint8_t *map;
 	int fd, rc = 0;
@@ -475,7 +358,7 @@ static int cmd_mmap_fill_verify(int argc, char **argv, int verify)
 	if (!map)
 		return rc;
 	if (verify) {
-		int64_t at = map_check(map, off, len, seed, &got, &want);
+		int64_t at = map_mismatch(map, off, len, seed, &got, &want);
 
 		if (at >= 0) {
 			print_mismatch(at, got, want);
@@ -494,7 +377,7 @@ static int cmd_mmap_fill_verify(int argc, char **argv, int verify)
 static int cmd_fd_fill_verify(int argc, char **argv, int verify)
 {
 	struct opts o;
-	int n = split_opts(argc, argv, &o);
+	int n = split_flags(argc, argv, opt_flags, &o, sizeof(o));
 	uint64_t off, len, seed;
 	int fd, rc;
 
@@ -872,7 +755,7 @@ static int wait_for_stop(int until_eof)
 static int cmd_hold(int argc, char **argv)
 {
 	struct opts o;
-	int n = split_opts(argc, argv, &o);
+	int n = split_flags(argc, argv, opt_flags, &o, sizeof(o));
 	uint64_t off, len, seed, got = 0, want = 0;
 	volatile uint8_t *map = NULL;
 	int fd = -1, rc = 0;
@@ -914,7 +797,7 @@ static int cmd_hold(int argc, char **argv)
 	if (o.no_map) {
 		rc = fd_check(fd, off, len, seed);
 	} else {
-		int64_t at = map_check(map, off, len, seed, &got, &want);
+		int64_t at = map_mismatch(map, off, len, seed, &got, &want);
 
 		if (at >= 0) {
 			print_mismatch(at, got, want);
@@ -1270,10 +1153,7 @@ WRAP(cmd_mkdir_try,   cmd_dir_try,          1)
 WRAP(cmd_rmdir_try,   cmd_dir_try,          0)
 #undef WRAP
 
-static const struct command {
-	const char *name;
-	int (*fn)(int argc, char **argv);
-} commands[] = {
+static const struct command commands[] = {
 	{ "write-attr",  cmd_write_attr },
 	{ "open-try",    cmd_open_try },
 	{ "mmap-try",    cmd_mmap_try },
@@ -1306,18 +1186,5 @@ static const struct command {
 
 int main(int argc, char **argv)
 {
-	const struct command *c;
-
-	if (argc < 2)
-		return usage_error("missing command");
-	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		usage(stdout);
-		return 0;
-	}
-	/* Line-buffered even into a pipe/file, so "ready" is seen at once. */
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	for (c = commands; c->name; c++)
-		if (!strcmp(c->name, argv[1]))
-			return c->fn(argc - 2, argv + 2);
-	return usage_error("unknown command '%s'", argv[1]);
+	return command_main(commands, argc, argv);
 }

@@ -51,12 +51,9 @@
 #include <linux/udmabuf-cfs.h>
 #include <linux/videodev2.h>
 
-#define EXIT_SYSCALL	1
-#define EXIT_MISMATCH	2
-#define EXIT_USAGE	64
-
 static const char *prog = "udmabuf-v4l2";
 
+#define UDMABUF_HELPERS_SHELL
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-function"
 #include "udmabuf-helpers.h"
@@ -404,19 +401,6 @@ static int dequeue(struct cap *c, unsigned int frame, unsigned int *index)
 					"frame not written (fill)" :
 					"frame differs from the first",
 					b.index, off);
-	return 0;
-}
-
-static int run_shell(const char *cmd)
-{
-	int status = system(cmd);
-
-	if (status != 0) {
-		fprintf(stderr, "%s: '%s' failed (status %d)\n", prog, cmd,
-			status);
-		printf("CMDFAIL\n");
-		return EXIT_SYSCALL;
-	}
 	return 0;
 }
 

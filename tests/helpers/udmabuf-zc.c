@@ -81,12 +81,9 @@
 #include <linux/io_uring.h>
 #include <linux/udmabuf-cfs.h>
 
-#define EXIT_SYSCALL	1
-#define EXIT_MISMATCH	2
-#define EXIT_USAGE	64
-
 static const char *prog = "udmabuf-zc";
 
+#define UDMABUF_HELPERS_SHELL
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-function"
 #include "udmabuf-helpers.h"
@@ -194,19 +191,6 @@ static int zc_open(struct zc *z, const char *dev)
 		      MAP_SHARED, z->fd, 0);
 	if (z->map == MAP_FAILED)
 		return report_setup_errno("mmap", dev, errno);
-	return 0;
-}
-
-static int run_shell(const char *cmd)
-{
-	int status = system(cmd);
-
-	if (status != 0) {
-		fprintf(stderr, "%s: '%s' failed (status %d)\n", prog, cmd,
-			status);
-		printf("CMDFAIL\n");
-		return EXIT_SYSCALL;
-	}
 	return 0;
 }
 
