@@ -70,7 +70,7 @@ class FakeModuleTest(unittest.TestCase):
             os.mkdir(d)
         with open(os.path.join(self.cfs, "features"), "w") as f:
             f.write("allocator,dev,device_name,dma_device,dma_mask,enable,"
-                    "minor,mode,phys_addr,size,sync_mode\n")
+                    "minor,mode,phys_addr,size,sync_check,sync_mode\n")
         # The fake /dev/udmabuf-cfs.
         open(os.path.join(self.dev, "udmabuf-cfs"), "w").close()
         self.setenv("UDMABUF_CONFIGFS_DIR", self.cfs)
@@ -81,6 +81,8 @@ class FakeModuleTest(unittest.TestCase):
         self.setenv("UDMABUF_FAKE_DMA_ADDR", hex(DMA))
         self.setenv("UDMABUF_FAKE_PHYS_ADDR", hex(CPU))
         self.setenv("UDMABUF_FAKE_INFO_FLAGS", None)
+        self.setenv("UDMABUF_SYNC_CHECK", None)
+        self.class_dir = os.path.join(root, "class")
 
     def setenv(self, var, value):
         """Set (None: unset) VAR until the test ends."""
@@ -116,10 +118,14 @@ class FakeModuleTest(unittest.TestCase):
 
     def allocs(self):
         """The ALLOC ioctls since the last call, as (size, flags,
-        sync_mode, dma_bits, allocator, dma_device)."""
+        sync_mode, dma_bits, allocator, dma_device); their sync_check
+        fields go to self.checks."""
         out = []
+        self.checks = []
         for line in self.log():
             if line.startswith("ioctl=alloc "):
+                line, _, check = line.partition(" sync_check=")
+                self.checks.append(int(check or 0))
                 f = line[len("ioctl=alloc "):].split(" ", 5)
                 out.append((int(f[0]), int(f[1], 8), int(f[2]), int(f[3]),
                             int(f[4]), f[5]))
@@ -332,6 +338,107 @@ class FakeModuleTest(unittest.TestCase):
         # A named buffer's allocator is its configfs attribute.
         udmabuf.allocate(16, name="n", allocator="cma")
         self.assertIn("allocator=cma", self.log())
+
+    def test_sync_check_reaches_the_request_and_the_item(self):
+        self.log()
+        for value, mode in ((True, 1), ("report", 1), ("sigbus", 2), (2, 2),
+                            (udmabuf.SYNC_CHECK_REPORT, 1), (False, 0), ("off", 0),
+                            (None, 0)):
+            with self.subTest(sync_check=value):
+                a = udmabuf.allocate(16, sync_check=value)
+                self.assertEqual(self.allocs(), [self.alloc_req()])
+                self.assertEqual(self.checks, [mode])
+                # The fake's GET_INFO tells what the request asked for.
+                self.assertEqual((a.sync_check, a.buffer.sync_check), (mode, mode))
+                a.freebuffer()
+        # A named buffer's is its configfs attribute, written only when on.
+        udmabuf.allocate(16, name="n", sync_check="sigbus").freebuffer()
+        self.assertIn("sync_check=2", self.log())
+        udmabuf.allocate(16, name="n", sync_check=False).freebuffer()
+        self.assertNotIn("sync_check", " ".join(self.log()))
+        self.assertNothingLeft()
+
+    def test_sync_check_values_it_does_not_know_are_refused(self):
+        self.log()
+        for value, exc in (("loud", ValueError), ("1", ValueError), (1.5, TypeError),
+                           ([1], TypeError)):
+            with self.subTest(sync_check=value), self.assertRaises(exc) as cm:
+                udmabuf.allocate(16, sync_check=value)
+            self.assertIn("sync_check", str(cm.exception))
+        # A number beyond the modes is the library's ERANGE, as the kernel's.
+        with self.assertRaises(OSError) as cm:
+            udmabuf.allocate(16, sync_check=3)
+        self.assertEqual(cm.exception.errno, errno.ERANGE)
+        self.assertIn("sync_check 3", str(cm.exception))
+        self.assertEqual(self.log(), [])
+        self.assertNothingLeft()
+
+    def test_sync_violations_are_the_modules_count(self):
+        a = udmabuf.allocate((4, 4), "u4", sync_check=True)
+        path = os.path.join(self.class_dir, a.buffer.name, "sync_violations")
+        self.assertEqual((a.sync_violations, a[1:].sync_violations), (0, 0))
+        with open(path, "w") as f:
+            f.write("5\n")
+        self.assertEqual((a.sync_violations, a[2, 1:].sync_violations,
+                          a.buffer.sync_violations), (5, 5, 5))
+        a.freebuffer()
+        with self.assertRaises(ValueError):
+            a.sync_violations
+        with self.assertRaises(ValueError):
+            np.zeros(4).view(udmabuf.BufferArray).sync_violations
+
+    def test_udmabuf_sync_check_in_the_environment(self):
+        self.log()
+        self.setenv("UDMABUF_SYNC_CHECK", "report")
+        a = udmabuf.allocate(16)
+        b = udmabuf.allocate(16, sync_check="sigbus")
+        c = udmabuf.allocate(16, sync_check=False)
+        self.allocs()
+        # It raises what allocate() asks for, never lowers it.
+        self.assertEqual(self.checks, [1, 2, 1])
+        self.assertEqual([x.sync_check for x in (a, b, c)], [1, 2, 1])
+        udmabuf.allocate(16, name="n").freebuffer()
+        self.assertIn("sync_check=1", self.log())
+        # A bad value is EINVAL before anything is made, and says so.
+        self.setenv("UDMABUF_SYNC_CHECK", "on")
+        for kw in ({}, {"name": "n"}, {"sync_check": True}):
+            with self.subTest(kw=kw), self.assertRaises(OSError) as cm:
+                udmabuf.allocate(16, **kw)
+            self.assertEqual(cm.exception.errno, errno.EINVAL)
+            self.assertIn("UDMABUF_SYNC_CHECK='on' is not report, sigbus or off",
+                          str(cm.exception))
+        self.assertEqual(self.log(), [])
+        for x in (a, b, c):
+            x.freebuffer()
+        self.assertNothingLeft()
+
+    def test_a_sync_check_on_a_module_without_it_is_eopnotsupp(self):
+        with open(os.path.join(self.cfs, "features"), "w") as f:
+            f.write("dev,device_name,enable,mode,size,sync_mode\n")
+        with self.assertRaises(OSError) as cm:
+            udmabuf.allocate(16, name="n", sync_check=True)
+        self.assertEqual(cm.exception.errno, errno.EOPNOTSUPP)
+        self.assertIn("sync_check", str(cm.exception))
+        self.assertNothingLeft()
+
+    def test_a_1_2_library_has_no_sync_check_and_says_so(self):
+        self.log()
+        with old_library("1.2"):
+            with self.assertRaises(OSError) as cm:
+                udmabuf.allocate(16, sync_check=True)
+            self.assertEqual(cm.exception.errno, errno.ENOSYS)
+            for what in ("udmabuf_config_set_sync_check()", "libudmabuf 1.3"):
+                self.assertIn(what, str(cm.exception))
+            self.assertEqual(self.allocs(), [])
+            # Off needs no setter; the rest works, the count says ENOSYS.
+            a = udmabuf.allocate(16, sync_check=False)
+            self.assertEqual(self.allocs(), [self.alloc_req()])
+            with self.assertRaises(OSError) as cm:
+                a.sync_violations
+            self.assertEqual(cm.exception.errno, errno.ENOSYS)
+            self.assertIn("udmabuf_get_sync_violations()", str(cm.exception))
+            a.freebuffer()
+        self.assertNothingLeft()
 
     def test_unknown_keyword_is_type_error_and_leaves_nothing(self):
         self.log()

@@ -21,23 +21,26 @@ from udmabuf import _libudmabuf
 
 
 class _Without11:
-    """The real library as one older than 1.1 looks: without the
-    functions that 1.1 added."""
+    """The real library as one older than 1.1 looks (or, with VERSION,
+    as that one does): without the functions added after it."""
 
-    def __init__(self, cdll):
+    def __init__(self, cdll, version="1.0"):
         self._cdll = cdll
+        self._version = version
 
     def __getattr__(self, name):
-        if name in _libudmabuf._OPTIONAL:
-            raise AttributeError(f"{name}: undefined symbol (a 1.0 library)")
+        since = _libudmabuf._OPTIONAL.get(name)
+        if since is not None and since > self._version:
+            raise AttributeError(f"{name}: undefined symbol (a {self._version} library)")
         return getattr(self._cdll, name)
 
 
-def old_library():
-    """A context in which the binding loads libudmabuf as a 1.0 library."""
+def old_library(version="1.0"):
+    """A context in which the binding loads libudmabuf as a library of
+    VERSION (default 1.0)."""
     lib = _libudmabuf._Lib()
     real = lib._open
-    lib._open = lambda: _Without11(real())
+    lib._open = lambda: _Without11(real(), version)
     return mock.patch.object(_libudmabuf, "lib", lib)
 
 

@@ -76,9 +76,23 @@ made by :func:`allocate` is removed (its configfs item and ``/dev`` node)
 by ``freebuffer()`` or when its last array is garbage collected, unless
 it is persistent.
 
-Libraries: everything but process-scoped buffers and ``allocator=`` works
-with libudmabuf 1.0; those two raise ``OSError`` ``ENOSYS`` naming the
-missing function with an older library.
+Finding a missing sync: ``allocate(..., sync_check=True)`` (or
+``'sigbus'``) turns the module's sync checker on for the buffer. Each
+page is then the CPU's or the device's: flush() gives its range to the
+device, invalidate() gives it back, and a CPU access to what the device
+owns (the invalidate is missing), an invalidate of what the device never
+had (the flush is missing) or one whose ends split a cache line is
+reported: a line in the kernel log naming the buffer, the offset and the
+process, and one more in ``sync_violations`` (on the array and on its
+buffer). With ``'sigbus'`` the faulting access also gets ``SIGBUS``. So a
+program that would read stale data on a non-coherent board is found on a
+PC, in QEMU, in CI. ``UDMABUF_SYNC_CHECK=report python3 prog.py`` checks
+every buffer an unmodified program allocates (libudmabuf reads it).
+
+Libraries: everything but process-scoped buffers, ``allocator=`` and the
+sync checker works with libudmabuf 1.0; process-scoped buffers and
+``allocator=`` need 1.1, the sync checker 1.3, and raise ``OSError``
+``ENOSYS`` naming the missing function with an older library.
 
 NumPy: 1.24 and 2.x; nothing here uses what NumPy 2 removed
 (``np.byte_bounds``: the byte range of a view is computed here).
@@ -107,6 +121,9 @@ __all__ = [
     "DIR_BIDIRECTIONAL",
     "DIR_TO_DEVICE",
     "DIR_FROM_DEVICE",
+    "SYNC_CHECK_OFF",
+    "SYNC_CHECK_REPORT",
+    "SYNC_CHECK_SIGBUS",
 ]
 
 __version__ = "0.1.0"
@@ -114,6 +131,12 @@ __version__ = "0.1.0"
 DIR_BIDIRECTIONAL = _c.DIR_BIDIRECTIONAL
 DIR_TO_DEVICE = _c.DIR_TO_DEVICE
 DIR_FROM_DEVICE = _c.DIR_FROM_DEVICE
+
+# The sync checker's modes: what sync_check reads; allocate() takes them
+# too, and True ('report'), 'sigbus', False ('off').
+SYNC_CHECK_OFF = _c.SYNC_CHECK_OFF
+SYNC_CHECK_REPORT = _c.SYNC_CHECK_REPORT
+SYNC_CHECK_SIGBUS = _c.SYNC_CHECK_SIGBUS
 
 _PAGE = mmap.PAGESIZE
 
@@ -319,6 +342,22 @@ class Buffer:
         return bool(flags & _c.INFO_DMA_COHERENT)
 
     @property
+    def sync_check(self):
+        """The module's sync checker on this buffer now: SYNC_CHECK_OFF
+        (0), SYNC_CHECK_REPORT (1) or SYNC_CHECK_SIGBUS (2). One ioctl;
+        libudmabuf 1.3."""
+        return self._get(_c.lib.udmabuf_get_sync_check, _c._uint, "get sync_check")
+
+    @property
+    def sync_violations(self):
+        """How many times the sync checker reported a missing sync on this
+        buffer since it was made: 0 for a program that hands the buffer
+        over right (the kernel log has a line for each report, naming the
+        offset and the process). One ioctl; libudmabuf 1.3."""
+        return self._get(_c.lib.udmabuf_get_sync_violations, _c._u64,
+                         "get sync_violations")
+
+    @property
     def driver_version(self):
         """Version of the loaded udmabuf-cfs module."""
         return os.fsdecode(_c.lib.udmabuf_get_driver_version(self._handle("get version")))
@@ -494,6 +533,17 @@ class BufferArray(np.ndarray):
         """True if the device snoops the CPU caches."""
         return self._buffer("coherent").coherent
 
+    @property
+    def sync_check(self):
+        """The buffer's sync checker (see :attr:`Buffer.sync_check`)."""
+        return self._buffer("sync_check").sync_check
+
+    @property
+    def sync_violations(self):
+        """The sync checker's reports on the whole buffer, not only this
+        array's bytes (see :attr:`Buffer.sync_violations`)."""
+        return self._buffer("sync_violations").sync_violations
+
     def _sync(self, for_device, offset, size, direction):
         buf = self._buffer("flush" if for_device else "invalidate")
         start, span = self._span()
@@ -557,10 +607,31 @@ _SET = {
 }
 
 
-def _new_config(label, size, values, dma_device, allocator):
+_SYNC_CHECKS = {"off": SYNC_CHECK_OFF, "report": SYNC_CHECK_REPORT,
+                "sigbus": SYNC_CHECK_SIGBUS}
+
+
+def _sync_check_arg(value):
+    """allocate()'s sync_check as the library's mode; None if not given."""
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return SYNC_CHECK_REPORT if value else SYNC_CHECK_OFF
+    if isinstance(value, (str, bytes)):
+        word = os.fsdecode(value)
+        if word not in _SYNC_CHECKS:
+            raise ValueError(f"sync_check {value!r}: True or 'report', 'sigbus', "
+                             "False or 'off'")
+        return _SYNC_CHECKS[word]
+    # SYNC_CHECK_*; the library refuses a number beyond them (ERANGE).
+    return _int_arg(value, "sync_check")
+
+
+def _new_config(label, size, values, dma_device, allocator, sync_check=None):
     """A libudmabuf configuration of SIZE bytes with the attributes VALUES
-    (None: the module's default), DMA_DEVICE and ALLOCATOR; the caller
-    frees it. LABEL names the buffer in errors. Raises OSError."""
+    (None: the module's default), DMA_DEVICE, ALLOCATOR and SYNC_CHECK
+    (SYNC_CHECK_*, None: not set); the caller frees it. LABEL names the
+    buffer in errors. Raises OSError."""
     cfg = _c.lib.udmabuf_config_new()
     if not cfg:
         raise MemoryError(f"{label}: allocate: out of memory")
@@ -581,13 +652,19 @@ def _new_config(label, size, values, dma_device, allocator):
         if allocator is not None:
             configure(_c.lib.udmabuf_config_set_allocator(cfg, _c.encode(allocator)),
                       "set allocator")
+        # Off is the default: a library older than the checker needs no
+        # setter for it.
+        if sync_check:
+            configure(_c.lib.udmabuf_config_set_sync_check(cfg, sync_check),
+                      "set sync_check")
     except BaseException:
         _c.lib.udmabuf_config_free(cfg)
         raise
     return cfg
 
 
-def _alloc_process(size, *, cacheable, values, dma_device, allocator):
+def _alloc_process(size, *, cacheable, values, dma_device, allocator,
+                   sync_check=None):
     """A new process-scoped buffer of SIZE bytes (libudmabuf's
     udmabuf_alloc(): a file from /dev/udmabuf-cfs that is the buffer),
     owned by the returned :class:`Buffer`. Raises OSError; ENOSYS if the
@@ -598,7 +675,7 @@ def _alloc_process(size, *, cacheable, values, dma_device, allocator):
                       "process-scoped buffers with it; install a libudmabuf1 that "
                       "has it, or pass name= or persistent=True for a configfs buffer")
     label = "udmabuf: allocate"
-    cfg = _new_config(label, size, values, dma_device, allocator)
+    cfg = _new_config(label, size, values, dma_device, allocator, sync_check)
     handle = _c._ptr()
     try:
         # The library asks the module for sync_mode | 4 with O_SYNC: the
@@ -615,13 +692,13 @@ def _alloc_process(size, *, cacheable, values, dma_device, allocator):
 
 
 def _create_named(size, *, cacheable, name, persistent, values, dma_device,
-                  allocator):
+                  allocator, sync_check=None):
     """A new configfs buffer NAME (None: a new ``pyudmabuf-PID-N``) of
     SIZE bytes, enabled and open. The returned :class:`Buffer` removes it
     when closed unless PERSISTENT. Raises OSError; nothing is left
     behind."""
     item = name if name is not None else _new_name()
-    cfg = _new_config(item, size, values, dma_device, allocator)
+    cfg = _new_config(item, size, values, dma_device, allocator, sync_check)
     try:
         while True:
             ret = _c.lib.udmabuf_create(_c.encode(item), cfg, 0)
@@ -649,7 +726,8 @@ def _create_named(size, *, cacheable, name, persistent, values, dma_device,
 
 def allocate(shape, dtype="u4", target=None, *, cacheable=True, name=None,
              persistent=False, sync_mode=None, dma_mask=None, dma_device=None,
-             allocator=None, mode=None, minor=None, phys_addr=None):
+             allocator=None, mode=None, minor=None, phys_addr=None,
+             sync_check=None):
     """A new buffer as a :class:`BufferArray` of SHAPE and DTYPE: PYNQ's
     ``allocate(shape, dtype='u4', target=None, **kwargs)``, so that
     ``allocate((1024,), 'u4')``, ``allocate((4, 4), np.uint8, None,
@@ -709,6 +787,17 @@ def allocate(shape, dtype="u4", target=None, *, cacheable=True, name=None,
         Named buffers only: permissions of ``/dev/NAME`` (default
         0o600), the minor number, the CPU physical address to allocate
         at (see udmabufctl(8)).
+    sync_check
+        The module's sync checker, to find a missing flush() or
+        invalidate() on any machine: True or ``'report'`` (each CPU
+        access to bytes the device owns, each invalidate of bytes it
+        never had, is a line in the kernel log and one more in
+        ``sync_violations``), ``'sigbus'`` (and ``SIGBUS`` at the
+        faulting access), False or ``'off'``; None (default): the
+        module's default, off, unless ``UDMABUF_SYNC_CHECK=report`` or
+        ``=sigbus`` is in the environment, which libudmabuf applies to
+        every buffer and which raises, never lowers, what is asked here.
+        Needs libudmabuf 1.3 (and a module with the checker).
 
     Raises TypeError for an argument PYNQ and this module do not know or
     a value of the wrong type, ValueError for contradicting ones (MODE,
@@ -718,7 +807,9 @@ def allocate(shape, dtype="u4", target=None, *, cacheable=True, name=None,
     not allocate, ENOMEM (also beyond the module's ``process_max``),
     EEXIST (NAME exists), EINVAL/ERANGE (a bad value), ENOSYS (a
     process-scoped buffer, or ALLOCATOR, with a libudmabuf older than
-    1.1). Nothing is left behind.
+    1.1; SYNC_CHECK with one older than 1.3), EOPNOTSUPP (a sync checker
+    the module does not have); ValueError for a SYNC_CHECK word it does
+    not know, EINVAL for a bad UDMABUF_SYNC_CHECK. Nothing is left behind.
     """
     dtype = np.dtype(dtype)
     if isinstance(shape, (int, np.integer)):
@@ -735,6 +826,7 @@ def allocate(shape, dtype="u4", target=None, *, cacheable=True, name=None,
         dma_device = os.fsdecode(dma_device)
     if allocator is not None:
         allocator = os.fsdecode(allocator)
+    sync_check = _sync_check_arg(sync_check)
     cacheable = bool(cacheable)
     named = name is not None or bool(persistent)
     if not named:
@@ -761,10 +853,12 @@ def allocate(shape, dtype="u4", target=None, *, cacheable=True, name=None,
     if named:
         buf = _create_named(size, cacheable=cacheable, name=name,
                             persistent=bool(persistent), values=values,
-                            dma_device=dma_device, allocator=allocator)
+                            dma_device=dma_device, allocator=allocator,
+                            sync_check=sync_check)
     else:
         buf = _alloc_process(size, cacheable=cacheable, values=values,
-                             dma_device=dma_device, allocator=allocator)
+                             dma_device=dma_device, allocator=allocator,
+                             sync_check=sync_check)
     try:
         return buf.array(shape, dtype)
     except BaseException:

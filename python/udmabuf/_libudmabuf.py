@@ -7,7 +7,8 @@ returns 0 or a negative errno value; :func:`check` turns the latter into an
 the action and the reason.
 
 The functions of libudmabuf 1.0 must all be there. Those added later
-(:data:`_OPTIONAL`: process-scoped buffers, allocator choice) may be
+(:data:`_OPTIONAL`: process-scoped buffers, allocator choice, the sync
+checker) may be
 missing from an older library: then ``lib.has(NAME)`` is False and
 ``lib.NAME`` raises :class:`OSError` ``ENOSYS`` saying which library
 lacks what, so that only what needs them fails.
@@ -31,6 +32,11 @@ DIR_FROM_DEVICE = 2
 
 CREATE_NO_ENABLE = 0x1
 DESTROY_FORCE = 0x1
+
+# The sync checker's modes (UDMABUF_SYNC_CHECK_*, libudmabuf 1.3).
+SYNC_CHECK_OFF = 0
+SYNC_CHECK_REPORT = 1
+SYNC_CHECK_SIGBUS = 2
 
 _u64 = ctypes.c_uint64
 _u32 = ctypes.c_uint32
@@ -79,6 +85,10 @@ _PROTOTYPES = {
     "udmabuf_alloc": (_int, [_ptr, _int, ctypes.POINTER(_ptr)]),
     "udmabuf_flush": (_int, [_ptr, _u64, _u64]),
     "udmabuf_invalidate": (_int, [_ptr, _u64, _u64]),
+    # 1.3: the module's sync checker.
+    "udmabuf_config_set_sync_check": (_int, [_ptr, _uint]),
+    "udmabuf_get_sync_check": (_int, [_ptr, ctypes.POINTER(_uint)]),
+    "udmabuf_get_sync_violations": (_int, [_ptr, ctypes.POINTER(_u64)]),
 }
 
 # Since which library version each function that may be missing is there.
@@ -87,6 +97,9 @@ _OPTIONAL = {
     "udmabuf_alloc": "1.1",
     "udmabuf_flush": "1.1",
     "udmabuf_invalidate": "1.1",
+    "udmabuf_config_set_sync_check": "1.3",
+    "udmabuf_get_sync_check": "1.3",
+    "udmabuf_get_sync_violations": "1.3",
 }
 
 
