@@ -888,7 +888,8 @@ clear_buf 1 7 65536 malloc"
 # bench_signalled IGNORE: bench tbuf (sync mode 2) in the background, with
 # SIGINT ignored if IGNORE is 1, sent SIGINT from when it maps the buffer with
 # O_SYNC (sync_mode 1: its handlers are in place) until it ends; sets status,
-# output and stderr.
+# output and stderr.  100 repetitions keep sync_mode 1 for most of a second,
+# which a poll every 50 ms cannot miss.
 bench_signalled() {
 	local pid mode sent=0 disp=- _
 	if [ "$1" = 1 ]; then
@@ -898,7 +899,7 @@ bench_signalled() {
 	# SIGINT is set explicitly either way: bash ignores it in some
 	# background commands of its own accord.
 	# shellcheck disable=SC2064 # the disposition, expanded now
-	(trap "$disp" INT; exec "$CTL" bench tbuf --reps 10 --sync-modes 1 \
+	(trap "$disp" INT; exec "$CTL" bench tbuf --reps 100 --sync-modes 1 \
 		-r -n -o OP,O-SYNC,SYNC-MODE) >"$BATS_TEST_TMPDIR/out" \
 		2>"$BATS_TEST_TMPDIR/err" &
 	pid=$!
