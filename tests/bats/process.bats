@@ -207,8 +207,11 @@ assert_attr_is() {
 	assert_output intact
 	wait_gone "$name"
 	assert_used 0
+	# Half of it at least: a range goes back page by page, and 6.12's
+	# per-CPU lists grow with what is freed (the arm64 debug guest got
+	# 95 MiB back at once).
 	free2=$(meminfo_kib MemFree)
-	[ $((free2 - free1)) -ge $((96 << 10)) ] ||
+	[ $((free2 - free1)) -ge $((64 << 10)) ] ||
 		fail "MemFree went from $free1 to only $free2 KiB after the buffer went"
 	run -0 "$PROC" alloc "$size"
 	assert_output OK
@@ -370,6 +373,8 @@ kill_owner() {
 # CG: a memory cgroup of the test's, under a cgroup2 mount.
 memory_cgroup() {
 	CG=/sys/fs/cgroup/udmabuf-test
+	grep -qw cgroup2 /proc/filesystems ||
+		skip "this kernel has no cgroup2 (CONFIG_CGROUPS)"
 	if ! grep -q '^cgroup2 /sys/fs/cgroup ' /proc/mounts; then
 		mount -t cgroup2 none /sys/fs/cgroup || fail "cannot mount cgroup2"
 	fi

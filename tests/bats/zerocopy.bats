@@ -205,7 +205,10 @@ rmmod_while_held() {
 # the release of the kobject inside it is still pending ("ODEBUG: free
 # active ... kobject_delayed_cleanup" from bdev_free_inode), a hazard of the
 # kernel's, not of the buffers under test; the disk is made once and kept.
+# Under DEBUG_KOBJECT_RELEASE rmmod itself waits for the buffers' delayed
+# releases (1-4 s each): the transfer must outlast it.
 DELAY_MS=5000
+[ -z "${UDMABUF_KOBJECT_RELEASE:-}" ] || DELAY_MS=15000
 KEPT_DISK=/run/udmabuf-zc-delayed-disk
 delayed_disk() {
 	need_module brd rd_nr=1 rd_size=4096
