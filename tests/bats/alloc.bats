@@ -204,7 +204,11 @@ assert_really_at() {
 	# the most, one possibly begun by the test before.
 	[ "$n" -le $((11 * (secs / 5 + 2))) ] ||
 		fail "50 failed enables in $secs s logged $n kernel lines"
-	[ "$n" -lt 50 ] || fail "each of the 50 failed enables logged (in $secs s)"
+	# Fewer than one line per enable, where the windows allow fewer (a
+	# loaded machine slowed the debug kernel's loop to 28 s, whose windows
+	# allow 60).
+	(( secs >= 25 )) || [ "$n" -lt 50 ] ||
+		fail "each of the 50 failed enables logged (in $secs s)"
 	assert_no_kernel_warnings
 }
 
