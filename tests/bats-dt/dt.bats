@@ -94,7 +94,9 @@ assert_probe_failed() {
 	ERANGE) n=34 ;;
 	*) fail "assert_probe_failed: no number for ${3}" ;;
 	esac
-	assert_kmsg "probe of $node failed with error -$n"
+	# The driver core's line: "probe of NODE failed with error -N" up to
+	# 6.1, "NODE: probe with driver DRIVER failed with error -N" since.
+	assert_kmsg "(probe of $node|$node: probe with driver udmabuf-cfs) failed with error -$n"
 }
 
 # ---------------------------------------------------------------------------
