@@ -497,8 +497,8 @@ $(cat "$CLASS/tbuf/phys_addr")"
 	run -0 --separate-stderr "$CTL" list -n -r -o DMA-ADDR,CPU-PHYS-ADDR tbuf
 	assert_output "$dma $cpu"
 	run -0 --separate-stderr "$CTL" info tbuf
-	assert_line "dma-addr:      $dma"
-	assert_line "cpu-phys-addr: $cpu"
+	assert_line "dma-addr:        $dma"
+	assert_line "cpu-phys-addr:   $cpu"
 	if command -v jq >/dev/null; then
 		run -0 --separate-stderr "$CTL" list -J -o DMA-ADDR,CPU-PHYS-ADDR tbuf
 		# shellcheck disable=SC2016 # $d and $c are jq's
@@ -550,7 +550,7 @@ udmabuf1 param"
 	requires_edu
 	run -0 "$CTL" create tbuf --size 64K --dma-device "pci/$EDU"
 	run -0 --separate-stderr "$CTL" info tbuf
-	assert_line "dma-device:    pci/$EDU"
+	assert_line "dma-device:      pci/$EDU"
 }
 
 @test "list and info -J show no DMA device for a buffer on the module's own device" {
@@ -581,19 +581,19 @@ t\x09n\x0as p'
 @test "info shows key: value lines that match sysfs" {
 	run -0 "$CTL" create tbuf --size 1M
 	run -0 --separate-stderr "$CTL" info tbuf
-	assert_line "name:          tbuf"
-	assert_line "device:        /dev/tbuf"
-	assert_line "maj:min:       $(cat "$CLASS/tbuf/dev")"
-	assert_line "size:          1048576 (1M)"
-	assert_line "origin:        configfs"
-	assert_line "cache:         $(cat "$CLASS/tbuf/cache_mode")"
+	assert_line "name:            tbuf"
+	assert_line "device:          /dev/tbuf"
+	assert_line "maj:min:         $(cat "$CLASS/tbuf/dev")"
+	assert_line "size:            1048576 (1M)"
+	assert_line "origin:          configfs"
+	assert_line "cache:           $(cat "$CLASS/tbuf/cache_mode")"
 }
 
 @test "info shows the allocator of a buffer: page for 64 KiB" {
 	run -0 "$CTL" create tbuf --size 64K
 	run -0 --separate-stderr "$CTL" info tbuf
-	assert_line "allocator:     page"
-	assert_line "allocator:     $(cat "$CLASS/tbuf/allocator")"
+	assert_line "allocator:       page"
+	assert_line "allocator:       $(cat "$CLASS/tbuf/allocator")"
 	run -0 --separate-stderr "$CTL" list -n -r -o NAME,ALLOCATOR tbuf
 	assert_output "tbuf page"
 	run -0 --separate-stderr "$CTL" list
@@ -611,17 +611,17 @@ t\x09n\x0as p'
 @test "info of a disabled item shows it is not enabled" {
 	run -0 "$CTL" create tbuf --size 64K --no-enable
 	run -0 "$CTL" info tbuf
-	assert_line "enabled:       0"
-	assert_line "device:        -"
+	assert_line "enabled:         0"
+	assert_line "device:          -"
 }
 
 @test "info /dev/b shows the buffer whose device is b, not the item called b" {
 	run -0 "$CTL" create a --size 64K --device-name b
 	run -0 "$CTL" create b --size 128K --device-name c
 	run -0 --separate-stderr "$CTL" info /dev/b
-	assert_line "name:          a"
-	assert_line "device:        /dev/b"
-	assert_line "size:          65536 (64K)"
+	assert_line "name:            a"
+	assert_line "device:          /dev/b"
+	assert_line "size:            65536 (64K)"
 }
 
 @test "info of a missing buffer says there is no such buffer" {
