@@ -476,7 +476,7 @@ memory_cgroup() {
 	[ ! -e "$NODE" ] || fail "$NODE outlived the module"
 }
 
-# --- libudmabuf (udmabuf-lib: tools/udmabufctl/tests/udmabuf-lib.c) --------
+# --- libudmabuf (udmabuf-lib: lib/libudmabuf/tests/udmabuf-lib.c) --------
 
 @test "libudmabuf: udmabuf_alloc gives proc-PID-N, which maps, flushes, invalidates, is listed with its owner and goes with its last handle" {
 	run -0 --separate-stderr "$LIB" roundtrip "$SZ"
