@@ -25,7 +25,10 @@ setup() {
 
 # common_teardown disables and removes every configfs item the test made,
 # and reloads the module without parameters if a test changed that.
-teardown() { common_teardown; }
+teardown() {
+	kprobe_del udmabuf/unmap_range
+	common_teardown
+}
 
 requires_jq() {
 	command -v jq >/dev/null || skip "needs jq in the guest to parse JSON"
@@ -953,6 +956,68 @@ clear_buf 1 1"
 	run -1 --separate-stderr "$CTL" bench tbuf --size 128K
 	assert_equal "$stderr" "udmabufctl: tbuf: bench: --size 128K is more than the buffer's 64K"
 	assert_attr "$CLASS/tbuf/sync_mode" 2
+}
+
+# bench under the sync checker: a buffer NAME made with --sync-check, and
+# the temporary ones with UDMABUF_SYNC_CHECK=report.  The checker is on (a
+# kprobe sees it take the CPU's entries away at the syncs for the device)
+# and finds no missing sync: sync_violations 0, no line in the kernel log.
+@test "bench runs clean under the sync checker: NAME made with --sync-check, temporary buffers with UDMABUF_SYNC_CHECK=report" {
+	local seq
+	kprobe_add p udmabuf/unmap_range udmabuf_cfs:udmabuf_unmap_range
+	seq=$("$UT" kmsg-seq)
+	run -0 "$CTL" create tbuf --size 64K --sync-mode 2 --sync-check
+	: >"$TRACEFS/trace"
+	run -0 --separate-stderr "$CTL" bench tbuf --reps 3 -r -n -o OP
+	assert_equal "$stderr" ""
+	[ "$(grep -c 'unmap_range:' "$TRACEFS/trace")" -ge 1 ] ||
+		fail "bench tbuf: the sync checker took no entry away"
+	assert_attr "$CLASS/tbuf/sync_check" 1
+	assert_attr "$CLASS/tbuf/sync_violations" 0
+	assert_attr "$CLASS/tbuf/sync_mode" 2
+	: >"$TRACEFS/trace"
+	UDMABUF_SYNC_CHECK=report run -0 --separate-stderr "$CTL" bench --size 64K --reps 3 -r -n -o OP
+	assert_equal "$stderr" ""
+	[ "$(grep -c 'unmap_range:' "$TRACEFS/trace")" -ge 1 ] ||
+		fail "bench under UDMABUF_SYNC_CHECK=report: the sync checker took no entry away"
+	kprobe_del udmabuf/unmap_range
+	run -0 "$UT" kmsg-since "$seq"
+	refute_output --partial "sync check:"
+}
+
+@test "create --sync-check turns the checker on; info shows its mode and count; save and restore keep it" {
+	requires_jq
+	run -0 "$CTL" create tbuf --size 64K --sync-check
+	assert_output /dev/tbuf
+	assert_attr "$cfs/tbuf/sync_check" 1
+	run -0 "$CTL" create tbuf2 --size 64K --sync-check=sigbus
+	assert_attr "$CLASS/tbuf2/sync_check" 2
+	run -0 "$CTL" info -o NAME,SYNC-CHECK,SYNC-VIOLATIONS tbuf
+	assert_output "name:            tbuf
+sync-check:      report
+sync-violations: 0"
+	# A program with a missing sync for the CPU: counted, info says so.
+	run -0 udmabuf-syncbug load /dev/tbuf 12288
+	assert_attr "$CLASS/tbuf/sync_violations" 1
+	run -0 "$CTL" info -J tbuf tbuf2
+	run -0 jq -r '.buffers[] | "\(.name) \(."sync-check") \(."sync-violations")"' <<<"$output"
+	assert_output "tbuf report 1
+tbuf2 sigbus 0"
+	run -0 "$CTL" list -n -r -o NAME,SYNC-CHECK tbuf
+	assert_output "tbuf report"
+	run -0 "$CTL" save
+	run -0 grep -E '^tbuf .* sync_check=1 ' "$UDMABUF_SAVE_FILE"
+	run -0 grep -E '^tbuf2 .* sync_check=2 ' "$UDMABUF_SAVE_FILE"
+	run -0 "$CTL" restore --clear
+	assert_attr "$cfs/tbuf/sync_check" 1
+	assert_attr "$cfs/tbuf2/sync_check" 2
+	assert_attr "$CLASS/tbuf/sync_violations" 0
+	# And from the environment; a bad value makes nothing.
+	UDMABUF_SYNC_CHECK=sigbus run -0 "$CTL" create tbuf3 --size 64K
+	assert_attr "$CLASS/tbuf3/sync_check" 2
+	UDMABUF_SYNC_CHECK=yes run -1 --separate-stderr "$CTL" create tbuf4 --size 64K
+	assert_equal "$stderr" "udmabufctl: tbuf4: UDMABUF_SYNC_CHECK='yes' is not report, sigbus or off: Invalid argument"
+	[ ! -e "$cfs/tbuf4" ] || fail "a bad UDMABUF_SYNC_CHECK left tbuf4"
 }
 
 # ---------------------------------------------------------------------------
