@@ -8,6 +8,9 @@
 # physical addresses and the coherent flag; DMA by QEMU's edu device into
 # configfs and process-scoped arrays, as in dma.bats.  The rest of the
 # binding, the same everywhere, is python.bats.
+# The DMA tests run under the sync checker (UDMABUF_SYNC_CHECK=report, as a
+# user checks an unmodified program): each array's buffer has it on, and
+# neither sync_violations nor the kernel log has a report at the end.
 # vm: needs python
 
 # Variables such as cfs come from helpers/common.bash, stderr from bats' run.
@@ -16,6 +19,18 @@ load helpers/common
 load helpers/python
 
 bats_require_minimum_version 1.5.0
+
+# py_checked: py with the sync checker on for every buffer the script
+# allocates (UDMABUF_SYNC_CHECK=report); no "sync check:" line in the
+# kernel log meanwhile.  The script itself asserts its buffers' checker is
+# on and their sync_violations 0 (assert_no_missing_sync), before they go.
+py_checked() {
+	local seq
+	seq=$("$UT" kmsg-seq)
+	UDMABUF_SYNC_CHECK=report py
+	run -0 "$UT" kmsg-since "$seq"
+	refute_output --partial "sync check:"
+}
 
 @test "Debian's python3 and numpy of the guest's architecture import udmabuf over libudmabuf.so.1" {
 	py <<-'EOF'
@@ -31,18 +46,20 @@ bats_require_minimum_version 1.5.0
 }
 
 @test "what is written through the numpy array is what /dev/NAME reads, and the other way round" {
-	py <<-'EOF'
+	# The array and read(2)/write(2) are both the CPU's: no sync between
+	# them.  A flush() before the read() gave the buffer to the device,
+	# which the sync checker reported for the read() and the write().
+	py_checked <<-'EOF'
 		a = udmabuf.allocate(PAGE // 4, dtype="u4", name="pyb")
 		a[:] = np.arange(a.size, dtype="u4") * 2654435761
-		a.flush()
 		with open("/dev/pyb", "rb", buffering=0) as f:
 		    data = f.read(a.nbytes)
 		assert data == a.tobytes(), "read(2) of /dev/pyb differs from the array"
 		fd = os.open("/dev/pyb", os.O_WRONLY)
 		os.pwrite(fd, b"\xff" * 8, 16)
 		os.close(fd)
-		a.invalidate()
 		assert a[4] == a[5] == 0xffffffff and a[3] == 3 * 2654435761 % 2**32, a[:8]
+		assert_no_missing_sync(a)
 		print("OK")
 	EOF
 }
@@ -101,7 +118,7 @@ bats_require_minimum_version 1.5.0
 
 @test "DMA into a numpy array: edu reads one array and writes another at their physical_address" {
 	edu_ready
-	py <<-'EOF'
+	py_checked <<-'EOF'
 		edu = ["udmabuf-edu", "--pci", os.environ["UDMABUF_EDU"]]
 		dev = "pci/" + os.environ["UDMABUF_EDU"]
 		n = 4032
@@ -116,7 +133,11 @@ bats_require_minimum_version 1.5.0
 		# Into a view: at the address of its first byte.
 		view = dst[PAGE - 8:]
 		assert sh(*edu, "from-dev", hex(view.physical_address), str(n)) == "OK"
-		view.invalidate(0, n)
+		# All that was given to the device comes back: the view starts 8
+		# bytes before a page, inside a cache line, so an invalidate of the
+		# view alone splits that line (the sync checker reports it: on a
+		# non-coherent CPU the rest of the line is lost or overwritten).
+		dst.invalidate()
 		assert (view[:n] == pattern).all(), "the device's data did not arrive"
 		assert (dst[:PAGE - 8] == 0xee).all() and (view[n:] == 0xee).all(), "DMA outside the range"
 		# Negative control: without the transfer nothing arrives.
@@ -125,6 +146,7 @@ bats_require_minimum_version 1.5.0
 		ctl.flush()
 		ctl.invalidate()
 		assert (ctl == 0xee).all()
+		assert_no_missing_sync(src, dst, ctl)
 		print("OK")
 	EOF
 }
@@ -166,7 +188,7 @@ bats_require_minimum_version 1.5.0
 
 @test "edu DMA into and out of process-scoped arrays bound to edu" {
 	edu_ready
-	py <<-'EOF'
+	py_checked <<-'EOF'
 		edu = ["udmabuf-edu", "--pci", os.environ["UDMABUF_EDU"]]
 		dev = "pci/" + os.environ["UDMABUF_EDU"]
 		n = 4032
@@ -183,7 +205,11 @@ bats_require_minimum_version 1.5.0
 		assert sh(*edu, "from-dev", hex(view.physical_address), str(n)) == "OK"
 		view.invalidate(0, n)
 		assert (view[:n] == pattern).all(), "the device's data did not arrive"
+		# dst[0] went to the device with dst.flush() too: it comes back
+		# before the CPU reads it (the sync checker reported that read).
+		dst[0].invalidate()
 		assert (dst[0] == 0xee).all() and (view[n:] == 0xee).all(), "DMA outside the range"
+		assert_no_missing_sync(src, dst)
 		print("OK")
 	EOF
 }

@@ -6,6 +6,7 @@ import errno
 import gc
 import os
 import subprocess
+import sys
 
 import numpy as np
 
@@ -94,3 +95,12 @@ def process_used():
 
 def configfs_items():
     return sorted(n for n in os.listdir(CFS) if n != "features")
+
+
+def assert_no_missing_sync(*arrays):
+    """Each array's buffer has the sync checker on (the test set
+    UDMABUF_SYNC_CHECK=report) and it reported nothing."""
+    for a in arrays:
+        assert a.sync_check == udmabuf.SYNC_CHECK_REPORT, (a.buffer.name, a.sync_check)
+        assert a.sync_violations == 0, \
+            f"{a.buffer.name}: {a.sync_violations} missing syncs (see the kernel log)"
