@@ -470,6 +470,97 @@ print('OK')"
 	assert_output OK
 }
 
+# assert_sync_report SEQ NAME WHAT AT MISSING: the kernel log since SEQ has
+# the sync checker's line for buffer NAME: WHAT at offset AT (hex) by a
+# python3 process, and what was MISSING.
+assert_sync_report() {
+	run -0 "$UT" kmsg-since "$1"
+	assert_output --regexp "$2: sync check: $3 at offset $4 by python3\[[0-9]+\]: $5"
+}
+
+@test "sync_check: a program that writes its array after flush() without invalidate() is reported at that offset and counted; done right it is not" {
+	local seq name at
+	at=$(printf '0x%x' $((3 * PAGE_SIZE)))
+	seq=$("$UT" kmsg-seq)
+	# Wrong: the CPU writes what it gave the device, no invalidate() first.
+	py <<-'EOF'
+		a = udmabuf.allocate(4 * PAGE, np.uint8, sync_check=True)
+		assert a.sync_check == udmabuf.SYNC_CHECK_REPORT and a.sync_violations == 0
+		assert cls_attr(a.buffer.name, "sync_check") == "1"
+		a[:] = 1
+		a.flush()
+		a[3 * PAGE + 5] = 2
+		# Reported once, and the program goes on with its store done.
+		assert a.sync_violations == 1 and a[1:].sync_violations == 1, a.sync_violations
+		assert cls_attr(a.buffer.name, "sync_violations") == "1"
+		assert a[3 * PAGE + 5] == 2
+		sys.stderr.write(a.buffer.name)
+		print("OK")
+	EOF
+	name=$stderr
+	assert_sync_report "$seq" "$name" "CPU store through a mapping" "$at" \
+		"the device owns it: a sync for the CPU is missing"
+	# Right: the same program with the invalidate() it forgot.
+	seq=$("$UT" kmsg-seq)
+	py <<-'EOF'
+		a = udmabuf.allocate(4 * PAGE, np.uint8, sync_check=True)
+		a[:] = 1
+		a.flush()
+		a.invalidate()
+		a[3 * PAGE + 5] = 2
+		assert a.sync_violations == 0, a.sync_violations
+		print("OK")
+	EOF
+	run -0 "$UT" kmsg-since "$seq"
+	refute_output --partial "sync check:"
+}
+
+@test "sync_check: an invalidate() of what was never flushed is reported (the flush is missing); 'sigbus' stops the access; UDMABUF_SYNC_CHECK checks an unmodified program" {
+	local seq name
+	seq=$("$UT" kmsg-seq)
+	# The device was started on what the CPU wrote, without a flush().
+	py <<-'EOF'
+		a = udmabuf.allocate(2 * PAGE, np.uint8, name="pysc", sync_check="report")
+		a[:] = 1
+		a[PAGE:].invalidate()
+		assert a.sync_violations == 1, a.sync_violations
+		print("OK")
+	EOF
+	assert_sync_report "$seq" pysc "sync for the CPU" "$(printf '0x%x' "$PAGE_SIZE")" \
+		"the device was never given this range: a sync for the device is missing before it"
+	# sigbus: the faulting load gets SIGBUS, faulthandler shows the line.
+	run --separate-stderr python3 -X faulthandler -c '
+import numpy as np, udmabuf
+a = udmabuf.allocate(4096, np.uint8, sync_check="sigbus")
+assert a.sync_check == udmabuf.SYNC_CHECK_SIGBUS
+a.flush()
+x = int(a[100])   # line 6: the device owns it
+print("not stopped")'
+	assert_equal "$status" 135
+	refute_output --partial "not stopped"
+	[[ $stderr == *"Bus error"* && $stderr == *"line 6"* ]] ||
+		fail "no Bus error at line 6 from faulthandler: $stderr"
+	# The environment turns it on for a program that does not ask for it.
+	seq=$("$UT" kmsg-seq)
+	UDMABUF_SYNC_CHECK=report py <<-'EOF'
+		a = udmabuf.allocate(PAGE, np.uint8)
+		assert a.sync_check == udmabuf.SYNC_CHECK_REPORT
+		a.flush()
+		a[0] = 1
+		assert a.sync_violations == 1
+		sys.stderr.write(a.buffer.name)
+		print("OK")
+	EOF
+	name=$stderr
+	assert_sync_report "$seq" "$name" "CPU store through a mapping" 0x0 "the device owns it"
+	UDMABUF_SYNC_CHECK=bogus run --separate-stderr python3 -c '
+import udmabuf
+udmabuf.allocate(16)'
+	assert_equal "$status" 1
+	[[ $stderr == *"OSError: [Errno 22] udmabuf alloc: UDMABUF_SYNC_CHECK='bogus' is not report, sigbus or off"* ]] ||
+		fail "not the EINVAL that names UDMABUF_SYNC_CHECK: $stderr"
+}
+
 @test "persistent=True makes a named configfs buffer that outlives freebuffer and the program" {
 	py <<-'EOF'
 		a = udmabuf.allocate(16, persistent=True)
