@@ -87,16 +87,19 @@ def main(bdf):
         print(f"pcie-dma.py: buffer at DMA address {buf.physical_address:#x} "
               f"for {bdf}")
         # Step 4: the CPU writes the first half and hands it to the card.
-        src[:] = (np.arange(LEN) * 13 + 1).astype(np.uint8)
+        data = (np.arange(LEN) * 13 + 1).astype(np.uint8)
+        src[:] = data
         dst[:] = 0
         buf.flush()
         # Step 5: the card reads it into its memory and writes it back
         # into the second half.
         edu_copy(regs, src.physical_address, EDU_MEM, to_host=False)
         edu_copy(regs, EDU_MEM, dst.physical_address, to_host=True)
-        # Step 6: the CPU takes the second half back, then reads it.
+        # Step 6: the CPU takes the second half back, then reads it (and
+        # only it: the first half is the card's until it is taken back
+        # too, so what arrived is compared with the data, not with src).
         dst.invalidate()
-        bad = np.flatnonzero(dst != src)
+        bad = np.flatnonzero(dst != data)
         if bad.size:
             print(f"pcie-dma.py: byte {bad[0]} did not arrive "
                   f"({dst[bad[0]]:#04x})", file=sys.stderr)

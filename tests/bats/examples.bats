@@ -22,6 +22,7 @@ setup() {
 }
 
 teardown() {
+	kprobe_del udmabuf/unmap_range
 	edu_present "$EDU" || true
 	common_teardown
 }
@@ -57,6 +58,27 @@ assert_example_worked() {
 @test "examples/pcie-dma.py: the same from Python, with allocate(target=...)" {
 	run -0 python3 /usr/bin/pcie-dma.py "$EDU"
 	assert_example_worked
+}
+
+# Each example under the sync checker, as a user checks a program before
+# the board (UDMABUF_SYNC_CHECK: libudmabuf turns it on for every buffer the
+# program makes): it works as before, the checker took the CPU's entries
+# away at its syncs for the device (it was on), and it reported nothing.
+@test "the examples under the sync checker: DMA as before, no missing sync" {
+	local seq prog
+	kprobe_add p udmabuf/unmap_range udmabuf_cfs:udmabuf_unmap_range
+	for prog in pcie-dma "python3 /usr/bin/pcie-dma.py"; do
+		bus_master_off "$EDU"
+		: >"$TRACEFS/trace"
+		seq=$("$UT" kmsg-seq)
+		# shellcheck disable=SC2086 # the program and its interpreter
+		UDMABUF_SYNC_CHECK=report run -0 $prog "$EDU"
+		assert_example_worked
+		[ "$(grep -c 'unmap_range:' "$TRACEFS/trace")" -ge 1 ] ||
+			fail "$prog: the sync checker was not on (no entry taken away)"
+		run -0 "$UT" kmsg-since "$seq"
+		refute_output --partial "sync check:"
+	done
 }
 
 @test "the examples refuse to run without a card, with usage or a reason" {
