@@ -241,8 +241,14 @@ int main(int argc, char **argv)
 	if (zdma_copy(ch, dma, dma + half, (uint32_t)half))
 		goto unmap;
 
-	/* Step 5: the CPU takes the second half back, then reads it. */
-	if (udmabuf_sync_for_cpu(buf, half, half, UDMABUF_DIR_FROM_DEVICE))
+	/*
+	 * Step 5: the CPU takes back all it gave: the second half, which the
+	 * engine wrote (its stale lines are invalidated), and the first, which
+	 * the engine read (nothing to do for the caches, but the buffer is the
+	 * CPU's again for whoever opens it next); then reads the second half.
+	 */
+	if (udmabuf_sync_for_cpu(buf, half, half, UDMABUF_DIR_FROM_DEVICE) ||
+	    udmabuf_sync_for_cpu(buf, 0, half, UDMABUF_DIR_TO_DEVICE))
 		goto sync_failed;
 	for (i = 0; i < half; i++) {
 		if (p[half + i] != (uint8_t)(i * 7 + (i >> 8) + 3)) {

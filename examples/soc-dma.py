@@ -96,14 +96,20 @@ def main(name, chan_addr):
               f"{dma:#x}, ZDMA channel at {chan_addr:#x}")
         # Step 3: the CPU fills the first half and hands both over.
         i = np.arange(half)
-        src[:] = (i * 7 + (i >> 8) + 3).astype(np.uint8)
+        pattern = (i * 7 + (i >> 8) + 3).astype(np.uint8)
+        src[:] = pattern
         dst[:] = 0
         buf.flush(0, 2 * half, udmabuf.DIR_BIDIRECTIONAL)
         # Step 4: the engine copies it into the second half.
         chan.copy(dma, dma + half, half)
-        # Step 5: the CPU takes the second half back, then reads it.
+        # Step 5: the CPU takes back all it gave: the second half, which
+        # the engine wrote (its stale lines are invalidated), and the
+        # first, which the engine read (nothing to do for the caches, but
+        # the buffer is the CPU's again for whoever opens it next); then
+        # reads the second half.
         buf.invalidate(half, half)
-        bad = np.flatnonzero(dst != src)
+        buf.invalidate(0, half, udmabuf.DIR_TO_DEVICE)
+        bad = np.flatnonzero(dst != pattern)
         if bad.size:
             print(f"soc-dma.py: byte {bad[0]} was not copied ({dst[bad[0]]:#04x})",
                   file=sys.stderr)
