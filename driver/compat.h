@@ -330,6 +330,45 @@ static inline void udmabuf_shrinker_destroy(struct shrinker *shrinker)
 }
 #endif
 
+/*
+ * v6.14 added the dmem cgroup controller; its header gives stubs where
+ * CONFIG_CGROUP_DMEM is off.  Before, the same stubs: no region, every
+ * charge granted and nothing to give back.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 14, 0)
+#include <linux/cgroup_dmem.h>
+#else
+struct dmem_cgroup_region;
+struct dmem_cgroup_pool_state;
+
+static inline __printf(2, 3) struct dmem_cgroup_region *
+dmem_cgroup_register_region(u64 size, const char *name_fmt, ...)
+{
+	return NULL;
+}
+
+static inline void
+dmem_cgroup_unregister_region(struct dmem_cgroup_region *region)
+{
+}
+
+static inline int
+dmem_cgroup_try_charge(struct dmem_cgroup_region *region, u64 size,
+		       struct dmem_cgroup_pool_state **ret_pool,
+		       struct dmem_cgroup_pool_state **ret_limit_pool)
+{
+	*ret_pool = NULL;
+	if (ret_limit_pool)
+		*ret_limit_pool = NULL;
+	return 0;
+}
+
+static inline void dmem_cgroup_uncharge(struct dmem_cgroup_pool_state *pool,
+					u64 size)
+{
+}
+#endif
+
 /* v6.5 split copy_splice_read() out of generic_file_splice_read(). */
 #if LINUX_VERSION_CODE < KERNEL_VERSION(6, 5, 0)
 #define copy_splice_read	generic_file_splice_read

@@ -18,6 +18,7 @@
 
 struct reserved_mem;
 struct cred;
+struct dmem_cgroup_pool_state;
 
 #define UDMABUF_CFS_VERSION	"0.1.0"
 
@@ -179,6 +180,9 @@ struct udmabuf_config {
  *	back as the memory goes (memory.c)
  * @charge_cred: the credentials whose user is charged for RLIMIT_MEMLOCK (a
  *	reference, which keeps the user), or NULL
+ * @dmem_pool: the dmem cgroup pool charged with a process-scoped buffer's
+ *	contiguous or CMA memory (@alloc_size bytes), or NULL; given back
+ *	when the last of the memory has gone (memory.c)
  * @inode: the buffer's own inode, whose address space every file of the
  *	buffer uses, so that every CPU mapping of it can be found (mmap.c)
  * @sync_check: %UDMABUF_CFS_SYNC_CHECK_* in force (synccheck.c); read
@@ -232,6 +236,7 @@ struct udmabuf_buffer {
 	char owner_comm[TASK_COMM_LEN];
 	u64 charged;
 	const struct cred *charge_cred;
+	struct dmem_cgroup_pool_state *dmem_pool;
 
 	struct inode *inode;
 	unsigned int sync_check;
@@ -429,6 +434,10 @@ void udmabuf_quota_set_max(u64 max);
 void udmabuf_quota_read(u64 *max, u64 *used);
 int udmabuf_quota_charge(u64 bytes, const struct cred **cred);
 void udmabuf_quota_uncharge(const struct cred *cred, u64 bytes);
+void udmabuf_dmem_init(void);
+void udmabuf_dmem_exit(void);
+int udmabuf_dmem_charge(u64 bytes, struct dmem_cgroup_pool_state **pool);
+void udmabuf_dmem_uncharge(struct dmem_cgroup_pool_state *pool, u64 bytes);
 
 /* configfs.c: the configfs subsystem */
 int udmabuf_configfs_init(void);

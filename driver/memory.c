@@ -96,6 +96,8 @@ static DEFINE_MUTEX(udmabuf_contig_lock);
 struct udmabuf_leftover {
 	struct list_head node;
 	const struct cred *cred;	/* its user's RLIMIT_MEMLOCK charge, or NULL */
+	struct dmem_cgroup_pool_state *dmem_pool;	/* its dmem charge, or NULL */
+	u64 dmem_bytes;			/* what that charge is */
 	struct page *first;
 	unsigned long nr;
 	unsigned long held;		/* bits set in @map */
@@ -316,8 +318,17 @@ static int udmabuf_alloc_range(struct udmabuf_buffer *buf)
 {
 	int ret = -ENOMEM;
 
-	if (mutex_lock_killable(&udmabuf_contig_lock))
-		return -EINTR;
+	/* Memory the memory cgroup does not see: the dmem cgroup's. */
+	if (buf->origin == UDMABUF_ORIGIN_PROCESS) {
+		ret = udmabuf_dmem_charge(buf->alloc_size, &buf->dmem_pool);
+		if (ret)
+			return ret;
+		ret = -ENOMEM;
+	}
+	if (mutex_lock_killable(&udmabuf_contig_lock)) {
+		ret = -EINTR;
+		goto out_uncharge;
+	}
 	if (!buf->rmem && udmabuf_may_use(buf, UDMABUF_MEM_CONTIG)) {
 		ret = udmabuf_alloc_contig(buf);
 		/* Held ranges are the root-made buffers' own: see the holds. */
@@ -330,6 +341,11 @@ static int udmabuf_alloc_range(struct udmabuf_buffer *buf)
 	if (ret == -ENOMEM)
 		udmabuf_alloc_failed(buf);
 	mutex_unlock(&udmabuf_contig_lock);
+out_uncharge:
+	if (ret) {
+		udmabuf_dmem_uncharge(buf->dmem_pool, buf->alloc_size);
+		buf->dmem_pool = NULL;
+	}
 	return ret;
 }
 
@@ -435,6 +451,15 @@ static void udmabuf_uncharge_pages(const struct cred *cred,
 	udmabuf_quota_uncharge(cred, (u64)pages << PAGE_SHIFT);
 }
 
+/* The last page of a leftover is gone: the rest of its charges go. */
+static void udmabuf_leftover_done(struct udmabuf_leftover *lo)
+{
+	udmabuf_dmem_uncharge(lo->dmem_pool, lo->dmem_bytes);
+	if (lo->cred)
+		put_cred(lo->cred);
+	kvfree(lo);
+}
+
 /*
  * Drop the buffer's reference on every leftover page that has no other
  * user, and the charge with it.  Return: the pages given back.
@@ -464,9 +489,7 @@ static unsigned long udmabuf_leftovers_scan(void)
 		if (lo->held)
 			continue;
 		list_del(&lo->node);
-		if (lo->cred)
-			put_cred(lo->cred);
-		kvfree(lo);
+		udmabuf_leftover_done(lo);
 	}
 	return freed;
 }
@@ -517,6 +540,9 @@ static void udmabuf_put_charged(struct udmabuf_buffer *buf)
 	lo->first = buf->pages + first;
 	lo->nr = last - first + 1;
 	lo->cred = buf->charge_cred;
+	lo->dmem_pool = buf->dmem_pool;
+	lo->dmem_bytes = buf->alloc_size;
+	buf->dmem_pool = NULL;
 	/* A page whose other user left since it was counted goes now. */
 	for (i = 0; i < lo->nr; i++) {
 		if (udmabuf_page_used(buf, first + i)) {
@@ -595,6 +621,9 @@ void udmabuf_free(struct udmabuf_buffer *buf)
 		if (buf->charge_cred)
 			put_cred(buf->charge_cred);
 	}
+	/* Unless a leftover took it, the dmem charge goes with the memory. */
+	udmabuf_dmem_uncharge(buf->dmem_pool, buf->alloc_size);
+	buf->dmem_pool = NULL;
 	buf->charged = 0;
 	buf->charge_cred = NULL;
 	buf->mem = UDMABUF_MEM_NONE;
@@ -633,10 +662,15 @@ static struct shrinker *udmabuf_shrinker;
 
 int udmabuf_memory_init(void)
 {
+	udmabuf_dmem_init();
 	udmabuf_shrinker = udmabuf_shrinker_create("udmabuf-cfs",
 						   udmabuf_shrink_count,
 						   udmabuf_shrink_scan);
-	return PTR_ERR_OR_ZERO(udmabuf_shrinker);
+	if (IS_ERR(udmabuf_shrinker)) {
+		udmabuf_dmem_exit();
+		return PTR_ERR(udmabuf_shrinker);
+	}
+	return 0;
 }
 
 /* Which allocator the memory came from, for sysfs and configfs. */
@@ -674,9 +708,8 @@ void udmabuf_memory_exit(void)
 		for_each_set_bit(i, lo->map, lo->nr)
 			put_page(lo->first + i);
 		udmabuf_uncharge_pages(lo->cred, lo->held);
-		if (lo->cred)
-			put_cred(lo->cred);
-		kvfree(lo);
+		udmabuf_leftover_done(lo);
 	}
 	udmabuf_leftover_pages = 0;
+	udmabuf_dmem_exit();
 }

@@ -8,7 +8,10 @@
  * user's against its RLIMIT_MEMLOCK, in the user's locked_vm (shared with
  * io_uring), unless the allocating program has CAP_IPC_LOCK.  A charge is
  * taken before any memory is, and given back, page by page, as the memory
- * goes (memory.c).
+ * goes (memory.c).  Contiguous and CMA memory, which the memory cgroup does
+ * not see, is charged to the allocating program's dmem cgroup, in a region
+ * of the module's ("udmabuf-cfs" in dmem.capacity, dmem.max), on kernels
+ * with that controller.
  */
 
 #include <linux/capability.h>
@@ -138,4 +141,69 @@ void udmabuf_quota_uncharge(const struct cred *cred, u64 bytes)
 	if (!WARN_ON(bytes > udmabuf_quota_used))
 		udmabuf_quota_used -= bytes;
 	spin_unlock(&udmabuf_quota_lock);
+}
+
+/* The module's dmem cgroup region, or NULL (no controller, or not had). */
+static struct dmem_cgroup_region *udmabuf_dmem_region;
+
+/* At load, before any buffer: the region, as large as RAM. */
+void udmabuf_dmem_init(void)
+{
+	struct dmem_cgroup_region *region;
+
+	region = dmem_cgroup_register_region((u64)totalram_pages() << PAGE_SHIFT,
+					     "udmabuf-cfs");
+	if (IS_ERR(region)) {
+		pr_warn("no dmem cgroup region (%pe): contiguous memory is not charged to the dmem cgroup\n",
+			region);
+		region = NULL;
+	}
+	udmabuf_dmem_region = region;
+}
+
+/* At unload, every charge given back. */
+void udmabuf_dmem_exit(void)
+{
+	dmem_cgroup_unregister_region(udmabuf_dmem_region);
+	udmabuf_dmem_region = NULL;
+}
+
+/**
+ * udmabuf_dmem_charge - charge contiguous or CMA memory to the dmem cgroup
+ * @bytes: what is about to be allocated
+ * @pool: set to the pool charged, for udmabuf_dmem_uncharge(); NULL where
+ *	nothing was (no controller)
+ *
+ * Return: 0, or -ENOMEM with the reason in the log.
+ */
+int udmabuf_dmem_charge(u64 bytes, struct dmem_cgroup_pool_state **pool)
+{
+	int ret;
+
+	*pool = NULL;
+	if (!udmabuf_dmem_region)
+		return 0;
+	ret = dmem_cgroup_try_charge(udmabuf_dmem_region, bytes, pool, NULL);
+	if (ret) {
+		pr_info_ratelimited("%s[%d]: process-scoped buffer of %llu bytes refused: over the dmem cgroup's limit for udmabuf-cfs (%d)\n",
+				    current->comm, task_tgid_nr(current), bytes,
+				    ret);
+		*pool = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/**
+ * udmabuf_dmem_uncharge - give back a dmem charge, once, whole
+ * @pool: what udmabuf_dmem_charge() set, or NULL
+ * @bytes: what it charged
+ *
+ * A charge holds a reference on its cgroup that the uncharge drops: it is
+ * given back in one piece, when the last of its memory has gone.
+ */
+void udmabuf_dmem_uncharge(struct dmem_cgroup_pool_state *pool, u64 bytes)
+{
+	if (pool)
+		dmem_cgroup_uncharge(pool, bytes);
 }
