@@ -915,6 +915,100 @@ static void mmap_floor_row(uint64_t size)
 }
 
 /*
+ * What the sync checker costs, on the buffer of the rows above.  With it
+ * on, mmap maps nothing ahead (each first touch faults), and in a DMA
+ * round (sync for the device, sync for the CPU, a write to every page)
+ * each sync for the device revokes the CPU's mappings, so that every page
+ * faults again: a round against the same round with the checker off.
+ */
+struct round_ctx {
+	const char *name;
+	int fd;
+	uint8_t *p;
+	uint64_t size;
+};
+
+static void op_dma_round(void *ctx)
+{
+	struct round_ctx *c = ctx;
+	struct udmabuf_cfs_sync range = {
+		.offset = 0, .size = c->size,
+		.direction = UDMABUF_CFS_DIR_BIDIRECTIONAL,
+	};
+
+	if (ioctl(c->fd, UDMABUF_CFS_IOC_SYNC_FOR_DEVICE, &range))
+		die(c->name, "ioctl SYNC_FOR_DEVICE", errno);
+	if (ioctl(c->fd, UDMABUF_CFS_IOC_SYNC_FOR_CPU, &range))
+		die(c->name, "ioctl SYNC_FOR_CPU", errno);
+	touch_pages(c->p, c->size, TOUCH_WRITE);
+}
+
+static void set_sync_check(const char *name, const char *mode)
+{
+	char path[512];
+	int err;
+
+	snprintf(path, sizeof(path), "%s/%s/sync_check", class_root, name);
+	err = write_str(path, mode);
+	if (err)
+		die(path, "write", -err);
+}
+
+static double time_round(const char *name, const char *mode,
+			 struct round_ctx *c)
+{
+	double t0;
+
+	set_sync_check(name, mode);
+	t0 = now_ns();
+	op_dma_round(c);
+	return now_ns() - t0;
+}
+
+static void checker_rows(const char *name, int fd, uint64_t size)
+{
+	struct round_ctx on = { .name = name, .fd = fd }, off;
+	double a[MAX_SAMPLES];
+	char violations[32];
+	struct result r;
+	int i;
+
+	set_sync_check(name, "1");
+	mmap_row(name, fd, size, TOUCH_WRITE, MAP_POPULATE,
+		 "mmap + first write, sync checker on",
+		 "anon MAP_POPULATE + write", "");
+
+	/* A round of a large buffer takes long under emulation: 4 MiB. */
+	on.size = size < 4 * MiB ? size : 4 * MiB;
+	on.p = buf_map(name, fd, on.size);
+	off = on;
+	off.p = buf_map(name, fd, off.size);
+	result_init(&r, "mmap", "DMA round, sync checker on",
+		    "sync for device, for CPU, write every page", on.size,
+		    "the same, checker off");
+	/*
+	 * A sync for the device revokes every mapping of the buffer, the
+	 * other side's too: each side's rounds run together, after one
+	 * round that is not timed.
+	 */
+	time_round(name, "1", &on);
+	for (i = 0; i < reps; i++)
+		a[i] = time_round(name, "1", &on);
+	time_round(name, "0", &off);
+	for (i = 0; i < reps; i++)
+		add_pair(&r, a[i], time_round(name, "0", &off));
+	if (class_read(name, "sync_violations", violations,
+		       sizeof(violations)))
+		snprintf(violations, sizeof(violations), "?");
+	snprintf(r.note, sizeof(r.note),
+		 "the checker's price in a DMA loop; its reports: %s",
+		 violations);
+	emit(&r);
+	munmap(on.p, on.size);
+	munmap(off.p, off.size);
+}
+
+/*
  * udmabuf: mmap (which maps the whole buffer) and one access per page;
  * baseline: anonymous memory with MAP_POPULATE (allocated, zeroed and
  * mapped by mmap) and the same accesses.  References: mmap alone,
@@ -949,6 +1043,8 @@ static void bench_mmap(void)
 		 "mmap alone", "anon MAP_POPULATE alone", "");
 	mmap_row(name, fd, size, TOUCH_WRITE, 0, "mmap + first write",
 		 "anon + write (page faults)", "");
+	progress("the sync checker's cost");
+	checker_rows(name, fd, size);
 	close(fd);
 	buf_delete_or_die(name);
 	mmap_floor_row(size);
