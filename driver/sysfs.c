@@ -67,6 +67,20 @@ static ssize_t sync_mode_show(struct device *dev,
 	return sysfs_emit(page, "%u\n", READ_ONCE(to_udmabuf(dev)->sync_mode));
 }
 
+/* A mode written to sync_mode or sync_check, by whom may change it. */
+static int udmabuf_parse_mode(struct udmabuf_buffer *buf, const char *page,
+			      int (*check)(u64 mode),
+			      unsigned int *mode)
+{
+	int ret;
+
+	ret = udmabuf_may_change(buf);
+	if (ret)
+		return ret;
+	ret = kstrtouint(page, 10, mode);
+	return ret ? ret : check(*mode);
+}
+
 static ssize_t sync_mode_store(struct device *dev,
 			       struct device_attribute *attr,
 			       const char *page, size_t count)
@@ -75,12 +89,7 @@ static ssize_t sync_mode_store(struct device *dev,
 	unsigned int mode;
 	int ret;
 
-	ret = udmabuf_may_change(buf);
-	if (ret)
-		return ret;
-	ret = kstrtouint(page, 10, &mode);
-	if (!ret)
-		ret = udmabuf_check_sync_mode(mode);
+	ret = udmabuf_parse_mode(buf, page, udmabuf_check_sync_mode, &mode);
 	if (ret)
 		return ret;
 	WRITE_ONCE(buf->sync_mode, mode);
@@ -159,21 +168,35 @@ static ssize_t cache_mode_sync_show(struct device *dev,
 }
 static DEVICE_ATTR_RO(cache_mode_sync);
 
-static ssize_t sync_offset_show(struct device *dev,
-				struct device_attribute *attr, char *page)
+/*
+ * sync_offset and sync_size: bytes, read and set under sync_lock, through
+ * one pair of functions that the attribute tells which.
+ */
+static struct device_attribute dev_attr_sync_offset;
+
+static u64 *udmabuf_sync_range_field(struct udmabuf_buffer *buf,
+				     struct device_attribute *attr)
+{
+	return attr == &dev_attr_sync_offset ? &buf->sync_offset :
+					       &buf->sync_size;
+}
+
+static ssize_t udmabuf_sync_range_show(struct device *dev,
+				       struct device_attribute *attr,
+				       char *page)
 {
 	struct udmabuf_buffer *buf = to_udmabuf(dev);
 	u64 val;
 
 	mutex_lock(&buf->sync_lock);
-	val = buf->sync_offset;
+	val = *udmabuf_sync_range_field(buf, attr);
 	mutex_unlock(&buf->sync_lock);
 	return sysfs_emit(page, "%llu\n", val);
 }
 
-static ssize_t sync_offset_store(struct device *dev,
-				 struct device_attribute *attr,
-				 const char *page, size_t count)
+static ssize_t udmabuf_sync_range_store(struct device *dev,
+					struct device_attribute *attr,
+					const char *page, size_t count)
 {
 	struct udmabuf_buffer *buf = to_udmabuf(dev);
 	u64 val;
@@ -184,50 +207,23 @@ static ssize_t sync_offset_store(struct device *dev,
 		return ret;
 	ret = udmabuf_parse_size(page, &val);
 	if (!ret)
-		ret = udmabuf_check_sync_offset(buf->size, val);
+		ret = attr == &dev_attr_sync_offset ?
+			udmabuf_check_sync_offset(buf->size, val) :
+			udmabuf_check_sync_size(buf->size, val);
 	if (ret)
 		return ret;
 	mutex_lock(&buf->sync_lock);
-	buf->sync_offset = val;
+	*udmabuf_sync_range_field(buf, attr) = val;
 	mutex_unlock(&buf->sync_lock);
 	return count;
 }
-static DEVICE_ATTR_RW(sync_offset);
 
-static ssize_t sync_size_show(struct device *dev,
-			      struct device_attribute *attr, char *page)
-{
-	struct udmabuf_buffer *buf = to_udmabuf(dev);
-	u64 val;
-
-	mutex_lock(&buf->sync_lock);
-	val = buf->sync_size;
-	mutex_unlock(&buf->sync_lock);
-	return sysfs_emit(page, "%llu\n", val);
-}
-
-static ssize_t sync_size_store(struct device *dev,
-			       struct device_attribute *attr,
-			       const char *page, size_t count)
-{
-	struct udmabuf_buffer *buf = to_udmabuf(dev);
-	u64 val;
-	int ret;
-
-	ret = udmabuf_may_change(buf);
-	if (ret)
-		return ret;
-	ret = udmabuf_parse_size(page, &val);
-	if (!ret)
-		ret = udmabuf_check_sync_size(buf->size, val);
-	if (ret)
-		return ret;
-	mutex_lock(&buf->sync_lock);
-	buf->sync_size = val;
-	mutex_unlock(&buf->sync_lock);
-	return count;
-}
-static DEVICE_ATTR_RW(sync_size);
+static struct device_attribute dev_attr_sync_offset =
+	__ATTR(sync_offset, 0644, udmabuf_sync_range_show,
+	       udmabuf_sync_range_store);
+static struct device_attribute dev_attr_sync_size =
+	__ATTR(sync_size, 0644, udmabuf_sync_range_show,
+	       udmabuf_sync_range_store);
 
 static ssize_t sync_direction_show(struct device *dev,
 				   struct device_attribute *attr, char *page)
@@ -362,12 +358,7 @@ static ssize_t sync_check_store(struct device *dev,
 	unsigned int mode;
 	int ret;
 
-	ret = udmabuf_may_change(buf);
-	if (ret)
-		return ret;
-	ret = kstrtouint(page, 10, &mode);
-	if (!ret)
-		ret = udmabuf_check_sync_check(mode);
+	ret = udmabuf_parse_mode(buf, page, udmabuf_check_sync_check, &mode);
 	if (!ret)
 		ret = udmabuf_sc_set(buf, mode);
 	return ret ? ret : count;
