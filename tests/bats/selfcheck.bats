@@ -7,8 +7,13 @@
 load helpers/common
 bats_require_minimum_version 1.5.0
 
+STRESS=udmabuf-stress
+
 setup() { common_setup; }
-teardown() { common_teardown; }
+teardown() {
+	rm -f /tmp/stress-stale-*
+	common_teardown
+}
 
 @test "the kernel log reader sees a message logged after the mark" {
 	local marker="udmabuf-test self-check $$ $RANDOM"
@@ -106,4 +111,61 @@ teardown() { common_teardown; }
 	run common_teardown
 	assert_failure
 	assert_output --partial "cannot check the kernel log"
+}
+
+# The stress program (stress.bats) finds what it must: each of its checks
+# failing on a fault it plants.
+
+@test "the stress program refuses to start while a buffer exists" {
+	make_buf tbuf 4096
+	run "$STRESS" --seconds 1
+	assert_failure 1
+	assert_output --partial "not a clean start"
+}
+
+@test "the stress program reports data that changed under a mapping" {
+	run "$STRESS" --seconds 2 --selftest corrupt
+	assert_failure 1
+	assert_output --partial "MISMATCH at offset 56"
+	assert_line --regexp '^stress: FAILED \(seed [0-9]+\)$'
+}
+
+@test "the stress program reports a buffer left behind" {
+	run "$STRESS" --seconds 2 --selftest leak
+	assert_failure 1
+	assert_line --partial "left behind: $cfs/stress-w0-0"
+	assert_line --partial "left behind: $CLASS/stress-w0-0"
+}
+
+@test "the stress program reports an unexpected errno" {
+	run "$STRESS" --seconds 2 --selftest errno
+	assert_failure 1
+	assert_output --partial "unexpected EAGAIN, expected OK"
+}
+
+@test "the stress program reports data that changed in a pipe" {
+	run "$STRESS" --seconds 2 --selftest splice
+	assert_failure 1
+	assert_output --partial "pages a pipe held: MISMATCH at offset 56"
+}
+
+@test "the stress program reports a process-scoped buffer's page left in a pipe (process_used)" {
+	run "$STRESS" --seconds 2 --selftest procleak
+	assert_failure 1
+	# The old driver kept all 64 KiB charged until the page left the pipe.
+	assert_output --regexp 'after phase 1: process_used is [1-9][0-9]* bytes \(want 0\)'
+	refute_output --partial "left behind"
+}
+
+@test "the stress program reports a module reference left behind" {
+	run "$STRESS" --seconds 2 --selftest modref
+	assert_failure 1
+	assert_output --regexp "after phase 1: process_used is 0 bytes \(want 0\) and the module's refcount ([0-9]+) \(want [0-9]+\)"
+	refute_output --partial "refcount 0 (want 0)"
+}
+
+@test "the stress program reports free memory that did not come back" {
+	run "$STRESS" --seconds 2 --selftest memfree --module "$UDMABUF_KO"
+	assert_failure 1
+	assert_output --regexp 'free memory is [0-9]+ KiB below the start.s, beyond the margin'
 }
