@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0
-# (tests/vm/check-all: 60 s of stress on the debug kernels in make check,
+# (tests/vm/check-all: 30 s of stress on the debug kernels in make check,
 # 60 to 80 s in all there.  The stress program's own negative controls
 # are in selfcheck.bats, with the other test tools'.)
 # check-all: weight 40
