@@ -975,7 +975,7 @@ static void checker_rows(const char *name, int fd, uint64_t size)
 
 	set_sync_check(name, "1");
 	mmap_row(name, fd, size, TOUCH_WRITE, MAP_POPULATE,
-		 "mmap + first write, sync checker on",
+		 "mmap + first write with the sync checker on",
 		 "anon MAP_POPULATE + write", "");
 
 	/* A round of a large buffer takes long under emulation: 4 MiB. */
@@ -983,9 +983,9 @@ static void checker_rows(const char *name, int fd, uint64_t size)
 	on.p = buf_map(name, fd, on.size);
 	off = on;
 	off.p = buf_map(name, fd, off.size);
-	result_init(&r, "mmap", "DMA round, sync checker on",
-		    "sync for device, for CPU, write every page", on.size,
-		    "the same, checker off");
+	result_init(&r, "mmap", "DMA round with the sync checker on",
+		    "sync for device then CPU and a write to every page",
+		    on.size, "the same round with the checker off");
 	/*
 	 * A sync for the device revokes every mapping of the buffer, the
 	 * other side's too: each side's rounds run together, after one
@@ -1001,7 +1001,7 @@ static void checker_rows(const char *name, int fd, uint64_t size)
 		       sizeof(violations)))
 		snprintf(violations, sizeof(violations), "?");
 	snprintf(r.note, sizeof(r.note),
-		 "the checker's price in a DMA loop; its reports: %s",
+		 "the checker's price in a DMA loop; reports: %s",
 		 violations);
 	emit(&r);
 	munmap(on.p, on.size);
