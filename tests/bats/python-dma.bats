@@ -12,6 +12,7 @@
 # user checks an unmodified program): each array's buffer has it on, and
 # neither sync_violations nor the kernel log has a report at the end.
 # vm: needs python
+# check-all: weight 19
 
 # Variables such as cfs come from helpers/common.bash, stderr from bats' run.
 # shellcheck disable=SC2154
