@@ -12,6 +12,7 @@
 # user checks an unmodified program): each array's buffer has it on, and
 # neither sync_violations nor the kernel log has a report at the end.
 # vm: needs python
+# check-all: weight 19
 
 # Variables such as cfs come from helpers/common.bash, stderr from bats' run.
 # shellcheck disable=SC2154
@@ -32,17 +33,27 @@ py_checked() {
 	refute_output --partial "sync check:"
 }
 
-@test "Debian's python3 and numpy of the guest's architecture import udmabuf over libudmabuf.so.1" {
+# The python the harness put in (tests/vm/run: UDMABUF_PYTHON_*) is the one
+# that runs: bookworm's 3.11 with NumPy 1.24, or on the amd64-sid lane sid's
+# own python3 with NumPy 2.  The versions go into the TAP output.
+@test "Debian's python3 and numpy of the guest's release and architecture import udmabuf over libudmabuf.so.1 (NumPy 2 on sid)" {
 	py <<-'EOF'
 		import platform, ctypes
 		machine = {"amd64": "x86_64", "arm64": "aarch64"}[os.environ["UDMABUF_ARCH"]]
 		assert platform.machine() == machine, platform.machine()
-		assert np.__version__.startswith("1.24."), np.__version__
+		release = os.environ["UDMABUF_PYTHON_RELEASE"]
+		pyver = "%d.%d" % sys.version_info[:2]
+		assert pyver == os.environ["UDMABUF_PYTHON_VERSION"], (pyver, os.environ["UDMABUF_PYTHON_VERSION"])
+		assert np.__version__ == os.environ["UDMABUF_PYTHON_NUMPY"], (np.__version__, os.environ["UDMABUF_PYTHON_NUMPY"])
+		major = {"bookworm": 1, "sid": 2}[release]
+		assert np.__version__.split(".")[0] == str(major), (release, np.__version__)
 		assert udmabuf.library_version() == "1.3.0", udmabuf.library_version()
 		assert udmabuf._c.lib.has("udmabuf_alloc"), "the guest's libudmabuf has no udmabuf_alloc"
 		assert udmabuf.__file__ == "/usr/lib/python3/dist-packages/udmabuf/__init__.py", udmabuf.__file__
+		print(f"{release}: python {platform.python_version()}, NumPy {np.__version__}", file=sys.stderr)
 		print("OK")
 	EOF
+	printf '# %s\n' "${stderr_lines[@]}" >&3
 }
 
 @test "what is written through the numpy array is what /dev/NAME reads, and the other way round" {

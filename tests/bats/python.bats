@@ -11,6 +11,7 @@
 # allocate() makes process-scoped buffers (/dev/udmabuf-cfs) unless a name
 # or persistence is asked for; tests of configfs behaviour pass name=.
 # vm: needs python
+# check-all: weight 67
 
 # Variables such as cfs come from helpers/common.bash, stderr from bats' run.
 # shellcheck disable=SC2154

@@ -904,6 +904,27 @@ VM_PYTHON_VERSION=3.11
 # Bump when the recipe below changes: the cached tree is rebuilt.
 VM_PYTHON_RECIPE=1
 
+# The suites (--suite) whose guests carry that release's own python3 and
+# NumPy instead of the host release's: sid (NumPy 2).  Only releases newer
+# than the host's: the python tree's glibc replaces the guest's, and the
+# programs built here (jq, udmabufctl, libudmabuf) run on a newer glibc,
+# not on bullseye's older one.  Its packages are sid's default python3's
+# (python3-minimal's python3.X-minimal) and what sid's numpy needs besides
+# bookworm's list (libstdc++6; sid's libgfortran5 needs no libquadmath0).
+VM_PYTHON_SUITES=(sid)
+VM_PYTHON_SUITE_USERLAND=(python3-numpy libblas3 liblapack3 libgfortran5
+	libgcc-s1 libstdc++6 libffi8 zlib1g libexpat1 libc6)
+
+# vm_python_suite: the suite whose python the guest gets, or nothing (the
+# host release's).
+vm_python_suite() {
+	local s
+	for s in "${VM_PYTHON_SUITES[@]}"; do
+		[[ $s == "$(vm_suite)" ]] && { printf '%s\n' "$s"; return 0; }
+	done
+	return 0
+}
+
 # True if the ELF file's NEEDED libraries are all in the sysroot.
 vm_elf_deps_present() {
 	local sysroot=$1 path=$2 lib
@@ -912,23 +933,94 @@ vm_elf_deps_present() {
 	done < <(readelf -dW "$sysroot$path" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
 }
 
+# vm_python_host ARGS...: run the guest tree's python (VM_PYROOT) on the
+# host, to compile its byte code: the host's python$VM_PYTHON_VERSION for
+# the host release's tree; for a suite's tree of the host's arch, the
+# tree's own interpreter through the tree's own loader and libraries (it
+# needs their newer glibc).  Status 127 when there is none (another arch's
+# suite tree): the guest then compiles it itself.
+vm_python_host() {
+	if [[ -z $(vm_python_suite) ]]; then
+		[[ -x /usr/bin/python$VM_PYTHON_VERSION ]] || return 127
+		"/usr/bin/python$VM_PYTHON_VERSION" "$@"
+		return
+	fi
+	[[ $VM_ARCH == amd64 ]] || return 127
+	local exe=$VM_PYROOT/usr/bin/python$VM_PYTHON_VERSION interp
+	interp=$(readelf -lW "$exe" 2>/dev/null |
+		sed -n 's/.*\[Requesting program interpreter: \(.*\)\]/\1/p')
+	interp=$VM_PYROOT$(vm_merged_path "$interp")
+	[[ -x $exe && -e $interp ]] || return 127
+	# Without -j: compileall's workers would start the interpreter without
+	# the loader, on the host's glibc.
+	PYTHONHOME=$VM_PYROOT/usr "$interp" --library-path "$VM_PYROOT/usr/lib/$VM_TRIPLET" \
+		"$exe" -S "$@"
+}
+
+# vm_python_compile DIR...: byte code for the guest's python (unchecked-hash:
+# used without looking at the sources' times, which cpio and copies need not
+# keep).  Status 127 when there is no interpreter to compile it here.
+vm_python_compile() {
+	local -a jobs=()
+	[[ -z $(vm_python_suite) ]] && jobs=(-j0)
+	vm_python_host -m compileall -q "${jobs[@]}" --invalidation-mode unchecked-hash "$@"
+}
+
+# vm_python_numpy: NumPy's version in the tree, as its package's metadata
+# (numpy-VERSION.egg-info or .dist-info) gives it.
+vm_python_numpy() {
+	local d
+	for d in "$VM_PYROOT"/usr/lib/python3/dist-packages/numpy-*-info; do
+		[[ -d $d ]] || continue
+		d=${d##*/numpy-}
+		printf '%s\n' "${d%.*-info}"
+		return 0
+	done
+	return 1
+}
+
 # Fills VM_PYROOT: a tree with python3 and numpy for the arch, pruned of
 # what the tests never load (documentation, test suites, the extension
 # modules whose libraries are not there: _ssl, _sqlite3, readline, ...),
-# with byte code compiled by the host's python3 of the same version (under
+# with byte code compiled by a python3 of the same version (under
 # emulation, compiling numpy's modules at every start would cost seconds).
+# The host release's (<cache>/ARCH/python), or, for a suite of
+# VM_PYTHON_SUITES, the suite's (<cache>/ARCH/python-SUITE: its python3.X
+# as VM_PYTHON_VERSION; its packages' versions are part of the stamp, so
+# that the tree follows the suite as its kernel does).  Also sets
+# VM_PYTHON_RELEASE (the Debian release: bookworm, sid) and VM_PYTHON_NUMPY
+# (NumPy's version, vm_python_numpy).
 vm_fetch_python() {
-	local base pkgs p deb f stamp
-	# The host's release's python, as for the userland.
-	local UDMABUF_KERNEL_SUITE=
+	local base pkgs p deb f stamp suite
+	suite=$(vm_python_suite)
+	# The host's release's python, as for the userland, but for a suite
+	# of VM_PYTHON_SUITES.
+	local UDMABUF_KERNEL_SUITE=$suite
 	local -a VM_APT_OPTS
 	vm_apt_opts
-	base=$(vm_cache_root)/$VM_ARCH/python
+	base=$(vm_cache_root)/$VM_ARCH/python${suite:+-$suite}
 	VM_PYROOT=$base/root
-	pkgs=("${VM_PYTHON_USERLAND[@]}")
-	[[ $VM_ARCH == amd64 ]] && pkgs+=(libquadmath0)
-	stamp="$VM_PYTHON_RECIPE ${pkgs[*]}"
-	[[ -f $base/.complete && $(<"$base/.complete") == "$stamp" ]] && return 0
+	if [[ -n $suite ]]; then
+		vm_apt_private_init
+		vm_apt_known python3-minimal || vm_apt_update
+		VM_PYTHON_VERSION=$(vm_apt_cache depends python3-minimal 2>/dev/null |
+			sed -n 's/^ *PreDepends: python\(3\.[0-9]*\)-minimal$/\1/p' | head -n 1)
+		[[ -n $VM_PYTHON_VERSION ]] || vm_die "cannot find $suite's python3 version (python3-minimal)"
+		pkgs=("python$VM_PYTHON_VERSION-minimal" "libpython$VM_PYTHON_VERSION-minimal"
+			"libpython$VM_PYTHON_VERSION-stdlib" "${VM_PYTHON_SUITE_USERLAND[@]}")
+		stamp="$VM_PYTHON_RECIPE $(vm_apt_cache policy "${pkgs[@]}" 2>/dev/null |
+			awk '/^[^ ]/ {p = $1} /Candidate:/ {printf "%s%s ", p, $2}')"
+		VM_PYTHON_RELEASE=$suite
+	else
+		pkgs=("${VM_PYTHON_USERLAND[@]}")
+		[[ $VM_ARCH == amd64 ]] && pkgs+=(libquadmath0)
+		stamp="$VM_PYTHON_RECIPE ${pkgs[*]}"
+		VM_PYTHON_RELEASE=$(. /etc/os-release && printf '%s\n' "${VERSION_CODENAME:-}")
+	fi
+	if [[ -f $base/.complete && $(<"$base/.complete") == "$stamp" ]]; then
+		VM_PYTHON_NUMPY=$(vm_python_numpy) || vm_die "no NumPy metadata in $VM_PYROOT"
+		return 0
+	fi
 	vm_apt_private_init
 	for p in "${pkgs[@]}"; do
 		if ! vm_apt_known "$p"; then
@@ -936,7 +1028,7 @@ vm_fetch_python() {
 			vm_apt_known "$p" || vm_die "apt does not know $p for $VM_ARCH"
 		fi
 	done
-	vm_log "downloading $VM_ARCH guest python (${pkgs[*]})"
+	vm_log "downloading $VM_ARCH guest python${suite:+ of $suite} (${pkgs[*]})"
 	rm -rf "$base"
 	mkdir -p "$base/debs" "$VM_PYROOT"
 	(cd "$base/debs" && vm_apt_download "$base/download.log" "${pkgs[@]}") ||
@@ -955,21 +1047,28 @@ vm_fetch_python() {
 		rm -rf "$py"/{test,idlelib,tkinter,turtledemo,ensurepip,lib2to3,pydoc_data}
 		find usr/lib/python3/dist-packages/numpy \( -name tests -o -name '*.pyi' \
 			-o -name f2py -o -name distutils \) -prune -exec rm -rf {} +
+		# sid's numpy also has the extension modules of the next python
+		# (cpython-315 beside cpython-314): half of its size.
+		find usr/lib/python3/dist-packages -name '*.cpython-3*.so' \
+			-not -name "*.cpython-${VM_PYTHON_VERSION/./}-*" -delete
 		while IFS= read -r f; do
 			vm_elf_deps_present "$VM_PYROOT" "/$f" || rm -f "$f"
 		done < <(find "$py/lib-dynload" usr/lib/python3/dist-packages -name '*.so')
 	) || vm_die "preparing the $VM_ARCH python tree failed"
-	if [[ -x /usr/bin/python$VM_PYTHON_VERSION ]]; then
-		# unchecked-hash: the byte code is used without looking at the
-		# sources' times, which cpio and copies need not keep.
-		"/usr/bin/python$VM_PYTHON_VERSION" -m compileall -q -j0 \
-			--invalidation-mode unchecked-hash \
-			"$VM_PYROOT/usr/lib/python$VM_PYTHON_VERSION" \
-			"$VM_PYROOT/usr/lib/python3/dist-packages" >"$base/compileall.log" 2>&1 ||
-			vm_warn "compiling the guest's python byte code failed: $base/compileall.log"
-	else
-		vm_warn "no /usr/bin/python$VM_PYTHON_VERSION on the host: the guest compiles its byte code itself (slower)"
-	fi
+	# What the tests need must not have been pruned for want of a library.
+	vm_elf_deps_present "$VM_PYROOT" "/usr/bin/python$VM_PYTHON_VERSION" ||
+		vm_die "the $VM_ARCH python tree lacks a library of python$VM_PYTHON_VERSION"
+	[[ -n $(find "$VM_PYROOT/usr/lib/python3/dist-packages/numpy" -name '_multiarray_umath*.so') ]] ||
+		vm_die "the $VM_ARCH python tree lacks numpy's _multiarray_umath (a library missing?)"
+	VM_PYTHON_NUMPY=$(vm_python_numpy) || vm_die "no NumPy metadata in $VM_PYROOT"
+	local st=0
+	vm_python_compile "$VM_PYROOT/usr/lib/python$VM_PYTHON_VERSION" \
+		"$VM_PYROOT/usr/lib/python3/dist-packages" >"$base/compileall.log" 2>&1 || st=$?
+	case $st in
+	0) ;;
+	127) vm_warn "no python$VM_PYTHON_VERSION to run here for the $VM_ARCH tree: the guest compiles its byte code itself (slower)" ;;
+	*) vm_warn "compiling the guest's python byte code failed: $base/compileall.log" ;;
+	esac
 	printf '%s\n' "$stamp" >"$base/.complete"
 }
 
