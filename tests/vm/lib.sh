@@ -63,8 +63,9 @@ VM_HOST_PACKAGES=(
 	libsmartcols-dev
 )
 
-# Guest userland packages for arm64 and armhf, downloaded for the guest's
-# architecture (amd64 uses the host's binaries).  jq
+# Guest userland packages for arm64, armhf and riscv64, downloaded for the
+# guest's architecture (amd64 uses the host's binaries; riscv64's are sid's,
+# vm_fetch_userland).  jq
 # (JSON checks in tests) needs libjq1, libonig5 and libc6; vm_copy_elf
 # checks that every NEEDED library was found, so a new dependency shows up
 # as a clear build error.  libsmartcols1 and libsmartcols-dev: udmabufctl is
