@@ -9,7 +9,8 @@
 # from it (mk_pte(page, vma->vm_page_prot)), for every sync_mode with and
 # without O_SYNC, and this file decodes it: arm64 the AttrIndx field (MAIR
 # index), x86 the PAT, PCD and PWT bits, 32-bit ARM (armmp, no LPAE) the
-# kernel's L_PTE_MT_* memory type (bits 5:2).  vm_page_prot is read after
+# kernel's L_PTE_MT_* memory type (bits 5:2), riscv64 the Svpbmt PBMT
+# field (bits 62:61; the lane's CPU has Svpbmt).  vm_page_prot is read after
 # vm_start, vm_end and vm_mm of struct vm_area_struct (6.1 and 6.12): at
 # offset 24 on 64-bit, 12 on 32-bit, where it is 32 bits wide; the
 # valid/present bits every user protection has are checked, so a layout
@@ -50,7 +51,7 @@ teardown() { common_teardown; }
 
 # observed_type [--sync]: mmap the buffer once and print the memory type the
 # kprobe saw: normal (write-back), normal-nc, device (32-bit ARM: also
-# Strongly-ordered), or on x86 wb/uc/wc/wt/...
+# Strongly-ordered), io (RISC-V's PBMT IO), or on x86 wb/uc/wc/wt/...
 observed_type() {
 	local line prot
 	: >"$TRACEFS/trace"
@@ -61,11 +62,13 @@ observed_type() {
 	prot=${line##*prot=}
 	# arm64: a valid page (bits 1:0 = 3) with the access flag (bit 10);
 	# x86: present (bit 0) and user (bit 2); 32-bit ARM: L_PTE_PRESENT
-	# (bit 0) and L_PTE_USER (bit 8).
+	# (bit 0) and L_PTE_USER (bit 8); riscv64: _PAGE_PRESENT (bit 0) and
+	# _PAGE_USER (bit 4).
 	case $UDMABUF_ARCH in
 	arm64) (((prot & 0x403) == 0x403)) ;;
 	amd64) (((prot & 0x5) == 0x5)) ;;
 	armhf) (((prot & 0x101) == 0x101)) ;;
+	riscv64) (((prot & 0x11) == 0x11)) ;;
 	esac || { echo "not a user page protection: $prot"; return 1; }
 	case $UDMABUF_ARCH in
 	arm64)
@@ -87,6 +90,17 @@ observed_type() {
 		*) echo "l_pte_mt-$(((prot >> 2) & 15))" ;;
 		esac
 		;;
+	riscv64)
+		# Svpbmt: PMA 0 (the memory's own attributes: RAM is
+		# cacheable), NC 1 (non-cacheable, idempotent), IO 2
+		# (non-cacheable, strongly ordered).
+		case $(((prot >> 61) & 3)) in
+		0) echo normal ;;
+		1) echo normal-nc ;;
+		2) echo io ;;
+		*) echo "pbmt-$(((prot >> 61) & 3))" ;;
+		esac
+		;;
 	amd64)
 		# PAT index from the PAT (bit 7), PCD (4) and PWT (3) bits; the
 		# kernel's PAT has WB at 0, WC at 1, UC- at 2, UC at 3.
@@ -106,6 +120,11 @@ expected_type() {
 	case $UDMABUF_ARCH:$1 in
 	arm64:cached | armhf:cached) echo normal ;;
 	arm64:* | armhf:*) echo normal-nc ;;
+	# RISC-V: pgprot_noncached() is IO; pgprot_writecombine() and
+	# pgprot_dmacoherent() (the arch's own: 7.2 observed) are NC.
+	riscv64:cached) echo normal ;;
+	riscv64:write-combine | riscv64:dma-coherent) echo normal-nc ;;
+	riscv64:uncached) echo io ;;
 	amd64:cached) echo wb ;;
 	*) echo "unexpected cache mode $1" ;;
 	esac
@@ -126,7 +145,7 @@ expected_type() {
 	done
 }
 
-@test "RAM is never mapped as Device memory, and O_SYNC does give ARM a non-cacheable mapping" {
+@test "RAM is never mapped as Device memory, and O_SYNC does give ARM and RISC-V a non-cacheable mapping" {
 	local m got
 	for m in 1 2 3; do
 		set_attr "$CLASS/tbuf/sync_mode" "$m"
@@ -134,6 +153,7 @@ expected_type() {
 		[ "$got" != device ] || fail "sync_mode $m with O_SYNC maps RAM as Device memory"
 		case $UDMABUF_ARCH in
 		arm64 | armhf) [ "$got" = normal-nc ] || fail "sync_mode $m with O_SYNC: $got, not Normal non-cacheable" ;;
+		riscv64) [ "$got" = normal-nc ] || [ "$got" = io ] || fail "sync_mode $m with O_SYNC: $got, not non-cacheable (PBMT NC or IO)" ;;
 		amd64) [ "$got" = wb ] || fail "sync_mode $m with O_SYNC: $got; x86 keeps RAM write-back" ;;
 		esac
 	done

@@ -11,6 +11,11 @@
 #   architecture's own cache maintenance,
 #   arch_sync_dma_for_device/_for_cpu(paddr, size, dir), the CPU physical
 #   range (phys_addr_t and size_t are 32 bits wide on armmp);
+#   riscv64, whose DMA is coherent unless the device tree says otherwise:
+#   the same hooks, which clean and invalidate with the Zicbom cache-block
+#   operations (cbo.clean, cbo.inval), for a buffer bound to the device of
+#   a dma-noncoherent node (dma_device=platform/ncbuf, tests/dt/riscv64.dtsi;
+#   tests/bats-dt/riscv64.bats checks that node and the CPU's Zicbom);
 #   amd64, where DMA is coherent and the architecture has none to do: the
 #   DMA API's entry, dma_sync_single_for_device/_for_cpu(dev, addr, size,
 #   dir), the DMA address range; where the kernel inlines them and makes no
@@ -27,12 +32,16 @@ load helpers/edu
 GRP=udmabuf_sync
 IO=udmabuf-ioctl
 SZ=$((1024 * 1024))
+# riscv64: the platform device of tests/dt/riscv64.dtsi's dma-noncoherent
+# node, which the buffers are bound to (the module's own device is
+# coherent there).
+NC_DEV=ncbuf
 
 # Set up once per file (see kprobe_add).
 setup_file() {
 	no_kprobes_reason >/dev/null && return 0
 	case $UDMABUF_ARCH in
-	arm64)
+	arm64 | riscv64)
 		probe dev arch_sync_dma_for_device 'addr=$arg1:x64 size=$arg2:u64 dir=$arg3:s32'
 		probe cpu arch_sync_dma_for_cpu 'addr=$arg1:x64 size=$arg2:u64 dir=$arg3:s32'
 		;;
@@ -57,6 +66,8 @@ teardown_file() {
 no_kprobes_reason() {
 	if [ "$UDMABUF_KERNEL_FLAVOUR" = debug ]; then
 		echo "the debug kernel has no kprobe events"
+	elif [ "$UDMABUF_ARCH" = riscv64 ] && [ ! -e /sys/bus/platform/devices/$NC_DEV ]; then
+		echo "no dma-noncoherent node $NC_DEV: run in lane riscv64 (--dt tests/dt/riscv64.dtsi)"
 	elif [ "$UDMABUF_ARCH" = amd64 ] &&
 		grep -q " __dma_sync_single_for_device\$" /proc/kallsyms; then
 		# Since 6.11 dma_sync_single_for_*() are inline and call the
@@ -75,7 +86,12 @@ setup() {
 		skip "$why"
 	fi
 	[ -e "$TRACEFS/events/$GRP/dev/enable" ] || fail "the kprobes of setup_file are missing"
-	make_buf tbuf "$SZ" sync_mode=0
+	if [ "$UDMABUF_ARCH" = riscv64 ]; then
+		make_buf tbuf "$SZ" sync_mode=0 dma_device=platform/$NC_DEV
+		assert_attr "$CLASS/tbuf/dma_coherent" 0
+	else
+		make_buf tbuf "$SZ" sync_mode=0
+	fi
 	BASE=$(base_addr)
 	: >"$TRACEFS/trace"
 }
@@ -83,7 +99,9 @@ setup() {
 teardown() { common_teardown; }
 
 probe() {
-	kprobe_add p "$GRP/$1" "$2" "$3"
+	kprobe_add p "$GRP/$1" "$2" "$3" || return 1
+	# Which function the lane's output says was observed.
+	echo "# syncobs: $1 = kprobe on $2" >&3
 }
 
 # The address the probed calls see for the buffer's first byte.
@@ -140,7 +158,9 @@ expect_seen() {
 # dma_line: dma_get_cache_alignment() of this kernel.  arm64 before 6.5:
 # ARCH_DMA_MINALIGN, 128; since 6.5: cache_line_size(), the CPU's cache
 # writeback granule (CTR_EL0.CWG), 64 on the guests' Cortex-A53.  32-bit
-# ARM: the L1 line (64 for armmp).  amd64: 1, DMA is coherent.
+# ARM: the L1 line (64 for armmp).  riscv64: ARCH_DMA_MINALIGN, 64, where
+# the CPU has Zicbom (riscv,cbom-block-size, 64 on QEMU's rv64).  amd64:
+# 1, DMA is coherent.
 dma_line() {
 	case $UDMABUF_ARCH in
 	arm64)
@@ -150,7 +170,7 @@ dma_line() {
 			echo 64
 		fi
 		;;
-	armhf) echo 64 ;;
+	armhf | riscv64) echo 64 ;;
 	*) echo 1 ;;
 	esac
 }

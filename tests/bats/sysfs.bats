@@ -74,9 +74,9 @@ teardown() { common_teardown; }
 	assert_attr "$s/sync_mode" 2
 }
 
-@test "dma_coherent is 1 on amd64 and 0 for the module's own device on ARM" {
+@test "dma_coherent is 1 where DMA is coherent by default (amd64, riscv64) and 0 for the module's own device on ARM" {
 	run cat "$s/dma_coherent"
-	if [ "$UDMABUF_ARCH" = amd64 ]; then assert_output 1; else assert_output 0; fi
+	if dma_coherent_by_default; then assert_output 1; else assert_output 0; fi
 }
 
 @test "dma_coherent is 0 for configfs buffers on ARM" {

@@ -63,8 +63,9 @@ VM_HOST_PACKAGES=(
 	libsmartcols-dev
 )
 
-# Guest userland packages for arm64 and armhf, downloaded for the guest's
-# architecture (amd64 uses the host's binaries).  jq
+# Guest userland packages for arm64, armhf and riscv64, downloaded for the
+# guest's architecture (amd64 uses the host's binaries; riscv64's are sid's,
+# vm_fetch_userland).  jq
 # (JSON checks in tests) needs libjq1, libonig5 and libc6; vm_copy_elf
 # checks that every NEEDED library was found, so a new dependency shows up
 # as a clear build error.  libsmartcols1 and libsmartcols-dev: udmabufctl is
@@ -190,6 +191,9 @@ vm_cached_build() {
 # Debian architecture name -> names used by the toolchain, kbuild and QEMU.
 vm_arch_setup() {
 	VM_ARCH=$1
+	# VM_CC_EXEC: what runs VM_CC and the builds of the guest's programs
+	# (empty: here, on the host).
+	VM_CC_EXEC=()
 	# The toolchain choices below (native gcc for amd64, aarch64-linux-gnu- for
 	# arm64, arm-linux-gnueabihf- for armhf) and the apt setup assume a
 	# Debian amd64 host.  VM_KFLAVOUR: the kernel packages' flavour
@@ -231,7 +235,26 @@ vm_arch_setup() {
 		VM_QEMU=qemu-system-arm
 		VM_CONSOLE=ttyAMA0
 		;;
-	*) vm_die "unsupported arch '$VM_ARCH' (amd64, arm64 or armhf)" ;;
+	riscv64)
+		# Debian's riscv64 kernels are trixie's and sid's (a release
+		# architecture since Debian 13; bookworm has none): the kernel,
+		# its module build and the guest's userland are sid's
+		# (--suite sid).  QEMU is bookworm-backports' (vm_fetch_qemu).
+		[[ -n ${UDMABUF_KERNEL_SUITE:-} ]] ||
+			vm_die "riscv64: Debian has riscv64 kernels from trixie on, not in $(. /etc/os-release && echo "${VERSION_CODENAME:-this release}"): add --suite sid"
+		VM_KARCH=riscv
+		VM_KFLAVOUR=riscv64
+		VM_TRIPLET=riscv64-linux-gnu
+		VM_CROSS=riscv64-linux-gnu-
+		VM_CC=riscv64-linux-gnu-gcc
+		VM_CC32=
+		VM_QEMU=qemu-system-riscv64
+		VM_CONSOLE=ttyS0
+		# Its programs are built in the sid build root, with sid's
+		# C library (VM_BUILDROOT_RISCV64).
+		VM_CC_EXEC=(vm_buildroot_exec)
+		;;
+	*) vm_die "unsupported arch '$VM_ARCH' (amd64, arm64, armhf or riscv64)" ;;
 	esac
 	# Debian's PREEMPT_RT kernels: linux-image-rt-amd64, -rt-arm64.
 	case ${UDMABUF_KERNEL_FLAVOUR:-} in
@@ -459,6 +482,14 @@ VM_BUILDROOT_PACKAGES=(gcc libc6-dev make libelf-dev bc bison flex kmod dwarves
 	gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf)
 # Bump when the recipe changes: the root is made again.
 VM_BUILDROOT_RECIPE=1
+# riscv64's cross compiler, C library and pkg-config, added to the root
+# when a riscv64 guest is built (vm_buildroot_add), not in the recipe above:
+# a change of that list makes the root again for every lane, and a
+# checkout whose list differs (an older branch, sharing the cache) would
+# make it again in turn.  Its module and its programs are built there
+# (VM_CC_EXEC): sid's libsmartcols, which the guest's udmabufctl links,
+# needs glibc 2.38, and bookworm's cross C library is 2.36.
+VM_BUILDROOT_RISCV64=(gcc-riscv64-linux-gnu libc6-dev-riscv64-cross pkgconf)
 
 vm_buildroot_dir() { printf '%s\n' "$(vm_cache_root)/buildroot/$(vm_suite)"; }
 
@@ -542,7 +573,8 @@ vm_buildroot_add() {
 }
 
 # vm_buildroot_exec CMD...: run CMD in the suite's build root, with /proc
-# (objtool reads it) and the cache mounted, as root.
+# (objtool reads it) and the cache mounted, and the checkout read-only (the
+# riscv64 programs' builds read their sources in place), as root.
 vm_buildroot_exec() {
 	local root cache
 	root=$(vm_buildroot_dir)
@@ -550,13 +582,15 @@ vm_buildroot_exec() {
 	cache=$(cd "$cache" && pwd -P)
 	unshare --mount --propagation private -- /bin/bash -c '
 		set -e
-		root=$1 cache=$2
-		shift 2
+		root=$1 cache=$2 src=$3
+		shift 3
 		mount -t proc proc "$root/proc"
-		mkdir -p "$root$cache"
+		mkdir -p "$root$cache" "$root$src"
 		mount --bind "$cache" "$root$cache"
+		mount --bind "$src" "$root$src"
+		mount -o remount,bind,ro "$root$src"
 		exec chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
-			HOME=/root LANG=C.UTF-8 "$@"' vm-buildroot "$root" "$cache" "$@"
+			HOME=/root LANG=C.UTF-8 "$@"' vm-buildroot "$root" "$cache" "$(cd "$REPO_ROOT" && pwd -P)" "$@"
 }
 
 # ---------------------------------------------------------------------------
@@ -717,7 +751,7 @@ vm_check_kbuild() {
 }
 
 # ---------------------------------------------------------------------------
-# arm64 and armhf guest userland (amd64 uses the host's)
+# arm64, armhf and riscv64 guest userland (amd64 uses the host's)
 
 # Fills VM_USERROOT: a tree with bash, busybox and their libraries for the arch.
 vm_fetch_userland() {
@@ -726,8 +760,11 @@ vm_fetch_userland() {
 		return 0
 	fi
 	# The guest's userland is the host's release's, whatever kernel it
-	# boots (--suite): shadow the suite and its apt options.
-	local UDMABUF_KERNEL_SUITE=
+	# boots (--suite): shadow the suite and its apt options.  An arch the
+	# host's release does not have (riscv64) takes the kernel's suite's.
+	local suite=
+	[[ $VM_ARCH == riscv64 ]] && suite=$(vm_suite)
+	local UDMABUF_KERNEL_SUITE=$suite
 	local -a VM_APT_OPTS
 	vm_apt_opts
 	local base
@@ -753,7 +790,76 @@ vm_fetch_userland() {
 		dpkg-deb -x "$deb" "$VM_USERROOT"
 	done
 	rm -rf "$base/debs"
+	# Packages of a merged-/usr release put everything below /usr: the
+	# links the system would have (libc.so names /lib/ld-linux-*.so.1).
+	for p in bin lib sbin; do
+		[[ -e $VM_USERROOT/$p || ! -d $VM_USERROOT/usr/$p ]] || ln -s "usr/$p" "$VM_USERROOT/$p"
+	done
 	printf '%s\n' "${VM_CROSS_USERLAND[*]}" >"$base/.complete"
+}
+
+# ---------------------------------------------------------------------------
+# QEMU for riscv64
+#
+# Linux does non-coherent DMA on RISC-V with the Zicbom cache-block
+# operations (cbo.clean, cbo.inval, cbo.flush), which it uses only where
+# the device tree says the CPU has them (riscv,isa-extensions and
+# riscv,cbom-block-size).  The host's QEMU (bookworm's 7.2) models no
+# Zicbom: its rv64 CPU has no zicbom property, and a dma-noncoherent node
+# then has the kernel warn at probe ("device non-coherent but no
+# non-coherent operations supported") and skip every cache operation.
+# bookworm-backports' QEMU (10.0) has it, and its rv64 CPU writes it into the tree
+# with a 64-byte block.  It is built against bookworm's libraries (those of
+# the host's qemu-system-x86), so its packages are downloaded through a
+# private apt tree and unpacked into the cache, not installed: the other
+# lanes keep the host's QEMU.  opensbi (the M-mode firmware QEMU starts)
+# comes with it.
+VM_QEMU_RISCV64_PACKAGES=(qemu-system-riscv qemu-system-data opensbi)
+
+# vm_fetch_qemu: on riscv64, fills VM_QEMU (the unpacked
+# qemu-system-riscv64) and VM_QEMU_FIRMWARE (its options for the
+# firmware); elsewhere leaves the host's.
+vm_fetch_qemu() {
+	VM_QEMU_FIRMWARE=()
+	[[ $VM_ARCH == riscv64 ]] || return 0
+	local base root missing codename p
+	base=$(vm_cache_root)/$VM_ARCH/qemu
+	root=$base/root
+	if [[ ! -f $base/.complete || $(<"$base/.complete") != "${VM_QEMU_RISCV64_PACKAGES[*]}" ]]; then
+		codename=$(. /etc/os-release && printf '%s\n' "${VERSION_CODENAME:-}")
+		[[ -n $codename ]] || vm_die "cannot tell the host's Debian release"
+		(
+			# The host's arch, from its release's backports.
+			UDMABUF_KERNEL_SUITE=$codename-backports
+			VM_ARCH=amd64
+			vm_apt_opts
+			vm_apt_private_init
+			for p in "${VM_QEMU_RISCV64_PACKAGES[@]}"; do
+				if ! vm_apt_known "$p"; then
+					vm_apt_update
+					vm_apt_known "$p" || vm_die "apt does not know $p in $UDMABUF_KERNEL_SUITE"
+				fi
+			done
+			vm_log "downloading QEMU for riscv64 from $UDMABUF_KERNEL_SUITE (${VM_QEMU_RISCV64_PACKAGES[*]})"
+			rm -rf "$base"
+			mkdir -p "$base/debs" "$root"
+			cd "$base/debs" &&
+				vm_apt_download "$base/download.log" "${VM_QEMU_RISCV64_PACKAGES[@]}"
+		) || vm_die "downloading QEMU for riscv64 failed"
+		for p in "$base"/debs/*.deb; do
+			dpkg-deb -x "$p" "$root"
+		done
+		rm -rf "$base/debs"
+		printf '%s\n' "${VM_QEMU_RISCV64_PACKAGES[*]}" >"$base/.complete"
+	fi
+	VM_QEMU=$root/usr/bin/qemu-system-riscv64
+	[[ -x $VM_QEMU ]] || vm_die "no $VM_QEMU (remove $base and run again)"
+	missing=$(ldd "$VM_QEMU" 2>/dev/null | awk '/not found/ {print $1}' | tr '\n' ' ')
+	[[ -z $missing ]] ||
+		vm_die "$VM_QEMU needs libraries the host lacks: $missing(tests/vm/deps installs qemu-system-x86, which needs the same)"
+	# Its firmware and data, not the host's QEMU's (opensbi 1.1).
+	VM_QEMU_FIRMWARE=(-L "$root/usr/share/qemu"
+		-bios "$root/usr/lib/riscv64-linux-gnu/opensbi/generic/fw_dynamic.bin")
 }
 
 # ---------------------------------------------------------------------------
