@@ -44,11 +44,12 @@ vm_zynq_fetch_source() {
 	if [[ -z $ver || ! -f $root/src-$ver/.complete ]]; then
 		exec {lock}>"$root.lock"
 		while ! flock -n "$lock"; do
-			ver=$(vm_zynq_newest_source)
-			[[ -n $ver ]] && break
+			ver=${UDMABUF_DEBUG_SRC_VERSION:-$(vm_zynq_newest_source)}
+			[[ -n $ver && -f $root/src-$ver/.complete ]] && break
 			sleep 5
 		done
-		if [[ -z $ver ]]; then
+		# Still not there: the lock is ours.
+		if [[ -z $ver || ! -f $root/src-$ver/.complete ]]; then
 			vm_debug_fetch_source
 			vm_debug_sync_driver
 			ver=$VM_DEBUG_VERSION
