@@ -130,12 +130,17 @@ SHELL_SCRIPTS := .ci/run tests/demo.sh tests/vm/run tests/vm/check-all \
 	tests/vm/check-cache tests/python/check
 BATS_FILES := $(wildcard tests/bats/*.bats tests/bats-dt/*.bats tests/deb/*.bats \
 	tests/vm/selftest.d/*.bats) $(wildcard tests/bats/helpers/*.bash)
+# The Zynq-7000 lane's kernel recipe, guest tests and test-only module.
+SHELL_SCRIPTS += tests/vm/zynq.sh
+BATS_FILES += $(wildcard tests/bats-zynq/*.bats tests/bats-zynq/*.bash)
+TEST_KMOD_SOURCES := $(wildcard tests/kmod/*.c)
 lint:
 	@command -v sparse >/dev/null || \
 		{ echo "make lint: needs sparse (apt-get install sparse)" >&2; exit 1; }
 	$(KBUILD) W=1 C=2 modules
 	tests/vm/checkpatch $(filter-out %.mod.c,$(wildcard driver/*.c)) \
 		driver/*.h include/uapi/linux/*.h
+	tests/vm/checkpatch $(TEST_KMOD_SOURCES)
 	@command -v shellcheck >/dev/null || \
 		{ echo "make lint: needs shellcheck (apt-get install shellcheck)" >&2; exit 1; }
 	shellcheck -x -S warning $(SHELL_SCRIPTS)
