@@ -131,7 +131,7 @@ SHELL_SCRIPTS := .ci/run tests/demo.sh tests/vm/run tests/vm/check-all \
 BATS_FILES := $(wildcard tests/bats/*.bats tests/bats-dt/*.bats tests/deb/*.bats \
 	tests/vm/selftest.d/*.bats) $(wildcard tests/bats/helpers/*.bash)
 # The Zynq-7000 lane's kernel recipe, guest tests and test-only module.
-SHELL_SCRIPTS += tests/vm/zynq.sh
+SHELL_SCRIPTS += tests/vm/zynq.sh tests/dt/check-socfpga
 BATS_FILES += $(wildcard tests/bats-zynq/*.bats tests/bats-zynq/*.bash)
 TEST_KMOD_SOURCES := $(wildcard tests/kmod/*.c)
 lint:
@@ -174,6 +174,7 @@ check-host: deps
 	tests/uapi/check
 	tests/catalogue/check
 	tests/build/check
+	tests/dt/check-socfpga
 	tests/python/check $(PYTHON_CHECK)
 	tests/vm/check-cache
 
