@@ -753,6 +753,30 @@ vm_check_kbuild() {
 # ---------------------------------------------------------------------------
 # arm64, armhf and riscv64 guest userland (amd64 uses the host's)
 
+# vm_apt_unpack BASE ROOT WHAT PACKAGE...: download PACKAGEs (of the
+# arch and suite VM_APT_OPTS name) into BASE/debs, after an apt update if
+# apt does not know one, and unpack them into ROOT, BASE made afresh.
+vm_apt_unpack() {
+	local base=$1 root=$2 what=$3 p deb
+	shift 3
+	vm_apt_private_init
+	for p in "$@"; do
+		if ! vm_apt_known "$p"; then
+			vm_apt_update
+			vm_apt_known "$p" || vm_die "apt does not know $p for $VM_ARCH"
+		fi
+	done
+	vm_log "downloading $VM_ARCH $what ($*)"
+	rm -rf "$base"
+	mkdir -p "$base/debs" "$root"
+	(cd "$base/debs" && vm_apt_download "$base/download.log" "$@") ||
+		vm_die "downloading the $VM_ARCH $what failed"
+	for deb in "$base"/debs/*.deb; do
+		dpkg-deb -x "$deb" "$root"
+	done
+	rm -rf "$base/debs"
+}
+
 # Fills VM_USERROOT: a tree with bash, busybox and their libraries for the arch.
 vm_fetch_userland() {
 	if [[ $VM_ARCH == amd64 ]]; then
@@ -773,23 +797,7 @@ vm_fetch_userland() {
 	# The stamp holds the package list, so that a changed list refetches.
 	[[ -f $base/.complete && $(<"$base/.complete") == "${VM_CROSS_USERLAND[*]}" ]] && return 0
 	local p
-	vm_apt_private_init
-	for p in "${VM_CROSS_USERLAND[@]}"; do
-		if ! vm_apt_known "$p"; then
-			vm_apt_update
-			vm_apt_known "$p" || vm_die "apt does not know $p for $VM_ARCH"
-		fi
-	done
-	vm_log "downloading $VM_ARCH guest userland (${VM_CROSS_USERLAND[*]})"
-	rm -rf "$base"
-	mkdir -p "$base/debs" "$VM_USERROOT"
-	(cd "$base/debs" && vm_apt_download "$base/download.log" "${VM_CROSS_USERLAND[@]}") ||
-		vm_die "downloading the $VM_ARCH userland failed"
-	local deb
-	for deb in "$base"/debs/*.deb; do
-		dpkg-deb -x "$deb" "$VM_USERROOT"
-	done
-	rm -rf "$base/debs"
+	vm_apt_unpack "$base" "$VM_USERROOT" "guest userland" "${VM_CROSS_USERLAND[@]}"
 	# Packages of a merged-/usr release put everything below /usr: the
 	# links the system would have (libc.so names /lib/ld-linux-*.so.1).
 	for p in bin lib sbin; do
@@ -1127,22 +1135,7 @@ vm_fetch_python() {
 		VM_PYTHON_NUMPY=$(vm_python_numpy) || vm_die "no NumPy metadata in $VM_PYROOT"
 		return 0
 	fi
-	vm_apt_private_init
-	for p in "${pkgs[@]}"; do
-		if ! vm_apt_known "$p"; then
-			vm_apt_update
-			vm_apt_known "$p" || vm_die "apt does not know $p for $VM_ARCH"
-		fi
-	done
-	vm_log "downloading $VM_ARCH guest python${suite:+ of $suite} (${pkgs[*]})"
-	rm -rf "$base"
-	mkdir -p "$base/debs" "$VM_PYROOT"
-	(cd "$base/debs" && vm_apt_download "$base/download.log" "${pkgs[@]}") ||
-		vm_die "downloading the $VM_ARCH python failed"
-	for deb in "$base"/debs/*.deb; do
-		dpkg-deb -x "$deb" "$VM_PYROOT"
-	done
-	rm -rf "$base/debs"
+	vm_apt_unpack "$base" "$VM_PYROOT" "guest python${suite:+ of $suite}" "${pkgs[@]}"
 	(
 		cd "$VM_PYROOT" || exit 1
 		local lib=usr/lib/$VM_TRIPLET py=usr/lib/python$VM_PYTHON_VERSION
