@@ -28,10 +28,6 @@ teardown() {
 	common_teardown
 }
 
-iommu_on() {
-	[ "$UDMABUF_IOMMU" != none ]
-}
-
 # big_buf NAME SIZE: a buffer bound to the edu (behind an IOMMU it is only
 # reachable so), 64-bit mask, enabled; then edu DMA at both ends.
 big_buf_dma() {

@@ -39,10 +39,6 @@ info_get() {
 	"$IO" info "$1" | sed -n "s/^$2=//p"
 }
 
-iommu_on() {
-	[ "$UDMABUF_IOMMU" != none ]
-}
-
 # A bound buffer "b" of SIZE bytes with more ATTR=VALUE settings.
 bound_buf() {
 	make_buf b "$1" dma_device="pci/$EDU" "${@:2}"
@@ -204,27 +200,6 @@ kernel_log_has() {
 	"$UT" kmsg-since "${KMSG_SEQ:--1}" | grep -Eq "$1"
 }
 
-@test "module parameters: udmabufN_bind gives a parameter buffer its DMA device" {
-	unload_module
-	load_module udmabuf0=64K udmabuf1=64K "udmabuf1_bind=pci/$EDU"
-	assert_attr "$CLASS/udmabuf0/dma_device" ""
-	assert_attr "$CLASS/udmabuf1/dma_device" "pci/$EDU"
-	edu_roundtrip /dev/udmabuf1 0
-	edu_roundtrip /dev/udmabuf1 "$(last_chunk 65536)"
-	if ! iommu_on; then
-		edu_roundtrip /dev/udmabuf0 0
-	fi
-}
-
-@test "udmabufN_bind naming no device fails the load with ENODEV, without udmabufN with EINVAL" {
-	unload_module
-	assert_errno ENODEV "$UT" insmod-try "$UDMABUF_KO" udmabuf2=64K udmabuf2_bind=pci/0000:00:1f.6
-	module_loaded && fail "the module is loaded after a failed insmod"
-	assert_errno EINVAL "$UT" insmod-try "$UDMABUF_KO" "udmabuf2_bind=pci/$EDU"
-	module_loaded && fail "the module is loaded after a failed insmod"
-	load_module
-}
-
 @test "dma_mask narrows a bound buffer to what the narrow edu reaches (amd64)" {
 	requires_arch amd64
 	local narrow=$UDMABUF_EDU_NARROW
@@ -357,12 +332,3 @@ assert_rebound_works() {
 	edu_roundtrip /dev/b 0
 }
 
-@test "the module unloads after a parameter buffer's device went away" {
-	unload_module
-	load_module udmabuf1=64K "udmabuf1_bind=pci/$EDU"
-	echo 1 >"/sys/bus/pci/devices/$EDU/remove"
-	run cat "$CLASS/udmabuf1/phys_addr"
-	assert_failure
-	unload_module
-	load_module
-}

@@ -6,6 +6,7 @@
 # Variables such as cfs, CLASS and UT come from helpers/common.bash.
 # shellcheck disable=SC2154
 load helpers/common
+load helpers/edu
 
 PARAMS=/sys/module/udmabuf_cfs/parameters
 
@@ -13,7 +14,11 @@ setup() {
 	common_setup
 	unload_module
 }
-teardown() { common_teardown; }
+teardown() {
+	# A test of udmabufN_bind may have removed the edu: bring it back.
+	[ -z "${EDU:-}" ] || edu_present "$EDU" || true
+	common_teardown
+}
 
 # insmod_ok PARAM=VALUE...: load the module with parameters or fail loudly.
 insmod_ok() {
@@ -225,4 +230,44 @@ insmod_ok() {
 	assert_success
 	assert_output intact
 	assert_errno OK "$UT" rmmod-try "$MODNAME"
+}
+
+# ---------------------------------------------------------------------------
+# udmabufN_bind: a parameter buffer bound to a DMA device (QEMU's edu at
+# $UDMABUF_EDU, which every lane with PCI has), which then moves its data.
+
+use_edu() {
+	EDU=$UDMABUF_EDU
+	edu_present "$EDU" || fail "cannot bind the edu at $EDU to uio_pci_generic"
+}
+
+@test "module parameters: udmabufN_bind gives a parameter buffer its DMA device" {
+	use_edu
+	load_module udmabuf0=64K udmabuf1=64K "udmabuf1_bind=pci/$EDU"
+	assert_attr "$CLASS/udmabuf0/dma_device" ""
+	assert_attr "$CLASS/udmabuf1/dma_device" "pci/$EDU"
+	edu_roundtrip /dev/udmabuf1 0
+	edu_roundtrip /dev/udmabuf1 "$(last_chunk 65536)"
+	if ! iommu_on; then
+		edu_roundtrip /dev/udmabuf0 0
+	fi
+}
+
+@test "udmabufN_bind naming no device fails the load with ENODEV, without udmabufN with EINVAL" {
+	use_edu
+	assert_errno ENODEV "$UT" insmod-try "$UDMABUF_KO" udmabuf2=64K udmabuf2_bind=pci/0000:00:1f.6
+	module_loaded && fail "the module is loaded after a failed insmod"
+	assert_errno EINVAL "$UT" insmod-try "$UDMABUF_KO" "udmabuf2_bind=pci/$EDU"
+	module_loaded && fail "the module is loaded after a failed insmod"
+	load_module
+}
+
+@test "the module unloads after a parameter buffer's device went away" {
+	use_edu
+	load_module udmabuf1=64K "udmabuf1_bind=pci/$EDU"
+	echo 1 >"/sys/bus/pci/devices/$EDU/remove"
+	run cat "$CLASS/udmabuf1/phys_addr"
+	assert_failure
+	unload_module
+	load_module
 }

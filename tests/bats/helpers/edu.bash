@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # QEMU's edu PCI device as a DMA master, for the tests that need real DMA
-# (dma.bats, contig.bats): udmabuf-edu (tests/helpers/udmabuf-edu.c) drives
+# (dma.bats, contig.bats, params.bats): udmabuf-edu (tests/helpers/udmabuf-edu.c) drives
 # it from user space.  Tests set EDU to the device's PCI address.
 #
 # edu's transfers are at most 4032 bytes here: QEMU 7.2 stops the whole
@@ -36,6 +36,12 @@ edu_roundtrip() {
 	run "$ED" --pci "$EDU" roundtrip "$dev" "$off" "$CHUNK" "$((off + 17))" "$@"
 	assert_success
 	assert_output OK
+}
+
+# iommu_on: the lane's guest translates DMA (UDMABUF_IOMMU intel or smmuv3,
+# tests/vm/run --iommu): a device reaches only buffers bound to it.
+iommu_on() {
+	[ "$UDMABUF_IOMMU" != none ]
 }
 
 # The last 8-byte aligned offset that fits a whole chunk into SIZE bytes.
