@@ -1,6 +1,10 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0
-# udmabufctl against the real module: every verb, its options and its errors.
+# udmabufctl against the real module: every verb, and what it reports of
+# the kernel's answers (errnos, addresses, users of a buffer, placements).
+# Its option parsing and output formats (usage errors, --help, tables, JSON,
+# pairs, escaping, write errors, the save file's checks) are the host's
+# tools/udmabufctl/tests/test-cli.sh, against a fake configfs.
 
 # Variables such as cfs, CLASS and UT come from helpers/common.bash.
 # shellcheck disable=SC2154
@@ -290,49 +294,6 @@ udmabufctl: hint: the udmabuf-cfs module is not loaded: modprobe udmabuf-cfs"
 # ---------------------------------------------------------------------------
 # usage
 
-@test "--help prints the usage to stdout and exits 0" {
-	run -0 --separate-stderr "$CTL" --help
-	assert_line --index 0 "Usage:"
-	assert_equal "$stderr" ""
-}
-
-@test "list to a full device exits 1 with a write error" {
-	run -0 "$CTL" create tbuf --size 64K
-	run -1 --separate-stderr bash -c 'exec "$0" list >/dev/full' "$CTL"
-	assert_equal "$stderr" "udmabufctl: write error: No space left on device"
-}
-
-@test "info to a full device exits 1 with a write error" {
-	run -0 "$CTL" create tbuf --size 64K
-	run -1 --separate-stderr bash -c 'exec "$0" info tbuf >/dev/full' "$CTL"
-	assert_equal "$stderr" "udmabufctl: write error: No space left on device"
-}
-
-@test "a usage error prints one line and the --help hint and exits 1" {
-	run -1 --separate-stderr "$CTL" create tbuf --size 12Q
-	assert_output ""
-	assert_equal "${#stderr_lines[@]}" 2
-	assert_equal "${stderr_lines[0]}" "udmabufctl: invalid size '12Q': Invalid argument"
-	assert_equal "${stderr_lines[1]}" "Try 'udmabufctl --help' for more information."
-	[ ! -e "$cfs/tbuf" ] || fail "a usage error created an item"
-}
-
-@test "an overflowing size is a usage error with Numerical result out of range" {
-	run -1 --separate-stderr "$CTL" create tbuf --size 16777216T
-	assert_equal "${stderr_lines[0]}" "udmabufctl: invalid size '16777216T': Numerical result out of range"
-}
-
-@test "a first word that is no command is a NAME of list, and one that is no buffer either says both" {
-	run -0 "$CTL" create tbuf --size 64K
-	run -0 --separate-stderr "$CTL" tbuf -n -r -o NAME,ORIGIN
-	assert_output "tbuf configfs"
-	assert_equal "$stderr" ""
-	run -1 --separate-stderr "$CTL" frobnicate
-	assert_output ""
-	assert_equal "$stderr" "udmabufctl: frobnicate: list: no such buffer
-udmabufctl: hint: 'frobnicate' is not a command either (see 'udmabufctl --help')"
-}
-
 @test "--version prints the tool's and the loaded module's versions" {
 	local want="udmabuf-cfs module loaded, version unknown"
 	[ -e /sys/module/udmabuf_cfs/version ] &&
@@ -341,12 +302,6 @@ udmabufctl: hint: 'frobnicate' is not a command either (see 'udmabufctl --help')
 	assert_equal "${#lines[@]}" 2
 	assert_line --index 0 --regexp '^udmabufctl [0-9]'
 	assert_line --index 1 "$want"
-}
-
-@test "--version says when the module is not loaded" {
-	unload_module
-	run -0 "$CTL" --version
-	assert_line --index 1 "udmabuf-cfs module not loaded"
 }
 
 # ---------------------------------------------------------------------------
@@ -401,11 +356,6 @@ udmabufctl: hint: 'frobnicate' is not a command either (see 'udmabufctl --help')
 	run -0 "$CTL" delete a b
 	assert_no_device a
 	assert_no_device b
-}
-
-@test "delete of a missing buffer says there is no such buffer" {
-	run -1 --separate-stderr "$CTL" delete nosuch
-	assert_equal "$stderr" "udmabufctl: nosuch: delete: no such buffer"
 }
 
 @test "delete with one of two names missing deletes the other and exits 2" {
@@ -471,23 +421,10 @@ udmabufctl: hint: 'frobnicate' is not a command either (see 'udmabufctl --help')
 	assert_output "tbuf /dev/tbuf $(cat "$CLASS/tbuf/dev") 1M 2 configfs 0"
 }
 
-@test "list -b shows sizes in bytes" {
-	run -0 "$CTL" create tbuf --size 1536K
-	run -0 "$CTL" list -n -b -o SIZE
-	assert_output 1572864
-}
-
 @test "list shows the DMA address to root" {
 	run -0 "$CTL" create tbuf --size 64K
 	run -0 "$CTL" list -n -o DMA-ADDR
 	assert_output "$(cat "$CLASS/tbuf/phys_addr")"
-}
-
-@test "list -o PHYS-ADDR, DMA-ADDR's former name, still shows the DMA address" {
-	run -0 "$CTL" create tbuf --size 64K
-	run -0 --separate-stderr "$CTL" list -o PHYS-ADDR
-	assert_output "DMA-ADDR
-$(cat "$CLASS/tbuf/phys_addr")"
 }
 
 @test "DMA-ADDR is GET_INFO's DMA address, CPU-PHYS-ADDR its CPU physical address, in list, info and JSON" {
@@ -565,22 +502,6 @@ udmabuf1 param"
 	run -0 jq -e '.buffers[0] | has("dma-device") and .["dma-device"] == null' <<<"$output"
 }
 
-@test "a name with a tab, a newline and a space is escaped in the table, raw, pairs and JSON" {
-	requires_jq
-	local odd=$'t\tn\ns p'
-	mkdir "$cfs/$odd"
-	run -0 --separate-stderr "$CTL" list -o NAME "$odd"
-	assert_output 'NAME
-t\x09n\x0as p'
-	run -0 --separate-stderr "$CTL" list -r -n -o NAME "$odd"
-	assert_output 't\x09n\x0as\x20p'
-	run -0 --separate-stderr "$CTL" list -P -o NAME,ORIGIN "$odd"
-	assert_output 'NAME="t\x09n\x0as p" ORIGIN="configfs"'
-	run -0 --separate-stderr "$CTL" list -J -o NAME "$odd"
-	# shellcheck disable=SC2016 # $n is jq's
-	run -0 jq -e --arg n "$odd" '.buffers == [{"name": $n}]' <<<"$output"
-}
-
 @test "info shows key: value lines that match sysfs" {
 	run -0 "$CTL" create tbuf --size 1M
 	run -0 --separate-stderr "$CTL" info tbuf
@@ -616,20 +537,6 @@ t\x09n\x0as p'
 	run -0 "$CTL" info tbuf
 	assert_line "enabled:         0"
 	assert_line "device:          -"
-}
-
-@test "info /dev/b shows the buffer whose device is b, not the item called b" {
-	run -0 "$CTL" create a --size 64K --device-name b
-	run -0 "$CTL" create b --size 128K --device-name c
-	run -0 --separate-stderr "$CTL" info /dev/b
-	assert_line "name:            a"
-	assert_line "device:          /dev/b"
-	assert_line "size:            65536 (64K)"
-}
-
-@test "info of a missing buffer says there is no such buffer" {
-	run -1 --separate-stderr "$CTL" info nosuch
-	assert_equal "$stderr" "udmabufctl: nosuch: info: no such buffer"
 }
 
 @test "info -J of two buffers is valid JSON with two objects" {
@@ -690,14 +597,6 @@ $addr"
 	# attributes is tested on the host (tools/udmabufctl/tests).
 }
 
-@test "restore refuses to clobber existing buffers" {
-	run -0 "$CTL" create a --size 64K
-	run -0 "$CTL" save
-	run -1 --separate-stderr "$CTL" restore
-	assert_equal "${stderr_lines[0]}" "udmabufctl: a: restore: File exists"
-	assert_buffer a
-}
-
 @test "restore creates its buffers next to buffers of other names" {
 	# A minor of its own: "other" takes the first free one meanwhile.
 	run -0 "$CTL" create a --size 64K --minor 7
@@ -718,16 +617,6 @@ $addr"
 	run -0 "$CTL" restore --clear
 	assert_buffer a
 	[ ! -e "$cfs/other" ] || fail "restore --clear kept 'other'"
-}
-
-@test "restore of a missing default file does nothing and succeeds" {
-	run -0 --separate-stderr "$CTL" restore
-	assert_equal "$stderr" ""
-}
-
-@test "restore of a missing named file fails" {
-	run -1 --separate-stderr "$CTL" restore "$BATS_TEST_TMPDIR/none.conf"
-	assert_equal "$stderr" "udmabufctl: $BATS_TEST_TMPDIR/none.conf: restore: No such file or directory"
 }
 
 # The service: restore --state at start, clear --state at stop.
@@ -1015,14 +904,3 @@ tbuf2 sigbus 0"
 # ---------------------------------------------------------------------------
 # -y, --shell
 
-@test "list -P -y prints pairs a shell can eval, MAJ:MIN as MAJ_MIN" {
-	run -0 "$CTL" create tbuf --size 64K --sync-mode 3
-	run -0 --separate-stderr "$CTL" list -P -y -o NAME,MAJ:MIN,SYNC-MODE,DMA-ADDR tbuf
-	assert_equal "$stderr" ""
-	local NAME MAJ_MIN SYNC_MODE DMA_ADDR
-	eval "$output"
-	assert_equal "$NAME" tbuf
-	assert_equal "$MAJ_MIN" "$(cat "$CLASS/tbuf/dev")"
-	assert_equal "$SYNC_MODE" 3
-	assert_equal "$DMA_ADDR" "$(cat "$CLASS/tbuf/phys_addr")"
-}
