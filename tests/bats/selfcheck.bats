@@ -116,6 +116,15 @@ teardown() {
 # The stress program (stress.bats) finds what it must: each of its checks
 # failing on a fault it plants.
 
+# planted KIND [OPTIONS...]: run the stress program for 2 s with the fault
+# KIND planted (--selftest); it must fail, and say so.
+planted() {
+	local kind=$1
+	shift
+	run "$STRESS" --seconds 2 --selftest "$kind" "$@"
+	assert_failure 1
+}
+
 @test "the stress program refuses to start while a buffer exists" {
 	make_buf tbuf 4096
 	run "$STRESS" --seconds 1
@@ -124,48 +133,41 @@ teardown() {
 }
 
 @test "the stress program reports data that changed under a mapping" {
-	run "$STRESS" --seconds 2 --selftest corrupt
-	assert_failure 1
+	planted corrupt
 	assert_output --partial "MISMATCH at offset 56"
 	assert_line --regexp '^stress: FAILED \(seed [0-9]+\)$'
 }
 
 @test "the stress program reports a buffer left behind" {
-	run "$STRESS" --seconds 2 --selftest leak
-	assert_failure 1
+	planted leak
 	assert_line --partial "left behind: $cfs/stress-w0-0"
 	assert_line --partial "left behind: $CLASS/stress-w0-0"
 }
 
 @test "the stress program reports an unexpected errno" {
-	run "$STRESS" --seconds 2 --selftest errno
-	assert_failure 1
+	planted errno
 	assert_output --partial "unexpected EAGAIN, expected OK"
 }
 
 @test "the stress program reports data that changed in a pipe" {
-	run "$STRESS" --seconds 2 --selftest splice
-	assert_failure 1
+	planted splice
 	assert_output --partial "pages a pipe held: MISMATCH at offset 56"
 }
 
 @test "the stress program reports a process-scoped buffer's page left in a pipe (process_used)" {
-	run "$STRESS" --seconds 2 --selftest procleak
-	assert_failure 1
-	# The old driver kept all 64 KiB charged until the page left the pipe.
+	planted procleak
+	# A child holds a page of the buffer in a pipe: that page stays charged.
 	assert_output --regexp 'after phase 1: process_used is [1-9][0-9]* bytes \(want 0\)'
 	refute_output --partial "left behind"
 }
 
 @test "the stress program reports a module reference left behind" {
-	run "$STRESS" --seconds 2 --selftest modref
-	assert_failure 1
+	planted modref
 	assert_output --regexp "after phase 1: process_used is 0 bytes \(want 0\) and the module's refcount ([0-9]+) \(want [0-9]+\)"
 	refute_output --partial "refcount 0 (want 0)"
 }
 
 @test "the stress program reports free memory that did not come back" {
-	run "$STRESS" --seconds 2 --selftest memfree --module "$UDMABUF_KO"
-	assert_failure 1
+	planted memfree --module "$UDMABUF_KO"
 	assert_output --regexp 'free memory is [0-9]+ KiB below the start.s, beyond the margin'
 }

@@ -3349,7 +3349,7 @@ static void release_all(struct worker *w)
 /*
  * --selftest procleak, modref, memfree: a child that does not exit until
  * the coordinator kills it after its checks holds a page of a process-scoped
- * buffer (contiguous: freed as a whole in the old driver) in a pipe, the
+ * buffer (contiguous, whose pages are freed one by one) in a pipe, the
  * buffer's file and mapping gone; or /dev/udmabuf-cfs open; or memory.
  */
 static void selftest_child(struct worker *w)
