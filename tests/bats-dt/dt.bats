@@ -10,12 +10,8 @@
 # with minor-number 5 must then fail): the common per-test setup would
 # unload a module with parameter buffers, so this file has its own.
 
-# In the guest tests/bats is /tests; on the host it is next to this directory.
-if [ -f /tests/helpers/common.bash ]; then
-	load /tests/helpers/common
-else
-	load ../bats/helpers/common
-fi
+# tests/bats is the guest's /tests (tests/vm/run).
+load /tests/helpers/common
 bats_require_minimum_version 1.5.0
 
 PDRV=/sys/bus/platform/drivers/udmabuf-cfs

@@ -12,12 +12,8 @@
 # and the library, cross-built for riscv64, drive one of them.  Not in
 # tests/bats/: no other lane has the nodes.
 
-# In the guest tests/bats is /tests; on the host it is next to this directory.
-if [ -f /tests/helpers/common.bash ]; then
-	load /tests/helpers/common
-else
-	load ../bats/helpers/common
-fi
+# tests/bats is the guest's /tests (tests/vm/run).
+load /tests/helpers/common
 bats_require_minimum_version 1.5.0
 
 DT=/sys/firmware/devicetree/base
@@ -45,35 +41,14 @@ setup() {
 
 teardown() { common_teardown; }
 
-# seen BUF: the recorded calls for buffer BUF's memory, "dev|cpu OFFSET
-# SIZE DIR" a line (each also shown in the lane's output, with the hook).
-seen() {
-	local base line kind fn addr size dir
-	base=$("$IO" info "/dev/$1" | sed -n 's/^phys_addr=//p')
-	while read -r line; do
-		case $line in
-		*"$GRP/dev:"* | *" dev:"*) kind=dev fn=arch_sync_dma_for_device ;;
-		*"$GRP/cpu:"* | *" cpu:"*) kind=cpu fn=arch_sync_dma_for_cpu ;;
-		*) continue ;;
-		esac
-		addr=${line##*addr=}; addr=${addr%% *}
-		size=${line##*size=}; size=${size%% *}
-		dir=${line##*dir=}; dir=${dir%% *}
-		(( addr >= base && addr < base + SZ )) || continue
-		echo "# $1: $fn(paddr=$addr, size=$size, dir=$dir)" >&3
-		echo "$kind $((addr - base)) $size $dir"
-	done < <(grep -v '^#' "$TRACEFS/trace")
-	: >"$TRACEFS/trace"
-}
-
-# expect_seen BUF LINE...: exactly these calls were recorded, in this order.
+# expect_seen BUF LINE...: exactly these calls were recorded for buffer
+# BUF's memory, in this order ("dev|cpu OFFSET SIZE DIR"), each also shown
+# in the lane's output with the hook it went through.
 expect_seen() {
-	local buf=$1 got want
+	local base
+	base=$("$IO" info "/dev/$1" | sed -n 's/^phys_addr=//p')
 	shift
-	got=$(seen "$buf")
-	want=$(printf '%s\n' "$@")
-	[ "$got" = "$want" ] ||
-		fail "$(printf 'expected the calls:\n%s\nrecorded:\n%s' "$want" "${got:-(none)}")"
+	expect_sync_calls "$GRP" "$base" "$SZ" show -- "$@"
 }
 
 @test "the CPU has Zicbom with 64-byte cache blocks (riscv,cbom-block-size)" {

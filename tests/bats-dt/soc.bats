@@ -11,12 +11,8 @@
 # busybox devmem).  Not in tests/bats/: no other lane has the nodes.
 # vm: needs python
 
-# In the guest tests/bats is /tests; on the host it is next to this directory.
-if [ -f /tests/helpers/common.bash ]; then
-	load /tests/helpers/common
-else
-	load ../bats/helpers/common
-fi
+# tests/bats is the guest's /tests (tests/vm/run).
+load /tests/helpers/common
 bats_require_minimum_version 1.5.0
 
 DT=/sys/firmware/devicetree/base

@@ -11,12 +11,8 @@
 # when they end (module unloaded, each node's driver_override set to a
 # driver that does not exist, so that no later load binds them).
 
-# In the guest tests/bats is /tests; on the host it is next to this directory.
-if [ -f /tests/helpers/common.bash ]; then
-	load /tests/helpers/common
-else
-	load ../bats/helpers/common
-fi
+# tests/bats is the guest's /tests (tests/vm/run).
+load /tests/helpers/common
 bats_require_minimum_version 1.5.0
 
 PDEV=/sys/bus/platform/devices

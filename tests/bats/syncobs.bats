@@ -111,32 +111,15 @@ base_addr() {
 	"$IO" info /dev/tbuf | sed -n "s/^$key=//p"
 }
 
-# seen: the recorded calls as "dev|cpu OFFSET SIZE DIR", one a line, with
-# OFFSET relative to the buffer (calls for other memory are left out).
+# seen: the calls recorded for tbuf, "dev|cpu OFFSET SIZE DIR" a line.
 seen() {
-	local line kind addr size dir
-	while read -r line; do
-		case $line in
-		*"$GRP/dev:"* | *" dev:"*) kind=dev ;;
-		*"$GRP/cpu:"* | *" cpu:"*) kind=cpu ;;
-		*) continue ;;
-		esac
-		addr=${line##*addr=}; addr=${addr%% *}
-		size=${line##*size=}; size=${size%% *}
-		dir=${line##*dir=}; dir=${dir%% *}
-		(( addr >= BASE && addr < BASE + SZ )) || continue
-		echo "$kind $((addr - BASE)) $size $dir"
-	done < <(grep -v '^#' "$TRACEFS/trace")
+	sync_calls "$GRP" "$BASE" "$SZ"
 }
 
-# expect_seen LINE...: exactly these calls were recorded, in this order.
+# expect_seen LINE...: exactly these calls were recorded for tbuf, in this
+# order.
 expect_seen() {
-	local got want
-	got=$(seen)
-	want=$(printf '%s\n' "$@")
-	[ "$got" = "$want" ] ||
-		fail "$(printf 'expected the calls:\n%s\nrecorded:\n%s' "$want" "${got:-(none)}")"
-	: >"$TRACEFS/trace"
+	expect_sync_calls "$GRP" "$BASE" "$SZ" -- "$@"
 }
 
 @test "SYNC_FOR_DEVICE does cache maintenance on exactly its range and direction" {

@@ -158,6 +158,18 @@ vm_debug_verify_config() {
 	fi
 }
 
+# vm_kernel_build_key RECIPE: the 12 hex digits that name a kernel build of
+# the unpacked source (its version), RECIPE (how it is configured and
+# built), the config fragments in VM_DEBUG_FRAGMENTS and the compiler: a
+# change of any of them is a new build directory.
+vm_kernel_build_key() {
+	{
+		echo "$VM_DEBUG_VERSION recipe $1"
+		cat "${VM_DEBUG_FRAGMENTS[@]}"
+		"${VM_CROSS}gcc" --version | head -n 1
+	} | sha256sum | cut -c1-12
+}
+
 # Build (or bring up to date) the debug kernel and the in-tree module.
 # Fills VM_VMLINUZ, VM_MODDIR, VM_KCONFIG, VM_DEBUG_RELEASE, VM_DEBUG_KO.
 vm_debug_build() {
@@ -168,11 +180,7 @@ vm_debug_build() {
 	exec {debug_lock}>"$root.lock"
 	flock "$debug_lock"
 	vm_debug_fetch_source
-	key=$({
-		echo "$VM_DEBUG_VERSION recipe $VM_DEBUG_RECIPE"
-		cat "${VM_DEBUG_FRAGMENTS[@]}"
-		"${VM_CROSS}gcc" --version | head -n 1
-	} | sha256sum | cut -c1-12)
+	key=$(vm_kernel_build_key "$VM_DEBUG_RECIPE")
 	obj=$root/build-$key
 	log=$obj/build.log
 	mkdir -p "$obj"

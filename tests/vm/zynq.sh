@@ -78,11 +78,7 @@ vm_zynq_build() {
 	root=$(vm_zynq_root)
 	mkdir -p "$root"
 	vm_zynq_fetch_source
-	key=$({
-		echo "$VM_DEBUG_VERSION recipe $VM_ZYNQ_RECIPE"
-		cat "${VM_DEBUG_FRAGMENTS[@]}"
-		"${VM_CROSS}gcc" --version | head -n 1
-	} | sha256sum | cut -c1-12)
+	key=$(vm_kernel_build_key "$VM_ZYNQ_RECIPE")
 	obj=$root/build-$key
 	exec {lock}>"$obj.lock"
 	flock "$lock"

@@ -481,6 +481,44 @@ kprobe_del() {
 	echo "-:$1" >>"$TRACEFS/kprobe_events"
 }
 
+# sync_calls GROUP BASE SIZE [show]: what the kprobe events GROUP/dev and
+# GROUP/cpu (on the arch's sync_for_device and _for_cpu hooks, recording
+# addr=, size= and dir=) saw for memory in [BASE, BASE + SIZE), oldest
+# first, as "dev|cpu OFFSET SIZE DIR" lines; with "show", each call's trace
+# record (which names the probed function) goes to the test's output too.
+sync_calls() {
+	local grp=$1 base=$2 len=$3 show=${4:-} line kind addr size dir
+	while read -r line; do
+		case $line in
+		*"$grp/dev:"* | *" dev:"*) kind=dev ;;
+		*"$grp/cpu:"* | *" cpu:"*) kind=cpu ;;
+		*) continue ;;
+		esac
+		addr=${line##*addr=}; addr=${addr%% *}
+		size=${line##*size=}; size=${size%% *}
+		dir=${line##*dir=}; dir=${dir%% *}
+		((addr >= base && addr < base + len)) || continue
+		[ -z "$show" ] || echo "# ${line#*: }" >&3
+		echo "$kind $((addr - base)) $size $dir"
+	done < <(grep -v '^#' "$TRACEFS/trace")
+}
+
+# expect_sync_calls GROUP BASE SIZE [show] -- LINE...: sync_calls gives
+# exactly these lines, in this order; the trace is emptied for the next.
+expect_sync_calls() {
+	local got want args=()
+	while [ "$1" != -- ]; do
+		args+=("$1")
+		shift
+	done
+	shift
+	got=$(sync_calls "${args[@]}")
+	want=$(printf '%s\n' "$@")
+	: >"$TRACEFS/trace"
+	[ "$got" = "$want" ] ||
+		fail "$(printf 'expected the calls:\n%s\nrecorded:\n%s' "$want" "${got:-(none)}")"
+}
+
 # ---------------------------------------------------------------------------
 # Kernel log.
 
