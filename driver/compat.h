@@ -374,4 +374,22 @@ static inline void dmem_cgroup_uncharge(struct dmem_cgroup_pool_state *pool,
 #define copy_splice_read	generic_file_splice_read
 #endif
 
+/*
+ * struct user_struct counts what its user keeps pinned against
+ * RLIMIT_MEMLOCK (locked_vm) only where a user of the count is built in.
+ * NET and IO_URING are among those on every supported kernel (5.10 also
+ * lists PERF_EVENTS and BPF_SYSCALL, later kernels IOMMUFD, SECRETMEM and
+ * VFIO_PCI_ZDEV_KVM); without both there may be no count to charge: NULL.
+ */
+#include <linux/sched/user.h>
+
+static inline atomic_long_t *udmabuf_user_locked_vm(struct user_struct *user)
+{
+#if defined(CONFIG_NET) || defined(CONFIG_IO_URING)
+	return &user->locked_vm;
+#else
+	return NULL;
+#endif
+}
+
 #endif /* _UDMABUF_CFS_COMPAT_H */

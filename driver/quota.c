@@ -57,20 +57,20 @@ void udmabuf_quota_init(void)
 }
 
 /*
- * Count @pages against @user's RLIMIT_MEMLOCK, in its locked_vm as io_uring
- * counts its fixed buffers; -ENOMEM if over.
+ * Count @pages against the caller's RLIMIT_MEMLOCK in @locked_vm, its
+ * user's count, as io_uring counts its fixed buffers; -ENOMEM if over.
  */
-static int udmabuf_memlock_charge(struct user_struct *user,
+static int udmabuf_memlock_charge(atomic_long_t *locked_vm,
 				  unsigned long pages, unsigned long *limit)
 {
-	unsigned long cur = atomic_long_read(&user->locked_vm), new;
+	unsigned long cur = atomic_long_read(locked_vm), new;
 
 	*limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
 	do {
 		new = cur + pages;
 		if (new < cur || new > *limit)
 			return -ENOMEM;
-	} while (!atomic_long_try_cmpxchg(&user->locked_vm, &cur, new));
+	} while (!atomic_long_try_cmpxchg(locked_vm, &cur, new));
 	return 0;
 }
 
@@ -78,7 +78,8 @@ static int udmabuf_memlock_charge(struct user_struct *user,
  * udmabuf_quota_charge - charge a new buffer
  * @bytes: its size, in whole pages
  * @cred: set to the caller's credentials (a reference) when its user was
- *	charged for RLIMIT_MEMLOCK, else NULL (CAP_IPC_LOCK).  The
+ *	charged for RLIMIT_MEMLOCK, else NULL (CAP_IPC_LOCK, or a kernel
+ *	without the count).  The
  *	credentials keep the user: free_uid() is not for modules on every
  *	kernel, put_cred() is.
  *
@@ -88,7 +89,7 @@ static int udmabuf_memlock_charge(struct user_struct *user,
 int udmabuf_quota_charge(u64 bytes, const struct cred **cred)
 {
 	unsigned long pages = bytes >> PAGE_SHIFT, limit;
-	struct user_struct *user;
+	atomic_long_t *locked_vm;
 	u64 max, used;
 	bool over;
 
@@ -106,16 +107,20 @@ int udmabuf_quota_charge(u64 bytes, const struct cred **cred)
 		return -ENOMEM;
 	}
 
+	/*
+	 * A kernel without a per-user count of pinned memory cannot limit
+	 * a user's share: process_max alone applies there.
+	 */
 	*cred = NULL;
-	if (capable(CAP_IPC_LOCK))
+	if (capable(CAP_IPC_LOCK) || !udmabuf_user_locked_vm(current_user()))
 		return 0;
 	*cred = get_current_cred();
-	user = (*cred)->user;
-	if (udmabuf_memlock_charge(user, pages, &limit)) {
+	locked_vm = udmabuf_user_locked_vm((*cred)->user);
+	if (udmabuf_memlock_charge(locked_vm, pages, &limit)) {
 		pr_info_ratelimited("%s[%d]: process-scoped buffer of %llu bytes refused: over RLIMIT_MEMLOCK of %lu KiB (%lu KiB locked by user %u)\n",
 				    current->comm, task_tgid_nr(current), bytes,
 				    limit << (PAGE_SHIFT - 10),
-				    atomic_long_read(&user->locked_vm) <<
+				    atomic_long_read(locked_vm) <<
 				    (PAGE_SHIFT - 10),
 				    from_kuid_munged(current_user_ns(),
 						     current_uid()));
@@ -136,7 +141,8 @@ int udmabuf_quota_charge(u64 bytes, const struct cred **cred)
 void udmabuf_quota_uncharge(const struct cred *cred, u64 bytes)
 {
 	if (cred)
-		atomic_long_sub(bytes >> PAGE_SHIFT, &cred->user->locked_vm);
+		atomic_long_sub(bytes >> PAGE_SHIFT,
+				udmabuf_user_locked_vm(cred->user));
 	spin_lock(&udmabuf_quota_lock);
 	if (!WARN_ON(bytes > udmabuf_quota_used))
 		udmabuf_quota_used -= bytes;
