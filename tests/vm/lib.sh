@@ -386,7 +386,7 @@ vm_apt_private_follow_host() {
 		# meet a new kernel when users do.  Offline, the old lists stay.
 		[[ -z $(find "$stamp" -mmin +1440) ]] && return 0
 		vm_log "apt-get update ($(vm_suite), $VM_ARCH): the lists are a day old"
-		if vm_run_logged "$(vm_cache_root)/apt-update.log" vm_apt_get update; then
+		if vm_apt_get_update; then
 			touch "$stamp"
 		else
 			vm_warn "apt-get update of $(vm_suite) failed; using the lists of $(date -r "$stamp" +%F)"
@@ -423,6 +423,20 @@ vm_apt_host_download() {
 vm_apt_get() { apt-get -q "${VM_APT_OPTS[@]}" "$@"; }
 vm_apt_cache() { apt-cache "${VM_APT_OPTS[@]}" "$@"; }
 
+# vm_apt_get_update: apt-get update, tried again after 30, 60 and 120 s if
+# it fails: a mirror in the middle of a sync serves an index of another
+# size than its Release file says ("Mirror sync in progress?") for minutes.
+vm_apt_get_update() {
+	local wait log
+	log=$(vm_cache_root)/apt-update.log
+	for wait in 30 60 120 ''; do
+		vm_run_logged "$log" vm_apt_get update && return 0
+		[[ -n $wait ]] || return 1
+		vm_warn "apt-get update failed (a mirror syncing?): trying again in $wait s"
+		sleep "$wait"
+	done
+}
+
 # apt-get update for the arch's configuration: the private one always may be
 # updated; the system one only as root.
 vm_apt_update() {
@@ -431,8 +445,7 @@ vm_apt_update() {
 	fi
 	vm_apt_private_init
 	vm_log "apt-get update ($VM_ARCH)"
-	vm_run_logged "$(vm_cache_root)/apt-update.log" vm_apt_get update ||
-		vm_die "apt-get update failed"
+	vm_apt_get_update || vm_die "apt-get update failed"
 	if vm_apt_private; then
 		touch "$(vm_apt_private_dir)/state/lists/.updated"
 	fi
