@@ -423,13 +423,13 @@ vm_apt_host_download() {
 vm_apt_get() { apt-get -q "${VM_APT_OPTS[@]}" "$@"; }
 vm_apt_cache() { apt-cache "${VM_APT_OPTS[@]}" "$@"; }
 
-# vm_apt_get_update: apt-get update, tried again after 30, 60 and 120 s if
-# it fails: a mirror in the middle of a sync serves an index of another
-# size than its Release file says ("Mirror sync in progress?") for minutes.
+# vm_apt_get_update: apt-get update, tried again after 30 and 60 s if it
+# fails: a mirror in the middle of a sync serves an index of another size
+# than its Release file says ("Mirror sync in progress?") for a while.
 vm_apt_get_update() {
 	local wait log
 	log=$(vm_cache_root)/apt-update.log
-	for wait in 30 60 120 ''; do
+	for wait in 30 60 ''; do
 		vm_run_logged "$log" vm_apt_get update && return 0
 		[[ -n $wait ]] || return 1
 		vm_warn "apt-get update failed (a mirror syncing?): trying again in $wait s"
@@ -445,10 +445,24 @@ vm_apt_update() {
 	fi
 	vm_apt_private_init
 	vm_log "apt-get update ($VM_ARCH)"
-	vm_apt_get_update || vm_die "apt-get update failed"
+	if ! vm_apt_get_update; then
+		# apt keeps what it could fetch, and the lists it had of the
+		# rest; a package they do not have fails its download, by name.
+		vm_apt_have_lists ||
+			vm_die "apt-get update failed and there are no lists of packages"
+		vm_warn "apt-get update failed: using the lists apt has"
+		return 0
+	fi
 	if vm_apt_private; then
 		touch "$(vm_apt_private_dir)/state/lists/.updated"
 	fi
+}
+
+# vm_apt_have_lists: the arch's apt configuration has some list of packages.
+vm_apt_have_lists() {
+	local d=/var/lib/apt/lists
+	vm_apt_private && d=$(vm_apt_private_dir)/state/lists
+	compgen -G "$d/*_Packages*" >/dev/null
 }
 
 # True if the package is known to apt (with a candidate version).
