@@ -74,6 +74,36 @@ free_range() {
 	echo "$addr"
 }
 
+# place_fresh NAME: a 16 MiB buffer NAME placed (64-bit mask) at the start
+# of a range free_range just freed, and enabled.  The page allocator may
+# hand a page of that range out again at once, to a user that keeps it
+# (EBUSY: alloc_contig_range() cannot take a page in use); after 5 s of
+# that the next range is tried, three in all.  Prints the address, or
+# "none" when no range is left (free_range).
+place_fresh() {
+	local name=$1 addr i out
+	for _ in 1 2 3; do
+		addr=$(free_range) || return 1
+		if [ "$addr" = none ]; then
+			echo none
+			return 0
+		fi
+		new_item "$name" size=16M dma_mask=64 phys_addr="$addr" >&2 || return 1
+		for i in 1 2 3 4 5; do
+			out=$("$UT" write-attr "$cfs/$name/enable" 1) && {
+				echo "$addr"
+				return 0
+			}
+			[ "$out" = EBUSY ] || { echo "# enable of $name at $addr: $out" >&2; return 1; }
+			sleep 1
+		done
+		echo "# $addr: EBUSY for 5 s" >&2
+		rmdir "$cfs/$name"
+	done
+	echo "# three ranges just freed stayed busy (EBUSY)" >&2
+	return 1
+}
+
 @test "allocator says where the memory came from, and features lists it" {
 	run -0 cat "$cfs/features"
 	[[ ,$output, == *,allocator,* ]] || fail "features: $output"
@@ -249,20 +279,15 @@ place_cycles() {
 @test "a placed 16 MiB buffer is had again at its address right after it is freed, 8 times in a row" {
 	local addr refused hold=/sys/module/$MODNAME/parameters/place_hold
 	local held=/sys/module/$MODNAME/parameters/place_held
-	local i first=
-	addr=$(free_range)
-	[ "$addr" != none ] || skip "no free range beyond CMA is left in this guest"
 	assert_attr "$hold" 30
 	# The first placement takes the range from the page allocator, where
-	# the kernel's own allocations may hold a page of it for a while (the
-	# amd64 debug kernel: three tries over a few seconds); from then on
-	# the hold is what gives it back, every time.
-	for i in $(seq 10); do
-		first=$(place_cycles "$addr" 1) || fail "$first"
-		[ -n "$first" ] || break
-		sleep 1
-	done
-	[ -z "$first" ] || fail "placement at $addr refused 10 times:$first"
+	# the kernel's own allocations may hold a page of it for a while
+	# (place_fresh); from then on the hold is what gives it back, every
+	# time.
+	addr=$(place_fresh cyc) || fail "no range to place at"
+	[ "$addr" != none ] || skip "no free range beyond CMA is left in this guest"
+	set_attr "$cfs/cyc/enable" 0
+	rmdir "$cfs/cyc"
 	refused=$(place_cycles "$addr" 8) || fail "$refused"
 	[ -z "$refused" ] || fail "placement at $addr refused in cycles$refused"
 	# The last one is held (with what earlier tests placed, within their
@@ -286,21 +311,12 @@ place_cycles() {
 # A hold is memory nobody uses: it must not outlast a need for memory, and
 # only root's buffers may take it away, not a program's failed request.
 @test "a held range gives way to memory pressure; a program's failed request does not take it" {
-	local addr held=/sys/module/$MODNAME/parameters/place_held
+	local held=/sys/module/$MODNAME/parameters/place_held
 	local params=/sys/module/$MODNAME/parameters max
-	addr=$(free_range)
-	[ "$addr" != none ] || skip "no free range beyond CMA is left in this guest"
 	assert_attr "$params/place_hold" 30
-	new_item cyc size=16M dma_mask=64 phys_addr="$addr"
-	# From the page allocator, which may still hold a page of the range
-	# for a moment (EBUSY: see the test before).
-	local i out
-	for i in $(seq 10); do
-		out=$("$UT" write-attr "$cfs/cyc/enable" 1) && break
-		[ "$out" = EBUSY ] || fail "enable: $out"
-		sleep 1
-	done
-	[ "$out" != EBUSY ] || fail "placement at $addr refused 10 times (EBUSY)"
+	local addr
+	addr=$(place_fresh cyc) || fail "no range to place at"
+	[ "$addr" != none ] || skip "no free range beyond CMA is left in this guest"
 	assert_write OK "$cfs/cyc/enable" 0
 	rmdir "$cfs/cyc"
 	(( $(cat "$held") >= 16 * MiB )) || fail "place_held is $(cat "$held") after a placed buffer went"
