@@ -112,10 +112,10 @@ int udmabuf_quota_charge(u64 bytes, const struct cred **cred)
 	 * a user's share: process_max alone applies there.
 	 */
 	*cred = NULL;
-	if (capable(CAP_IPC_LOCK) || !udmabuf_user_locked_vm(current_user()))
+	locked_vm = udmabuf_user_locked_vm(current_user());
+	if (capable(CAP_IPC_LOCK) || !locked_vm)
 		return 0;
 	*cred = get_current_cred();
-	locked_vm = udmabuf_user_locked_vm((*cred)->user);
 	if (udmabuf_memlock_charge(locked_vm, pages, &limit)) {
 		pr_info_ratelimited("%s[%d]: process-scoped buffer of %llu bytes refused: over RLIMIT_MEMLOCK of %lu KiB (%lu KiB locked by user %u)\n",
 				    current->comm, task_tgid_nr(current), bytes,
