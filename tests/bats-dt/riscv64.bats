@@ -48,7 +48,7 @@ expect_seen() {
 	local base
 	base=$("$IO" info "/dev/$1" | sed -n 's/^phys_addr=//p')
 	shift
-	expect_sync_calls "$GRP" "$base" "$SZ" show -- "$@"
+	expect_sync_calls "$GRP" "$base" "$SZ" show "$@"
 }
 
 @test "the CPU has Zicbom with 64-byte cache blocks (riscv,cbom-block-size)" {

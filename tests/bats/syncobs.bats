@@ -119,7 +119,7 @@ seen() {
 # expect_seen LINE...: exactly these calls were recorded for tbuf, in this
 # order.
 expect_seen() {
-	expect_sync_calls "$GRP" "$BASE" "$SZ" -- "$@"
+	expect_sync_calls "$GRP" "$BASE" "$SZ" - "$@"
 }
 
 @test "SYNC_FOR_DEVICE does cache maintenance on exactly its range and direction" {

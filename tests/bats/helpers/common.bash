@@ -503,16 +503,14 @@ sync_calls() {
 	done < <(grep -v '^#' "$TRACEFS/trace")
 }
 
-# expect_sync_calls GROUP BASE SIZE [show] -- LINE...: sync_calls gives
-# exactly these lines, in this order; the trace is emptied for the next.
+# expect_sync_calls GROUP BASE SIZE show|- LINE...: sync_calls (showing
+# the records or not) gives exactly these lines, in this order; the trace
+# is emptied for the next.
 expect_sync_calls() {
-	local got want args=()
-	while [ "$1" != -- ]; do
-		args+=("$1")
-		shift
-	done
-	shift
-	got=$(sync_calls "${args[@]}")
+	local got want show=$4
+	[ "$show" = show ] || show=
+	got=$(sync_calls "$1" "$2" "$3" "$show")
+	shift 4
 	want=$(printf '%s\n' "$@")
 	: >"$TRACEFS/trace"
 	[ "$got" = "$want" ] ||
