@@ -1,10 +1,12 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0
-# udmabufctl against the real module: every verb, and what it reports of
-# the kernel's answers (errnos, addresses, users of a buffer, placements).
-# Its option parsing and output formats (usage errors, --help, tables, JSON,
-# pairs, escaping, write errors, the save file's checks) are the host's
-# tools/udmabufctl/tests/test-cli.sh, against a fake configfs.
+# udmabufctl against the real module: what it reports of the kernel's
+# answers (errnos, addresses, users of a buffer, placements, allocators,
+# the sync checker) and what only a real configfs shows (races, inode
+# numbers of the service's record).  Everything a fake configfs can show is
+# the host's tools/udmabufctl/tests/test-cli.sh: option parsing, output
+# formats, name lookup, hints of errnos, without the module, save file and
+# service record logic.
 
 # Variables such as cfs, CLASS and UT come from helpers/common.bash.
 # shellcheck disable=SC2154
@@ -75,21 +77,6 @@ assert_buffer() {
 	assert_equal "$(stat -c %a /dev/tbuf)" 640
 }
 
-@test "create accepts KiB, MiB and hex sizes" {
-	run -0 "$CTL" create a --size 12KiB
-	run -0 "$CTL" create b --size 2MiB
-	run -0 "$CTL" create c --size 0x3000
-	assert_attr "$cfs/a/size" 12288
-	assert_attr "$cfs/b/size" 2097152
-	assert_attr "$cfs/c/size" 12288
-}
-
-@test "create writes ATTR=VALUE arguments before enabling" {
-	run -0 "$CTL" create tbuf --size 64K sync_mode=6
-	assert_attr "$cfs/tbuf/sync_mode" 6
-	assert_buffer tbuf
-}
-
 @test "create --device-name gives the device another name than the item" {
 	run -0 --separate-stderr "$CTL" create item0 --size 64K --device-name cam0
 	assert_output /dev/cam0
@@ -102,15 +89,6 @@ assert_buffer() {
 	assert_output ""
 	assert_attr "$cfs/tbuf/enable" 0
 	assert_no_device tbuf
-}
-
-@test "create of an existing name fails with File exists and keeps the first buffer" {
-	run -0 "$CTL" create tbuf --size 64K
-	run -1 --separate-stderr "$CTL" create tbuf --size 1M
-	assert_output ""
-	assert_equal "$stderr" "udmabufctl: tbuf: create: File exists"
-	assert_attr "$cfs/tbuf/size" 65536
-	assert_buffer tbuf
 }
 
 @test "create with a minor in use fails with EBUSY and leaves nothing behind" {
@@ -130,40 +108,7 @@ assert_buffer() {
 	assert_buffer a
 }
 
-@test "create with an unknown attribute names it and leaves nothing behind" {
-	run -1 --separate-stderr "$CTL" create tbuf --size 64K no_such_attr=1
-	assert_equal "${stderr_lines[0]}" "udmabufctl: tbuf: set no_such_attr: No such file or directory"
-	[ ! -e "$cfs/tbuf" ] || fail "the item was left behind"
-}
-
-@test "create --dma-device with a malformed value fails with Invalid argument and leaves nothing behind" {
-	run -1 --separate-stderr "$CTL" create tbuf --size 64K --dma-device nonsense
-	assert_output ""
-	assert_equal "${stderr_lines[0]}" "udmabufctl: tbuf: set dma_device: Invalid argument"
-	assert_equal "${stderr_lines[1]}" "udmabufctl: hint: 'nonsense' is not BUS/DEVICE, e.g. pci/0000:01:00.0 or platform/a0000000.dma"
-	[ ! -e "$cfs/tbuf" ] || fail "the item tbuf was left behind"
-	assert_no_device tbuf
-}
-
-@test "create --dma-device with a PCI device that does not exist fails with No such device" {
-	requires_file /sys/bus/pci "a PCI bus"
-	[ ! -e /sys/bus/pci/devices/0000:ff:1f.7 ] || skip "this guest has a PCI device 0000:ff:1f.7"
-	run -1 --separate-stderr "$CTL" create tbuf --size 64K --dma-device pci/0000:ff:1f.7
-	assert_output ""
-	assert_equal "${stderr_lines[0]}" "udmabufctl: tbuf: set dma_device: No such device"
-	assert_equal "${stderr_lines[1]}" "udmabufctl: hint: there is no device 0000:ff:1f.7 on bus pci (see /sys/bus/pci/devices)"
-	[ ! -e "$cfs/tbuf" ] || fail "the item tbuf was left behind"
-	assert_no_device tbuf
-}
-
-@test "create --dma-device with a bus that does not exist fails with No such device and names the bus" {
-	run -1 --separate-stderr "$CTL" create tbuf --size 64K --dma-device nosuchbus/dev0
-	assert_equal "${stderr_lines[0]}" "udmabufctl: tbuf: set dma_device: No such device"
-	assert_equal "${stderr_lines[1]}" "udmabufctl: hint: there is no bus nosuchbus (see /sys/bus)"
-	[ ! -e "$cfs/tbuf" ] || fail "the item tbuf was left behind"
-}
-
-@test "create --dma-device binds the buffer to an existing PCI device" {
+@test "create --dma-device binds the buffer to an existing PCI device, and info shows it" {
 	requires_edu
 	run -0 --separate-stderr "$CTL" create tbuf --size 64K --dma-device "pci/$EDU"
 	assert_output /dev/tbuf
@@ -171,6 +116,8 @@ assert_buffer() {
 	assert_buffer tbuf
 	assert_attr "$cfs/tbuf/dma_device" "pci/$EDU"
 	assert_attr "$CLASS/tbuf/dma_device" "pci/$EDU"
+	run -0 --separate-stderr "$CTL" info -n -o DMA-DEVICE tbuf
+	assert_output "pci/$EDU"
 }
 
 # A size as udmabufctl writes it ("4M", "1.5G"), of a number of KiB.
@@ -240,20 +187,6 @@ cma_hint_re() {
 	assert_no_kernel_warnings
 }
 
-@test "a create below a 32-bit mask that no allocator can give suggests --dma-mask 64" {
-	local total
-	# All of RAM but 1 MiB: the kernel's own pages are in every range.
-	total=$(sed -n 's/^MemTotal: *\([0-9]*\) kB/\1/p' /proc/meminfo)
-	run -1 --separate-stderr "$CTL" create huge --size $(( total - 1024 ))K
-	assert_equal "${stderr_lines[0]}" "udmabufctl: huge: enable: Cannot allocate memory"
-	[[ ${stderr_lines[1]} =~ ^"udmabufctl: hint: no "[0-9.]+[KMG]" of contiguous memory within the 32-bit DMA mask: the page allocator's largest free block is "[0-9.]+[KMG]", the longest free or movable range "[0-9.]+[KMG]" and "$(cma_hint_re)$ ]] ||
-		fail "no limits in the hint: ${stderr_lines[1]}"
-	[[ ${stderr_lines[2]} =~ ^"udmabufctl: hint: try a smaller size, "("a larger cma=SIZE at boot"|"cma=SIZE at boot (a CMA area)")" or --dma-mask 64 if the device can address all memory"$ ]] ||
-		fail "no fix in the hint: ${stderr_lines[2]}"
-	[ ! -e "$cfs/huge" ] || fail "the item was left behind"
-	assert_no_kernel_warnings
-}
-
 @test "two concurrent creates of one name: exactly one succeeds, the other gets File exists" {
 	local i ok=0 exists=0
 	for i in 1 2; do
@@ -277,33 +210,6 @@ cma_hint_re() {
 	assert_buffer race
 }
 
-@test "without the module every command but sync fails alike: exit 1, configfs named, the fix" {
-	unload_module
-	local args
-	for args in "list" "info tbuf" "create tbuf --size 64K" "delete tbuf" "save" \
-		"restore" "clear"; do
-		# shellcheck disable=SC2086 # split on purpose
-		run -1 --separate-stderr "$CTL" $args
-		assert_output ""
-		assert_equal "$stderr" "udmabufctl: ${args%% *}: no configfs directory $cfs
-udmabufctl: hint: the udmabuf-cfs module is not loaded: modprobe udmabuf-cfs"
-	done
-	[ ! -e "$UDMABUF_SAVE_FILE" ] || fail "save wrote $UDMABUF_SAVE_FILE"
-}
-
-# ---------------------------------------------------------------------------
-# usage
-
-@test "--version prints the tool's and the loaded module's versions" {
-	local want="udmabuf-cfs module loaded, version unknown"
-	[ -e /sys/module/udmabuf_cfs/version ] &&
-		want="udmabuf-cfs module $(cat /sys/module/udmabuf_cfs/version)"
-	run -0 --separate-stderr "$CTL" --version
-	assert_equal "${#lines[@]}" 2
-	assert_line --index 0 --regexp '^udmabufctl [0-9]'
-	assert_line --index 1 "$want"
-}
-
 # ---------------------------------------------------------------------------
 # delete
 
@@ -314,55 +220,6 @@ udmabufctl: hint: the udmabuf-cfs module is not loaded: modprobe udmabuf-cfs"
 	assert_equal "$stderr" ""
 	[ ! -e "$cfs/tbuf" ] || fail "the item is still there"
 	assert_no_device tbuf
-}
-
-@test "delete accepts the device path" {
-	run -0 "$CTL" create item0 --size 64K --device-name cam0
-	run -0 "$CTL" delete /dev/cam0
-	[ ! -e "$cfs/item0" ] || fail "the item is still there"
-	assert_no_device cam0
-}
-
-@test "delete /dev/b removes the buffer whose device is b, not the item called b" {
-	run -0 "$CTL" create a --size 64K --device-name b
-	run -0 "$CTL" create b --size 64K --device-name c
-	run -0 --separate-stderr "$CTL" delete /dev/b
-	assert_equal "$stderr" ""
-	[ ! -e "$cfs/a" ] || fail "item a (device b) is still there"
-	assert_no_device b
-	assert_attr "$cfs/b/enable" 1
-	assert_device c
-}
-
-@test "delete NAME removes the item NAME before a buffer whose device is NAME" {
-	run -0 "$CTL" create a --size 64K --device-name b
-	run -0 "$CTL" create b --size 64K --device-name c
-	run -0 "$CTL" delete b
-	[ ! -e "$cfs/b" ] || fail "item b is still there"
-	assert_no_device c
-	assert_device b
-}
-
-@test "delete of a device name that is no item's name removes its buffer" {
-	run -0 "$CTL" create item0 --size 64K --device-name cam0
-	run -0 "$CTL" delete cam0
-	[ ! -e "$cfs/item0" ] || fail "the item is still there"
-	assert_no_device cam0
-}
-
-@test "delete removes every name given" {
-	run -0 "$CTL" create a --size 64K
-	run -0 "$CTL" create b --size 64K
-	run -0 "$CTL" delete a b
-	assert_no_device a
-	assert_no_device b
-}
-
-@test "delete with one of two names missing deletes the other and exits 2" {
-	run -0 "$CTL" create a --size 64K
-	run -2 --separate-stderr "$CTL" delete nosuch a
-	assert_equal "$stderr" "udmabufctl: nosuch: delete: no such buffer"
-	assert_no_device a
 }
 
 @test "delete refuses a buffer in use and names the process" {
@@ -386,46 +243,8 @@ udmabufctl: hint: the udmabuf-cfs module is not loaded: modprobe udmabuf-cfs"
 	assert_no_kernel_warnings
 }
 
-@test "delete of a module-parameter buffer is refused with a reason" {
-	unload_module
-	load_module udmabuf2=64K
-	run -1 --separate-stderr "$CTL" delete udmabuf2
-	assert_equal "${stderr_lines[0]}" "udmabufctl: udmabuf2: delete: Operation not permitted"
-	assert_equal "${stderr_lines[1]}" "udmabufctl: hint: udmabuf2 was created by a module parameter, not through configfs; it goes away when the module is unloaded"
-	assert_device udmabuf2
-}
-
-@test "clear deletes every configfs buffer" {
-	run -0 "$CTL" create a --size 64K
-	run -0 "$CTL" create b --size 64K --no-enable
-	run -0 "$CTL" clear
-	local d
-	for d in "$cfs"/*; do
-		[ ! -d "$d" ] || fail "item left: $d"
-	done
-	assert_no_device a
-}
-
 # ---------------------------------------------------------------------------
 # list and info
-
-@test "list without buffers prints nothing, as util-linux's tools do" {
-	run -0 --separate-stderr "$CTL"
-	assert_output ""
-	assert_equal "$stderr" ""
-}
-
-@test "list shows a buffer's device, numbers, size and origin" {
-	run -0 "$CTL" create tbuf --size 1M --sync-mode 2
-	run -0 --separate-stderr "$CTL" list -n -r -o NAME,DEVICE,MAJ:MIN,SIZE,SYNC-MODE,ORIGIN,USERS
-	assert_output "tbuf /dev/tbuf $(cat "$CLASS/tbuf/dev") 1M 2 configfs 0"
-}
-
-@test "list shows the DMA address to root" {
-	run -0 "$CTL" create tbuf --size 64K
-	run -0 "$CTL" list -n -o DMA-ADDR
-	assert_output "$(cat "$CLASS/tbuf/phys_addr")"
-}
 
 @test "DMA-ADDR is GET_INFO's DMA address, CPU-PHYS-ADDR its CPU physical address, in list, info and JSON" {
 	command -v udmabuf-ioctl >/dev/null || skip "needs udmabuf-ioctl in the guest"
@@ -447,15 +266,6 @@ udmabufctl: hint: the udmabuf-cfs module is not loaded: modprobe udmabuf-cfs"
 	fi
 }
 
-@test "list shows parameter buffers next to configfs ones" {
-	unload_module
-	load_module udmabuf1=64K
-	run -0 "$CTL" create tbuf --size 64K
-	run -0 "$CTL" list -n -r -o NAME,ORIGIN
-	assert_output "tbuf configfs
-udmabuf1 param"
-}
-
 @test "list counts the users of a buffer" {
 	run -0 "$CTL" create tbuf --size 64K
 	start_holder /dev/tbuf 0 65536 3
@@ -463,53 +273,16 @@ udmabuf1 param"
 	[ "$output" -ge 1 ] || fail "USERS is $output while a process maps the buffer"
 }
 
-@test "list -J is valid JSON with the size as a number" {
-	requires_jq
-	run -0 "$CTL" create tbuf --size 1M
-	run -0 --separate-stderr "$CTL" list -J
-	run -0 jq -e '.buffers | length == 1 and .[0].name == "tbuf" and .[0].size == 1048576 and .[0].origin == "configfs"' <<<"$output"
-}
-
-@test "list -o NAME,DMA-DEVICE shows the PCI device a buffer is bound to" {
-	requires_edu
-	run -0 "$CTL" create tbuf --size 64K --dma-device "pci/$EDU"
-	run -0 --separate-stderr "$CTL" list -n -r -o NAME,DMA-DEVICE
-	assert_output "tbuf pci/$EDU"
-}
-
-@test "info --json shows the PCI device a buffer is bound to" {
-	requires_jq
-	requires_edu
-	run -0 "$CTL" create tbuf --size 64K --dma-device "pci/$EDU"
-	run -0 --separate-stderr "$CTL" info --json tbuf
-	# shellcheck disable=SC2016 # $d is jq's
-	run -0 jq -e --arg d "pci/$EDU" '.buffers[0]["dma-device"] == $d' <<<"$output"
-}
-
-@test "info shows the PCI device a buffer is bound to" {
-	requires_edu
-	run -0 "$CTL" create tbuf --size 64K --dma-device "pci/$EDU"
-	run -0 --separate-stderr "$CTL" info tbuf
-	assert_line "dma-device:      pci/$EDU"
-}
-
-@test "list and info -J show no DMA device for a buffer on the module's own device" {
-	requires_jq
-	run -0 "$CTL" create tbuf --size 64K
-	run -0 --separate-stderr "$CTL" list -n -o DMA-DEVICE
-	assert_output ""
-	run -0 --separate-stderr "$CTL" info -J tbuf
-	run -0 jq -e '.buffers[0] | has("dma-device") and .["dma-device"] == null' <<<"$output"
-}
-
 @test "info shows key: value lines that match sysfs" {
-	run -0 "$CTL" create tbuf --size 1M
+	run -0 "$CTL" create tbuf --size 1M --sync-mode 2
 	run -0 --separate-stderr "$CTL" info tbuf
 	assert_line "name:            tbuf"
 	assert_line "device:          /dev/tbuf"
 	assert_line "maj:min:         $(cat "$CLASS/tbuf/dev")"
 	assert_line "size:            1048576 (1M)"
+	assert_line "sync-mode:       2"
 	assert_line "origin:          configfs"
+	assert_line "users:           0"
 	assert_line "cache:           $(cat "$CLASS/tbuf/cache_mode")"
 }
 
@@ -518,33 +291,6 @@ udmabuf1 param"
 	run -0 --separate-stderr "$CTL" info tbuf
 	assert_line "allocator:       page"
 	assert_line "allocator:       $(cat "$CLASS/tbuf/allocator")"
-	run -0 --separate-stderr "$CTL" list -n -r -o NAME,ALLOCATOR tbuf
-	assert_output "tbuf page"
-	run -0 --separate-stderr "$CTL" list
-	refute_output --partial ALLOCATOR
-}
-
-@test "info -J shows the allocator, null while disabled" {
-	requires_jq
-	run -0 "$CTL" create tbuf --size 64K
-	run -0 "$CTL" create off --size 64K --no-enable
-	run -0 --separate-stderr "$CTL" info -J tbuf off
-	run -0 jq -e '.buffers[0].allocator == "page" and .buffers[1].allocator == null' <<<"$output"
-}
-
-@test "info of a disabled item shows it is not enabled" {
-	run -0 "$CTL" create tbuf --size 64K --no-enable
-	run -0 "$CTL" info tbuf
-	assert_line "enabled:         0"
-	assert_line "device:          -"
-}
-
-@test "info -J of two buffers is valid JSON with two objects" {
-	requires_jq
-	run -0 "$CTL" create a --size 64K
-	run -0 "$CTL" create b --size 128K
-	run -0 --separate-stderr "$CTL" info -J a /dev/b
-	run -0 jq -e '[.buffers[].size] == [65536, 131072]' <<<"$output"
 }
 
 # ---------------------------------------------------------------------------
@@ -597,18 +343,6 @@ $addr"
 	# attributes is tested on the host (tools/udmabufctl/tests).
 }
 
-@test "restore creates its buffers next to buffers of other names" {
-	# A minor of its own: "other" takes the first free one meanwhile.
-	run -0 "$CTL" create a --size 64K --minor 7
-	run -0 "$CTL" save
-	run -0 "$CTL" delete a
-	run -0 "$CTL" create other --size 64K
-	run -0 --separate-stderr "$CTL" restore
-	assert_equal "$stderr" ""
-	assert_buffer a
-	assert_buffer other
-}
-
 @test "restore --clear replaces existing buffers" {
 	run -0 "$CTL" create a --size 64K
 	run -0 "$CTL" save
@@ -619,32 +353,9 @@ $addr"
 	[ ! -e "$cfs/other" ] || fail "restore --clear kept 'other'"
 }
 
-# The service: restore --state at start, clear --state at stop.
-
-@test "clear --state deletes what restore --state made and no other buffer" {
-	unload_module
-	load_module udmabuf1=64K	# a module-parameter buffer
-	# A minor of its own: "byhand" takes the first free one meanwhile.
-	run -0 "$CTL" create a --size 64K --minor 7
-	run -0 "$CTL" create b --size 64K --no-enable
-	run -0 "$CTL" save
-	run -0 "$CTL" delete a b
-	make_buf byhand 65536		# one made through configfs by hand
-	local st=$BATS_TEST_TMPDIR/udmabuf/restored
-	run -0 --separate-stderr "$CTL" restore --state "$st"
-	assert_equal "$stderr" ""
-	assert_buffer a
-	[ -d "$cfs/b" ] || fail "b was not restored"
-	make_buf late 65536		# made by hand while the service runs
-	run -0 --separate-stderr "$CTL" clear --state "$st"
-	assert_equal "$stderr" ""
-	[ ! -e "$cfs/a" ] && [ ! -e "$cfs/b" ] || fail "restored buffers are left"
-	assert_no_device a
-	assert_buffer byhand
-	assert_buffer late
-	assert_device udmabuf1
-	[ ! -e "$st" ] || fail "the record is left: $(cat "$st")"
-}
+# The service: restore --state at start, clear --state at stop.  What
+# the record does is the host's; here, that configfs's inode numbers tell
+# a buffer made again from the one restore made.
 
 @test "clear --state leaves a buffer made again under a name restore used" {
 	run -0 "$CTL" create a --size 64K
@@ -657,23 +368,6 @@ $addr"
 	run -0 --separate-stderr "$CTL" clear --state "$st"
 	assert_equal "$stderr" ""
 	assert_buffer a
-}
-
-@test "clear --state keeps the record of a buffer in use, and a later clear deletes it" {
-	run -0 "$CTL" create a --size 64K
-	run -0 "$CTL" save
-	run -0 "$CTL" delete a
-	local st=$BATS_TEST_TMPDIR/restored
-	run -0 "$CTL" restore --state "$st"
-	start_holder /dev/a 0 65536 4
-	run -1 --separate-stderr "$CTL" clear --state "$st"
-	assert_equal "${stderr_lines[0]}" "udmabufctl: a: delete: Device or resource busy"
-	assert_buffer a
-	stop_holder "$HOLDER_PID"
-	run -0 --separate-stderr "$CTL" clear --state "$st"
-	assert_equal "$stderr" ""
-	assert_no_device a
-	[ ! -e "$st" ] || fail "the record is left: $(cat "$st")"
 }
 
 # ---------------------------------------------------------------------------
@@ -747,15 +441,6 @@ $addr"
 	assert_output "sync_for_cpu getppid null,sync_for_device getppid null"
 }
 
-@test "bench NAME of a sync-always buffer maps it cached for the cached rows and restores its sync_mode" {
-	run -0 "$CTL" create tbuf --size 64K --sync-mode 7
-	run -0 --separate-stderr "$CTL" bench tbuf --reps 1 --sync-modes 1 -r -n -o OP,O-SYNC,SYNC-MODE,CACHE
-	assert_equal "$stderr" ""
-	assert_equal "${lines[0]}" "check_buf 0 3 cached"
-	assert_equal "${#lines[@]}" 6
-	assert_attr "$CLASS/tbuf/sync_mode" 7
-}
-
 @test "bench of a buffer in use is refused with the process named, exit 1, its data and sync_mode untouched" {
 	run -0 "$CTL" create tbuf --size 64K --sync-mode 3
 	start_holder /dev/tbuf 0 65536 5
@@ -826,19 +511,6 @@ clear_buf 1 1"
 	assert_attr "$CLASS/tbuf/sync_mode" 2
 }
 
-@test "bench of a missing buffer says there is no such buffer and exits 1" {
-	run -1 --separate-stderr "$CTL" bench nosuch
-	assert_output ""
-	assert_equal "${stderr_lines[0]}" "udmabufctl: nosuch: bench: no such buffer"
-}
-
-@test "bench --size beyond the buffer is refused before anything is changed" {
-	run -0 "$CTL" create tbuf --size 64K --sync-mode 2
-	run -1 --separate-stderr "$CTL" bench tbuf --size 128K
-	assert_equal "$stderr" "udmabufctl: tbuf: bench: --size 128K is more than the buffer's 64K"
-	assert_attr "$CLASS/tbuf/sync_mode" 2
-}
-
 # bench under the sync checker: a buffer NAME made with --sync-check, and
 # the temporary ones with UDMABUF_SYNC_CHECK=report.  The checker is on (a
 # kprobe sees it take the CPU's entries away at the syncs for the device)
@@ -884,8 +556,6 @@ sync-violations: 0"
 	run -0 jq -r '.buffers[] | "\(.name) \(."sync-check") \(."sync-violations")"' <<<"$output"
 	assert_output "tbuf report 1
 tbuf2 sigbus 0"
-	run -0 "$CTL" list -n -r -o NAME,SYNC-CHECK tbuf
-	assert_output "tbuf report"
 	run -0 "$CTL" save
 	run -0 grep -E '^tbuf .* sync_check=1 ' "$UDMABUF_SAVE_FILE"
 	run -0 grep -E '^tbuf2 .* sync_check=2 ' "$UDMABUF_SAVE_FILE"
@@ -893,14 +563,7 @@ tbuf2 sigbus 0"
 	assert_attr "$cfs/tbuf/sync_check" 1
 	assert_attr "$cfs/tbuf2/sync_check" 2
 	assert_attr "$CLASS/tbuf/sync_violations" 0
-	# And from the environment; a bad value makes nothing.
+	# And from the environment.
 	UDMABUF_SYNC_CHECK=sigbus run -0 "$CTL" create tbuf3 --size 64K
 	assert_attr "$CLASS/tbuf3/sync_check" 2
-	UDMABUF_SYNC_CHECK=yes run -1 --separate-stderr "$CTL" create tbuf4 --size 64K
-	assert_equal "$stderr" "udmabufctl: tbuf4: UDMABUF_SYNC_CHECK='yes' is not report, sigbus or off: Invalid argument"
-	[ ! -e "$cfs/tbuf4" ] || fail "a bad UDMABUF_SYNC_CHECK left tbuf4"
 }
-
-# ---------------------------------------------------------------------------
-# -y, --shell
-
