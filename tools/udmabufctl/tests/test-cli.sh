@@ -54,101 +54,41 @@ err_has() { grep -qF -- "$1" "$ERR"; }
 # --- the fake tree -----------------------------------------------------------
 
 attr() { mkdir -p "$(dirname "$1")"; printf '%s' "$2" >"$1"; }
+# attrs DIR ATTR=VALUE...: each VALUE with a newline in DIR/ATTR, as the
+# kernel shows an attribute
+attrs() {
+	_dir=$1
+	shift
+	mkdir -p "$_dir"
+	for _a; do
+		printf '%s\n' "${_a#*=}" >"$_dir/${_a%%=*}"
+	done
+}
 
 C=$T/config/udmabuf
 S=$T/class/udmabuf
-attr "$C/features" "size,minor,device_name,sync_mode,dma_mask,mode,enable,phys_addr,dma_device,dev
-"
-attr "$C/cam0/size" "4194304
-"
-attr "$C/cam0/minor" "-1
-"
-attr "$C/cam0/device_name" "cam0
-"
-attr "$C/cam0/sync_mode" "3
-"
-attr "$C/cam0/dma_mask" "32
-"
-attr "$C/cam0/mode" "0660
-"
-attr "$C/cam0/enable" "1
-"
-attr "$C/cam0/dev" "240:1
-"
-attr "$C/cam0/phys_addr" "0x000000003f000000
-"
-attr "$C/cam0/dma_device" "pci/0000:00:10.0
-"
-attr "$C/spare/size" "1536
-"
-attr "$C/spare/minor" "5
-"
-attr "$C/spare/device_name" "spare
-"
-attr "$C/spare/sync_mode" "1
-"
-attr "$C/spare/dma_mask" "64
-"
-attr "$C/spare/mode" "0600
-"
-attr "$C/spare/enable" "0
-"
-attr "$C/spare/dev" ""
-attr "$C/spare/phys_addr" ""
-attr "$C/spare/dma_device" "
-"
-for d in cam0 udmabuf0; do
-	attr "$S/$d/phys_addr" "0x000000003f000000
-"
-	attr "$S/$d/dma_coherent" "0
-"
-	attr "$S/$d/cache_mode" "cached
-"
-	attr "$S/$d/cache_mode_sync" "uncached
-"
-done
-attr "$S/cam0/dev" "240:1
-"
-attr "$S/cam0/size" "4194304
-"
-attr "$S/cam0/sync_mode" "3
-"
-attr "$S/cam0/origin" "configfs
-"
-attr "$S/cam0/users" "2
-"
-attr "$S/cam0/dma_device" "pci/0000:00:10.0
-"
-attr "$S/cam0/allocator" "cma
-"
-# configfs has it too; list and info read the class device's.
-attr "$C/cam0/allocator" "cma
-"
-attr "$C/spare/allocator" ""
+attrs "$C" features=size,minor,device_name,sync_mode,dma_mask,mode,enable,phys_addr,dma_device,dev
 # The sync checker: cam0 reports (3 so far), spare will SIGBUS once
 # enabled; udmabuf0 is of a module older than the checker.
-attr "$C/cam0/sync_check" "1
-"
-attr "$S/cam0/sync_check" "1
-"
-attr "$S/cam0/sync_violations" "3
-"
-attr "$C/spare/sync_check" "2
-"
+attrs "$C/cam0" size=4194304 minor=-1 device_name=cam0 sync_mode=3 dma_mask=32 \
+	mode=0660 enable=1 dev=240:1 phys_addr=0x000000003f000000 \
+	dma_device=pci/0000:00:10.0 allocator=cma sync_check=1
+attrs "$C/spare" size=1536 minor=5 device_name=spare sync_mode=1 dma_mask=64 \
+	mode=0600 enable=0 dma_device= sync_check=2
+for a in dev phys_addr allocator; do
+	attr "$C/spare/$a" ""
+done
+for d in cam0 udmabuf0; do
+	attrs "$S/$d" phys_addr=0x000000003f000000 dma_coherent=0 \
+		cache_mode=cached cache_mode_sync=uncached
+done
+# configfs has the allocator too; list and info read the class device's.
+attrs "$S/cam0" dev=240:1 size=4194304 sync_mode=3 origin=configfs users=2 \
+	dma_device=pci/0000:00:10.0 allocator=cma sync_check=1 sync_violations=3
 # udmabuf0 has no dma_device and no allocator, as with a module older than
 # the attributes.
-attr "$S/udmabuf0/dev" "240:0
-"
-attr "$S/udmabuf0/size" "1048576
-"
-attr "$S/udmabuf0/sync_mode" "1
-"
-attr "$S/udmabuf0/origin" "param
-"
-attr "$S/udmabuf0/users" "0
-"
-attr "$T/module/version" "0.1.0
-"
+attrs "$S/udmabuf0" dev=240:0 size=1048576 sync_mode=1 origin=param users=0
+attrs "$T/module" version=0.1.0
 
 UDMABUF_CONFIGFS_DIR=$C
 UDMABUF_SYSFS_DIR=$S
@@ -344,16 +284,8 @@ check "info shows - as the allocator of a disabled buffer and of an older module
 # tree of their own.
 P=$T/proc-tree
 mkdir -p "$P/config/udmabuf"
-attr "$P/class/udmabuf/proc-77-9/origin" "process
-"
-attr "$P/class/udmabuf/proc-77-9/owner" "77 python3
-"
-attr "$P/class/udmabuf/proc-77-9/size" "65536
-"
-attr "$P/class/udmabuf/udmabuf0/origin" "param
-"
-attr "$P/class/udmabuf/udmabuf0/dev" "240:0
-"
+attrs "$P/class/udmabuf/proc-77-9" origin=process "owner=77 python3" size=65536
+attrs "$P/class/udmabuf/udmabuf0" origin=param dev=240:0
 UDMABUF_CONFIGFS_DIR=$P/config/udmabuf UDMABUF_SYSFS_DIR=$P/class/udmabuf \
 	run list -o NAME,DEVICE,ORIGIN,OWNER
 status_is 0 && table_is \
@@ -717,8 +649,7 @@ cd "$HERE" || exit 1
 # --- create --dma-device ----------------------------------------------------------
 
 O=$T/old/udmabuf	# a module older than dma_device
-attr "$O/features" "size,minor,device_name,sync_mode,dma_mask,mode,enable,phys_addr,dev
-"
+attrs "$O" features=size,minor,device_name,sync_mode,dma_mask,mode,enable,phys_addr,dev
 UDMABUF_CONFIGFS_DIR=$O
 run create newbuf --size 4M --dma-device pci/0000:00:10.0
 status_is 1 && [ ! -s "$OUT" ] && err_is \
@@ -742,8 +673,7 @@ status_is 1 && err_has "udmabufctl: create: no configfs directory $T/none/udmabu
 check "create --dma-device without the subsystem reports that, not an old module"
 
 L=$T/live/udmabuf	# a module with dma_device, with fake-configfs.so
-attr "$L/features" "size,minor,device_name,sync_mode,dma_mask,mode,enable,phys_addr,dma_device,dev
-"
+attrs "$L" features=size,minor,device_name,sync_mode,dma_mask,mode,enable,phys_addr,dma_device,dev
 UDMABUF_CONFIGFS_DIR=$L
 UDMABUF_FAKE_LOG=$T/writes
 export UDMABUF_FAKE_LOG
@@ -869,8 +799,7 @@ fake "restore - creates the buffers read from standard input"
 # --- create --sync-check, UDMABUF_SYNC_CHECK ------------------------------------
 
 K=$T/check/udmabuf	# a module with the sync checker
-attr "$K/features" "size,minor,device_name,sync_mode,dma_mask,mode,enable,phys_addr,dma_device,dev,sync_check
-"
+attrs "$K" features=size,minor,device_name,sync_mode,dma_mask,mode,enable,phys_addr,dma_device,dev,sync_check
 UDMABUF_CONFIGFS_DIR=$K
 rm -f "$T/writes"
 [ -n "$works" ] && run_fake create k1 --size 4K --sync-mode 0 --sync-check
@@ -1137,51 +1066,22 @@ P=$T/placed/config/udmabuf
 PS=$T/placed/class/udmabuf
 PD=$T/placed/dev
 placed_item() { # ITEM MINOR SIZE ENABLE PHYS_ADDR ALLOCATOR DMA_DEVICE
-	attr "$P/$1/size" "$3
-"
-	attr "$P/$1/minor" "-1
-"
-	attr "$P/$1/device_name" "$1
-"
-	attr "$P/$1/sync_mode" "1
-"
-	attr "$P/$1/dma_mask" "64
-"
-	attr "$P/$1/mode" "0600
-"
-	attr "$P/$1/enable" "$4
-"
-	attr "$P/$1/phys_addr" "$5"
-	attr "$P/$1/allocator" "$6"
-	attr "$P/$1/dma_device" "$7
-"
+	attrs "$P/$1" size="$3" minor=-1 device_name="$1" sync_mode=1 dma_mask=64 \
+		mode=0600 enable="$4" phys_addr="$5" allocator="$6" dma_device="$7"
 	if [ "$4" = 1 ]; then
-		attr "$P/$1/dev" "240:$2
-"
-		attr "$PS/$1/dev" "240:$2
-"
-		attr "$PS/$1/size" "$3
-"
-		attr "$PS/$1/phys_addr" "$5"
-		attr "$PS/$1/allocator" "$6"
-		attr "$PS/$1/dma_device" "$7
-"
+		attrs "$P/$1" dev="240:$2"
+		attrs "$PS/$1" dev="240:$2" size="$3" phys_addr="$5" allocator="$6" \
+			dma_device="$7"
 		mkdir -p "$PD"
 		head -c "$3" /dev/zero >"$PD/$1"
 	else
 		attr "$P/$1/dev" ""
 	fi
 }
-attr "$P/features" "size,minor,device_name,sync_mode,dma_mask,mode,enable,phys_addr,dma_device,dev,allocator
-"
-placed_item n0 3 4096 1 "0x000000003f100000
-" "cma
-" ""
-placed_item p0 2 4096 1 "0x000000003f000000
-" "placed
-" pci/0000:00:10.0
-placed_item p1 - 8192 0 "0x0000000040000000
-" "" ""
+attrs "$P" features=size,minor,device_name,sync_mode,dma_mask,mode,enable,phys_addr,dma_device,dev,allocator
+placed_item n0 3 4096 1 0x000000003f100000 cma ""
+placed_item p0 2 4096 1 0x000000003f000000 placed pci/0000:00:10.0
+placed_item p1 - 8192 0 0x0000000040000000 "" ""
 cat >"$T/placed.expected" <<EOF
 n0 size=4096 minor=3 sync_mode=1 dma_mask=64 mode=0600 enable=1
 p0 size=4096 minor=2 sync_mode=1 dma_mask=64 mode=0600 dma_device=pci/0000:00:10.0 phys_addr=0x80000000 enable=1
@@ -1206,8 +1106,7 @@ UDMABUF_SYSFS_DIR=$S UDMABUF_DEV_DIR=/dev
 # Restore places it again: phys_addr after dma_device (the placement is
 # checked against the bound device), before enable.
 PR=$T/placed-restore/udmabuf
-attr "$PR/features" "size,minor,device_name,sync_mode,dma_mask,mode,enable,phys_addr,dma_device,dev
-"
+attrs "$PR" features=size,minor,device_name,sync_mode,dma_mask,mode,enable,phys_addr,dma_device,dev
 UDMABUF_CONFIGFS_DIR=$PR UDMABUF_FAKE_LOG=$T/writes
 export UDMABUF_FAKE_LOG
 rm -f "$T/writes"
@@ -1233,23 +1132,12 @@ UDMABUF_CONFIGFS_DIR=$C
 X=$T/cross/udmabuf
 XS=$T/cross/class
 cross_item() { # ITEM DEVICE
-	attr "$X/$1/size" "4096
-"
-	attr "$X/$1/device_name" "$2
-"
-	attr "$X/$1/enable" "1
-"
-	attr "$X/$1/dev" "240:$3
-"
-	attr "$XS/$2/dev" "240:$3
-"
-	attr "$XS/$2/size" "4096
-"
+	attrs "$X/$1" size=4096 device_name="$2" enable=1 dev="240:$3"
+	attrs "$XS/$2" dev="240:$3" size=4096
 }
 cross_item a b 1
 cross_item b c 2
-attr "$X/features" "size,device_name,enable
-"
+attrs "$X" features=size,device_name,enable
 UDMABUF_CONFIGFS_DIR=$X
 UDMABUF_SYSFS_DIR=$XS
 run info -J /dev/b
@@ -1359,10 +1247,7 @@ fi
 ODD=$(printf 't\tn\ns p\\q"')	# tab, newline, space, backslash, quote
 mkdir "$X/$ODD" "$X/$(printf 'bad\377')"	# \377: not UTF-8
 for d in "$X/$ODD" "$X/$(printf 'bad\377')"; do
-	attr "$d/size" "4096
-"
-	attr "$d/enable" "0
-"
+	attrs "$d" size=4096 enable=0
 done
 LC_ALL=C run list -o NAME,SIZE "$ODD"
 status_is 0 && out_is 'NAME             SIZE
@@ -1465,33 +1350,15 @@ check "udmabufctl(8) documents -y, --shell"
 # A tree of two buffers for bench: bench0 (256K) and busy0, which is open.
 BT=$T/bench
 for d in bench0 busy0; do
-	attr "$BT/config/udmabuf/$d/enable" "1
-"
-	attr "$BT/config/udmabuf/$d/device_name" "$d
-"
-	attr "$BT/class/udmabuf/$d/sync_mode" "2
-"
-	attr "$BT/class/udmabuf/$d/cache_mode" "cached
-"
-	attr "$BT/class/udmabuf/$d/cache_mode_sync" "write-combine
-"
-	attr "$BT/class/udmabuf/$d/origin" "configfs
-"
-	attr "$BT/class/udmabuf/$d/users" "0
-"
+	attrs "$BT/config/udmabuf/$d" enable=1 device_name="$d"
+	attrs "$BT/class/udmabuf/$d" sync_mode=2 cache_mode=cached \
+		cache_mode_sync=write-combine origin=configfs users=0
 done
-attr "$BT/config/udmabuf/features" "size,enable
-"
-attr "$BT/config/udmabuf/bench0/size" "262144
-"
-attr "$BT/class/udmabuf/bench0/size" "262144
-"
-attr "$BT/config/udmabuf/busy0/size" "65536
-"
-attr "$BT/class/udmabuf/busy0/size" "65536
-"
-attr "$BT/class/udmabuf/busy0/users" "1
-"
+attrs "$BT/config/udmabuf" features=size,enable
+attrs "$BT/config/udmabuf/bench0" size=262144
+attrs "$BT/class/udmabuf/bench0" size=262144
+attrs "$BT/config/udmabuf/busy0" size=65536
+attrs "$BT/class/udmabuf/busy0" size=65536 users=1
 mkdir -p "$BT/dev"
 head -c 262144 /dev/zero >"$BT/dev/bench0"
 head -c 65536 /dev/zero >"$BT/dev/busy0"
@@ -1622,18 +1489,10 @@ printf '1\n' >"$BT/config/udmabuf/bench0/enable"
 status_is 1 && err_is "udmabufctl: bench0: bench: not enabled"
 fake "bench of a disabled item says it is not enabled"
 # Interrupted while it runs: the sync_mode still comes back.
-attr "$BT/config/udmabuf/big0/enable" "1
-"
-attr "$BT/config/udmabuf/big0/device_name" "big0
-"
-attr "$BT/config/udmabuf/big0/size" "33554432
-"
+attrs "$BT/config/udmabuf/big0" enable=1 device_name=big0 size=33554432
 mkdir -p "$BT/class/udmabuf/big0"
 cp "$BT/class/udmabuf/bench0/"* "$BT/class/udmabuf/big0/"
-attr "$BT/class/udmabuf/big0/size" "33554432
-"
-attr "$BT/class/udmabuf/big0/sync_mode" "6
-"
+attrs "$BT/class/udmabuf/big0" size=33554432 sync_mode=6
 truncate -s 32M "$BT/dev/big0"
 if [ -n "$works" ]; then
 	LD_PRELOAD=$SHIM "$BIN" bench big0 --size 32M --reps 100 >"$OUT" 2>"$ERR" &
