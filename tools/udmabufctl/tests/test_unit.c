@@ -428,164 +428,15 @@ static int list_of(FILE *f, const struct udmabuf_entry *v, size_t n,
 	return print_list(f, p, n, cols, ncols, o);
 }
 
-/* print_list() of the N entries of v[] is WANT. */
-static void list_is(const struct udmabuf_entry *v, size_t n, const int *cols,
-		    size_t ncols, const struct out_opts *o, const char *want,
-		    const char *name)
-{
-	char *out = NULL;
-
-	CAPTURE(out, list_of(f, v, n, cols, ncols, o));
-	CHECK_OUT(out, want, name);
-	free(out);
-}
-
-static void test_table(void)
-{
-	struct udmabuf_entry v[2];
-	struct out_opts o = { 0 };
-	int cols[NCOLUMNS];
-	size_t n = default_columns(cols, NCOLUMNS);
-
-	sample(&v[0], &v[1]);
-	list_is(v, 2, cols, n, &o,
-		"NAME       DEVICE    MAJ:MIN SIZE SYNC-MODE DMA-ADDR           ORIGIN   USERS\n"
-		"cam0       /dev/cam0 240:1     4M         3 0x000000003f000000 configfs     2\n"
-		"odd name\"x                   1.5K         1                    configfs \n",
-		"table output (libsmartcols: numbers to the right)");
-
-	o.bytes = 1;
-	o.noheadings = 1;
-	list_is(v, 2, cols, 4, &o,
-		"cam0       /dev/cam0 240:1   4194304\n"
-		"odd name\"x                      1536\n",
-		"table with -b -n");
-
-	o.raw = 1;
-	o.noheadings = 0;
-	list_is(v, 2, cols, 4, &o,
-		"NAME DEVICE MAJ:MIN SIZE\n"
-		"cam0 /dev/cam0 240:1 4194304\n"
-		"odd\\x20name\"x   1536\n",
-		"raw table");
-}
-
-static void test_json_list(void)
-{
-	struct udmabuf_entry v[2];
-	struct out_opts o = { .json = 1 };
-	int cols[] = { COL_NAME, COL_SIZE_, COL_USERS, COL_COHERENT,
-		       COL_ENABLED, COL_DMA_ADDR, COL_CPU_PHYS_ADDR };
-	char *out = NULL;
-
-	sample(&v[0], &v[1]);
-	list_is(v, 2, cols, 7, &o,
-		"{\n"
-		"   \"buffers\": [\n"
-		"      {\n"
-		"         \"name\": \"cam0\",\n"
-		"         \"size\": 4194304,\n"
-		"         \"users\": 2,\n"
-		"         \"coherent\": false,\n"
-		"         \"enabled\": true,\n"
-		"         \"dma-addr\": \"0x000000003f000000\",\n"
-		"         \"cpu-phys-addr\": \"0x0000000080000000\"\n"
-		"      },{\n"
-		"         \"name\": \"odd name\\\"x\",\n"
-		"         \"size\": 1536,\n"
-		"         \"users\": null,\n"
-		"         \"coherent\": null,\n"
-		"         \"enabled\": false,\n"
-		"         \"dma-addr\": null,\n"
-		"         \"cpu-phys-addr\": null\n"
-		"      }\n"
-		"   ]\n"
-		"}\n",
-		"JSON list: dma-addr is the DMA address, cpu-phys-addr the CPU one");
-
-	CAPTURE(out, list_of(f, v, 0, cols, 7, &o));
-	CHECK(!strcmp(out, "{\n   \"buffers\": [\n\n   ]\n}\n"), "empty JSON list (got %s)",
-	      vis(out));
-	free(out);
-}
-
-static void test_dma_device(void)
-{
-	struct udmabuf_entry v[3];
-	struct out_opts o = { .json = 1 };
-	int cols[] = { COL_NAME, COL_DMA_DEVICE }, all[NCOLUMNS], i;
-	char *out = NULL, buf[64];
-
-	sample(&v[0], &v[1]);
-	v[2] = v[1];
-	v[2].item = "old";
-	v[2].dma_device = NULL;		/* a module without the attribute */
-
-	cell_text(&v[0], COL_DMA_DEVICE, 0, buf, sizeof(buf));
-	CHECK(!strcmp(buf, "pci/0000:00:10.0"), "DMA-DEVICE cell (got %s)", buf);
-	cell_text(&v[1], COL_DMA_DEVICE, 0, buf, sizeof(buf));
-	CHECK(!buf[0] && !cell_unknown(&v[1], COL_DMA_DEVICE, buf),
-	      "DMA-DEVICE of an unbound buffer is empty and known");
-	CHECK(cell_unknown(&v[2], COL_DMA_DEVICE, "") &&
-	      cell_unknown(&v[1], COL_USERS, ""),
-	      "DMA-DEVICE without the attribute is unknown, like other empty cells");
-
-	list_is(v, 3, cols, 2, &o,
-		"{\n"
-		"   \"buffers\": [\n"
-		"      {\n"
-		"         \"name\": \"cam0\",\n"
-		"         \"dma-device\": \"pci/0000:00:10.0\"\n"
-		"      },{\n"
-		"         \"name\": \"odd name\\\"x\",\n"
-		"         \"dma-device\": null\n"
-		"      },{\n"
-		"         \"name\": \"old\",\n"
-		"         \"dma-device\": null\n"
-		"      }\n"
-		"   ]\n"
-		"}\n",
-		"JSON dma-device: the device, null when unbound or unknown");
-
-	o.json = 0;
-	o.noheadings = 1;
-	list_is(v, 3, cols, 2, &o,
-		"cam0       pci/0000:00:10.0\n"
-		"odd name\"x \n"
-		"old        \n",
-		"table DMA-DEVICE column");
-
-	for (i = 0; i < NCOLUMNS; i++)
-		all[i] = i;
-	memset(&o, 0, sizeof(o));
-	CAPTURE(out, print_info(f, &v[0], all, NCOLUMNS, &o));
-	CHECK(strstr(out, "\ndma-mask:        32\ndma-device:      pci/0000:00:10.0\nmode:") != NULL,
-	      "info shows dma-device after dma-mask");
-	free(out);
-	CAPTURE(out, print_info(f, &v[1], all, NCOLUMNS, &o));
-	CHECK(strstr(out, "\ndma-device:      -\n") != NULL,
-	      "info shows - for an unbound buffer");
-	free(out);
-
-	CAPTURE(out, conf_write_line(f, &v[1], NULL));
-	CHECK(!strstr(out, "dma_device"), "no dma_device in the save line of an unbound buffer");
-	free(out);
-}
-
-/* SYNC-CHECK and SYNC-VIOLATIONS, and sync_check in the save line. */
+/* SYNC-CHECK, and sync_check in the save line (the output of both is test-cli.sh's). */
 static void test_sync_check(void)
 {
-	static const uint64_t seven = 7;
 	struct udmabuf_entry v[3];
-	struct out_opts o = { .json = 1 };
-	int cols[] = { COL_NAME, COL_SYNC_CHECK, COL_SYNC_VIOLATIONS };
 	char *out = NULL, buf[64];
 	int i;
 
 	sample(&v[0], &v[1]);
 	v[0].sync_check = 1;
-	v[0].violations = &seven;
-	v[1].sync_check = 2;		/* disabled: no count */
 	v[2] = v[1];
 	v[2].item = "old";
 	v[2].sync_check = -1;		/* a module without the checker */
@@ -609,35 +460,6 @@ static void test_sync_check(void)
 	CHECK(!buf[0] && cell_unknown(&v[2], COL_SYNC_CHECK, buf),
 	      "SYNC-CHECK of a module without the checker is unknown");
 
-	list_is(v, 3, cols, 3, &o,
-		"{\n"
-		"   \"buffers\": [\n"
-		"      {\n"
-		"         \"name\": \"cam0\",\n"
-		"         \"sync-check\": \"report\",\n"
-		"         \"sync-violations\": 7\n"
-		"      },{\n"
-		"         \"name\": \"odd name\\\"x\",\n"
-		"         \"sync-check\": \"sigbus\",\n"
-		"         \"sync-violations\": null\n"
-		"      },{\n"
-		"         \"name\": \"old\",\n"
-		"         \"sync-check\": null,\n"
-		"         \"sync-violations\": null\n"
-		"      }\n"
-		"   ]\n"
-		"}\n",
-		"JSON sync-check is a word, sync-violations a number, null where unknown");
-
-	memset(&o, 0, sizeof(o));
-	CAPTURE(out, print_info(f, &v[0], cols + 1, 2, &o));
-	CHECK_OUT(out, "sync-check:      report\nsync-violations: 7\n",
-		  "info shows the mode and the count");
-	free(out);
-	CAPTURE(out, print_info(f, &v[2], cols + 1, 2, &o));
-	CHECK_OUT(out, "sync-check:      -\nsync-violations: -\n",
-		  "info shows - for both where unknown");
-	free(out);
 	for (i = 0; i < NCOLUMNS; i++)
 		if (columns[i].is_default && (i == COL_SYNC_CHECK || i == COL_SYNC_VIOLATIONS))
 			break;
@@ -648,42 +470,6 @@ static void test_sync_check(void)
 		"cam0 size=4194304 minor=1 sync_mode=3 dma_mask=32 mode=0660 sync_check=1 dma_device=pci/0000:00:10.0 enable=1\n"
 		"old size=1536 minor=5 sync_mode=1 dma_mask=64 mode=0600 device_name=odd enable=0\n",
 		  "the save line has sync_check when it is on, nothing when off or unknown");
-	free(out);
-}
-
-static void test_info_options(void)
-{
-	struct udmabuf_entry v[2];
-	struct out_opts o = { 0 };
-	int cols[] = { COL_NAME, COL_SIZE_, COL_DMA_ADDR, COL_CPU_PHYS_ADDR,
-		       COL_USERS };
-	char *out = NULL;
-
-	sample(&v[0], &v[1]);
-	v[1].item = "odd name";
-	CAPTURE(out, print_info(f, &v[0], cols, 2, &o));
-	CHECK_OUT(out, "name: cam0\nsize: 4194304 (4M)\n",
-		  "info -o shows only the chosen keys");
-	free(out);
-	CAPTURE(out, print_info(f, &v[0], cols + 2, 2, &o));
-	CHECK_OUT(out, "dma-addr:      0x000000003f000000\n"
-		       "cpu-phys-addr: 0x0000000080000000\n",
-		  "info shows the DMA address and the CPU physical address, aligned");
-	free(out);
-	o.bytes = 1;
-	CAPTURE(out, print_info(f, &v[0], cols, 2, &o));
-	CHECK_OUT(out, "name: cam0\nsize: 4194304\n",
-		  "info -b shows the size in bytes only");
-	free(out);
-	o.noheadings = 1;
-	CAPTURE(out, print_info(f, &v[0], cols + 1, 1, &o));
-	CHECK_OUT(out, "4194304\n", "info -n shows the values without keys");
-	free(out);
-	o.noheadings = 0;
-	o.raw = 1;
-	CAPTURE(out, print_info(f, &v[1], cols, 1, &o));
-	CHECK_OUT(out, "name: odd\\x20name\n",
-		  "info -r: one space after the key, white space escaped");
 	free(out);
 }
 
@@ -884,11 +670,7 @@ int main(void)
 	test_shell_names();
 	test_human_time();
 	test_bench_table();
-	test_table();
-	test_json_list();
-	test_dma_device();
 	test_sync_check();
-	test_info_options();
 	test_display_width();
 	test_conf();
 	test_buddyinfo();
