@@ -107,17 +107,6 @@ class HostTest(unittest.TestCase):
         self.assertIn(os.path.join(self.dirs["dev"], "udmabuf-cfs"), str(cm.exception))
         self.assertEqual(os.listdir(self.dirs["cfs"]), [])
 
-    def test_what_only_a_named_buffer_has_needs_a_name(self):
-        for kw in ({"mode": 0o600}, {"minor": 0}, {"phys_addr": 0}):
-            with self.subTest(kw=kw), self.assertRaises(ValueError) as cm:
-                udmabuf.allocate(16, **kw)
-            self.assertIn("name=", str(cm.exception))
-        # With a name they reach configfs (here an empty directory).
-        with self.assertRaises(OSError) as cm:
-            udmabuf.allocate(16, name="pybuf", mode=0o600)
-        self.assertNotIsInstance(cm.exception, ValueError)
-        self.assertEqual(os.listdir(self.dirs["cfs"]), [])
-
     def test_shape_must_be_integers(self):
         for shape in ((2.5,), (2, "3"), 1.0):
             with self.subTest(shape=shape), self.assertRaises(TypeError):
