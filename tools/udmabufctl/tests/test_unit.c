@@ -330,14 +330,6 @@ static void test_bench_table(void)
 		"}\n",
 		"bench JSON: ns, bytes/s, four decimals, null for no CACHE");
 	free(out);
-
-	o.json = 0;
-	o.pairs = 1;
-	o.shell = 1;
-	CAPTURE(out, print_bench(f, v + 1, 1, cols, 3, &o));
-	CHECK_OUT(out, "OP=\"sync_for_cpu\" O_SYNC=\"0\" CACHE=\"\"\n",
-		  "bench -P -y: shell names");
-	free(out);
 }
 
 /*
@@ -506,12 +498,6 @@ static void test_conf(void)
 		"cam0 size=4194304 minor=1 sync_mode=3 dma_mask=32 mode=0660 dma_device=pci/0000:00:10.0 enable=1\n"
 		"odd\\x20name\"x size=1536 minor=5 sync_mode=1 dma_mask=64 mode=0600 device_name=odd enable=0\n",
 		  "save lines");
-	free(out);
-	/* Placed: the placement, never an address of the other kind. */
-	CAPTURE(out, conf_write_line(f, &v[0], &cpu_addr));
-	CHECK_OUT(out,
-		"cam0 size=4194304 minor=1 sync_mode=3 dma_mask=32 mode=0660 dma_device=pci/0000:00:10.0 phys_addr=0x80000000 enable=1\n",
-		  "the save line of a placed buffer has its CPU physical address as phys_addr, after dma_device");
 	free(out);
 
 	strcpy(line, "odd\\x20name\"x size=1536\tminor=5  # comment\n");
