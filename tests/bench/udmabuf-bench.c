@@ -13,11 +13,8 @@
  * nanoseconds of CLOCK_MONOTONIC.  The program measures and reports: it
  * never judges a timing, and fails only if something does not work.
  *
- * Buffers are touched only with naturally aligned loads and stores and never
- * with memset/memcpy: on arm64 an uncached mapping is Device memory, where
- * unaligned accesses and DC ZVA fault.  check_buf() and clear_buf() are
- * never inlined, so that every caller runs the very same machine code; they
- * are in tools/udmabufctl/bufloops.h, shared with "udmabufctl bench".
+ * Buffers are touched only with naturally aligned loads and stores, never
+ * with memset/memcpy (tools/udmabufctl/bufloops.h says why).
  */
 #define _GNU_SOURCE
 /* 64-bit file offsets (pread, lseek, mmap) on 32-bit systems too. */
@@ -548,17 +545,7 @@ static void getppid_row(const char *group, const char *test,
 /* ------------------------------------------------------------------ */
 /* 1. check_buf and clear_buf                                          */
 
-/*
- * check_buf: fill with a known pattern from the CPU, read it all back and
- * compare (the original udmabuf's check_buf test); returns the number of
- * bytes that did not read back as written.  clear_buf: write zeros over the
- * buffer, word by word (the original's clear_buf).  The loops are
- * udmabufctl bench's too (bufloops.h).
- */
-#define check_buf	bufloop_check
-#define clear_buf	bufloop_clear
-
-/* The loops on n bytes at p; check_buf with a new pattern every time. */
+/* The loops of bufloops.h on n bytes at p; check with a new pattern each time. */
 struct loop_ctx {
 	uint8_t *p;
 	size_t n;
@@ -571,7 +558,7 @@ static double time_check(void *ctx)
 	struct loop_ctx *c = ctx;
 	double t0 = now_ns();
 
-	c->errors += check_buf(c->p, c->n, c->seed++);
+	c->errors += bufloop_check(c->p, c->n, c->seed++);
 	return now_ns() - t0;
 }
 
@@ -580,7 +567,7 @@ static double time_clear(void *ctx)
 	struct loop_ctx *c = ctx;
 	double t0 = now_ns();
 
-	clear_buf(c->p, c->n);
+	bufloop_clear(c->p, c->n);
 	return now_ns() - t0;
 }
 
@@ -1044,10 +1031,12 @@ static void bench_mmap(void)
 /* ------------------------------------------------------------------ */
 /* 4. Cache synchronisation                                            */
 
+/* ioctl(fd, cmd, arg); pwrite of text to fd; or write_str(path, text). */
 struct sync_ctx {
 	const char *what;
 	int fd;
 	unsigned long cmd;
+	void *arg;
 	struct udmabuf_cfs_sync range;
 	const char *path;
 	const char *text;
@@ -1068,18 +1057,8 @@ static void op_ioctl(void *ctx)
 {
 	struct sync_ctx *c = ctx;
 
-	if (ioctl(c->fd, c->cmd, &c->range))
+	if (ioctl(c->fd, c->cmd, c->arg))
 		die(c->what, "ioctl", errno);
-}
-
-static void op_info(void *ctx)
-{
-	struct sync_ctx *c = ctx;
-	struct udmabuf_cfs_info in;
-
-	if (ioctl(c->fd, UDMABUF_CFS_IOC_GET_INFO, &in))
-		die(c->what, "ioctl GET_INFO", errno);
-	sink += in.size;
 }
 
 static void op_sysfs(void *ctx)
@@ -1121,8 +1100,11 @@ static void bench_sync(void)
 		 coherent ? "coherent" : "non-coherent");
 	target = coherent ? "ratio<=3" : "";
 
-	getppid_row("sync", "ioctl GET_INFO", "no cache work", 0, op_info, &c,
+	c.cmd = UDMABUF_CFS_IOC_GET_INFO;
+	c.arg = &in;
+	getppid_row("sync", "ioctl GET_INFO", "no cache work", 0, op_ioctl, &c,
 		    "", "reference: ioctl dispatch alone");
+	c.arg = &c.range;
 	for (i = 0; i < 4; i++) {
 		int cpu = !(i % 2);
 		uint64_t len = i < 2 ? SMALL_SIZE : SYNC_SIZE;
@@ -1472,7 +1454,7 @@ static void op_byte_loop(void *ctx)
 {
 	struct loop_ctx *c = ctx;
 
-	sink += check_buf(c->p, c->n, 1);
+	sink += bufloop_check(c->p, c->n, 1);
 }
 
 static void op_spawn(void *ctx)
@@ -1515,7 +1497,7 @@ static void bench_calib(void)
 		    path, "", why);
 	unlink(path);
 	loop.p = alloc_or_die(MiB);
-	clear_buf(loop.p, MiB);
+	bufloop_clear(loop.p, MiB);
 	getppid_row("calib", "check_buf 1 MiB malloc", "", 0, op_byte_loop,
 		    &loop, "", why);
 	free(loop.p);
