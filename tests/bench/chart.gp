@@ -20,12 +20,10 @@ set xlabel "ratio = time with udmabuf / time of its baseline (log scale; left of
 set key inside bottom left vertical box opaque samplen 2
 set style fill solid 0.85 border rgb "#555555"
 set arrow from 1, graph 0 to 1, graph 1 nohead lw 2 lc rgb "black" front
-set linetype 1 lc rgb "#4e79a7"
-set linetype 2 lc rgb "#f28e2b"
-set linetype 3 lc rgb "#59a14f"
-set linetype 4 lc rgb "#e15759"
-set linetype 5 lc rgb "#76b7b2"
-set linetype 6 lc rgb "#b07aa1"
+# The groups in the order of report.awk's colour numbers, and their colours.
+groups = '"check/clear_buf" "read/write" "mmap + touch" "sync" "create/delete" "scaling"'
+colours = "#4e79a7 #f28e2b #59a14f #e15759 #76b7b2 #b07aa1"
+do for [i = 1:6] { set linetype i lc rgb word(colours, i) }
 
 lower(r) = r < 1 ? r : 1
 upper(r) = r < 1 ? 1 : r
@@ -39,9 +37,4 @@ plot \
 		with labels left font "sans,8" notitle, \
 	'' using ($2 < 1 ? $8 : 1/0):1:(sprintf("%.3g", $2)) \
 		with labels right font "sans,8" notitle, \
-	keyentry with boxes lc 1 title "check/clear_buf", \
-	keyentry with boxes lc 2 title "read/write", \
-	keyentry with boxes lc 3 title "mmap + touch", \
-	keyentry with boxes lc 4 title "sync", \
-	keyentry with boxes lc 5 title "create/delete", \
-	keyentry with boxes lc 6 title "scaling"
+	for [i = 1:6] keyentry with boxes lc i title word(groups, i)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * udmabuf-bench - benchmarks of udmabuf-cfs buffers.
+ * udmabuf-bench - benchmarks of udmabuf-cfs buffers (usage() below says
+ * how to run it, Documentation/performance.md what it measures).
  *
  * Every measurement is taken together with a baseline in the same run and
  * reported as a ratio (udmabuf time / baseline time: below 1 the buffer is
@@ -8,21 +9,12 @@
  * little.  Operations are repeated; each result gives the median and the
  * minimum and maximum.  Where the two sides are measured in pairs (one after
  * the other, alternating which goes first) the ratio is the median of the
- * per-pair ratios, which cancels slow drifts of a busy host.
+ * per-pair ratios, which cancels slow drifts of a busy host.  Times are
+ * nanoseconds of CLOCK_MONOTONIC.  The program measures and reports: it
+ * never judges a timing, and fails only if something does not work.
  *
- * Output: one CSV row per result on stdout, each prefixed with "@bench,"
- * (the first one is the header), plus "@info,KEY,VALUE" rows describing the
- * machine; progress and errors go to stderr.  Times are nanoseconds of
- * CLOCK_MONOTONIC.  The program measures and reports: it never judges a
- * timing, and fails only if something does not work.
- *
- * Buffers are touched only with naturally aligned loads and stores and never
- * with memset/memcpy: on arm64 an uncached mapping is Device memory, where
- * unaligned accesses and DC ZVA fault.  check_buf() and clear_buf() are
- * never inlined, so that every caller runs the very same machine code; they
- * are in tools/udmabufctl/bufloops.h, shared with "udmabufctl bench".
- *
- * See Documentation/performance.md.
+ * Buffers are touched only with naturally aligned loads and stores, never
+ * with memset/memcpy (tools/udmabufctl/bufloops.h says why).
  */
 #define _GNU_SOURCE
 /* 64-bit file offsets (pread, lseek, mmap) on 32-bit systems too. */
@@ -53,12 +45,15 @@
 
 #define KiB		(1024ULL)
 #define MiB		(1024ULL * 1024)
+#define GiB		(1024ULL * MiB)
 #define MAX_SAMPLES	64
 #define MAX_SIZES	8
-#define MAX_LEVELS	8
 #define RW_SIZE		(4 * MiB)
 #define SYNC_SIZE	(1 * MiB)
 #define SMALL_SIZE	(4 * KiB)
+#define CHECK_REPS	15	/* check_buf/clear_buf: cheap, and noisy */
+#define BATCH_NS	4e6	/* a timed batch of short operations */
+#define NLEVELS		4	/* the buffer counts of the scaling test */
 
 extern char **environ;
 
@@ -68,12 +63,9 @@ static const char *class_root = "/sys/class/udmabuf";
 static const char *tmpdir = "/tmp";
 static const char *cli = "udmabufctl";
 static int reps = 7;
-static int check_reps = 15;	/* check_buf/clear_buf: cheap, and noisy */
-static double batch_ns = 4e6;	/* a timed batch of short operations */
 static uint64_t sizes[MAX_SIZES] = { 1 * MiB, 5 * MiB, 10 * MiB };
 static int nsizes = 3;
-static long levels[MAX_LEVELS] = { 1, 10, 100, 1000 };
-static int nlevels = 4;
+static const long levels[NLEVELS] = { 1, 10, 100, 1000 };
 static long pagesize;
 
 /* Results of loops nobody reads end up here, so no loop can be elided. */
@@ -88,6 +80,13 @@ die(const char *obj, const char *action, int err)
 {
 	fprintf(stderr, "%s: %s: %s: %s\n", prog, obj, action, strerror(err));
 	exit(1);
+}
+
+/* die() if ERR, a -errno, is not 0. */
+static void or_die(int err, const char *obj, const char *action)
+{
+	if (err)
+		die(obj, action, -err);
 }
 
 /* ------------------------------------------------------------------ */
@@ -146,7 +145,7 @@ static struct stats stats_of(const double *v, int n)
 
 /**
  * struct result - one row of the output
- * @group: which benchmark (check, rw, mmap, sync, cycle, scale)
+ * @group: which benchmark (check, rw, mmap, sync, cycle, scale, large, calib)
  * @test: what was measured
  * @variant: how (mapping, block size, ...)
  * @size: bytes involved, 0 if none
@@ -155,7 +154,7 @@ static struct stats stats_of(const double *v, int n)
  * @n: number of @val samples; @nbase: of @base (val[i] and base[i] are
  *	measured one right after the other, or for calibration rows, no @base)
  * @base_name: what the baseline is
- * @target: "ratio<=X", "value<=Xns" or empty
+ * @target: "ratio<=X", "ratio>=X", "value<=Xns" or empty
  * @note: anything a reader needs to interpret the row (no commas)
  */
 struct result {
@@ -167,7 +166,7 @@ struct result {
 	double base[MAX_SAMPLES];
 	int n, nbase;
 	const char *base_name;
-	char target[32];
+	const char *target;
 	char note[160];
 };
 
@@ -181,6 +180,18 @@ static void result_init(struct result *r, const char *group,
 	snprintf(r->variant, sizeof(r->variant), "%s", variant);
 	r->size = size;
 	r->base_name = base_name;
+	r->target = "";
+}
+
+/* Append to the note of R. */
+static void note(struct result *r, const char *fmt, ...)
+{
+	size_t len = strlen(r->note);
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(r->note + len, sizeof(r->note) - len, fmt, ap);
+	va_end(ap);
 }
 
 static void add_pair(struct result *r, double val, double base)
@@ -191,12 +202,16 @@ static void add_pair(struct result *r, double val, double base)
 	r->base[r->nbase++] = base;
 }
 
-static void print_header(void)
+/* The ratio of each pair of R into out; their number, 0 if R is unpaired. */
+static int ratios_of(const struct result *r, double *out)
 {
-	printf("@bench,group,test,variant,size,samples,median_ns,min_ns,max_ns,"
-	       "baseline,base_median_ns,base_min_ns,base_max_ns,"
-	       "ratio,ratio_min,ratio_max,target,note\n");
-	fflush(stdout);
+	int i;
+
+	if (r->n != r->nbase)
+		return 0;
+	for (i = 0; i < r->n; i++)
+		out[i] = r->val[i] / r->base[i];
+	return r->n;
 }
 
 /* CSV fields here never need quoting: commas are replaced. */
@@ -210,36 +225,29 @@ static const char *csv_clean(char *s)
 	return s;
 }
 
+/* "MEDIAN,MIN,MAX," of the n values v in the format fmt; ",,," if none. */
+static void print_stats(const double *v, int n, const char *fmt)
+{
+	struct stats s = stats_of(v, n);
+
+	if (n)
+		printf(fmt, s.med, s.min, s.max);
+	else
+		printf(",,,");
+}
+
 static void emit(struct result *r)
 {
-	struct stats v = stats_of(r->val, r->n), b = stats_of(r->base, r->nbase);
-	struct stats q = { 0, 0, 0 };
 	double ratios[MAX_SAMPLES];
 	char base_name[64];
-	int i;
 
-	/* The ratio of each pair; its median, minimum and maximum. */
-	if (r->n && r->n == r->nbase) {
-		for (i = 0; i < r->n; i++)
-			ratios[i] = r->val[i] / r->base[i];
-		q = stats_of(ratios, r->n);
-	}
 	snprintf(base_name, sizeof(base_name), "%s", r->base_name);
 	printf("@bench,%s,%s,%s,%" PRIu64 ",%d,", r->group, r->test,
 	       csv_clean(r->variant), r->size, r->n);
-	if (r->n)
-		printf("%.1f,%.1f,%.1f,", v.med, v.min, v.max);
-	else
-		printf(",,,");
+	print_stats(r->val, r->n, "%.1f,%.1f,%.1f,");
 	printf("%s,", csv_clean(base_name));
-	if (r->nbase)
-		printf("%.1f,%.1f,%.1f,", b.med, b.min, b.max);
-	else
-		printf(",,,");
-	if (r->n && r->n == r->nbase)
-		printf("%.4f,%.4f,%.4f,", q.med, q.min, q.max);
-	else
-		printf(",,,");
+	print_stats(r->base, r->nbase, "%.1f,%.1f,%.1f,");
+	print_stats(ratios, ratios_of(r, ratios), "%.4f,%.4f,%.4f,");
 	printf("%s,%s\n", r->target, csv_clean(r->note));
 	fflush(stdout);
 }
@@ -259,13 +267,14 @@ static void info(const char *key, const char *fmt, ...)
 /* ------------------------------------------------------------------ */
 /* Files, configfs and sysfs                                           */
 
-static int write_str(const char *path, const char *val)
+/* Write val to path, opened with flags (O_CREAT: mode 0644) added. */
+static int write_str(const char *path, const char *val, int flags)
 {
 	size_t len = strlen(val);
 	ssize_t n;
 	int fd, err = 0;
 
-	fd = open(path, O_WRONLY | O_CLOEXEC);
+	fd = open(path, O_WRONLY | O_CLOEXEC | flags, 0644);
 	if (fd < 0)
 		return -errno;
 	n = write(fd, val, len);
@@ -294,34 +303,30 @@ static int read_str(const char *path, char *buf, size_t len)
 	return 0;
 }
 
-static int cfs_write(const char *name, const char *attr, const char *val)
+/* Attribute ATTR of buffer NAME under ROOT (cfs_root or class_root). */
+static int attr_write(const char *root, const char *name, const char *attr,
+		      const char *val)
 {
 	char path[512];
 
-	snprintf(path, sizeof(path), "%s/%s/%s", cfs_root, name, attr);
-	return write_str(path, val);
+	snprintf(path, sizeof(path), "%s/%s/%s", root, name, attr);
+	return write_str(path, val, 0);
 }
 
-static int cfs_read(const char *name, const char *attr, char *buf,
-		    size_t len)
+static int attr_read(const char *root, const char *name, const char *attr,
+		     char *buf, size_t len)
 {
 	char path[512];
 
-	snprintf(path, sizeof(path), "%s/%s/%s", cfs_root, name, attr);
+	snprintf(path, sizeof(path), "%s/%s/%s", root, name, attr);
 	return read_str(path, buf, len);
 }
 
-static int class_read(const char *name, const char *attr, char *buf,
-		      size_t len)
-{
-	char path[512];
-
-	snprintf(path, sizeof(path), "%s/%s/%s", class_root, name, attr);
-	return read_str(path, buf, len);
-}
-
-/* mkdir, size, enable: 0 or -errno, and nothing left behind on failure. */
-static int buf_create(const char *name, uint64_t size)
+/*
+ * mkdir, size, dma_mask (unless NULL), enable: 0 or -errno, and nothing
+ * left behind on failure.
+ */
+static int buf_create(const char *name, uint64_t size, const char *dma_mask)
 {
 	char path[512], val[32];
 	int err;
@@ -330,41 +335,35 @@ static int buf_create(const char *name, uint64_t size)
 	if (mkdir(path, 0755))
 		return -errno;
 	snprintf(val, sizeof(val), "%" PRIu64, size);
-	err = cfs_write(name, "size", val);
+	err = attr_write(cfs_root, name, "size", val);
+	if (!err && dma_mask)
+		err = attr_write(cfs_root, name, "dma_mask", dma_mask);
 	if (!err)
-		err = cfs_write(name, "enable", "1");
+		err = attr_write(cfs_root, name, "enable", "1");
 	if (err)
 		rmdir(path);
 	return err;
 }
 
-/* Like buf_create(), but a failure is fatal. */
-static void buf_create_or_die(const char *name, uint64_t size)
-{
-	int err = buf_create(name, size);
-
-	if (err)
-		die(name, "create", -err);
-}
-
-static int buf_delete(const char *name)
+static void buf_delete(const char *name)
 {
 	char path[512];
 	int err;
 
-	err = cfs_write(name, "enable", "0");
+	err = attr_write(cfs_root, name, "enable", "0");
 	snprintf(path, sizeof(path), "%s/%s", cfs_root, name);
 	if (rmdir(path))
-		return -errno;
-	return err;
+		err = -errno;
+	or_die(err, name, "delete");
 }
 
-static void buf_delete_or_die(const char *name)
+static void set_sync_mode(const char *name, int mode)
 {
-	int err = buf_delete(name);
+	char val[12];
 
-	if (err)
-		die(name, "delete", -err);
+	snprintf(val, sizeof(val), "%d", mode);
+	or_die(attr_write(cfs_root, name, "sync_mode", val), name,
+	       "set sync_mode");
 }
 
 static int buf_open(const char *name, int flags)
@@ -398,6 +397,28 @@ static void *alloc_or_die(uint64_t size)
 	return p;
 }
 
+/* The largest buffer, in steps of STEP below HI steps, that enable gives. */
+static uint64_t probe_largest(const char *name, uint64_t step, uint64_t hi,
+			      const char *dma_mask)
+{
+	uint64_t lo = 0, mid;
+	int err;
+
+	while (hi - lo > 1) {
+		mid = (lo + hi) / 2;
+		err = buf_create(name, mid * step, dma_mask);
+		if (!err) {
+			buf_delete(name);
+			lo = mid;
+		} else if (err == -ENOMEM) {
+			hi = mid;
+		} else {
+			die(name, "probe size", -err);
+		}
+	}
+	return lo * step;
+}
+
 /* Run a program (stdout to /dev/null) and wait; a failure is fatal. */
 static void run_quiet(char *const argv[])
 {
@@ -421,8 +442,31 @@ static void run_quiet(char *const argv[])
 }
 
 /* ------------------------------------------------------------------ */
-/* Timing short operations in batches                                  */
+/* Timing                                                              */
 
+/* A sample: one timed operation on ctx; ns. */
+typedef double (*sample_fn)(void *ctx);
+
+/* n pairs of samples of op and base, alternating which goes first. */
+static void measure_pair(struct result *r, int n, sample_fn op, void *opctx,
+			 sample_fn base, void *basectx)
+{
+	double a, b;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (i % 2) {
+			b = base(basectx);
+			a = op(opctx);
+		} else {
+			a = op(opctx);
+			b = base(basectx);
+		}
+		add_pair(r, a, b);
+	}
+}
+
+/* Short operations, timed in batches. */
 typedef void (*op_fn)(void *ctx);
 
 static double time_batch(op_fn fn, void *ctx, long k)
@@ -435,7 +479,7 @@ static double time_batch(op_fn fn, void *ctx, long k)
 	return now_ns() - t0;
 }
 
-/* How many calls of fn make a batch of about batch_ns. */
+/* How many calls of fn make a batch of about BATCH_NS. */
 static long calibrate(op_fn fn, void *ctx)
 {
 	long k = 1;
@@ -444,9 +488,9 @@ static long calibrate(op_fn fn, void *ctx)
 	fn(ctx);	/* warm up */
 	for (;;) {
 		t = time_batch(fn, ctx, k);
-		if (t >= batch_ns || k >= (1L << 24))
+		if (t >= BATCH_NS || k >= (1L << 24))
 			break;
-		if (t < batch_ns / 64)
+		if (t < BATCH_NS / 64)
 			k *= 16;
 		else
 			k *= 2;
@@ -454,53 +498,76 @@ static long calibrate(op_fn fn, void *ctx)
 	return k;
 }
 
-/* reps paired batches of op and base; samples are ns per call. */
-static void measure_pair(struct result *r, op_fn op, void *opctx,
-			 op_fn base, void *basectx)
-{
-	long kop = calibrate(op, opctx), kbase = calibrate(base, basectx);
-	double a, b;
-	int i;
+struct batch {
+	op_fn fn;
+	void *ctx;
+	long k;
+};
 
-	for (i = 0; i < reps; i++) {
-		if (i % 2) {
-			b = time_batch(base, basectx, kbase);
-			a = time_batch(op, opctx, kop);
-		} else {
-			a = time_batch(op, opctx, kop);
-			b = time_batch(base, basectx, kbase);
-		}
-		add_pair(r, a / kop, b / kbase);
-	}
+/* A sample of a batch: ns per call. */
+static double time_per_call(void *ctx)
+{
+	struct batch *b = ctx;
+
+	return time_batch(b->fn, b->ctx, b->k) / b->k;
+}
+
+/* reps paired batches of op and base. */
+static void measure_batches(struct result *r, op_fn op, void *opctx,
+			    op_fn base, void *basectx)
+{
+	struct batch a = { op, opctx, calibrate(op, opctx) };
+	struct batch b = { base, basectx, calibrate(base, basectx) };
+
+	measure_pair(r, reps, time_per_call, &a, time_per_call, &b);
+}
+
+static void op_getppid(void *ctx)
+{
+	(void)ctx;
+	sink += syscall(SYS_getppid);
+}
+
+/* A row of short operations against a null system call, getppid(). */
+static void getppid_row(const char *group, const char *test,
+			const char *variant, uint64_t size, op_fn op,
+			void *ctx, const char *target, const char *text)
+{
+	struct result r;
+
+	result_init(&r, group, test, variant, size, "getppid()");
+	r.target = target;
+	note(&r, "%s", text);
+	measure_batches(&r, op, ctx, op_getppid, NULL);
+	emit(&r);
 }
 
 /* ------------------------------------------------------------------ */
 /* 1. check_buf and clear_buf                                          */
 
-/*
- * check_buf: fill with a known pattern from the CPU, read it all back and
- * compare (the original udmabuf's check_buf test); returns the number of
- * bytes that did not read back as written.  clear_buf: write zeros over the
- * buffer, word by word (the original's clear_buf).  The loops are
- * udmabufctl bench's too (bufloops.h).
- */
-#define check_buf	bufloop_check
-#define clear_buf	bufloop_clear
+/* The loops of bufloops.h on n bytes at p; check with a new pattern each time. */
+struct loop_ctx {
+	uint8_t *p;
+	size_t n;
+	unsigned int seed;
+	uint64_t errors;
+};
 
-static double time_check(uint8_t *p, size_t n, unsigned int seed,
-			 uint64_t *errors)
+static double time_check(void *ctx)
 {
+	struct loop_ctx *c = ctx;
 	double t0 = now_ns();
 
-	*errors += check_buf(p, n, seed);
+	c->errors += bufloop_check(c->p, c->n, c->seed++);
 	return now_ns() - t0;
 }
 
-static double time_clear(uint8_t *p, size_t n)
+static double time_clear(void *ctx)
 {
+	struct loop_ctx *c = ctx;
 	double t0 = now_ns();
 
-	clear_buf(p, n);
+	bufloop_clear(c->p, c->n);
 	return now_ns() - t0;
 }
 
@@ -513,65 +580,41 @@ static const char *const check_variants[] = {
 static void check_variant(const char *name, uint64_t size, int v,
 			  uint8_t *mem)
 {
+	struct loop_ctx buf = { .n = size }, base = { .p = mem, .n = size };
 	struct result chk, clr;
-	char mode[8], cache[32] = "?";
-	uint64_t errors = 0, merrors = 0;
-	uint8_t *p;
-	int fd, i, err;
+	char cache[32] = "?";
+	int fd;
 
-	snprintf(mode, sizeof(mode), "%d", v ? v - 1 : 1);
-	err = cfs_write(name, "sync_mode", mode);
-	if (err)
-		die(name, "set sync_mode", -err);
-	class_read(name, v ? "cache_mode_sync" : "cache_mode", cache,
-		   sizeof(cache));
+	set_sync_mode(name, v ? v - 1 : 1);
+	attr_read(class_root, name, v ? "cache_mode_sync" : "cache_mode",
+		  cache, sizeof(cache));
 	fd = buf_open(name, O_RDWR | (v ? O_SYNC : 0));
-	p = buf_map(name, fd, size);
+	buf.p = buf_map(name, fd, size);
 
 	result_init(&chk, "check", "check_buf", check_variants[v], size,
 		    "malloc");
 	result_init(&clr, "check", "clear_buf", check_variants[v], size,
 		    "malloc");
-	snprintf(chk.note, sizeof(chk.note), "mapping: %s", cache);
-	snprintf(clr.note, sizeof(clr.note), "mapping: %s", cache);
+	note(&chk, "mapping: %s", cache);
+	note(&clr, "mapping: %s", cache);
 	if (!v) {
-		snprintf(chk.target, sizeof(chk.target), "ratio<=1.02");
-		snprintf(clr.target, sizeof(clr.target), "ratio<=1.02");
+		chk.target = "ratio<=1.02";
+		clr.target = chk.target;
 	}
 
-	clear_buf(p, size);	/* warm up both */
-	clear_buf(mem, size);
-	for (i = 0; i < check_reps; i++) {
-		double a, b;
-
-		if (i % 2) {
-			b = time_check(mem, size, i, &merrors);
-			a = time_check(p, size, i, &errors);
-		} else {
-			a = time_check(p, size, i, &errors);
-			b = time_check(mem, size, i, &merrors);
-		}
-		add_pair(&chk, a, b);
-		if (i % 2) {
-			b = time_clear(mem, size);
-			a = time_clear(p, size);
-		} else {
-			a = time_clear(p, size);
-			b = time_clear(mem, size);
-		}
-		add_pair(&clr, a, b);
-	}
-	if (errors) {
+	time_clear(&buf);	/* warm up both */
+	time_clear(&base);
+	measure_pair(&chk, CHECK_REPS, time_check, &buf, time_check, &base);
+	measure_pair(&clr, CHECK_REPS, time_clear, &buf, time_clear, &base);
+	if (buf.errors) {
 		fprintf(stderr, "%s: %s: check_buf: %" PRIu64
-			" bytes read back wrong\n", prog, name, errors);
-		snprintf(chk.note + strlen(chk.note),
-			 sizeof(chk.note) - strlen(chk.note),
-			 "; %" PRIu64 " BYTES READ BACK WRONG", errors);
+			" bytes read back wrong\n", prog, name, buf.errors);
+		note(&chk, "; %" PRIu64 " BYTES READ BACK WRONG", buf.errors);
 	}
-	sink += merrors;
+	sink += base.errors;
 	emit(&chk);
 	emit(&clr);
-	munmap(p, size);
+	munmap(buf.p, size);
 	close(fd);
 }
 
@@ -585,15 +628,14 @@ static void bench_check(void)
 		uint8_t *mem;
 
 		progress("check_buf/clear_buf, %" PRIu64 " MiB", size / MiB);
-		err = buf_create(name, size);
+		err = buf_create(name, size, NULL);
 		if (err) {
 			struct result r;
 
 			result_init(&r, "check", "check_buf", "all", size,
 				    "malloc");
-			snprintf(r.note, sizeof(r.note),
-				 "not measured: enable failed: %s",
-				 strerror(-err));
+			note(&r, "not measured: enable failed: %s",
+			     strerror(-err));
 			emit(&r);
 			continue;
 		}
@@ -601,77 +643,47 @@ static void bench_check(void)
 		for (v = 0; v < 5; v++)
 			check_variant(name, size, v, mem);
 		free(mem);
-		buf_delete_or_die(name);
+		buf_delete(name);
 	}
 }
 
 /* ------------------------------------------------------------------ */
 /* 2. read() and write()                                               */
 
-/* Whole file in blocks of bs with pread or pwrite; ns. */
-static double time_rw(int fd, uint8_t *mem, uint64_t size, size_t bs,
-		      int write_it, const char *what)
+/* RW_SIZE bytes of fd in blocks of bs, with pread or pwrite; or memcpy. */
+struct rw_ctx {
+	const char *what;
+	int fd, write_it;
+	uint8_t *mem, *src;
+	size_t bs;
+};
+
+static double time_rw(void *ctx)
 {
+	struct rw_ctx *c = ctx;
 	double t0 = now_ns();
 	uint64_t off;
 	ssize_t n;
 
-	for (off = 0; off < size; off += bs) {
-		if (write_it)
-			n = pwrite(fd, mem + off, bs, off);
+	for (off = 0; off < RW_SIZE; off += c->bs) {
+		if (c->write_it)
+			n = pwrite(c->fd, c->mem + off, c->bs, off);
 		else
-			n = pread(fd, mem + off, bs, off);
-		if (n != (ssize_t)bs)
-			die(what, write_it ? "pwrite" : "pread",
+			n = pread(c->fd, c->mem + off, c->bs, off);
+		if (n != (ssize_t)c->bs)
+			die(c->what, c->write_it ? "pwrite" : "pread",
 			    n < 0 ? errno : EIO);
 	}
 	return now_ns() - t0;
 }
 
-static int tmpfs_file(uint64_t size, uint8_t *mem, char *path, size_t len)
+static double time_copy(void *ctx)
 {
-	int fd;
-
-	snprintf(path, len, "%s/udmabuf-bench.%d", tmpdir, (int)getpid());
-	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0)
-		die(path, "create", errno);
-	/* Every page exists before the timing starts. */
-	time_rw(fd, mem, size, size, 1, path);
-	return fd;
-}
-
-static void rw_one(const char *name, int fd, int tfd, uint8_t *mem,
-		   size_t bs, int write_it, const char *variant)
-{
-	struct result r;
-	int i;
-
-	result_init(&r, "rw", write_it ? "write" : "read", variant, RW_SIZE,
-		    write_it ? "tmpfs pwrite" : "tmpfs pread");
-	if (bs >= 64 * KiB && !strstr(variant, "O_SYNC"))
-		snprintf(r.target, sizeof(r.target), "ratio<=1");
-	for (i = 0; i < reps; i++) {
-		double a, b;
-
-		if (i % 2) {
-			b = time_rw(tfd, mem, RW_SIZE, bs, write_it, "tmpfs");
-			a = time_rw(fd, mem, RW_SIZE, bs, write_it, name);
-		} else {
-			a = time_rw(fd, mem, RW_SIZE, bs, write_it, name);
-			b = time_rw(tfd, mem, RW_SIZE, bs, write_it, "tmpfs");
-		}
-		add_pair(&r, a, b);
-	}
-	emit(&r);
-}
-
-static double time_copy(uint8_t *dst, const uint8_t *src, uint64_t size)
-{
+	struct rw_ctx *c = ctx;
 	double t0 = now_ns();
 
-	memcpy(dst, src, size);
-	__asm__ __volatile__("" : : "r"(dst) : "memory");
+	memcpy(c->mem, c->src, RW_SIZE);
+	__asm__ __volatile__("" : : "r"(c->mem) : "memory");
 	return now_ns() - t0;
 }
 
@@ -680,49 +692,66 @@ static void bench_rw(void)
 	static const size_t blocks[] = { 4 * KiB, 64 * KiB, 1 * MiB };
 	const char *name = "bench-rw";
 	uint8_t *mem = alloc_or_die(RW_SIZE), *src = alloc_or_die(RW_SIZE);
-	char path[512], variant[64];
+	struct rw_ctx buf = { name, -1, 1, mem, src, RW_SIZE }, tmp = buf;
+	char path[512];
 	struct result r;
-	int fd, sfd, tfd, i;
-	unsigned int b;
+	int i, b, o_sync;
 
 	progress("read/write, %llu MiB", RW_SIZE / MiB);
 	for (i = 0; i < (int)RW_SIZE; i++)
 		src[i] = mem[i] = (uint8_t)i;
-	buf_create_or_die(name, RW_SIZE);
-	fd = buf_open(name, O_RDWR);
-	tfd = tmpfs_file(RW_SIZE, mem, path, sizeof(path));
-	time_rw(fd, mem, RW_SIZE, RW_SIZE, 1, name);
+	or_die(buf_create(name, RW_SIZE, NULL), name, "create");
+	snprintf(path, sizeof(path), "%s/udmabuf-bench.%d", tmpdir,
+		 (int)getpid());
+	tmp.what = "tmpfs";
+	tmp.fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (tmp.fd < 0)
+		die(path, "create", errno);
+	/* Every page of both exists before the timing starts. */
+	time_rw(&tmp);
+	buf.fd = buf_open(name, O_RDWR);
+	time_rw(&buf);
 
-	for (b = 0; b < sizeof(blocks) / sizeof(blocks[0]); b++) {
-		snprintf(variant, sizeof(variant), "%zu KiB blocks",
-			 (size_t)(blocks[b] / KiB));
-		rw_one(name, fd, tfd, mem, blocks[b], 1, variant);
-		rw_one(name, fd, tfd, mem, blocks[b], 0, variant);
+	/* Then O_SYNC: every read and write brackets the copy with syncs. */
+	for (o_sync = 0; o_sync < 2; o_sync++) {
+		if (o_sync) {
+			close(buf.fd);
+			buf.fd = buf_open(name, O_RDWR | O_SYNC);
+		}
+		for (b = o_sync; b < 3; b++) {
+			for (i = 1; i >= 0; i--) {
+				result_init(&r, "rw", i ? "write" : "read", "",
+					    RW_SIZE, i ? "tmpfs pwrite" :
+					    "tmpfs pread");
+				snprintf(r.variant, sizeof(r.variant),
+					 "%s%zu KiB blocks", o_sync ? "O_SYNC " : "",
+					 (size_t)(blocks[b] / KiB));
+				if (b && !o_sync)
+					r.target = "ratio<=1";
+				buf.write_it = i;
+				buf.bs = blocks[b];
+				tmp.write_it = i;
+				tmp.bs = blocks[b];
+				measure_pair(&r, reps, time_rw, &buf, time_rw,
+					     &tmp);
+				emit(&r);
+			}
+		}
 	}
-
-	/* O_SYNC: every read and write brackets the copy with cache syncs. */
-	sfd = buf_open(name, O_RDWR | O_SYNC);
-	for (b = 1; b < sizeof(blocks) / sizeof(blocks[0]); b++) {
-		snprintf(variant, sizeof(variant), "O_SYNC %zu KiB blocks",
-			 (size_t)(blocks[b] / KiB));
-		rw_one(name, sfd, tfd, mem, blocks[b], 1, variant);
-		rw_one(name, sfd, tfd, mem, blocks[b], 0, variant);
-	}
-	close(sfd);
+	close(buf.fd);
 
 	/* The copy floor, for reference: memcpy against tmpfs pread 1 MiB. */
 	result_init(&r, "rw", "memcpy", "malloc to malloc (reference)",
 		    RW_SIZE, "tmpfs pread");
-	snprintf(r.note, sizeof(r.note), "reference only: not a target");
-	for (i = 0; i < reps; i++)
-		add_pair(&r, time_copy(mem, src, RW_SIZE),
-			 time_rw(tfd, mem, RW_SIZE, MiB, 0, "tmpfs"));
+	note(&r, "reference only: not a target");
+	tmp.write_it = 0;
+	tmp.bs = MiB;
+	measure_pair(&r, reps, time_copy, &tmp, time_rw, &tmp);
 	emit(&r);
 
-	close(tfd);
+	close(tmp.fd);
 	unlink(path);
-	close(fd);
-	buf_delete_or_die(name);
+	buf_delete(name);
 	free(mem);
 	free(src);
 }
@@ -755,32 +784,6 @@ static long meminfo_kb(const char *key)
 	return proc_value("/proc/meminfo", key, ':');
 }
 
-/* Largest buffer, in whole MiB, that enable accepts now; 0 if none. */
-static uint64_t probe_largest(const char *name)
-{
-	long cma = meminfo_kb("CmaFree");
-	uint64_t lo = 0, hi, mid;
-	int err;
-
-	/* Upper bound (exclusive): CMA's free space, else generous. */
-	hi = cma > 0 ? (uint64_t)cma / 1024 + 1 : 65;
-	while (hi - lo > 1) {
-		mid = (lo + hi) / 2;
-		err = buf_create(name, mid * MiB);
-		if (!err) {
-			buf_delete_or_die(name);
-			lo = mid;
-		} else if (err == -ENOMEM) {
-			hi = mid;
-		} else {
-			die(name, "probe size", -err);
-		}
-	}
-	info("cma_free_kb", "%ld", cma);
-	info("largest_buffer", "%" PRIu64, lo * MiB);
-	return lo * MiB;
-}
-
 static long minor_faults(void)
 {
 	struct rusage ru;
@@ -808,63 +811,55 @@ static void touch_pages(uint8_t *p, uint64_t size, enum touch how)
 	sink += sum;
 }
 
-/* mmap and touch; ns, and the minor faults taken added to *faults. */
-static double time_map_buf(const char *name, int fd, uint64_t size,
-			   enum touch how, long *faults)
+/* mmap of a buffer (fd) or of anonymous memory (fd -1, flags), and touch. */
+struct map_ctx {
+	const char *name;
+	int fd, flags;
+	uint64_t size;
+	enum touch how;
+	long faults;	/* the minor faults taken, added up */
+};
+
+/* ns; munmap is not timed. */
+static double time_map(void *ctx)
 {
+	struct map_ctx *c = ctx;
 	long f0 = minor_faults();
 	double t0 = now_ns(), t;
-	void *p = buf_map(name, fd, size);
+	void *p;
 
-	touch_pages(p, size, how);
-	t = now_ns() - t0;
-	*faults += minor_faults() - f0;
-	munmap(p, size);
-	return t;
-}
-
-static double time_map_anon(uint64_t size, int flags, enum touch how)
-{
-	double t0 = now_ns(), t;
-	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | flags, -1, 0);
-
+	if (c->fd >= 0)
+		p = mmap(NULL, c->size, PROT_READ | PROT_WRITE, MAP_SHARED,
+			 c->fd, 0);
+	else
+		p = mmap(NULL, c->size, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | c->flags, -1, 0);
 	if (p == MAP_FAILED)
-		die("anonymous memory", "mmap", errno);
-	touch_pages(p, size, how);
+		die(c->name, "mmap", errno);
+	touch_pages(p, c->size, c->how);
 	t = now_ns() - t0;
-	munmap(p, size);
+	c->faults += minor_faults() - f0;
+	munmap(p, c->size);
 	return t;
 }
 
 /* One row: udmabuf mmap + touch against anonymous memory + the same. */
-static void mmap_row(const char *name, int fd, uint64_t size,
-		     enum touch how, int anon_flags, const char *test,
-		     const char *base, const char *target)
+static void mmap_row(struct map_ctx *buf, enum touch how, int anon_flags,
+		     const char *test, const char *base, const char *target)
 {
-	long faults = 0, ignored = 0;
+	struct map_ctx anon = { "anonymous memory", -1, anon_flags, buf->size,
+				how, 0 };
 	struct result r;
-	int i;
 
-	result_init(&r, "mmap", test, "every page", size, base);
-	snprintf(r.target, sizeof(r.target), "%s", target);
-	time_map_buf(name, fd, size, how, &ignored);	/* warm up */
-	time_map_anon(size, anon_flags, how);
-	for (i = 0; i < reps; i++) {
-		double a, b;
-
-		if (i % 2) {
-			b = time_map_anon(size, anon_flags, how);
-			a = time_map_buf(name, fd, size, how, &faults);
-		} else {
-			a = time_map_buf(name, fd, size, how, &faults);
-			b = time_map_anon(size, anon_flags, how);
-		}
-		add_pair(&r, a, b);
-	}
-	snprintf(r.note, sizeof(r.note),
-		 "udmabuf side: %.2f page faults per page",
-		 (double)faults / reps / (size / pagesize));
+	result_init(&r, "mmap", test, "every page", buf->size, base);
+	r.target = target;
+	buf->how = how;
+	time_map(buf);	/* warm up */
+	time_map(&anon);
+	buf->faults = 0;
+	measure_pair(&r, reps, time_map, buf, time_map, &anon);
+	note(&r, "udmabuf side: %.2f page faults per page",
+	     (double)buf->faults / reps / (buf->size / pagesize));
 	emit(&r);
 }
 
@@ -876,41 +871,37 @@ static void mmap_row(const char *name, int fd, uint64_t size,
  * make its first touch cheaper; against the same baseline as the
  * udmabuf-cfs rows, it is the floor of their ratio on this machine.
  */
-static double time_touch_mapped(uint8_t *p, uint64_t size)
+static double time_touch_mapped(void *ctx)
 {
+	struct loop_ctx *c = ctx;
 	double t0;
 
-	if (mprotect(p, size, PROT_NONE) ||
-	    mprotect(p, size, PROT_READ | PROT_WRITE))
+	if (mprotect(c->p, c->n, PROT_NONE) ||
+	    mprotect(c->p, c->n, PROT_READ | PROT_WRITE))
 		die("anonymous memory", "mprotect", errno);
 	t0 = now_ns();
-	touch_pages(p, size, TOUCH_READ);
+	touch_pages(c->p, c->n, TOUCH_READ);
 	return now_ns() - t0;
 }
 
 static void mmap_floor_row(uint64_t size)
 {
+	struct map_ctx anon = { "anonymous memory", -1, MAP_POPULATE, size,
+				TOUCH_READ, 0 };
+	struct loop_ctx c = { .n = size };
 	struct result r;
-	uint8_t *p;
-	int i;
 
 	result_init(&r, "mmap", "touch only of pages already mapped (reference)",
 		    "every page", size, "anon MAP_POPULATE + read");
-	p = mmap(NULL, size, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-	if (p == MAP_FAILED)
+	c.p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	if (c.p == MAP_FAILED)
 		die("anonymous memory", "mmap", errno);
-	touch_pages(p, size, TOUCH_WRITE);
-	time_touch_mapped(p, size);	/* warm up */
-	for (i = 0; i < reps; i++) {
-		double a = time_touch_mapped(p, size);
-		double b = time_map_anon(size, MAP_POPULATE, TOUCH_READ);
-
-		add_pair(&r, a, b);
-	}
-	munmap(p, size);
-	snprintf(r.note, sizeof(r.note),
-		 "anonymous memory: TLB misses only; the floor of the ratios above");
+	touch_pages(c.p, size, TOUCH_WRITE);
+	time_touch_mapped(&c);	/* warm up */
+	measure_pair(&r, reps, time_touch_mapped, &c, time_map, &anon);
+	munmap(c.p, size);
+	note(&r, "anonymous memory: TLB misses only; the floor of the ratios above");
 	emit(&r);
 }
 
@@ -923,66 +914,54 @@ static void mmap_floor_row(uint64_t size)
  */
 struct round_ctx {
 	const char *name;
+	const char *sync_check;
 	int fd;
 	uint8_t *p;
 	uint64_t size;
 };
 
-static void op_dma_round(void *ctx)
+/* A DMA round, with the sync checker set to c->sync_check first (untimed). */
+static double time_round(void *ctx)
 {
 	struct round_ctx *c = ctx;
 	struct udmabuf_cfs_sync range = {
 		.offset = 0, .size = c->size,
 		.direction = UDMABUF_CFS_DIR_BIDIRECTIONAL,
 	};
+	double t0;
 
+	or_die(attr_write(class_root, c->name, "sync_check", c->sync_check),
+	       c->name, "write sync_check");
+	t0 = now_ns();
 	if (ioctl(c->fd, UDMABUF_CFS_IOC_SYNC_FOR_DEVICE, &range))
 		die(c->name, "ioctl SYNC_FOR_DEVICE", errno);
 	if (ioctl(c->fd, UDMABUF_CFS_IOC_SYNC_FOR_CPU, &range))
 		die(c->name, "ioctl SYNC_FOR_CPU", errno);
 	touch_pages(c->p, c->size, TOUCH_WRITE);
-}
-
-static void set_sync_check(const char *name, const char *mode)
-{
-	char path[512];
-	int err;
-
-	snprintf(path, sizeof(path), "%s/%s/sync_check", class_root, name);
-	err = write_str(path, mode);
-	if (err)
-		die(path, "write", -err);
-}
-
-static double time_round(const char *name, const char *mode,
-			 struct round_ctx *c)
-{
-	double t0;
-
-	set_sync_check(name, mode);
-	t0 = now_ns();
-	op_dma_round(c);
 	return now_ns() - t0;
 }
 
-static void checker_rows(const char *name, int fd, uint64_t size)
+static void checker_rows(struct map_ctx *buf)
 {
-	struct round_ctx on = { .name = name, .fd = fd }, off;
+	struct round_ctx on = { .name = buf->name, .sync_check = "1",
+				.fd = buf->fd }, off;
 	double a[MAX_SAMPLES];
 	char violations[32];
 	struct result r;
 	int i;
 
-	set_sync_check(name, "1");
-	mmap_row(name, fd, size, TOUCH_WRITE, MAP_POPULATE,
+	or_die(attr_write(class_root, buf->name, "sync_check", "1"),
+	       buf->name, "write sync_check");
+	mmap_row(buf, TOUCH_WRITE, MAP_POPULATE,
 		 "mmap + first write with the sync checker on",
 		 "anon MAP_POPULATE + write", "");
 
 	/* A round of a large buffer takes long under emulation: 4 MiB. */
-	on.size = size < 4 * MiB ? size : 4 * MiB;
-	on.p = buf_map(name, fd, on.size);
+	on.size = buf->size < 4 * MiB ? buf->size : 4 * MiB;
+	on.p = buf_map(on.name, on.fd, on.size);
 	off = on;
-	off.p = buf_map(name, fd, off.size);
+	off.sync_check = "0";
+	off.p = buf_map(off.name, off.fd, off.size);
 	result_init(&r, "mmap", "DMA round with the sync checker on",
 		    "sync for device then CPU and a write to every page",
 		    on.size, "the same round with the checker off");
@@ -991,18 +970,16 @@ static void checker_rows(const char *name, int fd, uint64_t size)
 	 * other side's too: each side's rounds run together, after one
 	 * round that is not timed.
 	 */
-	time_round(name, "1", &on);
+	time_round(&on);
 	for (i = 0; i < reps; i++)
-		a[i] = time_round(name, "1", &on);
-	time_round(name, "0", &off);
+		a[i] = time_round(&on);
+	time_round(&off);
 	for (i = 0; i < reps; i++)
-		add_pair(&r, a[i], time_round(name, "0", &off));
-	if (class_read(name, "sync_violations", violations,
-		       sizeof(violations)))
+		add_pair(&r, a[i], time_round(&off));
+	if (attr_read(class_root, on.name, "sync_violations", violations,
+		      sizeof(violations)))
 		snprintf(violations, sizeof(violations), "?");
-	snprintf(r.note, sizeof(r.note),
-		 "the checker's price in a DMA loop; reports: %s",
-		 violations);
+	note(&r, "the checker's price in a DMA loop; reports: %s", violations);
 	emit(&r);
 	munmap(on.p, on.size);
 	munmap(off.p, off.size);
@@ -1017,71 +994,62 @@ static void checker_rows(const char *name, int fd, uint64_t size)
 static void bench_mmap(void)
 {
 	const char *name = "bench-mmap";
+	struct map_ctx buf = { .name = name };
+	long cma = meminfo_kb("CmaFree");
 	struct result r;
-	uint64_t size;
-	int fd;
 
 	progress("mmap + first touch: probing the largest buffer");
-	size = probe_largest(name);
-	if (!size) {
+	/* Up to CMA's free space, else generous. */
+	buf.size = probe_largest(name, MiB, cma > 0 ? cma / 1024 + 1 : 65, NULL);
+	info("cma_free_kb", "%ld", cma);
+	info("largest_buffer", "%" PRIu64, buf.size);
+	if (!buf.size) {
 		result_init(&r, "mmap", "mmap + first write", "every page", 0,
 			    "anon MAP_POPULATE");
-		snprintf(r.note, sizeof(r.note), "not measured: no buffer");
+		note(&r, "not measured: no buffer");
 		emit(&r);
 		return;
 	}
-	progress("mmap + first touch, %" PRIu64 " MiB", size / MiB);
-	buf_create_or_die(name, size);
-	fd = buf_open(name, O_RDWR);
-	mmap_row(name, fd, size, TOUCH_WRITE, MAP_POPULATE,
-		 "mmap + first write", "anon MAP_POPULATE + write",
-		 "ratio<=0.05");
-	mmap_row(name, fd, size, TOUCH_READ, MAP_POPULATE,
-		 "mmap + first read", "anon MAP_POPULATE + read",
-		 "ratio<=0.05");
-	mmap_row(name, fd, size, TOUCH_NONE, MAP_POPULATE,
-		 "mmap alone", "anon MAP_POPULATE alone", "");
-	mmap_row(name, fd, size, TOUCH_WRITE, 0, "mmap + first write",
+	progress("mmap + first touch, %" PRIu64 " MiB", buf.size / MiB);
+	or_die(buf_create(name, buf.size, NULL), name, "create");
+	buf.fd = buf_open(name, O_RDWR);
+	mmap_row(&buf, TOUCH_WRITE, MAP_POPULATE, "mmap + first write",
+		 "anon MAP_POPULATE + write", "ratio<=0.05");
+	mmap_row(&buf, TOUCH_READ, MAP_POPULATE, "mmap + first read",
+		 "anon MAP_POPULATE + read", "ratio<=0.05");
+	mmap_row(&buf, TOUCH_NONE, MAP_POPULATE, "mmap alone",
+		 "anon MAP_POPULATE alone", "");
+	mmap_row(&buf, TOUCH_WRITE, 0, "mmap + first write",
 		 "anon + write (page faults)", "");
 	progress("the sync checker's cost");
-	checker_rows(name, fd, size);
-	close(fd);
-	buf_delete_or_die(name);
-	mmap_floor_row(size);
+	checker_rows(&buf);
+	close(buf.fd);
+	buf_delete(name);
+	mmap_floor_row(buf.size);
 }
 
 /* ------------------------------------------------------------------ */
 /* 4. Cache synchronisation                                            */
 
+/* ioctl(fd, cmd, arg); pwrite of text to fd; or write_str(path, text). */
 struct sync_ctx {
 	const char *what;
 	int fd;
 	unsigned long cmd;
+	void *arg;
 	struct udmabuf_cfs_sync range;
 	const char *path;
 	const char *text;
 	size_t len;
 };
 
-static void op_getppid(void *ctx)
+/* Open, read and close a small file: the cost of one attribute. */
+static void op_read_file(void *path)
 {
-	(void)ctx;
-	sink += syscall(SYS_getppid);
-}
-
-/* Open, read and close a small file (c->path): the cost of one attribute. */
-struct calib_ctx {
-	const char *path;
-	uint8_t *mem;
-};
-
-static void op_read_file(void *ctx)
-{
-	struct calib_ctx *c = ctx;
 	char buf[64];
 
-	if (read_str(c->path, buf, sizeof(buf)))
-		die(c->path, "read", errno);
+	if (read_str(path, buf, sizeof(buf)))
+		die(path, "read", errno);
 	sink += buf[0];
 }
 
@@ -1089,18 +1057,8 @@ static void op_ioctl(void *ctx)
 {
 	struct sync_ctx *c = ctx;
 
-	if (ioctl(c->fd, c->cmd, &c->range))
+	if (ioctl(c->fd, c->cmd, c->arg))
 		die(c->what, "ioctl", errno);
-}
-
-static void op_info(void *ctx)
-{
-	struct sync_ctx *c = ctx;
-	struct udmabuf_cfs_info in;
-
-	if (ioctl(c->fd, UDMABUF_CFS_IOC_GET_INFO, &in))
-		die(c->what, "ioctl GET_INFO", errno);
-	sink += in.size;
 }
 
 static void op_sysfs(void *ctx)
@@ -1115,23 +1073,8 @@ static void op_sysfs(void *ctx)
 static void op_sysfs_open(void *ctx)
 {
 	struct sync_ctx *c = ctx;
-	int err = write_str(c->path, c->text);
 
-	if (err)
-		die(c->path, "write", -err);
-}
-
-static void sync_row(const char *test, const char *variant, uint64_t size,
-		     op_fn op, struct sync_ctx *c, const char *target,
-		     const char *note)
-{
-	struct result r;
-
-	result_init(&r, "sync", test, variant, size, "getppid()");
-	snprintf(r.target, sizeof(r.target), "%s", target);
-	snprintf(r.note, sizeof(r.note), "%s", note);
-	measure_pair(&r, op, c, op_getppid, NULL);
-	emit(&r);
+	or_die(write_str(c->path, c->text, 0), c->path, "write");
 }
 
 static void bench_sync(void)
@@ -1139,12 +1082,12 @@ static void bench_sync(void)
 	const char *name = "bench-sync";
 	struct udmabuf_cfs_info in;
 	struct sync_ctx c = { .what = name };
-	char path[2][512], note[96], text[64];
+	char path[512], kind[96], text[64];
 	const char *target;
 	int coherent, i;
 
 	progress("sync latency");
-	buf_create_or_die(name, SYNC_SIZE);
+	or_die(buf_create(name, SYNC_SIZE, NULL), name, "create");
 	c.fd = buf_open(name, O_RDWR);
 	if (ioctl(c.fd, UDMABUF_CFS_IOC_GET_INFO, &in))
 		die(name, "ioctl GET_INFO", errno);
@@ -1153,12 +1096,15 @@ static void bench_sync(void)
 	info("dma_coherent", "%d", coherent);
 	info("ram_always_cached", "%d",
 	     !!(in.flags & UDMABUF_CFS_INFO_RAM_CACHED));
-	snprintf(note, sizeof(note), "%s buffer",
+	snprintf(kind, sizeof(kind), "%s buffer",
 		 coherent ? "coherent" : "non-coherent");
 	target = coherent ? "ratio<=3" : "";
 
-	sync_row("ioctl GET_INFO", "no cache work", 0, op_info, &c, "",
-		 "reference: ioctl dispatch alone");
+	c.cmd = UDMABUF_CFS_IOC_GET_INFO;
+	c.arg = &in;
+	getppid_row("sync", "ioctl GET_INFO", "no cache work", 0, op_ioctl, &c,
+		    "", "reference: ioctl dispatch alone");
+	c.arg = &c.range;
 	for (i = 0; i < 4; i++) {
 		int cpu = !(i % 2);
 		uint64_t len = i < 2 ? SMALL_SIZE : SYNC_SIZE;
@@ -1169,9 +1115,10 @@ static void bench_sync(void)
 			.offset = 0, .size = len,
 			.direction = UDMABUF_CFS_DIR_BIDIRECTIONAL,
 		};
-		sync_row(cpu ? "ioctl SYNC_FOR_CPU" : "ioctl SYNC_FOR_DEVICE",
-			 len == SMALL_SIZE ? "4 KiB" : "1 MiB (whole)", len,
-			 op_ioctl, &c, target, note);
+		getppid_row("sync", cpu ? "ioctl SYNC_FOR_CPU" :
+			    "ioctl SYNC_FOR_DEVICE",
+			    len == SMALL_SIZE ? "4 KiB" : "1 MiB (whole)", len,
+			    op_ioctl, &c, target, kind);
 	}
 	close(c.fd);
 
@@ -1181,73 +1128,61 @@ static void bench_sync(void)
 	for (i = 0; i < 2; i++) {
 		const char *attr = i ? "sync_for_device" : "sync_for_cpu";
 
-		snprintf(path[i], sizeof(path[i]), "%s/%s/%s", class_root,
-			 name, attr);
-		c.path = path[i];
-		c.fd = open(path[i], O_WRONLY | O_CLOEXEC);
+		snprintf(path, sizeof(path), "%s/%s/%s", class_root, name,
+			 attr);
+		c.path = path;
+		c.fd = open(path, O_WRONLY | O_CLOEXEC);
 		if (c.fd < 0)
-			die(path[i], "open", errno);
-		sync_row(i ? "sysfs sync_for_device" : "sysfs sync_for_cpu",
-			 "4 KiB; write on an open file", SMALL_SIZE, op_sysfs,
-			 &c, "", note);
+			die(path, "open", errno);
+		getppid_row("sync", i ? "sysfs sync_for_device" :
+			    "sysfs sync_for_cpu", "4 KiB; write on an open file",
+			    SMALL_SIZE, op_sysfs, &c, "", kind);
 		close(c.fd);
 	}
-	sync_row("sysfs sync_for_device", "4 KiB; open+write+close",
-		 SMALL_SIZE, op_sysfs_open, &c, "",
-		 "what a shell's echo costs");
-	buf_delete_or_die(name);
+	getppid_row("sync", "sysfs sync_for_device", "4 KiB; open+write+close",
+		    SMALL_SIZE, op_sysfs_open, &c, "",
+		    "what a shell's echo costs");
+	buf_delete(name);
 }
 
 /* ------------------------------------------------------------------ */
 /* 5. create -> enable -> delete cycles                                */
 
+/* The tmpfs directory dir with its files size and enable. */
 struct cycle_ctx {
-	char dir[512];
+	char dir[512], size_file[600], enable_file[600];
 	char size[32];
 };
 
 static void op_cfs_cycle(void *ctx)
 {
 	(void)ctx;
-	buf_create_or_die("bench-cycle", SMALL_SIZE);
-	buf_delete_or_die("bench-cycle");
-}
-
-static void tmpfs_put(const char *dir, const char *file, const char *val)
-{
-	char path[600];
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0 || write(fd, val, strlen(val)) != (ssize_t)strlen(val))
-		die(path, "write", errno);
-	close(fd);
-}
-
-static void tmpfs_unlink(const char *dir, const char *file)
-{
-	char path[600];
-
-	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	if (unlink(path))
-		die(path, "unlink", errno);
+	or_die(buf_create("bench-cycle", SMALL_SIZE, NULL), "bench-cycle",
+	       "create");
+	buf_delete("bench-cycle");
 }
 
 /* The same file system operations on tmpfs: mkdir, 3 writes, rmdir. */
 static void op_tmpfs_cycle(void *ctx)
 {
 	struct cycle_ctx *c = ctx;
+	int f = O_CREAT | O_TRUNC;
 
 	if (mkdir(c->dir, 0755))
 		die(c->dir, "mkdir", errno);
-	tmpfs_put(c->dir, "size", c->size);
-	tmpfs_put(c->dir, "enable", "1");
-	tmpfs_put(c->dir, "enable", "0");
-	tmpfs_unlink(c->dir, "size");
-	tmpfs_unlink(c->dir, "enable");
-	if (rmdir(c->dir))
-		die(c->dir, "rmdir", errno);
+	or_die(write_str(c->size_file, c->size, f), c->size_file, "write");
+	or_die(write_str(c->enable_file, "1", f), c->enable_file, "write");
+	or_die(write_str(c->enable_file, "0", f), c->enable_file, "write");
+	if (unlink(c->size_file) || unlink(c->enable_file) || rmdir(c->dir))
+		die(c->dir, "remove", errno);
+}
+
+static void cycle_init(struct cycle_ctx *c, const char *dir)
+{
+	snprintf(c->dir, sizeof(c->dir), "%s/%s", tmpdir, dir);
+	snprintf(c->size_file, sizeof(c->size_file), "%s/size", c->dir);
+	snprintf(c->enable_file, sizeof(c->enable_file), "%s/enable", c->dir);
+	snprintf(c->size, sizeof(c->size), "%llu", SMALL_SIZE);
 }
 
 static void op_cli_cycle(void *ctx)
@@ -1276,9 +1211,9 @@ static void cycle_row(const char *test, const char *base_name, op_fn op,
 	struct stats s;
 
 	result_init(&r, "cycle", test, "4 KiB buffer", SMALL_SIZE, base_name);
-	measure_pair(&r, op, c, base, c);
+	measure_batches(&r, op, c, base, c);
 	s = stats_of(r.val, r.n);
-	snprintf(r.note, sizeof(r.note), "%.0f cycles/s", 1e9 / s.med);
+	note(&r, "%.0f cycles/s", 1e9 / s.med);
 	emit(&r);
 }
 
@@ -1287,8 +1222,7 @@ static void bench_cycle(void)
 	struct cycle_ctx c;
 
 	progress("create/enable/delete cycles");
-	snprintf(c.dir, sizeof(c.dir), "%s/udmabuf-bench-cycle", tmpdir);
-	snprintf(c.size, sizeof(c.size), "%llu", SMALL_SIZE);
+	cycle_init(&c, "udmabuf-bench-cycle");
 	cycle_row("configfs create+enable+delete",
 		  "same file ops on tmpfs", op_cfs_cycle, op_tmpfs_cycle, &c);
 	cycle_row("udmabufctl create + delete", "2x udmabufctl --help",
@@ -1311,7 +1245,7 @@ static double time_create(long i, double ph[NPHASES])
 {
 	char name[32], path[512], val[32];
 	double t[NPHASES + 1];
-	int err, k;
+	int k;
 
 	scale_name(name, sizeof(name), i);
 	snprintf(path, sizeof(path), "%s/%s", cfs_root, name);
@@ -1320,13 +1254,9 @@ static double time_create(long i, double ph[NPHASES])
 	if (mkdir(path, 0755))
 		die(name, "mkdir", errno);
 	t[1] = now_ns();
-	err = cfs_write(name, "size", val);
-	if (err)
-		die(name, "set size", -err);
+	or_die(attr_write(cfs_root, name, "size", val), name, "set size");
 	t[2] = now_ns();
-	err = cfs_write(name, "enable", "1");
-	if (err)
-		die(name, "enable", -err);
+	or_die(attr_write(cfs_root, name, "enable", "1"), name, "enable");
 	t[3] = now_ns();
 	for (k = 0; k < NPHASES; k++)
 		ph[k] += t[k + 1] - t[k];
@@ -1334,7 +1264,7 @@ static double time_create(long i, double ph[NPHASES])
 }
 
 /* Time one run of udmabufctl with the arguments given (output to /dev/null). */
-static double time_cli(char *const argv[])
+static double time_cli(void *argv)
 {
 	double t0 = now_ns();
 
@@ -1349,7 +1279,7 @@ static void scale_delete(long from, long to)
 
 	for (i = from; i <= to; i++) {
 		scale_name(name, sizeof(name), i);
-		buf_delete_or_die(name);
+		buf_delete(name);
 	}
 }
 
@@ -1361,7 +1291,7 @@ static void scale_delete(long from, long to)
 struct yardstick {
 	struct cycle_ctx cycle;	/* the configfs file operations, on tmpfs */
 	long kcycle;
-	struct calib_ctx read;	/* READS_PER_YARD sysfs attribute reads */
+	const char *read;	/* READS_PER_YARD reads of this attribute */
 };
 
 #define READS_PER_YARD	1000
@@ -1372,9 +1302,10 @@ static double yard_cycle(struct yardstick *y)
 	return time_batch(op_tmpfs_cycle, &y->cycle, y->kcycle) / y->kcycle;
 }
 
-static double yard_reads(struct yardstick *y)
+static double yard_reads(void *y)
 {
-	return time_batch(op_read_file, &y->read, READS_PER_YARD);
+	return time_batch(op_read_file, (void *)((struct yardstick *)y)->read,
+			  READS_PER_YARD);
 }
 
 /*
@@ -1413,38 +1344,22 @@ static double scale_cli(struct result *s, const char *test, char *const argv[],
 			long have, struct yardstick *y, double empty_ratio,
 			int per_buffer)
 {
-	struct stats q;
-	double ratios[MAX_SAMPLES];
-	int i;
+	double ratios[MAX_SAMPLES], med;
 
 	result_init(s, "scale", test, "", 0, "1000 sysfs attribute reads");
 	snprintf(s->variant, sizeof(s->variant), "%ld alive", have);
-	for (i = 0; i < reps; i++) {
-		if (i % 2) {
-			double b = yard_reads(y);
-
-			add_pair(s, time_cli(argv), b);
-		} else {
-			double a = time_cli(argv);
-
-			add_pair(s, a, yard_reads(y));
-		}
-		ratios[i] = s->val[i] / s->base[i];
-	}
-	q = stats_of(ratios, reps);
+	measure_pair(s, reps, time_cli, (void *)argv, yard_reads, y);
+	med = stats_of(ratios, ratios_of(s, ratios)).med;
 	if (empty_ratio < 0)
-		snprintf(s->note, sizeof(s->note),
-			 "program start-up: %.0f attribute reads' time",
-			 q.med * READS_PER_YARD);
+		note(s, "program start-up: %.0f attribute reads' time",
+		     med * READS_PER_YARD);
 	else if (per_buffer && have)
-		snprintf(s->note, sizeof(s->note),
-			 "%.0f attribute reads' time per buffer",
-			 (q.med - empty_ratio) * READS_PER_YARD / have);
+		note(s, "%.0f attribute reads' time per buffer",
+		     (med - empty_ratio) * READS_PER_YARD / have);
 	else
-		snprintf(s->note, sizeof(s->note),
-			 "%.0f attribute reads' time after start-up",
-			 (q.med - empty_ratio) * READS_PER_YARD);
-	return q.med;
+		note(s, "%.0f attribute reads' time after start-up",
+		     (med - empty_ratio) * READS_PER_YARD);
+	return med;
 }
 
 /*
@@ -1461,29 +1376,27 @@ static double scale_cli(struct result *s, const char *test, char *const argv[],
  */
 static void bench_scale(void)
 {
-	static struct result create[MAX_LEVELS], list[MAX_LEVELS + 1],
-		info_item[MAX_LEVELS], info_dev[MAX_LEVELS], json;
+	static struct result create[NLEVELS], list[NLEVELS + 1],
+		info_item[NLEVELS], info_dev[NLEVELS], json;
 	char *list_argv[] = { (char *)cli, "list", NULL };
 	char *json_argv[] = { (char *)cli, "list", "-J", NULL };
 	char item[32], dev[48];
 	char *item_argv[] = { (char *)cli, "info", item, NULL };
 	char *dev_argv[] = { (char *)cli, "info", dev, NULL };
 	double ph[NPHASES] = { 0 };
-	struct yardstick y = { .read.path = SYSFS_PROBE };
+	struct yardstick y = { .read = SYSFS_PROBE };
 	double empty;
 	long have = 0;
 	int l, i, k;
 
-	snprintf(y.cycle.dir, sizeof(y.cycle.dir), "%s/udmabuf-bench-yard",
-		 tmpdir);
-	snprintf(y.cycle.size, sizeof(y.cycle.size), "%llu", SMALL_SIZE);
+	cycle_init(&y.cycle, "udmabuf-bench-yard");
 	y.kcycle = calibrate(op_tmpfs_cycle, &y.cycle);
 	scale_name(item, sizeof(item), 1);
 	snprintf(dev, sizeof(dev), "/dev/%s", item);
 
 	progress("scaling: list of no buffers");
 	empty = scale_cli(&list[0], "udmabufctl list", list_argv, 0, &y, -1, 1);
-	for (l = 0; l < nlevels; l++) {
+	for (l = 0; l < NLEVELS; l++) {
 		struct result *c = &create[l];
 
 		progress("scaling: %ld buffers", levels[l]);
@@ -1505,36 +1418,29 @@ static void bench_scale(void)
 			create_batch(c, have, levels[l], &y, ph);
 		}
 		have = levels[l];
-		snprintf(c->note, sizeof(c->note),
-			 "mean per phase: mkdir %.0f us; size %.0f us; enable %.0f us",
-			 ph[0] / 1e3, ph[1] / 1e3, ph[2] / 1e3);
+		note(c, "mean per phase: mkdir %.0f us; size %.0f us; enable %.0f us",
+		     ph[0] / 1e3, ph[1] / 1e3, ph[2] / 1e3);
 		scale_cli(&list[l + 1], "udmabufctl list", list_argv, have, &y,
 			  empty, 1);
 		scale_cli(&info_item[l], "udmabufctl info NAME", item_argv, have,
 			  &y, empty, 0);
 		scale_cli(&info_dev[l], "udmabufctl info /dev/NAME", dev_argv,
 			  have, &y, empty, 1);
-		if (l == nlevels - 1) {
-			snprintf(list[l + 1].target, sizeof(list[l + 1].target),
-				 "value<=1e9");
-			snprintf(info_item[l].target, sizeof(info_item[l].target),
-				 "value<=1e8");
-			snprintf(info_dev[l].target, sizeof(info_dev[l].target),
-				 "value<=1e9");
-			scale_cli(&json, "udmabufctl list -J", json_argv, have,
-				  &y, empty, 1);
-			snprintf(json.target, sizeof(json.target), "value<=1e9");
-		}
 	}
-	for (l = 0; l < nlevels; l++)
+	/* At the last level the CLI has absolute targets. */
+	list[NLEVELS].target = "value<=1e9";
+	info_item[NLEVELS - 1].target = "value<=1e8";
+	info_dev[NLEVELS - 1].target = "value<=1e9";
+	scale_cli(&json, "udmabufctl list -J", json_argv, have, &y, empty, 1);
+	json.target = "value<=1e9";
+	for (l = 0; l < NLEVELS; l++)
 		emit(&create[l]);
-	for (l = 0; l <= nlevels; l++)
+	for (l = 0; l <= NLEVELS; l++)
 		emit(&list[l]);
-	if (nlevels)
-		emit(&json);
-	for (l = 0; l < nlevels; l++)
+	emit(&json);
+	for (l = 0; l < NLEVELS; l++)
 		emit(&info_item[l]);
-	for (l = 0; l < nlevels; l++)
+	for (l = 0; l < NLEVELS; l++)
 		emit(&info_dev[l]);
 
 	progress("scaling: deleting %ld buffers", have);
@@ -1546,10 +1452,9 @@ static void bench_scale(void)
 
 static void op_byte_loop(void *ctx)
 {
-	struct calib_ctx *c = ctx;
-	uint64_t errors = check_buf(c->mem, MiB, 1);
+	struct loop_ctx *c = ctx;
 
-	sink += errors;
+	sink += bufloop_check(c->p, c->n, 1);
 }
 
 static void op_spawn(void *ctx)
@@ -1560,17 +1465,6 @@ static void op_spawn(void *ctx)
 	run_quiet(argv);
 }
 
-static void calib_row(const char *test, op_fn op, struct calib_ctx *c)
-{
-	struct result r;
-
-	result_init(&r, "calib", test, "", 0, "getppid()");
-	snprintf(r.note, sizeof(r.note),
-		 "for comparing machines (run it on the host too)");
-	measure_pair(&r, op, c, op_getppid, NULL);
-	emit(&r);
-}
-
 /*
  * The same few primitives on any Linux machine, module or not: run on the
  * host as well, they tell how much slower the emulated guest is at each
@@ -1578,10 +1472,11 @@ static void calib_row(const char *test, op_fn op, struct calib_ctx *c)
  */
 static void bench_calib(void)
 {
-	struct calib_ctx c = { .path = "/sys/devices/system/cpu/online" };
+	static const char *const why = "for comparing machines (run it on the host too)";
+	struct loop_ctx loop = { .n = MiB };
 	char path[512];
 	struct result r;
-	int fd, i;
+	int i;
 
 	progress("calibration");
 	result_init(&r, "calib", "getppid()", "", 0, "");
@@ -1590,158 +1485,33 @@ static void bench_calib(void)
 
 		r.val[r.n++] = time_batch(op_getppid, NULL, k) / k;
 	}
-	snprintf(r.note, sizeof(r.note), "null system call");
+	note(&r, "null system call");
 	emit(&r);
 
-	calib_row("sysfs attribute open+read+close", op_read_file, &c);
+	getppid_row("calib", "sysfs attribute open+read+close", "", 0,
+		    op_read_file, SYSFS_PROBE, "", why);
 	snprintf(path, sizeof(path), "%s/udmabuf-bench.%d", tmpdir,
 		 (int)getpid());
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0 || write(fd, "1\n", 2) != 2)
-		die(path, "create", errno);
-	close(fd);
-	c.path = path;
-	calib_row("tmpfs file open+read+close", op_read_file, &c);
+	or_die(write_str(path, "1\n", O_CREAT | O_TRUNC), path, "create");
+	getppid_row("calib", "tmpfs file open+read+close", "", 0, op_read_file,
+		    path, "", why);
 	unlink(path);
-	c.mem = alloc_or_die(MiB);
-	clear_buf(c.mem, MiB);
-	calib_row("check_buf 1 MiB malloc", op_byte_loop, &c);
-	free(c.mem);
-	calib_row("spawn+wait static program", op_spawn, &c);
-}
-
-/* ------------------------------------------------------------------ */
-/* Main                                                                */
-
-static void machine_info(int module)
-{
-	struct utsname u;
-	char mode[8], cache[32], key[32];
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	int m, err;
-
-	if (!uname(&u)) {
-		info("machine", "%s", u.machine);
-		info("kernel", "%s", u.release);
-	}
-	info("cpus", "%ld", cpus);
-	info("page_size", "%ld", pagesize);
-	info("reps", "%d", reps);
-	info("check_reps", "%d", check_reps);
-	if (!module)
-		return;
-	/* What each sync_mode really maps with O_SYNC on this machine. */
-	buf_create_or_die("bench-info", SMALL_SIZE);
-	for (m = 0; m < 4; m++) {
-		snprintf(mode, sizeof(mode), "%d", m);
-		err = cfs_write("bench-info", "sync_mode", mode);
-		if (err)
-			die("bench-info", "set sync_mode", -err);
-		if (class_read("bench-info", "cache_mode_sync", cache,
-			       sizeof(cache)))
-			snprintf(cache, sizeof(cache), "?");
-		snprintf(key, sizeof(key), "mapping_o_sync_mode_%d", m);
-		info(key, "%s", cache);
-	}
-	buf_delete_or_die("bench-info");
-}
-
-static int parse_list(const char *arg, uint64_t *out, int max, uint64_t unit)
-{
-	char *copy = strdup(arg), *tok, *save = NULL, *end;
-	int n = 0;
-
-	if (!copy)
-		die("options", "parse", ENOMEM);
-	for (tok = strtok_r(copy, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
-		unsigned long long v = strtoull(tok, &end, 10);
-
-		if (*end || !v || n == max) {
-			fprintf(stderr, "%s: bad list '%s'\n", prog, arg);
-			exit(64);
-		}
-		out[n++] = v * unit;
-	}
-	free(copy);
-	return n;
-}
-
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: %s [OPTIONS] [TEST...]\n"
-		"\n"
-		"Benchmarks of udmabuf-cfs buffers, each against a baseline\n"
-		"measured in the same run.  TESTs: large check rw mmap sync cycle\n"
-		"scale calib (default: all, in this order).  All but calib need\n"
-		"the module loaded and root.\n"
-		"\n"
-		"  --reps N       repetitions of every measurement (default %d)\n"
-		"  --check-reps N repetitions of check_buf/clear_buf (default %d)\n"
-		"  --sizes LIST   check_buf sizes in MiB (default 1,5,10)\n"
-		"  --levels LIST  buffer counts of the scaling test\n"
-		"                 (default 1,10,100,1000)\n"
-		"  --batch-ms MS  length of a timed batch of short operations\n"
-		"                 (default 4)\n"
-		"  --tmpdir DIR   tmpfs directory for the baselines (default /tmp)\n"
-		"  -h, --help     this help\n"
-		"\n"
-		"Output: '@bench,' CSV rows (the first is the header) and\n"
-		"'@info,KEY,VALUE' rows on stdout; progress on stderr.\n",
-		prog, reps, check_reps);
+	loop.p = alloc_or_die(MiB);
+	bufloop_clear(loop.p, MiB);
+	getppid_row("calib", "check_buf 1 MiB malloc", "", 0, op_byte_loop,
+		    &loop, "", why);
+	free(loop.p);
+	getppid_row("calib", "spawn+wait static program", "", 0, op_spawn,
+		    NULL, "", why);
 }
 
 /* ------------------------------------------------------------------ */
 /* Large buffers: the contiguous-range allocator beyond CMA            */
 
-#define GiB		((uint64_t)1024 * MiB)
-
-/* mkdir, size, dma_mask 64, enable: 0 or -errno, nothing left on failure. */
-static int buf_create_wide(const char *name, uint64_t size)
-{
-	char path[512], val[32];
-	int err;
-
-	snprintf(path, sizeof(path), "%s/%s", cfs_root, name);
-	if (mkdir(path, 0755))
-		return -errno;
-	snprintf(val, sizeof(val), "%" PRIu64, size);
-	err = cfs_write(name, "size", val);
-	if (!err)
-		err = cfs_write(name, "dma_mask", "64");
-	if (!err)
-		err = cfs_write(name, "enable", "1");
-	if (err)
-		rmdir(path);
-	return err;
-}
-
 /* A counter of /proc/vmstat, or -1. */
 static long vmstat(const char *key)
 {
 	return proc_value("/proc/vmstat", key, ' ');
-}
-
-/* The largest buffer, to 16 MiB, that enable gives now with a 64-bit mask. */
-static uint64_t large_probe(const char *name, uint64_t limit)
-{
-	uint64_t lo = 0, hi = limit / (16 * MiB) + 1, mid;
-	int err;
-
-	while (hi - lo > 1) {
-		mid = (lo + hi) / 2;
-		err = buf_create_wide(name, mid * 16 * MiB);
-		if (!err) {
-			buf_delete_or_die(name);
-			lo = mid;
-		} else if (err == -ENOMEM) {
-			hi = mid;
-		} else {
-			die(name, "probe size", -err);
-		}
-	}
-	return lo * 16 * MiB;
 }
 
 /* Populating anonymous memory of the same size: the yardstick of enable. */
@@ -1768,19 +1538,19 @@ static void large_alloc(const char *name, uint64_t size, const char *group)
 	for (i = 0; i < reps; i++) {
 		double t0 = now_ns(), a;
 
-		err = buf_create_wide(name, size);
+		err = buf_create(name, size, "64");
 		a = now_ns() - t0;
 		if (err) {
-			snprintf(r.note, sizeof(r.note), "enable: %s",
-				 strerror(-err));
+			note(&r, "enable: %s", strerror(-err));
 			break;
 		}
-		cfs_read(name, "allocator", allocator, sizeof(allocator));
-		buf_delete_or_die(name);
+		attr_read(cfs_root, name, "allocator", allocator,
+			  sizeof(allocator));
+		buf_delete(name);
 		add_pair(&r, a, time_populate(size));
 	}
 	if (!r.note[0])
-		snprintf(r.note, sizeof(r.note), "allocator %s", allocator);
+		note(&r, "allocator %s", allocator);
 	emit(&r);
 }
 
@@ -1842,21 +1612,22 @@ static void bench_large(void)
 	char path[512];
 	struct result r;
 	uint64_t largest, klo = 0, khi = 0;
+	double t0;
 	int fd, err;
 
 	progress("large: the largest buffer");
-	largest = large_probe(name, (uint64_t)free_kb * 1024);
+	/* To 16 MiB, with a 64-bit mask. */
+	largest = probe_largest(name, 16 * MiB,
+				(uint64_t)free_kb * 1024 / (16 * MiB) + 1, "64");
 	result_init(&r, "large", "largest buffer / MemFree", "dma_mask 64",
 		    largest, "MemFree");
-	snprintf(r.target, sizeof(r.target), "ratio>=0.5");
+	r.target = "ratio>=0.5";
 	add_pair(&r, (double)largest, (double)free_kb * 1024);
-	snprintf(r.note, sizeof(r.note), "largest %" PRIu64 " MiB of %ld MiB free",
-		 (uint64_t)(largest / MiB), free_kb / 1024);
+	note(&r, "largest %" PRIu64 " MiB of %ld MiB free",
+	     (uint64_t)(largest / MiB), free_kb / 1024);
 	if (kernel_image_mib(&klo, &khi)) {
-		size_t n = strlen(r.note);
-
-		snprintf(r.note + n, sizeof(r.note) - n,
-			 "; kernel image at %" PRIu64 "-%" PRIu64 " MiB", klo, khi);
+		note(&r, "; kernel image at %" PRIu64 "-%" PRIu64 " MiB", klo,
+		     khi);
 		info("kernel_image_mib", "%" PRIu64 "-%" PRIu64, klo, khi);
 	}
 	emit(&r);
@@ -1877,20 +1648,92 @@ static void bench_large(void)
 	}
 	result_init(&r, "large", "enable 1 GiB with memory full", "dma_mask 64",
 		    GiB, "");
-	{
-		double t0 = now_ns();
-
-		err = buf_create_wide(name, GiB);
-		r.val[r.n++] = now_ns() - t0;
-	}
-	snprintf(r.note, sizeof(r.note), "%s; oom kills %ld; %ld MiB free",
-		 err ? strerror(-err) : "allocated (pages migrated)",
-		 vmstat("oom_kill") - ooms, meminfo_kb("MemFree") / 1024);
+	t0 = now_ns();
+	err = buf_create(name, GiB, "64");
+	r.val[r.n++] = now_ns() - t0;
+	note(&r, "%s; oom kills %ld; %ld MiB free",
+	     err ? strerror(-err) : "allocated (pages migrated)",
+	     vmstat("oom_kill") - ooms, meminfo_kb("MemFree") / 1024);
 	if (!err)
-		buf_delete_or_die(name);
+		buf_delete(name);
 	emit(&r);
 	close(fd);
 	unlink(path);
+}
+
+/* ------------------------------------------------------------------ */
+/* Main                                                                */
+
+static void machine_info(int module)
+{
+	struct utsname u;
+	char cache[32], key[32];
+	int m;
+
+	if (!uname(&u)) {
+		info("machine", "%s", u.machine);
+		info("kernel", "%s", u.release);
+	}
+	info("cpus", "%ld", sysconf(_SC_NPROCESSORS_ONLN));
+	info("page_size", "%ld", pagesize);
+	info("reps", "%d", reps);
+	info("check_reps", "%d", CHECK_REPS);
+	if (!module)
+		return;
+	/* What each sync_mode really maps with O_SYNC on this machine. */
+	or_die(buf_create("bench-info", SMALL_SIZE, NULL), "bench-info",
+	       "create");
+	for (m = 0; m < 4; m++) {
+		set_sync_mode("bench-info", m);
+		if (attr_read(class_root, "bench-info", "cache_mode_sync", cache,
+			      sizeof(cache)))
+			snprintf(cache, sizeof(cache), "?");
+		snprintf(key, sizeof(key), "mapping_o_sync_mode_%d", m);
+		info(key, "%s", cache);
+	}
+	buf_delete("bench-info");
+}
+
+/* --sizes: a comma-separated list of MiB. */
+static void parse_sizes(const char *arg)
+{
+	char *copy = strdup(arg), *tok, *save = NULL, *end;
+
+	if (!copy)
+		die("options", "parse", ENOMEM);
+	nsizes = 0;
+	for (tok = strtok_r(copy, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		unsigned long long v = strtoull(tok, &end, 10);
+
+		if (*end || !v || nsizes == MAX_SIZES) {
+			fprintf(stderr, "%s: bad list '%s'\n", prog, arg);
+			exit(64);
+		}
+		sizes[nsizes++] = v * MiB;
+	}
+	free(copy);
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: %s [OPTIONS] [TEST...]\n"
+		"\n"
+		"Benchmarks of udmabuf-cfs buffers, each against a baseline\n"
+		"measured in the same run.  TESTs: large check rw mmap sync cycle\n"
+		"scale calib (default: all, in this order).  All but calib need\n"
+		"the module loaded and root.\n"
+		"\n"
+		"  --reps N       repetitions of every measurement but\n"
+		"                 check_buf/clear_buf's %d (default %d)\n"
+		"  --sizes LIST   check_buf sizes in MiB (default 1,5,10)\n"
+		"  --tmpdir DIR   tmpfs directory for the baselines (default /tmp)\n"
+		"  -h, --help     this help\n"
+		"\n"
+		"Output: '@bench,' CSV rows (the first is the header) and\n"
+		"'@info,KEY,VALUE' rows on stdout; progress on stderr.\n",
+		prog, CHECK_REPS, reps);
 }
 
 static const struct {
@@ -1914,15 +1757,11 @@ int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "reps", required_argument, NULL, 'r' },
-		{ "check-reps", required_argument, NULL, 'c' },
 		{ "sizes", required_argument, NULL, 's' },
-		{ "levels", required_argument, NULL, 'l' },
-		{ "batch-ms", required_argument, NULL, 'b' },
 		{ "tmpdir", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	uint64_t tmp[MAX_LEVELS];
 	int want[NTESTS] = { 0 }, any = 0, need_module = 0, c, i;
 	unsigned int t;
 	struct stat st;
@@ -1937,24 +1776,8 @@ int main(int argc, char **argv)
 				return 64;
 			}
 			break;
-		case 'c':
-			check_reps = atoi(optarg);
-			if (check_reps < 1 || check_reps > MAX_SAMPLES) {
-				fprintf(stderr, "%s: --check-reps wants 1..%d\n",
-					prog, MAX_SAMPLES);
-				return 64;
-			}
-			break;
 		case 's':
-			nsizes = parse_list(optarg, sizes, MAX_SIZES, MiB);
-			break;
-		case 'l':
-			nlevels = parse_list(optarg, tmp, MAX_LEVELS, 1);
-			for (i = 0; i < nlevels; i++)
-				levels[i] = (long)tmp[i];
-			break;
-		case 'b':
-			batch_ns = atof(optarg) * 1e6;
+			parse_sizes(optarg);
 			break;
 		case 't':
 			tmpdir = optarg;
@@ -1980,11 +1803,6 @@ int main(int argc, char **argv)
 			return 64;
 		}
 	}
-	for (i = 1; i < nlevels; i++)
-		if (levels[i] <= levels[i - 1]) {
-			fprintf(stderr, "%s: --levels must increase\n", prog);
-			return 64;
-		}
 
 	start_ns = now_ns();
 	pagesize = sysconf(_SC_PAGESIZE);
@@ -1994,7 +1812,9 @@ int main(int argc, char **argv)
 			need_module = 1;
 	if (need_module && stat(cfs_root, &st))
 		die(cfs_root, "stat (is udmabuf-cfs loaded?)", errno);
-	print_header();
+	printf("@bench,group,test,variant,size,samples,median_ns,min_ns,max_ns,"
+	       "baseline,base_median_ns,base_min_ns,base_max_ns,"
+	       "ratio,ratio_min,ratio_max,target,note\n");
 	machine_info(need_module);
 	for (t = 0; t < NTESTS; t++)
 		if (!any || want[t])

@@ -1,0 +1,260 @@
+# CSV of udmabuf-bench results (tests/bench/run writes them: the program's
+# columns with the arch in front) -> what tests/bench/run shows:
+#
+#   awk -F, -f tests/bench/report.awk results-amd64.csv
+#       Markdown, one table per group (results-ARCH.md)
+#   awk -F, -v out=targets -f tests/bench/report.awk results-amd64.csv ...
+#       the rows with a target, a column per file (targets.md)
+#   awk -F, -v out=calib -f tests/bench/report.awk results-host.csv ...
+#       the calib rows' fastest times, the host's against each guest's
+#       (calibration.md)
+#   awk -F, -v out=chart -f tests/bench/report.awk results-amd64.csv
+#       tab-separated data for chart.gp, one line per measured ratio
+#       (calibration rows left out):
+#         index ratio ratio_min ratio_max target colour label label_x
+#       and, on the last line, "# xmin xmax" (the range to plot, log scale)
+#
+# Columns: 1 arch, 2 group, 3 test, 4 variant, 5 size, 6 samples, 7-9 the
+# median, min and max ns, 10 baseline, 11-13 its ns, 14-16 the ratio's,
+# 17 target, 18 note.  A target is judged on the median: "ratio<=X" and
+# "ratio>=X" against the ratio, "value<=X" against the udmabuf time in ns.
+
+function num(s) { return s + 0 }
+
+# Three significant digits in a fitting unit.
+function sig(v) {
+	if (v >= 100)
+		return sprintf("%.0f", v)
+	if (v >= 10)
+		return sprintf("%.1f", v)
+	return sprintf("%.2f", v)
+}
+
+function t(ns) {
+	if (ns == "")
+		return "–"
+	ns = num(ns)
+	if (ns < 1e3)
+		return sig(ns) " ns"
+	if (ns < 1e6)
+		return sig(ns / 1e3) " µs"
+	if (ns < 1e9)
+		return sig(ns / 1e6) " ms"
+	return sig(ns / 1e9) " s"
+}
+
+function size(b) {
+	b = num(b)
+	if (b == 0)
+		return ""
+	if (b % 1048576 == 0)
+		return (b / 1048576) " MiB"
+	if (b % 1024 == 0)
+		return (b / 1024) " KiB"
+	return b " B"
+}
+
+function ratio(r) {
+	if (r == "")
+		return "–"
+	r = num(r)
+	if (r < 10)
+		return sprintf("%.3f", r)
+	return sig(r)
+}
+
+function spread(med, lo, hi, fmt) {
+	if (med == "")
+		return "–"
+	if (fmt == "t")
+		return t(med) " (" t(lo) "–" t(hi) ")"
+	return "**" ratio(med) "** (" ratio(lo) "–" ratio(hi) ")"
+}
+
+# The target tg as a limit: "≤ 1.02", "≥ 0.5", "≤ 1.00 s".
+function limit(tg) {
+	if (tg ~ /^ratio<=/)
+		return "≤ " num(substr(tg, 8))
+	if (tg ~ /^ratio>=/)
+		return "≥ " num(substr(tg, 8))
+	return "≤ " t(substr(tg, 8))
+}
+
+# " ✓" or " ✗" for ratio r and udmabuf time v; "" if what tg judges is missing.
+function mark(tg, r, v,    lim) {
+	lim = num(substr(tg, 8))
+	if (tg ~ /^ratio/ && r == "" || tg ~ /^value/ && v == "")
+		return ""
+	if (tg ~ /^ratio<=/)
+		return num(r) <= lim ? " ✓" : " ✗"
+	if (tg ~ /^ratio>=/)
+		return num(r) >= lim ? " ✓" : " ✗"
+	return num(v) <= lim ? " ✓" : " ✗"
+}
+
+BEGIN {
+	title["large"] = "7. Large buffers, dma_mask 64 (baselines: MemFree, and populating anonymous memory)"
+	title["check"] = "1. check_buf and clear_buf through the mapping (baseline: the same loops on malloc'ed memory)"
+	title["rw"] = "2. read()/write() of the whole buffer (baseline: pread/pwrite of a tmpfs file of the same size)"
+	title["mmap"] = "3. mmap + first touch of every page of the largest buffer (baseline: anonymous mmap with MAP_POPULATE)"
+	title["sync"] = "4. Cache synchronisation (baseline: a null system call, getppid())"
+	title["cycle"] = "5. create → enable → delete cycles"
+	title["scale"] = "6. Scaling with the number of buffers alive"
+	colour["check"] = 1; colour["rw"] = 2; colour["mmap"] = 3
+	colour["sync"] = 4; colour["cycle"] = 5; colour["scale"] = 6
+	lo = 1; hi = 1
+}
+
+# The header, and the rows of each output.
+FNR == 1 { next }
+out == "" && $2 != "calib" { table() }
+out == "targets" && $17 != "" { targets() }
+out == "calib" && $2 == "calib" { calib() }
+out == "chart" && $2 != "calib" && $14 != "" { chart() }
+
+END {
+	if (out == "targets")
+		targets_end()
+	if (out == "calib")
+		calib_end()
+	if (out == "chart")
+		printf "# %g %g\n", lo / 4, hi * 4	# room for the value labels
+}
+
+function table(    name, note, base, tg) {
+	if ($2 != last) {
+		if (last != "")
+			print ""
+		print "#### " title[$2]
+		print ""
+		print "| benchmark | size | udmabuf: median (min–max) | baseline: median (min–max) | ratio: median (min–max) | target | note |"
+		print "|---|---|---|---|---|---|---|"
+		last = $2
+	}
+	name = $3 ($4 != "" ? ", " $4 : "")
+	note = $18
+	gsub(/ us/, " µs", note)
+	base = $10 (($11 != "") ? ": " spread($11, $12, $13, "t") : "")
+	tg = $17 ~ /^(ratio<=|ratio>=|value<=)/ ? limit($17) mark($17, $14, $7) : $17
+	printf "| %s | %s | %s | %s | %s | %s | %s |\n", name, size($5),
+		spread($7, $8, $9, "t"), base, spread($14, $15, $16, "r"), tg, note
+}
+
+# The architectures in the order of their first row; and the header of a
+# table with a column per architecture ("| A SUFFIX |").
+function arch_seen() {
+	if (!($1 in seen)) {
+		seen[$1] = 1
+		arches[na++] = $1
+	}
+}
+
+function arch_header(first, suffix,    line, sep, i) {
+	line = "| " first " |"
+	sep = "|---|---|"
+	for (i = 0; i < na; i++) {
+		line = line " " arches[i] suffix " |"
+		sep = sep "---|"
+	}
+	print line
+	print sep
+}
+
+# A column per file, a row per benchmark with a target: a row seen first
+# in a later file goes after the last row of its group, else at the end.
+function targets(    key, pos, k, cell) {
+	arch_seen()
+	key = $3 ", " $4
+	if ($2 == "check")
+		key = key ", " size($5)
+	if (!(key in tgt)) {
+		pos = nk + 0
+		for (k = nk - 1; k >= 0; k--)
+			if (grp[order[k]] == $2) {
+				pos = k + 1
+				break
+			}
+		for (k = nk; k > pos; k--)
+			order[k] = order[k - 1]
+		order[pos] = key
+		nk++
+		tgt[key] = $17
+		grp[key] = $2
+	}
+	if ($17 ~ /^value/)
+		cell = $7 == "" ? "–" : t($7) mark($17, $14, $7)
+	else
+		cell = $14 == "" ? "–" : ratio($14) mark($17, $14, $7)
+	if ($2 == "mmap" && $14 != "")
+		cell = cell " (" size($5) ")"
+	val[key, $1] = cell
+}
+
+function targets_end(    line, i, k, key) {
+	arch_header("benchmark | target", "")
+	for (k = 0; k < nk; k++) {
+		key = order[k]
+		line = "| " key " | " (tgt[key] ~ /^ratio/ ? "ratio " : "") limit(tgt[key]) " |"
+		for (i = 0; i < na; i++)
+			line = line " " (((key, arches[i]) in val) ? val[key, arches[i]] : "–") " |"
+		print line
+	}
+}
+
+# The fastest time of each primitive on the host and on each guest.
+function calib() {
+	if ($1 == "host") {
+		host[$3] = $8
+		prim[np++] = $3
+		return
+	}
+	arch_seen()
+	guest[$1, $3] = $8
+}
+
+function calib_end(    line, i, k, a, p) {
+	arch_header("primitive | this host", " guest (× host)")
+	for (k = 0; k < np; k++) {
+		p = prim[k]
+		line = "| " p " | " t(host[p]) " |"
+		for (i = 0; i < na; i++) {
+			a = arches[i]
+			if ((a, p) in guest && host[p] > 0)
+				line = line sprintf(" %s (%.1f×) |", t(guest[a, p]), guest[a, p] / host[p])
+			else
+				line = line " – |"
+		}
+		print line
+	}
+}
+
+function widen(v) {
+	if (v <= 0)
+		return
+	if (v < lo)
+		lo = v
+	if (v > hi)
+		hi = v
+}
+
+function chart(    tg, label, lx) {
+	tg = "NaN"
+	if ($17 ~ /^ratio<=/) {
+		tg = num(substr($17, 8))
+		widen(tg)
+	}
+	label = $3 ($4 != "" ? ", " $4 : "")
+	if (($2 == "check" || $2 == "mmap") && size($5) != "")
+		label = label ", " size($5)
+	if ($2 == "scale" || $2 == "mmap")
+		label = label " (vs " $10 ")"
+	gsub(/"/, "", label)
+	widen($15); widen($16)
+	# where the value label goes: beyond the whisker and the target mark
+	if ($14 + 0 >= 1)
+		lx = ((tg != "NaN" && tg > $16 + 0) ? tg : $16) * 1.15
+	else
+		lx = ((tg != "NaN" && tg < $15 + 0) ? tg : $15) / 1.15
+	OFS = "\t"
+	print n++, $14, $15, $16, tg, colour[$2], label, lx
+}
