@@ -173,19 +173,6 @@ teardown() { common_teardown; }
 	assert_output 600
 }
 
-@test "phys_addr and dev are empty while disabled, before and after being enabled" {
-	local f
-	set_attr "$a/size" 4096
-	for f in phys_addr dev; do
-		assert_empty_attr "$a/$f"
-	done
-	set_attr "$a/enable" 1
-	set_attr "$a/enable" 0
-	for f in phys_addr dev; do
-		assert_empty_attr "$a/$f"
-	done
-}
-
 @test "phys_addr is 0x and 16 hex digits, page aligned, once enabled" {
 	set_attr "$a/size" 4096
 	set_attr "$a/enable" 1
