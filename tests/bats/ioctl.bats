@@ -132,7 +132,7 @@ requires_compat() {
 	case $UDMABUF_ARCH in
 	amd64) assert_info ram_cached 1 ;;
 	arm64 | armhf) assert_info ram_cached 0 ;;
-	*) skip "needs amd64, arm64 or armhf (this is $UDMABUF_ARCH)" ;;
+	*) skip "needs amd64 or arm64 or armhf (this is $UDMABUF_ARCH)" ;;
 	esac
 }
 
