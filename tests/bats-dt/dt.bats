@@ -138,35 +138,26 @@ assert_probe_failed() {
 		fail "udmabuf21 is $(cat "$CLASS/udmabuf21/dev")"
 }
 
-@test "a u32 size is the buffer's size" {
+@test "a u32 and a u64 size are the buffer's size" {
 	assert_attr "$CLASS/dtplain/size" 1048576
 	assert_attr "$CLASS/dtbuf-named/size" 2097152
-}
-
-@test "a u64 size is the buffer's size" {
 	assert_attr "$CLASS/dtsize64/size" 4194304
 }
 
-@test "dma-coherent gives dma_coherent 1" {
-	assert_attr "$CLASS/dtcoherent/dma_coherent" 1
-}
-
-@test "without dma-coherent dma_coherent is 0" {
+@test "dma-coherent gives dma_coherent 1, without it 0" {
 	local n
+	assert_attr "$CLASS/dtcoherent/dma_coherent" 1
 	for n in dtplain dtsize64 dtsync dtmask dtcma; do
 		assert_attr "$CLASS/$n/dma_coherent" 0
 	done
 }
 
-@test "sync-mode, sync-always, sync-direction, sync-offset, sync-size set the initial values" {
+@test "sync-mode, sync-always, sync-direction, sync-offset, sync-size set the initial values; without them the defaults apply" {
 	assert_attr "$CLASS/dtsync/sync_mode" 6
 	assert_attr "$CLASS/dtsync/sync_direction" 1
 	assert_attr "$CLASS/dtsync/sync_offset" 4096
 	assert_attr "$CLASS/dtsync/sync_size" 8192
 	assert_attr "$CLASS/dtsync/size" 65536
-}
-
-@test "without sync properties the defaults apply" {
 	assert_attr "$CLASS/dtplain/sync_mode" 1
 	assert_attr "$CLASS/dtplain/sync_direction" 0
 	assert_attr "$CLASS/dtplain/sync_offset" 0
@@ -362,49 +353,25 @@ dt_last() {
 # ---------------------------------------------------------------------------
 # Invalid nodes
 
-@test "a node without size fails with a log line and leaves nothing" {
-	assert_probe_failed bad-nosize 'size: missing'
-}
-
-@test "size 0 fails with EINVAL and a log line and leaves nothing, as every way in" {
-	assert_probe_failed bad-size0 'size: ' EINVAL
-}
-
-@test "a size of 3 cells fails with a log line and leaves nothing" {
-	assert_probe_failed bad-size3 'size: '
-}
-
-@test "sync-mode 8 fails with ERANGE and a log line and leaves nothing, as sync_mode 8 does every way in" {
-	assert_probe_failed bad-syncmode 'sync-mode: ' ERANGE
-}
-
-@test "sync-direction 3 fails with EINVAL and a log line and leaves nothing, as every way in" {
-	assert_probe_failed bad-syncdir 'sync-direction: ' EINVAL
-}
-
-@test "sync-offset equal to the size fails with a log line and leaves nothing" {
-	assert_probe_failed bad-syncoff 'sync-offset: ' EINVAL
-}
-
-@test "dma-mask 11 fails with ERANGE and a log line and leaves nothing, as every way in" {
-	assert_probe_failed bad-dmamask 'dma-mask: ' ERANGE
-}
-
-@test "mode 01000 fails with ERANGE and a log line and leaves nothing, as every way in" {
-	assert_probe_failed bad-mode 'mode: must be permissions' ERANGE
-}
-
-@test "a memory-region above 4 GiB with dma-mask 32 fails with a log line and leaves nothing" {
-	assert_probe_failed bad-highmask \
-		'memory-region dt-high-pool@110000000: 0x0*110000000\+0x0*400000 is beyond the dma-mask \(32 bits\)'
-}
-
-@test "a memory-region that is neither no-map nor reusable fails with a log line and leaves nothing" {
-	assert_probe_failed bad-region 'memory-region dt-plain-region: neither no-map nor reusable'
-}
-
-@test "an invalid device-name fails with a log line and leaves nothing" {
-	assert_probe_failed bad-devname 'device-name "bad name!"'
+# Node | what its log line says (ERE) | the errno of the same mistake every
+# way in (config.bats), if the probe fails with one.
+@test "invalid nodes fail with a log line, the errno of the same mistake every way in, and leave nothing" {
+	local node ere errno
+	while IFS='|' read -r node ere errno; do
+		assert_probe_failed "$node" "$ere" "$errno"
+	done <<-'EOF'
+		bad-nosize|size: missing|
+		bad-size0|size: |EINVAL
+		bad-size3|size: |
+		bad-syncmode|sync-mode: |ERANGE
+		bad-syncdir|sync-direction: |EINVAL
+		bad-syncoff|sync-offset: |EINVAL
+		bad-dmamask|dma-mask: |ERANGE
+		bad-mode|mode: must be permissions|ERANGE
+		bad-highmask|memory-region dt-high-pool@110000000: 0x0*110000000\+0x0*400000 is beyond the dma-mask \(32 bits\)|
+		bad-region|memory-region dt-plain-region: neither no-map nor reusable|
+		bad-devname|device-name "bad name!"|
+	EOF
 	[ ! -e "$CLASS/bad name!" ] || fail "'bad name!' exists"
 }
 

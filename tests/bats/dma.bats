@@ -48,9 +48,7 @@ bound_buf() {
 	run "$ED" find
 	assert_success
 	assert_line "$EDU"
-	run "$ED" --pci "$EDU" probe
-	assert_success
-	assert_output OK
+	assert_errno OK "$ED" --pci "$EDU" probe
 	if iommu_on; then
 		[ -e "/sys/bus/pci/devices/$EDU/iommu_group" ] ||
 			fail "UDMABUF_IOMMU=$UDMABUF_IOMMU but $EDU has no IOMMU group"
@@ -145,9 +143,7 @@ bound_buf() {
 	make_buf c 64K dma_device="pci/$EDU"
 	run "$ED" --pci "$EDU" send /dev/b 8192 "$CHUNK" 41
 	assert_success
-	run "$ED" --pci "$EDU" recv /dev/c 8192 "$CHUNK" 41
-	assert_success
-	assert_output OK
+	assert_errno OK "$ED" --pci "$EDU" recv /dev/c 8192 "$CHUNK" 41
 }
 
 @test "negative control: without the transfer the data does not arrive" {

@@ -6,6 +6,8 @@
 # shellcheck disable=SC2154
 load helpers/common
 
+bats_require_minimum_version 1.5.0
+
 SZ=$((256 * 1024))
 
 setup() {
@@ -15,56 +17,27 @@ setup() {
 }
 teardown() { common_teardown; }
 
-@test "data written through mmap is seen by read()" {
+@test "data written through mmap is seen by read(), by write() through mmap, through one mapping by a later one" {
 	check "$UT" mmap-fill "$d" 0 "$SZ" 101
-	run "$UT" read-verify "$d" 0 "$SZ" 101
-	assert_success
-}
-
-@test "data written by write() is seen through mmap" {
+	run -0 "$UT" read-verify "$d" 0 "$SZ" 101
 	check "$UT" write-fill "$d" 0 "$SZ" 102
-	run "$UT" mmap-verify "$d" 0 "$SZ" 102
-	assert_success
-}
-
-@test "data written through one mapping is seen by a later mapping" {
+	run -0 "$UT" mmap-verify "$d" 0 "$SZ" 102
 	check "$UT" mmap-fill "$d" 0 "$SZ" 103
-	run "$UT" mmap-verify "$d" 0 "$SZ" 103
-	assert_success
+	run -0 "$UT" mmap-verify "$d" 0 "$SZ" 103
 }
 
 @test "a read-only mapping of a read-only open works" {
-	run "$UT" mmap-try "$d" 0 "$SZ" shared --rdonly
-	assert_success
-	assert_output OK
+	assert_errno OK "$UT" mmap-try "$d" 0 "$SZ" shared --rdonly
 }
 
-@test "MAP_PRIVATE is refused with EINVAL" {
-	assert_errno EINVAL "$UT" mmap-try "$d" 0 "$SZ" private
-}
-
-@test "MAP_PRIVATE read-only is refused with EINVAL too" {
-	assert_errno EINVAL "$UT" mmap-try "$d" 0 "$PAGE_SIZE" private --rdonly
-}
-
-@test "a mapping longer than the buffer fails with EINVAL" {
-	assert_errno EINVAL "$UT" mmap-try "$d" 0 $((SZ + PAGE_SIZE))
-}
-
-@test "a mapping starting at the end fails with EINVAL" {
-	assert_errno EINVAL "$UT" mmap-try "$d" "$SZ" "$PAGE_SIZE"
-}
-
-@test "a mapping crossing the end fails with EINVAL" {
-	assert_errno EINVAL "$UT" mmap-try "$d" "$PAGE_SIZE" "$SZ"
-}
-
-@test "a mapping far past the end fails with EINVAL" {
-	assert_errno EINVAL "$UT" mmap-try "$d" $((SZ * 16)) "$PAGE_SIZE"
-}
-
-@test "a mapping at an unaligned offset fails with EINVAL" {
-	assert_errno EINVAL "$UT" mmap-try "$d" 100 "$PAGE_SIZE"
+@test "MAP_PRIVATE, read-only too, and mappings beyond the end or at an unaligned offset fail with EINVAL" {
+	local args
+	for args in "0 $SZ private" "0 $PAGE_SIZE private --rdonly" \
+		"0 $((SZ + PAGE_SIZE))" "$SZ $PAGE_SIZE" "$PAGE_SIZE $SZ" \
+		"$((SZ * 16)) $PAGE_SIZE" "100 $PAGE_SIZE"; do
+		# shellcheck disable=SC2086 # the words are the arguments
+		assert_errno EINVAL "$UT" mmap-try "$d" $args
+	done
 }
 
 @test "the last page can be mapped on its own" {
@@ -110,56 +83,25 @@ sync_roundtrip() {
 	set_attr "$cfs/tbuf/sync_mode" "$m"
 	assert_attr "$CLASS/tbuf/sync_mode" "$m"
 
-	run "$UT" mmap-fill "$d" 0 "$half" "$((m * 10 + 1))" --sync
-	assert_success
-	run "$UT" mmap-fill "$d" "$half" "$half" "$((m * 10 + 2))"
-	assert_success
-	run "$UT" read-verify "$d" 0 "$half" "$((m * 10 + 1))"
-	assert_success
-	run "$UT" read-verify "$d" "$half" "$half" "$((m * 10 + 2))"
-	assert_success
-	run "$UT" mmap-verify "$d" 0 "$half" "$((m * 10 + 1))"
-	assert_success
-	run "$UT" mmap-verify "$d" "$half" "$half" "$((m * 10 + 2))" --sync
-	assert_success
+	run -0 "$UT" mmap-fill "$d" 0 "$half" "$((m * 10 + 1))" --sync
+	run -0 "$UT" mmap-fill "$d" "$half" "$half" "$((m * 10 + 2))"
+	run -0 "$UT" read-verify "$d" 0 "$half" "$((m * 10 + 1))"
+	run -0 "$UT" read-verify "$d" "$half" "$half" "$((m * 10 + 2))"
+	run -0 "$UT" mmap-verify "$d" 0 "$half" "$((m * 10 + 1))"
+	run -0 "$UT" mmap-verify "$d" "$half" "$half" "$((m * 10 + 2))" --sync
 
 	check "$UT" write-fill "$d" 0 "$SZ" "$((m * 10 + 3))"
-	run "$UT" mmap-verify "$d" 0 "$SZ" "$((m * 10 + 3))" --sync
-	assert_success
-	run "$UT" mmap-verify "$d" 0 "$SZ" "$((m * 10 + 3))"
-	assert_success
+	run -0 "$UT" mmap-verify "$d" 0 "$SZ" "$((m * 10 + 3))" --sync
+	run -0 "$UT" mmap-verify "$d" 0 "$SZ" "$((m * 10 + 3))"
 }
 
-@test "sync_mode 0: mappings with and without O_SYNC work and keep data" {
-	sync_roundtrip 0
-}
-
-@test "sync_mode 1: mappings with and without O_SYNC work and keep data" {
-	sync_roundtrip 1
-}
-
-@test "sync_mode 2: mappings with and without O_SYNC work and keep data" {
-	sync_roundtrip 2
-}
-
-@test "sync_mode 3: mappings with and without O_SYNC work and keep data" {
-	sync_roundtrip 3
-}
-
-@test "sync_mode 4: mappings with and without O_SYNC work and keep data" {
-	sync_roundtrip 4
-}
-
-@test "sync_mode 5: mappings with and without O_SYNC work and keep data" {
-	sync_roundtrip 5
-}
-
-@test "sync_mode 6: mappings with and without O_SYNC work and keep data" {
-	sync_roundtrip 6
-}
-
-@test "sync_mode 7: mappings with and without O_SYNC work and keep data" {
-	sync_roundtrip 7
+@test "every sync_mode: mappings with and without O_SYNC work and keep data" {
+	local m
+	for m in 0 1 2 3 4 5 6 7; do
+		# Printed with a failure: the mode it was.
+		echo "sync_mode $m"
+		sync_roundtrip "$m"
+	done
 }
 
 @test "an O_DSYNC mapping works and keeps data" {
@@ -202,16 +144,12 @@ expect_cache_modes() {
 # On ARM "uncached" RAM is Normal non-cacheable, never Device (arm64) or
 # Strongly-ordered (32-bit) memory: the write-combine type (page
 # protections: tests/bats/pgprot.bats).
-@test "cache_mode on ARM for sync_mode 0..3 is cached without O_SYNC" {
+@test "cache_mode on ARM for sync_mode 0..3 is cached without O_SYNC, for 4..7 the O_SYNC one either way" {
 	requires_arch arm64 armhf
 	expect_cache_modes 0 cached cached
 	expect_cache_modes 1 cached write-combine
 	expect_cache_modes 2 cached write-combine
 	expect_cache_modes 3 cached dma-coherent
-}
-
-@test "cache_mode on ARM for sync_mode 4..7 is the O_SYNC one either way" {
-	requires_arch arm64 armhf
 	expect_cache_modes 4 cached cached
 	expect_cache_modes 5 write-combine write-combine
 	expect_cache_modes 6 write-combine write-combine

@@ -13,7 +13,7 @@ minor_of_item() {
 	minor_of "$(cat "$cfs/$1/dev")"
 }
 
-@test "three buffers get distinct device nodes" {
+@test "three buffers get distinct device nodes, one major and automatic minors from 0 upwards" {
 	make_buf bufa 4096
 	make_buf bufb 8192
 	make_buf bufc 12288
@@ -26,12 +26,10 @@ minor_of_item() {
 	local n
 	n=$(cat "$cfs"/buf?/dev | sort -u | wc -l)
 	assert_equal "$n" 3
-}
-
-@test "all buffers share one major number" {
-	make_buf bufa 4096
-	make_buf bufb 4096
 	assert_equal "$(cut -d: -f1 <"$cfs/bufa/dev")" "$(cut -d: -f1 <"$cfs/bufb/dev")"
+	assert_equal "$(minor_of_item bufa)" 0
+	assert_equal "$(minor_of_item bufb)" 1
+	assert_equal "$(minor_of_item bufc)" 2
 }
 
 @test "buffers have distinct memory" {
@@ -53,30 +51,16 @@ minor_of_item() {
 	[ "$pa" != "$pb" ] || fail "bufa and bufb share phys_addr $pa"
 }
 
-@test "automatic minors are allocated from 0 upwards" {
-	make_buf bufa 4096
-	make_buf bufb 4096
-	make_buf bufc 4096
-	assert_equal "$(minor_of_item bufa)" 0
-	assert_equal "$(minor_of_item bufb)" 1
-	assert_equal "$(minor_of_item bufc)" 2
-}
-
-@test "an automatic minor is the first free one after a disable" {
+@test "an automatic minor is the first free one after a disable and after an rmdir" {
 	make_buf bufa 4096
 	make_buf bufb 4096
 	make_buf bufc 4096
 	set_attr "$cfs/bufb/enable" 0
 	make_buf bufd 4096
 	assert_equal "$(minor_of_item bufd)" 1
-}
-
-@test "an automatic minor is the first free one after an rmdir" {
-	make_buf bufa 4096
-	make_buf bufb 4096
 	check rmdir "$cfs/bufa"
-	make_buf bufc 4096
-	assert_equal "$(minor_of_item bufc)" 0
+	make_buf bufe 4096
+	assert_equal "$(minor_of_item bufe)" 0
 }
 
 @test "an automatic minor skips minors taken explicitly" {
@@ -104,15 +88,6 @@ minor_of_item() {
 	assert_success
 }
 
-@test "an explicit minor in use fails with EBUSY" {
-	make_buf bufa 4096 minor=3
-	new_item bufb size=4096 minor=3
-	assert_write EBUSY "$cfs/bufb/enable" 1
-	assert_attr "$cfs/bufb/enable" 0
-	assert_no_device bufb
-	assert_device bufa
-}
-
 @test "an explicit minor taken by an automatic one fails with EBUSY" {
 	make_buf bufa 4096
 	new_item bufb size=4096 minor="$(minor_of_item bufa)"
@@ -127,15 +102,6 @@ minor_of_item() {
 	set_attr "$cfs/bufa/enable" 0
 	assert_write OK "$cfs/bufb/enable" 1
 	assert_equal "$(minor_of_item bufb)" 3
-}
-
-@test "a device_name equal to another buffer's directory name fails with EEXIST" {
-	make_buf bufa 4096
-	new_item bufb size=4096 device_name=bufa
-	assert_write EEXIST "$cfs/bufb/enable" 1
-	assert_attr "$cfs/bufb/enable" 0
-	assert_device bufa
-	[ ! -e "$CLASS/bufb" ] || fail "$CLASS/bufb exists"
 }
 
 @test "two items with the same device_name: the second fails with EEXIST" {

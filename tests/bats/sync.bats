@@ -15,6 +15,8 @@
 # shellcheck disable=SC2154
 load helpers/common
 
+bats_require_minimum_version 1.5.0
+
 IO=udmabuf-ioctl
 SZ=$((256 * 1024))
 
@@ -37,18 +39,11 @@ teardown() { common_teardown; }
 	assert_success
 }
 
-@test "write() on an O_SYNC file is seen through a cached mapping" {
+@test "write() on an O_SYNC file is seen through a cached and an O_SYNC mapping" {
 	set_attr "$s/sync_mode" 1
 	check "$UT" write-fill "$d" 0 "$SZ" 602 --sync
-	run "$UT" mmap-verify "$d" 0 "$SZ" 602
-	assert_success
-}
-
-@test "write() on an O_SYNC file is seen through an O_SYNC mapping" {
-	set_attr "$s/sync_mode" 1
-	check "$UT" write-fill "$d" 0 "$SZ" 603 --sync
-	run "$UT" mmap-verify "$d" 0 "$SZ" 603 --sync
-	assert_success
+	run -0 "$UT" mmap-verify "$d" 0 "$SZ" 602
+	run -0 "$UT" mmap-verify "$d" 0 "$SZ" 602 --sync
 }
 
 @test "data stored through an O_SYNC mapping is what read() on an O_SYNC file returns" {
@@ -71,79 +66,41 @@ teardown() { common_teardown; }
 # ---------------------------------------------------------------------------
 # Data path: cached mapping + sync_for_device, device + sync_for_cpu
 
-@test "data stored through a cached mapping is what the device reads after SYNC_FOR_DEVICE" {
+# sync_data_path OP ARGS...: "udmabuf-ioctl OP /dev/tbuf ARGS" (ARGS one
+# string each: OFFSET LENGTH SEED [FLAG]) says OK for each, with sync_mode 1.
+sync_data_path() {
+	local op=$1 args
+	shift
 	set_attr "$s/sync_mode" 1
-	run "$IO" cpu-to-device "$d" 0 "$SZ" 701
-	assert_success
-	assert_output OK
+	for args in "$@"; do
+		# shellcheck disable=SC2086 # the words are the arguments
+		assert_errno OK "$IO" "$op" "$d" $args
+	done
 }
 
-@test "an unaligned range stored through a cached mapping reaches the device after SYNC_FOR_DEVICE and its neighbours keep their data" {
-	set_attr "$s/sync_mode" 1
-	run "$IO" cpu-to-device "$d" $((PAGE_SIZE + 37)) $((2 * PAGE_SIZE + 11)) 702
-	assert_success
-	assert_output OK
+@test "data stored through a cached mapping is what the device reads after SYNC_FOR_DEVICE or the sysfs one-write sync_for_device, and matches an O_SYNC mapping" {
+	# The unaligned range: its neighbours keep their data.
+	sync_data_path cpu-to-device "0 $SZ 701" \
+		"$((PAGE_SIZE + 37)) $((2 * PAGE_SIZE + 11)) 702" \
+		"64 $((PAGE_SIZE * 5 - 64)) 703 --sysfs" "0 $SZ 704 --uncached-view"
 }
 
-@test "data stored through a cached mapping reaches the device after the sysfs one-write sync_for_device" {
-	set_attr "$s/sync_mode" 1
-	run "$IO" cpu-to-device "$d" 64 $((PAGE_SIZE * 5 - 64)) 703 --sysfs
-	assert_success
-	assert_output OK
-}
-
-@test "data stored through a cached mapping after SYNC_FOR_DEVICE matches an O_SYNC mapping" {
-	set_attr "$s/sync_mode" 1
-	run "$IO" cpu-to-device "$d" 0 "$SZ" 704 --uncached-view
-	assert_success
-	assert_output OK
-}
-
-@test "data the device wrote is seen through a cached mapping after SYNC_FOR_CPU" {
-	set_attr "$s/sync_mode" 1
-	run "$IO" device-to-cpu "$d" 0 "$SZ" 711
-	assert_success
-	assert_output OK
-}
-
-@test "an unaligned range the device wrote is seen through a cached mapping after SYNC_FOR_CPU and its neighbours keep their data" {
-	set_attr "$s/sync_mode" 1
-	run "$IO" device-to-cpu "$d" $((PAGE_SIZE - 3)) $((PAGE_SIZE + 9)) 712
-	assert_success
-	assert_output OK
-}
-
-@test "data the device wrote is seen through a cached mapping after the sysfs one-write sync_for_cpu" {
-	set_attr "$s/sync_mode" 1
-	run "$IO" device-to-cpu "$d" 8 $((PAGE_SIZE * 3)) 713 --sysfs
-	assert_success
-	assert_output OK
-}
-
-@test "data stored through an O_SYNC mapping is seen through a cached mapping after SYNC_FOR_CPU" {
-	set_attr "$s/sync_mode" 1
-	run "$IO" device-to-cpu "$d" 0 "$SZ" 714 --uncached-view
-	assert_success
-	assert_output OK
+@test "data the device wrote, or stored through an O_SYNC mapping, is seen through a cached mapping after SYNC_FOR_CPU or the sysfs one-write sync_for_cpu" {
+	# The unaligned range: its neighbours keep their data.
+	sync_data_path device-to-cpu "0 $SZ 711" \
+		"$((PAGE_SIZE - 3)) $((PAGE_SIZE + 9)) 712" \
+		"8 $((PAGE_SIZE * 3)) 713 --sysfs" "0 $SZ 714 --uncached-view"
 }
 
 @test "the data path works at the partial last page of a buffer that is not a page multiple" {
 	make_buf odd 12345
 	set_attr "$CLASS/odd/sync_mode" 1
-	run "$IO" cpu-to-device /dev/odd 8000 4345 715
-	assert_success
-	assert_output OK
-	run "$IO" device-to-cpu /dev/odd 8001 4344 716
-	assert_success
-	assert_output OK
+	assert_errno OK "$IO" cpu-to-device /dev/odd 8000 4345 715
+	assert_errno OK "$IO" device-to-cpu /dev/odd 8001 4344 716
 }
 
 @test "the data path works with sync_mode 3 (a DMA-coherent O_SYNC view)" {
 	set_attr "$s/sync_mode" 3
-	run "$IO" cpu-to-device "$d" 0 "$SZ" 717 --uncached-view
-	assert_success
-	assert_output OK
-	run "$IO" device-to-cpu "$d" 0 "$SZ" 718 --uncached-view
-	assert_success
-	assert_output OK
+	assert_errno OK "$IO" cpu-to-device "$d" 0 "$SZ" 717 --uncached-view
+	assert_errno OK "$IO" device-to-cpu "$d" 0 "$SZ" 718 --uncached-view
 }

@@ -13,20 +13,14 @@ setup() {
 }
 teardown() { common_teardown; }
 
-@test "the class device has the seed's attributes" {
+@test "the class device has the seed's attributes; size, origin and users read 65536, configfs and 0" {
 	local f
 	for f in size phys_addr sync_mode dma_coherent origin users cache_mode cache_mode_sync dev; do
 		[ -f "$s/$f" ] || fail "missing $s/$f"
 	done
-}
-
-@test "size is the buffer size in decimal" {
 	assert_attr "$s/size" 65536
-}
-
-@test "size is exact for a size that is not a page multiple" {
-	make_buf odd 5000
-	assert_attr "$CLASS/odd/size" 5000
+	assert_attr "$s/origin" configfs
+	assert_attr "$s/users" 0
 }
 
 @test "phys_addr equals the configfs phys_addr" {
@@ -46,22 +40,9 @@ teardown() { common_teardown; }
 	assert_attr "$CLASS/other/sync_mode" 6
 }
 
-@test "sync_mode is writable with values 0 to 7" {
-	local m
-	for m in 0 1 2 3 4 5 6 7; do
-		assert_write OK "$s/sync_mode" "$m"
-		assert_attr "$s/sync_mode" "$m"
-	done
-}
-
-@test "sync_mode written through sysfs shows in configfs" {
-	assert_write OK "$s/sync_mode" 4
-	assert_attr "$cfs/tbuf/sync_mode" 4
-}
-
-@test "sync_mode rejects 8 with ERANGE" {
-	assert_write ERANGE "$s/sync_mode" 8
-	assert_attr "$s/sync_mode" 1
+@test "sync_mode is writable with values 0 to 7, with a newline too, and shows in configfs" {
+	assert_accepts "$s/sync_mode" 0 0 1 1 2 2 3 3 4 4 5 5 6 6 7 7 $'2\n' 2
+	assert_attr "$cfs/tbuf/sync_mode" 2
 }
 
 @test "sync_mode rejects garbage with EINVAL" {
@@ -69,33 +50,15 @@ teardown() { common_teardown; }
 	assert_attr "$s/sync_mode" 1
 }
 
-@test "sync_mode accepts a value followed by a newline" {
-	echo 2 >"$s/sync_mode"
-	assert_attr "$s/sync_mode" 2
-}
-
 @test "dma_coherent is 1 where DMA is coherent by default (amd64, riscv64) and 0 for the module's own device on ARM" {
 	run cat "$s/dma_coherent"
 	if dma_coherent_by_default; then assert_output 1; else assert_output 0; fi
-}
-
-@test "dma_coherent is 0 for configfs buffers on ARM" {
-	requires_arch arm64 armhf
-	assert_attr "$s/dma_coherent" 0
 }
 
 @test "dma_coherent is read-only" {
 	run "$UT" write-attr "$s/dma_coherent" 1
 	assert_failure 1
 	refute_output OK
-}
-
-@test "origin is configfs" {
-	assert_attr "$s/origin" configfs
-}
-
-@test "users is 0 when nothing has the device open" {
-	assert_attr "$s/users" 0
 }
 
 @test "users counts open file descriptors" {
@@ -127,12 +90,3 @@ teardown() { common_teardown; }
 	assert_attr "$s/users" 0
 }
 
-@test "dev matches the node and the configfs dev" {
-	assert_attr "$s/dev" "$(node_devnum /dev/tbuf)"
-	assert_attr "$s/dev" "$(cat "$cfs/tbuf/dev")"
-}
-
-@test "the class device disappears with enable=0" {
-	set_attr "$cfs/tbuf/enable" 0
-	[ ! -e "$s" ] || fail "$s still exists"
-}

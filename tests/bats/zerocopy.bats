@@ -86,21 +86,15 @@ assert_gone_and_reused() {
 @test "O_DIRECT writes from and reads into the mapping (ram disk)" {
 	need_module brd rd_nr=1 rd_size=4096
 	[ -b /dev/ram0 ] || fail "no /dev/ram0"
-	run "$ZC" odirect /dev/tbuf /dev/ram0
-	assert_success
-	assert_output OK
+	assert_errno OK "$ZC" odirect /dev/tbuf /dev/ram0
 }
 
 @test "vmsplice of the mapping into a pipe gives its bytes" {
-	run "$ZC" vmsplice /dev/tbuf
-	assert_success
-	assert_output OK
+	assert_errno OK "$ZC" vmsplice /dev/tbuf
 }
 
 @test "pages in a pipe keep their data after the buffer is deleted and memory reused" {
-	run "$ZC" vmsplice /dev/tbuf "$GONE"
-	assert_success
-	assert_output OK
+	assert_errno OK "$ZC" vmsplice /dev/tbuf "$GONE"
 	assert_no_device tbuf
 }
 
@@ -148,9 +142,7 @@ held_range() {
 			$UT write-fill /dev/re\$i 0 $big 77 >/dev/null
 		done
 	EOF
-	run "$ZC" "$zc" /dev/big "$@" "sh $script"
-	assert_success
-	assert_output OK
+	assert_errno OK "$ZC" "$zc" /dev/big "$@" "sh $script"
 	# (bats' run sets i: the names first.)
 	for re in re1 re2; do
 		run -0 "$UT" read-verify "/dev/$re" 0 "$big" 77
@@ -187,9 +179,7 @@ rmmod_while_held() {
 	[[ $alloc =~ ^(cma|contig)$ ]] || fail "udmabuf0=$big came from '$alloc', not a range"
 	script=$BATS_TEST_TMPDIR/rmmod.sh
 	write_rmmod_at_once "$script"
-	run "$ZC" "$zc" /dev/udmabuf0 "$@" "sh $script"
-	assert_success
-	assert_output OK
+	assert_errno OK "$ZC" "$zc" /dev/udmabuf0 "$@" "sh $script"
 	load_module
 }
 
@@ -259,52 +249,24 @@ delayed_disk() {
 	assert_gone_and_reused
 }
 
-@test "process_vm_readv and process_vm_writev go through the mapping" {
-	run "$ZC" pvm /dev/tbuf
-	assert_success
-	assert_output OK
-}
-
-@test "/proc/self/mem reads and writes the mapping (what gdb uses)" {
-	run "$ZC" procmem /dev/tbuf
-	assert_success
-	assert_output OK
-}
-
-@test "ptrace PEEKDATA and POKEDATA reach a child's mapping" {
-	run "$ZC" ptrace /dev/tbuf
-	assert_success
-	assert_output OK
-}
-
-@test "a forked child shares the mapping" {
-	run "$ZC" fork /dev/tbuf
-	assert_success
-	assert_output OK
+# What each udmabuf-zc command checks of the mapping: pvm, that
+# process_vm_readv and process_vm_writev go through it; procmem, that
+# /proc/self/mem reads and writes it (what gdb uses); ptrace, that
+# PEEKDATA and POKEDATA reach a child's; fork, that a forked child shares
+# it; munmap, that unmapping a middle page leaves the others mapped with
+# their data; mprotect, that read-only faults stores and writable again
+# works; madvise, that MADV_DONTNEED drops the entries, not the data.
+@test "process_vm_readv/writev, /proc/self/mem, ptrace, fork, munmap, mprotect and MADV_DONTNEED work on the mapping" {
+	local c
+	for c in pvm procmem ptrace fork munmap mprotect madvise; do
+		assert_errno OK "$ZC" "$c" /dev/tbuf
+	done
 }
 
 @test "mremap: cannot grow past the mapping, shrinks and moves with its data" {
 	run "$ZC" mremap /dev/tbuf
 	assert_success
 	assert_output "grow=EFAULT shrink=OK move=OK"
-}
-
-@test "munmap of a middle page leaves the others mapped with their data" {
-	run "$ZC" munmap /dev/tbuf
-	assert_success
-	assert_output OK
-}
-
-@test "mprotect read-only faults stores, writable again works" {
-	run "$ZC" mprotect /dev/tbuf
-	assert_success
-	assert_output OK
-}
-
-@test "MADV_DONTNEED drops the entries, not the data" {
-	run "$ZC" madvise /dev/tbuf
-	assert_success
-	assert_output OK
 }
 
 @test "sendfile from the device to a file and from a file to the device" {
@@ -333,9 +295,7 @@ delayed_disk() {
 		"sendfile $BATS_TEST_TMPDIR/copy" "dmabuf 0 0"; do
 		read -r cmd args <<<"$c"
 		# shellcheck disable=SC2086 # the command's arguments
-		run "$ZC" "$cmd" /dev/hbuf $args
-		assert_success
-		assert_output OK
+		assert_errno OK "$ZC" "$cmd" /dev/hbuf $args
 	done
 }
 
@@ -368,12 +328,8 @@ delayed_disk() {
 }
 
 @test "the dma-buf maps the range it was made of, with DMA_BUF_IOCTL_SYNC" {
-	run "$ZC" dmabuf /dev/tbuf 0 0
-	assert_success
-	assert_output OK
-	run "$ZC" dmabuf /dev/tbuf $((3 * PAGE_SIZE)) $((5 * PAGE_SIZE))
-	assert_success
-	assert_output OK
+	assert_errno OK "$ZC" dmabuf /dev/tbuf 0 0
+	assert_errno OK "$ZC" dmabuf /dev/tbuf $((3 * PAGE_SIZE)) $((5 * PAGE_SIZE))
 }
 
 @test "an export counts in users and makes enable=0 fail with EBUSY" {
@@ -386,9 +342,7 @@ delayed_disk() {
 }
 
 @test "rmdir while exported removes the device; the dma-buf keeps the data" {
-	run "$ZC" dmabuf-hold /dev/tbuf "rmdir $cfs/tbuf && test ! -e /dev/tbuf && $REUSE"
-	assert_success
-	assert_output OK
+	assert_errno OK "$ZC" dmabuf-hold /dev/tbuf "rmdir $cfs/tbuf && test ! -e /dev/tbuf && $REUSE"
 	assert_no_device tbuf
 }
 

@@ -75,6 +75,28 @@ assert_write() {
 	assert_errno "$1" "$UT" write-attr "$2" "$3"
 }
 
+# assert_writes EXPECTED FILE VALUE...: one write(2) of each VALUE gives
+# EXPECTED.
+assert_writes() {
+	local expected=$1 file=$2 v
+	shift 2
+	for v in "$@"; do
+		assert_write "$expected" "$file" "$v"
+	done
+}
+
+# assert_accepts FILE VALUE READ [VALUE READ...]: writing each VALUE works
+# and the file then reads READ.
+assert_accepts() {
+	local file=$1
+	shift
+	while [ $# -ge 2 ]; do
+		assert_write OK "$file" "$1"
+		assert_attr "$file" "$2"
+		shift 2
+	done
+}
+
 # assert_attr FILE EXPECTED: the file reads EXPECTED followed by one newline.
 assert_attr() {
 	local got
