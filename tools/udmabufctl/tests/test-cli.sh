@@ -162,71 +162,41 @@ usage_error() { # NAME EXPECTED-FIRST-LINE ARGS...
 $TRY" && [ ! -s "$OUT" ]
 check "$name"
 }
-usage_error "an unknown option is a usage error" \
-	"udmabufctl: unrecognized option '--bogus'" list --bogus
-usage_error "create without a name is a usage error" \
-	"udmabufctl: create: missing buffer name" create
-usage_error "create without --size is a usage error" \
-	"udmabufctl: create: --size is required" create foo
-usage_error "a missing option argument is a usage error" \
-	"udmabufctl: option requires an argument -- 's'" create foo -s
-usage_error "a garbage size is refused" \
-	"udmabufctl: invalid size '12Q': Invalid argument" create foo --size 12Q
-usage_error "an overflowing size is refused with ERANGE" \
-	"udmabufctl: invalid size '16777216T': Numerical result out of range" \
-	create foo --size 16777216T
-usage_error "size 0 is refused" \
-	"udmabufctl: create: the size must not be 0" create foo --size 0
-usage_error "a minor out of range is refused" \
-	"udmabufctl: invalid minor '1048576': must be 0..1048575" \
-	create foo --size 4K --minor 1048576
-usage_error "a sync mode out of range is refused" \
-	"udmabufctl: invalid sync mode '8': must be 0..7" \
-	create foo --size 4K --sync-mode 8
-usage_error "a DMA mask out of range is refused" \
-	"udmabufctl: invalid DMA mask '11': must be 12..64" \
-	create foo --size 4K --dma-mask 11
-usage_error "a non-octal mode is refused" \
-	"udmabufctl: invalid mode '0800': must be octal 0..0777" \
-	create foo --size 4K --mode 0800
+# NAME|ARGS (split at blanks)|the message after "udmabufctl: "
+while IFS='|' read -r name args first <&3; do
+	# shellcheck disable=SC2086 # split on purpose
+	usage_error "$name" "udmabufctl: $first" $args
+done 3<<'EOF'
+an unknown option is a usage error|list --bogus|unrecognized option '--bogus'
+create without a name is a usage error|create|create: missing buffer name
+create without --size is a usage error|create foo|create: --size is required
+a missing option argument is a usage error|create foo -s|option requires an argument -- 's'
+a garbage size is refused|create foo --size 12Q|invalid size '12Q': Invalid argument
+an overflowing size is refused with ERANGE|create foo --size 16777216T|invalid size '16777216T': Numerical result out of range
+size 0 is refused|create foo --size 0|create: the size must not be 0
+a minor out of range is refused|create foo --size 4K --minor 1048576|invalid minor '1048576': must be 0..1048575
+a sync mode out of range is refused|create foo --size 4K --sync-mode 8|invalid sync mode '8': must be 0..7
+a DMA mask out of range is refused|create foo --size 4K --dma-mask 11|invalid DMA mask '11': must be 12..64
+a non-octal mode is refused|create foo --size 4K --mode 0800|invalid mode '0800': must be octal 0..0777
+a second buffer name in create is refused|create foo bar --size 4K|create: unexpected argument 'bar' (one buffer at a time; attributes as ATTR=VALUE)
+--dma-device without a value is a usage error|create foo --size 4K --dma-device|option '--dma-device' requires an argument
+an unknown column is refused|list -o NAME,BOGUS|unknown column: BOGUS
+delete without a name is a usage error|delete|delete: missing buffer name
+info without a name is a usage error|info|info: missing buffer name
+sync needs --for-cpu or --for-device|sync cam0|sync: --for-cpu or --for-device is required
+sync refuses an unknown direction|sync cam0 --for-cpu --direction up|invalid direction 'up': use bidi, to-device or from-device
+bench refuses 0 repetitions|bench --reps 0|invalid repetitions '0': must be 1..100
+bench refuses more than 100 repetitions|bench --reps 101|invalid repetitions '101': must be 1..100
+bench refuses a sync mode beyond 3|bench --sync-modes 1,4|invalid sync modes '1,4': a list of 0..3 such as 1,3, or none
+bench refuses a malformed list of sync modes|bench --sync-modes 1,|invalid sync modes '1,': a list of 0..3 such as 1,3, or none
+bench refuses size 0|bench --size 0|bench: the size must not be 0
+bench refuses a second NAME|bench a b|bench: unexpected argument 'b' (one buffer at a time)
+bench refuses a column of list|bench -o OP,DEVICE|unknown column: DEVICE
+bench: --json and --pairs are mutually exclusive|bench -J -P|--json and --pairs are mutually exclusive
+EOF
 usage_error "an invalid device name is refused" \
 	"udmabufctl: invalid device name 'a b': use 1..32 characters of A-Z a-z 0-9 _ . -" \
 	create "a b" --size 4K
-usage_error "a second buffer name in create is refused" \
-	"udmabufctl: create: unexpected argument 'bar' (one buffer at a time; attributes as ATTR=VALUE)" \
-	create foo bar --size 4K
-usage_error "--dma-device without a value is a usage error" \
-	"udmabufctl: option '--dma-device' requires an argument" \
-	create foo --size 4K --dma-device
-usage_error "an unknown column is refused" \
-	"udmabufctl: unknown column: BOGUS" list -o NAME,BOGUS
-usage_error "delete without a name is a usage error" \
-	"udmabufctl: delete: missing buffer name" delete
-usage_error "info without a name is a usage error" \
-	"udmabufctl: info: missing buffer name" info
-usage_error "sync needs --for-cpu or --for-device" \
-	"udmabufctl: sync: --for-cpu or --for-device is required" sync cam0
-usage_error "sync refuses an unknown direction" \
-	"udmabufctl: invalid direction 'up': use bidi, to-device or from-device" \
-	sync cam0 --for-cpu --direction up
-usage_error "bench refuses 0 repetitions" \
-	"udmabufctl: invalid repetitions '0': must be 1..100" bench --reps 0
-usage_error "bench refuses more than 100 repetitions" \
-	"udmabufctl: invalid repetitions '101': must be 1..100" bench --reps 101
-usage_error "bench refuses a sync mode beyond 3" \
-	"udmabufctl: invalid sync modes '1,4': a list of 0..3 such as 1,3, or none" \
-	bench --sync-modes 1,4
-usage_error "bench refuses a malformed list of sync modes" \
-	"udmabufctl: invalid sync modes '1,': a list of 0..3 such as 1,3, or none" \
-	bench --sync-modes 1,
-usage_error "bench refuses size 0" \
-	"udmabufctl: bench: the size must not be 0" bench --size 0
-usage_error "bench refuses a second NAME" \
-	"udmabufctl: bench: unexpected argument 'b' (one buffer at a time)" bench a b
-usage_error "bench refuses a column of list" \
-	"udmabufctl: unknown column: DEVICE" bench -o OP,DEVICE
-usage_error "bench: --json and --pairs are mutually exclusive" \
-	"udmabufctl: --json and --pairs are mutually exclusive" bench -J -P
 
 # --- write errors --------------------------------------------------------------
 
@@ -333,8 +303,6 @@ NAME="udmabuf0" SIZE="1M" ORIGIN="param"'
 check "info -P prints the pairs of each NAME, as list -P does"
 usage_error "--raw and --pairs are mutually exclusive" \
 	"udmabufctl: --raw and --pairs are mutually exclusive" list -r -P
-usage_error "--json and --pairs are mutually exclusive" \
-	"udmabufctl: --json and --pairs are mutually exclusive" info -P --json cam0
 run list -H
 status_is 0 && [ ! -s "$ERR" ] && [ "$(wc -l <"$OUT")" -eq 21 ] &&
 	grep -qx '           NAME <string>  buffer name (configfs item, else device name)' "$OUT" &&
