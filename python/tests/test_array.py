@@ -20,15 +20,13 @@ import errno
 import gc
 import mmap
 import os
-import tempfile
 import unittest
-from unittest import mock
 
 import numpy as np
 
 import udmabuf
 
-from .test_host import old_library
+from .test_host import TreeTest, old_library
 
 PAGE = mmap.PAGESIZE
 DMA = 0x80000000            # the DMA address the fake gives every buffer
@@ -50,7 +48,7 @@ class NumpyVersionTest(unittest.TestCase):
         self.assertEqual(np.__version__.split(".")[0], major, np.__version__)
 
 
-class FakeModuleTest(unittest.TestCase):
+class FakeModuleTest(TreeTest):
     @classmethod
     def setUpClass(cls):
         if "fake-configfs.so" not in os.environ.get("LD_PRELOAD", ""):
@@ -59,42 +57,20 @@ class FakeModuleTest(unittest.TestCase):
                                     "in LD_PRELOAD")
 
     def setUp(self):
-        tmp = tempfile.TemporaryDirectory()
-        self.addCleanup(tmp.cleanup)
-        # As /proc/self/fd shows it: the fake compares with that.
-        root = os.path.realpath(tmp.name)
-        self.cfs = os.path.join(root, "config")
-        self.dev = os.path.join(root, "dev")
-        self.logfile = os.path.join(root, "log")
-        for d in (self.cfs, self.dev, os.path.join(root, "class")):
-            os.mkdir(d)
+        super().setUp()
+        d = self.tree(UDMABUF_CONFIGFS_DIR="config", UDMABUF_SYSFS_DIR="class",
+                      UDMABUF_DEV_DIR="dev", UDMABUF_FAKE_DEV_DIR="dev")
+        self.cfs, self.class_dir, self.dev = d["config"], d["class"], d["dev"]
+        self.logfile = os.path.join(self.root, "log")
         with open(os.path.join(self.cfs, "features"), "w") as f:
             f.write("allocator,dev,device_name,dma_device,dma_mask,enable,"
                     "minor,mode,phys_addr,size,sync_check,sync_mode\n")
         # The fake /dev/udmabuf-cfs.
         open(os.path.join(self.dev, "udmabuf-cfs"), "w").close()
-        self.setenv("UDMABUF_CONFIGFS_DIR", self.cfs)
-        self.setenv("UDMABUF_SYSFS_DIR", os.path.join(root, "class"))
-        self.setenv("UDMABUF_DEV_DIR", self.dev)
-        self.setenv("UDMABUF_FAKE_DEV_DIR", self.dev)
-        self.setenv("UDMABUF_FAKE_LOG", self.logfile)
-        self.setenv("UDMABUF_FAKE_DMA_ADDR", hex(DMA))
-        self.setenv("UDMABUF_FAKE_PHYS_ADDR", hex(CPU))
-        self.setenv("UDMABUF_FAKE_INFO_FLAGS", None)
-        self.setenv("UDMABUF_SYNC_CHECK", None)
-        self.class_dir = os.path.join(root, "class")
-
-    def setenv(self, var, value):
-        """Set (None: unset) VAR until the test ends."""
-        if not hasattr(self, "_env"):
-            # The whole environment comes back at cleanup (stdlib).
-            self._env = mock.patch.dict(os.environ)
-            self._env.start()
-            self.addCleanup(self._env.stop)
-        if value is None:
+        os.environ.update(UDMABUF_FAKE_LOG=self.logfile, UDMABUF_FAKE_DMA_ADDR=hex(DMA),
+                          UDMABUF_FAKE_PHYS_ADDR=hex(CPU))
+        for var in ("UDMABUF_FAKE_INFO_FLAGS", "UDMABUF_SYNC_CHECK"):
             os.environ.pop(var, None)
-        else:
-            os.environ[var] = value
 
     def log(self):
         """The fake's log lines since the last call."""
@@ -419,7 +395,7 @@ class FakeModuleTest(unittest.TestCase):
         self.assertEqual(len(self.items()), 2, (a, b))
 
     def test_process_scoped_errors_name_the_cause_and_leave_nothing(self):
-        self.setenv("UDMABUF_FAKE_ERRNO", "alloc=ENOMEM")
+        os.environ["UDMABUF_FAKE_ERRNO"] = "alloc=ENOMEM"
         with self.assertRaises(OSError) as cm:
             udmabuf.allocate(1 << 20, np.uint8)
         self.assertEqual(cm.exception.errno, errno.ENOMEM)
@@ -443,7 +419,7 @@ class FakeModuleTest(unittest.TestCase):
         self.assertIs(a.coherent, False)
 
     def test_coherent_is_what_the_driver_says(self):
-        self.setenv("UDMABUF_FAKE_INFO_FLAGS", "1")
+        os.environ["UDMABUF_FAKE_INFO_FLAGS"] = "1"
         a = udmabuf.allocate(16)
         self.assertIs(a.coherent, True)
         self.assertIs(a[4:].coherent, True)

@@ -44,22 +44,34 @@ def old_library(version="1.0"):
     return mock.patch.object(_libudmabuf, "lib", lib)
 
 
-class HostTest(unittest.TestCase):
+class TreeTest(unittest.TestCase):
+    """A temporary directory self.root (as /proc/self/fd shows it:
+    fake-configfs.so compares with that), the environment restored at
+    cleanup."""
+
     def setUp(self):
-        self.tmp = tempfile.TemporaryDirectory()
-        self.addCleanup(self.tmp.cleanup)
-        self.dirs = {}
-        # The whole environment comes back at cleanup (stdlib).
+        tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(tmp.cleanup)
+        self.root = os.path.realpath(tmp.name)
         env = mock.patch.dict(os.environ)
         env.start()
         self.addCleanup(env.stop)
-        for var, sub in (("UDMABUF_CONFIGFS_DIR", "cfs"),
-                         ("UDMABUF_SYSFS_DIR", "sys"),
-                         ("UDMABUF_DEV_DIR", "dev")):
-            d = os.path.join(self.tmp.name, sub)
-            os.mkdir(d)
-            self.dirs[sub] = d
-            os.environ[var] = d
+
+    def tree(self, **subs):
+        """For each VAR=SUB: the directory ROOT/SUB, made, in VAR; returns
+        {SUB: path}."""
+        dirs = {}
+        for var, sub in subs.items():
+            dirs[sub] = os.environ[var] = os.path.join(self.root, sub)
+            os.makedirs(dirs[sub], exist_ok=True)
+        return dirs
+
+
+class HostTest(TreeTest):
+    def setUp(self):
+        super().setUp()
+        self.dirs = self.tree(UDMABUF_CONFIGFS_DIR="cfs", UDMABUF_SYSFS_DIR="sys",
+                              UDMABUF_DEV_DIR="dev")
 
     def test_library_version(self):
         self.assertRegex(udmabuf.library_version(), r"^1\.\d+\.\d+$")
