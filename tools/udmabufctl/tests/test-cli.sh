@@ -128,6 +128,8 @@ out_has "     --dma-device BUS/DEVICE" && out_has " DMA-DEVICE  DMA master, BUS/
 check "--help documents --dma-device and the DMA-DEVICE column"
 out_has "  ALLOCATOR  where the memory came from: page, cma, dma, contig, placed, pool"
 check "--help documents the ALLOCATOR column"
+out_has " bench            " && out_has "Available output columns of bench:"
+check "--help lists bench and its columns"
 for verb in list info create delete sync save restore clear bench; do
 	run "$verb" --help
 	status_is 0 && [ ! -s "$ERR" ] && sed -n 2p "$OUT" | grep -q "^ udmabufctl \(\[\)\?$verb" &&
@@ -137,6 +139,8 @@ done
 run list --help
 out_has "Available output columns:" && out_has "NAME..."
 check "list --help shows the columns and the NAME filter"
+out_has " -y, --shell" && out_has "MAJ_MIN"
+check "list --help documents -y, --shell"
 run delete --help
 out_has "--force" && ! out_has "--size"
 check "delete --help shows delete's options, not create's"
@@ -285,9 +289,6 @@ d = json.load(open(sys.argv[1]))["buffers"]
 assert d == [{"name": "proc-77-9", "owner": "77 python3"},
 	     {"name": "udmabuf0", "owner": None}], d
 '
-run -J
-status_is 0 && out_has '"buffers": ['
-check "-J alone lists as JSON"
 run list -P -o NAME,MAJ:MIN,SIZE,DMA-DEVICE
 status_is 0 && out_is \
 'NAME="cam0" MAJ:MIN="240:1" SIZE="4M" DMA-DEVICE="pci/0000:00:10.0"
@@ -672,12 +673,10 @@ UDMABUF_CONFIGFS_DIR=$L
 UDMABUF_FAKE_ERRNO=dma_device=EINVAL
 export UDMABUF_FAKE_ERRNO
 run_fake create b4 --size 64K --dma-device bogus
-status_is 1 && [ ! -s "$OUT" ] && err_is \
+status_is 1 && [ ! -s "$OUT" ] && [ ! -e "$L/b4" ] && err_is \
 "udmabufctl: b4: set dma_device: Invalid argument
 udmabufctl: hint: 'bogus' is not BUS/DEVICE, e.g. pci/0000:01:00.0 or platform/a0000000.dma"
 fake "create --dma-device refused with EINVAL says the value is not BUS/DEVICE"
-[ ! -e "$L/b4" ]
-fake "create --dma-device refused by the kernel leaves nothing behind"
 UDMABUF_FAKE_ERRNO=dma_device=ENODEV
 run_fake create b5 --size 64K --dma-device nosuchbus/dev0
 status_is 1 && [ ! -e "$L/b5" ] && err_is \
@@ -1219,9 +1218,6 @@ check "info -y: keys a shell can take"
 run info -P -y -o NAME,DMA-DEVICE cam0
 status_is 0 && out_is 'NAME="cam0" DMA_DEVICE="pci/0000:00:10.0"'
 check "info -P -y as list -P -y"
-run list --help
-out_has " -y, --shell" && out_has "MAJ_MIN"
-check "list --help documents -y, --shell"
 
 # --- bench ---------------------------------------------------------------------
 
@@ -1234,9 +1230,6 @@ run bench --help
 status_is 0 && out_has "Available output columns of bench:" && out_has "--sync-modes LIST" &&
 	out_has " -y, --shell" && ! out_has "MAJ:MIN"
 check "bench --help shows its options and columns"
-run --help
-out_has " bench            " && out_has "Available output columns of bench:"
-check "--help lists bench and its columns"
 sed -n '/^\.SH BENCH/,/^\.SH /p' "$MAN8" >"$T/man-bench"
 missing=
 for c in $("$BIN" bench -H -r | cut -d' ' -f1); do
