@@ -1,19 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 """Host tests of allocate() and BufferArray on a fake module.
 
-libudmabuf's fake-configfs.so (lib/libudmabuf/tests/fake-configfs.c) must
-be preloaded: it gives a tree of plain files configfs's semantics, makes a
-regular file the device node when a buffer is enabled, answers GET_INFO
-(the DMA address $UDMABUF_FAKE_DMA_ADDR, the CPU physical address
-$UDMABUF_FAKE_PHYS_ADDR, the flags $UDMABUF_FAKE_INFO_FLAGS), answers
-UDMABUF_CFS_IOC_ALLOC on a file udmabuf-cfs in the device directory with a
-new file proc-PID-N there (a process-scoped buffer, as allocate() makes by
-default; unlike the kernel's it stays when closed, so these tests check
-that the binding closes and unmaps it) and logs every attribute write and
-ioctl; without it these tests are skipped.
-tests/python/check runs this file with it, under the host's NumPy 1 and
-sid's NumPy 2 (UDMABUF_NUMPY_MAJOR says which one it must be), and fails
-if anything was skipped.
+libudmabuf's fake-configfs.so must be preloaded (what it fakes: the header
+of lib/libudmabuf/tests/fake-configfs.c); without it these tests are
+skipped. Its process-scoped buffers (proc-PID-N files), unlike the kernel's,
+stay when closed, so these tests check that the binding closes and unmaps
+them. tests/python/check runs this file with it, under the host's NumPy 1
+and sid's NumPy 2 (UDMABUF_NUMPY_MAJOR says which one it must be), and
+fails if anything was skipped.
 """
 
 import errno
