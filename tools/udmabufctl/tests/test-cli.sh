@@ -69,7 +69,6 @@ json_check() {
 
 # --- the fake tree -----------------------------------------------------------
 
-attr() { mkdir -p "$(dirname "$1")"; printf '%s' "$2" >"$1"; }
 # attrs DIR ATTR=VALUE...: each VALUE with a newline in DIR/ATTR, as the
 # kernel shows an attribute
 attrs() {
@@ -90,10 +89,7 @@ attrs "$C/cam0" size=4194304 minor=-1 device_name=cam0 sync_mode=3 dma_mask=32 \
 	mode=0660 enable=1 dev=240:1 phys_addr=0x000000003f000000 \
 	dma_device=pci/0000:00:10.0 allocator=cma sync_check=1
 attrs "$C/spare" size=1536 minor=5 device_name=spare sync_mode=1 dma_mask=64 \
-	mode=0600 enable=0 dma_device= sync_check=2
-for a in dev phys_addr allocator; do
-	attr "$C/spare/$a" ""
-done
+	mode=0600 enable=0 dma_device= sync_check=2 dev= phys_addr= allocator=
 for d in cam0 udmabuf0; do
 	attrs "$S/$d" phys_addr=0x000000003f000000 dma_coherent=0 \
 		cache_mode=cached cache_mode_sync=uncached
@@ -664,7 +660,7 @@ run_fake create b3 --size 64K --dma-device ""
 status_is 0 && ! grep -q dma_device "$T/writes"
 fake "create --dma-device '' is the module's own device and writes nothing"
 UDMABUF_CONFIGFS_DIR=$O
-attr "$O/features" "size,enable"
+attrs "$O" features=size,enable
 run_fake create old1 --size 64K
 status_is 0 && [ -f "$O/old1/enable" ]
 fake "create without --dma-device still works on a module without the feature"
@@ -724,7 +720,7 @@ fake "the ENOMEM hint takes size and mask from ATTR=VALUE arguments, which are w
 unset UDMABUF_FAKE_ERRNO
 
 R=$T/restore/udmabuf	# restore wants a tree without buffers
-attr "$R/features" "size,enable,dma_device"
+attrs "$R" features=size,enable,dma_device
 UDMABUF_CONFIGFS_DIR=$R
 printf 'r1 size=4096 sync_mode=2 dma_device=pci/0000:00:10.0 enable=1\n' >"$T/bound.conf"
 run_fake restore "$T/bound.conf"
@@ -805,7 +801,7 @@ unit_cmd() {
 	sed -n "s|^$1=@SBINDIR@/udmabufctl ||p" "$SVC" | sed "s|/run/udmabuf/restored|$ST|g"
 }
 U=$T/svc/udmabuf
-attr "$U/features" "size,enable"
+attrs "$U" features=size,enable
 mkdir -p "$T/run"	# /run exists; restore makes /run/udmabuf
 UDMABUF_CONFIGFS_DIR=$U
 mkdir "$U/byhand"	# made by someone else before the start
@@ -1007,15 +1003,13 @@ PS=$T/placed/class/udmabuf
 PD=$T/placed/dev
 placed_item() { # ITEM MINOR SIZE ENABLE PHYS_ADDR ALLOCATOR DMA_DEVICE
 	attrs "$P/$1" size="$3" minor=-1 device_name="$1" sync_mode=1 dma_mask=64 \
-		mode=0600 enable="$4" phys_addr="$5" allocator="$6" dma_device="$7"
+		mode=0600 enable="$4" phys_addr="$5" allocator="$6" dma_device="$7" dev=
 	if [ "$4" = 1 ]; then
 		attrs "$P/$1" dev="240:$2"
 		attrs "$PS/$1" dev="240:$2" size="$3" phys_addr="$5" allocator="$6" \
 			dma_device="$7"
 		mkdir -p "$PD"
 		head -c "$3" /dev/zero >"$PD/$1"
-	else
-		attr "$P/$1/dev" ""
 	fi
 }
 attrs "$P" features=size,minor,device_name,sync_mode,dma_mask,mode,enable,phys_addr,dma_device,dev,allocator
