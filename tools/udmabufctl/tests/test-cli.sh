@@ -56,6 +56,20 @@ table_is() {
 err_is() { printf '%s\n' "$1" | cmp -s - "$ERR"; }
 out_has() { grep -qF -- "$1" "$OUT"; }
 err_has() { grep -qF -- "$1" "$ERR"; }
+# out_check NAME STATUS ARGS TEXT: run ARGS (split at blanks), check NAME by
+# the exit status and the output, which is TEXT (table_check: as table_is)
+out_check() {
+	# shellcheck disable=SC2086 # split on purpose
+	run $3
+	status_is "$2" && out_is "$4"
+	check "$1"
+}
+table_check() {
+	# shellcheck disable=SC2086 # split on purpose
+	run $3
+	status_is "$2" && table_is "$4"
+	check "$1"
+}
 # json_check NAME SCRIPT: check NAME by the Python SCRIPT, which reads the
 # JSON of $OUT (sys.argv[1]); a skip without python3
 json_check() {
@@ -144,10 +158,9 @@ run info --help
 out_has " -o, --output LIST" && out_has " -n, --noheadings" && out_has " -r, --raw" &&
 	out_has " -b, --bytes"
 check "info --help shows -o, -n, -r and -b"
-run --version
-status_is 0 && out_is "udmabufctl 0.1.0
+out_check "--version prints the tool's and the module's versions" 0 "--version" \
+"udmabufctl 0.1.0
 udmabuf-cfs module 0.1.0"
-check "--version prints the tool's and the module's versions"
 UDMABUF_MODULE_DIR=$T/nonexistent
 run --version
 UDMABUF_MODULE_DIR=$T/module
@@ -239,28 +252,25 @@ table_is \
 spare                          1.5K         1                    configfs       0600       64
 udmabuf0 $D/udmabuf0 240:0     1M         1 0x000000003f000000 param        0"
 check "list -o +LIST appends columns"
-run list -o NAME,DMA-DEVICE
-status_is 0 && table_is \
+table_check "list -o DMA-DEVICE shows the bound device, empty for the module's own" 0 \
+	"list -o NAME,DMA-DEVICE" \
 "NAME     DMA-DEVICE
 cam0     pci/0000:00:10.0
 spare
 udmabuf0"
-check "list -o DMA-DEVICE shows the bound device, empty for the module's own"
-run list -o NAME,ALLOCATOR
-status_is 0 && table_is \
+table_check "list -o ALLOCATOR shows where the memory came from, empty where unknown" 0 \
+	"list -o NAME,ALLOCATOR" \
 "NAME     ALLOCATOR
 cam0     cma
 spare
 udmabuf0"
-check "list -o ALLOCATOR shows where the memory came from, empty where unknown"
-run info -o NAME,ALLOCATOR spare udmabuf0
-status_is 0 && out_is \
+out_check "info shows - as the allocator of a disabled buffer and of an older module's" 0 \
+	"info -o NAME,ALLOCATOR spare udmabuf0" \
 "name:      spare
 allocator: -
 
 name:      udmabuf0
 allocator: -"
-check "info shows - as the allocator of a disabled buffer and of an older module's"
 # A process-scoped buffer (/dev/udmabuf-cfs) beside a parameter's, in a
 # tree of their own.
 P=$T/proc-tree
@@ -291,13 +301,12 @@ status_is 0 && out_is \
 NAME="spare" MAJ:MIN="" SIZE="1.5K" DMA-DEVICE=""
 NAME="udmabuf0" MAJ:MIN="240:0" SIZE="1M" DMA-DEVICE=""'
 check "list -P prints KEY=\"value\" pairs, one line per buffer, human sizes"
-run list --pairs -b -o NAME,SIZE cam0
-status_is 0 && out_is 'NAME="cam0" SIZE="4194304"'
-check "list --pairs -b shows sizes in bytes"
-run info -P -o NAME,SIZE,ORIGIN cam0 udmabuf0
-status_is 0 && out_is 'NAME="cam0" SIZE="4M" ORIGIN="configfs"
+out_check "list --pairs -b shows sizes in bytes" 0 "list --pairs -b -o NAME,SIZE cam0" \
+'NAME="cam0" SIZE="4194304"'
+out_check "info -P prints the pairs of each NAME, as list -P does" 0 \
+	"info -P -o NAME,SIZE,ORIGIN cam0 udmabuf0" \
+'NAME="cam0" SIZE="4M" ORIGIN="configfs"
 NAME="udmabuf0" SIZE="1M" ORIGIN="param"'
-check "info -P prints the pairs of each NAME, as list -P does"
 usage_error "--raw and --pairs are mutually exclusive" \
 	"udmabufctl: --raw and --pairs are mutually exclusive" list -r -P
 run list -H
@@ -327,9 +336,7 @@ status_is 0 && [ ! -s "$ERR" ] && out_is \
 "cam0       4M
 udmabuf0   1M"
 check "list NAME... shows only those buffers"
-run list -n -o NAME "$D/udmabuf0"
-status_is 0 && out_is "udmabuf0"
-check "list /dev/NAME shows that device's buffer"
+out_check "list /dev/NAME shows that device's buffer" 0 "list -n -o NAME $D/udmabuf0" "udmabuf0"
 run list -n -o NAME cam0 ghost
 status_is 2 && out_is "cam0" && err_is "udmabufctl: ghost: list: no such buffer"
 check "list of an unknown NAME among others names it and exits 2, like info"
@@ -343,21 +350,19 @@ check "options before the verb apply to it (-J -b list)"
 run --json info -o NAME spare
 status_is 0 && out_has '"name": "spare"' && ! out_has '"size"'
 check "options before the verb apply to it (--json info)"
-run -n -o NAME,SIZE -b
-status_is 0 && out_is \
+out_check "options without a verb are the default command's" 0 "-n -o NAME,SIZE -b" \
 "cam0     4194304
 spare       1536
 udmabuf0 1048576"
-check "options without a verb are the default command's"
 run cam0
 status_is 0 && [ ! -s "$ERR" ] && out_is \
 "NAME DEVICE    MAJ:MIN SIZE SYNC-MODE DMA-ADDR           ORIGIN   USERS
 cam0 $D/cam0 240:1     4M         3 0x000000003f000000 configfs     2"
 check "a first word that is no command is a NAME of list: udmabufctl NAME"
-run -o NAME udmabuf0 -n "$D/cam0"
-status_is 0 && out_is "cam0
+out_check "udmabufctl NAME... takes list's options before and between the NAMEs" 0 \
+	"-o NAME udmabuf0 -n $D/cam0" \
+"cam0
 udmabuf0"
-check "udmabufctl NAME... takes list's options before and between the NAMEs"
 run frobnicate
 status_is 1 && [ ! -s "$OUT" ] && err_is "udmabufctl: frobnicate: list: no such buffer
 udmabufctl: hint: 'frobnicate' is not a command either (see 'udmabufctl --help')"
@@ -399,8 +404,7 @@ assert d[0]["cache"] == "cached" and d[0]["cache-sync"] == "uncached"
 
 # --- info ----------------------------------------------------------------------
 
-run info cam0
-status_is 0 && out_is \
+out_check "info prints key: value lines" 0 "info cam0" \
 "name:            cam0
 device:          $D/cam0
 maj:min:         240:1
@@ -422,33 +426,24 @@ allocator:       cma
 owner:           -
 sync-check:      report
 sync-violations: 3"
-check "info prints key: value lines"
-run info -o NAME,SIZE,DMA-ADDR cam0
-status_is 0 && out_is \
+out_check "info -o shows only those keys" 0 "info -o NAME,SIZE,DMA-ADDR cam0" \
 "name:     cam0
 size:     4194304 (4M)
 dma-addr: 0x000000003f000000"
-check "info -o shows only those keys"
-run info -b -o SIZE cam0
-status_is 0 && out_is "size: 4194304"
-check "info -b shows sizes in bytes only"
-run info -n -o DMA-ADDR cam0
-status_is 0 && out_is "0x000000003f000000"
-check "info -n shows the values without keys"
-run info -n -o SIZE cam0
-status_is 0 && out_is "4194304"
-check "info -n shows a size as the plain number of bytes, for scripts"
-run info -r -o SIZE cam0
-status_is 0 && out_is "size: 4194304"
-check "info -r shows a size as the plain number of bytes"
-run info -r -o NAME,DEVICE spare
-status_is 0 && out_is "name: spare
+out_check "info -b shows sizes in bytes only" 0 "info -b -o SIZE cam0" "size: 4194304"
+out_check "info -n shows the values without keys" 0 "info -n -o DMA-ADDR cam0" "0x000000003f000000"
+out_check "info -n shows a size as the plain number of bytes, for scripts" 0 \
+	"info -n -o SIZE cam0" \
+"4194304"
+out_check "info -r shows a size as the plain number of bytes" 0 "info -r -o SIZE cam0" \
+"size: 4194304"
+out_check "info -r does not align" 0 "info -r -o NAME,DEVICE spare" \
+"name: spare
 device: -"
-check "info -r does not align"
-run info --noheadings --raw --bytes --output SIZE,NAME cam0
-status_is 0 && out_is "4194304
+out_check "info takes the long options of list" 0 \
+	"info --noheadings --raw --bytes --output SIZE,NAME cam0" \
+"4194304
 cam0"
-check "info takes the long options of list"
 run info "$D/udmabuf0"
 status_is 0 && out_has "origin:          param"
 check "info accepts a device path and shows a parameter buffer"
@@ -467,8 +462,8 @@ check "info with some missing names exits 2"
 run info ghost nope
 status_is 1 && [ ! -s "$OUT" ]
 check "info with every name missing exits 1"
-run info -o NAME,SYNC-CHECK,SYNC-VIOLATIONS spare udmabuf0
-status_is 0 && out_is \
+out_check "info shows the sync checker a disabled item will have, - where the module has none" 0 \
+	"info -o NAME,SYNC-CHECK,SYNC-VIOLATIONS spare udmabuf0" \
 "name:            spare
 sync-check:      sigbus
 sync-violations: -
@@ -476,14 +471,12 @@ sync-violations: -
 name:            udmabuf0
 sync-check:      -
 sync-violations: -"
-check "info shows the sync checker a disabled item will have, - where the module has none"
-run list -o NAME,SYNC-CHECK,SYNC-VIOLATIONS
-status_is 0 && table_is \
+table_check "list -o SYNC-CHECK,SYNC-VIOLATIONS: the mode and the count" 0 \
+	"list -o NAME,SYNC-CHECK,SYNC-VIOLATIONS" \
 "NAME     SYNC-CHECK SYNC-VIOLATIONS
 cam0     report                   3
 spare    sigbus
 udmabuf0"
-check "list -o SYNC-CHECK,SYNC-VIOLATIONS: the mode and the count"
 run info -J cam0 spare udmabuf0
 json_check "info -J: sync-check a word, sync-violations a number, null where unknown" '
 import json, sys
@@ -1188,30 +1181,27 @@ UDMABUF_SYSFS_DIR=$S
 
 # --- -y, --shell: column names a shell can take ---------------------------------
 
-run list -P -y -o NAME,MAJ:MIN,SYNC-MODE,DMA-ADDR cam0
-status_is 0 && out_is 'NAME="cam0" MAJ_MIN="240:1" SYNC_MODE="3" DMA_ADDR="0x000000003f000000"'
-check "list -P -y: MAJ_MIN, SYNC_MODE and DMA_ADDR, shell variable names"
+out_check "list -P -y: MAJ_MIN, SYNC_MODE and DMA_ADDR, shell variable names" 0 \
+	"list -P -y -o NAME,MAJ:MIN,SYNC-MODE,DMA-ADDR cam0" \
+'NAME="cam0" MAJ_MIN="240:1" SYNC_MODE="3" DMA_ADDR="0x000000003f000000"'
 (eval "$(cat "$OUT")" && [ "$MAJ_MIN" = 240:1 ] && [ "$DMA_ADDR" = 0x000000003f000000 ])
 check "list -P -y output is what a shell evals"
-run list --shell -o NAME,MAJ:MIN udmabuf0
-status_is 0 && table_is "NAME     MAJ_MIN
+table_check "list --shell: the table's header too" 0 "list --shell -o NAME,MAJ:MIN udmabuf0" \
+"NAME     MAJ_MIN
 udmabuf0 240:0"
-check "list --shell: the table's header too"
-run list -P -o NAME,MAJ:MIN udmabuf0
-status_is 0 && out_is 'NAME="udmabuf0" MAJ:MIN="240:0"'
-check "list -P without -y keeps the column names"
+out_check "list -P without -y keeps the column names" 0 "list -P -o NAME,MAJ:MIN udmabuf0" \
+'NAME="udmabuf0" MAJ:MIN="240:0"'
 run list -J -y -o MAJ:MIN,SYNC-MODE cam0
 status_is 0 && out_has '"maj_min": "240:1",' && out_has '"sync_mode": 3' && ! out_has '"maj:min"'
 check "list -J -y: JSON keys maj_min and sync_mode"
-run info -y -o NAME,MAJ:MIN,CPU-PHYS-ADDR,SYNC-MODE cam0
-status_is 0 && table_is "name:          cam0
+table_check "info -y: keys a shell can take" 0 \
+	"info -y -o NAME,MAJ:MIN,CPU-PHYS-ADDR,SYNC-MODE cam0" \
+"name:          cam0
 maj_min:       240:1
 cpu_phys_addr: -
 sync_mode:     3"
-check "info -y: keys a shell can take"
-run info -P -y -o NAME,DMA-DEVICE cam0
-status_is 0 && out_is 'NAME="cam0" DMA_DEVICE="pci/0000:00:10.0"'
-check "info -P -y as list -P -y"
+out_check "info -P -y as list -P -y" 0 "info -P -y -o NAME,DMA-DEVICE cam0" \
+'NAME="cam0" DMA_DEVICE="pci/0000:00:10.0"'
 
 # --- bench ---------------------------------------------------------------------
 
