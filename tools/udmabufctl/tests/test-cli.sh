@@ -70,6 +70,14 @@ table_check() {
 	status_is "$2" && table_is "$4"
 	check "$1"
 }
+# err_check NAME STATUS ARGS TEXT: the same for a failure, whose message
+# (stderr) is TEXT, and nothing on stdout
+err_check() {
+	# shellcheck disable=SC2086 # split on purpose
+	run $3
+	status_is "$2" && [ ! -s "$OUT" ] && err_is "$4"
+	check "$1"
+}
 # json_check NAME SCRIPT: check NAME by the Python SCRIPT, which reads the
 # JSON of $OUT (sys.argv[1]); a skip without python3
 json_check() {
@@ -340,10 +348,9 @@ out_check "list /dev/NAME shows that device's buffer" 0 "list -n -o NAME $D/udma
 run list -n -o NAME cam0 ghost
 status_is 2 && out_is "cam0" && err_is "udmabufctl: ghost: list: no such buffer"
 check "list of an unknown NAME among others names it and exits 2, like info"
-run list -n -o NAME ghost nope
-status_is 1 && [ ! -s "$OUT" ] && err_is "udmabufctl: ghost: list: no such buffer
+err_check "list of unknown NAMEs only exits 1" 1 "list -n -o NAME ghost nope" \
+"udmabufctl: ghost: list: no such buffer
 udmabufctl: nope: list: no such buffer"
-check "list of unknown NAMEs only exits 1"
 run -J -b list -o NAME,SIZE cam0
 status_is 0 && out_has '"size": 4194304' && ! out_has spare
 check "options before the verb apply to it (-J -b list)"
@@ -363,10 +370,10 @@ out_check "udmabufctl NAME... takes list's options before and between the NAMEs"
 	"-o NAME udmabuf0 -n $D/cam0" \
 "cam0
 udmabuf0"
-run frobnicate
-status_is 1 && [ ! -s "$OUT" ] && err_is "udmabufctl: frobnicate: list: no such buffer
+err_check "a first word that is no command and no buffer says both, exits 1 and lists nothing" 1 \
+	"frobnicate" \
+"udmabufctl: frobnicate: list: no such buffer
 udmabufctl: hint: 'frobnicate' is not a command either (see 'udmabufctl --help')"
-check "a first word that is no command and no buffer says both, exits 1 and lists nothing"
 run cam0 frobnicate
 status_is 2 && out_has cam0 && err_is "udmabufctl: frobnicate: list: no such buffer"
 check "udmabufctl NAME... exits 2 when some NAMEs are no buffer, as list does"
@@ -450,12 +457,10 @@ check "info accepts a device path and shows a parameter buffer"
 run info spare
 status_is 0 && out_has "dma-device:      -"
 check "info shows - as the DMA device of a buffer on the module's own device"
-run info nope
-status_is 1 && err_is "udmabufctl: nope: info: no such buffer"
-check "info of a missing buffer names it, the action and the reason"
-run info a/b
-status_is 1 && err_is "udmabufctl: a/b: info: not a buffer name (NAME or /dev/NAME)"
-check "info of a path that names no buffer says what a buffer name is"
+err_check "info of a missing buffer names it, the action and the reason" 1 "info nope" \
+"udmabufctl: nope: info: no such buffer"
+err_check "info of a path that names no buffer says what a buffer name is" 1 "info a/b" \
+"udmabufctl: a/b: info: not a buffer name (NAME or /dev/NAME)"
 run info cam0 nope
 status_is 2 && out_has "name:            cam0"
 check "info with some missing names exits 2"
@@ -485,23 +490,19 @@ assert d["cam0"]["sync-check"] == "report" and d["cam0"]["sync-violations"] == 3
 assert d["spare"]["sync-check"] == "sigbus" and d["spare"]["sync-violations"] is None, d["spare"]
 assert d["udmabuf0"]["sync-check"] is None and d["udmabuf0"]["sync-violations"] is None
 '
-run info -J ghost
-status_is 1 && [ ! -s "$OUT" ] && err_is "udmabufctl: ghost: info: no such buffer"
-check "info -J with every name missing prints no JSON, as list prints no table"
+err_check "info -J with every name missing prints no JSON, as list prints no table" 1 \
+	"info -J ghost" "udmabufctl: ghost: info: no such buffer"
 run list -J ghost
 status_is 1 && [ ! -s "$OUT" ]
 check "list -J with every name missing prints no JSON"
 
 # --- delete, create, sync (what a fake tree can show) -----------------------------
 
-run delete udmabuf0
-status_is 1 && err_is \
+err_check "delete of a parameter buffer says why it cannot" 1 "delete udmabuf0" \
 "udmabufctl: udmabuf0: delete: Operation not permitted
 udmabufctl: hint: udmabuf0 was created by a module parameter, not through configfs; it goes away when the module is unloaded"
-check "delete of a parameter buffer says why it cannot"
-run delete ghost
-status_is 1 && err_is "udmabufctl: ghost: delete: no such buffer"
-check "delete of a missing buffer says there is no such buffer"
+err_check "delete of a missing buffer says there is no such buffer" 1 "delete ghost" \
+"udmabufctl: ghost: delete: no such buffer"
 run create newbuf --size 4M
 status_is 1 && \
 	err_has "udmabufctl: newbuf: set size: No such file or directory"
@@ -517,15 +518,12 @@ status_is 1 && err_is \
 "udmabufctl: cam0: sync: Operation not supported
 udmabufctl: hint: cam0 does not answer the udmabuf-cfs sync ioctls; is the loaded module older than this tool?"
 check "sync without module support says so"
-run sync cam0 --for-cpu
-status_is 1 && err_is "udmabufctl: cam0: sync: no device node /dev/cam0"
-check "sync of a buffer without a device node names the node"
-run sync ghost --for-cpu
-status_is 1 && err_is "udmabufctl: ghost: sync: no such buffer"
-check "sync of a missing buffer says there is no such buffer"
-run sync spare --for-cpu
-status_is 1 && err_is "udmabufctl: spare: sync: not enabled"
-check "sync of a disabled buffer says it is not enabled"
+err_check "sync of a buffer without a device node names the node" 1 "sync cam0 --for-cpu" \
+"udmabufctl: cam0: sync: no device node /dev/cam0"
+err_check "sync of a missing buffer says there is no such buffer" 1 "sync ghost --for-cpu" \
+"udmabufctl: ghost: sync: no such buffer"
+err_check "sync of a disabled buffer says it is not enabled" 1 "sync spare --for-cpu" \
+"udmabufctl: spare: sync: not enabled"
 
 # --- save / restore ------------------------------------------------------------
 
@@ -597,11 +595,10 @@ cd "$HERE" || exit 1
 O=$T/old/udmabuf	# a module older than dma_device
 attrs "$O" features=size,minor,device_name,sync_mode,dma_mask,mode,enable,phys_addr,dev
 UDMABUF_CONFIGFS_DIR=$O
-run create newbuf --size 4M --dma-device pci/0000:00:10.0
-status_is 1 && [ ! -s "$OUT" ] && err_is \
+err_check "create --dma-device on a module without the feature says it is too old" 1 \
+	"create newbuf --size 4M --dma-device pci/0000:00:10.0" \
 "udmabufctl: newbuf: set dma_device: Operation not supported
 udmabufctl: hint: the loaded udmabuf-cfs module is too old for --dma-device ($O/features does not list dma_device)"
-check "create --dma-device on a module without the feature says it is too old"
 [ ! -e "$O/newbuf" ]
 check "create --dma-device on a module without the feature creates nothing"
 run create newbuf --size 4M dma_device=pci/0000:00:10.0
@@ -886,10 +883,10 @@ UDMABUF_SAVE_FILE=$T/etc/udmabuf.conf
 status_is 1 && err_has "udmabufctl: restore: no configfs directory $NOCFS"
 check "restore without configfs fails even when nothing was saved"
 UDMABUF_MODULE_DIR=$T/module
-run clear
-status_is 1 && err_is "udmabufctl: clear: no configfs directory $NOCFS
+err_check "a configfs directory of UDMABUF_CONFIGFS_DIR that does not exist is blamed on it" 1 \
+	"clear" \
+"udmabufctl: clear: no configfs directory $NOCFS
 udmabufctl: hint: is UDMABUF_CONFIGFS_DIR right?"
-check "a configfs directory of UDMABUF_CONFIGFS_DIR that does not exist is blamed on it"
 run info -n -o DEVICE udmabuf0
 status_is 1 && err_has "udmabufctl: info: no configfs directory $NOCFS"
 check "info of a parameter buffer needs configfs as well"
@@ -1073,9 +1070,8 @@ check "info NAME is the item NAME first"
 run info -J c
 status_is 0 && out_has '"name": "b"' && out_has '"devname": "c"'
 check "info NAME is the buffer whose device is NAME when no item has that name"
-run info /dev/a
-status_is 1 && err_is "udmabufctl: /dev/a: info: no such buffer"
-check "info /dev/a fails when no device is called a, even though an item is"
+err_check "info /dev/a fails when no device is called a, even though an item is" 1 "info /dev/a" \
+"udmabufctl: /dev/a: info: no such buffer"
 run_fake delete /dev/b
 status_is 0 && [ ! -e "$X/a" ] && [ -d "$X/b" ]
 fake "delete /dev/b removes the buffer whose device is b, not the item called b"
