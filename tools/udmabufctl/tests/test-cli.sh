@@ -169,9 +169,7 @@ check "info --help shows -o, -n, -r and -b"
 out_check "--version prints the tool's and the module's versions" 0 "--version" \
 "udmabufctl 0.1.0
 udmabuf-cfs module 0.1.0"
-UDMABUF_MODULE_DIR=$T/nonexistent
-run --version
-UDMABUF_MODULE_DIR=$T/module
+UDMABUF_MODULE_DIR=$T/nonexistent run --version
 status_is 0 && out_is "udmabufctl 0.1.0
 udmabuf-cfs module not loaded"
 check "--version says when the module is not loaded"
@@ -511,9 +509,7 @@ check "a failed create names the failed step"
 check "a failed create removes the item it made"
 # A regular file stands in for a device node that does not know the ioctls.
 mkdir -p "$T/dev" && : >"$T/dev/cam0"
-UDMABUF_DEV_DIR=$T/dev
-run sync cam0 --for-cpu
-UDMABUF_DEV_DIR=/dev
+UDMABUF_DEV_DIR=$T/dev run sync cam0 --for-cpu
 status_is 1 && err_is \
 "udmabufctl: cam0: sync: Operation not supported
 udmabufctl: hint: cam0 does not answer the udmabuf-cfs sync ioctls; is the loaded module older than this tool?"
@@ -540,9 +536,7 @@ run restore
 status_is 1 && \
 	err_has "udmabufctl: cam0: restore: File exists"
 check "restore refuses to clobber existing buffers"
-UDMABUF_SAVE_FILE=$T/none.conf
-run restore
-UDMABUF_SAVE_FILE=$T/etc/udmabuf.conf
+UDMABUF_SAVE_FILE=$T/none.conf run restore
 status_is 0 && [ ! -s "$ERR" ]
 check "restore of a missing default file does nothing"
 run restore "$T/none.conf"
@@ -822,11 +816,8 @@ fake "stop leaves a buffer of a recorded name that someone else made again"
 rmdir "$U/s1"
 # shellcheck disable=SC2046
 UDMABUF_SAVE_FILE=$UDMABUF_SAVE_FILE.svc run_fake $(unit_cmd ExecStart)
-UDMABUF_FAKE_ERRNO=enable=EBUSY
-export UDMABUF_FAKE_ERRNO
 # shellcheck disable=SC2046
-run_fake $(unit_cmd ExecStop)
-unset UDMABUF_FAKE_ERRNO
+UDMABUF_FAKE_ERRNO=enable=EBUSY run_fake $(unit_cmd ExecStop)
 status_is 1 && err_has "udmabufctl: s1: delete: Device or resource busy" &&
 	[ "$(grep -v '^#' "$ST" | cut -d' ' -f1 | tr '\n' ' ')" = "s1 s2 " ]
 fake "stop keeps the records of the buffers it could not delete"
@@ -877,9 +868,7 @@ udmabufctl: hint: the udmabuf-cfs module is not loaded: modprobe udmabuf-cfs"
 done
 [ ! -e "$T/none" ] && [ ! -e "$T/nocfs.conf" ] && [ ! -e "$T/nocfs.state" ]
 check "without configfs, save, restore and clear make no file"
-UDMABUF_SAVE_FILE=$T/none.conf
-run restore
-UDMABUF_SAVE_FILE=$T/etc/udmabuf.conf
+UDMABUF_SAVE_FILE=$T/none.conf run restore
 status_is 1 && err_has "udmabufctl: restore: no configfs directory $NOCFS"
 check "restore without configfs fails even when nothing was saved"
 UDMABUF_MODULE_DIR=$T/module
@@ -971,10 +960,7 @@ run_fake info -n -o DMA-ADDR,CPU-PHYS-ADDR udmabuf0
 status_is 0 && out_is "0x0000000090000000
 0x0000000080000000"
 fake "without sysfs phys_addr, info takes the DMA address from GET_INFO, not the CPU one"
-UDMABUF_FAKE_INFO_FLAGS=8
-export UDMABUF_FAKE_INFO_FLAGS
-run_fake info -n -o DMA-ADDR,CPU-PHYS-ADDR udmabuf0
-unset UDMABUF_FAKE_INFO_FLAGS
+UDMABUF_FAKE_INFO_FLAGS=8 run_fake info -n -o DMA-ADDR,CPU-PHYS-ADDR udmabuf0
 status_is 0 && out_is "-
 0x0000000080000000"
 fake "a buffer whose DMA device went away shows no DMA address, its CPU physical address still"
@@ -1397,10 +1383,7 @@ run_fake bench bench0 --size 8K --reps 1 --sync-modes none -n -r -o OP
 status_is 0 && [ "$(wc -l <"$OUT")" -eq 4 ]
 fake "bench NAME --sync-modes none needs no write of sync_mode"
 unset UDMABUF_FAKE_ERRNO
-UDMABUF_FAKE_ERRNO=alloc=ENOMEM
-export UDMABUF_FAKE_ERRNO
-run_fake bench --size 64M
-unset UDMABUF_FAKE_ERRNO
+UDMABUF_FAKE_ERRNO=alloc=ENOMEM run_fake bench --size 64M
 status_is 1 && [ ! -s "$OUT" ] && err_is "udmabufctl: bench: allocate a temporary buffer: Cannot allocate memory
 udmabufctl: hint: try a smaller --size, or name an existing buffer"
 fake "bench without NAME: a refused allocation is reported with a hint, exit 1"
