@@ -323,6 +323,7 @@ static void test_open_map_sync(void)
 static void test_create(void)
 {
 	struct udmabuf_config *cfg = udmabuf_config_new();
+
 	CHECK(cfg != NULL, "config_new");
 	CHECK(udmabuf_config_set_device_name(cfg, "a/b") == -EINVAL &&
 	      udmabuf_config_set_device_name(cfg, "..") == -EINVAL &&
