@@ -502,8 +502,7 @@ udmabufctl: hint: udmabuf0 was created by a module parameter, not through config
 err_check "delete of a missing buffer says there is no such buffer" 1 "delete ghost" \
 "udmabufctl: ghost: delete: no such buffer"
 run create newbuf --size 4M
-status_is 1 && \
-	err_has "udmabufctl: newbuf: set size: No such file or directory"
+status_is 1 && err_has "udmabufctl: newbuf: set size: No such file or directory"
 check "a failed create names the failed step"
 [ ! -e "$C/newbuf" ]
 check "a failed create removes the item it made"
@@ -533,25 +532,21 @@ check "save writes the configfs buffers to the default file"
 [ "$(ls "$T/etc")" = udmabuf.conf ]
 check "save leaves no temporary file"
 run restore
-status_is 1 && \
-	err_has "udmabufctl: cam0: restore: File exists"
+status_is 1 && err_has "udmabufctl: cam0: restore: File exists"
 check "restore refuses to clobber existing buffers"
 UDMABUF_SAVE_FILE=$T/none.conf run restore
 status_is 0 && [ ! -s "$ERR" ]
 check "restore of a missing default file does nothing"
 run restore "$T/none.conf"
-status_is 1 && \
-	err_is "udmabufctl: $T/none.conf: restore: No such file or directory"
+status_is 1 && err_is "udmabufctl: $T/none.conf: restore: No such file or directory"
 check "restore of a missing named file fails"
 printf 'ok1 size=4K\n\n# comment\nbad size=12Q\n' >"$T/bad.conf"
 run restore --clear "$T/bad.conf"
-status_is 1 && \
-	err_has "udmabufctl: $T/bad.conf:4: restore: Invalid argument" && [ -d "$C/cam0" ]
+status_is 1 && err_has "udmabufctl: $T/bad.conf:4: restore: Invalid argument" && [ -d "$C/cam0" ]
 check "restore checks the whole file before changing anything"
 printf 'a size=4K\na size=8K\n' >"$T/dup.conf"
 run restore "$T/dup.conf"
-status_is 1 && \
-	err_has "udmabufctl: $T/dup.conf:2: restore: File exists"
+status_is 1 && err_has "udmabufctl: $T/dup.conf:2: restore: File exists"
 check "restore refuses a name listed twice"
 # In a directory of its own, where a file named - would show.
 HERE=$(pwd)
