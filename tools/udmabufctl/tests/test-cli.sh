@@ -540,7 +540,7 @@ check "restore of a missing default file does nothing"
 run restore "$T/none.conf"
 status_is 1 && err_is "udmabufctl: $T/none.conf: restore: No such file or directory"
 check "restore of a missing named file fails"
-printf 'ok1 size=4K\n\n# comment\nbad size=12Q\n' >"$T/bad.conf"
+printf 'ok1 size=4K\n\n   # comment\nbad size=12Q\n' >"$T/bad.conf"
 run restore --clear "$T/bad.conf"
 status_is 1 && err_has "udmabufctl: $T/bad.conf:4: restore: Invalid argument" && [ -d "$C/cam0" ]
 check "restore checks the whole file before changing anything"
