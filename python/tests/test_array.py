@@ -65,6 +65,7 @@ class FakeModuleTest(TreeTest):
                           UDMABUF_FAKE_PHYS_ADDR=hex(CPU))
         for var in ("UDMABUF_FAKE_INFO_FLAGS", "UDMABUF_SYNC_CHECK"):
             os.environ.pop(var, None)
+        self.log()          # the write of features: each test's log starts empty
 
     def log(self):
         """The fake's log lines since the last call."""
@@ -194,7 +195,6 @@ class FakeModuleTest(TreeTest):
         return tuple(req.values())
 
     def test_pynq_positional_call_is_process_scoped(self):
-        self.log()
         a = udmabuf.allocate((1024,), 'u4')
         self.assertIs(type(a), udmabuf.BufferArray)
         self.assertIsInstance(a, np.ndarray)
@@ -213,7 +213,6 @@ class FakeModuleTest(TreeTest):
         self.assertGone()
 
     def test_pynq_keyword_call_not_cacheable(self):
-        self.log()
         a = udmabuf.allocate(shape=(4, 4), dtype=np.uint8, cacheable=False)
         self.assertEqual((a.shape, a.dtype), ((4, 4), np.dtype(np.uint8)))
         self.assertIs(a.cacheable, False)
@@ -261,7 +260,6 @@ class FakeModuleTest(TreeTest):
     def test_target_none_or_pynq_object_is_the_module_default(self):
         class Device:       # what PYNQ passes: a device or a memory bank
             pass
-        self.log()
         udmabuf.allocate(16, "u4", Device())
         udmabuf.allocate(16, "u4", None)
         self.assertEqual(self.allocs(), [self.ALLOC] * 2)
@@ -269,7 +267,6 @@ class FakeModuleTest(TreeTest):
         self.assertNotIn("dma_device", "".join(self.log()))
 
     def test_target_string_is_the_dma_device(self):
-        self.log()
         a = udmabuf.allocate(16, target="pci/0000:01:00.0")
         b = udmabuf.allocate(16, "u4", b"platform/a0000000.dma")
         c = udmabuf.allocate(16, dma_device="pci/0000:02:00.0")
@@ -289,7 +286,6 @@ class FakeModuleTest(TreeTest):
         self.assertGone()
 
     def test_dma_mask_and_allocator_reach_the_request(self):
-        self.log()
         for i, name in enumerate(("auto", "page", "contig", "cma")):
             udmabuf.allocate(16, allocator=name)
             self.assertEqual(self.allocs(), [self.alloc_req(allocator=i)], name)
@@ -302,7 +298,6 @@ class FakeModuleTest(TreeTest):
         self.assertIn("allocator=cma", self.log())
 
     def test_sync_check_reaches_the_request_and_the_item(self):
-        self.log()
         for value, mode in ((True, 1), ("report", 1), ("sigbus", 2), (2, 2),
                             (udmabuf.SYNC_CHECK_REPORT, 1), (False, 0), ("off", 0),
                             (None, 0)):
@@ -321,7 +316,6 @@ class FakeModuleTest(TreeTest):
         self.assertNothingLeft()
 
     def test_sync_check_values_it_does_not_know_are_refused(self):
-        self.log()
         for value, exc in (("loud", ValueError), ("1", ValueError), (1.5, TypeError),
                            ([1], TypeError)):
             with self.subTest(sync_check=value), self.assertRaises(exc) as cm:
@@ -345,7 +339,6 @@ class FakeModuleTest(TreeTest):
             np.zeros(4).view(udmabuf.BufferArray).sync_violations
 
     def test_a_1_2_library_has_no_sync_check_and_says_so(self):
-        self.log()
         with old_library("1.2"):
             with self.assertRaises(OSError) as cm:
                 udmabuf.allocate(16, sync_check=True)
@@ -364,7 +357,6 @@ class FakeModuleTest(TreeTest):
         self.assertNothingLeft()
 
     def test_unknown_keyword_is_type_error_and_leaves_nothing(self):
-        self.log()
         with self.assertRaises(TypeError) as cm:
             udmabuf.allocate(16, cachable=False)
         self.assertIn("cachable", str(cm.exception))
@@ -372,7 +364,6 @@ class FakeModuleTest(TreeTest):
         self.assertNothingLeft()
 
     def test_what_only_a_named_buffer_has_is_refused_without_a_name(self):
-        self.log()
         for kw in ({"mode": 0o660}, {"minor": 2}, {"phys_addr": 0x10000000},
                    {"mode": 0o660, "minor": 2}):
             with self.subTest(kw=kw), self.assertRaises(ValueError) as cm:
@@ -572,7 +563,6 @@ class FakeModuleTest(TreeTest):
         self.assertGone()
 
     def test_persistent_buffer_stays(self):
-        self.log()
         a = udmabuf.allocate(16, persistent=True)
         [item] = self.items()
         self.assertRegex(item, rf"^pyudmabuf-{os.getpid()}-\d+$")
@@ -596,7 +586,6 @@ class FakeModuleTest(TreeTest):
         self.assertEqual(self.items(), sorted([item, "keep"]))
 
     def test_a_1_0_library_makes_named_buffers_and_refuses_process_scoped(self):
-        self.log()
         with old_library():
             with self.assertRaises(OSError) as cm:
                 udmabuf.allocate(16)
