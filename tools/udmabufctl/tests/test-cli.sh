@@ -57,17 +57,18 @@ err_is() { printf '%s\n' "$1" | cmp -s - "$ERR"; }
 out_has() { grep -qF -- "$1" "$OUT"; }
 err_has() { grep -qF -- "$1" "$ERR"; }
 # out_check NAME STATUS ARGS TEXT: run ARGS (split at blanks), check NAME by
-# the exit status and the output, which is TEXT (table_check: as table_is)
+# the exit status and the output, which is TEXT, with nothing on stderr
+# (table_check: as table_is)
 out_check() {
 	# shellcheck disable=SC2086 # split on purpose
 	run $3
-	status_is "$2" && out_is "$4"
+	status_is "$2" && [ ! -s "$ERR" ] && out_is "$4"
 	check "$1"
 }
 table_check() {
 	# shellcheck disable=SC2086 # split on purpose
 	run $3
-	status_is "$2" && table_is "$4"
+	status_is "$2" && [ ! -s "$ERR" ] && table_is "$4"
 	check "$1"
 }
 # err_check NAME STATUS ARGS TEXT: the same for a failure, whose message
@@ -169,10 +170,10 @@ check "info --help shows -o, -n, -r and -b"
 out_check "--version prints the tool's and the module's versions" 0 "--version" \
 "udmabufctl 0.1.0
 udmabuf-cfs module 0.1.0"
-UDMABUF_MODULE_DIR=$T/nonexistent run --version
-status_is 0 && out_is "udmabufctl 0.1.0
+UDMABUF_MODULE_DIR=$T/nonexistent \
+	out_check "--version says when the module is not loaded" 0 "--version" \
+"udmabufctl 0.1.0
 udmabuf-cfs module not loaded"
-check "--version says when the module is not loaded"
 
 usage_error() { # NAME EXPECTED-FIRST-LINE ARGS...
 	name=$1 first=$2; shift 2
@@ -337,11 +338,9 @@ d = json.load(open(sys.argv[1]))["udmabufctl-columns"]
 assert len(d) == 21 and d[0] == {"holder": "NAME", "type": "<string>",
 	"description": "buffer name (configfs item, else device name)"}, d[0]
 '
-run list -n -o NAME,SIZE udmabuf0 cam0
-status_is 0 && [ ! -s "$ERR" ] && out_is \
+out_check "list NAME... shows only those buffers" 0 "list -n -o NAME,SIZE udmabuf0 cam0" \
 "cam0       4M
 udmabuf0   1M"
-check "list NAME... shows only those buffers"
 out_check "list /dev/NAME shows that device's buffer" 0 "list -n -o NAME $D/udmabuf0" "udmabuf0"
 run list -n -o NAME cam0 ghost
 status_is 2 && out_is "cam0" && err_is "udmabufctl: ghost: list: no such buffer"
@@ -359,11 +358,9 @@ out_check "options without a verb are the default command's" 0 "-n -o NAME,SIZE 
 "cam0     4194304
 spare       1536
 udmabuf0 1048576"
-run cam0
-status_is 0 && [ ! -s "$ERR" ] && out_is \
+out_check "a first word that is no command is a NAME of list: udmabufctl NAME" 0 "cam0" \
 "NAME DEVICE    MAJ:MIN SIZE SYNC-MODE DMA-ADDR           ORIGIN   USERS
 cam0 $D/cam0 240:1     4M         3 0x000000003f000000 configfs     2"
-check "a first word that is no command is a NAME of list: udmabufctl NAME"
 out_check "udmabufctl NAME... takes list's options before and between the NAMEs" 0 \
 	"-o NAME udmabuf0 -n $D/cam0" \
 "cam0
@@ -836,13 +833,12 @@ mkdir -p "$T/empty/config/udmabuf" "$T/empty/class/udmabuf"
 UDMABUF_CONFIGFS_DIR=$T/empty/config/udmabuf UDMABUF_SYSFS_DIR=$T/empty/class/udmabuf run
 status_is 0 && [ ! -s "$OUT" ] && [ ! -s "$ERR" ]
 check "list without buffers prints nothing, not even the header"
-UDMABUF_CONFIGFS_DIR=$T/empty/config/udmabuf UDMABUF_SYSFS_DIR=$T/empty/class/udmabuf run -J
-status_is 0 && out_is '{
+UDMABUF_CONFIGFS_DIR=$T/empty/config/udmabuf UDMABUF_SYSFS_DIR=$T/empty/class/udmabuf \
+	out_check "list -J without buffers is an empty list" 0 "-J" '{
    "buffers": [
 
    ]
 }'
-check "list -J without buffers is an empty list"
 
 # --- without configfs: every command that needs it fails alike ---------------
 
