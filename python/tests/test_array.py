@@ -587,9 +587,8 @@ class FakeModuleTest(TreeTest):
 
     def test_a_1_0_library_makes_named_buffers_and_refuses_process_scoped(self):
         with old_library():
-            with self.assertRaises(OSError) as cm:
+            with self.assertRaises(OSError):     # ENOSYS: test_host.py
                 udmabuf.allocate(16)
-            self.assertEqual(cm.exception.errno, errno.ENOSYS)
             self.assertEqual(self.allocs(), [])
             a = udmabuf.allocate(16, name="old")
             self.assertEqual((self.items(), self.nodes()), (["old"], ["old"]))
