@@ -58,24 +58,27 @@
 
 #include <linux/udmabuf-cfs.h>
 
-/* Path of a configfs file, else NULL; the attribute name is its basename. */
-static const char *under_configfs(const char *path)
+/* 1 if PATH is under the directory of the environment variable VAR. */
+static int under(const char *var, const char *path)
 {
-	const char *dir = getenv("UDMABUF_CONFIGFS_DIR");
-	size_t len = dir ? strlen(dir) : 0;
-
-	if (!len || strncmp(path, dir, len) || path[len] != '/')
-		return NULL;
-	return path;
-}
-
-/* 1 if PATH is under $UDMABUF_SYSFS_DIR. */
-static int under_sysfs(const char *path)
-{
-	const char *dir = getenv("UDMABUF_SYSFS_DIR");
+	const char *dir = getenv(var);
 	size_t len = dir ? strlen(dir) : 0;
 
 	return len && !strncmp(path, dir, len) && path[len] == '/';
+}
+
+/* The path of FD in PATH, else NULL (also for a pipe or a socket). */
+static const char *fd_path(int fd, char *path, size_t len)
+{
+	char link[64];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, path, len - 1);
+	if (n <= 0 || path[0] != '/')
+		return NULL;
+	path[n] = '\0';
+	return path;
 }
 
 static int sys_open(const char *path, int flags, mode_t mode)
@@ -89,7 +92,7 @@ static int open_common(const char *path, int flags, va_list ap)
 
 	if (flags & O_CREAT || (flags & O_TMPFILE) == O_TMPFILE)
 		mode = va_arg(ap, mode_t);
-	if (under_configfs(path) && (flags & O_ACCMODE) == O_WRONLY) {
+	if (under("UDMABUF_CONFIGFS_DIR", path) && (flags & O_ACCMODE) == O_WRONLY) {
 		flags |= O_CREAT | O_TRUNC;
 		mode = 0644;
 	}
@@ -107,16 +110,7 @@ int open(const char *path, int flags, ...)
 	return fd;
 }
 
-int open64(const char *path, int flags, ...)
-{
-	va_list ap;
-	int fd;
-
-	va_start(ap, flags);
-	fd = open_common(path, flags, ap);
-	va_end(ap);
-	return fd;
-}
+int open64(const char *path, int flags, ...) __attribute__((alias("open")));
 
 static int errno_of(const char *s)
 {
@@ -131,6 +125,18 @@ static int errno_of(const char *s)
 		if (!strcmp(s, names[i].name))
 			return names[i].err;
 	return atoi(s) > 0 ? atoi(s) : EIO;
+}
+
+/* The errno $UDMABUF_FAKE_ERRNO (after PREFIX) gives writes to ATTR, else 0. */
+static int refused(const char *prefix, const char *attr)
+{
+	const char *fail = getenv("UDMABUF_FAKE_ERRNO");
+	size_t p = strlen(prefix), len = strlen(attr);
+
+	if (!fail || strncmp(fail, prefix, p) || strncmp(fail + p, attr, len) ||
+	    fail[p + len] != '=')
+		return 0;
+	return errno_of(fail + p + len + 1);
 }
 
 static void log_write(const char *attr, const void *buf, size_t n)
@@ -198,35 +204,24 @@ static void enable_node(const char *path, const void *buf, size_t n)
 
 ssize_t write(int fd, const void *buf, size_t n)
 {
-	char link[64], path[PATH_MAX];
-	const char *fail = getenv("UDMABUF_FAKE_ERRNO"), *attr;
-	ssize_t len;
+	char path[PATH_MAX];
+	const char *attr;
+	int err = 0;
 
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-	len = readlink(link, path, sizeof(path) - 1);
-	if (len > 0) {
-		path[len] = '\0';
-		if (under_configfs(path)) {
+	if (fd_path(fd, path, sizeof(path))) {
+		if (under("UDMABUF_CONFIGFS_DIR", path)) {
 			attr = strrchr(path, '/') + 1;
 			log_write(attr, buf, n);
-			len = (ssize_t)strlen(attr);
-			if (fail && !strncmp(fail, attr, (size_t)len) &&
-			    fail[len] == '=') {
-				errno = errno_of(fail + len + 1);
-				return -1;
-			}
-			if (!strcmp(attr, "enable"))
+			err = refused("", attr);
+			if (!err && !strcmp(attr, "enable"))
 				enable_node(path, buf, n);
-		} else if (fail && !strncmp(fail, "class/", 6) &&
-			   under_sysfs(path)) {
-			attr = strrchr(path, '/') + 1;
-			len = (ssize_t)strlen(attr);
-			if (!strncmp(fail + 6, attr, (size_t)len) &&
-			    fail[6 + len] == '=') {
-				errno = errno_of(fail + 6 + len + 1);
-				return -1;
-			}
+		} else if (under("UDMABUF_SYSFS_DIR", path)) {
+			err = refused("class/", strrchr(path, '/') + 1);
 		}
+	}
+	if (err) {
+		errno = err;
+		return -1;
 	}
 	return syscall(SYS_write, fd, buf, n);
 }
@@ -236,32 +231,13 @@ int rmdir(const char *path)
 	struct dirent *de;
 	DIR *d;
 
-	if (under_configfs(path) && (d = opendir(path))) {
+	if (under("UDMABUF_CONFIGFS_DIR", path) && (d = opendir(path))) {
 		while ((de = readdir(d)))
 			if (de->d_name[0] != '.')	/* directories stay */
 				unlinkat(dirfd(d), de->d_name, 0);
 		closedir(d);
 	}
 	return (int)syscall(SYS_unlinkat, AT_FDCWD, path, AT_REMOVEDIR);
-}
-
-/* Path of an fd if it is under $UDMABUF_FAKE_DEV_DIR; else NULL. */
-static const char *fake_dev(int fd, char *path, size_t len)
-{
-	const char *dir = getenv("UDMABUF_FAKE_DEV_DIR");
-	char link[64];
-	ssize_t n;
-
-	if (!dir || !*dir)
-		return NULL;
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-	n = readlink(link, path, len - 1);
-	if (n <= 0)
-		return NULL;
-	path[n] = '\0';
-	if (strncmp(path, dir, strlen(dir)) || path[strlen(dir)] != '/')
-		return NULL;
-	return path;
 }
 
 /* $UDMABUF_SYSFS_DIR/NAME/ATTR, where NAME is PATH's basename. */
@@ -423,7 +399,7 @@ int ioctl(int fd, unsigned long req, ...)
 	va_start(ap, req);
 	arg = va_arg(ap, void *);
 	va_end(ap);
-	if (fake_dev(fd, path, sizeof(path)))
+	if (fd_path(fd, path, sizeof(path)) && under("UDMABUF_FAKE_DEV_DIR", path))
 		return fake_ioctl(fd, path, req, arg);
 	return (int)syscall(SYS_ioctl, fd, req, arg);
 }

@@ -40,13 +40,22 @@ static char root[1024], cfs[1100], sysfs[1100], dev[1100], logf[1100];
 			       udmabuf_last_error());			\
 	} while (0)
 
+/* DIR/NAME, in one of two buffers: two such paths can be in use at once. */
+static const char *at(const char *dir, const char *name)
+{
+	static char bufs[2][2300];
+	static int next;
+	char *p = bufs[next++ % 2];
+
+	snprintf(p, sizeof(bufs[0]), "%s/%s", dir, name);
+	return p;
+}
+
 static void put(const char *dir, const char *name, const char *text)
 {
-	char path[2300];
-	FILE *f;
+	const char *path = at(dir, name);
+	FILE *f = fopen(path, "w");
 
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "w");
 	if (!f || fputs(text, f) < 0 || fclose(f)) {
 		perror(path);
 		exit(2);
@@ -67,13 +76,12 @@ static void mkdirs(const char *dir)
 /* A fake device node of SIZE bytes: byte i is i & 0xff. */
 static void node(const char *name, size_t size)
 {
-	char path[2300];
+	const char *path = at(dev, name);
 	unsigned char *b = malloc(size);
 	size_t i;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/%s", dev, name);
-	for (i = 0; i < size; i++)
+	for (i = 0; b && i < size; i++)
 		b[i] = (unsigned char)i;
 	f = fopen(path, "w");
 	if (!b || !f || fwrite(b, 1, size, f) != size || fclose(f)) {
@@ -93,7 +101,7 @@ static void attrs(const char *base, const char *name, ...)
 	const char *a;
 	va_list ap;
 
-	snprintf(dir, sizeof(dir), "%s/%s", base, name);
+	snprintf(dir, sizeof(dir), "%s", at(base, name));
 	mkdirs(dir);
 	va_start(ap, name);
 	while ((a = va_arg(ap, const char *))) {
@@ -110,22 +118,17 @@ static void attrs(const char *base, const char *name, ...)
 /* An enabled configfs item ITEM whose device is DEVNAME. */
 static void item(const char *name, const char *devname)
 {
-	char dir[2300];
+	char dn[64];
 
-	snprintf(dir, sizeof(dir), "%s/%s", cfs, name);
-	mkdirs(dir);
-	put(dir, "device_name", devname);
-	put(dir, "enable", "1\n");
-	put(dir, "size", "8192\n");
+	snprintf(dn, sizeof(dn), "device_name=%s", devname);
+	attrs(cfs, name, dn, "enable=1", "size=8192", NULL);
 }
 
 static int exists(const char *dir, const char *name)
 {
-	char path[2300];
 	struct stat st;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	return stat(path, &st) == 0;
+	return stat(at(dir, name), &st) == 0;
 }
 
 /* The fake's log since the last call, then emptied. */
@@ -158,6 +161,23 @@ static int has(const char *s, const char *what)
 		if (strcmp(_log, (want)))				\
 			printf("#   log: %s\n", _log);			\
 	} while (0)
+
+/*
+ * The fake's log of udmabuf_create(NAME, CFG, UDMABUF_CREATE_NO_ENABLE),
+ * NULL if that failed; the item is removed again.
+ */
+static const char *create_log(const char *name, struct udmabuf_config *cfg)
+{
+	const char *log;
+
+	take_log();
+	if (udmabuf_create(name, cfg, UDMABUF_CREATE_NO_ENABLE))
+		return NULL;
+	log = take_log();
+	udmabuf_destroy(name, UDMABUF_DESTROY_FORCE);
+	unlink(logf);
+	return log;
+}
 
 static void *thread_fails(void *arg)
 {
@@ -193,13 +213,8 @@ static void test_open_map_sync(void)
 	      "the last error is per thread");
 
 	put(root, "plain", "not a device");
-	{
-		char path[2300];
-
-		snprintf(path, sizeof(path), "%s/plain", root);
-		CHECK(udmabuf_open(path, O_RDWR, &b) == -ENOTTY,
-		      "a file that is not a udmabuf-cfs device is ENOTTY");
-	}
+	CHECK(udmabuf_open(at(root, "plain"), O_RDWR, &b) == -ENOTTY,
+	      "a file that is not a udmabuf-cfs device is ENOTTY");
 	CHECK(has(udmabuf_last_error(), "not a udmabuf-cfs device"),
 	      "and says so: %s", udmabuf_last_error());
 	CHECK(udmabuf_open("buf0", O_WRONLY, &b) == -EINVAL,
@@ -289,38 +304,25 @@ static void test_open_map_sync(void)
 	      !strcmp(udmabuf_get_name(b), "c") && udmabuf_get_size(b) == 8192,
 	      "a bare name is the configfs item first");
 	udmabuf_close(b);
-	{
-		char path[2300];
-
-		snprintf(path, sizeof(path), "%s/b", dev);
-		CHECK(udmabuf_open(path, O_RDONLY, &b) == 0 &&
-		      !strcmp(udmabuf_get_name(b), "b") &&
-		      udmabuf_get_size(b) == 4096,
-		      "a path is the device node");
-		udmabuf_close(b);
-		CHECK(udmabuf_destroy(path, 0) == 0 && !exists(cfs, "a") &&
-		      exists(cfs, "b"),
-		      "destroy of a path removes the item whose device it is");
-	}
+	CHECK(udmabuf_open(at(dev, "b"), O_RDONLY, &b) == 0 &&
+	      !strcmp(udmabuf_get_name(b), "b") && udmabuf_get_size(b) == 4096,
+	      "a path is the device node");
+	udmabuf_close(b);
+	CHECK(udmabuf_destroy(at(dev, "b"), 0) == 0 && !exists(cfs, "a") &&
+	      exists(cfs, "b"),
+	      "destroy of a path removes the item whose device it is");
 	CHECK(udmabuf_destroy("b", 0) == 0 && !exists(cfs, "b"),
 	      "destroy of a name removes that item");
-	{
-		char dir[2300];
-
-		snprintf(dir, sizeof(dir), "%s/off", cfs);
-		mkdirs(dir);
-		put(dir, "enable", "0\n");
-		CHECK(udmabuf_open("off", O_RDWR, &b) == -ENODEV &&
-		      has(udmabuf_last_error(), "not enabled"),
-		      "open of a disabled item is ENODEV");
-		udmabuf_destroy("off", 0);
-	}
+	attrs(cfs, "off", "enable=0", NULL);
+	CHECK(udmabuf_open("off", O_RDWR, &b) == -ENODEV &&
+	      has(udmabuf_last_error(), "not enabled"),
+	      "open of a disabled item is ENODEV");
+	udmabuf_destroy("off", 0);
 }
 
 static void test_create(void)
 {
 	struct udmabuf_config *cfg = udmabuf_config_new();
-	char dir[2300];
 
 	CHECK(cfg != NULL, "config_new");
 	CHECK(udmabuf_config_set_device_name(cfg, "a/b") == -EINVAL &&
@@ -392,8 +394,7 @@ static void test_create(void)
 	      !exists(cfs, "cam"), "FORCE removes it anyway");
 	unsetenv("UDMABUF_FAKE_ERRNO");
 
-	snprintf(dir, sizeof(dir), "%s/param0", sysfs);
-	mkdirs(dir);
+	mkdirs(at(sysfs, "param0"));
 	CHECK(udmabuf_destroy("param0", 0) == -EPERM &&
 	      has(udmabuf_last_error(), "not made through configfs"),
 	      "destroy of a parameter buffer is EPERM");
@@ -415,8 +416,9 @@ static void test_alloc(void)
 {
 	struct udmabuf_config *cfg = udmabuf_config_new();
 	struct udmabuf *b = (struct udmabuf *)1;
-	char expect[256], name[64], *log;
+	char expect[256], name[64];
 	unsigned char *p, *q;
+	const char *log;
 	size_t i;
 
 	CHECK(udmabuf_config_set_allocator(cfg, "bogus") == -EINVAL &&
@@ -545,24 +547,17 @@ static void test_alloc(void)
 	unsetenv("UDMABUF_FAKE_ERRNO");
 
 	/* udmabuf_create writes allocator; auto writes nothing. */
-	{
-		struct udmabuf_config *c = udmabuf_config_new();
-
-		udmabuf_config_set_size(c, 4096);
-		udmabuf_config_set_allocator(c, "contig");
-		take_log();
-		CHECK(udmabuf_create("al", c, UDMABUF_CREATE_NO_ENABLE) == 0 &&
-		      !strcmp(take_log(), "size=4096\nallocator=contig\n"),
-		      "create writes allocator");
-		udmabuf_destroy("al", UDMABUF_DESTROY_FORCE);
-		udmabuf_config_set_allocator(c, "auto");
-		take_log();
-		CHECK(udmabuf_create("al", c, UDMABUF_CREATE_NO_ENABLE) == 0 &&
-		      !strcmp(take_log(), "size=4096\n"),
-		      "and nothing for auto, the module's default");
-		udmabuf_destroy("al", UDMABUF_DESTROY_FORCE);
-		udmabuf_config_free(c);
-	}
+	udmabuf_config_free(cfg);
+	cfg = udmabuf_config_new();
+	udmabuf_config_set_size(cfg, 4096);
+	udmabuf_config_set_allocator(cfg, "contig");
+	log = create_log("al", cfg);
+	CHECK(log && !strcmp(log, "size=4096\nallocator=contig\n"),
+	      "create writes allocator");
+	udmabuf_config_set_allocator(cfg, "auto");
+	log = create_log("al", cfg);
+	CHECK(log && !strcmp(log, "size=4096\n"),
+	      "and nothing for auto, the module's default");
 	udmabuf_config_free(cfg);
 }
 
@@ -864,6 +859,17 @@ static void test_sync_check(void)
 {
 	static const char features[] =
 		"size,minor,device_name,sync_mode,dma_mask,mode,dma_device,enable,phys_addr,dev,allocator,sync_check\n";
+	static const struct {
+		const char *name;
+		int mode, ret;
+		uint64_t count;
+		const char *what;
+	} listed[] = {
+		{ "scam", 1, 0, 3, "an enabled item: its mode and the device's count" },
+		{ "soff", 2, -ENODATA, 0, "a disabled item: the mode it will have, no count" },
+		{ "sold", -1, -ENODATA, 0,
+		  "a module older than the checker: unknown (-1, ENODATA)" },
+	};
 	struct udmabuf_config *cfg = udmabuf_config_new();
 	struct udmabuf_listing *l = NULL;
 	const struct udmabuf_entry *e;
@@ -871,6 +877,8 @@ static void test_sync_check(void)
 	unsigned int mode = 9;
 	uint64_t count = 9;
 	char expect[256];
+	const char *log;
+	size_t i;
 
 	CHECK(udmabuf_config_set_sync_check(cfg, UDMABUF_SYNC_CHECK_MAX + 1) == -ERANGE &&
 	      has(udmabuf_last_error(), "sync_check 3"),
@@ -887,56 +895,39 @@ static void test_sync_check(void)
 	put(cfs, "features", features);
 	udmabuf_config_set_size(cfg, 4096);
 	udmabuf_config_set_sync_mode(cfg, 0);
-	take_log();
-	CHECK(udmabuf_create("sc", cfg, UDMABUF_CREATE_NO_ENABLE) == 0 &&
-	      !strcmp(take_log(), "size=4096\nsync_mode=0\nsync_check=1\n"),
+	log = create_log("sc", cfg);
+	CHECK(log && !strcmp(log, "size=4096\nsync_mode=0\nsync_check=1\n"),
 	      "create writes sync_check after sync_mode");
-	udmabuf_destroy("sc", UDMABUF_DESTROY_FORCE);
 	udmabuf_config_set_sync_check(cfg, UDMABUF_SYNC_CHECK_OFF);
-	take_log();
-	CHECK(udmabuf_create("sc", cfg, UDMABUF_CREATE_NO_ENABLE) == 0 &&
-	      !strcmp(take_log(), "size=4096\nsync_mode=0\n"),
+	log = create_log("sc", cfg);
+	CHECK(log && !strcmp(log, "size=4096\nsync_mode=0\n"),
 	      "and nothing for off, the module's default");
-	udmabuf_destroy("sc", UDMABUF_DESTROY_FORCE);
 
 	/* UDMABUF_SYNC_CHECK: the stronger of it and the configuration. */
 	setenv("UDMABUF_SYNC_CHECK", "report", 1);
-	take_log();
-	CHECK(udmabuf_create("sc", cfg, UDMABUF_CREATE_NO_ENABLE) == 0 &&
-	      !strcmp(take_log(), "size=4096\nsync_mode=0\nsync_check=1\n"),
+	log = create_log("sc", cfg);
+	CHECK(log && !strcmp(log, "size=4096\nsync_mode=0\nsync_check=1\n"),
 	      "UDMABUF_SYNC_CHECK=report turns it on for a configuration set to off");
-	udmabuf_destroy("sc", UDMABUF_DESTROY_FORCE);
-	take_log();
-	CHECK(udmabuf_create("sc", NULL, UDMABUF_CREATE_NO_ENABLE) == 0 &&
-	      !strcmp(take_log(), "size=0\nsync_check=1\n"),
+	log = create_log("sc", NULL);
+	CHECK(log && !strcmp(log, "size=0\nsync_check=1\n"),
 	      "and without a configuration");
-	udmabuf_destroy("sc", UDMABUF_DESTROY_FORCE);
 	udmabuf_config_set_sync_check(cfg, UDMABUF_SYNC_CHECK_SIGBUS);
-	take_log();
-	CHECK(udmabuf_create("sc", cfg, UDMABUF_CREATE_NO_ENABLE) == 0 &&
-	      has(take_log(), "\nsync_check=2\n"),
+	log = create_log("sc", cfg);
+	CHECK(log && has(log, "\nsync_check=2\n"),
 	      "it never lowers what the configuration asks (sigbus stays)");
-	udmabuf_destroy("sc", UDMABUF_DESTROY_FORCE);
 	setenv("UDMABUF_SYNC_CHECK", "sigbus", 1);
 	udmabuf_config_set_sync_check(cfg, UDMABUF_SYNC_CHECK_REPORT);
-	take_log();
-	CHECK(udmabuf_create("sc", cfg, UDMABUF_CREATE_NO_ENABLE) == 0 &&
-	      has(take_log(), "\nsync_check=2\n"),
+	log = create_log("sc", cfg);
+	CHECK(log && has(log, "\nsync_check=2\n"),
 	      "UDMABUF_SYNC_CHECK=sigbus raises report to sigbus");
-	udmabuf_destroy("sc", UDMABUF_DESTROY_FORCE);
 	udmabuf_config_set_sync_check(cfg, UDMABUF_SYNC_CHECK_OFF);
 	setenv("UDMABUF_SYNC_CHECK", "off", 1);
-	take_log();
-	CHECK(udmabuf_create("sc", cfg, UDMABUF_CREATE_NO_ENABLE) == 0 &&
-	      !has(take_log(), "sync_check"),
-	      "UDMABUF_SYNC_CHECK=off is none");
-	udmabuf_destroy("sc", UDMABUF_DESTROY_FORCE);
+	log = create_log("sc", cfg);
+	CHECK(log && !has(log, "sync_check"), "UDMABUF_SYNC_CHECK=off is none");
 	setenv("UDMABUF_SYNC_CHECK", "", 1);
-	take_log();
-	CHECK(udmabuf_create("sc", cfg, UDMABUF_CREATE_NO_ENABLE) == 0 &&
-	      !has(take_log(), "sync_check"),
+	log = create_log("sc", cfg);
+	CHECK(log && !has(log, "sync_check"),
 	      "an empty UDMABUF_SYNC_CHECK is none");
-	udmabuf_destroy("sc", UDMABUF_DESTROY_FORCE);
 	setenv("UDMABUF_SYNC_CHECK", "1", 1);
 	take_log();
 	CHECK(udmabuf_create("sc", cfg, 0) == -EINVAL && !exists(cfs, "sc") &&
@@ -958,9 +949,8 @@ static void test_sync_check(void)
 	      "a checker asked of a module without one: EOPNOTSUPP, nothing made: %s",
 	      udmabuf_last_error());
 	unsetenv("UDMABUF_SYNC_CHECK");
-	CHECK(udmabuf_create("sc", cfg, UDMABUF_CREATE_NO_ENABLE) == 0,
+	CHECK(create_log("sc", cfg),
 	      "a configuration with it off needs no such module");
-	udmabuf_destroy("sc", UDMABUF_DESTROY_FORCE);
 	put(cfs, "features", features);
 
 	/* alloc: the request's field; the variable too. */
@@ -977,10 +967,7 @@ static void test_sync_check(void)
 	      udmabuf_get_sync_violations(b, &count) == 0 && count == 0,
 	      "GET_INFO tells the mode (2) and the count (0)");
 	if (b) {
-		char dir[2300];
-
-		snprintf(dir, sizeof(dir), "%s/%s", sysfs, udmabuf_get_name(b));
-		put(dir, "sync_violations", "12\n");
+		attrs(sysfs, udmabuf_get_name(b), "sync_violations=12", NULL);
 		count = 0;
 		CHECK(udmabuf_get_sync_violations(b, &count) == 0 && count == 12,
 		      "the count is the module's now (12), one ioctl");
@@ -1036,27 +1023,17 @@ static void test_sync_check(void)
 	attrs(sysfs, "scam0", "dev=240:7", "sync_check=1", "sync_violations=3", NULL);
 	attrs(cfs, "soff", "enable=0", "sync_check=2", NULL);
 	attrs(sysfs, "sold", "dev=240:8", NULL);
-	CHECK(udmabuf_listing_new_name("scam", UDMABUF_FIELD_SYNC_CHECK |
-				       UDMABUF_FIELD_SYNC_VIOLATIONS, &l) == 0 &&
-	      (e = udmabuf_listing_get(l, 0)) &&
-	      udmabuf_entry_get_sync_check(e) == 1 &&
-	      udmabuf_entry_get_sync_violations(e, &count) == 0 && count == 3,
-	      "an enabled item: its mode and the device's count");
-	udmabuf_listing_free(l);
-	CHECK(udmabuf_listing_new_name("soff", UDMABUF_FIELD_SYNC_CHECK |
-				       UDMABUF_FIELD_SYNC_VIOLATIONS, &l) == 0 &&
-	      (e = udmabuf_listing_get(l, 0)) &&
-	      udmabuf_entry_get_sync_check(e) == 2 &&
-	      udmabuf_entry_get_sync_violations(e, &count) == -ENODATA,
-	      "a disabled item: the mode it will have, no count");
-	udmabuf_listing_free(l);
-	CHECK(udmabuf_listing_new_name("sold", UDMABUF_FIELD_SYNC_CHECK |
-				       UDMABUF_FIELD_SYNC_VIOLATIONS, &l) == 0 &&
-	      (e = udmabuf_listing_get(l, 0)) &&
-	      udmabuf_entry_get_sync_check(e) == -1 &&
-	      udmabuf_entry_get_sync_violations(e, &count) == -ENODATA,
-	      "a module older than the checker: unknown (-1, ENODATA)");
-	udmabuf_listing_free(l);
+	for (i = 0; i < sizeof(listed) / sizeof(listed[0]); i++) {
+		count = 0;
+		CHECK(udmabuf_listing_new_name(listed[i].name,
+					       UDMABUF_FIELD_SYNC_CHECK |
+					       UDMABUF_FIELD_SYNC_VIOLATIONS, &l) == 0 &&
+		      (e = udmabuf_listing_get(l, 0)) &&
+		      udmabuf_entry_get_sync_check(e) == listed[i].mode &&
+		      udmabuf_entry_get_sync_violations(e, &count) == listed[i].ret &&
+		      count == listed[i].count, "%s", listed[i].what);
+		udmabuf_listing_free(l);
+	}
 	udmabuf_destroy("scam", UDMABUF_DESTROY_FORCE);
 	udmabuf_destroy("soff", UDMABUF_DESTROY_FORCE);
 	udmabuf_config_free(cfg);
