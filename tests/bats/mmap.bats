@@ -34,7 +34,7 @@ teardown() { common_teardown; }
 }
 
 @test "a read-only mapping of a read-only open works" {
-	run "$UT" mmap-try "$d" 0 "$SZ" shared --rdonly
+	run "$UT" mmap-try "$d" 0 "$SZ" shared rdonly r
 	assert_success
 	assert_output OK
 }
@@ -44,7 +44,7 @@ teardown() { common_teardown; }
 }
 
 @test "MAP_PRIVATE read-only is refused with EINVAL too" {
-	assert_errno EINVAL "$UT" mmap-try "$d" 0 "$PAGE_SIZE" private --rdonly
+	assert_errno EINVAL "$UT" mmap-try "$d" 0 "$PAGE_SIZE" private rdonly r
 }
 
 @test "a mapping longer than the buffer fails with EINVAL" {
