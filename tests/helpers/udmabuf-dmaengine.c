@@ -113,12 +113,7 @@ static int range_open(struct range *r, const char *path, uint64_t off,
 
 static int range_sync(struct range *r, int for_device, uint32_t dir)
 {
-	struct udmabuf_cfs_sync s = {
-		.offset = r->off, .size = r->len, .direction = dir,
-	};
-
-	if (ioctl(r->fd, for_device ? UDMABUF_CFS_IOC_SYNC_FOR_DEVICE :
-		  UDMABUF_CFS_IOC_SYNC_FOR_CPU, &s))
+	if (sync_ioctl(r->fd, !for_device, r->off, r->len, dir, 0))
 		return report_setup_errno(for_device ? "SYNC_FOR_DEVICE" :
 					  "SYNC_FOR_CPU", r->path, errno);
 	return 0;

@@ -770,15 +770,7 @@ static void ubuf_fill(const struct ubuf *b, int invert)
 
 static int ubuf_sync(const struct ubuf *b, int for_cpu, uint32_t dir)
 {
-	struct udmabuf_cfs_sync s = {
-		.offset = b->off,
-		.size = b->len,
-		.direction = dir,
-	};
-	unsigned long req = for_cpu ? UDMABUF_CFS_IOC_SYNC_FOR_CPU :
-				      UDMABUF_CFS_IOC_SYNC_FOR_DEVICE;
-
-	if (ioctl(b->fd, req, &s) < 0)
+	if (sync_ioctl(b->fd, for_cpu, b->off, b->len, dir, 0) < 0)
 		return fail(errno, "%s: %s %" PRIu64 "+%" PRIu64 " direction %u",
 			    b->dev, for_cpu ? "UDMABUF_CFS_IOC_SYNC_FOR_CPU" :
 			    "UDMABUF_CFS_IOC_SYNC_FOR_DEVICE", b->off, b->len, dir);

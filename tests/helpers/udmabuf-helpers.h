@@ -95,6 +95,24 @@ static inline int outcome(long r, int fd)
 	return 0;
 }
 
+#ifdef UDMABUF_CFS_IOC_SYNC_FOR_CPU
+/*
+ * UDMABUF_CFS_IOC_SYNC_FOR_CPU (FOR_CPU) or _FOR_DEVICE of [OFF, OFF+SIZE)
+ * of FD: ioctl()'s result.  For an includer of <linux/udmabuf-cfs.h> and
+ * <sys/ioctl.h>.
+ */
+static inline int sync_ioctl(int fd, int for_cpu, uint64_t off, uint64_t size,
+			     uint32_t dir, uint32_t flags)
+{
+	struct udmabuf_cfs_sync s = {
+		.offset = off, .size = size, .direction = dir, .flags = flags,
+	};
+
+	return ioctl(fd, for_cpu ? UDMABUF_CFS_IOC_SYNC_FOR_CPU :
+				   UDMABUF_CFS_IOC_SYNC_FOR_DEVICE, &s);
+}
+#endif
+
 /* A call that is a precondition of the command, not the thing under test. */
 static int report_setup_errno(const char *what, const char *arg, int err)
 {

@@ -155,20 +155,6 @@ static int cmd_info(int argc, char **argv)
 	return 0;
 }
 
-static int do_sync_ioctl(int fd, int for_cpu, uint64_t off, uint64_t size,
-			 uint32_t dir, uint32_t flags)
-{
-	struct udmabuf_cfs_sync s;
-
-	memset(&s, 0, sizeof(s));
-	s.offset = off;
-	s.size = size;
-	s.direction = dir;
-	s.flags = flags;
-	return ioctl(fd, for_cpu ? UDMABUF_CFS_IOC_SYNC_FOR_CPU :
-				   UDMABUF_CFS_IOC_SYNC_FOR_DEVICE, &s);
-}
-
 static int parse_who(const char *s, int *for_cpu)
 {
 	if (!strcmp(s, "cpu"))
@@ -193,7 +179,7 @@ static int cmd_sync(int argc, char **argv)
 	rc = open_dev(argv[0], O_RDWR, &fd);
 	if (rc)
 		return rc;
-	return outcome(do_sync_ioctl(fd, for_cpu, off, size, dir, flags), fd);
+	return outcome(sync_ioctl(fd, for_cpu, off, size, dir, flags), fd);
 }
 
 /* ---- bad pointers ---- */
@@ -369,7 +355,7 @@ static int pattern_sync(struct pattern_ctx *c, int for_cpu, uint32_t dir)
 	if (c->o.no_sync)
 		return 0;
 	if (!c->o.sysfs) {
-		if (do_sync_ioctl(c->fdc, for_cpu, c->off, c->len, dir, 0) < 0)
+		if (sync_ioctl(c->fdc, for_cpu, c->off, c->len, dir, 0) < 0)
 			return report_errno(errno);
 		return 0;
 	}
@@ -541,7 +527,7 @@ static int cmd_device_to_cpu(int argc, char **argv)
 	/* OLD in memory and, clean, in the CPU's cache. */
 	map_fill(c.cached, c.map_off, c.win_end - c.map_off, old);
 	if (!c.o.no_sync &&
-	    do_sync_ioctl(c.fdc, 0, c.map_off, c.win_end - c.map_off,
+	    sync_ioctl(c.fdc, 0, c.map_off, c.win_end - c.map_off,
 			  UDMABUF_CFS_DIR_TO_DEVICE, 0) < 0)
 		rc = report_setup_errno("ioctl", "SYNC_FOR_DEVICE", errno);
 	if (!rc)
