@@ -83,19 +83,15 @@ struct cap {
 	unsigned char *ref;	/* the first frame */
 };
 
-static void usage(FILE *f)
+/* The usage, after MSG if there is one. */
+static int usage(const char *msg)
 {
-	fprintf(f,
-		"usage: %s node\n"
+	if (msg)
+		fprintf(stderr, "%s: %s\n", prog, msg);
+	fprintf(msg ? stderr : stdout, "usage: %s node\n"
 		"       %s capture DEV NBUF FRAMES [CMD]   (see the source's header)\n",
 		prog, prog);
-}
-
-static int usage_error(const char *msg)
-{
-	fprintf(stderr, "%s: %s\n", prog, msg);
-	usage(stderr);
-	return EXIT_USAGE;
+	return msg ? EXIT_USAGE : 0;
 }
 
 static int mismatch(const char *what, unsigned int index, size_t off)
@@ -551,19 +547,17 @@ int main(int argc, char **argv)
 	unsigned long nbuf, frames;
 	char *end;
 
-	if (argc == 2 && !strcmp(argv[1], "--help")) {
-		usage(stdout);
-		return 0;
-	}
+	if (argc == 2 && !strcmp(argv[1], "--help"))
+		return usage(NULL);
 	if (argc == 2 && !strcmp(argv[1], "node"))
 		return cmd_node();
 	if ((argc != 5 && argc != 6) || strcmp(argv[1], "capture"))
-		return usage_error("unknown command or wrong arguments");
+		return usage("unknown command or wrong arguments");
 	nbuf = strtoul(argv[3], &end, 0);
 	if (*end || nbuf < 1 || nbuf > MAX_BUFS)
-		return usage_error("NBUF must be 1..16");
+		return usage("NBUF must be 1..16");
 	frames = strtoul(argv[4], &end, 0);
 	if (*end || frames < 1 || frames > 100000)
-		return usage_error("FRAMES must be 1..100000");
+		return usage("FRAMES must be 1..100000");
 	return cmd_capture(argv[2], nbuf, frames, argc == 6 ? argv[5] : NULL);
 }
