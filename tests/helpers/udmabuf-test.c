@@ -117,12 +117,8 @@ static int cmd_write_attr(int argc, char **argv)
 		return report_setup_errno("open", argv[0], errno);
 	len = strlen(argv[1]);
 	w = write(fd, argv[1], len);
-	if (w < 0) {
-		int err = errno;
-
-		close(fd);
-		return report_errno(err);
-	}
+	if (w < 0)
+		return outcome(w, fd);
 	if (close(fd) < 0)
 		return report_errno(errno);
 	if ((size_t)w != len) {
@@ -711,7 +707,7 @@ static int cmd_read_try(int argc, char **argv)
 {
 	char buf[4096];
 	ssize_t r;
-	int fd, err;
+	int fd;
 
 	if (argc != 1)
 		return bad_args();
@@ -721,12 +717,7 @@ static int cmd_read_try(int argc, char **argv)
 	do
 		r = read(fd, buf, sizeof(buf));
 	while (r > 0);
-	err = errno;
-	close(fd);
-	if (r < 0)
-		return report_errno(err);
-	printf("OK\n");
-	return 0;
+	return outcome(r, fd);
 }
 
 static int cmd_chmod_try(int argc, char **argv)
