@@ -3,9 +3,9 @@
  * What the guest test helpers share: errno names (tests assert the exact
  * errno by name) and the data pattern (a range written by one helper is
  * verified by another), and how a device argument is opened.  Static
- * functions, included by each helper; the includer defines prog and
- * includes <errno.h>, <fcntl.h>, <stdint.h>, <stdio.h>, <stdlib.h> and
- * <string.h> first.
+ * functions, included by each helper; the includer defines _GNU_SOURCE
+ * and prog and includes <errno.h>, <fcntl.h>, <stdint.h>, <stdio.h>,
+ * <stdlib.h>, <string.h> and <unistd.h> first.
  *
  * The optional sections below come in only where the includer defines
  * their macro first: a helper that has a function of the same name of its
@@ -41,32 +41,14 @@
 /* ------------------------------------------------------------------ */
 /* errno names                                                         */
 
-#define E(x) { x, #x }
-static const struct {
-	int num;
-	const char *name;
-} errno_names[] = {
-	E(EPERM), E(ENOENT), E(ESRCH), E(EINTR), E(EIO), E(ENXIO), E(E2BIG),
-	E(ENOEXEC), E(EBADF), E(ECHILD), E(EAGAIN), E(ENOMEM), E(EACCES),
-	E(EFAULT), E(ENOTBLK), E(EBUSY), E(EEXIST), E(EXDEV), E(ENODEV),
-	E(ENOTDIR), E(EISDIR), E(EINVAL), E(ENFILE), E(EMFILE), E(ENOTTY),
-	E(ETXTBSY), E(EFBIG), E(ENOSPC), E(ESPIPE), E(EROFS), E(EMLINK),
-	E(EPIPE), E(EDOM), E(ERANGE), E(EDEADLK), E(ENAMETOOLONG), E(ENOLCK),
-	E(ENOSYS), E(ENOTEMPTY), E(ELOOP), E(ENOMSG), E(EIDRM), E(ENODATA),
-	E(ETIME), E(ENOLINK), E(EPROTO), E(EBADMSG), E(EOVERFLOW), E(EILSEQ),
-	E(EOPNOTSUPP), E(ETIMEDOUT), E(EALREADY), E(EINPROGRESS), E(ESTALE),
-	E(EDQUOT), E(ECANCELED), E(ENOKEY), E(EKEYREJECTED), E(EHWPOISON),
-};
-#undef E
-
+/* glibc's name of ERR (EAGAIN, not EWOULDBLOCK), or E and its number. */
 static const char *errno_name(int err)
 {
 	static char buf[32];
-	size_t i;
+	const char *name = strerrorname_np(err);
 
-	for (i = 0; i < sizeof(errno_names) / sizeof(errno_names[0]); i++)
-		if (errno_names[i].num == err)
-			return errno_names[i].name;
+	if (name)
+		return name;
 	snprintf(buf, sizeof(buf), "E%d", err);
 	return buf;
 }
