@@ -14,7 +14,7 @@
  * accept decimal, 0x hex and K/M/G suffixes and the whole 64-bit range.
  *
  * bad-pointer makes one ioctl with an invalid argument pointer and prints
- * its errno; without a case, every case, one "IOCTL CASE ERRNO" line each.
+ * its errno.
  * raw passes a zeroed 4 KiB buffer and prints OK, the positive return
  * value or the errno.  abi prints the struct sizes and ioctl numbers this
  * binary uses.
@@ -238,6 +238,7 @@ static int bad_pointers(void *ptrs[NCASES])
 	return 0;
 }
 
+/* The index of S in NAMES (N of them, STRIDE bytes apart), or -1. */
 static int find_name(const char *s, const char *const *names, size_t n,
 		     size_t stride)
 {
@@ -252,42 +253,21 @@ static int find_name(const char *s, const char *const *names, size_t n,
 static int cmd_bad_pointer(int argc, char **argv)
 {
 	void *ptrs[NCASES];
-	int fd = -1, rc, io = -1, bc = -1, ret = 0;
-	size_t i, j;
+	int fd = -1, rc, io = -1, bc = -1;
 
 	if (argc == 3) {
 		io = find_name(argv[1], &bad_ioctls[0].name, NIOCTLS,
 			       sizeof(bad_ioctls[0]));
 		bc = find_name(argv[2], bad_cases, NCASES, sizeof(bad_cases[0]));
 	}
-	if (!(argc == 1 || (argc == 3 && io >= 0 && bc >= 0)))
+	if (io < 0 || bc < 0)
 		return bad_args();
 	if (bad_pointers(ptrs))
 		return report_setup_errno("mmap", "scratch pages", errno);
 	rc = open_dev(argv[0], O_RDWR, &fd);
 	if (rc)
 		return rc;
-	for (i = 0; i < NIOCTLS; i++) {
-		for (j = 0; j < NCASES; j++) {
-			int r, err;
-
-			if (argc == 3 && (i != (size_t)io || j != (size_t)bc))
-				continue;
-			r = ioctl(fd, bad_ioctls[i].cmd, ptrs[j]);
-			err = errno;
-			if (argc == 3) {
-				if (r < 0)
-					ret = report_errno(err);
-				else
-					printf("OK\n");
-			} else {
-				printf("%s %s %s\n", bad_ioctls[i].name,
-				       bad_cases[j], r < 0 ? errno_name(err) : "OK");
-			}
-		}
-	}
-	close(fd);
-	return ret;
+	return outcome(ioctl(fd, bad_ioctls[io].cmd, ptrs[bc]), fd);
 }
 
 static int cmd_raw(int argc, char **argv)
@@ -560,7 +540,7 @@ static int cmd_device_to_cpu(int argc, char **argv)
 static const struct command commands[] = {
 	{ "info", "DEV  (GET_INFO; key=value lines)", cmd_info },
 	{ "sync", "DEV cpu|device OFFSET SIZE DIRECTION [FLAGS]", cmd_sync },
-	{ "bad-pointer", "DEV [info|sync-cpu|sync-device null|unmapped|readonly|straddle|top]",
+	{ "bad-pointer", "DEV info|sync-cpu|sync-device null|unmapped|readonly|straddle|top",
 	  cmd_bad_pointer },
 	{ "raw", "DEV CMD_HEX", cmd_raw },
 	{ "abi", "", cmd_abi },
