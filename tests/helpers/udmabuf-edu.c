@@ -1026,9 +1026,6 @@ int main(int argc, char **argv)
 				return usage_error("--pci needs a BDF");
 			opt_pci = argv[i + 1];
 			i += 2;
-		} else if (!strncmp(a, "--pci=", 6)) {
-			opt_pci = a + 6;
-			i++;
 		} else if (!strcmp(a, "--vfio")) {
 			if (i + 1 >= argc || parse_u64(argv[i + 1], &opt_iova) ||
 			    opt_iova % (uint64_t)sysconf(_SC_PAGESIZE))
