@@ -6,7 +6,6 @@
  * with UDMABUF_CFS_IOC_EXPORT_DMABUF, and the frames are checked through
  * the buffer's own mapping of /dev/NAME.
  *
- *   node                       prints vivid's capture node (/dev/videoN)
  *   capture DEV NBUF FRAMES [CMD]
  *                              NBUF buffers at page-aligned offsets of DEV,
  *                              FRAMES frames dequeued and checked; with CMD,
@@ -88,9 +87,9 @@ static int usage(const char *msg)
 {
 	if (msg)
 		fprintf(stderr, "%s: %s\n", prog, msg);
-	fprintf(msg ? stderr : stdout, "usage: %s node\n"
-		"       %s capture DEV NBUF FRAMES [CMD]   (see the source's header)\n",
-		prog, prog);
+	fprintf(msg ? stderr : stdout,
+		"usage: %s capture DEV NBUF FRAMES [CMD]   (see the source's header)\n",
+		prog);
 	return msg ? EXIT_USAGE : 0;
 }
 
@@ -156,17 +155,6 @@ static int find_node(char *path, size_t len)
 	}
 	closedir(d);
 	return found ? 0 : -ENODEV;
-}
-
-static int cmd_node(void)
-{
-	char path[300];
-	int ret = find_node(path, sizeof(path));
-
-	if (ret)
-		return report_setup_errno("find", "vivid's capture node", -ret);
-	printf("%s\n", path);
-	return 0;
 }
 
 /* Switch vivid's on-screen text off, so that every frame is the same. */
@@ -549,8 +537,6 @@ int main(int argc, char **argv)
 
 	if (argc == 2 && !strcmp(argv[1], "--help"))
 		return usage(NULL);
-	if (argc == 2 && !strcmp(argv[1], "node"))
-		return cmd_node();
 	if ((argc != 5 && argc != 6) || strcmp(argv[1], "capture"))
 		return usage("unknown command or wrong arguments");
 	nbuf = strtoul(argv[3], &end, 0);
