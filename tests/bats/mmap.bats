@@ -27,12 +27,12 @@ teardown() { common_teardown; }
 }
 
 @test "a read-only mapping of a read-only open works" {
-	assert_errno OK "$UT" mmap-try "$d" 0 "$SZ" shared --rdonly
+	assert_errno OK "$UT" mmap-try "$d" 0 "$SZ" shared rdonly r
 }
 
 @test "MAP_PRIVATE, read-only too, and mappings beyond the end or at an unaligned offset fail with EINVAL" {
 	local args
-	for args in "0 $SZ private" "0 $PAGE_SIZE private --rdonly" \
+	for args in "0 $SZ private" "0 $PAGE_SIZE private rdonly r" \
 		"0 $((SZ + PAGE_SIZE))" "$SZ $PAGE_SIZE" "$PAGE_SIZE $SZ" \
 		"$((SZ * 16)) $PAGE_SIZE" "100 $PAGE_SIZE"; do
 		# shellcheck disable=SC2086 # the words are the arguments

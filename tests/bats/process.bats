@@ -247,7 +247,7 @@ kill_owner() {
 @test "SIGKILL of the owner: a mapping in a process the fd was passed to (SCM_RIGHTS) keeps the memory" {
 	local sock=$BATS_TEST_TMPDIR/sock name recv
 	[ -e /proc/net/unix ] || skip "no unix sockets in this kernel (CONFIG_UNIX)"
-	spawn "$PROC" recv "$sock" -- "$PROC" map-hold {} "$SZ" 47
+	spawn "$PROC" recv "$sock" -- "$UT" hold "fd:{}" 0 "$SZ" 47 --close-fd --no-fill
 	recv=$BG_PID
 	local recv_out=$BG_OUT
 	spawn "$PROC" run "$SZ" -- sh -c "$UT write-fill fd:\$0 0 $SZ 47 >/dev/null &&
@@ -272,7 +272,7 @@ kill_owner() {
 	# The owner fills the buffer, exports it and closes it; a child maps the
 	# dma-buf and closes its descriptor; the owner is killed.
 	spawn "$PROC" run "$SZ" -- sh -c "$UT write-fill fd:\$0 0 $SZ 53 >/dev/null &&
-		exec $PROC export \$0 -- sh -c '$PROC map-hold \$0 $SZ 53 & echo child \$!; exec sleep 1000' {\"\"}" {}
+		exec $PROC export \$0 -- sh -c '$UT hold fd:\$0 0 $SZ 53 --close-fd --no-fill & echo child \$!; exec sleep 1000' {\"\"}" {}
 	wait_line "$BG_OUT" ready "$BG_PID"
 	child=$(sed -n 's/^child //p' "$BG_OUT")
 	[ -n "$child" ] || fail "no child pid: $(cat "$BG_OUT")"

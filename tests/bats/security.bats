@@ -228,12 +228,12 @@ udmabufctl: hint: this needs root"
 	local before
 	before=$(state_snapshot)
 	nobody_gets OK "$UT" read-verify /dev/tbuf 0 "$SZ" 25
-	nobody_gets OK "$UT" mmap-access-try /dev/tbuf rdonly r 0 "$SZ"
+	nobody_gets OK "$UT" mmap-try /dev/tbuf 0 "$SZ" shared rdonly r
 	nobody_gets EACCES "$UT" open-try /dev/tbuf wronly
 	nobody_gets EACCES "$UT" open-try /dev/tbuf rdwr
 	# A writable shared mapping needs a file opened for writing.
-	nobody_gets EACCES "$UT" mmap-access-try /dev/tbuf rdonly rw 0 "$SZ"
-	nobody_gets EACCES "$UT" mmap-access-try /dev/tbuf rdonly w 0 "$SZ"
+	nobody_gets EACCES "$UT" mmap-try /dev/tbuf 0 "$SZ" shared rdonly rw
+	nobody_gets EACCES "$UT" mmap-try /dev/tbuf 0 "$SZ" shared rdonly w
 	assert_state_unchanged "$before"
 }
 
@@ -247,7 +247,7 @@ udmabufctl: hint: this needs root"
 	local fd
 	exec {fd}</dev/tbuf
 	nobody_gets OK "$UT" read-verify "fd:$fd" 0 "$SZ" 31
-	nobody_gets OK "$UT" mmap-access-try "fd:$fd" rdonly r 0 "$SZ"
+	nobody_gets OK "$UT" mmap-try "fd:$fd" 0 "$SZ" shared rdonly r
 	run -0 as_nobody "$IO" info "fd:$fd"
 	assert_line "dma_addr=$(cat "$CLASS/tbuf/phys_addr")"
 	assert_line "size=$SZ"
@@ -267,8 +267,8 @@ udmabufctl: hint: this needs root"
 	# The file did reach nobody (so EBADF below is the write's, not fd:N's).
 	nobody_gets OK "$UT" read-verify "fd:$fd" 0 4096 32
 	nobody_gets EBADF "$UT" pwrite-try "fd:$fd" 0 16
-	nobody_gets EACCES "$UT" mmap-access-try "fd:$fd" rdonly rw 0 "$SZ"
-	nobody_gets EACCES "$UT" mmap-access-try "fd:$fd" rdonly w 0 "$SZ"
+	nobody_gets EACCES "$UT" mmap-try "fd:$fd" 0 "$SZ" shared rdonly rw
+	nobody_gets EACCES "$UT" mmap-try "fd:$fd" 0 "$SZ" shared rdonly w
 	# The driver's own check: a writable dma-buf needs a writable file.
 	assert_errno EACCES as_nobody env ZC_RDONLY=1 "$ZC" export "fd:$fd" 0 0 rdwr
 	# Holding the file gives nothing in sysfs or configfs.

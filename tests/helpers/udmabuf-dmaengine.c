@@ -58,19 +58,6 @@ static const char *prog = "udmabuf-dmaengine";
 
 #define COPY_FILE "/sys/kernel/debug/udmabuf-dmaengine-test/copy"
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-"usage: %s copy SRC SRC_OFF DST DST_OFF LENGTH SEED [--no-sync]\n"
-"\n"
-"The DMA engine of udmabuf-dmaengine-test.ko copies LENGTH bytes from buffer\n"
-"SRC (a device node) at SRC_OFF to DST at DST_OFF: SEED's pattern stored\n"
-"through SRC's cached mapping, synced for the device, copied, synced for the\n"
-"CPU and checked through DST's cached mapping.  --no-sync: without the syncs.\n"
-"Prints OK, an errno name (exit 1) or the first mismatch (exit 2).\n",
-		prog);
-}
-
 struct opts {
 	int no_sync;
 };
@@ -126,12 +113,7 @@ static int range_open(struct range *r, const char *path, uint64_t off,
 
 static int range_sync(struct range *r, int for_device, uint32_t dir)
 {
-	struct udmabuf_cfs_sync s = {
-		.offset = r->off, .size = r->len, .direction = dir,
-	};
-
-	if (ioctl(r->fd, for_device ? UDMABUF_CFS_IOC_SYNC_FOR_DEVICE :
-		  UDMABUF_CFS_IOC_SYNC_FOR_CPU, &s))
+	if (sync_ioctl(r->fd, !for_device, r->off, r->len, dir, 0))
 		return report_setup_errno(for_device ? "SYNC_FOR_DEVICE" :
 					  "SYNC_FOR_CPU", r->path, errno);
 	return 0;
@@ -168,7 +150,7 @@ static int cmd_copy(int argc, char **argv)
 		return EXIT_USAGE;
 	if (n != 6 || parse_u64(argv[1], &soff) || parse_u64(argv[3], &doff) ||
 	    parse_u64(argv[4], &len) || parse_u64(argv[5], &seed) || !len)
-		return usage_error("copy SRC SRC_OFF DST DST_OFF LENGTH SEED [--no-sync]");
+		return bad_args();
 	/* The pattern's words are checked at the source's alignment. */
 	if (soff % 8 != doff % 8)
 		return usage_error("SRC_OFF and DST_OFF must be equal modulo 8");
@@ -213,8 +195,8 @@ static int cmd_copy(int argc, char **argv)
 }
 
 static const struct command commands[] = {
-	{ "copy", cmd_copy },
-	{ NULL, NULL },
+	{ "copy", "SRC SRC_OFF DST DST_OFF LENGTH SEED [--no-sync]", cmd_copy },
+	{ NULL, NULL, NULL },
 };
 
 int main(int argc, char **argv)

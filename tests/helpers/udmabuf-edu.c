@@ -5,9 +5,12 @@
  * buffers at the dma_addr that UDMABUF_CFS_IOC_GET_INFO reports.
  *
  * Everything else in the tests moves data with the CPU; here a device does
- * it.  "send" stores a pattern in a buffer and lets edu copy it into its own
- * memory, "recv" overwrites the buffer and lets edu copy it back, then checks
- * the pattern through the mapping.  A wrong dma_addr, a missing cache flush
+ * it.  "send" stores a pattern in a buffer through its mapping, syncs it for
+ * the device (TO_DEVICE) and lets edu copy it into its own memory; "recv"
+ * overwrites the buffer with the pattern's complement, syncs it for the
+ * device (BIDIRECTIONAL), lets edu copy it back, syncs it for the CPU
+ * (FROM_DEVICE) and checks the pattern through the mapping; "roundtrip"
+ * does both.  A wrong dma_addr, a missing cache flush
  * or invalidate, or a mapping that is not the memory the device sees, all
  * show up as a mismatch.  --no-sync and --no-dma are the negative controls.
  * The dma_addr is valid for the buffer's DMA device only: the tests use it
@@ -68,6 +71,11 @@
  * registration goes before the program ends.  A group in use elsewhere is
  * EBUSY, not waited for.
  *
+ * Options before the command: --pci BDF, the edu to use (default: the
+ * first by name); --vfio IOVA, below.  Every DMA waits for the device (1 ms
+ * polls, ETIMEDOUT after 20 s).  Numbers accept decimal, 0x hex and K/M/G
+ * suffixes.
+ *
  * Exit status: 0 success, 1 a system call failed or the device refused
  * (errno name printed on stdout: ENODEV not an edu, or the buffer's DMA
  * device went away; EIO liveness check failed; EBUSY registers did not take
@@ -97,6 +105,7 @@
 
 static const char *prog = "udmabuf-edu";
 
+#define UDMABUF_HELPERS_PARSE
 #define UDMABUF_HELPERS_COMMANDS
 /* Every range here is whole words: the byte-wise pattern goes unused. */
 #pragma GCC diagnostic push
@@ -135,55 +144,6 @@ static const char *prog = "udmabuf-edu";
 
 #define BDF_MAX			64
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-"usage: %s [--pci BDF] COMMAND ARGS...\n"
-"\n"
-"Drives QEMU's edu PCI device, a real DMA master, to prove that a device\n"
-"reads and writes udmabuf-cfs buffers at their dma_addr.\n"
-"\n"
-"  --pci BDF   the edu to use, e.g. 0000:00:10.0 (default: the first edu in\n"
-"              " PCI_DEVICES ", by name)\n"
-"  --vfio IOVA drive the edu through VFIO (bound to vfio-pci): buffer commands\n"
-"              register the buffer with VFIO_IOMMU_MAP_DMA, its offset 0 at\n"
-"              IOVA (page-aligned), and give edu IOVA + OFFSET\n"
-"\n"
-"Device commands (print OK; exit 0, or 1 with the errno name):\n"
-"  find                          print the BDF of every edu, one a line, sorted\n"
-"                                (ENODEV if there is none)\n"
-"  probe                         check identification and liveness, enable\n"
-"                                memory decoding and bus mastering\n"
-"  to-dev ADDR LEN [EDU_OFF]     DMA LEN bytes from bus address ADDR into the\n"
-"                                edu buffer at EDU_OFF (default 0)\n"
-"  from-dev ADDR LEN [EDU_OFF]   DMA LEN bytes from the edu buffer at EDU_OFF\n"
-"                                to bus address ADDR\n"
-"\n"
-"Buffer commands (DEV is /dev/NAME or fd:N; print OK; exit 0, 1 on a failed call,\n"
-"2 on a data mismatch):\n"
-"  send DEV OFFSET LEN SEED [--sync] [--no-sync] [--no-dma]\n"
-"      store the SEED pattern in [OFFSET, +LEN) through mmap, SYNC_FOR_DEVICE\n"
-"      (TO_DEVICE), DMA dma_addr+OFFSET into the edu buffer at 0\n"
-"  recv DEV OFFSET LEN SEED [--sync] [--no-sync]\n"
-"      store the complement of the pattern, SYNC_FOR_DEVICE (BIDIRECTIONAL),\n"
-"      DMA the edu buffer at 0 to dma_addr+OFFSET, SYNC_FOR_CPU (FROM_DEVICE),\n"
-"      check the pattern through the mapping\n"
-"  roundtrip DEV OFFSET LEN SEED [--sync] [--no-sync]\n"
-"      send, then recv the same range\n"
-"\n"
-"  --sync      open DEV with O_SYNC\n"
-"  --no-sync   make none of the SYNC ioctls\n"
-"  --no-dma    send only: fill (and sync) but start no transfer\n"
-"\n"
-"Every DMA waits for the device (1 ms polls, ETIMEDOUT after 20 s).  LEN must\n"
-"be 1..4032 with EDU_OFF + LEN <= 4032 (a longer edu transfer stops QEMU 7.2);\n"
-"OFFSET and LEN of buffer commands are multiples of 8 inside the buffer.\n"
-"Anything else is EINVAL, refused before the device is touched.  A 32-bit\n"
-"build refuses bus addresses above 4 GiB with ERANGE.  Numbers accept\n"
-"decimal, 0x hex and K/M/G suffixes.\n",
-		prog);
-}
-
 /* Print ERR's name on stdout, "prog: WHAT: ERR" on stderr; EXIT_SYSCALL. */
 static int fail(int err, const char *fmt, ...)
 {
@@ -199,33 +159,6 @@ static int fail(int err, const char *fmt, ...)
 
 /* ------------------------------------------------------------------ */
 /* argument parsing                                                    */
-
-/* Decimal or 0x hex, optional K/M/G suffix; no sign, no octal. */
-static int parse_u64(const char *s, uint64_t *out)
-{
-	unsigned long long v;
-	int base = 10, shift = 0;
-	char *end;
-
-	if (s[0] < '0' || s[0] > '9')
-		return -1;
-	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
-		base = 16;
-	errno = 0;
-	v = strtoull(s, &end, base);
-	if (errno || end == s || (base == 16 && end == s + 2))
-		return -1;
-	switch (*end) {
-	case 'k': case 'K': shift = 10; end++; break;
-	case 'm': case 'M': shift = 20; end++; break;
-	case 'g': case 'G': shift = 30; end++; break;
-	default: break;
-	}
-	if (*end || (shift && v > (UINT64_MAX >> shift)))
-		return -1;
-	*out = (uint64_t)v << shift;
-	return 0;
-}
 
 struct opts {
 	int sync;	/* open DEV with O_SYNC */
@@ -304,70 +237,33 @@ static int is_edu(const char *bdf)
 	return vendor == EDU_VENDOR && device == EDU_DEVICE;
 }
 
-static int cmp_names(const void *a, const void *b)
+static int edu_entry(const struct dirent *de)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	return de->d_name[0] != '.' && is_edu(de->d_name) == 1;
 }
 
 /*
- * List every edu, sorted by name, into *LIST (*COUNT entries, freed by the
- * caller with free_list).  0 or an exit code (reported).
+ * Every edu, sorted by name, into *LIST (*COUNT entries, each and the
+ * list freed by the caller).  0 or an exit code (reported): ENODEV if
+ * there is none.
  */
-static int find_edus(char ***list, size_t *count)
+static int find_edus(struct dirent ***list, int *count)
 {
-	char **names = NULL;
-	size_t n = 0, cap = 0;
-	struct dirent *de;
-	DIR *dir;
-
-	dir = opendir(PCI_DEVICES);
-	if (!dir)
+	*count = scandir(PCI_DEVICES, list, edu_entry, alphasort);
+	if (*count < 0)
 		return fail(errno, "%s", PCI_DEVICES);
-	while ((de = readdir(dir))) {
-		if (de->d_name[0] == '.' || is_edu(de->d_name) != 1)
-			continue;
-		if (n == cap) {
-			char **more;
-
-			cap = cap ? 2 * cap : 8;
-			more = realloc(names, cap * sizeof(*names));
-			if (!more)
-				goto nomem;
-			names = more;
-		}
-		names[n] = strdup(de->d_name);
-		if (!names[n])
-			goto nomem;
-		n++;
-	}
-	closedir(dir);
-	if (n)
-		qsort(names, n, sizeof(*names), cmp_names);
-	*list = names;
-	*count = n;
-	return 0;
-
-nomem:
-	closedir(dir);
-	while (n)
-		free(names[--n]);
-	free(names);
-	return fail(ENOMEM, "listing %s", PCI_DEVICES);
-}
-
-static void free_list(char **list, size_t count)
-{
-	while (count)
-		free(list[--count]);
-	free(list);
+	if (*count)
+		return 0;
+	free(*list);
+	return fail(ENODEV, "no edu device (PCI %04x:%04x) in %s",
+		    EDU_VENDOR, EDU_DEVICE, PCI_DEVICES);
 }
 
 /* The BDF to use: --pci, else the first edu.  0 or an exit code. */
 static int pick_edu(const char *want, char *bdf)
 {
-	char **list;
-	size_t n;
-	int rc;
+	struct dirent **list;
+	int i, n, rc;
 
 	if (want) {
 		snprintf(bdf, BDF_MAX, "%s", want);
@@ -376,13 +272,10 @@ static int pick_edu(const char *want, char *bdf)
 	rc = find_edus(&list, &n);
 	if (rc)
 		return rc;
-	if (!n) {
-		free_list(list, n);
-		return fail(ENODEV, "no edu device (PCI %04x:%04x) in %s",
-			    EDU_VENDOR, EDU_DEVICE, PCI_DEVICES);
-	}
-	snprintf(bdf, BDF_MAX, "%s", list[0]);
-	free_list(list, n);
+	snprintf(bdf, BDF_MAX, "%.63s", list[0]->d_name);
+	for (i = 0; i < n; i++)
+		free(list[i]);
+	free(list);
 	return 0;
 }
 
@@ -877,15 +770,7 @@ static void ubuf_fill(const struct ubuf *b, int invert)
 
 static int ubuf_sync(const struct ubuf *b, int for_cpu, uint32_t dir)
 {
-	struct udmabuf_cfs_sync s = {
-		.offset = b->off,
-		.size = b->len,
-		.direction = dir,
-	};
-	unsigned long req = for_cpu ? UDMABUF_CFS_IOC_SYNC_FOR_CPU :
-				      UDMABUF_CFS_IOC_SYNC_FOR_DEVICE;
-
-	if (ioctl(b->fd, req, &s) < 0)
+	if (sync_ioctl(b->fd, for_cpu, b->off, b->len, dir, 0) < 0)
 		return fail(errno, "%s: %s %" PRIu64 "+%" PRIu64 " direction %u",
 			    b->dev, for_cpu ? "UDMABUF_CFS_IOC_SYNC_FOR_CPU" :
 			    "UDMABUF_CFS_IOC_SYNC_FOR_DEVICE", b->off, b->len, dir);
@@ -977,22 +862,20 @@ static const char *opt_pci;
 
 static int cmd_find(int argc, char **argv)
 {
-	char **list;
-	size_t i, n;
-	int rc;
+	struct dirent **list;
+	int i, n, rc;
 
 	(void)argv;
 	if (argc != 0)
-		return usage_error("find takes no arguments");
+		return bad_args();
 	rc = find_edus(&list, &n);
 	if (rc)
 		return rc;
-	for (i = 0; i < n; i++)
-		printf("%s\n", list[i]);
-	free_list(list, n);
-	if (!n)
-		return fail(ENODEV, "no edu device (PCI %04x:%04x) in %s",
-			    EDU_VENDOR, EDU_DEVICE, PCI_DEVICES);
+	for (i = 0; i < n; i++) {
+		printf("%s\n", list[i]->d_name);
+		free(list[i]);
+	}
+	free(list);
 	return 0;
 }
 
@@ -1013,7 +896,7 @@ static int cmd_probe(int argc, char **argv)
 
 	(void)argv;
 	if (argc != 0)
-		return usage_error("probe takes no arguments");
+		return bad_args();
 	rc = open_chosen_edu(&e);
 	if (rc)
 		return rc;
@@ -1026,14 +909,13 @@ static int cmd_probe(int argc, char **argv)
 
 static int cmd_xfer(int argc, char **argv, int to_ram)
 {
-	const char *name = to_ram ? "from-dev" : "to-dev";
 	uint64_t addr, len, edu_off = 0;
 	struct edu e;
 	int rc;
 
 	if (argc < 2 || argc > 3 || parse_u64(argv[0], &addr) ||
 	    parse_u64(argv[1], &len) || (argc == 3 && parse_u64(argv[2], &edu_off)))
-		return usage_error("%s ADDR LEN [EDU_OFF]", name);
+		return bad_args();
 	rc = xfer_check(addr, len, edu_off);
 	if (rc)
 		return rc;
@@ -1053,8 +935,6 @@ static int cmd_buffer(int argc, char **argv, int what)
 {
 	const char *name = what == DO_SEND ? "send" :
 			   what == DO_RECV ? "recv" : "roundtrip";
-	const char *opts = what == DO_SEND ? "[--sync] [--no-sync] [--no-dma]" :
-					     "[--sync] [--no-sync]";
 	struct ubuf b = { 0 };
 	struct edu e;
 	struct opts o;
@@ -1067,7 +947,7 @@ static int cmd_buffer(int argc, char **argv, int what)
 		return usage_error("%s: --no-dma is an option of send only", name);
 	if (n != 4 || parse_u64(argv[1], &b.off) || parse_u64(argv[2], &b.len) ||
 	    parse_u64(argv[3], &b.seed))
-		return usage_error("%s DEV OFFSET LEN SEED %s", name, opts);
+		return bad_args();
 	b.dev = argv[0];
 
 	rc = ubuf_check_args(&b);
@@ -1112,15 +992,20 @@ WRAP(cmd_recv,      cmd_buffer, DO_RECV)
 WRAP(cmd_roundtrip, cmd_buffer, DO_SEND | DO_RECV)
 #undef WRAP
 
+#define BUFFER_ARGS "DEV OFFSET LEN SEED [--sync] [--no-sync]"
+
 static const struct command commands[] = {
-	{ "find",      cmd_find },
-	{ "probe",     cmd_probe },
-	{ "to-dev",    cmd_to_dev },
-	{ "from-dev",  cmd_from_dev },
-	{ "send",      cmd_send },
-	{ "recv",      cmd_recv },
-	{ "roundtrip", cmd_roundtrip },
-	{ NULL, NULL },
+	{ "find", " (the BDF of every edu, one a line, sorted)", cmd_find },
+	{ "probe", " (identification, liveness; enable memory and bus mastering)",
+	  cmd_probe },
+	{ "to-dev", "ADDR LEN [EDU_OFF]  (DMA from bus address ADDR into edu)",
+	  cmd_to_dev },
+	{ "from-dev", "ADDR LEN [EDU_OFF]  (DMA from edu to bus address ADDR)",
+	  cmd_from_dev },
+	{ "send", BUFFER_ARGS " [--no-dma]", cmd_send },
+	{ "recv", BUFFER_ARGS, cmd_recv },
+	{ "roundtrip", BUFFER_ARGS, cmd_roundtrip },
+	{ NULL, NULL, NULL },
 };
 
 int main(int argc, char **argv)
@@ -1132,7 +1017,8 @@ int main(int argc, char **argv)
 		const char *a = argv[i];
 
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			usage(stdout);
+			help(stdout, commands);
+			printf("\nbefore COMMAND: [--pci BDF] [--vfio IOVA]\n");
 			return 0;
 		}
 		if (!strcmp(a, "--pci")) {
@@ -1140,9 +1026,6 @@ int main(int argc, char **argv)
 				return usage_error("--pci needs a BDF");
 			opt_pci = argv[i + 1];
 			i += 2;
-		} else if (!strncmp(a, "--pci=", 6)) {
-			opt_pci = a + 6;
-			i++;
 		} else if (!strcmp(a, "--vfio")) {
 			if (i + 1 >= argc || parse_u64(argv[i + 1], &opt_iova) ||
 			    opt_iova % (uint64_t)sysconf(_SC_PAGESIZE))

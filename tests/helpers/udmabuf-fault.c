@@ -665,12 +665,7 @@ static int usage(FILE *f, int status)
 "       udmabuf-fault mkdir PATH [--gone PATH]... [--allow ERR=TEXT]\n"
 "       udmabuf-fault insmod MODULE.ko [PARAM=VALUE...] [--gone PATH]...\n"
 "                     [--allow ERR=TEXT]\n"
-"\n"
-"Repeat one call with the Nth fault-injection point failing (N = 1, 2, ...)\n"
-"until it succeeds without a fault; check that every failure is ENOMEM and\n"
-"leaves nothing behind, and that every success works.  --allow accepts ERR\n"
-"too when the kernel logged TEXT during the call.  Needs a kernel with\n"
-"fail-nth; the caller arms failslab / fail_page_alloc and their filters.\n");
+"(the header of tests/helpers/udmabuf-fault.c says what they check)\n");
 	return status;
 }
 

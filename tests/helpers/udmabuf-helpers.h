@@ -3,19 +3,21 @@
  * What the guest test helpers share: errno names (tests assert the exact
  * errno by name) and the data pattern (a range written by one helper is
  * verified by another), and how a device argument is opened.  Static
- * functions, included by each helper; the includer defines prog and
- * includes <errno.h>, <fcntl.h>, <stdint.h>, <stdio.h>, <stdlib.h> and
- * <string.h> first.
+ * functions, included by each helper; the includer defines _GNU_SOURCE
+ * and prog and includes <errno.h>, <fcntl.h>, <stdint.h>, <stdio.h>,
+ * <stdlib.h>, <string.h> and <unistd.h> first.
  *
  * The optional sections below come in only where the includer defines
  * their macro first: a helper that has a function of the same name of its
  * own, or lacks what a section needs, leaves the section out.  Their
  * functions are static inline, so that a helper may use some of them only.
  *   UDMABUF_HELPERS_PARSE     number arguments
- *   UDMABUF_HELPERS_COMMANDS  "prog COMMAND ARGS..." with --flags; the
- *                             includer includes <stdarg.h> and defines
- *                             usage(FILE *), the help text
- *   UDMABUF_HELPERS_MAP       the pattern stored and checked through a mapping
+ *   UDMABUF_HELPERS_COMMANDS  "prog COMMAND ARGS..." with --flags and a
+ *                             help made of the command table; the includer
+ *                             includes <stdarg.h>
+ *   UDMABUF_HELPERS_MAP       the pattern stored and checked through a
+ *                             mapping or read(2)/write(2); the includer
+ *                             includes <inttypes.h> and <unistd.h>
  *   UDMABUF_HELPERS_SHELL     a shell command that a test step needs
  */
 #ifndef UDMABUF_HELPERS_H
@@ -39,32 +41,14 @@
 /* ------------------------------------------------------------------ */
 /* errno names                                                         */
 
-#define E(x) { x, #x }
-static const struct {
-	int num;
-	const char *name;
-} errno_names[] = {
-	E(EPERM), E(ENOENT), E(ESRCH), E(EINTR), E(EIO), E(ENXIO), E(E2BIG),
-	E(ENOEXEC), E(EBADF), E(ECHILD), E(EAGAIN), E(ENOMEM), E(EACCES),
-	E(EFAULT), E(ENOTBLK), E(EBUSY), E(EEXIST), E(EXDEV), E(ENODEV),
-	E(ENOTDIR), E(EISDIR), E(EINVAL), E(ENFILE), E(EMFILE), E(ENOTTY),
-	E(ETXTBSY), E(EFBIG), E(ENOSPC), E(ESPIPE), E(EROFS), E(EMLINK),
-	E(EPIPE), E(EDOM), E(ERANGE), E(EDEADLK), E(ENAMETOOLONG), E(ENOLCK),
-	E(ENOSYS), E(ENOTEMPTY), E(ELOOP), E(ENOMSG), E(EIDRM), E(ENODATA),
-	E(ETIME), E(ENOLINK), E(EPROTO), E(EBADMSG), E(EOVERFLOW), E(EILSEQ),
-	E(EOPNOTSUPP), E(ETIMEDOUT), E(EALREADY), E(EINPROGRESS), E(ESTALE),
-	E(EDQUOT), E(ECANCELED), E(ENOKEY), E(EKEYREJECTED), E(EHWPOISON),
-};
-#undef E
-
+/* glibc's name of ERR (EAGAIN, not EWOULDBLOCK), or E and its number. */
 static const char *errno_name(int err)
 {
 	static char buf[32];
-	size_t i;
+	const char *name = strerrorname_np(err);
 
-	for (i = 0; i < sizeof(errno_names) / sizeof(errno_names[0]); i++)
-		if (errno_names[i].num == err)
-			return errno_names[i].name;
+	if (name)
+		return name;
 	snprintf(buf, sizeof(buf), "E%d", err);
 	return buf;
 }
@@ -75,6 +59,41 @@ static int report_errno(int err)
 	printf("%s\n", errno_name(err));
 	return EXIT_SYSCALL;
 }
+
+/*
+ * The outcome of the call under test, which returned R: its errno's name
+ * and EXIT_SYSCALL if R < 0, else "OK" and 0.  FD, if not -1, is closed
+ * first (errno kept).
+ */
+static inline int outcome(long r, int fd)
+{
+	int err = errno;
+
+	if (fd >= 0)
+		close(fd);
+	if (r < 0)
+		return report_errno(err);
+	printf("OK\n");
+	return 0;
+}
+
+#ifdef UDMABUF_CFS_IOC_SYNC_FOR_CPU
+/*
+ * UDMABUF_CFS_IOC_SYNC_FOR_CPU (FOR_CPU) or _FOR_DEVICE of [OFF, OFF+SIZE)
+ * of FD: ioctl()'s result.  For an includer of <linux/udmabuf-cfs.h> and
+ * <sys/ioctl.h>.
+ */
+static inline int sync_ioctl(int fd, int for_cpu, uint64_t off, uint64_t size,
+			     uint32_t dir, uint32_t flags)
+{
+	struct udmabuf_cfs_sync s = {
+		.offset = off, .size = size, .direction = dir, .flags = flags,
+	};
+
+	return ioctl(fd, for_cpu ? UDMABUF_CFS_IOC_SYNC_FOR_CPU :
+				   UDMABUF_CFS_IOC_SYNC_FOR_DEVICE, &s);
+}
+#endif
 
 /* A call that is a precondition of the command, not the thing under test. */
 static int report_setup_errno(const char *what, const char *arg, int err)
@@ -198,8 +217,6 @@ static inline int parse_s64(const char *s, int64_t *out)
 
 #include <stddef.h>
 
-static void usage(FILE *f);
-
 /* "prog: MESSAGE" and where the help is, on stderr; returns EXIT_USAGE. */
 static inline int usage_error(const char *fmt, ...)
 {
@@ -257,11 +274,34 @@ static inline int split_flags(int argc, char **argv, const struct flag *flags,
 	return npos;
 }
 
-/* A command: its name and what runs it with the arguments after the name. */
+/*
+ * A command: its name, its arguments as the help and the usage errors
+ * show them, and what runs it with the arguments after the name.
+ */
 struct command {
 	const char *name;
+	const char *args;
 	int (*fn)(int argc, char **argv);
 };
+
+/* The command that runs (run_command). */
+static const struct command *this_command;
+
+/* A usage error of the command that runs: what its arguments are. */
+static inline int bad_args(void)
+{
+	return usage_error("usage: %s %s", this_command->name,
+			   this_command->args);
+}
+
+/* The help: every command of COMMANDS with its arguments. */
+static inline void help(FILE *f, const struct command *commands)
+{
+	fprintf(f, "usage: %s COMMAND ARGS...  (tests/helpers/%s.c tells more)\n\n",
+		prog, prog);
+	for (; commands->name; commands++)
+		fprintf(f, "  %s %s\n", commands->name, commands->args);
+}
 
 /* Run the command of COMMANDS (ended by a NULL name) that ARGV[0] names. */
 static inline int run_command(const struct command *commands, int argc,
@@ -271,9 +311,12 @@ static inline int run_command(const struct command *commands, int argc,
 
 	if (argc < 1)
 		return usage_error("missing command");
-	for (c = commands; c->name; c++)
-		if (!strcmp(c->name, argv[0]))
+	for (c = commands; c->name; c++) {
+		if (!strcmp(c->name, argv[0])) {
+			this_command = c;
 			return c->fn(argc - 1, argv + 1);
+		}
+	}
 	return usage_error("unknown command '%s'", argv[0]);
 }
 
@@ -286,7 +329,7 @@ static inline int command_main(const struct command *commands, int argc,
 			       char **argv)
 {
 	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		usage(stdout);
+		help(stdout, commands);
 		return 0;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -349,6 +392,88 @@ bad_byte:
 	*got = map[o];
 	*want = pattern_byte(seed, base + o);
 	return (int64_t)(base + o);
+}
+
+/*
+ * Print the first word or byte that differs, WHERE (if not NULL) saying
+ * where it was seen; returns EXIT_MISMATCH.
+ */
+static inline int print_mismatch(const char *where, int64_t at, uint64_t got,
+				 uint64_t want)
+{
+	printf("MISMATCH%s%s at offset %" PRId64 " (0x%" PRIx64 "): got 0x%"
+	       PRIx64 " want 0x%" PRIx64 "\n", where ? " in " : "",
+	       where ? where : "", at, (uint64_t)at, got, want);
+	return EXIT_MISMATCH;
+}
+
+/* 0 if map_mismatch() finds none, else the mismatch printed. */
+static inline int map_check(volatile uint8_t *map, uint64_t base, uint64_t len,
+			    uint64_t seed, const char *where)
+{
+	uint64_t got = 0, want = 0;
+	int64_t at = map_mismatch(map, base, len, seed, &got, &want);
+
+	return at < 0 ? 0 : print_mismatch(where, at, got, want);
+}
+
+#define FD_CHUNK	(64 * 1024)
+
+/* pwrite(2) the pattern to [OFF, OFF+LEN) of FD; 0 or the failure printed. */
+static inline int fd_fill(int fd, uint64_t off, uint64_t len, uint64_t seed)
+{
+	static uint8_t buf[FD_CHUNK];
+	uint64_t done = 0;
+
+	while (done < len) {
+		size_t n = len - done > FD_CHUNK ? FD_CHUNK : (size_t)(len - done);
+		size_t i;
+		ssize_t w;
+
+		for (i = 0; i < n; i++)
+			buf[i] = pattern_byte(seed, off + done + i);
+		w = pwrite(fd, buf, n, (off_t)(off + done));
+		if (w < 0)
+			return report_errno(errno);
+		if (w == 0) {
+			printf("SHORT write at offset %" PRIu64 "\n", off + done);
+			return EXIT_MISMATCH;
+		}
+		done += (uint64_t)w;
+	}
+	return 0;
+}
+
+/* pread(2) [OFF, OFF+LEN) of FD: 0 if it holds the pattern, else as map_check. */
+static inline int fd_check(int fd, uint64_t off, uint64_t len, uint64_t seed,
+			   const char *where)
+{
+	static uint8_t buf[FD_CHUNK];
+	uint64_t done = 0;
+
+	while (done < len) {
+		size_t n = len - done > FD_CHUNK ? FD_CHUNK : (size_t)(len - done);
+		ssize_t r = pread(fd, buf, n, (off_t)(off + done));
+		ssize_t i;
+
+		if (r < 0)
+			return report_errno(errno);
+		if (r == 0) {
+			printf("SHORT read: end of file at offset %" PRIu64 "\n",
+			       off + done);
+			return EXIT_MISMATCH;
+		}
+		for (i = 0; i < r; i++) {
+			uint64_t at = off + done + (uint64_t)i;
+			uint8_t want = pattern_byte(seed, at);
+
+			if (buf[i] != want)
+				return print_mismatch(where, (int64_t)at,
+						      buf[i], want);
+		}
+		done += (uint64_t)r;
+	}
+	return 0;
 }
 #endif /* UDMABUF_HELPERS_MAP */
 

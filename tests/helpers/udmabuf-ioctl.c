@@ -10,7 +10,25 @@
  *
  * Outcome commands print "OK" (or their result) on success and the errno's
  * symbolic name on failure, never strerror() text.  Exit status: 0 success,
- * 1 the call under test failed, 2 data mismatch, 64 usage error.
+ * 1 the call under test failed, 2 data mismatch, 64 usage error.  Numbers
+ * accept decimal, 0x hex and K/M/G suffixes and the whole 64-bit range.
+ *
+ * bad-pointer makes one ioctl with an invalid argument pointer and prints
+ * its errno.
+ * raw passes a zeroed 4 KiB buffer and prints OK, the positive return
+ * value or the errno.  abi prints the struct sizes and ioctl numbers this
+ * binary uses.
+ *
+ * The pattern commands need sync_mode 0..3 (a cached mapping without
+ * O_SYNC).  cpu-to-device puts old data in memory, stores the SEED pattern
+ * in [OFFSET, +LENGTH) through a cached mapping, syncs for the device
+ * (TO_DEVICE), then checks what the device sees: read() of an O_SYNC file,
+ * or with --uncached-view an O_SYNC mapping.  device-to-cpu loads old data
+ * into the cache through a cached mapping, lets the "device" store the
+ * pattern (write() of an O_SYNC file, or an O_SYNC mapping), syncs for the
+ * CPU (FROM_DEVICE), then checks the cached mapping.  --sysfs syncs by
+ * writing "OFFSET LENGTH DIRECTION" to /sys/class/udmabuf/<device>/
+ * sync_for_{cpu,device} instead of the ioctl.
  *
  * The data pattern is the one of udmabuf-test (it depends only on the seed
  * and the absolute byte offset), so either tool can verify what the other
@@ -43,38 +61,6 @@ static const char *prog = "udmabuf-ioctl";
 #define UDMABUF_HELPERS_MAP
 #include "udmabuf-helpers.h"
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-"usage: %s COMMAND ARGS...\n"
-"\n"
-"  info DEV                 UDMABUF_CFS_IOC_GET_INFO; prints key=value lines\n"
-"  sync DEV cpu|device OFFSET SIZE DIRECTION [FLAGS]\n"
-"                           UDMABUF_CFS_IOC_SYNC_FOR_CPU/_DEVICE; prints OK or the errno\n"
-"  bad-pointer DEV [info|sync-cpu|sync-device null|unmapped|readonly|straddle|top]\n"
-"                           one ioctl with an invalid argument pointer; prints the errno\n"
-"                           (without a case: every case, one \"IOCTL CASE ERRNO\" line each)\n"
-"  raw DEV CMD              ioctl(fd, CMD (hex), zeroed 4 KiB buffer); prints OK,\n"
-"                           the positive return value or the errno\n"
-"  abi                      prints the struct sizes and ioctl numbers this binary uses\n"
-"  cpu-to-device DEV OFFSET LENGTH SEED [--sysfs] [--uncached-view] [--no-sync]\n"
-"      put old data in memory, store the SEED pattern in [OFFSET, +LENGTH) through a\n"
-"      cached mapping, sync_for_device(TO_DEVICE), then check what the device sees:\n"
-"      read() of an O_SYNC file, or with --uncached-view an O_SYNC mapping\n"
-"  device-to-cpu DEV OFFSET LENGTH SEED [--sysfs] [--uncached-view] [--no-sync]\n"
-"      load old data into the cache through a cached mapping, let the \"device\"\n"
-"      store the pattern (write() of an O_SYNC file, or an O_SYNC mapping),\n"
-"      sync_for_cpu(FROM_DEVICE), then check the cached mapping\n"
-"\n"
-"  --sysfs does the sync by writing \"OFFSET LENGTH DIRECTION\" to\n"
-"  /sys/class/udmabuf/<device>/sync_for_{cpu,device} instead of the ioctl.\n"
-"  The pattern commands need sync_mode 0..3 (a cached mapping without O_SYNC).\n"
-"\n"
-"Numbers accept decimal, 0x hex and K/M/G suffixes and the whole 64-bit range.\n"
-"Exit: 0 success, 1 the call failed (errno printed), 2 data mismatch, 64 usage.\n",
-		prog);
-}
-
 /* ------------------------------------------------------------------ */
 /* argument parsing                                                    */
 
@@ -101,20 +87,6 @@ static int open_dev(const char *dev, int flags, int *fdp)
 	return 0;
 }
 
-/* 0 if MAP holds the pattern, else the first mismatch printed and 2. */
-static int map_check(volatile uint8_t *map, uint64_t base, uint64_t len,
-		     uint64_t seed, const char *what)
-{
-	uint64_t got, want;
-	int64_t at = map_mismatch(map, base, len, seed, &got, &want);
-
-	if (at < 0)
-		return 0;
-	printf("MISMATCH in %s at offset %" PRId64 " (0x%" PRIx64 "): got 0x%"
-	       PRIx64 " want 0x%" PRIx64 "\n", what, at, (uint64_t)at, got, want);
-	return EXIT_MISMATCH;
-}
-
 /* Read a whole range through MAP so that its lines are in the CPU cache. */
 static uint64_t map_touch(volatile uint8_t *map, uint64_t len)
 {
@@ -123,61 +95,6 @@ static uint64_t map_touch(volatile uint8_t *map, uint64_t len)
 	for (o = 0; o + 8 <= len; o += 8)
 		sum += *(volatile uint64_t *)(map + o);
 	return sum;
-}
-
-static int fd_fill(int fd, uint64_t off, uint64_t len, uint64_t seed)
-{
-	uint8_t *buf = malloc(len ? (size_t)len : 1);
-	uint64_t i;
-	ssize_t w;
-
-	if (!buf)
-		return report_setup_errno("malloc", "", ENOMEM);
-	for (i = 0; i < len; i++)
-		buf[i] = pattern_byte(seed, off + i);
-	w = pwrite(fd, buf, (size_t)len, (off_t)off);
-	free(buf);
-	if (w < 0)
-		return report_setup_errno("pwrite", "device", errno);
-	if ((uint64_t)w != len) {
-		printf("SHORT write: %zd of %" PRIu64 " bytes\n", w, len);
-		return EXIT_MISMATCH;
-	}
-	return 0;
-}
-
-static int fd_check(int fd, uint64_t off, uint64_t len, uint64_t seed,
-		    const char *what)
-{
-	uint8_t *buf = malloc(len ? (size_t)len : 1);
-	uint64_t i;
-	ssize_t r;
-
-	if (!buf)
-		return report_setup_errno("malloc", "", ENOMEM);
-	r = pread(fd, buf, (size_t)len, (off_t)off);
-	if (r < 0) {
-		free(buf);
-		return report_setup_errno("pread", "device", errno);
-	}
-	if ((uint64_t)r != len) {
-		free(buf);
-		printf("SHORT read: %zd of %" PRIu64 " bytes\n", r, len);
-		return EXIT_MISMATCH;
-	}
-	for (i = 0; i < len; i++) {
-		uint8_t want = pattern_byte(seed, off + i);
-
-		if (buf[i] != want) {
-			printf("MISMATCH in %s at offset %" PRIu64 " (0x%" PRIx64
-			       "): got 0x%x want 0x%x\n", what, off + i, off + i,
-			       buf[i], want);
-			free(buf);
-			return EXIT_MISMATCH;
-		}
-	}
-	free(buf);
-	return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -190,18 +107,15 @@ static int cmd_info(int argc, char **argv)
 	int fd = -1, rc, reserved_zero = 1;
 
 	if (argc != 1)
-		return usage_error("info DEV");
+		return bad_args();
 	rc = open_dev(argv[0], O_RDONLY, &fd);
 	if (rc)
 		return rc;
 	/* Poison: every byte the kernel leaves alone shows up. */
 	memset(&info, 0xa5, sizeof(info));
-	if (ioctl(fd, UDMABUF_CFS_IOC_GET_INFO, &info) < 0) {
-		int err = errno;
-
-		close(fd);
-		return report_errno(err);
-	}
+	rc = ioctl(fd, UDMABUF_CFS_IOC_GET_INFO, &info);
+	if (rc < 0)
+		return outcome(rc, fd);
 	close(fd);
 
 	vlen = strnlen(info.driver_version, sizeof(info.driver_version));
@@ -241,20 +155,6 @@ static int cmd_info(int argc, char **argv)
 	return 0;
 }
 
-static int do_sync_ioctl(int fd, int for_cpu, uint64_t off, uint64_t size,
-			 uint32_t dir, uint32_t flags)
-{
-	struct udmabuf_cfs_sync s;
-
-	memset(&s, 0, sizeof(s));
-	s.offset = off;
-	s.size = size;
-	s.direction = dir;
-	s.flags = flags;
-	return ioctl(fd, for_cpu ? UDMABUF_CFS_IOC_SYNC_FOR_CPU :
-				   UDMABUF_CFS_IOC_SYNC_FOR_DEVICE, &s);
-}
-
 static int parse_who(const char *s, int *for_cpu)
 {
 	if (!strcmp(s, "cpu"))
@@ -275,19 +175,11 @@ static int cmd_sync(int argc, char **argv)
 	if (argc < 5 || argc > 6 || parse_who(argv[1], &for_cpu) ||
 	    parse_u64(argv[2], &off) || parse_u64(argv[3], &size) ||
 	    parse_u32(argv[4], &dir) || (argc == 6 && parse_u32(argv[5], &flags)))
-		return usage_error("sync DEV cpu|device OFFSET SIZE DIRECTION [FLAGS]");
+		return bad_args();
 	rc = open_dev(argv[0], O_RDWR, &fd);
 	if (rc)
 		return rc;
-	if (do_sync_ioctl(fd, for_cpu, off, size, dir, flags) < 0) {
-		int err = errno;
-
-		close(fd);
-		return report_errno(err);
-	}
-	close(fd);
-	printf("OK\n");
-	return 0;
+	return outcome(sync_ioctl(fd, for_cpu, off, size, dir, flags), fd);
 }
 
 /* ---- bad pointers ---- */
@@ -346,6 +238,7 @@ static int bad_pointers(void *ptrs[NCASES])
 	return 0;
 }
 
+/* The index of S in NAMES (N of them, STRIDE bytes apart), or -1. */
 static int find_name(const char *s, const char *const *names, size_t n,
 		     size_t stride)
 {
@@ -360,42 +253,21 @@ static int find_name(const char *s, const char *const *names, size_t n,
 static int cmd_bad_pointer(int argc, char **argv)
 {
 	void *ptrs[NCASES];
-	int fd = -1, rc, io = -1, bc = -1, ret = 0;
-	size_t i, j;
+	int fd = -1, rc, io = -1, bc = -1;
 
 	if (argc == 3) {
 		io = find_name(argv[1], &bad_ioctls[0].name, NIOCTLS,
 			       sizeof(bad_ioctls[0]));
 		bc = find_name(argv[2], bad_cases, NCASES, sizeof(bad_cases[0]));
 	}
-	if (!(argc == 1 || (argc == 3 && io >= 0 && bc >= 0)))
-		return usage_error("bad-pointer DEV [info|sync-cpu|sync-device null|unmapped|readonly|straddle|top]");
+	if (io < 0 || bc < 0)
+		return bad_args();
 	if (bad_pointers(ptrs))
 		return report_setup_errno("mmap", "scratch pages", errno);
 	rc = open_dev(argv[0], O_RDWR, &fd);
 	if (rc)
 		return rc;
-	for (i = 0; i < NIOCTLS; i++) {
-		for (j = 0; j < NCASES; j++) {
-			int r, err;
-
-			if (argc == 3 && (i != (size_t)io || j != (size_t)bc))
-				continue;
-			r = ioctl(fd, bad_ioctls[i].cmd, ptrs[j]);
-			err = errno;
-			if (argc == 3) {
-				if (r < 0)
-					ret = report_errno(err);
-				else
-					printf("OK\n");
-			} else {
-				printf("%s %s %s\n", bad_ioctls[i].name,
-				       bad_cases[j], r < 0 ? errno_name(err) : "OK");
-			}
-		}
-	}
-	close(fd);
-	return ret;
+	return outcome(ioctl(fd, bad_ioctls[io].cmd, ptrs[bc]), fd);
 }
 
 static int cmd_raw(int argc, char **argv)
@@ -406,7 +278,7 @@ static int cmd_raw(int argc, char **argv)
 	int fd = -1, rc, r;
 
 	if (argc != 2)
-		return usage_error("raw DEV CMD_HEX");
+		return bad_args();
 	errno = 0;
 	cmd = strtoull(argv[1], &end, 16);
 	if (errno || end == argv[1] || *end || cmd > UINT32_MAX)
@@ -415,17 +287,10 @@ static int cmd_raw(int argc, char **argv)
 	if (rc)
 		return rc;
 	r = ioctl(fd, (unsigned long)cmd, arg);
-	if (r < 0) {
-		int err = errno;
-
-		close(fd);
-		return report_errno(err);
-	}
+	if (r <= 0)
+		return outcome(r, fd);
 	close(fd);
-	if (r)
-		printf("%d\n", r);
-	else
-		printf("OK\n");
+	printf("%d\n", r);
 	return 0;
 }
 
@@ -433,7 +298,7 @@ static int cmd_abi(int argc, char **argv)
 {
 	(void)argv;
 	if (argc != 0)
-		return usage_error("abi takes no arguments");
+		return bad_args();
 	printf("pointer_bits=%zu\n", sizeof(void *) * 8);
 	printf("sizeof_info=%zu\n", sizeof(struct udmabuf_cfs_info));
 	printf("sizeof_sync=%zu\n", sizeof(struct udmabuf_cfs_sync));
@@ -465,12 +330,12 @@ static int pattern_sync(struct pattern_ctx *c, int for_cpu, uint32_t dir)
 	const char *base = strrchr(c->dev, '/');
 	ssize_t w;
 	size_t n;
-	int fd;
+	int fd, err;
 
 	if (c->o.no_sync)
 		return 0;
 	if (!c->o.sysfs) {
-		if (do_sync_ioctl(c->fdc, for_cpu, c->off, c->len, dir, 0) < 0)
+		if (sync_ioctl(c->fdc, for_cpu, c->off, c->len, dir, 0) < 0)
 			return report_errno(errno);
 		return 0;
 	}
@@ -483,14 +348,9 @@ static int pattern_sync(struct pattern_ctx *c, int for_cpu, uint32_t dir)
 	if (fd < 0)
 		return report_setup_errno("open", path, errno);
 	w = write(fd, val, n);
-	if (w < 0) {
-		int err = errno;
-
-		close(fd);
-		return report_errno(err);
-	}
+	err = errno;
 	close(fd);
-	return 0;
+	return w < 0 ? report_errno(err) : 0;
 }
 
 /* Opens and maps the range a pattern command's ARGV names, into C. */
@@ -508,7 +368,7 @@ static int pattern_open(struct pattern_ctx *c, int argc, char **argv,
 		return EXIT_USAGE;
 	if (n != 4 || parse_u64(argv[1], &c->off) || parse_u64(argv[2], &c->len) ||
 	    parse_u64(argv[3], &c->seed) || !c->len)
-		return usage_error("%s DEV OFFSET LENGTH SEED [--sysfs] [--uncached-view] [--no-sync]", cmd);
+		return bad_args();
 	c->dev = argv[0];
 	rc = open_dev(c->dev, O_RDWR, &c->fdc);
 	if (rc)
@@ -647,7 +507,7 @@ static int cmd_device_to_cpu(int argc, char **argv)
 	/* OLD in memory and, clean, in the CPU's cache. */
 	map_fill(c.cached, c.map_off, c.win_end - c.map_off, old);
 	if (!c.o.no_sync &&
-	    do_sync_ioctl(c.fdc, 0, c.map_off, c.win_end - c.map_off,
+	    sync_ioctl(c.fdc, 0, c.map_off, c.win_end - c.map_off,
 			  UDMABUF_CFS_DIR_TO_DEVICE, 0) < 0)
 		rc = report_setup_errno("ioctl", "SYNC_FOR_DEVICE", errno);
 	if (!rc)
@@ -675,15 +535,18 @@ static int cmd_device_to_cpu(int argc, char **argv)
 
 /* ------------------------------------------------------------------ */
 
+#define PATTERN_ARGS "DEV OFFSET LENGTH SEED [--sysfs] [--uncached-view] [--no-sync]"
+
 static const struct command commands[] = {
-	{ "info",		cmd_info },
-	{ "sync",		cmd_sync },
-	{ "bad-pointer",	cmd_bad_pointer },
-	{ "raw",		cmd_raw },
-	{ "abi",		cmd_abi },
-	{ "cpu-to-device",	cmd_cpu_to_device },
-	{ "device-to-cpu",	cmd_device_to_cpu },
-	{ NULL, NULL },
+	{ "info", "DEV  (GET_INFO; key=value lines)", cmd_info },
+	{ "sync", "DEV cpu|device OFFSET SIZE DIRECTION [FLAGS]", cmd_sync },
+	{ "bad-pointer", "DEV info|sync-cpu|sync-device null|unmapped|readonly|straddle|top",
+	  cmd_bad_pointer },
+	{ "raw", "DEV CMD_HEX", cmd_raw },
+	{ "abi", "", cmd_abi },
+	{ "cpu-to-device", PATTERN_ARGS, cmd_cpu_to_device },
+	{ "device-to-cpu", PATTERN_ARGS, cmd_device_to_cpu },
+	{ NULL, NULL, NULL },
 };
 
 int main(int argc, char **argv)

@@ -7,7 +7,15 @@
  * "run" allocates and then executes another command with the descriptor,
  * so that the other helpers (which take "fd:N" for a device) act on the
  * buffer; "send" and "recv" hand a descriptor over a unix socket
- * (SCM_RIGHTS) before executing the rest of their command line.
+ * (SCM_RIGHTS) before executing the rest of their command line: in ARGS,
+ * every "{}" ("{}", "fd:{}") is the descriptor's number.
+ *
+ * OPTIONS of alloc and run: --dev DEV, the node to ask (default
+ * /dev/udmabuf-cfs; fd:N accepted); --flags N (default O_RDWR | O_CLOEXEC),
+ * --rdonly, --wronly; --sync-mode N, --dma-bits N, --allocator N,
+ * --sync-check N, --dma-device STRING: the request's fields;
+ * --dma-device-unterminated: dma_device without a NUL; --reserved I:
+ * reserved[I] set to 1; --bad-pointer: an unmapped address for the request.
  *
  * Exit status: 0 success, 1 the call under test failed, 64 usage error.
  */
@@ -15,11 +23,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -31,73 +40,44 @@
 
 #include <linux/udmabuf-cfs.h>
 
-#define EXIT_SYSCALL	1
-#define EXIT_USAGE	64
-
 #define MISC_DEV	"/dev/udmabuf-cfs"
 
 static const char *prog = "udmabuf-proc";
 
-/* Only the errno names, open_dev_arg() and pattern_word() are used here. */
+/* Of the pattern, nothing is used here. */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-function"
 #define UDMABUF_HELPERS_PARSE
+#define UDMABUF_HELPERS_COMMANDS
 #include "udmabuf-helpers.h"
 #pragma GCC diagnostic pop
-
-static void usage(FILE *f)
-{
-	fprintf(f,
-"usage: %s COMMAND ARGS...\n"
-"\n"
-"  alloc SIZE [OPTIONS]      UDMABUF_CFS_IOC_ALLOC, then close the buffer; prints OK\n"
-"                            or the errno\n"
-"  run SIZE [OPTIONS] -- CMD ARGS...\n"
-"                            allocate, then exec CMD with every \"{}\" in ARGS\n"
-"                            (\"{}\", \"fd:{}\") replaced by the buffer's descriptor\n"
-"                            number\n"
-"  send SOCKET FD -- CMD ARGS...\n"
-"                            send descriptor FD over the unix socket SOCKET\n"
-"                            (SCM_RIGHTS, retrying the connection for 10 s), then\n"
-"                            exec CMD as run does\n"
-"  recv SOCKET -- CMD ARGS...\n"
-"                            listen on SOCKET, receive one descriptor, exec CMD\n"
-"  export FD -- CMD ARGS...  export buffer FD whole as a read-write dma-buf,\n"
-"                            close FD, exec CMD with \"{}\" the dma-buf's descriptor\n"
-"  map-hold FD SIZE SEED      mmap FD (MAP_SHARED), close it, print \"ready\", wait\n"
-"                            for SIGUSR1, then check the SEED pattern through the\n"
-"                            mapping: prints \"intact\" (exit 0) or the first\n"
-"                            mismatch (exit 2)\n"
-"  ioctl info|sync|export [--dev DEV]\n"
-"                            a buffer's ioctl on DEV (default " MISC_DEV "),\n"
-"                            zeroed argument; prints OK or the errno\n"
-"  getfd PID FD              take descriptor FD of process PID (pidfd_open,\n"
-"                            pidfd_getfd: what ptrace would allow); prints OK or\n"
-"                            the errno of the first call that fails\n"
-"\n"
-"OPTIONS of alloc and run:\n"
-"  --dev DEV                 the node to ask (default " MISC_DEV "; fd:N accepted)\n"
-"  --flags N                 flags (default O_RDWR | O_CLOEXEC); --rdonly, --wronly\n"
-"  --sync-mode N --dma-bits N --allocator N --dma-device STRING\n"
-"  --dma-device-unterminated dma_device without a NUL\n"
-"  --sync-check N            the sync checker: 0 off, 1 report, 2 SIGBUS\n"
-"  --reserved I              set reserved[I] to 1\n"
-"  --bad-pointer             pass an unmapped address\n",
-		prog);
-}
-
-static int usage_error(const char *msg)
-{
-	fprintf(stderr, "%s: %s\nTry '%s --help' for more information.\n",
-		prog, msg, prog);
-	return EXIT_USAGE;
-}
 
 struct request {
 	const char *dev;
 	struct udmabuf_cfs_alloc req;
 	int bad_pointer;
 };
+
+/* The request's field that option A sets to a number, or NULL. */
+static uint32_t *u32_field(const char *a, struct udmabuf_cfs_alloc *q)
+{
+	static const struct {
+		const char *name;
+		size_t offset;
+	} fields[] = {
+		{ "--flags", offsetof(struct udmabuf_cfs_alloc, flags) },
+		{ "--sync-mode", offsetof(struct udmabuf_cfs_alloc, sync_mode) },
+		{ "--dma-bits", offsetof(struct udmabuf_cfs_alloc, dma_bits) },
+		{ "--allocator", offsetof(struct udmabuf_cfs_alloc, allocator) },
+		{ "--sync-check", offsetof(struct udmabuf_cfs_alloc, sync_check) },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+		if (!strcmp(a, fields[i].name))
+			return (uint32_t *)((char *)q + fields[i].offset);
+	return NULL;
+}
 
 /*
  * Parse SIZE [OPTIONS] up to "--" or the end.  Returns the index after
@@ -133,33 +113,17 @@ static int parse_request(int argc, char **argv, struct request *r)
 			memset(q->dma_device, 'x', sizeof(q->dma_device));
 		} else if (!v) {
 			return -1;
+		} else if (u32_field(a, q)) {
+			if (parse_u32(v, u32_field(a, q)))
+				return -1;
+			i++;
 		} else if (!strcmp(a, "--dev")) {
 			r->dev = v;
-			i++;
-		} else if (!strcmp(a, "--flags")) {
-			if (parse_u32(v, &q->flags))
-				return -1;
-			i++;
-		} else if (!strcmp(a, "--sync-mode")) {
-			if (parse_u32(v, &q->sync_mode))
-				return -1;
-			i++;
-		} else if (!strcmp(a, "--dma-bits")) {
-			if (parse_u32(v, &q->dma_bits))
-				return -1;
-			i++;
-		} else if (!strcmp(a, "--allocator")) {
-			if (parse_u32(v, &q->allocator))
-				return -1;
 			i++;
 		} else if (!strcmp(a, "--dma-device")) {
 			if (strlen(v) >= sizeof(q->dma_device))
 				return -1;
 			strcpy(q->dma_device, v);
-			i++;
-		} else if (!strcmp(a, "--sync-check")) {
-			if (parse_u32(v, &q->sync_check))
-				return -1;
 			i++;
 		} else if (!strcmp(a, "--reserved")) {
 			if (parse_u32(v, &idx) ||
@@ -201,7 +165,7 @@ static int cmd_alloc(int argc, char **argv)
 	int fd;
 
 	if (parse_request(argc, argv, &r) != argc)
-		return usage_error("alloc SIZE [OPTIONS]");
+		return bad_args();
 	fd = do_alloc(&r);
 	if (fd < 0)
 		return EXIT_SYSCALL;
@@ -265,7 +229,7 @@ static int cmd_run(int argc, char **argv)
 
 	next = parse_request(argc, argv, &r);
 	if (next < 0 || next >= argc || strcmp(argv[next - 1], "--"))
-		return usage_error("run SIZE [OPTIONS] -- CMD ARGS...");
+		return bad_args();
 	fd = do_alloc(&r);
 	if (fd < 0)
 		return EXIT_SYSCALL;
@@ -296,7 +260,7 @@ static int cmd_send(int argc, char **argv)
 
 	if (argc < 3 || strcmp(argv[2], "--") || sock_addr(argv[0], &sa) ||
 	    parse_u32(argv[1], &fd))
-		return usage_error("send SOCKET FD -- CMD ARGS...");
+		return bad_args();
 	s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (s < 0)
 		return report_setup_errno("socket", argv[0], errno);
@@ -331,7 +295,7 @@ static int cmd_recv(int argc, char **argv)
 	int s, c, fd;
 
 	if (argc < 2 || strcmp(argv[1], "--") || sock_addr(argv[0], &sa))
-		return usage_error("recv SOCKET -- CMD ARGS...");
+		return bad_args();
 	s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (s < 0)
 		return report_setup_errno("socket", argv[0], errno);
@@ -363,46 +327,12 @@ static int cmd_export(int argc, char **argv)
 	uint32_t fd;
 
 	if (argc < 2 || strcmp(argv[1], "--") || parse_u32(argv[0], &fd))
-		return usage_error("export FD -- CMD ARGS...");
+		return bad_args();
 	exp.flags = O_RDWR | O_CLOEXEC;
 	if (ioctl((int)fd, UDMABUF_CFS_IOC_EXPORT_DMABUF, &exp) < 0)
 		return report_errno(errno);
 	close((int)fd);
 	return exec_with_fd(argv + 2, exp.fd);
-}
-
-/* Only a mapping keeps the file: no descriptor is left open. */
-static int cmd_map_hold(int argc, char **argv)
-{
-	volatile uint64_t *map;
-	uint64_t size, seed, i;
-	uint32_t fd;
-	sigset_t set;
-	int sig;
-
-	if (argc != 3 || parse_u32(argv[0], &fd) || parse_u64(argv[1], &size) ||
-	    parse_u64(argv[2], &seed) || !size || size % 8)
-		return usage_error("map-hold FD SIZE SEED");
-	sigemptyset(&set);
-	sigaddset(&set, SIGUSR1);
-	sigaddset(&set, SIGTERM);
-	sigprocmask(SIG_BLOCK, &set, NULL);
-	map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, (int)fd, 0);
-	if (map == MAP_FAILED)
-		return report_setup_errno("mmap", argv[0], errno);
-	close((int)fd);
-	printf("ready\n");
-	fflush(stdout);
-	if (sigwait(&set, &sig))
-		return report_setup_errno("sigwait", "", errno);
-	for (i = 0; i < size / 8; i++) {
-		if (map[i] != pattern_word(seed, i)) {
-			printf("mismatch at %" PRIu64 "\n", i * 8);
-			return 2;
-		}
-	}
-	printf("intact\n");
-	return 0;
 }
 
 /* A buffer's ioctl where it does not belong: the misc device says ENOTTY. */
@@ -416,7 +346,7 @@ static int cmd_ioctl(int argc, char **argv)
 	if (argc == 3 && !strcmp(argv[1], "--dev"))
 		dev = argv[2];
 	else if (argc != 1)
-		return usage_error("ioctl info|sync|export [--dev DEV]");
+		return bad_args();
 	if (!strcmp(argv[0], "info"))
 		cmd = UDMABUF_CFS_IOC_GET_INFO;
 	else if (!strcmp(argv[0], "sync"))
@@ -424,14 +354,11 @@ static int cmd_ioctl(int argc, char **argv)
 	else if (!strcmp(argv[0], "export"))
 		cmd = UDMABUF_CFS_IOC_EXPORT_DMABUF;
 	else
-		return usage_error("ioctl info|sync|export [--dev DEV]");
+		return bad_args();
 	fd = open_dev_arg(dev, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		return report_setup_errno("open", dev, errno);
-	if (ioctl(fd, cmd, arg) < 0)
-		return report_errno(errno);
-	printf("OK\n");
-	return 0;
+	return outcome(ioctl(fd, cmd, arg), fd);
 }
 
 /* The numbers are the same on every architecture (Linux 5.3 and 5.6). */
@@ -449,40 +376,32 @@ static int cmd_getfd(int argc, char **argv)
 	long pidfd, got;
 
 	if (argc != 2 || parse_u32(argv[0], &pid) || parse_u32(argv[1], &fd))
-		return usage_error("getfd PID FD");
+		return bad_args();
 	pidfd = syscall(SYS_pidfd_open, (pid_t)pid, 0);
 	if (pidfd < 0)
 		return report_errno(errno);
 	got = syscall(SYS_pidfd_getfd, (int)pidfd, (int)fd, 0);
-	if (got < 0)
-		return report_errno(errno);
-	printf("OK\n");
-	return 0;
+	return outcome(got, -1);
 }
+
+static const struct command commands[] = {
+	{ "alloc", "SIZE [OPTIONS]  (UDMABUF_CFS_IOC_ALLOC, then close the buffer)",
+	  cmd_alloc },
+	{ "run", "SIZE [OPTIONS] -- CMD ARGS...  (allocate, exec CMD)", cmd_run },
+	{ "send", "SOCKET FD -- CMD ARGS...  (send FD, retrying the connection for 10 s)",
+	  cmd_send },
+	{ "recv", "SOCKET -- CMD ARGS...  (listen, receive one descriptor)",
+	  cmd_recv },
+	{ "export", "FD -- CMD ARGS...  (a read-write dma-buf of all of FD; FD closed)",
+	  cmd_export },
+	{ "ioctl", "info|sync|export [--dev DEV]  (zeroed argument; default " MISC_DEV ")",
+	  cmd_ioctl },
+	{ "getfd", "PID FD  (pidfd_open, pidfd_getfd: what ptrace would allow)",
+	  cmd_getfd },
+	{ NULL, NULL, NULL },
+};
 
 int main(int argc, char **argv)
 {
-	if (argc < 2)
-		return usage_error("no command");
-	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		usage(stdout);
-		return 0;
-	}
-	if (!strcmp(argv[1], "alloc"))
-		return cmd_alloc(argc - 2, argv + 2);
-	if (!strcmp(argv[1], "run"))
-		return cmd_run(argc - 2, argv + 2);
-	if (!strcmp(argv[1], "send"))
-		return cmd_send(argc - 2, argv + 2);
-	if (!strcmp(argv[1], "recv"))
-		return cmd_recv(argc - 2, argv + 2);
-	if (!strcmp(argv[1], "map-hold"))
-		return cmd_map_hold(argc - 2, argv + 2);
-	if (!strcmp(argv[1], "export"))
-		return cmd_export(argc - 2, argv + 2);
-	if (!strcmp(argv[1], "ioctl"))
-		return cmd_ioctl(argc - 2, argv + 2);
-	if (!strcmp(argv[1], "getfd"))
-		return cmd_getfd(argc - 2, argv + 2);
-	return usage_error("unknown command");
+	return command_main(commands, argc, argv);
 }

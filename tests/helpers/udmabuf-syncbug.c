@@ -62,28 +62,19 @@ static const char *prog = "udmabuf-syncbug";
 /* The largest cache line of the SoCs the checker stands in for. */
 #define LINE	128
 
-static int sync_range(int fd, unsigned long cmd, uint64_t offset,
-		      uint64_t size, uint32_t dir)
-{
-	struct udmabuf_cfs_sync s = {
-		.offset = offset, .size = size, .direction = dir,
-	};
-
-	if (ioctl(fd, cmd, &s) < 0)
-		return report_setup_errno("sync", "", errno);
-	return 0;
-}
-
+/* The whole buffer for the device, or a range for the CPU. */
 static int to_device(int fd)
 {
-	return sync_range(fd, UDMABUF_CFS_IOC_SYNC_FOR_DEVICE, 0, 0,
-			  UDMABUF_CFS_DIR_BIDIRECTIONAL);
+	if (sync_ioctl(fd, 0, 0, 0, UDMABUF_CFS_DIR_BIDIRECTIONAL, 0) < 0)
+		return report_setup_errno("sync", "for the device", errno);
+	return 0;
 }
 
 static int to_cpu(int fd, uint64_t offset, uint64_t size)
 {
-	return sync_range(fd, UDMABUF_CFS_IOC_SYNC_FOR_CPU, offset, size,
-			  UDMABUF_CFS_DIR_BIDIRECTIONAL);
+	if (sync_ioctl(fd, 1, offset, size, UDMABUF_CFS_DIR_BIDIRECTIONAL, 0) < 0)
+		return report_setup_errno("sync", "for the CPU", errno);
+	return 0;
 }
 
 static int usage(void)

@@ -14,6 +14,12 @@
  * memcpy/memset): on arm64 an uncached mapping is Device memory, where
  * unaligned accesses and DC ZVA fault.
  *
+ * The commands and their arguments are in the table at the end (--help
+ * prints it); what is not plain from the name is said above each command's
+ * function.  Numbers accept decimal, 0x hex and K/M/G suffixes; --sync
+ * opens with O_SYNC, --dsync with O_DSYNC; DEV may be fd:N, a descriptor
+ * passed down (its access mode then applies).
+ *
  * Exit status: 0 success, 1 system call failed (errno name printed),
  * 2 data mismatch, 64 usage error.
  */
@@ -23,7 +29,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <poll.h>
 #include <regex.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -33,7 +38,6 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sched.h>
-#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <linux/dm-ioctl.h>
@@ -53,89 +57,23 @@ static const char *prog = "udmabuf-test";
 #define UDMABUF_HELPERS_MAP
 #include "udmabuf-helpers.h"
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-"usage: %s COMMAND ARGS...\n"
-"\n"
-"Outcome commands (print OK, a number, or the errno name; exit 0 or 1):\n"
-"  write-attr FILE VALUE              one write(2) of VALUE exactly (no newline added)\n"
-"  open-try DEV [rdonly|wronly|rdwr] [--sync|--dsync]\n"
-"  mmap-try DEV OFFSET LENGTH [shared|private] [--sync] [--rdonly]\n"
-"                                     mmap (and touch the first word) of a range\n"
-"  lseek-try DEV OFFSET set|cur|end   prints the resulting offset\n"
-"  pread-try DEV OFFSET LENGTH        prints the number of bytes read\n"
-"  pwrite-try DEV OFFSET LENGTH       prints the number of bytes written\n"
-"  mkdir-try PATH | rmdir-try PATH\n"
-"  insmod-try MODULE.ko [PARAM=VALUE...]   finit_module(2)\n"
-"  rmmod-try MODULE_NAME              delete_module(2) with O_NONBLOCK\n"
-"  read-try FILE                      open(2) read-only and read(2) to the end\n"
-"  chmod-try PATH OCTAL_MODE          chmod(2)\n"
-"  mmap-access-try DEV rdonly|wronly|rdwr r|w|rw OFFSET LENGTH\n"
-"                                     open with that access, mmap(MAP_SHARED) with\n"
-"                                     that protection; a failed open is printed too\n"
-"  mmap-phys DEV OFFSET LENGTH        the physical address of the mapped range, from\n"
-"                                     /proc/self/pagemap (root); exit 2 unless its\n"
-"                                     pages are physically consecutive\n"
-"\n"
-"Pattern commands (print OK; exit 0, 1 on a failed call, 2 on a data mismatch):\n"
-"  mmap-fill DEV OFFSET LENGTH SEED [--sync]     store the pattern through mmap\n"
-"  mmap-verify DEV OFFSET LENGTH SEED [--sync]   check it through mmap\n"
-"  write-fill DEV OFFSET LENGTH SEED             pwrite(2) the pattern\n"
-"  read-verify DEV OFFSET LENGTH SEED            pread(2) and check it\n"
-"  hold DEV OFFSET LENGTH SEED [--sync] [--no-map] [--close-fd] [--no-fill] [--until-eof]\n"
-"      open (and mmap unless --no-map) the range, fill it (unless --no-fill),\n"
-"      print \"ready\", wait for SIGUSR1/SIGTERM/SIGHUP/SIGINT (or, with\n"
-"      --until-eof, also for end of stdin), then verify the range through the\n"
-"      mapping (or pread with --no-map) and print \"intact\" (exit 0) or the\n"
-"      first mismatch (exit 2).  --close-fd closes the fd once mapped, so that\n"
-"      only the mapping keeps the file.\n"
-"\n"
-"Other:\n"
-"  pagesize                           print the page size\n"
-"  kmsg-seq                           print the sequence number of the last kernel log record\n"
-"  kmsg-since [-t] SEQ                print kernel log records after SEQ (-t: each\n"
-"                                     after its time stamp in microseconds)\n"
-"  kmsg-check SEQ REGEX FILE          print the records after SEQ that match the\n"
-"                                     extended REGEX, and write the last record's\n"
-"                                     sequence number to FILE (the next mark)\n"
-"  uevent-open NAME ENABLE_FILE       write 1 to ENABLE_FILE in a child and open\n"
-"                                     /dev/NAME the moment its uevent arrives\n"
-"  dm-delay NAME BLOCKDEV MS          a device-mapper device NAME over all of\n"
-"                                     BLOCKDEV whose reads and writes wait MS\n"
-"                                     milliseconds (the delay target); prints its\n"
-"                                     /dev/dm-N\n"
-"  dm-remove NAME                     remove device-mapper device NAME\n"
-"  pin-scatter SIZE STRIDE CMD        SIZE of anonymous memory, one page in each\n"
-"                                     STRIDE held in a pipe (vmsplice) while CMD\n"
-"                                     runs (sh -c); prints the pages held\n"
-"\n"
-"Numbers accept decimal, 0x hex and K/M/G suffixes.  --sync opens with O_SYNC.\n"
-"DEV may be fd:N, a descriptor passed down (its access mode then applies).\n",
-		prog);
-}
-
 /* ------------------------------------------------------------------ */
 /* argument parsing                                                    */
 
 struct opts {
 	int sync;	/* O_SYNC */
 	int dsync;	/* O_DSYNC */
-	int rdonly;
 	int no_map;
 	int close_fd;
 	int no_fill;
-	int until_eof;
 };
 
 static const struct flag opt_flags[] = {
 	FLAG("--sync", sync),
 	FLAG("--dsync", dsync),
-	FLAG("--rdonly", rdonly),
 	FLAG("--no-map", no_map),
 	FLAG("--close-fd", close_fd),
 	FLAG("--no-fill", no_fill),
-	FLAG("--until-eof", until_eof),
 	{ NULL, 0 },
 };
 
@@ -150,65 +88,16 @@ static int open_flags(const struct opts *o, int base)
 	return flags;
 }
 
-static void print_mismatch(int64_t at, uint64_t got, uint64_t want)
+static int parse_access(const char *s, int *acc)
 {
-	printf("MISMATCH at offset %" PRId64 " (0x%" PRIx64 "): got 0x%" PRIx64
-	       " want 0x%" PRIx64 "\n", at, (uint64_t)at, got, want);
-}
-
-#define CHUNK (64 * 1024)
-
-static int fd_fill(int fd, uint64_t off, uint64_t len, uint64_t seed)
-{
-	static uint8_t buf[CHUNK];
-	uint64_t done = 0;
-
-	while (done < len) {
-		size_t n = len - done > CHUNK ? CHUNK : (size_t)(len - done);
-		size_t i;
-		ssize_t w;
-
-		for (i = 0; i < n; i++)
-			buf[i] = pattern_byte(seed, off + done + i);
-		w = pwrite(fd, buf, n, (off_t)(off + done));
-		if (w < 0)
-			return report_errno(errno);
-		if (w == 0) {
-			printf("SHORT write at offset %" PRIu64 "\n", off + done);
-			return EXIT_MISMATCH;
-		}
-		done += (uint64_t)w;
-	}
-	return 0;
-}
-
-/* Returns 0 if intact; prints the problem and returns 1/2 otherwise. */
-static int fd_check(int fd, uint64_t off, uint64_t len, uint64_t seed)
-{
-	static uint8_t buf[CHUNK];
-	uint64_t done = 0;
-
-	while (done < len) {
-		size_t n = len - done > CHUNK ? CHUNK : (size_t)(len - done);
-		ssize_t r = pread(fd, buf, n, (off_t)(off + done));
-		ssize_t i;
-
-		if (r < 0)
-			return report_errno(errno);
-		if (r == 0) {
-			printf("SHORT read: end of file at offset %" PRIu64 "\n", off + done);
-			return EXIT_MISMATCH;
-		}
-		for (i = 0; i < r; i++) {
-			uint8_t want = pattern_byte(seed, off + done + (uint64_t)i);
-
-			if (buf[i] != want) {
-				print_mismatch((int64_t)(off + done + (uint64_t)i), buf[i], want);
-				return EXIT_MISMATCH;
-			}
-		}
-		done += (uint64_t)r;
-	}
+	if (!strcmp(s, "rdonly"))
+		*acc = O_RDONLY;
+	else if (!strcmp(s, "wronly"))
+		*acc = O_WRONLY;
+	else if (!strcmp(s, "rdwr"))
+		*acc = O_RDWR;
+	else
+		return -1;
 	return 0;
 }
 
@@ -222,18 +111,14 @@ static int cmd_write_attr(int argc, char **argv)
 	int fd;
 
 	if (argc != 2)
-		return usage_error("write-attr FILE VALUE");
+		return bad_args();
 	fd = open(argv[0], O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		return report_setup_errno("open", argv[0], errno);
 	len = strlen(argv[1]);
 	w = write(fd, argv[1], len);
-	if (w < 0) {
-		int err = errno;
-
-		close(fd);
-		return report_errno(err);
-	}
+	if (w < 0)
+		return outcome(w, fd);
 	if (close(fd) < 0)
 		return report_errno(errno);
 	if ((size_t)w != len) {
@@ -252,24 +137,10 @@ static int cmd_open_try(int argc, char **argv)
 
 	if (n < 0)
 		return EXIT_USAGE;
-	if (n < 1 || n > 2)
-		return usage_error("open-try DEV [rdonly|wronly|rdwr] [--sync|--dsync]");
-	if (n == 2) {
-		if (!strcmp(argv[1], "rdonly"))
-			acc = O_RDONLY;
-		else if (!strcmp(argv[1], "wronly"))
-			acc = O_WRONLY;
-		else if (!strcmp(argv[1], "rdwr"))
-			acc = O_RDWR;
-		else
-			return usage_error("bad access mode '%s'", argv[1]);
-	}
+	if (n < 1 || n > 2 || (n == 2 && parse_access(argv[1], &acc)))
+		return bad_args();
 	fd = open_dev_arg(argv[0], open_flags(&o, acc));
-	if (fd < 0)
-		return report_errno(errno);
-	close(fd);
-	printf("OK\n");
-	return 0;
+	return outcome(fd, fd);
 }
 
 /* Open DEV and map [off, off+len) shared; on failure print errno, return NULL. */
@@ -294,45 +165,50 @@ static volatile uint8_t *open_map(const char *dev, uint64_t off, uint64_t len,
 	return p;
 }
 
+/*
+ * mmap-try: open DEV with ACCESS (default rdwr), map the range with TYPE
+ * and PROT (default shared, rw) and touch its first and last word.  A
+ * refused open is printed as an outcome too.
+ */
 static int cmd_mmap_try(int argc, char **argv)
 {
 	struct opts o;
 	int n = split_flags(argc, argv, opt_flags, &o, sizeof(o));
+	int flags = MAP_SHARED, prot = PROT_READ | PROT_WRITE, acc = O_RDWR;
 	uint64_t off, len;
-	int flags = MAP_SHARED, prot = PROT_READ | PROT_WRITE;
 	int fd;
 	void *p;
 
 	if (n < 0)
 		return EXIT_USAGE;
-	if (n < 3 || n > 4 || parse_u64(argv[1], &off) || parse_u64(argv[2], &len))
-		return usage_error("mmap-try DEV OFFSET LENGTH [shared|private] [--sync] [--rdonly]");
-	if (n == 4) {
-		if (!strcmp(argv[3], "private"))
-			flags = MAP_PRIVATE;
-		else if (strcmp(argv[3], "shared"))
-			return usage_error("bad mapping type '%s'", argv[3]);
-	}
-	if (o.rdonly)
+	if ((n != 3 && n != 4 && n != 6) || parse_u64(argv[1], &off) ||
+	    parse_u64(argv[2], &len) || (n == 6 && parse_access(argv[4], &acc)))
+		return bad_args();
+	if (n >= 4 && !strcmp(argv[3], "private"))
+		flags = MAP_PRIVATE;
+	else if (n >= 4 && strcmp(argv[3], "shared"))
+		return usage_error("bad mapping type '%s'", argv[3]);
+	if (n == 6 && !strcmp(argv[5], "r"))
 		prot = PROT_READ;
-	fd = open_dev_arg(argv[0], open_flags(&o, o.rdonly ? O_RDONLY : O_RDWR));
+	else if (n == 6 && !strcmp(argv[5], "w"))
+		prot = PROT_WRITE;
+	else if (n == 6 && strcmp(argv[5], "rw"))
+		return usage_error("bad protection '%s'", argv[5]);
+	fd = open_dev_arg(argv[0], open_flags(&o, acc));
 	if (fd < 0)
-		return report_setup_errno("open", argv[0], errno);
+		return report_errno(errno);
 	p = mmap(NULL, (size_t)len, prot, flags, fd, (off_t)off);
-	if (p == MAP_FAILED) {
-		int err = errno;
-
-		close(fd);
-		return report_errno(err);
-	}
+	if (p == MAP_FAILED)
+		return outcome(-1, fd);
 	/* Fault in the first and the last page. */
-	(void)*(volatile uint64_t *)p;
-	if (len >= 8)
-		(void)*(volatile uint64_t *)((volatile uint8_t *)p + ((len - 8) & ~(uint64_t)7));
+	if (prot & PROT_READ) {
+		(void)*(volatile uint64_t *)p;
+		if (len >= 8)
+			(void)*(volatile uint64_t *)((volatile uint8_t *)p +
+						     ((len - 8) & ~(uint64_t)7));
+	}
 	munmap(p, (size_t)len);
-	close(fd);
-	printf("OK\n");
-	return 0;
+	return outcome(0, fd);
 }
 
 static int parse_range_seed(int n, char **argv, uint64_t *off, uint64_t *len, uint64_t *seed)
@@ -345,28 +221,21 @@ static int cmd_mmap_fill_verify(int argc, char **argv, int verify)
 {
 	struct opts o;
 	int n = split_flags(argc, argv, opt_flags, &o, sizeof(o));
-	uint64_t off, len, seed, got = 0, want = 0;
+	uint64_t off, len, seed;
 	volatile uint8_t *map;
 	int fd, rc = 0;
 
 	if (n < 0)
 		return EXIT_USAGE;
 	if (parse_range_seed(n, argv, &off, &len, &seed))
-		return usage_error("%s DEV OFFSET LENGTH SEED [--sync]",
-				   verify ? "mmap-verify" : "mmap-fill");
+		return bad_args();
 	map = open_map(argv[0], off, len, &o, &fd, &rc);
 	if (!map)
 		return rc;
-	if (verify) {
-		int64_t at = map_mismatch(map, off, len, seed, &got, &want);
-
-		if (at >= 0) {
-			print_mismatch(at, got, want);
-			rc = EXIT_MISMATCH;
-		}
-	} else {
+	if (verify)
+		rc = map_check(map, off, len, seed, NULL);
+	else
 		map_fill(map, off, len, seed);
-	}
 	munmap((void *)map, (size_t)len);
 	close(fd);
 	if (!rc)
@@ -384,12 +253,11 @@ static int cmd_fd_fill_verify(int argc, char **argv, int verify)
 	if (n < 0)
 		return EXIT_USAGE;
 	if (parse_range_seed(n, argv, &off, &len, &seed))
-		return usage_error("%s DEV OFFSET LENGTH SEED",
-				   verify ? "read-verify" : "write-fill");
+		return bad_args();
 	fd = open_dev_arg(argv[0], open_flags(&o, verify ? O_RDONLY : O_WRONLY));
 	if (fd < 0)
 		return report_setup_errno("open", argv[0], errno);
-	rc = verify ? fd_check(fd, off, len, seed) : fd_fill(fd, off, len, seed);
+	rc = verify ? fd_check(fd, off, len, seed, NULL) : fd_fill(fd, off, len, seed);
 	close(fd);
 	if (!rc)
 		printf("OK\n");
@@ -399,11 +267,11 @@ static int cmd_fd_fill_verify(int argc, char **argv, int verify)
 static int cmd_lseek_try(int argc, char **argv)
 {
 	int64_t off;
-	int whence, fd;
+	int whence, fd, err;
 	off_t r;
 
 	if (argc != 3 || parse_s64(argv[1], &off))
-		return usage_error("lseek-try DEV OFFSET set|cur|end");
+		return bad_args();
 	if (!strcmp(argv[2], "set"))
 		whence = SEEK_SET;
 	else if (!strcmp(argv[2], "cur"))
@@ -416,13 +284,10 @@ static int cmd_lseek_try(int argc, char **argv)
 	if (fd < 0)
 		return report_setup_errno("open", argv[0], errno);
 	r = lseek(fd, (off_t)off, whence);
-	if (r < 0) {
-		int err = errno;
-
-		close(fd);
-		return report_errno(err);
-	}
+	err = errno;
 	close(fd);
+	if (r < 0)
+		return report_errno(err);
 	printf("%lld\n", (long long)r);
 	return 0;
 }
@@ -436,7 +301,7 @@ static int cmd_prw_try(int argc, char **argv, int write_it)
 
 	if (argc != 3 || parse_u64(argv[1], &off) || parse_u64(argv[2], &len) ||
 	    len > 256 * 1024 * 1024)
-		return usage_error("%s DEV OFFSET LENGTH", write_it ? "pwrite-try" : "pread-try");
+		return bad_args();
 	buf = calloc(1, len ? (size_t)len : 1);
 	if (!buf)
 		return report_setup_errno("calloc", "", ENOMEM);
@@ -461,62 +326,41 @@ static int cmd_prw_try(int argc, char **argv, int write_it)
 static int cmd_dir_try(int argc, char **argv, int make)
 {
 	if (argc != 1)
-		return usage_error("%s PATH", make ? "mkdir-try" : "rmdir-try");
-	if ((make ? mkdir(argv[0], 0755) : rmdir(argv[0])) < 0)
-		return report_errno(errno);
-	printf("OK\n");
-	return 0;
+		return bad_args();
+	return outcome(make ? mkdir(argv[0], 0755) : rmdir(argv[0]), -1);
 }
 
+/* finit_module(2) of MODULE.ko with the parameters, one string. */
 static int cmd_insmod_try(int argc, char **argv)
 {
-	size_t total = 1;
-	char *params;
+	static char params[4096];
+	size_t used = 0;
 	int i, fd;
-	long r;
 
-	if (argc < 1)
-		return usage_error("insmod-try MODULE.ko [PARAM=VALUE...]");
-	for (i = 1; i < argc; i++)
-		total += strlen(argv[i]) + 1;
-	params = calloc(1, total);
-	if (!params)
-		return report_setup_errno("calloc", "", ENOMEM);
-	for (i = 1; i < argc; i++) {
-		if (i > 1)
-			strcat(params, " ");
-		strcat(params, argv[i]);
-	}
+	for (i = 1; i < argc && used < sizeof(params); i++)
+		used += (size_t)snprintf(params + used, sizeof(params) - used,
+					 "%s%s", i > 1 ? " " : "", argv[i]);
+	if (argc < 1 || used >= sizeof(params))
+		return bad_args();
 	fd = open(argv[0], O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		free(params);
+	if (fd < 0)
 		return report_setup_errno("open", argv[0], errno);
-	}
-	r = syscall(SYS_finit_module, fd, params, 0);
-	i = errno;
-	close(fd);
-	free(params);
-	if (r < 0)
-		return report_errno(i);
-	printf("OK\n");
-	return 0;
+	return outcome(syscall(SYS_finit_module, fd, params, 0), fd);
 }
 
+/* delete_module(2) with O_NONBLOCK. */
 static int cmd_rmmod_try(int argc, char **argv)
 {
 	if (argc != 1)
-		return usage_error("rmmod-try MODULE_NAME");
-	if (syscall(SYS_delete_module, argv[0], O_NONBLOCK) < 0)
-		return report_errno(errno);
-	printf("OK\n");
-	return 0;
+		return bad_args();
+	return outcome(syscall(SYS_delete_module, argv[0], O_NONBLOCK), -1);
 }
 
 static int cmd_pagesize(int argc, char **argv)
 {
 	(void)argv;
 	if (argc != 0)
-		return usage_error("pagesize takes no arguments");
+		return bad_args();
 	printf("%ld\n", sysconf(_SC_PAGESIZE));
 	return 0;
 }
@@ -580,7 +424,7 @@ static int cmd_kmsg_seq(int argc, char **argv)
 {
 	(void)argv;
 	if (argc != 0)
-		return usage_error("kmsg-seq takes no arguments");
+		return bad_args();
 	return kmsg_walk(0, 0, NULL, NULL, 0);
 }
 
@@ -590,7 +434,7 @@ static int cmd_kmsg_since(int argc, char **argv)
 	int64_t seq;
 
 	if (argc != 1 + usec || parse_s64(argv[usec], &seq))
-		return usage_error("kmsg-since [-t] SEQ");
+		return bad_args();
 	return kmsg_walk(seq, 1, NULL, NULL, usec);
 }
 
@@ -606,7 +450,7 @@ static int cmd_kmsg_check(int argc, char **argv)
 	int rc;
 
 	if (argc != 3 || parse_s64(argv[0], &seq))
-		return usage_error("kmsg-check SEQ REGEX FILE");
+		return bad_args();
 	if (regcomp(&re, argv[1], REG_EXTENDED | REG_NOSUB))
 		return usage_error("kmsg-check: bad regular expression");
 	rc = kmsg_walk(seq, 1, &re, &last, 0);
@@ -664,7 +508,7 @@ static int cmd_uevent_open(int argc, char **argv)
 	ssize_t len;
 
 	if (argc != 2)
-		return usage_error("uevent-open NAME ENABLE_FILE");
+		return bad_args();
 	snprintf(path, sizeof(path), "/dev/%s", argv[0]);
 	sock = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC,
 		      NETLINK_KOBJECT_UEVENT);
@@ -708,12 +552,11 @@ static int cmd_uevent_open(int argc, char **argv)
 	return ret;
 }
 
-/* Wait for a stop signal (or, if asked, end of stdin). */
-static int wait_for_stop(int until_eof)
+/* Wait for a stop signal. */
+static int wait_for_stop(void)
 {
-	struct pollfd pfd[2];
 	sigset_t set;
-	int sfd, nfds = 1;
+	int sig;
 
 	sigemptyset(&set);
 	sigaddset(&set, SIGUSR1);
@@ -722,50 +565,28 @@ static int wait_for_stop(int until_eof)
 	sigaddset(&set, SIGINT);
 	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0)
 		return -1;
-	sfd = signalfd(-1, &set, SFD_CLOEXEC);
-	if (sfd < 0)
-		return -1;
-	pfd[0].fd = sfd;
-	pfd[0].events = POLLIN;
-	if (until_eof) {
-		pfd[1].fd = STDIN_FILENO;
-		pfd[1].events = POLLIN;
-		nfds = 2;
-	}
-	for (;;) {
-		if (poll(pfd, (nfds_t)nfds, -1) < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		if (pfd[0].revents)
-			break;
-		if (nfds == 2 && pfd[1].revents) {
-			char c[256];
-			ssize_t r = read(STDIN_FILENO, c, sizeof(c));
-
-			if (r <= 0)
-				break;
-		}
-	}
-	close(sfd);
-	return 0;
+	return sigwait(&set, &sig) ? -1 : 0;
 }
 
+/*
+ * hold: open (and mmap unless --no-map) the range, fill it (unless
+ * --no-fill), print "ready", wait for SIGUSR1/SIGTERM/SIGHUP/SIGINT, then
+ * check the range through the mapping (or pread with --no-map) and print
+ * "intact" (exit 0) or the first mismatch (exit 2).  --close-fd closes the
+ * file (with fd:N, N too) once mapped: only the mapping keeps it.
+ */
 static int cmd_hold(int argc, char **argv)
 {
 	struct opts o;
 	int n = split_flags(argc, argv, opt_flags, &o, sizeof(o));
-	uint64_t off, len, seed, got = 0, want = 0;
+	uint64_t off, len, seed;
 	volatile uint8_t *map = NULL;
 	int fd = -1, rc = 0;
 
 	if (n < 0)
 		return EXIT_USAGE;
-	if (parse_range_seed(n, argv, &off, &len, &seed))
-		return usage_error("hold DEV OFFSET LENGTH SEED [--sync] [--no-map] [--close-fd] [--no-fill] [--until-eof]");
-	if (o.no_map && o.close_fd)
-		return usage_error("hold: --close-fd needs a mapping");
+	if (parse_range_seed(n, argv, &off, &len, &seed) || (o.no_map && o.close_fd))
+		return bad_args();
 
 	if (o.no_map) {
 		fd = open_dev_arg(argv[0], open_flags(&o, O_RDWR));
@@ -785,24 +606,21 @@ static int cmd_hold(int argc, char **argv)
 		if (o.close_fd) {
 			close(fd);
 			fd = -1;
+			if (!strncmp(argv[0], "fd:", 3))
+				close(atoi(argv[0] + 3));
 		}
 	}
 
 	printf("ready\n");
 	fflush(stdout);
 
-	if (wait_for_stop(o.until_eof) < 0)
+	if (wait_for_stop() < 0)
 		return report_setup_errno("wait", "signal", errno);
 
 	if (o.no_map) {
-		rc = fd_check(fd, off, len, seed);
+		rc = fd_check(fd, off, len, seed, NULL);
 	} else {
-		int64_t at = map_mismatch(map, off, len, seed, &got, &want);
-
-		if (at >= 0) {
-			print_mismatch(at, got, want);
-			rc = EXIT_MISMATCH;
-		}
+		rc = map_check(map, off, len, seed, NULL);
 		munmap((void *)map, (size_t)len);
 	}
 	if (fd >= 0)
@@ -848,7 +666,7 @@ static int cmd_mmap_phys(int argc, char **argv)
 
 	if (argc != 3 || parse_u64(argv[1], &off) || parse_u64(argv[2], &len) ||
 	    !len || len % (uint64_t)page || off % (uint64_t)page)
-		return usage_error("mmap-phys DEV OFFSET LENGTH (page multiples)");
+		return bad_args();
 	fd = open_dev_arg(argv[0], O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return report_setup_errno("open", argv[0], errno);
@@ -884,39 +702,22 @@ static int cmd_mmap_phys(int argc, char **argv)
 /* ------------------------------------------------------------------ */
 /* access checks: a refused open(2) is an outcome here, not a setup error */
 
-static int parse_access(const char *s, int *acc)
-{
-	if (!strcmp(s, "rdonly"))
-		*acc = O_RDONLY;
-	else if (!strcmp(s, "wronly"))
-		*acc = O_WRONLY;
-	else if (!strcmp(s, "rdwr"))
-		*acc = O_RDWR;
-	else
-		return -1;
-	return 0;
-}
-
+/* open(2) read-only and read(2) to the end. */
 static int cmd_read_try(int argc, char **argv)
 {
 	char buf[4096];
 	ssize_t r;
-	int fd, err;
+	int fd;
 
 	if (argc != 1)
-		return usage_error("read-try FILE");
+		return bad_args();
 	fd = open_dev_arg(argv[0], O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return report_errno(errno);
 	do
 		r = read(fd, buf, sizeof(buf));
 	while (r > 0);
-	err = errno;
-	close(fd);
-	if (r < 0)
-		return report_errno(err);
-	printf("OK\n");
-	return 0;
+	return outcome(r, fd);
 }
 
 static int cmd_chmod_try(int argc, char **argv)
@@ -925,45 +726,12 @@ static int cmd_chmod_try(int argc, char **argv)
 	char *end;
 
 	if (argc != 2)
-		return usage_error("chmod-try PATH OCTAL_MODE");
+		return bad_args();
 	errno = 0;
 	mode = strtoul(argv[1], &end, 8);
 	if (errno || end == argv[1] || *end || mode > 07777)
 		return usage_error("chmod-try: bad mode '%s'", argv[1]);
-	if (chmod(argv[0], (mode_t)mode) < 0)
-		return report_errno(errno);
-	printf("OK\n");
-	return 0;
-}
-
-static int cmd_mmap_access_try(int argc, char **argv)
-{
-	uint64_t off, len;
-	int acc, prot, fd, err;
-	void *p;
-
-	if (argc != 5 || parse_access(argv[1], &acc) ||
-	    parse_u64(argv[3], &off) || parse_u64(argv[4], &len))
-		return usage_error("mmap-access-try DEV rdonly|wronly|rdwr r|w|rw OFFSET LENGTH");
-	if (!strcmp(argv[2], "r"))
-		prot = PROT_READ;
-	else if (!strcmp(argv[2], "w"))
-		prot = PROT_WRITE;
-	else if (!strcmp(argv[2], "rw"))
-		prot = PROT_READ | PROT_WRITE;
-	else
-		return usage_error("bad protection '%s'", argv[2]);
-	fd = open_dev_arg(argv[0], acc | O_CLOEXEC);
-	if (fd < 0)
-		return report_errno(errno);
-	p = mmap(NULL, (size_t)len, prot, MAP_SHARED, fd, (off_t)off);
-	err = errno;
-	close(fd);
-	if (p == MAP_FAILED)
-		return report_errno(err);
-	munmap(p, (size_t)len);
-	printf("OK\n");
-	return 0;
+	return outcome(chmod(argv[0], (mode_t)mode), -1);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1023,7 +791,7 @@ static int cmd_dm_delay(int argc, char **argv)
 	int ctl, ret;
 
 	if (argc != 3 || parse_u64(argv[2], &ms))
-		return usage_error("dm-delay NAME BLOCKDEV MS");
+		return bad_args();
 	ret = blockdev_sectors(argv[1], &st, &sectors);
 	if (ret)
 		return ret;
@@ -1076,7 +844,7 @@ static int cmd_dm_remove(int argc, char **argv)
 	int ctl, ret;
 
 	if (argc != 1)
-		return usage_error("dm-remove NAME");
+		return bad_args();
 	ctl = open("/dev/mapper/control", O_RDWR | O_CLOEXEC);
 	if (ctl < 0)
 		return report_setup_errno("open", "/dev/mapper/control", errno);
@@ -1105,7 +873,7 @@ static int cmd_pin_scatter(int argc, char **argv)
 
 	if (argc != 3 || parse_u64(argv[0], &size) || parse_u64(argv[1], &stride) ||
 	    !size || stride < (uint64_t)page || stride % page)
-		return usage_error("pin-scatter SIZE STRIDE CMD");
+		return bad_args();
 	map = mmap(NULL, size, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (map == MAP_FAILED)
@@ -1154,34 +922,39 @@ WRAP(cmd_rmdir_try,   cmd_dir_try,          0)
 #undef WRAP
 
 static const struct command commands[] = {
-	{ "write-attr",  cmd_write_attr },
-	{ "open-try",    cmd_open_try },
-	{ "mmap-try",    cmd_mmap_try },
-	{ "mmap-fill",   cmd_mmap_fill },
-	{ "mmap-verify", cmd_mmap_verify },
-	{ "write-fill",  cmd_write_fill },
-	{ "read-verify", cmd_read_verify },
-	{ "lseek-try",   cmd_lseek_try },
-	{ "pread-try",   cmd_pread_try },
-	{ "pwrite-try",  cmd_pwrite_try },
-	{ "mkdir-try",   cmd_mkdir_try },
-	{ "rmdir-try",   cmd_rmdir_try },
-	{ "insmod-try",  cmd_insmod_try },
-	{ "rmmod-try",   cmd_rmmod_try },
-	{ "read-try",    cmd_read_try },
-	{ "chmod-try",   cmd_chmod_try },
-	{ "mmap-access-try", cmd_mmap_access_try },
-	{ "mmap-phys",   cmd_mmap_phys },
-	{ "hold",        cmd_hold },
-	{ "pagesize",    cmd_pagesize },
-	{ "kmsg-seq",    cmd_kmsg_seq },
-	{ "kmsg-since",  cmd_kmsg_since },
-	{ "kmsg-check",  cmd_kmsg_check },
-	{ "uevent-open", cmd_uevent_open },
-	{ "dm-delay",    cmd_dm_delay },
-	{ "dm-remove",   cmd_dm_remove },
-	{ "pin-scatter", cmd_pin_scatter },
-	{ NULL, NULL },
+	/* Outcome commands: print OK, a number, or the errno name. */
+	{ "write-attr", "FILE VALUE  (one write(2), no newline added)",
+	  cmd_write_attr },
+	{ "open-try", "DEV [rdonly|wronly|rdwr] [--sync|--dsync]", cmd_open_try },
+	{ "mmap-try", "DEV OFFSET LENGTH [shared|private [rdonly|wronly|rdwr r|w|rw]] [--sync]",
+	  cmd_mmap_try },
+	{ "lseek-try", "DEV OFFSET set|cur|end", cmd_lseek_try },
+	{ "pread-try", "DEV OFFSET LENGTH", cmd_pread_try },
+	{ "pwrite-try", "DEV OFFSET LENGTH", cmd_pwrite_try },
+	{ "mkdir-try", "PATH", cmd_mkdir_try },
+	{ "rmdir-try", "PATH", cmd_rmdir_try },
+	{ "insmod-try", "MODULE.ko [PARAM=VALUE...]", cmd_insmod_try },
+	{ "rmmod-try", "MODULE_NAME", cmd_rmmod_try },
+	{ "read-try", "FILE", cmd_read_try },
+	{ "chmod-try", "PATH OCTAL_MODE", cmd_chmod_try },
+	{ "mmap-phys", "DEV OFFSET LENGTH", cmd_mmap_phys },
+	/* The pattern: OK, or exit 2 and the first mismatch. */
+	{ "mmap-fill", "DEV OFFSET LENGTH SEED [--sync]", cmd_mmap_fill },
+	{ "mmap-verify", "DEV OFFSET LENGTH SEED [--sync]", cmd_mmap_verify },
+	{ "write-fill", "DEV OFFSET LENGTH SEED", cmd_write_fill },
+	{ "read-verify", "DEV OFFSET LENGTH SEED", cmd_read_verify },
+	{ "hold", "DEV OFFSET LENGTH SEED [--sync] [--no-map] [--close-fd] [--no-fill]",
+	  cmd_hold },
+	/* Other */
+	{ "pagesize", "", cmd_pagesize },
+	{ "kmsg-seq", "", cmd_kmsg_seq },
+	{ "kmsg-since", "[-t] SEQ", cmd_kmsg_since },
+	{ "kmsg-check", "SEQ REGEX FILE", cmd_kmsg_check },
+	{ "uevent-open", "NAME ENABLE_FILE", cmd_uevent_open },
+	{ "dm-delay", "NAME BLOCKDEV MS", cmd_dm_delay },
+	{ "dm-remove", "NAME", cmd_dm_remove },
+	{ "pin-scatter", "SIZE STRIDE CMD", cmd_pin_scatter },
+	{ NULL, NULL, NULL },
 };
 
 int main(int argc, char **argv)

@@ -6,7 +6,6 @@
  * with UDMABUF_CFS_IOC_EXPORT_DMABUF, and the frames are checked through
  * the buffer's own mapping of /dev/NAME.
  *
- *   node                       prints vivid's capture node (/dev/videoN)
  *   capture DEV NBUF FRAMES [CMD]
  *                              NBUF buffers at page-aligned offsets of DEV,
  *                              FRAMES frames dequeued and checked; with CMD,
@@ -83,19 +82,15 @@ struct cap {
 	unsigned char *ref;	/* the first frame */
 };
 
-static void usage(FILE *f)
+/* The usage, after MSG if there is one. */
+static int usage(const char *msg)
 {
-	fprintf(f,
-		"usage: %s node\n"
-		"       %s capture DEV NBUF FRAMES [CMD]   (see the source's header)\n",
-		prog, prog);
-}
-
-static int usage_error(const char *msg)
-{
-	fprintf(stderr, "%s: %s\n", prog, msg);
-	usage(stderr);
-	return EXIT_USAGE;
+	if (msg)
+		fprintf(stderr, "%s: %s\n", prog, msg);
+	fprintf(msg ? stderr : stdout,
+		"usage: %s capture DEV NBUF FRAMES [CMD]   (see the source's header)\n",
+		prog);
+	return msg ? EXIT_USAGE : 0;
 }
 
 static int mismatch(const char *what, unsigned int index, size_t off)
@@ -160,17 +155,6 @@ static int find_node(char *path, size_t len)
 	}
 	closedir(d);
 	return found ? 0 : -ENODEV;
-}
-
-static int cmd_node(void)
-{
-	char path[300];
-	int ret = find_node(path, sizeof(path));
-
-	if (ret)
-		return report_setup_errno("find", "vivid's capture node", -ret);
-	printf("%s\n", path);
-	return 0;
 }
 
 /* Switch vivid's on-screen text off, so that every frame is the same. */
@@ -551,19 +535,15 @@ int main(int argc, char **argv)
 	unsigned long nbuf, frames;
 	char *end;
 
-	if (argc == 2 && !strcmp(argv[1], "--help")) {
-		usage(stdout);
-		return 0;
-	}
-	if (argc == 2 && !strcmp(argv[1], "node"))
-		return cmd_node();
+	if (argc == 2 && !strcmp(argv[1], "--help"))
+		return usage(NULL);
 	if ((argc != 5 && argc != 6) || strcmp(argv[1], "capture"))
-		return usage_error("unknown command or wrong arguments");
+		return usage("unknown command or wrong arguments");
 	nbuf = strtoul(argv[3], &end, 0);
 	if (*end || nbuf < 1 || nbuf > MAX_BUFS)
-		return usage_error("NBUF must be 1..16");
+		return usage("NBUF must be 1..16");
 	frames = strtoul(argv[4], &end, 0);
 	if (*end || frames < 1 || frames > 100000)
-		return usage_error("FRAMES must be 1..100000");
+		return usage("FRAMES must be 1..100000");
 	return cmd_capture(argv[2], nbuf, frames, argc == 6 ? argv[5] : NULL);
 }

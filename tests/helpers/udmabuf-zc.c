@@ -168,6 +168,15 @@ static size_t check(const unsigned char *p, size_t len, uint64_t seed)
 	return len;
 }
 
+/* 0 if P holds the pattern, else the first difference in WHAT printed. */
+static int expect(const unsigned char *p, size_t len, uint64_t seed,
+		  const char *what)
+{
+	size_t bad = check(p, len, seed);
+
+	return bad == len ? 0 : mismatch(what, bad);
+}
+
 static int zc_open(struct zc *z, const char *dev)
 {
 	struct stat st;
@@ -200,7 +209,6 @@ static int zc_open(struct zc *z, const char *dev)
 static int cmd_odirect(struct zc *z, const char *blk)
 {
 	size_t half = z->size / 2;
-	size_t bad;
 	int fd;
 
 	fd = open(blk, O_RDWR | O_DIRECT);
@@ -212,9 +220,8 @@ static int cmd_odirect(struct zc *z, const char *blk)
 		return report_errno(errno);
 	if (pread(fd, z->map + half, half, 0) != (ssize_t)half)
 		return report_errno(errno);
-	bad = check(z->map + half, half, SEED_A);
-	if (bad != half)
-		return mismatch("O_DIRECT read back", bad);
+	if (expect(z->map + half, half, SEED_A, "O_DIRECT read back"))
+		return EXIT_MISMATCH;
 	close(fd);
 	printf("OK\n");
 	return 0;
@@ -336,7 +343,7 @@ static int cmd_odirect_hold(struct zc *z, const char *slow, const char *fast,
 
 static int cmd_vmsplice(struct zc *z, const char *cmd)
 {
-	size_t len = 16 * z->page, got = 0, bad;
+	size_t len = 16 * z->page, got = 0;
 	struct iovec iov = { z->map, len };
 	unsigned char *copy;
 	int p[2];
@@ -368,63 +375,50 @@ static int cmd_vmsplice(struct zc *z, const char *cmd)
 			return report_errno(n ? errno : EIO);
 		got += n;
 	}
-	bad = check(copy, len, SEED_A);
-	if (bad != len)
-		return mismatch("pipe contents", bad);
+	if (expect(copy, len, SEED_A, "pipe contents"))
+		return EXIT_MISMATCH;
 	printf("OK\n");
 	return 0;
 }
 
-static int cmd_pvm(struct zc *z)
+/*
+ * The mapping read and written from elsewhere: through process_vm_readv
+ * and _writev, or (MEM an fd of /proc/self/mem) pread and pwrite of it.
+ */
+static int peek_poke(struct zc *z, int mem)
 {
-	size_t len = z->size, bad;
+	size_t len = z->size;
 	unsigned char *local = malloc(len);
 	struct iovec liov = { local, len }, riov = { z->map, len };
+	off_t at = (off_t)(uintptr_t)z->map;
 
 	if (!local)
 		return report_errno(ENOMEM);
 	fill(z->map, len, SEED_A);
-	if (process_vm_readv(getpid(), &liov, 1, &riov, 1, 0) != (ssize_t)len)
+	if ((mem < 0 ? process_vm_readv(getpid(), &liov, 1, &riov, 1, 0) :
+	     pread(mem, local, len, at)) != (ssize_t)len)
 		return report_errno(errno);
-	bad = check(local, len, SEED_A);
-	if (bad != len)
-		return mismatch("process_vm_readv", bad);
+	if (expect(local, len, SEED_A, mem < 0 ? "process_vm_readv" :
+		   "/proc/self/mem read"))
+		return EXIT_MISMATCH;
 	fill(local, len, SEED_B);
-	if (process_vm_writev(getpid(), &liov, 1, &riov, 1, 0) != (ssize_t)len)
+	if ((mem < 0 ? process_vm_writev(getpid(), &liov, 1, &riov, 1, 0) :
+	     pwrite(mem, local, len, at)) != (ssize_t)len)
 		return report_errno(errno);
-	bad = check(z->map, len, SEED_B);
-	if (bad != len)
-		return mismatch("process_vm_writev", bad);
+	if (expect(z->map, len, SEED_B, mem < 0 ? "process_vm_writev" :
+		   "/proc/self/mem write"))
+		return EXIT_MISMATCH;
 	printf("OK\n");
 	return 0;
 }
 
 static int cmd_procmem(struct zc *z)
 {
-	size_t len = z->size, bad;
-	unsigned char *local = malloc(len);
-	off_t at = (off_t)(uintptr_t)z->map;
-	int fd;
+	int fd = open("/proc/self/mem", O_RDWR);
 
-	if (!local)
-		return report_errno(ENOMEM);
-	fd = open("/proc/self/mem", O_RDWR);
 	if (fd < 0)
 		return report_setup_errno("open", "/proc/self/mem", errno);
-	fill(z->map, len, SEED_A);
-	if (pread(fd, local, len, at) != (ssize_t)len)
-		return report_errno(errno);
-	bad = check(local, len, SEED_A);
-	if (bad != len)
-		return mismatch("/proc/self/mem read", bad);
-	fill(local, len, SEED_B);
-	if (pwrite(fd, local, len, at) != (ssize_t)len)
-		return report_errno(errno);
-	bad = check(z->map, len, SEED_B);
-	if (bad != len)
-		return mismatch("/proc/self/mem write", bad);
-	printf("OK\n");
-	return 0;
+	return peek_poke(z, fd);
 }
 
 static int cmd_ptrace(struct zc *z)
@@ -576,9 +570,8 @@ static int cmd_munmap(struct zc *z)
 		fprintf(stderr, "%s: unmapped page: signal %d\n", prog, sig);
 		return mismatch("unmapped page readable", pg);
 	}
-	bad = check(z->map, pg, SEED_A);
-	if (bad != pg)
-		return mismatch("page before the hole", bad);
+	if (expect(z->map, pg, SEED_A, "page before the hole"))
+		return EXIT_MISMATCH;
 	for (bad = 2 * pg; bad < 4 * pg; bad++)
 		if (z->map[bad] != pattern_byte(SEED_A, bad))
 			return mismatch("pages after the hole", bad);
@@ -610,14 +603,11 @@ static int cmd_mprotect(struct zc *z)
 
 static int cmd_madvise(struct zc *z)
 {
-	size_t bad;
-
 	fill(z->map, z->size, SEED_A);
 	if (madvise(z->map, z->size, MADV_DONTNEED))
 		return report_errno(errno);
-	bad = check(z->map, z->size, SEED_A);
-	if (bad != z->size)
-		return mismatch("data after MADV_DONTNEED", bad);
+	if (expect(z->map, z->size, SEED_A, "data after MADV_DONTNEED"))
+		return EXIT_MISMATCH;
 	printf("OK\n");
 	return 0;
 }
@@ -629,7 +619,7 @@ static int cmd_madvise(struct zc *z)
  */
 static int cmd_sendfile(struct zc *z, const char *path, bool from_dev)
 {
-	size_t len = z->size, bad;
+	size_t len = z->size;
 	off_t off = 0;
 	int fd;
 
@@ -648,9 +638,8 @@ static int cmd_sendfile(struct zc *z, const char *path, bool from_dev)
 	if (z->map == MAP_FAILED)
 		return report_setup_errno("mmap", path, errno);
 	if (from_dev) {
-		bad = check(z->map, len, SEED_A);
-		if (bad != len)
-			return mismatch("file written by sendfile", bad);
+		if (expect(z->map, len, SEED_A, "file written by sendfile"))
+			return EXIT_MISMATCH;
 	}
 
 	/* And back: the file, changed, into the buffer. */
@@ -663,9 +652,8 @@ static int cmd_sendfile(struct zc *z, const char *path, bool from_dev)
 	z->map = mmap(NULL, len, PROT_READ, MAP_SHARED, z->fd, 0);
 	if (z->map == MAP_FAILED)
 		return report_setup_errno("mmap", "buffer", errno);
-	bad = check(z->map, len, SEED_B);
-	if (bad != len)
-		return mismatch("buffer written by sendfile", bad);
+	if (expect(z->map, len, SEED_B, "buffer written by sendfile"))
+		return EXIT_MISMATCH;
 	printf("OK\n");
 	return 0;
 }
@@ -813,16 +801,14 @@ static int dmabuf_sync(int fd, uint64_t flags)
 static int check_dmabuf(int fd, size_t len, uint64_t seed)
 {
 	unsigned char *p;
-	size_t bad;
 
 	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (p == MAP_FAILED)
 		return report_setup_errno("mmap", "dma-buf", errno);
 	if (dmabuf_sync(fd, DMA_BUF_SYNC_START | DMA_BUF_SYNC_RW))
 		return report_errno(errno);
-	bad = check(p, len, seed);
-	if (bad != len)
-		return mismatch("dma-buf mapping", bad);
+	if (expect(p, len, seed, "dma-buf mapping"))
+		return EXIT_MISMATCH;
 	fill(p, len, SEED_B);
 	if (dmabuf_sync(fd, DMA_BUF_SYNC_END | DMA_BUF_SYNC_RW))
 		return report_errno(errno);
@@ -834,7 +820,7 @@ static int cmd_dmabuf(struct zc *z, char **argv)
 {
 	uint64_t off = strtoull(argv[0], NULL, 0);
 	uint64_t size = strtoull(argv[1], NULL, 0);
-	size_t len, bad;
+	size_t len;
 	int fd, ret;
 
 	if (off % z->page || off >= z->size)
@@ -849,9 +835,8 @@ static int cmd_dmabuf(struct zc *z, char **argv)
 	ret = check_dmabuf(fd, len, SEED_A);
 	if (ret)
 		return ret;
-	bad = check(z->map + off, len, SEED_B);
-	if (bad != len)
-		return mismatch("buffer after a store through the dma-buf", bad);
+	if (expect(z->map + off, len, SEED_B, "buffer after a store through the dma-buf"))
+		return EXIT_MISMATCH;
 	printf("OK\n");
 	return 0;
 }
@@ -905,7 +890,6 @@ static int cmd_vgem(struct zc *z, const char *card)
 	const char *map_result = "OK";
 	unsigned char *p;
 	int drm, ret, attached;
-	size_t bad;
 
 	drm = open(card, O_RDWR | O_CLOEXEC);
 	if (drm < 0)
@@ -928,13 +912,11 @@ static int cmd_vgem(struct zc *z, const char *card)
 			 drm, map.offset);
 		if (p == MAP_FAILED)
 			return report_errno(errno);
-		bad = check(p, z->size, SEED_A);
-		if (bad != z->size)
-			return mismatch("vgem's mapping of the import", bad);
+		if (expect(p, z->size, SEED_A, "vgem's mapping of the import"))
+			return EXIT_MISMATCH;
 		fill(p, z->size, SEED_B);
-		bad = check(z->map, z->size, SEED_B);
-		if (bad != z->size)
-			return mismatch("buffer after a store through vgem", bad);
+		if (expect(z->map, z->size, SEED_B, "buffer after a store through vgem"))
+			return EXIT_MISMATCH;
 		munmap(p, z->size);
 	}
 	gclose.handle = prime.handle;
@@ -973,7 +955,7 @@ int main(int argc, char **argv)
 	if (!strcmp(cmd, "vmsplice") && argc <= 1)
 		return cmd_vmsplice(&z, argc ? argv[0] : NULL);
 	if (!strcmp(cmd, "pvm") && !argc)
-		return cmd_pvm(&z);
+		return peek_poke(&z, -1);
 	if (!strcmp(cmd, "procmem") && !argc)
 		return cmd_procmem(&z);
 	if (!strcmp(cmd, "ptrace") && !argc)

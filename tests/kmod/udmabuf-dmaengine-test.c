@@ -17,8 +17,6 @@
  *             Errors: EINVAL malformed or LENGTH 0, ERANGE an address or
  *             range beyond dma_addr_t, EIO the engine refused or failed the
  *             transfer, ETIMEDOUT it did not finish within timeout_ms.
- *             read: the last transfer, "SRC DST LENGTH STATUS\n" with
- *             STATUS "ok" or the error's name.
  *
  * The addresses are DMA addresses of the channel's device (the engine),
  * the ones its descriptors are programmed with.  A udmabuf-cfs buffer's
@@ -36,7 +34,6 @@
 #include <linux/completion.h>
 #include <linux/debugfs.h>
 #include <linux/dmaengine.h>
-#include <linux/errname.h>
 #include <linux/fs.h>
 #include <linux/jiffies.h>
 #include <linux/kernel.h>
@@ -53,14 +50,8 @@ MODULE_PARM_DESC(timeout_ms, "how long a copy may take, in milliseconds (default
 static struct dma_chan *chan;
 static struct dentry *dir;
 
-/* Serialises the copies and guards the last one's record. */
+/* Serialises the copies. */
 static DEFINE_MUTEX(copy_lock);
-
-static struct {
-	u64 src, dst, len;
-	int err;
-	bool done;
-} last;
 
 struct copy_wait {
 	struct completion done;
@@ -163,36 +154,13 @@ static ssize_t copy_write(struct file *file, const char __user *ubuf,
 
 	mutex_lock(&copy_lock);
 	err = do_copy(src, dst, len);
-	last.src = src;
-	last.dst = dst;
-	last.len = len;
-	last.err = err;
-	last.done = true;
 	mutex_unlock(&copy_lock);
 	return err ? err : count;
-}
-
-static ssize_t copy_read(struct file *file, char __user *ubuf, size_t count,
-			 loff_t *ppos)
-{
-	const char *status = "ok";
-	char buf[96];
-	int n = 0;
-
-	mutex_lock(&copy_lock);
-	if (last.err)
-		status = errname(last.err) ?: "error";
-	if (last.done)
-		n = scnprintf(buf, sizeof(buf), "0x%llx 0x%llx %llu %s\n",
-			      last.src, last.dst, last.len, status);
-	mutex_unlock(&copy_lock);
-	return simple_read_from_buffer(ubuf, count, ppos, buf, n);
 }
 
 static const struct file_operations copy_fops = {
 	.owner = THIS_MODULE,
 	.open = simple_open,
-	.read = copy_read,
 	.write = copy_write,
 	.llseek = default_llseek,
 };
@@ -228,7 +196,7 @@ static int __init dmaengine_test_init(void)
 	}
 	dir = debugfs_create_dir("udmabuf-dmaengine-test", NULL);
 	debugfs_create_file("channel", 0400, dir, NULL, &channel_fops);
-	debugfs_create_file("copy", 0600, dir, NULL, &copy_fops);
+	debugfs_create_file("copy", 0200, dir, NULL, &copy_fops);
 	pr_info("%s of %s\n", dma_chan_name(chan), dev_name(chan->device->dev));
 	return 0;
 }
