@@ -167,6 +167,8 @@
 
 #include "udmabuf-uring.h"
 
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
 #define EXIT_FAILED	1
 #define EXIT_USAGE	64
 
@@ -394,29 +396,26 @@ struct slot {
  */
 enum hkind { H_OWN, H_ZERO, H_VICTIM, H_PROC };
 
+/* Whose data a handle, a dma-buf, a pipe or a ring holds. */
+struct origin {
+	enum hkind kind;
+	struct instance *inst;	/* H_OWN, H_PROC: the buffer (a reference) */
+	unsigned int owner, oslot;	/* whose words are valid (H_OWN, H_VICTIM) */
+	uint64_t size;		/* the buffer's, in bytes */
+};
+
 struct handle {
 	bool used;
-	enum hkind kind;
+	struct origin o;
 	int fd;			/* -1 once closed while still mapped */
 	bool writable;		/* opened O_RDWR */
 	volatile uint8_t *map;
 	uint64_t map_off, map_len;
 	bool map_writable;
 	int board;		/* published for sibling threads, or -1 */
-	struct instance *inst;	/* H_OWN, H_PROC: the buffer */
 	struct slot *slot;	/* H_OWN: whose buffer */
-	uint64_t size;		/* bytes */
-	unsigned int owner, oslot;	/* whose words are valid (H_OWN, H_VICTIM) */
 	bool pages;		/* GET_INFO: mapped by struct pages */
 	bool live;		/* cannot be removed while held: process, param */
-};
-
-/* Where the pages a dma-buf, a pipe or a ring holds come from. */
-struct origin {
-	enum hkind kind;
-	struct instance *inst;	/* H_OWN, H_PROC: a reference */
-	unsigned int owner, oslot;
-	uint64_t size;		/* the buffer's, in bytes */
 };
 
 struct dbuf {
@@ -945,7 +944,7 @@ static bool holds_cur(struct worker *w, struct slot *s)
 	if (!s->cur)
 		return false;
 	for (i = 0; i < MAX_HANDLES; i++)
-		if (w->h[i].used && w->h[i].inst == s->cur)
+		if (w->h[i].used && w->h[i].o.inst == s->cur)
 			return true;
 	for (i = 0; i < MAX_DBUFS; i++)
 		if (w->d[i].used && w->d[i].o.inst == s->cur)
@@ -953,19 +952,49 @@ static bool holds_cur(struct worker *w, struct slot *s)
 	return false;
 }
 
+/*
+ * The entries of a worker's arrays (handles, dma-bufs, pipes, rings) start
+ * with "bool used": a free one, cleared, or NULL; a random used one, or NULL.
+ */
+static void *entry_new(void *arr, size_t n, size_t size)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		bool *used = (bool *)((char *)arr + i * size);
+
+		if (!*used) {
+			memset(used, 0, size);
+			return used;
+		}
+	}
+	return NULL;
+}
+
+static void *entry_pick(struct worker *w, void *arr, size_t n, size_t size)
+{
+	void *c[MAX_HANDLES];	/* the largest array */
+	size_t i, k = 0;
+
+	for (i = 0; i < n; i++)
+		if (*(bool *)((char *)arr + i * size))
+			c[k++] = (char *)arr + i * size;
+	return k ? c[rnd_below(w, (unsigned int)k)] : NULL;
+}
+
+#define NEW_ENTRY(a)		entry_new(a, ARRAY_SIZE(a), sizeof((a)[0]))
+#define PICK_ENTRY(w, a)	entry_pick(w, a, ARRAY_SIZE(a), sizeof((a)[0]))
+
 static struct handle *handle_new(struct worker *w)
 {
-	int i;
+	struct handle *h = NEW_ENTRY(w->h);
 
-	for (i = 0; i < MAX_HANDLES; i++)
-		if (!w->h[i].used) {
-			memset(&w->h[i], 0, sizeof(w->h[i]));
-			w->h[i].used = true;
-			w->h[i].fd = -1;
-			w->h[i].board = -1;
-			return &w->h[i];
-		}
-	return NULL;
+	if (h) {
+		h->used = true;
+		h->fd = -1;
+		h->board = -1;
+	}
+	return h;
 }
 
 static int free_handles(struct worker *w)
@@ -996,21 +1025,21 @@ static bool h_fd_unmapped(const struct handle *h) { return h->fd >= 0 && !h->map
 static bool own_data(enum hkind k) { return k == H_OWN || k == H_PROC; }
 static bool h_own_writer(const struct handle *h)
 {
-	return own_data(h->kind) && h->fd >= 0 && h->writable;
+	return own_data(h->o.kind) && h->fd >= 0 && h->writable;
 }
-static bool h_checkable(const struct handle *h) { return h->kind != H_VICTIM; }
+static bool h_checkable(const struct handle *h) { return h->o.kind != H_VICTIM; }
 static bool h_own_fd(const struct handle *h)
 {
-	return h->kind != H_VICTIM && h->fd >= 0;
+	return h->o.kind != H_VICTIM && h->fd >= 0;
 }
-static bool h_victim(const struct handle *h) { return h->kind == H_VICTIM; }
+static bool h_victim(const struct handle *h) { return h->o.kind == H_VICTIM; }
 static bool h_publishable(const struct handle *h)
 {
-	return h->map && h->kind != H_VICTIM && h->board < 0;
+	return h->map && h->o.kind != H_VICTIM && h->board < 0;
 }
 static bool h_forkable(const struct handle *h)
 {
-	return h->map && h->kind != H_VICTIM;
+	return h->map && h->o.kind != H_VICTIM;
 }
 
 /* What the bytes of [0, size) of an origin's buffer must be. */
@@ -1038,11 +1067,7 @@ static void origin_tail_expect(const struct origin *o, struct expect *x)
 /* Where a handle's data comes from; with a reference on its instance. */
 static void origin_of(const struct handle *h, struct origin *o)
 {
-	o->kind = h->kind;
-	o->inst = h->inst;
-	o->owner = h->owner;
-	o->oslot = h->oslot;
-	o->size = h->size;
+	*o = h->o;
 	if (o->inst)
 		o->inst->refs++;
 }
@@ -1053,18 +1078,22 @@ static void origin_put(struct origin *o)
 	o->inst = NULL;
 }
 
-static void handle_expect(const struct handle *h, struct expect *x)
+/*
+ * Check [off, off + len) of a buffer as @v shows it, against what its
+ * origin says: its bytes up to the buffer's size, the page's tail after.
+ */
+static bool scan_origin(struct worker *w, enum op op, const char *what,
+			const struct view *v, uint64_t off, uint64_t len,
+			const struct origin *o)
 {
-	struct origin o = { h->kind, h->inst, h->owner, h->oslot, h->size };
+	uint64_t end = off + len, to = end < o->size ? end : o->size;
+	struct expect x, tx;
 
-	origin_expect(&o, x);
-}
-
-static void tail_expect(const struct handle *h, struct expect *x)
-{
-	struct origin o = { h->kind, h->inst, h->owner, h->oslot, h->size };
-
-	origin_tail_expect(&o, x);
+	origin_expect(o, &x);
+	origin_tail_expect(o, &tx);
+	if (off < to && !scan(w, op, what, v, off, to, &x))
+		return false;
+	return scan(w, op, what, v, off > o->size ? off : o->size, end, &tx);
 }
 
 static void board_publish(struct worker *w, struct handle *h)
@@ -1076,7 +1105,7 @@ static void board_publish(struct worker *w, struct handle *h)
 		b->map = h->map;
 		b->off = h->map_off;
 		b->len = h->map_len;
-		tail_expect(h, &b->x);
+		origin_tail_expect(&h->o, &b->x);
 		b->active = true;
 		h->board = w->tidx;
 	}
@@ -1106,7 +1135,7 @@ static void handle_unmap(struct worker *w, struct handle *h)
 
 static void handle_drop(struct handle *h)
 {
-	inst_put(h->inst);
+	origin_put(&h->o);
 	h->used = false;
 }
 
@@ -1130,33 +1159,22 @@ static bool handle_check(struct worker *w, enum op op, struct handle *h,
 {
 	struct view v = { .map = use_fd ? NULL : h->map, .base = h->map_off,
 			  .fd = h->fd };
-	struct expect x, tx;
-	uint64_t from = 0, to = h->size, end;
 	char what[96];
 
-	handle_expect(h, &x);
-	tail_expect(h, &tx);
 	snprintf(what, sizeof(what), "%s of a %s buffer of %" PRIu64 " bytes",
-		 v.map ? "mapping" : "read()", h->kind == H_OWN ? "own" :
-		 h->kind == H_PROC ? "process-scoped" :
-		 h->kind == H_ZERO ? "never written" : "victim's", h->size);
-	if (v.map) {
-		from = h->map_off;
-		end = h->map_off + h->map_len;
-		to = end < h->size ? end : h->size;
-		if (from < to && !scan(w, op, what, &v, from, to, &x))
-			return false;
-		from = from > h->size ? from : h->size;
-		return from >= end || scan(w, op, what, &v, from, end, &tx);
-	}
-	return scan(w, op, what, &v, from, to, &x);
+		 v.map ? "mapping" : "read()", h->o.kind == H_OWN ? "own" :
+		 h->o.kind == H_PROC ? "process-scoped" :
+		 h->o.kind == H_ZERO ? "never written" : "victim's", h->o.size);
+	if (v.map)
+		return scan_origin(w, op, what, &v, h->map_off, h->map_len, &h->o);
+	return scan_origin(w, op, what, &v, 0, h->o.size, &h->o);
 }
 
 static void count_check(struct worker *w, const struct handle *h)
 {
-	if (h->kind == H_VICTIM)
+	if (h->o.kind == H_VICTIM)
 		atomic_fetch_add(&sh->victim_checks, 1);
-	else if (h->kind == H_OWN && h->slot && h->inst != h->slot->cur)
+	else if (h->o.kind == H_OWN && h->slot && h->o.inst != h->slot->cur)
 		atomic_fetch_add(&sh->orphan_checks, 1);
 	(void)w;
 }
@@ -1418,7 +1436,7 @@ static const struct {
 static void op_bad_value(struct worker *w)
 {
 	struct slot *s = pick_slot(w, true);
-	unsigned int i = rnd_below(w, sizeof(bad_values) / sizeof(bad_values[0]));
+	unsigned int i = rnd_below(w, ARRAY_SIZE(bad_values));
 
 	if (!s->exists)
 		return;
@@ -1548,21 +1566,21 @@ static struct handle *slot_open(struct worker *w, struct slot *s, bool rdwr)
 	h = handle_new(w);
 	h->fd = fd;
 	h->writable = rdwr;
-	h->kind = H_ZERO;
+	h->o.kind = H_ZERO;
 	if (own) {
-		h->kind = H_OWN;
-		h->inst = s->cur;
-		h->inst->refs++;
+		h->o.kind = H_OWN;
+		h->o.inst = s->cur;
+		h->o.inst->refs++;
 		h->slot = s;
-		h->owner = (unsigned int)w->id;
-		h->oslot = s->index;
+		h->o.owner = (unsigned int)w->id;
+		h->o.oslot = s->index;
 	}
 	if (!check_info(w, OP_open, fd, own ? s->cur->size : 0,
 			own ? s->minor : -1, &size, &flags)) {
 		handle_release(w, h);
 		return NULL;
 	}
-	h->size = size;
+	h->o.size = size;
 	h->pages = flags & UDMABUF_CFS_INFO_PAGES;
 	return h;
 }
@@ -1579,7 +1597,7 @@ static void handle_map(struct worker *w, struct handle *h, bool whole)
 	bool rw;
 	void *p;
 
-	alloc = page_round(h->size);
+	alloc = page_round(h->o.size);
 	pages = alloc / cfg.page;
 	off = 0;
 	len = alloc;
@@ -1589,7 +1607,7 @@ static void handle_map(struct worker *w, struct handle *h, bool whole)
 		      cfg.page;
 	}
 	/* Parameter buffers are never written, but may be pinned for writing. */
-	rw = h->writable && (own_data(h->kind) || h->live);
+	rw = h->writable && (own_data(h->o.kind) || h->live);
 	p = mmap(NULL, len, PROT_READ | (rw ? PROT_WRITE : 0), MAP_SHARED,
 		 h->fd, (off_t)off);
 	if (!expect(w, OP_mmap, "mmap", p == MAP_FAILED ? errno : 0, M(OK)))
@@ -1622,7 +1640,7 @@ static void op_mmap_bad(struct worker *w)
 
 	if (!h)
 		return;
-	alloc = page_round(h->size);
+	alloc = page_round(h->o.size);
 	len = alloc;
 	switch (rnd_below(w, 4)) {
 	case 0:
@@ -1660,8 +1678,8 @@ static bool sync_both(struct worker *w, enum op op, int fd)
 /* Write a new pattern through a handle, and hand it to the device and back. */
 static bool handle_fill(struct worker *w, struct handle *h)
 {
-	struct instance *in = h->inst;
-	uint32_t tag = make_tag((unsigned int)w->id, h->oslot, ++w->seq);
+	struct instance *in = h->o.inst;
+	uint32_t tag = make_tag((unsigned int)w->id, h->o.oslot, ++w->seq);
 
 	if (h->map && h->map_writable && h->map_off == 0 &&
 	    h->map_len >= in->alloc && coin(w, 60)) {
@@ -1705,7 +1723,7 @@ static void op_read_seq(struct worker *w)
 
 	if (!h)
 		return;
-	handle_expect(h, &x);
+	origin_expect(&h->o, &x);
 	if (!expect(w, OP_read_seq, "lseek to 0",
 		    lseek(h->fd, 0, SEEK_SET) ? errno ? errno : EIO : 0, M(OK)))
 		return;
@@ -1716,9 +1734,9 @@ static void op_read_seq(struct worker *w)
 			return;
 		if (!r)
 			break;
-		if (r % 8 || off + (uint64_t)r > h->size) {
+		if (r % 8 || off + (uint64_t)r > h->o.size) {
 			failf(w, "read_seq: read %zd bytes at %" PRIu64 " of %" PRIu64,
-			      r, off, h->size);
+			      r, off, h->o.size);
 			return;
 		}
 		for (i = 0; i < (uint64_t)r / 8; i++)
@@ -1729,9 +1747,9 @@ static void op_read_seq(struct worker *w)
 			}
 		off += (uint64_t)r;
 	}
-	if (off != h->size)
+	if (off != h->o.size)
 		failf(w, "read_seq: end of file after %" PRIu64 " of %" PRIu64
-		      " bytes", off, h->size);
+		      " bytes", off, h->o.size);
 }
 
 /* The edges of a file of fixed size: EOF, ENOSPC, lseek limits. */
@@ -1744,21 +1762,21 @@ static void op_io_edges(struct worker *w)
 
 	if (!h)
 		return;
-	r = pread(h->fd, &word, 8, (off_t)h->size);
+	r = pread(h->fd, &word, 8, (off_t)h->o.size);
 	if (expect(w, OP_io_edges, "pread at the end", r < 0 ? errno : 0, M(OK)) &&
 	    r != 0)
 		failf(w, "io_edges: pread at the end returned %zd", r);
-	r = pwrite(h->fd, &word, 8, (off_t)h->size);
+	r = pwrite(h->fd, &word, 8, (off_t)h->o.size);
 	expect(w, OP_io_edges, "pwrite at the end", r < 0 ? errno : 0,
 	       h->writable ? M(ENOSPC) : M(EBADF));
-	pos = lseek(h->fd, (off_t)h->size + 8, SEEK_SET);
+	pos = lseek(h->fd, (off_t)h->o.size + 8, SEEK_SET);
 	expect(w, OP_io_edges, "lseek past the end", pos < 0 ? errno : 0,
 	       M(EINVAL));
 	pos = lseek(h->fd, 0, SEEK_END);
 	if (expect(w, OP_io_edges, "lseek to the end", pos < 0 ? errno : 0,
-		   M(OK)) && (uint64_t)pos != h->size)
+		   M(OK)) && (uint64_t)pos != h->o.size)
 		failf(w, "io_edges: SEEK_END gave %lld, size %" PRIu64,
-		      (long long)pos, h->size);
+		      (long long)pos, h->o.size);
 }
 
 static void op_ioctl(struct worker *w)
@@ -1769,16 +1787,16 @@ static void op_ioctl(struct worker *w)
 
 	if (!h)
 		return;
-	if (!check_info(w, OP_ioctl, h->fd, h->size,
-			h->kind == H_PROC ? MINOR_NONE : -1, &size, NULL))
+	if (!check_info(w, OP_ioctl, h->fd, h->o.size,
+			h->o.kind == H_PROC ? MINOR_NONE : -1, &size, NULL))
 		return;
-	off = rnd(w) % h->size;
-	len = coin(w, 30) ? 0 : 1 + rnd(w) % (h->size - off);
+	off = rnd(w) % h->o.size;
+	len = coin(w, 30) ? 0 : 1 + rnd(w) % (h->o.size - off);
 	dir = rnd_below(w, 3);
 	expect(w, OP_ioctl, "SYNC_FOR_DEVICE",
 	       sync_ioctl(h->fd, false, off, len, dir, 0), M(OK));
 	/* Giving the CPU a range back may discard what others cached. */
-	if (!own_data(h->kind))
+	if (!own_data(h->o.kind))
 		dir = UDMABUF_CFS_DIR_TO_DEVICE;
 	expect(w, OP_ioctl, "SYNC_FOR_CPU",
 	       sync_ioctl(h->fd, true, off, len, dir, 0), M(OK));
@@ -1810,10 +1828,10 @@ static void op_ioctl_bad(struct worker *w)
 		err = sync_ioctl(h->fd, cpu, 0, 0, 3, 0);
 		break;
 	case 4:
-		err = sync_ioctl(h->fd, cpu, h->size, 0, 0, 0);
+		err = sync_ioctl(h->fd, cpu, h->o.size, 0, 0, 0);
 		break;
 	case 5:
-		err = sync_ioctl(h->fd, cpu, 8, h->size, 0, 0);
+		err = sync_ioctl(h->fd, cpu, 8, h->o.size, 0, 0);
 		break;
 	default:
 		err = sync_ioctl(h->fd, cpu, 1ULL << 63, 8, 0, 0);
@@ -1852,25 +1870,14 @@ static void op_unmap(struct worker *w)
 static void op_fork_verify(struct worker *w)
 {
 	struct handle *h = pick_handle(w, h_forkable);
-	struct expect x, tx;
-	uint64_t end, to;
 	int status;
 	pid_t pid;
 
 	if (!h)
 		return;
-	handle_expect(h, &x);
-	tail_expect(h, &tx);
-	end = h->map_off + h->map_len;
-	to = end < h->size ? end : h->size;
 	pid = fork();
-	if (pid == 0) {
-		if (map_first_bad(h->map, h->map_off, h->map_off, to, &x) >= 0 ||
-		    map_first_bad(h->map, h->map_off, to > h->map_off ? to :
-				  h->map_off, end, &tx) >= 0)
-			_exit(2);
-		_exit(0);
-	}
+	if (pid == 0)
+		_exit(handle_check(w, OP_fork_verify, h, false) ? 0 : 2);
 	if (!expect(w, OP_fork_verify, "fork", pid < 0 ? errno : 0, M(OK)))
 		return;
 	if (waitpid(pid, &status, 0) != pid) {
@@ -2012,12 +2019,12 @@ static void op_attack_open(struct worker *w)
 		close(fd);
 		return;
 	}
-	h->kind = H_VICTIM;
+	h->o.kind = H_VICTIM;
 	h->fd = fd;
-	h->size = size;
+	h->o.size = size;
 	h->pages = flags & UDMABUF_CFS_INFO_PAGES;
-	h->owner = v.owner;
-	h->oslot = v.slot;
+	h->o.owner = v.owner;
+	h->o.oslot = v.slot;
 }
 
 static void op_attack_verify(struct worker *w)
@@ -2028,13 +2035,13 @@ static void op_attack_verify(struct worker *w)
 	if (!h)
 		return;
 	if (!h->map && h->fd >= 0 && coin(w, 50)) {
-		p = mmap(NULL, page_round(h->size), PROT_READ, MAP_SHARED, h->fd, 0);
+		p = mmap(NULL, page_round(h->o.size), PROT_READ, MAP_SHARED, h->fd, 0);
 		if (!expect(w, OP_attack_verify, "mmap", p == MAP_FAILED ? errno : 0,
 			    M(OK)))
 			return;
 		h->map = p;
 		h->map_off = 0;
-		h->map_len = page_round(h->size);
+		h->map_len = page_round(h->o.size);
 	}
 	if (handle_check(w, OP_attack_verify, h, h->fd >= 0 && coin(w, 30)))
 		count_check(w, h);
@@ -2143,7 +2150,7 @@ static void op_attack_sync(struct worker *w)
 		{ "sync_for_cpu", "0 0 3", true },
 		{ "sync_for_device", "x", true },
 	};
-	unsigned int i = rnd_below(w, sizeof(writes) / sizeof(writes[0]));
+	unsigned int i = rnd_below(w, ARRAY_SIZE(writes));
 	struct victim v;
 	char path[160];
 
@@ -2320,11 +2327,11 @@ static void op_pool_open(struct worker *w)
 	    err)
 		return;
 	h = handle_new(w);
-	h->kind = H_ZERO;
+	h->o.kind = H_ZERO;
 	h->fd = fd;
 	h->writable = rdwr;
 	if (check_info(w, OP_pool_open, fd, 0, -1, &size, &flags)) {
-		h->size = size;
+		h->o.size = size;
 		h->pages = flags & UDMABUF_CFS_INFO_PAGES;
 	} else {
 		handle_release(w, h);
@@ -2391,19 +2398,19 @@ static void op_palloc(struct worker *w)
 	if (!proc_alloc(w, OP_palloc, &req))
 		return;
 	h = handle_new(w);
-	h->kind = H_PROC;
+	h->o.kind = H_PROC;
 	h->fd = req.fd;
 	h->writable = rdwr;
 	h->live = true;
-	h->inst = inst_new(req.size);	/* the handle's reference */
-	h->owner = (unsigned int)w->id;
-	h->oslot = PROC_SLOT;
+	h->o.inst = inst_new(req.size);	/* the handle's reference */
+	h->o.owner = (unsigned int)w->id;
+	h->o.oslot = PROC_SLOT;
 	if (!check_info(w, OP_palloc, h->fd, req.size, MINOR_NONE, &size,
 			&flags)) {
 		handle_release(w, h);
 		return;
 	}
-	h->size = size;
+	h->o.size = size;
 	h->pages = flags & UDMABUF_CFS_INFO_PAGES;
 	/* New memory reads 0, through a mapping too. */
 	if (coin(w, 60))
@@ -2475,24 +2482,6 @@ static void op_palloc_bad(struct worker *w)
 /* pages held elsewhere: dma-bufs, pipes, rings                        */
 
 /*
- * Check [off, off + len) of a buffer as @v shows it, against what its
- * origin says: its bytes up to the buffer's size, the page's tail after.
- */
-static bool scan_origin(struct worker *w, enum op op, const char *what,
-			const struct view *v, uint64_t off, uint64_t len,
-			const struct origin *o)
-{
-	uint64_t end = off + len, to = end < o->size ? end : o->size;
-	struct expect x, tx;
-
-	origin_expect(o, &x);
-	origin_tail_expect(o, &tx);
-	if (off < to && !scan(w, op, what, v, off, to, &x))
-		return false;
-	return scan(w, op, what, v, off > o->size ? off : o->size, end, &tx);
-}
-
-/*
  * Check a copy in w->chunk of [off, off + len) of a buffer: what a pipe or
  * a ring gave back.  A victim's words may be half-written by its owner in
  * the copy, which cannot settle: only its own and zero buffers are checked.
@@ -2523,30 +2512,6 @@ static void pick_pages(struct worker *w, const struct handle *h,
 		most = pages - first;
 	*off = h->map_off + first * cfg.page;
 	*len = (1 + rnd_below(w, (unsigned int)most)) * cfg.page;
-}
-
-static struct dbuf *dbuf_new(struct worker *w)
-{
-	int i;
-
-	for (i = 0; i < MAX_DBUFS; i++)
-		if (!w->d[i].used) {
-			memset(&w->d[i], 0, sizeof(w->d[i]));
-			w->d[i].fd = -1;
-			return &w->d[i];
-		}
-	return NULL;
-}
-
-static struct dbuf *pick_dbuf(struct worker *w)
-{
-	struct dbuf *c[MAX_DBUFS];
-	int i, n = 0;
-
-	for (i = 0; i < MAX_DBUFS; i++)
-		if (w->d[i].used)
-			c[n++] = &w->d[i];
-	return n ? c[rnd_below(w, (unsigned int)n)] : NULL;
 }
 
 /*
@@ -2639,10 +2604,10 @@ static void op_export(struct worker *w)
 	bool rdwr;
 	int err;
 
-	d = dbuf_new(w);
+	d = NEW_ENTRY(w->d);
 	if (!h || !d)
 		return;
-	alloc = page_round(h->size);
+	alloc = page_round(h->o.size);
 	off = rnd_below(w, (unsigned int)(alloc / cfg.page)) * cfg.page;
 	size = coin(w, 25) ? 0 : (1 + rnd_below(w, (unsigned int)
 				  ((alloc - off) / cfg.page))) * cfg.page;
@@ -2677,7 +2642,7 @@ static void op_export_bad(struct worker *w)
 
 	if (!h)
 		return;
-	alloc = page_round(h->size);
+	alloc = page_round(h->o.size);
 	switch (rnd_below(w, 6)) {
 	case 0:
 		what = "EXPORT_DMABUF at an unaligned offset";
@@ -2716,7 +2681,7 @@ static void op_export_bad(struct worker *w)
 
 static void op_dbuf_map(struct worker *w)
 {
-	struct dbuf *d = pick_dbuf(w);
+	struct dbuf *d = PICK_ENTRY(w, w->d);
 
 	if (!d)
 		return;
@@ -2728,34 +2693,10 @@ static void op_dbuf_map(struct worker *w)
 
 static void op_dbuf_close(struct worker *w)
 {
-	struct dbuf *d = pick_dbuf(w);
+	struct dbuf *d = PICK_ENTRY(w, w->d);
 
 	if (d)
 		dbuf_release(w, d, false);
-}
-
-static struct spipe *spipe_new(struct worker *w)
-{
-	int i;
-
-	for (i = 0; i < MAX_PIPES; i++)
-		if (!w->p[i].used) {
-			memset(&w->p[i], 0, sizeof(w->p[i]));
-			w->p[i].fd[0] = w->p[i].fd[1] = -1;
-			return &w->p[i];
-		}
-	return NULL;
-}
-
-static struct spipe *pick_spipe(struct worker *w)
-{
-	struct spipe *c[MAX_PIPES];
-	int i, n = 0;
-
-	for (i = 0; i < MAX_PIPES; i++)
-		if (w->p[i].used)
-			c[n++] = &w->p[i];
-	return n ? c[rnd_below(w, (unsigned int)n)] : NULL;
 }
 
 /*
@@ -2795,6 +2736,36 @@ static int pipe_read(struct worker *w, int fd, uint64_t len)
 	return 0;
 }
 
+/* vmsplice the page at @off of @fd, mapped for this alone, into a new pipe. */
+static int splice_page(int fd, uint64_t off, int p[2])
+{
+	void *map = mmap(NULL, cfg.page, PROT_READ, MAP_SHARED, fd, (off_t)off);
+	int err;
+
+	if (map == MAP_FAILED)
+		return errno;
+	err = splice_pages(map, cfg.page, p);
+	munmap(map, cfg.page);
+	return err;
+}
+
+/*
+ * Read the @len bytes a pipe holds, close it and check them: [off, off +
+ * len) of @o's buffer.  False if the read failed.
+ */
+static bool pipe_check(struct worker *w, enum op op, int p[2], uint64_t off,
+		       uint64_t len, const struct origin *o, const char *what)
+{
+	int err = pipe_read(w, p[0], len);
+
+	close(p[0]);
+	close(p[1]);
+	if (!expect(w, op, "read of the pipe", err, M(OK)))
+		return false;
+	check_copy(w, op, what, off, len, o);
+	return true;
+}
+
 static void spipe_close(struct spipe *p)
 {
 	close(p->fd[0]);
@@ -2806,16 +2777,15 @@ static void spipe_close(struct spipe *p)
 /* Read what the pipe holds, check it, close it. */
 static void spipe_drain(struct worker *w, enum op op, struct spipe *p)
 {
-	if (expect(w, op, "read of the pipe's pages",
-		   pipe_read(w, p->fd[0], p->len), M(OK)))
-		check_copy(w, op, "pages a pipe held", p->off, p->len, &p->o);
-	spipe_close(p);
+	pipe_check(w, op, p->fd, p->off, p->len, &p->o, "pages a pipe held");
+	origin_put(&p->o);
+	p->used = false;
 }
 
 static void op_vmsplice(struct worker *w)
 {
 	struct handle *h = pick_handle(w, h_has_map);
-	struct spipe *p = spipe_new(w);
+	struct spipe *p = NEW_ENTRY(w->p);
 	uint64_t off, len;
 	int err;
 
@@ -2834,7 +2804,7 @@ static void op_vmsplice(struct worker *w)
 
 static void op_pipe_drain(struct worker *w)
 {
-	struct spipe *p = pick_spipe(w);
+	struct spipe *p = PICK_ENTRY(w, w->p);
 
 	if (p)
 		spipe_drain(w, OP_pipe_drain, p);
@@ -2843,34 +2813,10 @@ static void op_pipe_drain(struct worker *w)
 /* Close a pipe unread: its pages go with it. */
 static void op_pipe_close(struct worker *w)
 {
-	struct spipe *p = pick_spipe(w);
+	struct spipe *p = PICK_ENTRY(w, w->p);
 
 	if (p)
 		spipe_close(p);
-}
-
-static struct uring *uring_new(struct worker *w)
-{
-	int i;
-
-	for (i = 0; i < MAX_RINGS; i++)
-		if (!w->u[i].used) {
-			memset(&w->u[i], 0, sizeof(w->u[i]));
-			w->u[i].r.fd = -1;
-			return &w->u[i];
-		}
-	return NULL;
-}
-
-static struct uring *pick_uring(struct worker *w)
-{
-	struct uring *c[MAX_RINGS];
-	int i, n = 0;
-
-	for (i = 0; i < MAX_RINGS; i++)
-		if (w->u[i].used)
-			c[n++] = &w->u[i];
-	return n ? c[rnd_below(w, (unsigned int)n)] : NULL;
 }
 
 /*
@@ -2929,7 +2875,7 @@ static void uring_check(struct worker *w, struct uring *u)
 static void op_uring(struct worker *w)
 {
 	struct handle *h = pick_handle(w, h_has_map);
-	struct uring *u = uring_new(w);
+	struct uring *u = NEW_ENTRY(w->u);
 	uint64_t off, len;
 	int err;
 
@@ -2953,18 +2899,23 @@ static void op_uring(struct worker *w)
 	uring_check(w, u);
 }
 
+static void uring_release(struct uring *u)
+{
+	ring_exit(&u->r);
+	origin_put(&u->o);
+	u->used = false;
+}
+
 /* Check the pinned pages once more, or not; close the ring. */
 static void op_uring_close(struct worker *w)
 {
-	struct uring *u = pick_uring(w);
+	struct uring *u = PICK_ENTRY(w, w->u);
 
 	if (!u)
 		return;
 	if (coin(w, 50))
 		uring_check(w, u);
-	ring_exit(&u->r);
-	origin_put(&u->o);
-	u->used = false;
+	uring_release(u);
 }
 
 /* ------------------------------------------------------------------ */
@@ -2993,7 +2944,7 @@ static void op_param_open(struct worker *w)
 	if (!expect(w, OP_param_open, path, fd < 0 ? errno : 0, M(OK)))
 		return;
 	h = handle_new(w);
-	h->kind = H_ZERO;
+	h->o.kind = H_ZERO;
 	h->fd = fd;
 	h->writable = rdwr;
 	h->live = true;
@@ -3002,7 +2953,7 @@ static void op_param_open(struct worker *w)
 		handle_release(w, h);
 		return;
 	}
-	h->size = size;
+	h->o.size = size;
 	h->pages = flags & UDMABUF_CFS_INFO_PAGES;
 	if (coin(w, 50))
 		handle_map(w, h, coin(w, 30));
@@ -3021,7 +2972,6 @@ static void op_param_churn(struct worker *w)
 	struct origin o = { .kind = H_ZERO };
 	uint64_t off, pages;
 	char path[64];
-	void *map;
 	int fd, p[2], err;
 
 	if (!sh->param_size[k])
@@ -3037,25 +2987,16 @@ static void op_param_churn(struct worker *w)
 		if (!expect(w, OP_param_churn, path, fd < 0 ? errno : 0, M(OK)))
 			return;
 		off = rnd_below(w, (unsigned int)pages) * cfg.page;
-		map = mmap(NULL, cfg.page, PROT_READ, MAP_SHARED, fd, (off_t)off);
-		err = map == MAP_FAILED ? errno : 0;
-		if (!err)
-			err = splice_pages(map, cfg.page, p);
-		if (map != MAP_FAILED)
-			munmap(map, cfg.page);
+		err = splice_page(fd, off, p);
 		close(fd);	/* the last user, perhaps, with a page in a pipe */
 		if (!expect(w, OP_param_churn, "mmap and vmsplice of a page",
 			    err, M(OK)))
 			return;
 		if (coin(w, 50))
 			sleep_ms(rnd_below(w, 3));
-		err = pipe_read(w, p[0], cfg.page);
-		close(p[0]);
-		close(p[1]);
-		if (!expect(w, OP_param_churn, "read of the pipe", err, M(OK)))
+		if (!pipe_check(w, OP_param_churn, p, off, cfg.page, &o,
+				"a parameter buffer's page in a pipe"))
 			return;
-		check_copy(w, OP_param_churn, "a parameter buffer's page in a pipe",
-			   off, cfg.page, &o);
 	}
 }
 
@@ -3071,7 +3012,6 @@ static void op_big_defer(struct worker *w)
 	struct udmabuf_cfs_alloc req;
 	struct origin o = { .kind = H_ZERO, .size = BIG_DEFER_SIZE };
 	uint64_t off;
-	void *map;
 	int p[2], err;
 
 	alloc_request(w, &req, BIG_DEFER_SIZE, true);
@@ -3079,20 +3019,13 @@ static void op_big_defer(struct worker *w)
 	if (!proc_alloc(w, OP_big_defer, &req))
 		return;
 	off = rnd_below(w, (unsigned int)(BIG_DEFER_SIZE / cfg.page)) * cfg.page;
-	map = mmap(NULL, cfg.page, PROT_READ, MAP_SHARED, req.fd, (off_t)off);
-	err = map == MAP_FAILED ? errno : splice_pages(map, cfg.page, p);
-	if (map != MAP_FAILED)
-		munmap(map, cfg.page);
+	err = splice_page(req.fd, off, p);
 	close(req.fd);
 	if (!expect(w, OP_big_defer, "mmap and vmsplice of a page", err, M(OK)))
 		return;
 	sleep_ms(rnd_below(w, 600));
-	err = pipe_read(w, p[0], cfg.page);
-	close(p[0]);
-	close(p[1]);
-	if (expect(w, OP_big_defer, "read of the pipe", err, M(OK)))
-		check_copy(w, OP_big_defer, "a freed buffer's page in a pipe", off,
-			   cfg.page, &o);
+	pipe_check(w, OP_big_defer, p, off, cfg.page, &o,
+		   "a freed buffer's page in a pipe");
 }
 
 /* ------------------------------------------------------------------ */
@@ -3126,7 +3059,6 @@ static bool proc_bufs_gone(pid_t pid, char *left, size_t len)
 static void kill9_param(struct worker *w, unsigned int k)
 {
 	char path[64];
-	void *map;
 	int fd, p[2], err;
 
 	if (!sh->param_size[k])
@@ -3135,12 +3067,10 @@ static void kill9_param(struct worker *w, unsigned int k)
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (!expect(w, OP_kill9, path, fd < 0 ? errno : 0, M(OK)))
 		_exit(3);
-	map = mmap(NULL, cfg.page, PROT_READ, MAP_SHARED, fd, 0);
-	err = map == MAP_FAILED ? errno : splice_pages(map, cfg.page, p);
+	err = splice_page(fd, 0, p);
 	if (!expect(w, OP_kill9, "mmap and vmsplice of a parameter buffer",
 		    err, M(OK)))
 		_exit(3);
-	munmap(map, cfg.page);
 	close(fd);
 }
 
@@ -3317,11 +3247,8 @@ static void release_all(struct worker *w)
 		if (w->p[i].used)
 			spipe_drain(w, OP_release, &w->p[i]);
 	for (i = 0; i < MAX_RINGS; i++)
-		if (w->u[i].used) {
-			ring_exit(&w->u[i].r);
-			origin_put(&w->u[i].o);
-			w->u[i].used = false;
-		}
+		if (w->u[i].used)
+			uring_release(&w->u[i]);
 	for (i = 0; i < MAX_DBUFS; i++)
 		if (w->d[i].used)
 			dbuf_release(w, &w->d[i], true);
@@ -3358,7 +3285,6 @@ static void selftest_child(struct worker *w)
 	int fd = -1, p[2] = { -1, -1 }, err = 0;
 	volatile char *mem;
 	size_t i, len;
-	void *map;
 	pid_t pid;
 
 	if (cfg.selftest == ST_PROCLEAK) {
@@ -3367,10 +3293,7 @@ static void selftest_child(struct worker *w)
 		req.allocator = UDMABUF_CFS_ALLOCATOR_CONTIG;
 		if (!expect(w, OP_selftest, "ALLOC", alloc_ioctl(&req), M(OK)))
 			return;
-		map = mmap(NULL, cfg.page, PROT_READ, MAP_SHARED, req.fd, 0);
-		err = map == MAP_FAILED ? errno : splice_pages(map, cfg.page, p);
-		if (map != MAP_FAILED)
-			munmap(map, cfg.page);
+		err = splice_page(req.fd, 0, p);
 		close(req.fd);
 		if (!expect(w, OP_selftest, "mmap and vmsplice", err, M(OK)))
 			return;
@@ -3438,7 +3361,7 @@ static void selftest(struct worker *w)
 	}
 	if (cfg.selftest == ST_SPLICE) {
 		/* The pipe holds the mapping's pages: a change shows there. */
-		p = spipe_new(w);
+		p = NEW_ENTRY(w->p);
 		if (!expect(w, OP_selftest, "vmsplice",
 			    splice_pages(h->map, cfg.page, p->fd), M(OK)))
 			return;
@@ -3821,16 +3744,12 @@ static void place_pipe(struct worker *w, struct pitem *it)
 {
 	struct ppipe *pp = &ppipes[it - pitems];
 	uint64_t off;
-	void *map;
 	int err;
 
 	if (pp->used || !it->enabled || !pitem_open(w, OP_place_pipe, it))
 		return;
 	off = rnd_below(w, (unsigned int)(it->size / cfg.page)) * cfg.page;
-	map = mmap(NULL, cfg.page, PROT_READ, MAP_SHARED, it->fd, (off_t)off);
-	err = map == MAP_FAILED ? errno : splice_pages(map, cfg.page, pp->fd);
-	if (map != MAP_FAILED)
-		munmap(map, cfg.page);
+	err = splice_page(it->fd, off, pp->fd);
 	if (!expect(w, OP_place_pipe, "mmap and vmsplice of a placed buffer",
 		    err, M(OK)))
 		return;
@@ -3845,12 +3764,8 @@ static void place_drain(struct worker *w, struct ppipe *pp)
 {
 	struct origin o = { .kind = H_ZERO, .size = cfg.page };
 
-	if (expect(w, OP_place_pipe, "read of the pipe",
-		   pipe_read(w, pp->fd[0], cfg.page), M(OK)))
-		check_copy(w, OP_place_pipe, "a placed buffer's page in a pipe",
-			   0, cfg.page, &o);
-	close(pp->fd[0]);
-	close(pp->fd[1]);
+	pipe_check(w, OP_place_pipe, pp->fd, 0, cfg.page, &o,
+		   "a placed buffer's page in a pipe");
 	pp->used = false;
 }
 
@@ -4193,7 +4108,7 @@ static bool reload_module(struct worker *self, bool last, char *desc,
 		    delete_module(), M(OK)))
 		return false;
 	memset(sh->param_size, 0, sizeof(sh->param_size));
-	for (i = 0; i < sizeof(gone) / sizeof(gone[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(gone); i++)
 		if (exists(gone[i])) {
 			failf(NULL, "%s still exists after rmmod", gone[i]);
 			return false;
