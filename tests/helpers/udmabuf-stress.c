@@ -277,36 +277,38 @@ static const struct {
 	X(read_seq, 15) X(io_edges, 15) X(ioctl, 25) X(ioctl_bad, 10)	\
 	X(close, 35) X(unmap, 25) X(fork_verify, 8) X(publish, 10)	\
 	X(sibling_verify, 15) X(inspect, 15)				\
-	X(attack_open, 35) X(attack_verify, 20) X(attack_rmdir, 20)	\
-	X(attack_disable, 15) X(attack_sync_mode, 8) X(attack_sysfs, 20) \
-	X(attack_sync, 10) X(stale_open, 10)				\
-	X(pool_mkdir, 10) X(pool_config, 10) X(pool_enable, 10)		\
-	X(pool_disable, 6) X(pool_rmdir, 6) X(pool_open, 10)		\
-	X(rmmod, 5)							\
+	X(attack_open, 35) X(attack_verify, 20) X(attack_sysfs, 20)	\
+	X(stale_open, 10) X(pool_open, 10) X(rmmod, 5)			\
 	X(palloc, 25) X(palloc_bad, 6) X(export, 20) X(export_bad, 6)	\
 	X(dbuf_map, 15) X(dbuf_close, 12) X(vmsplice, 15)		\
 	X(pipe_drain, 10) X(pipe_close, 5) X(uring, 8) X(uring_close, 6)	\
 	X(kill9, 5) X(param_open, 12) X(param_churn, 4) X(big_defer, 2)
 
+/* Operations that share a function, op_FN(), which looks at w->op. */
+#define SHARED_OPS(X)							\
+	X(attack_rmdir, 20, attack_write) X(attack_disable, 15, attack_write) \
+	X(attack_sync_mode, 8, attack_write) X(attack_sync, 10, attack_write) \
+	X(pool_mkdir, 10, pool) X(pool_config, 10, pool)		\
+	X(pool_enable, 10, pool) X(pool_disable, 6, pool) X(pool_rmdir, 6, pool)
+
 /* What the coordinator, the placer and the selftests count their calls as. */
 #define OTHER_OPS(X)							\
-	X(release, 0) X(sentinel, 0) X(reload, 0)			\
-	X(place_new, 0) X(place_again, 0) X(place_busy, 0)		\
-	X(place_far, 0) X(place_inuse, 0) X(place_page, 0)		\
-	X(place_pipe, 0) X(place_hold, 0) X(selftest, 0)
+	X(release) X(sentinel) X(reload) X(place_new) X(place_again)	\
+	X(place_busy) X(place_far) X(place_inuse) X(place_page)		\
+	X(place_pipe) X(place_hold) X(selftest)
 
-#define OP_ENUM(n, w) OP_##n,
-enum op { OPS(OP_ENUM) OTHER_OPS(OP_ENUM) OP_NUM };
+#define OP_ENUM(n, ...) OP_##n,
+enum op { OPS(OP_ENUM) SHARED_OPS(OP_ENUM) OTHER_OPS(OP_ENUM) OP_NUM };
 #undef OP_ENUM
 
-#define OP_NAME(n, w) #n,
-static const char *const op_names[OP_NUM] = { OPS(OP_NAME) OTHER_OPS(OP_NAME) };
+#define OP_NAME(n, ...) #n,
+static const char *const op_names[OP_NUM] = {
+	OPS(OP_NAME) SHARED_OPS(OP_NAME) OTHER_OPS(OP_NAME)
+};
 #undef OP_NAME
 
-#define OP_WEIGHT(n, w) w,
-static const unsigned int op_weights[OP_NUM] = {
-	OPS(OP_WEIGHT) OTHER_OPS(OP_WEIGHT)
-};
+#define OP_WEIGHT(n, wt, ...) [OP_##n] = wt,
+static const unsigned int op_weights[OP_NUM] = { OPS(OP_WEIGHT) SHARED_OPS(OP_WEIGHT) };
 #undef OP_WEIGHT
 
 /* ------------------------------------------------------------------ */
@@ -454,6 +456,7 @@ struct expect {
 struct worker {
 	int id;			/* 0 .. procs * threads - 1 */
 	int tidx;		/* thread index in its process */
+	enum op op;		/* the operation under way */
 	uint64_t rng;
 	uint16_t seq;
 	bool leak;		/* --selftest leak: keep slot 0 once */
@@ -2047,48 +2050,6 @@ static void op_attack_verify(struct worker *w)
 		count_check(w, h);
 }
 
-static void op_attack_rmdir(struct worker *w)
-{
-	struct victim v;
-	char path[160];
-
-	if (!pick_victim(w, &v))
-		return;
-	cfs_path(path, sizeof(path), v.name, NULL);
-	expect(w, OP_attack_rmdir, path, do_rmdir(path), M(OK) | M(ENOENT));
-}
-
-static void op_attack_disable(struct worker *w)
-{
-	struct victim v;
-	char path[160];
-
-	if (!pick_victim(w, &v))
-		return;
-	cfs_path(path, sizeof(path), v.name, "enable");
-	expect(w, OP_attack_disable, path, write_attr(path, "0"),
-	       M(OK) | M(EBUSY) | M(ENOENT));
-}
-
-static void op_attack_sync_mode(struct worker *w)
-{
-	struct victim v;
-	char path[160], val[8];
-
-	if (!pick_victim(w, &v))
-		return;
-	snprintf(val, sizeof(val), "%u", rnd_below(w, 8));
-	if (coin(w, 50)) {
-		cfs_path(path, sizeof(path), v.name, "sync_mode");
-		expect(w, OP_attack_sync_mode, path, write_attr(path, val),
-		       M(OK) | M(ENOENT));
-	} else {
-		snprintf(path, sizeof(path), CLASS "/%s/sync_mode", v.name);
-		expect(w, OP_attack_sync_mode, path, write_attr(path, val),
-		       M(OK) | M(ENOENT) | M(ENODEV));
-	}
-}
-
 /* An attribute of the class device, checked for its format. */
 static bool sysfs_value_ok(const char *attr, const char *val)
 {
@@ -2135,32 +2096,54 @@ static void op_attack_sysfs(struct worker *w)
 		failf(w, "attack_sysfs: %s reads \"%s\"", path, val);
 }
 
-/* Cache maintenance triggers that never discard data, and bad ones. */
-static void op_attack_sync(struct worker *w)
+/*
+ * Writes to a victim's item and class device (sync_mode; cache maintenance
+ * that never discards data, and bad requests for it) and its rmdir.
+ */
+#define GOOD_SYNC	(M(OK) | M(ENOENT) | M(ENODEV))
+#define BAD_SYNC	(M(EINVAL) | M(ENOENT) | M(ENODEV))
+
+static void op_attack_write(struct worker *w)
 {
 	static const struct {
-		const char *attr, *val;
-		bool bad;
+		enum op op;
+		const char *dir, *attr, *val;	/* attr NULL: rmdir; val NULL: 0-7 */
+		unsigned int ok;
 	} writes[] = {
-		{ "sync_for_device", "1", false },
-		{ "sync_for_device", "0 0 0", false },
-		{ "sync_for_device", "0 4096 1\n", false },
-		{ "sync_for_cpu", "0 0 1", false },
-		{ "sync_for_device", "1T 4096 0", true },
-		{ "sync_for_cpu", "0 0 3", true },
-		{ "sync_for_device", "x", true },
+		{ OP_attack_rmdir, CFS, NULL, NULL, M(OK) | M(ENOENT) },
+		{ OP_attack_disable, CFS, "enable", "0", M(OK) | M(EBUSY) | M(ENOENT) },
+		{ OP_attack_sync_mode, CFS, "sync_mode", NULL, M(OK) | M(ENOENT) },
+		{ OP_attack_sync_mode, CLASS, "sync_mode", NULL,
+		  M(OK) | M(ENOENT) | M(ENODEV) },
+		{ OP_attack_sync, CLASS, "sync_for_device", "1", GOOD_SYNC },
+		{ OP_attack_sync, CLASS, "sync_for_device", "0 0 0", GOOD_SYNC },
+		{ OP_attack_sync, CLASS, "sync_for_device", "0 4096 1\n", GOOD_SYNC },
+		{ OP_attack_sync, CLASS, "sync_for_cpu", "0 0 1", GOOD_SYNC },
+		{ OP_attack_sync, CLASS, "sync_for_device", "1T 4096 0", BAD_SYNC },
+		{ OP_attack_sync, CLASS, "sync_for_cpu", "0 0 3", BAD_SYNC },
+		{ OP_attack_sync, CLASS, "sync_for_device", "x", BAD_SYNC },
 	};
-	unsigned int i = rnd_below(w, ARRAY_SIZE(writes));
+	unsigned int c[ARRAY_SIZE(writes)], n = 0, i;
+	char path[160], val[8];
 	struct victim v;
-	char path[160];
 
 	if (!pick_victim(w, &v))
 		return;
-	snprintf(path, sizeof(path), CLASS "/%s/%s", v.name, writes[i].attr);
-	expect(w, OP_attack_sync, path, write_attr(path, writes[i].val),
-	       (writes[i].bad ? M(EINVAL) : M(OK)) | M(ENOENT) | M(ENODEV));
+	for (i = 0; i < ARRAY_SIZE(writes); i++)
+		if (writes[i].op == w->op)
+			c[n++] = i;
+	i = c[rnd_below(w, n)];
+	snprintf(path, sizeof(path), "%s/%s", writes[i].dir, v.name);
+	if (!writes[i].attr) {
+		expect(w, w->op, path, do_rmdir(path), writes[i].ok);
+		return;
+	}
+	snprintf(path + strlen(path), sizeof(path) - strlen(path), "/%s",
+		 writes[i].attr);
+	snprintf(val, sizeof(val), "%u", rnd_below(w, 8));
+	expect(w, w->op, path, write_attr(path, writes[i].val ? writes[i].val : val),
+	       writes[i].ok);
 }
-
 /* The major of udmabuf in /proc/devices, or 0. */
 static unsigned int udmabuf_major(void)
 {
@@ -2219,31 +2202,33 @@ static void op_stale_open(struct worker *w)
 /* ------------------------------------------------------------------ */
 /* the pool: items anyone makes, changes and removes                   */
 
-static void op_pool_mkdir(struct worker *w)
+/*
+ * mkdir (and a size), a configuration write, enable=1, enable=0 or rmdir of
+ * a random pool item, whose state nobody knows.
+ */
+static void op_pool(struct worker *w)
 {
-	char name[48], path[160], val[32];
+	unsigned int k = rnd_below(w, POOL_ITEMS), c = rnd_below(w, 5);
+	unsigned int ok = M(OK) | M(EBUSY) | M(ENOENT);
+	char name[48], path[160], val[48];
+	const char *attr = "enable";
 	int err;
 
-	pool_name(name, sizeof(name), rnd_below(w, POOL_ITEMS));
-	cfs_path(path, sizeof(path), name, NULL);
-	err = do_mkdir(path);
-	if (!expect(w, OP_pool_mkdir, path, err, M(OK) | M(EEXIST)) || err)
-		return;
-	cfs_path(path, sizeof(path), name, "size");
-	snprintf(val, sizeof(val), "%" PRIu64, small_size(w));
-	expect(w, OP_pool_mkdir, path, write_attr(path, val),
-	       M(OK) | M(EBUSY) | M(ENOENT));
-}
-
-static void op_pool_config(struct worker *w)
-{
-	char name[48], path[160], val[48];
-	unsigned int ok = M(OK) | M(EBUSY) | M(ENOENT);
-	unsigned int k = rnd_below(w, POOL_ITEMS);
-	const char *attr;
-
 	pool_name(name, sizeof(name), k);
-	switch (rnd_below(w, 5)) {
+	cfs_path(path, sizeof(path), name, NULL);
+	if (w->op == OP_pool_rmdir) {
+		expect(w, w->op, path, do_rmdir(path), M(OK) | M(ENOENT));
+		return;
+	}
+	if (w->op == OP_pool_mkdir) {
+		err = do_mkdir(path);
+		if (!expect(w, w->op, path, err, M(OK) | M(EEXIST)) || err)
+			return;
+		c = 0;	/* and its size */
+	}
+	if (w->op == OP_pool_enable || w->op == OP_pool_disable)
+		c = 5;
+	switch (c) {
 	case 0:
 		attr = "size";
 		snprintf(val, sizeof(val), "%" PRIu64, small_size(w));
@@ -2264,44 +2249,20 @@ static void op_pool_config(struct worker *w)
 		attr = "dma_mask";
 		snprintf(val, sizeof(val), "%s", coin(w, 50) ? "32" : "64");
 		break;
-	default:
+	case 4:
 		attr = "sync_mode";
 		snprintf(val, sizeof(val), "%u", rnd_below(w, 8));
 		ok = M(OK) | M(ENOENT);
 		break;
+	default:
+		snprintf(val, sizeof(val), "%d", w->op == OP_pool_enable);
+		/* Size 0 (EINVAL), a taken minor (EBUSY) or name (EEXIST), no memory. */
+		if (w->op == OP_pool_enable)
+			ok |= M(ENOMEM) | M(EEXIST) | M(EINVAL);
+		break;
 	}
 	cfs_path(path, sizeof(path), name, attr);
-	expect(w, OP_pool_config, path, write_attr(path, val), ok);
-}
-
-static void op_pool_enable(struct worker *w)
-{
-	char name[48], path[160];
-
-	pool_name(name, sizeof(name), rnd_below(w, POOL_ITEMS));
-	cfs_path(path, sizeof(path), name, "enable");
-	/* Size 0 (EINVAL), a taken minor (EBUSY) or name (EEXIST), no memory. */
-	expect(w, OP_pool_enable, path, write_attr(path, "1"),
-	       M(OK) | M(ENOENT) | M(ENOMEM) | M(EBUSY) | M(EEXIST) | M(EINVAL));
-}
-
-static void op_pool_disable(struct worker *w)
-{
-	char name[48], path[160];
-
-	pool_name(name, sizeof(name), rnd_below(w, POOL_ITEMS));
-	cfs_path(path, sizeof(path), name, "enable");
-	expect(w, OP_pool_disable, path, write_attr(path, "0"),
-	       M(OK) | M(EBUSY) | M(ENOENT));
-}
-
-static void op_pool_rmdir(struct worker *w)
-{
-	char name[48], path[160];
-
-	pool_name(name, sizeof(name), rnd_below(w, POOL_ITEMS));
-	cfs_path(path, sizeof(path), name, NULL);
-	expect(w, OP_pool_rmdir, path, do_rmdir(path), M(OK) | M(ENOENT));
+	expect(w, w->op, path, write_attr(path, val), ok);
 }
 
 /* Pool and probe buffers are never written: they read 0. */
@@ -3217,8 +3178,12 @@ static void op_kill9(struct worker *w)
 /* ------------------------------------------------------------------ */
 /* the worker loop                                                     */
 
-#define OP_FN(n, w) [OP_##n] = op_##n,
-static void (*const op_fns[OP_NUM])(struct worker *w) = { OPS(OP_FN) };
+#define OP_FN(n, wt) [OP_##n] = op_##n,
+#define SHARED_FN(n, wt, fn) [OP_##n] = op_##fn,
+static void (*const op_fns[OP_NUM])(struct worker *w) = {
+	OPS(OP_FN) SHARED_OPS(SHARED_FN)
+};
+#undef SHARED_FN
 #undef OP_FN
 
 static unsigned int weight_total;
@@ -3230,6 +3195,7 @@ static void one_op(struct worker *w)
 
 	for (op = 0; op < OP_NUM; op++) {
 		if (r < op_weights[op]) {
+			w->op = (enum op)op;
 			op_fns[op](w);
 			return;
 		}
