@@ -2,19 +2,17 @@
 /*
  * udmabuf-stress - concurrent stress test of udmabuf-cfs, for the guest tests.
  *
- *   udmabuf-stress [--seconds N] [--procs N] [--threads N] [--slots N]
- *                  [--seed N] [--prefix NAME] [--module FILE.ko]
- *                  [--tmpdir DIR] [--selftest MODE]
+ *   udmabuf-stress [--seconds N] [--seed N] [--module FILE.ko] [--selftest MODE]
  *
  * Needs root, the module loaded and no buffer or configfs item.  Forks
- * --procs worker processes of --threads threads each, and a placer process
- * (with a second thread, the churner).
+ * two worker processes of three threads each, and a placer process (with a
+ * second thread, the churner).
  * Every worker makes random calls for --seconds and checks each result
  * against the outcomes that are legitimate for that call in the state the
  * worker knows of; an outcome outside that set, a data mismatch or a crash
  * fails the run.
  *
- * Buffers (NAME is --prefix, W the worker, S the slot):
+ * Buffers (NAME is "stress", W the worker, S the slot):
  *
  *   private  NAME-wW-S: made, configured, enabled, written and removed only
  *            by worker W, with the minor 1000 + 16 * W + S, so that even a
@@ -178,6 +176,7 @@
 #define MODDIR		"/sys/module/" MODNAME
 #define PARAMS		MODDIR "/parameters"
 #define PROCDEV		"/dev/udmabuf-cfs"
+#define PREFIX		"stress"	/* of every item's and device's name */
 
 #define MAX_PROCS	8
 #define MAX_THREADS	8
@@ -348,9 +347,7 @@ static struct shared *sh;
 static struct {
 	unsigned int seconds, procs, threads, slots;
 	uint64_t seed;
-	const char *prefix;
 	const char *module;
-	const char *tmpdir;
 	enum selftest selftest;
 	uint64_t page;
 	bool placer;		/* run the placer */
@@ -358,7 +355,6 @@ static struct {
 	uint64_t contig_size;	/* udmabuf0's size, or 0: none */
 } cfg = {
 	.seconds = 10, .procs = 2, .threads = 3, .slots = 3,
-	.prefix = "stress", .tmpdir = "/tmp",
 };
 
 /* ------------------------------------------------------------------ */
@@ -1173,6 +1169,12 @@ static bool handle_check(struct worker *w, enum op op, struct handle *h,
 	return scan_origin(w, op, what, &v, 0, h->o.size, &h->o);
 }
 
+/* Flags of an open(2) of a device node: sometimes O_SYNC (uncached). */
+static int open_flags(struct worker *w, bool rdwr)
+{
+	return (rdwr ? O_RDWR : O_RDONLY) | O_CLOEXEC | (coin(w, 30) ? O_SYNC : 0);
+}
+
 static void count_check(struct worker *w, const struct handle *h)
 {
 	if (h->o.kind == H_VICTIM)
@@ -1221,6 +1223,29 @@ static bool check_info(struct worker *w, enum op op, int fd, uint64_t size,
 	return true;
 }
 
+/*
+ * A new handle of @kind for @fd, a file just opened (O_RDWR: @rdwr), once
+ * GET_INFO agrees (@size and @minor as for check_info()); else @fd closes.
+ */
+static struct handle *handle_take(struct worker *w, enum op op, int fd,
+				  enum hkind kind, bool rdwr, uint64_t size,
+				  int minor)
+{
+	struct handle *h = handle_new(w);
+	uint32_t flags;
+
+	h->fd = fd;
+	h->writable = rdwr;
+	h->o.kind = kind;
+	h->o.owner = (unsigned int)w->id;
+	if (!check_info(w, op, fd, size, minor, &h->o.size, &flags)) {
+		handle_release(w, h);
+		return NULL;
+	}
+	h->pages = flags & UDMABUF_CFS_INFO_PAGES;
+	return h;
+}
+
 /* ------------------------------------------------------------------ */
 /* naming                                                              */
 
@@ -1228,7 +1253,7 @@ static void private_names(struct slot *s, int worker, unsigned int i)
 {
 	s->kind = S_PRIVATE;
 	s->index = i;
-	snprintf(s->name, sizeof(s->name), "%s-w%d-%u", cfg.prefix, worker, i);
+	snprintf(s->name, sizeof(s->name), "%s-w%d-%u", PREFIX, worker, i);
 	snprintf(s->dev, sizeof(s->dev), "%s", s->name);
 	s->minor = MINOR_PRIVATE + 16 * worker + (int)i;
 }
@@ -1240,12 +1265,12 @@ static int private_minor(int worker, unsigned int slot)
 
 static void contended_name(char *buf, size_t len, unsigned int k)
 {
-	snprintf(buf, len, "%s-c%u", cfg.prefix, k);
+	snprintf(buf, len, "%s-c%u", PREFIX, k);
 }
 
 static void pool_name(char *buf, size_t len, unsigned int k)
 {
-	snprintf(buf, len, "%s-pool%u", cfg.prefix, k);
+	snprintf(buf, len, "%s-pool%u", PREFIX, k);
 }
 
 static void dev_path(char *buf, size_t len, const char *dev)
@@ -1280,23 +1305,29 @@ static uint64_t small_size(struct worker *w)
 	return sizes[rnd_below(w, 3)];
 }
 
+/* Write @val to @attr of the item @name: the errno, or -1 if not in @ok. */
+static int item_write(struct worker *w, enum op op, const char *name,
+		      const char *attr, const char *val, unsigned int ok)
+{
+	char path[160], what[240];
+	int err;
+
+	cfs_path(path, sizeof(path), name, attr);
+	snprintf(what, sizeof(what), "%s=%s", path, val);
+	err = write_attr(path, val);
+	return expect(w, op, what, err, ok) ? err : -1;
+}
+
 /* Write one attribute of an own item; false if the item is gone or bad. */
 static bool slot_write(struct worker *w, enum op op, struct slot *s,
 		       const char *attr, const char *val, unsigned int ok)
 {
-	char path[160], what[200];
-	int err;
+	int err = item_write(w, op, s->name, attr, val, ok);
 
-	cfs_path(path, sizeof(path), s->name, attr);
-	snprintf(what, sizeof(what), "%s=%s", path, val);
-	err = write_attr(path, val);
-	if (!expect(w, op, what, err, ok))
-		return false;
 	if (err == ENOENT)
 		slot_lost(s, false);
 	return !err;
 }
-
 /* Choose the clash a probe is set up for. */
 static void probe_setup_names(struct worker *w, struct slot *s)
 {
@@ -1548,8 +1579,6 @@ static struct handle *slot_open(struct worker *w, struct slot *s, bool rdwr)
 	unsigned int ok = M(OK) | M(ENOENT) | M(ENODEV);
 	char path[96];
 	struct handle *h;
-	uint64_t size;
-	uint32_t flags;
 	int fd, err;
 
 	if (!free_handles(w))
@@ -1557,8 +1586,7 @@ static struct handle *slot_open(struct worker *w, struct slot *s, bool rdwr)
 	if (!s->enabled && slot_dev_is_ours(s))
 		ok = s->gone ? M(ENOENT) : M(ENOENT) | M(ENODEV);
 	dev_path(path, sizeof(path), s->dev);
-	fd = open(path, (rdwr ? O_RDWR : O_RDONLY) | O_CLOEXEC |
-		  (coin(w, 30) ? O_SYNC : 0));
+	fd = open(path, open_flags(w, rdwr));
 	err = fd < 0 ? errno : 0;
 	if (!expect(w, OP_open, path, err, ok))
 		return NULL;
@@ -1566,28 +1594,16 @@ static struct handle *slot_open(struct worker *w, struct slot *s, bool rdwr)
 		slot_down(s, false);
 		return NULL;
 	}
-	h = handle_new(w);
-	h->fd = fd;
-	h->writable = rdwr;
-	h->o.kind = H_ZERO;
-	if (own) {
-		h->o.kind = H_OWN;
+	h = handle_take(w, OP_open, fd, own ? H_OWN : H_ZERO, rdwr,
+			own ? s->cur->size : 0, own ? s->minor : -1);
+	if (h && own) {
 		h->o.inst = s->cur;
 		h->o.inst->refs++;
 		h->slot = s;
-		h->o.owner = (unsigned int)w->id;
 		h->o.oslot = s->index;
 	}
-	if (!check_info(w, OP_open, fd, own ? s->cur->size : 0,
-			own ? s->minor : -1, &size, &flags)) {
-		handle_release(w, h);
-		return NULL;
-	}
-	h->o.size = size;
-	h->pages = flags & UDMABUF_CFS_INFO_PAGES;
 	return h;
 }
-
 static void op_open(struct worker *w)
 {
 	slot_open(w, pick_slot(w, true), coin(w, 70));
@@ -1978,7 +1994,7 @@ static bool pick_victim(struct worker *w, struct victim *v)
 	if (v->owner >= (unsigned int)w->id)
 		v->owner++;
 	v->slot = rnd_below(w, cfg.slots);
-	snprintf(v->name, sizeof(v->name), "%s-w%u-%u", cfg.prefix, v->owner,
+	snprintf(v->name, sizeof(v->name), "%s-w%u-%u", PREFIX, v->owner,
 		 v->slot);
 	v->minor = private_minor((int)v->owner, v->slot);
 	return true;
@@ -2001,35 +2017,28 @@ static void op_attack_open(struct worker *w)
 	struct handle *h;
 	char path[96];
 	uint64_t size;
-	uint32_t flags;
 	int fd, err;
 
 	if (!pick_victim(w, &v))
 		return;
 	dev_path(path, sizeof(path), v.name);
-	fd = open(path, O_RDONLY | O_CLOEXEC | (coin(w, 30) ? O_SYNC : 0));
+	fd = open(path, open_flags(w, false));
 	err = fd < 0 ? errno : 0;
 	if (!expect(w, OP_attack_open, path, err, M(OK) | M(ENOENT) | M(ENODEV)) ||
 	    err)
 		return;
-	if (!check_info(w, OP_attack_open, fd, 0, v.minor, &size, &flags)) {
-		close(fd);
+	if (free_handles(w) && coin(w, 60)) {
+		h = handle_take(w, OP_attack_open, fd, H_VICTIM, false, 0, v.minor);
+		if (h) {
+			h->o.owner = v.owner;
+			h->o.oslot = v.slot;
+		}
 		return;
 	}
-	h = coin(w, 60) ? handle_new(w) : NULL;
-	if (!h) {
+	if (check_info(w, OP_attack_open, fd, 0, v.minor, &size, NULL))
 		peek_victim(w, OP_attack_open, fd, size, &v, path);
-		close(fd);
-		return;
-	}
-	h->o.kind = H_VICTIM;
-	h->fd = fd;
-	h->o.size = size;
-	h->pages = flags & UDMABUF_CFS_INFO_PAGES;
-	h->o.owner = v.owner;
-	h->o.oslot = v.slot;
+	close(fd);
 }
-
 static void op_attack_verify(struct worker *w)
 {
 	struct handle *h = pick_handle(w, h_victim);
@@ -2261,8 +2270,7 @@ static void op_pool(struct worker *w)
 			ok |= M(ENOMEM) | M(EEXIST) | M(EINVAL);
 		break;
 	}
-	cfs_path(path, sizeof(path), name, attr);
-	expect(w, w->op, path, write_attr(path, val), ok);
+	item_write(w, w->op, name, attr, val, ok);
 }
 
 /* Pool and probe buffers are never written: they read 0. */
@@ -2270,9 +2278,6 @@ static void op_pool_open(struct worker *w)
 {
 	char name[48], path[96];
 	bool rdwr = coin(w, 50);
-	struct handle *h;
-	uint64_t size;
-	uint32_t flags;
 	int fd, err;
 
 	if (!free_handles(w))
@@ -2282,23 +2287,12 @@ static void op_pool_open(struct worker *w)
 	else
 		contended_name(name, sizeof(name), rnd_below(w, CONTENDED));
 	dev_path(path, sizeof(path), name);
-	fd = open(path, (rdwr ? O_RDWR : O_RDONLY) | O_CLOEXEC);
+	fd = open(path, open_flags(w, rdwr));
 	err = fd < 0 ? errno : 0;
-	if (!expect(w, OP_pool_open, path, err, M(OK) | M(ENOENT) | M(ENODEV)) ||
-	    err)
-		return;
-	h = handle_new(w);
-	h->o.kind = H_ZERO;
-	h->fd = fd;
-	h->writable = rdwr;
-	if (check_info(w, OP_pool_open, fd, 0, -1, &size, &flags)) {
-		h->o.size = size;
-		h->pages = flags & UDMABUF_CFS_INFO_PAGES;
-	} else {
-		handle_release(w, h);
-	}
+	if (expect(w, OP_pool_open, path, err, M(OK) | M(ENOENT) | M(ENODEV)) &&
+	    !err)
+		handle_take(w, OP_pool_open, fd, H_ZERO, rdwr, 0, -1);
 }
-
 /* While the coordinator's sentinel exists, the module is busy. */
 static void op_rmmod(struct worker *w)
 {
@@ -2350,34 +2344,22 @@ static void op_palloc(struct worker *w)
 	struct udmabuf_cfs_alloc req;
 	bool rdwr = coin(w, 80);
 	struct handle *h;
-	uint32_t flags;
-	uint64_t size;
 
 	if (!free_handles(w))
 		return;
 	alloc_request(w, &req, private_size(w), rdwr);
 	if (!proc_alloc(w, OP_palloc, &req))
 		return;
-	h = handle_new(w);
-	h->o.kind = H_PROC;
-	h->fd = req.fd;
-	h->writable = rdwr;
+	h = handle_take(w, OP_palloc, req.fd, H_PROC, rdwr, req.size, MINOR_NONE);
+	if (!h)
+		return;
 	h->live = true;
 	h->o.inst = inst_new(req.size);	/* the handle's reference */
-	h->o.owner = (unsigned int)w->id;
 	h->o.oslot = PROC_SLOT;
-	if (!check_info(w, OP_palloc, h->fd, req.size, MINOR_NONE, &size,
-			&flags)) {
-		handle_release(w, h);
-		return;
-	}
-	h->o.size = size;
-	h->pages = flags & UDMABUF_CFS_INFO_PAGES;
 	/* New memory reads 0, through a mapping too. */
 	if (coin(w, 60))
 		handle_map(w, h, coin(w, 70));
 }
-
 /* Each request has one thing wrong, which decides the errno. */
 static void op_palloc_bad(struct worker *w)
 {
@@ -2893,33 +2875,22 @@ static void op_param_open(struct worker *w)
 	bool rdwr = coin(w, 50);
 	struct handle *h;
 	char path[64];
-	uint32_t flags;
-	uint64_t size;
 	int fd;
 
 	if (!sh->param_size[k] || !free_handles(w))
 		return;
 	param_path(path, sizeof(path), k);
-	fd = open(path, (rdwr ? O_RDWR : O_RDONLY) | O_CLOEXEC |
-		  (coin(w, 30) ? O_SYNC : 0));
+	fd = open(path, open_flags(w, rdwr));
 	if (!expect(w, OP_param_open, path, fd < 0 ? errno : 0, M(OK)))
 		return;
-	h = handle_new(w);
-	h->o.kind = H_ZERO;
-	h->fd = fd;
-	h->writable = rdwr;
-	h->live = true;
-	if (!check_info(w, OP_param_open, fd, sh->param_size[k], (int)k, &size,
-			&flags)) {
-		handle_release(w, h);
+	h = handle_take(w, OP_param_open, fd, H_ZERO, rdwr, sh->param_size[k],
+			(int)k);
+	if (!h)
 		return;
-	}
-	h->o.size = size;
-	h->pages = flags & UDMABUF_CFS_INFO_PAGES;
+	h->live = true;
 	if (coin(w, 50))
 		handle_map(w, h, coin(w, 30));
 }
-
 /*
  * Last users of a contiguous parameter buffer going, one after another,
  * each with a page of it in a pipe, which is read soon after: in the old
@@ -3404,14 +3375,13 @@ static struct worker *worker_new(int id, int tidx)
 	w->slots[cfg.slots].kind = S_PROBE;
 	w->slots[cfg.slots].index = cfg.slots;
 	snprintf(w->slots[cfg.slots].name, sizeof(w->slots[0].name), "%s-w%d-p",
-		 cfg.prefix, id);
+		 PREFIX, id);
 	snprintf(w->slots[cfg.slots].dev, sizeof(w->slots[0].dev), "%s-w%d-p",
-		 cfg.prefix, id);
+		 PREFIX, id);
 	w->slots[cfg.slots].minor = -1;
 	for (i = 0; i <= cfg.slots; i++)
 		w->slots[i].gone = true;
-	snprintf(w->stale, sizeof(w->stale), "%s/%s-stale-w%d", cfg.tmpdir,
-		 cfg.prefix, id);
+	snprintf(w->stale, sizeof(w->stale), "/tmp/%s-stale-w%d", PREFIX, id);
 	w->stale_minor = -1;
 	return w;
 }
@@ -3487,19 +3457,6 @@ static uint64_t find_kernel_code(void)
 	return found;
 }
 
-static int pitem_write(struct worker *w, enum op op, struct pitem *it,
-		       const char *attr, const char *val, unsigned int ok)
-{
-	char path[160], what[240];
-	int err;
-
-	cfs_path(path, sizeof(path), it->name, attr);
-	snprintf(what, sizeof(what), "%s=%s", path, val);
-	err = write_attr(path, val);
-	expect(w, op, what, err, ok);
-	return err;
-}
-
 static void pitem_close(struct pitem *it)
 {
 	if (it->fd >= 0)
@@ -3539,7 +3496,7 @@ static bool pitem_disable(struct worker *w, enum op op, struct pitem *it)
 	pitem_close(it);
 	if (!it->enabled)
 		return true;
-	if (pitem_write(w, op, it, "enable", "0", M(OK)))
+	if (item_write(w, op, it->name, "enable", "0", M(OK)))
 		return false;
 	it->enabled = false;
 	if (it->where == PW_NONE || it->where == PW_OWN)
@@ -3565,8 +3522,8 @@ static bool pitem_fresh(struct worker *w, enum op op, struct pitem *it,
 	it->where = PW_NONE;
 	it->size = size;
 	snprintf(val, sizeof(val), "%" PRIu64, size);
-	return !pitem_write(w, op, it, "size", val, M(OK)) &&
-	       !pitem_write(w, op, it, "allocator", "contig", M(OK));
+	return !item_write(w, op, it->name, "size", val, M(OK)) &&
+	       !item_write(w, op, it->name, "allocator", "contig", M(OK));
 }
 
 static bool overlaps(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
@@ -3610,9 +3567,9 @@ static void pitem_place(struct worker *w, enum op op, struct pitem *it,
 	it->where = where;
 	it->phys = phys;
 	snprintf(val, sizeof(val), "0x%" PRIx64, phys);
-	if (pitem_write(w, op, it, "phys_addr", val, M(OK)))
+	if (item_write(w, op, it->name, "phys_addr", val, M(OK)))
 		return;
-	err = pitem_write(w, op, it, "enable", "1", place_want(it));
+	err = item_write(w, op, it->name, "enable", "1", place_want(it));
 	if (err)
 		return;
 	it->enabled = true;
@@ -3629,7 +3586,7 @@ static void place_new(struct worker *w, struct pitem *it)
 
 	if (!pitem_fresh(w, OP_place_new, it, sizes[rnd_below(w, 3)]))
 		return;
-	if (pitem_write(w, OP_place_new, it, "enable", "1", M(OK) | M(ENOMEM)))
+	if (item_write(w, OP_place_new, it->name, "enable", "1", M(OK) | M(ENOMEM)))
 		return;
 	it->enabled = true;
 	pitem_open(w, OP_place_new, it);
@@ -3697,11 +3654,11 @@ static void place_elsewhere(struct worker *w, struct pitem *it)
 static void place_page(struct worker *w, struct pitem *it)
 {
 	if (!pitem_fresh(w, OP_place_page, it, cfg.page) ||
-	    pitem_write(w, OP_place_page, it, "allocator", "page", M(OK)) ||
-	    pitem_write(w, OP_place_page, it, "phys_addr", "0x100000", M(OK)))
+	    item_write(w, OP_place_page, it->name, "allocator", "page", M(OK)) ||
+	    item_write(w, OP_place_page, it->name, "phys_addr", "0x100000", M(OK)))
 		return;
-	pitem_write(w, OP_place_page, it, "enable", "1", M(EINVAL));
-	pitem_write(w, OP_place_page, it, "allocator", "contig", M(OK));
+	item_write(w, OP_place_page, it->name, "enable", "1", M(EINVAL));
+	item_write(w, OP_place_page, it->name, "allocator", "contig", M(OK));
 	it->where = PW_NONE;
 }
 
@@ -3841,7 +3798,7 @@ static void placer_main(struct worker *w)
 	kernel_code = find_kernel_code();
 	for (i = 0; i < PLACE_ITEMS; i++) {
 		snprintf(pitems[i].name, sizeof(pitems[i].name), "%s-place%u",
-			 cfg.prefix, i);
+			 PREFIX, i);
 		pitems[i].fd = -1;
 	}
 	for (;;) {
@@ -3866,26 +3823,18 @@ struct sentinel {
 	uint32_t tag;
 };
 
-static bool sentinel_write(const char *name, const char *attr, const char *val)
-{
-	char path[160];
-
-	cfs_path(path, sizeof(path), name, attr);
-	return expect(NULL, OP_sentinel, path, write_attr(path, val), M(OK));
-}
-
 static bool sentinel_create(struct sentinel *st, int gen)
 {
 	char path[160], val[16];
 	void *p;
 
-	snprintf(st->name, sizeof(st->name), "%s-sentinel", cfg.prefix);
+	snprintf(st->name, sizeof(st->name), "%s-sentinel", PREFIX);
 	cfs_path(path, sizeof(path), st->name, NULL);
 	snprintf(val, sizeof(val), "%d", MINOR_SENTINEL);
 	if (!expect(NULL, OP_sentinel, path, do_mkdir(path), M(OK)) ||
-	    !sentinel_write(st->name, "size", "65536") ||
-	    !sentinel_write(st->name, "minor", val) ||
-	    !sentinel_write(st->name, "enable", "1"))
+	    item_write(NULL, OP_sentinel, st->name, "size", "65536", M(OK)) ||
+	    item_write(NULL, OP_sentinel, st->name, "minor", val, M(OK)) ||
+	    item_write(NULL, OP_sentinel, st->name, "enable", "1", M(OK)))
 		return false;
 	dev_path(path, sizeof(path), st->name);
 	st->fd = open(path, O_RDWR | O_CLOEXEC);
@@ -3973,7 +3922,7 @@ static bool check_clean(void)
 	bool ok = dir_clean(CFS, true, NULL);
 
 	ok = dir_clean(CLASS, false, NULL) && ok;
-	return dir_clean("/dev", false, cfg.prefix) && ok;
+	return dir_clean("/dev", false, PREFIX) && ok;
 }
 
 static void remove_pool(void)
@@ -4452,17 +4401,13 @@ static void wait_workers(void)
 static void usage(FILE *f)
 {
 	fprintf(f,
-"usage: udmabuf-stress [--seconds N] [--procs N] [--threads N] [--slots N]\n"
-"                      [--seed N] [--prefix NAME] [--module FILE.ko]\n"
-"                      [--tmpdir DIR]\n"
+"usage: udmabuf-stress [--seconds N] [--seed N] [--module FILE.ko]\n"
 "                      [--selftest corrupt|leak|errno|splice|procleak|modref|memfree]\n"
 "\n"
 "Concurrent stress test of udmabuf-cfs (needs root, the module loaded and no\n"
-"buffer).  Defaults: 10 s, 2 processes of 3 threads, 3 private buffers per\n"
-"thread, prefix \"stress\".  With --module, the module is unloaded and loaded\n"
+"buffer), 10 s by default.  With --module, the module is unloaded and loaded\n"
 "again between phases.  Exit status: 0 passed, 1 failed, 64 usage error.\n");
 }
-
 static int usage_error(const char *msg, const char *arg)
 {
 	fprintf(stderr, "udmabuf-stress: %s%s%s\n"
@@ -4563,20 +4508,10 @@ static int parse_args(int argc, char **argv)
 		i++;
 		if (!strcmp(a, "--seconds"))
 			ok = parse_uint(v, 1, 86400, &cfg.seconds);
-		else if (!strcmp(a, "--procs"))
-			ok = parse_uint(v, 1, MAX_PROCS, &cfg.procs);
-		else if (!strcmp(a, "--threads"))
-			ok = parse_uint(v, 1, MAX_THREADS, &cfg.threads);
-		else if (!strcmp(a, "--slots"))
-			ok = parse_uint(v, 1, MAX_SLOTS, &cfg.slots);
 		else if (!strcmp(a, "--seed"))
 			cfg.seed = strtoull(v, &end, 0), ok = *v && !*end;
-		else if (!strcmp(a, "--prefix"))
-			cfg.prefix = v, ok = *v && strlen(v) <= 12 && !strchr(v, '/');
 		else if (!strcmp(a, "--module"))
 			cfg.module = v;
-		else if (!strcmp(a, "--tmpdir"))
-			cfg.tmpdir = v;
 		else if (!strcmp(a, "--selftest"))
 			ok = parse_selftest(v);
 		else
