@@ -235,37 +235,34 @@
  * after a clean run is kernel memory that a run leaves in use without
  * leaking it: partly used slabs of the caches that grew (kernfs nodes,
  * dentries, inodes of thousands of items and devices made and removed),
- * page tables, the cache of freed kernel stacks.  Measured: 1.5 to 1.9 MiB
- * on the stock 6.1 kernels (amd64, arm64, PREEMPT_RT; 10 to 120 s of
- * stress), 2.3 to 3.7 MiB under the amd64 debug kernel and 3.2 to 3.4 MiB
- * under the arm64 one (30 s).  Twice the most and more: a leak per buffer,
- * pin or pipe (thousands of each) is far beyond it, and so are two leaked
- * ranges of udmabuf0 (4 MiB + 64 KiB each); one may hide in it.
+ * page tables, the cache of freed kernel stacks: at most about 4 MiB, on
+ * the debug kernels.  A leak per buffer, pin or pipe (thousands of each)
+ * is far beyond twice that, and so are two leaked ranges of udmabuf0
+ * (4 MiB + 64 KiB each); one may hide in it.
  */
 #define MEMFREE_MARGIN_KIB	8192
 
 /* ------------------------------------------------------------------ */
 /* outcomes and operations                                             */
 
-enum res {
-	RES_OK, RES_ENOENT, RES_ENODEV, RES_EBUSY, RES_EEXIST, RES_EINVAL, RES_ERANGE,
-	RES_ENOMEM, RES_EAGAIN, RES_ENOSPC, RES_EACCES, RES_EBADF, RES_EFAULT, RES_ENOTTY,
-	RES_EOPNOTSUPP, RES_OTHER, RES_NUM
-};
+/* The outcomes counted by name; any other errno is RES_OTHER. */
+#define RESULTS(X)							\
+	X(OK, 0) X(ENOENT, ENOENT) X(ENODEV, ENODEV) X(EBUSY, EBUSY)	\
+	X(EEXIST, EEXIST) X(EINVAL, EINVAL) X(ERANGE, ERANGE)		\
+	X(ENOMEM, ENOMEM) X(EAGAIN, EAGAIN) X(ENOSPC, ENOSPC)		\
+	X(EACCES, EACCES) X(EBADF, EBADF) X(EFAULT, EFAULT)		\
+	X(ENOTTY, ENOTTY) X(EOPNOTSUPP, EOPNOTSUPP) X(OTHER, -1)
 
+#define RES_ENUM(n, e) RES_##n,
+enum res { RESULTS(RES_ENUM) RES_NUM };
+#undef RES_ENUM
+
+#define RES_ROW(n, e) { e, #n },
 static const struct {
 	int err;
 	const char *name;
-} results[RES_NUM] = {
-	[RES_OK] = { 0, "OK" },		[RES_ENOENT] = { ENOENT, "ENOENT" },
-	[RES_ENODEV] = { ENODEV, "ENODEV" }, [RES_EBUSY] = { EBUSY, "EBUSY" },
-	[RES_EEXIST] = { EEXIST, "EEXIST" }, [RES_EINVAL] = { EINVAL, "EINVAL" },
-	[RES_ERANGE] = { ERANGE, "ERANGE" }, [RES_ENOMEM] = { ENOMEM, "ENOMEM" },
-	[RES_EAGAIN] = { EAGAIN, "EAGAIN" }, [RES_ENOSPC] = { ENOSPC, "ENOSPC" },
-	[RES_EACCES] = { EACCES, "EACCES" }, [RES_EBADF] = { EBADF, "EBADF" },
-	[RES_EFAULT] = { EFAULT, "EFAULT" }, [RES_ENOTTY] = { ENOTTY, "ENOTTY" },
-	[RES_EOPNOTSUPP] = { EOPNOTSUPP, "EOPNOTSUPP" }, [RES_OTHER] = { -1, "other" },
-};
+} results[RES_NUM] = { RESULTS(RES_ROW) };
+#undef RES_ROW
 
 #define M(r)	(1u << RES_##r)
 
@@ -1152,7 +1149,7 @@ static void handle_release(struct worker *w, struct handle *h)
 /* ------------------------------------------------------------------ */
 /* checks through handles                                              */
 
-/* Check what @h sees through its mapping (or, with @use_fd, its file). */
+/* Check what @h sees through its mapping (or, with @use_fd, its file); count it. */
 static bool handle_check(struct worker *w, enum op op, struct handle *h,
 			 bool use_fd)
 {
@@ -1164,24 +1161,20 @@ static bool handle_check(struct worker *w, enum op op, struct handle *h,
 		 v.map ? "mapping" : "read()", h->o.kind == H_OWN ? "own" :
 		 h->o.kind == H_PROC ? "process-scoped" :
 		 h->o.kind == H_ZERO ? "never written" : "victim's", h->o.size);
-	if (v.map)
-		return scan_origin(w, op, what, &v, h->map_off, h->map_len, &h->o);
-	return scan_origin(w, op, what, &v, 0, h->o.size, &h->o);
+	if (!scan_origin(w, op, what, &v, v.map ? h->map_off : 0,
+			 v.map ? h->map_len : h->o.size, &h->o))
+		return false;
+	if (h->o.kind == H_VICTIM)
+		atomic_fetch_add(&sh->victim_checks, 1);
+	else if (h->o.kind == H_OWN && h->slot && h->o.inst != h->slot->cur)
+		atomic_fetch_add(&sh->orphan_checks, 1);
+	return true;
 }
 
 /* Flags of an open(2) of a device node: sometimes O_SYNC (uncached). */
 static int open_flags(struct worker *w, bool rdwr)
 {
 	return (rdwr ? O_RDWR : O_RDONLY) | O_CLOEXEC | (coin(w, 30) ? O_SYNC : 0);
-}
-
-static void count_check(struct worker *w, const struct handle *h)
-{
-	if (h->o.kind == H_VICTIM)
-		atomic_fetch_add(&sh->victim_checks, 1);
-	else if (h->o.kind == H_OWN && h->slot && h->o.inst != h->slot->cur)
-		atomic_fetch_add(&sh->orphan_checks, 1);
-	(void)w;
 }
 
 #define MINOR_NONE	(-2)	/* check_info(): a process-scoped buffer's file */
@@ -1249,18 +1242,23 @@ static struct handle *handle_take(struct worker *w, enum op op, int fd,
 /* ------------------------------------------------------------------ */
 /* naming                                                              */
 
-static void private_names(struct slot *s, int worker, unsigned int i)
-{
-	s->kind = S_PRIVATE;
-	s->index = i;
-	snprintf(s->name, sizeof(s->name), "%s-w%d-%u", PREFIX, worker, i);
-	snprintf(s->dev, sizeof(s->dev), "%s", s->name);
-	s->minor = MINOR_PRIVATE + 16 * worker + (int)i;
-}
-
 static int private_minor(int worker, unsigned int slot)
 {
 	return MINOR_PRIVATE + 16 * worker + (int)slot;
+}
+
+/* Slot @i of @worker: private below cfg.slots, then the probe. */
+static void slot_names(struct slot *s, int worker, unsigned int i)
+{
+	s->kind = i < cfg.slots ? S_PRIVATE : S_PROBE;
+	s->index = i;
+	if (s->kind == S_PRIVATE)
+		snprintf(s->name, sizeof(s->name), "%s-w%d-%u", PREFIX, worker, i);
+	else
+		snprintf(s->name, sizeof(s->name), "%s-w%d-p", PREFIX, worker);
+	snprintf(s->dev, sizeof(s->dev), "%s", s->name);
+	s->minor = s->kind == S_PRIVATE ? private_minor(worker, i) : -1;
+	s->gone = true;
 }
 
 static void contended_name(char *buf, size_t len, unsigned int k)
@@ -1328,6 +1326,7 @@ static bool slot_write(struct worker *w, enum op op, struct slot *s,
 		slot_lost(s, false);
 	return !err;
 }
+
 /* Choose the clash a probe is set up for. */
 static void probe_setup_names(struct worker *w, struct slot *s)
 {
@@ -1604,6 +1603,7 @@ static struct handle *slot_open(struct worker *w, struct slot *s, bool rdwr)
 	}
 	return h;
 }
+
 static void op_open(struct worker *w)
 {
 	slot_open(w, pick_slot(w, true), coin(w, 70));
@@ -1635,8 +1635,7 @@ static void handle_map(struct worker *w, struct handle *h, bool whole)
 	h->map_off = off;
 	h->map_len = len;
 	h->map_writable = rw;
-	if (handle_check(w, OP_mmap, h, false))
-		count_check(w, h);
+	handle_check(w, OP_mmap, h, false);
 }
 
 static void op_mmap(struct worker *w)
@@ -1727,8 +1726,7 @@ static void op_verify(struct worker *w)
 
 	if (!h)
 		return;
-	if (handle_check(w, OP_verify, h, !h->map || (h->fd >= 0 && coin(w, 30))))
-		count_check(w, h);
+	handle_check(w, OP_verify, h, !h->map || (h->fd >= 0 && coin(w, 30)));
 }
 
 /* read() from offset 0 in random pieces up to end of file. */
@@ -2039,6 +2037,7 @@ static void op_attack_open(struct worker *w)
 		peek_victim(w, OP_attack_open, fd, size, &v, path);
 	close(fd);
 }
+
 static void op_attack_verify(struct worker *w)
 {
 	struct handle *h = pick_handle(w, h_victim);
@@ -2055,8 +2054,7 @@ static void op_attack_verify(struct worker *w)
 		h->map_off = 0;
 		h->map_len = page_round(h->o.size);
 	}
-	if (handle_check(w, OP_attack_verify, h, h->fd >= 0 && coin(w, 30)))
-		count_check(w, h);
+	handle_check(w, OP_attack_verify, h, h->fd >= 0 && coin(w, 30));
 }
 
 /* An attribute of the class device, checked for its format. */
@@ -2153,6 +2151,7 @@ static void op_attack_write(struct worker *w)
 	expect(w, w->op, path, write_attr(path, writes[i].val ? writes[i].val : val),
 	       writes[i].ok);
 }
+
 /* The major of udmabuf in /proc/devices, or 0. */
 static unsigned int udmabuf_major(void)
 {
@@ -2293,6 +2292,7 @@ static void op_pool_open(struct worker *w)
 	    !err)
 		handle_take(w, OP_pool_open, fd, H_ZERO, rdwr, 0, -1);
 }
+
 /* While the coordinator's sentinel exists, the module is busy. */
 static void op_rmmod(struct worker *w)
 {
@@ -2360,6 +2360,7 @@ static void op_palloc(struct worker *w)
 	if (coin(w, 60))
 		handle_map(w, h, coin(w, 70));
 }
+
 /* Each request has one thing wrong, which decides the errno. */
 static void op_palloc_bad(struct worker *w)
 {
@@ -2891,6 +2892,7 @@ static void op_param_open(struct worker *w)
 	if (coin(w, 50))
 		handle_map(w, h, coin(w, 30));
 }
+
 /*
  * Last users of a contiguous parameter buffer going, one after another,
  * each with a page of it in a pipe, which is read soon after: in the old
@@ -3321,9 +3323,8 @@ static void worker_resume(struct worker *w)
 }
 
 /* Wait until the coordinator lets the workers run again; false: exit. */
-static bool worker_park(struct worker *w, int gen)
+static bool worker_park(int gen)
 {
-	(void)w;
 	atomic_fetch_add(&sh->parked, 1);
 	while (atomic_load(&sh->gen) == gen) {
 		if (atomic_load(&sh->mode) == MODE_EXIT)
@@ -3349,7 +3350,7 @@ static void *worker_main(void *arg)
 				one_op(w);
 		}
 		release_all(w);
-		if (!worker_park(w, gen))
+		if (!worker_park(gen))
 			break;
 		gen = atomic_load(&sh->gen);
 		worker_resume(w);
@@ -3370,17 +3371,8 @@ static struct worker *worker_new(int id, int tidx)
 	w->tidx = tidx;
 	w->memfd = -1;
 	w->rng = mix64(cfg.seed ^ (0x1000193ULL * (uint64_t)(id + 1)));
-	for (i = 0; i < cfg.slots; i++)
-		private_names(&w->slots[i], id, i);
-	w->slots[cfg.slots].kind = S_PROBE;
-	w->slots[cfg.slots].index = cfg.slots;
-	snprintf(w->slots[cfg.slots].name, sizeof(w->slots[0].name), "%s-w%d-p",
-		 PREFIX, id);
-	snprintf(w->slots[cfg.slots].dev, sizeof(w->slots[0].dev), "%s-w%d-p",
-		 PREFIX, id);
-	w->slots[cfg.slots].minor = -1;
 	for (i = 0; i <= cfg.slots; i++)
-		w->slots[i].gone = true;
+		slot_names(&w->slots[i], id, i);
 	snprintf(w->stale, sizeof(w->stale), "/tmp/%s-stale-w%d", PREFIX, id);
 	w->stale_minor = -1;
 	return w;
@@ -3777,7 +3769,7 @@ static void *churner_main(void *arg)
 			else
 				sleep_ms(20);
 		}
-		if (!worker_park(w, gen))
+		if (!worker_park(gen))
 			break;
 		gen = atomic_load(&sh->gen);
 	}
@@ -3805,7 +3797,7 @@ static void placer_main(struct worker *w)
 		while (running())
 			placer_op(w);
 		placer_release(w);
-		if (!worker_park(w, gen))
+		if (!worker_park(gen))
 			break;
 		gen = atomic_load(&sh->gen);
 	}
@@ -4086,36 +4078,17 @@ static long wait_settled(long long ref, const char *when)
 	return -1;
 }
 
-/* A value of /proc/meminfo, in KiB, or -1. */
-static long long meminfo_kib(const char *key)
+/* The sum of the numbers that @format (one %lld) reads in lines of @path. */
+static long long sum_lines(const char *path, const char *format)
 {
-	FILE *f = fopen("/proc/meminfo", "re");
-	long long val = -1;
-	char line[128];
-	size_t n = strlen(key);
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, n) && line[n] == ':') {
-			val = strtoll(line + n + 1, NULL, 10);
-			break;
-		}
-	fclose(f);
-	return val;
-}
-
-/* Pages on the per-CPU free lists: every "count:" of /proc/zoneinfo. */
-static long long pcp_pages(void)
-{
-	FILE *f = fopen("/proc/zoneinfo", "re");
+	FILE *f = fopen(path, "re");
 	long long sum = 0, n;
 	char line[128];
 
 	if (!f)
 		return 0;
 	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, " count: %lld", &n) == 1)
+		if (sscanf(line, format, &n) == 1)
 			sum += n;
 	fclose(f);
 	return sum;
@@ -4156,8 +4129,9 @@ static long long settled_free_kib(void)
 	write_attr("/proc/sys/vm/drop_caches", "3");
 	shrink_slabs();
 	write_attr("/proc/sys/vm/stat_refresh", "1");
-	return meminfo_kib("MemFree") +
-	       pcp_pages() * (long long)(cfg.page / 1024);
+	return sum_lines("/proc/meminfo", "MemFree: %lld") +
+	       sum_lines("/proc/zoneinfo", " count: %lld") *
+	       (long long)(cfg.page / 1024);
 }
 
 /* At the end: free memory back within the margin (a few tries). */
@@ -4408,6 +4382,7 @@ static void usage(FILE *f)
 "buffer), 10 s by default.  With --module, the module is unloaded and loaded\n"
 "again between phases.  Exit status: 0 passed, 1 failed, 64 usage error.\n");
 }
+
 static int usage_error(const char *msg, const char *arg)
 {
 	fprintf(stderr, "udmabuf-stress: %s%s%s\n"
