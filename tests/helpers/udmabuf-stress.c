@@ -3017,74 +3017,68 @@ static void kill9_param(struct worker *w, unsigned int k)
 static void __attribute__((noreturn))
 kill9_child(struct worker *w, struct handle *h, unsigned int steps, int ready)
 {
-	volatile uint8_t *map = NULL;
-	bool pages = false, writable = false, live = false, own = false;
 	struct udmabuf_cfs_alloc req;
 	struct udmabuf_ring r;
-	uint64_t len = 0, size;
-	int fd = -1, p[2], dfd = -1, err;
-	uint32_t flags;
-	void *m;
+	bool own = false;
+	uint64_t len;
+	int p[2], dfd = -1, err;
 
-	if (h) {
-		map = h->map;
-		len = h->map_len;
-		pages = h->pages;
-		writable = h->map_writable;
-		live = h->live;
-		fd = h->fd;
-	} else {
+	if (!h) {
 		alloc_request(w, &req, small_size(w), true);
 		if (proc_alloc(w, OP_kill9, &req)) {
+			/*
+			 * These are copies of the parent's handles: forget one
+			 * if need be (without its board lock, which a thread
+			 * that the fork did not copy may have held).
+			 */
+			if (!free_handles(w))
+				w->h[0].used = false;
+			h = handle_take(w, OP_kill9, req.fd, H_PROC, true, req.size,
+					MINOR_NONE);
+			if (!h)
+				_exit(3);
+			h->live = true;
+			h->o.inst = inst_new(req.size);
+			h->o.oslot = PROC_SLOT;
+			handle_map(w, h, true);
+			if (!h->map)
+				_exit(3);
+			fill_map(h->map, 0, h->map_len,
+				 make_tag((unsigned int)w->id, PROC_SLOT, 0));
 			own = true;
-			fd = req.fd;
-			if (!check_info(w, OP_kill9, fd, req.size, MINOR_NONE,
-					&size, &flags))
-				_exit(3);
-			pages = flags & UDMABUF_CFS_INFO_PAGES;
-			live = writable = true;
-			len = page_round(size);
-			m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,
-				 fd, 0);
-			if (!expect(w, OP_kill9, "mmap", m == MAP_FAILED ? errno : 0,
-				    M(OK)))
-				_exit(3);
-			map = m;
-			fill_map(map, 0, len, make_tag((unsigned int)w->id,
-							PROC_SLOT, 0));
 		} else if (atomic_load(&sh->failed)) {
 			_exit(3);
 		}
 	}
-	if (map && (steps & KILL_SPLICE)) {
-		err = splice_pages(map, len < SPLICE_PAGES * cfg.page ? len :
+	len = h ? h->map_len : 0;
+	if (h && (steps & KILL_SPLICE)) {
+		err = splice_pages(h->map, len < SPLICE_PAGES * cfg.page ? len :
 				   SPLICE_PAGES * cfg.page, p);
 		if (!expect(w, OP_kill9, "vmsplice", err,
-			    pages ? M(OK) : M(EFAULT)))
+			    h->pages ? M(OK) : M(EFAULT)))
 			_exit(3);
 	}
-	if (fd >= 0 && (steps & KILL_EXPORT)) {
-		err = export_range(fd, 0, 0, O_RDONLY | O_CLOEXEC, &dfd);
+	if (h && h->fd >= 0 && (steps & KILL_EXPORT)) {
+		err = export_range(h->fd, 0, 0, O_RDONLY | O_CLOEXEC, &dfd);
 		if (!expect(w, OP_kill9, "EXPORT_DMABUF", err,
-			    live ? M(OK) : M(OK) | M(ENODEV)))
+			    h->live ? M(OK) : M(OK) | M(ENODEV)))
 			_exit(3);
 		if (!err && coin(w, 50))
-			mmap(NULL, len ? len : cfg.page, PROT_READ, MAP_SHARED,
-			     dfd, 0);
+			mmap(NULL, len, PROT_READ, MAP_SHARED, dfd, 0);
 	}
-	if (map && (steps & KILL_URING)) {
+	if (h && (steps & KILL_URING)) {
 		err = ring_init(&r);
 		if (!expect(w, OP_kill9, "io_uring_setup", -err, M(OK)))
 			_exit(3);
-		err = uring_register(&r, map, len);
+		err = uring_register(&r, h->map, len);
 		if (!expect(w, OP_kill9, "IORING_REGISTER_BUFFERS", err,
-			    uring_want(pages, writable)))
+			    uring_want(h->pages, h->map_writable)))
 			_exit(3);
 	}
 	if (steps & KILL_PARAM)
 		kill9_param(w, coin(w, 50) ? PARAM_CONTIG : PARAM_PLACED);
 	if (own && (steps & KILL_CLOSE))
-		close(fd);	/* the mapping and the rest hold it */
+		close(h->fd);	/* the mapping and the rest hold it */
 	if (write(ready, own ? "A" : "r", 1) != 1)
 		_exit(3);
 	for (;;)
