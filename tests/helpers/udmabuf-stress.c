@@ -2,19 +2,17 @@
 /*
  * udmabuf-stress - concurrent stress test of udmabuf-cfs, for the guest tests.
  *
- *   udmabuf-stress [--seconds N] [--procs N] [--threads N] [--slots N]
- *                  [--seed N] [--prefix NAME] [--module FILE.ko]
- *                  [--tmpdir DIR] [--selftest MODE]
+ *   udmabuf-stress [--seconds N] [--seed N] [--module FILE.ko] [--selftest MODE]
  *
  * Needs root, the module loaded and no buffer or configfs item.  Forks
- * --procs worker processes of --threads threads each, and a placer process
- * (with a second thread, the churner).
+ * two worker processes of three threads each, and a placer process (with a
+ * second thread, the churner).
  * Every worker makes random calls for --seconds and checks each result
  * against the outcomes that are legitimate for that call in the state the
  * worker knows of; an outcome outside that set, a data mismatch or a crash
  * fails the run.
  *
- * Buffers (NAME is --prefix, W the worker, S the slot):
+ * Buffers (NAME is "stress", W the worker, S the slot):
  *
  *   private  NAME-wW-S: made, configured, enabled, written and removed only
  *            by worker W, with the minor 1000 + 16 * W + S, so that even a
@@ -167,6 +165,8 @@
 
 #include "udmabuf-uring.h"
 
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
 #define EXIT_FAILED	1
 #define EXIT_USAGE	64
 
@@ -176,6 +176,7 @@
 #define MODDIR		"/sys/module/" MODNAME
 #define PARAMS		MODDIR "/parameters"
 #define PROCDEV		"/dev/udmabuf-cfs"
+#define PREFIX		"stress"	/* of every item's and device's name */
 
 #define MAX_PROCS	8
 #define MAX_THREADS	8
@@ -234,37 +235,34 @@
  * after a clean run is kernel memory that a run leaves in use without
  * leaking it: partly used slabs of the caches that grew (kernfs nodes,
  * dentries, inodes of thousands of items and devices made and removed),
- * page tables, the cache of freed kernel stacks.  Measured: 1.5 to 1.9 MiB
- * on the stock 6.1 kernels (amd64, arm64, PREEMPT_RT; 10 to 120 s of
- * stress), 2.3 to 3.7 MiB under the amd64 debug kernel and 3.2 to 3.4 MiB
- * under the arm64 one (30 s).  Twice the most and more: a leak per buffer,
- * pin or pipe (thousands of each) is far beyond it, and so are two leaked
- * ranges of udmabuf0 (4 MiB + 64 KiB each); one may hide in it.
+ * page tables, the cache of freed kernel stacks: at most about 4 MiB, on
+ * the debug kernels.  A leak per buffer, pin or pipe (thousands of each)
+ * is far beyond twice that, and so are two leaked ranges of udmabuf0
+ * (4 MiB + 64 KiB each); one may hide in it.
  */
 #define MEMFREE_MARGIN_KIB	8192
 
 /* ------------------------------------------------------------------ */
 /* outcomes and operations                                             */
 
-enum res {
-	RES_OK, RES_ENOENT, RES_ENODEV, RES_EBUSY, RES_EEXIST, RES_EINVAL, RES_ERANGE,
-	RES_ENOMEM, RES_EAGAIN, RES_ENOSPC, RES_EACCES, RES_EBADF, RES_EFAULT, RES_ENOTTY,
-	RES_EOPNOTSUPP, RES_OTHER, RES_NUM
-};
+/* The outcomes counted by name; any other errno is RES_OTHER. */
+#define RESULTS(X)							\
+	X(OK, 0) X(ENOENT, ENOENT) X(ENODEV, ENODEV) X(EBUSY, EBUSY)	\
+	X(EEXIST, EEXIST) X(EINVAL, EINVAL) X(ERANGE, ERANGE)		\
+	X(ENOMEM, ENOMEM) X(EAGAIN, EAGAIN) X(ENOSPC, ENOSPC)		\
+	X(EACCES, EACCES) X(EBADF, EBADF) X(EFAULT, EFAULT)		\
+	X(ENOTTY, ENOTTY) X(EOPNOTSUPP, EOPNOTSUPP) X(OTHER, -1)
 
+#define RES_ENUM(n, e) RES_##n,
+enum res { RESULTS(RES_ENUM) RES_NUM };
+#undef RES_ENUM
+
+#define RES_ROW(n, e) { e, #n },
 static const struct {
 	int err;
 	const char *name;
-} results[RES_NUM] = {
-	[RES_OK] = { 0, "OK" },		[RES_ENOENT] = { ENOENT, "ENOENT" },
-	[RES_ENODEV] = { ENODEV, "ENODEV" }, [RES_EBUSY] = { EBUSY, "EBUSY" },
-	[RES_EEXIST] = { EEXIST, "EEXIST" }, [RES_EINVAL] = { EINVAL, "EINVAL" },
-	[RES_ERANGE] = { ERANGE, "ERANGE" }, [RES_ENOMEM] = { ENOMEM, "ENOMEM" },
-	[RES_EAGAIN] = { EAGAIN, "EAGAIN" }, [RES_ENOSPC] = { ENOSPC, "ENOSPC" },
-	[RES_EACCES] = { EACCES, "EACCES" }, [RES_EBADF] = { EBADF, "EBADF" },
-	[RES_EFAULT] = { EFAULT, "EFAULT" }, [RES_ENOTTY] = { ENOTTY, "ENOTTY" },
-	[RES_EOPNOTSUPP] = { EOPNOTSUPP, "EOPNOTSUPP" }, [RES_OTHER] = { -1, "other" },
-};
+} results[RES_NUM] = { RESULTS(RES_ROW) };
+#undef RES_ROW
 
 #define M(r)	(1u << RES_##r)
 
@@ -275,36 +273,38 @@ static const struct {
 	X(read_seq, 15) X(io_edges, 15) X(ioctl, 25) X(ioctl_bad, 10)	\
 	X(close, 35) X(unmap, 25) X(fork_verify, 8) X(publish, 10)	\
 	X(sibling_verify, 15) X(inspect, 15)				\
-	X(attack_open, 35) X(attack_verify, 20) X(attack_rmdir, 20)	\
-	X(attack_disable, 15) X(attack_sync_mode, 8) X(attack_sysfs, 20) \
-	X(attack_sync, 10) X(stale_open, 10)				\
-	X(pool_mkdir, 10) X(pool_config, 10) X(pool_enable, 10)		\
-	X(pool_disable, 6) X(pool_rmdir, 6) X(pool_open, 10)		\
-	X(rmmod, 5)							\
+	X(attack_open, 35) X(attack_verify, 20) X(attack_sysfs, 20)	\
+	X(stale_open, 10) X(pool_open, 10) X(rmmod, 5)			\
 	X(palloc, 25) X(palloc_bad, 6) X(export, 20) X(export_bad, 6)	\
 	X(dbuf_map, 15) X(dbuf_close, 12) X(vmsplice, 15)		\
 	X(pipe_drain, 10) X(pipe_close, 5) X(uring, 8) X(uring_close, 6)	\
 	X(kill9, 5) X(param_open, 12) X(param_churn, 4) X(big_defer, 2)
 
+/* Operations that share a function, op_FN(), which looks at w->op. */
+#define SHARED_OPS(X)							\
+	X(attack_rmdir, 20, attack_write) X(attack_disable, 15, attack_write) \
+	X(attack_sync_mode, 8, attack_write) X(attack_sync, 10, attack_write) \
+	X(pool_mkdir, 10, pool) X(pool_config, 10, pool)		\
+	X(pool_enable, 10, pool) X(pool_disable, 6, pool) X(pool_rmdir, 6, pool)
+
 /* What the coordinator, the placer and the selftests count their calls as. */
 #define OTHER_OPS(X)							\
-	X(release, 0) X(sentinel, 0) X(reload, 0)			\
-	X(place_new, 0) X(place_again, 0) X(place_busy, 0)		\
-	X(place_far, 0) X(place_inuse, 0) X(place_page, 0)		\
-	X(place_pipe, 0) X(place_hold, 0) X(selftest, 0)
+	X(release) X(sentinel) X(reload) X(place_new) X(place_again)	\
+	X(place_busy) X(place_far) X(place_inuse) X(place_page)		\
+	X(place_pipe) X(place_hold) X(selftest)
 
-#define OP_ENUM(n, w) OP_##n,
-enum op { OPS(OP_ENUM) OTHER_OPS(OP_ENUM) OP_NUM };
+#define OP_ENUM(n, ...) OP_##n,
+enum op { OPS(OP_ENUM) SHARED_OPS(OP_ENUM) OTHER_OPS(OP_ENUM) OP_NUM };
 #undef OP_ENUM
 
-#define OP_NAME(n, w) #n,
-static const char *const op_names[OP_NUM] = { OPS(OP_NAME) OTHER_OPS(OP_NAME) };
+#define OP_NAME(n, ...) #n,
+static const char *const op_names[OP_NUM] = {
+	OPS(OP_NAME) SHARED_OPS(OP_NAME) OTHER_OPS(OP_NAME)
+};
 #undef OP_NAME
 
-#define OP_WEIGHT(n, w) w,
-static const unsigned int op_weights[OP_NUM] = {
-	OPS(OP_WEIGHT) OTHER_OPS(OP_WEIGHT)
-};
+#define OP_WEIGHT(n, wt, ...) [OP_##n] = wt,
+static const unsigned int op_weights[OP_NUM] = { OPS(OP_WEIGHT) SHARED_OPS(OP_WEIGHT) };
 #undef OP_WEIGHT
 
 /* ------------------------------------------------------------------ */
@@ -344,9 +344,7 @@ static struct shared *sh;
 static struct {
 	unsigned int seconds, procs, threads, slots;
 	uint64_t seed;
-	const char *prefix;
 	const char *module;
-	const char *tmpdir;
 	enum selftest selftest;
 	uint64_t page;
 	bool placer;		/* run the placer */
@@ -354,7 +352,6 @@ static struct {
 	uint64_t contig_size;	/* udmabuf0's size, or 0: none */
 } cfg = {
 	.seconds = 10, .procs = 2, .threads = 3, .slots = 3,
-	.prefix = "stress", .tmpdir = "/tmp",
 };
 
 /* ------------------------------------------------------------------ */
@@ -394,29 +391,26 @@ struct slot {
  */
 enum hkind { H_OWN, H_ZERO, H_VICTIM, H_PROC };
 
+/* Whose data a handle, a dma-buf, a pipe or a ring holds. */
+struct origin {
+	enum hkind kind;
+	struct instance *inst;	/* H_OWN, H_PROC: the buffer (a reference) */
+	unsigned int owner, oslot;	/* whose words are valid (H_OWN, H_VICTIM) */
+	uint64_t size;		/* the buffer's, in bytes */
+};
+
 struct handle {
 	bool used;
-	enum hkind kind;
+	struct origin o;
 	int fd;			/* -1 once closed while still mapped */
 	bool writable;		/* opened O_RDWR */
 	volatile uint8_t *map;
 	uint64_t map_off, map_len;
 	bool map_writable;
 	int board;		/* published for sibling threads, or -1 */
-	struct instance *inst;	/* H_OWN, H_PROC: the buffer */
 	struct slot *slot;	/* H_OWN: whose buffer */
-	uint64_t size;		/* bytes */
-	unsigned int owner, oslot;	/* whose words are valid (H_OWN, H_VICTIM) */
 	bool pages;		/* GET_INFO: mapped by struct pages */
 	bool live;		/* cannot be removed while held: process, param */
-};
-
-/* Where the pages a dma-buf, a pipe or a ring holds come from. */
-struct origin {
-	enum hkind kind;
-	struct instance *inst;	/* H_OWN, H_PROC: a reference */
-	unsigned int owner, oslot;
-	uint64_t size;		/* the buffer's, in bytes */
 };
 
 struct dbuf {
@@ -455,6 +449,7 @@ struct expect {
 struct worker {
 	int id;			/* 0 .. procs * threads - 1 */
 	int tidx;		/* thread index in its process */
+	enum op op;		/* the operation under way */
 	uint64_t rng;
 	uint16_t seq;
 	bool leak;		/* --selftest leak: keep slot 0 once */
@@ -945,7 +940,7 @@ static bool holds_cur(struct worker *w, struct slot *s)
 	if (!s->cur)
 		return false;
 	for (i = 0; i < MAX_HANDLES; i++)
-		if (w->h[i].used && w->h[i].inst == s->cur)
+		if (w->h[i].used && w->h[i].o.inst == s->cur)
 			return true;
 	for (i = 0; i < MAX_DBUFS; i++)
 		if (w->d[i].used && w->d[i].o.inst == s->cur)
@@ -953,19 +948,49 @@ static bool holds_cur(struct worker *w, struct slot *s)
 	return false;
 }
 
+/*
+ * The entries of a worker's arrays (handles, dma-bufs, pipes, rings) start
+ * with "bool used": a free one, cleared, or NULL; a random used one, or NULL.
+ */
+static void *entry_new(void *arr, size_t n, size_t size)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		bool *used = (bool *)((char *)arr + i * size);
+
+		if (!*used) {
+			memset(used, 0, size);
+			return used;
+		}
+	}
+	return NULL;
+}
+
+static void *entry_pick(struct worker *w, void *arr, size_t n, size_t size)
+{
+	void *c[MAX_HANDLES];	/* the largest array */
+	size_t i, k = 0;
+
+	for (i = 0; i < n; i++)
+		if (*(bool *)((char *)arr + i * size))
+			c[k++] = (char *)arr + i * size;
+	return k ? c[rnd_below(w, (unsigned int)k)] : NULL;
+}
+
+#define NEW_ENTRY(a)		entry_new(a, ARRAY_SIZE(a), sizeof((a)[0]))
+#define PICK_ENTRY(w, a)	entry_pick(w, a, ARRAY_SIZE(a), sizeof((a)[0]))
+
 static struct handle *handle_new(struct worker *w)
 {
-	int i;
+	struct handle *h = NEW_ENTRY(w->h);
 
-	for (i = 0; i < MAX_HANDLES; i++)
-		if (!w->h[i].used) {
-			memset(&w->h[i], 0, sizeof(w->h[i]));
-			w->h[i].used = true;
-			w->h[i].fd = -1;
-			w->h[i].board = -1;
-			return &w->h[i];
-		}
-	return NULL;
+	if (h) {
+		h->used = true;
+		h->fd = -1;
+		h->board = -1;
+	}
+	return h;
 }
 
 static int free_handles(struct worker *w)
@@ -996,21 +1021,21 @@ static bool h_fd_unmapped(const struct handle *h) { return h->fd >= 0 && !h->map
 static bool own_data(enum hkind k) { return k == H_OWN || k == H_PROC; }
 static bool h_own_writer(const struct handle *h)
 {
-	return own_data(h->kind) && h->fd >= 0 && h->writable;
+	return own_data(h->o.kind) && h->fd >= 0 && h->writable;
 }
-static bool h_checkable(const struct handle *h) { return h->kind != H_VICTIM; }
+static bool h_checkable(const struct handle *h) { return h->o.kind != H_VICTIM; }
 static bool h_own_fd(const struct handle *h)
 {
-	return h->kind != H_VICTIM && h->fd >= 0;
+	return h->o.kind != H_VICTIM && h->fd >= 0;
 }
-static bool h_victim(const struct handle *h) { return h->kind == H_VICTIM; }
+static bool h_victim(const struct handle *h) { return h->o.kind == H_VICTIM; }
 static bool h_publishable(const struct handle *h)
 {
-	return h->map && h->kind != H_VICTIM && h->board < 0;
+	return h->map && h->o.kind != H_VICTIM && h->board < 0;
 }
 static bool h_forkable(const struct handle *h)
 {
-	return h->map && h->kind != H_VICTIM;
+	return h->map && h->o.kind != H_VICTIM;
 }
 
 /* What the bytes of [0, size) of an origin's buffer must be. */
@@ -1038,11 +1063,7 @@ static void origin_tail_expect(const struct origin *o, struct expect *x)
 /* Where a handle's data comes from; with a reference on its instance. */
 static void origin_of(const struct handle *h, struct origin *o)
 {
-	o->kind = h->kind;
-	o->inst = h->inst;
-	o->owner = h->owner;
-	o->oslot = h->oslot;
-	o->size = h->size;
+	*o = h->o;
 	if (o->inst)
 		o->inst->refs++;
 }
@@ -1053,18 +1074,22 @@ static void origin_put(struct origin *o)
 	o->inst = NULL;
 }
 
-static void handle_expect(const struct handle *h, struct expect *x)
+/*
+ * Check [off, off + len) of a buffer as @v shows it, against what its
+ * origin says: its bytes up to the buffer's size, the page's tail after.
+ */
+static bool scan_origin(struct worker *w, enum op op, const char *what,
+			const struct view *v, uint64_t off, uint64_t len,
+			const struct origin *o)
 {
-	struct origin o = { h->kind, h->inst, h->owner, h->oslot, h->size };
+	uint64_t end = off + len, to = end < o->size ? end : o->size;
+	struct expect x, tx;
 
-	origin_expect(&o, x);
-}
-
-static void tail_expect(const struct handle *h, struct expect *x)
-{
-	struct origin o = { h->kind, h->inst, h->owner, h->oslot, h->size };
-
-	origin_tail_expect(&o, x);
+	origin_expect(o, &x);
+	origin_tail_expect(o, &tx);
+	if (off < to && !scan(w, op, what, v, off, to, &x))
+		return false;
+	return scan(w, op, what, v, off > o->size ? off : o->size, end, &tx);
 }
 
 static void board_publish(struct worker *w, struct handle *h)
@@ -1076,7 +1101,7 @@ static void board_publish(struct worker *w, struct handle *h)
 		b->map = h->map;
 		b->off = h->map_off;
 		b->len = h->map_len;
-		tail_expect(h, &b->x);
+		origin_tail_expect(&h->o, &b->x);
 		b->active = true;
 		h->board = w->tidx;
 	}
@@ -1106,7 +1131,7 @@ static void handle_unmap(struct worker *w, struct handle *h)
 
 static void handle_drop(struct handle *h)
 {
-	inst_put(h->inst);
+	origin_put(&h->o);
 	h->used = false;
 }
 
@@ -1124,41 +1149,32 @@ static void handle_release(struct worker *w, struct handle *h)
 /* ------------------------------------------------------------------ */
 /* checks through handles                                              */
 
-/* Check what @h sees through its mapping (or, with @use_fd, its file). */
+/* Check what @h sees through its mapping (or, with @use_fd, its file); count it. */
 static bool handle_check(struct worker *w, enum op op, struct handle *h,
 			 bool use_fd)
 {
 	struct view v = { .map = use_fd ? NULL : h->map, .base = h->map_off,
 			  .fd = h->fd };
-	struct expect x, tx;
-	uint64_t from = 0, to = h->size, end;
 	char what[96];
 
-	handle_expect(h, &x);
-	tail_expect(h, &tx);
 	snprintf(what, sizeof(what), "%s of a %s buffer of %" PRIu64 " bytes",
-		 v.map ? "mapping" : "read()", h->kind == H_OWN ? "own" :
-		 h->kind == H_PROC ? "process-scoped" :
-		 h->kind == H_ZERO ? "never written" : "victim's", h->size);
-	if (v.map) {
-		from = h->map_off;
-		end = h->map_off + h->map_len;
-		to = end < h->size ? end : h->size;
-		if (from < to && !scan(w, op, what, &v, from, to, &x))
-			return false;
-		from = from > h->size ? from : h->size;
-		return from >= end || scan(w, op, what, &v, from, end, &tx);
-	}
-	return scan(w, op, what, &v, from, to, &x);
+		 v.map ? "mapping" : "read()", h->o.kind == H_OWN ? "own" :
+		 h->o.kind == H_PROC ? "process-scoped" :
+		 h->o.kind == H_ZERO ? "never written" : "victim's", h->o.size);
+	if (!scan_origin(w, op, what, &v, v.map ? h->map_off : 0,
+			 v.map ? h->map_len : h->o.size, &h->o))
+		return false;
+	if (h->o.kind == H_VICTIM)
+		atomic_fetch_add(&sh->victim_checks, 1);
+	else if (h->o.kind == H_OWN && h->slot && h->o.inst != h->slot->cur)
+		atomic_fetch_add(&sh->orphan_checks, 1);
+	return true;
 }
 
-static void count_check(struct worker *w, const struct handle *h)
+/* Flags of an open(2) of a device node: sometimes O_SYNC (uncached). */
+static int open_flags(struct worker *w, bool rdwr)
 {
-	if (h->kind == H_VICTIM)
-		atomic_fetch_add(&sh->victim_checks, 1);
-	else if (h->kind == H_OWN && h->slot && h->inst != h->slot->cur)
-		atomic_fetch_add(&sh->orphan_checks, 1);
-	(void)w;
+	return (rdwr ? O_RDWR : O_RDONLY) | O_CLOEXEC | (coin(w, 30) ? O_SYNC : 0);
 }
 
 #define MINOR_NONE	(-2)	/* check_info(): a process-scoped buffer's file */
@@ -1200,31 +1216,59 @@ static bool check_info(struct worker *w, enum op op, int fd, uint64_t size,
 	return true;
 }
 
+/*
+ * A new handle of @kind for @fd, a file just opened (O_RDWR: @rdwr), once
+ * GET_INFO agrees (@size and @minor as for check_info()); else @fd closes.
+ */
+static struct handle *handle_take(struct worker *w, enum op op, int fd,
+				  enum hkind kind, bool rdwr, uint64_t size,
+				  int minor)
+{
+	struct handle *h = handle_new(w);
+	uint32_t flags;
+
+	h->fd = fd;
+	h->writable = rdwr;
+	h->o.kind = kind;
+	h->o.owner = (unsigned int)w->id;
+	if (!check_info(w, op, fd, size, minor, &h->o.size, &flags)) {
+		handle_release(w, h);
+		return NULL;
+	}
+	h->pages = flags & UDMABUF_CFS_INFO_PAGES;
+	return h;
+}
+
 /* ------------------------------------------------------------------ */
 /* naming                                                              */
-
-static void private_names(struct slot *s, int worker, unsigned int i)
-{
-	s->kind = S_PRIVATE;
-	s->index = i;
-	snprintf(s->name, sizeof(s->name), "%s-w%d-%u", cfg.prefix, worker, i);
-	snprintf(s->dev, sizeof(s->dev), "%s", s->name);
-	s->minor = MINOR_PRIVATE + 16 * worker + (int)i;
-}
 
 static int private_minor(int worker, unsigned int slot)
 {
 	return MINOR_PRIVATE + 16 * worker + (int)slot;
 }
 
+/* Slot @i of @worker: private below cfg.slots, then the probe. */
+static void slot_names(struct slot *s, int worker, unsigned int i)
+{
+	s->kind = i < cfg.slots ? S_PRIVATE : S_PROBE;
+	s->index = i;
+	if (s->kind == S_PRIVATE)
+		snprintf(s->name, sizeof(s->name), "%s-w%d-%u", PREFIX, worker, i);
+	else
+		snprintf(s->name, sizeof(s->name), "%s-w%d-p", PREFIX, worker);
+	snprintf(s->dev, sizeof(s->dev), "%s", s->name);
+	s->minor = s->kind == S_PRIVATE ? private_minor(worker, i) : -1;
+	s->gone = true;
+}
+
 static void contended_name(char *buf, size_t len, unsigned int k)
 {
-	snprintf(buf, len, "%s-c%u", cfg.prefix, k);
+	snprintf(buf, len, "%s-c%u", PREFIX, k);
 }
 
 static void pool_name(char *buf, size_t len, unsigned int k)
 {
-	snprintf(buf, len, "%s-pool%u", cfg.prefix, k);
+	snprintf(buf, len, "%s-pool%u", PREFIX, k);
 }
 
 static void dev_path(char *buf, size_t len, const char *dev)
@@ -1259,18 +1303,25 @@ static uint64_t small_size(struct worker *w)
 	return sizes[rnd_below(w, 3)];
 }
 
+/* Write @val to @attr of the item @name: the errno, or -1 if not in @ok. */
+static int item_write(struct worker *w, enum op op, const char *name,
+		      const char *attr, const char *val, unsigned int ok)
+{
+	char path[160], what[240];
+	int err;
+
+	cfs_path(path, sizeof(path), name, attr);
+	snprintf(what, sizeof(what), "%s=%s", path, val);
+	err = write_attr(path, val);
+	return expect(w, op, what, err, ok) ? err : -1;
+}
+
 /* Write one attribute of an own item; false if the item is gone or bad. */
 static bool slot_write(struct worker *w, enum op op, struct slot *s,
 		       const char *attr, const char *val, unsigned int ok)
 {
-	char path[160], what[200];
-	int err;
+	int err = item_write(w, op, s->name, attr, val, ok);
 
-	cfs_path(path, sizeof(path), s->name, attr);
-	snprintf(what, sizeof(what), "%s=%s", path, val);
-	err = write_attr(path, val);
-	if (!expect(w, op, what, err, ok))
-		return false;
 	if (err == ENOENT)
 		slot_lost(s, false);
 	return !err;
@@ -1418,7 +1469,7 @@ static const struct {
 static void op_bad_value(struct worker *w)
 {
 	struct slot *s = pick_slot(w, true);
-	unsigned int i = rnd_below(w, sizeof(bad_values) / sizeof(bad_values[0]));
+	unsigned int i = rnd_below(w, ARRAY_SIZE(bad_values));
 
 	if (!s->exists)
 		return;
@@ -1527,8 +1578,6 @@ static struct handle *slot_open(struct worker *w, struct slot *s, bool rdwr)
 	unsigned int ok = M(OK) | M(ENOENT) | M(ENODEV);
 	char path[96];
 	struct handle *h;
-	uint64_t size;
-	uint32_t flags;
 	int fd, err;
 
 	if (!free_handles(w))
@@ -1536,8 +1585,7 @@ static struct handle *slot_open(struct worker *w, struct slot *s, bool rdwr)
 	if (!s->enabled && slot_dev_is_ours(s))
 		ok = s->gone ? M(ENOENT) : M(ENOENT) | M(ENODEV);
 	dev_path(path, sizeof(path), s->dev);
-	fd = open(path, (rdwr ? O_RDWR : O_RDONLY) | O_CLOEXEC |
-		  (coin(w, 30) ? O_SYNC : 0));
+	fd = open(path, open_flags(w, rdwr));
 	err = fd < 0 ? errno : 0;
 	if (!expect(w, OP_open, path, err, ok))
 		return NULL;
@@ -1545,25 +1593,14 @@ static struct handle *slot_open(struct worker *w, struct slot *s, bool rdwr)
 		slot_down(s, false);
 		return NULL;
 	}
-	h = handle_new(w);
-	h->fd = fd;
-	h->writable = rdwr;
-	h->kind = H_ZERO;
-	if (own) {
-		h->kind = H_OWN;
-		h->inst = s->cur;
-		h->inst->refs++;
+	h = handle_take(w, OP_open, fd, own ? H_OWN : H_ZERO, rdwr,
+			own ? s->cur->size : 0, own ? s->minor : -1);
+	if (h && own) {
+		h->o.inst = s->cur;
+		h->o.inst->refs++;
 		h->slot = s;
-		h->owner = (unsigned int)w->id;
-		h->oslot = s->index;
+		h->o.oslot = s->index;
 	}
-	if (!check_info(w, OP_open, fd, own ? s->cur->size : 0,
-			own ? s->minor : -1, &size, &flags)) {
-		handle_release(w, h);
-		return NULL;
-	}
-	h->size = size;
-	h->pages = flags & UDMABUF_CFS_INFO_PAGES;
 	return h;
 }
 
@@ -1579,7 +1616,7 @@ static void handle_map(struct worker *w, struct handle *h, bool whole)
 	bool rw;
 	void *p;
 
-	alloc = page_round(h->size);
+	alloc = page_round(h->o.size);
 	pages = alloc / cfg.page;
 	off = 0;
 	len = alloc;
@@ -1589,7 +1626,7 @@ static void handle_map(struct worker *w, struct handle *h, bool whole)
 		      cfg.page;
 	}
 	/* Parameter buffers are never written, but may be pinned for writing. */
-	rw = h->writable && (own_data(h->kind) || h->live);
+	rw = h->writable && (own_data(h->o.kind) || h->live);
 	p = mmap(NULL, len, PROT_READ | (rw ? PROT_WRITE : 0), MAP_SHARED,
 		 h->fd, (off_t)off);
 	if (!expect(w, OP_mmap, "mmap", p == MAP_FAILED ? errno : 0, M(OK)))
@@ -1598,8 +1635,7 @@ static void handle_map(struct worker *w, struct handle *h, bool whole)
 	h->map_off = off;
 	h->map_len = len;
 	h->map_writable = rw;
-	if (handle_check(w, OP_mmap, h, false))
-		count_check(w, h);
+	handle_check(w, OP_mmap, h, false);
 }
 
 static void op_mmap(struct worker *w)
@@ -1622,7 +1658,7 @@ static void op_mmap_bad(struct worker *w)
 
 	if (!h)
 		return;
-	alloc = page_round(h->size);
+	alloc = page_round(h->o.size);
 	len = alloc;
 	switch (rnd_below(w, 4)) {
 	case 0:
@@ -1660,8 +1696,8 @@ static bool sync_both(struct worker *w, enum op op, int fd)
 /* Write a new pattern through a handle, and hand it to the device and back. */
 static bool handle_fill(struct worker *w, struct handle *h)
 {
-	struct instance *in = h->inst;
-	uint32_t tag = make_tag((unsigned int)w->id, h->oslot, ++w->seq);
+	struct instance *in = h->o.inst;
+	uint32_t tag = make_tag((unsigned int)w->id, h->o.oslot, ++w->seq);
 
 	if (h->map && h->map_writable && h->map_off == 0 &&
 	    h->map_len >= in->alloc && coin(w, 60)) {
@@ -1690,8 +1726,7 @@ static void op_verify(struct worker *w)
 
 	if (!h)
 		return;
-	if (handle_check(w, OP_verify, h, !h->map || (h->fd >= 0 && coin(w, 30))))
-		count_check(w, h);
+	handle_check(w, OP_verify, h, !h->map || (h->fd >= 0 && coin(w, 30)));
 }
 
 /* read() from offset 0 in random pieces up to end of file. */
@@ -1705,7 +1740,7 @@ static void op_read_seq(struct worker *w)
 
 	if (!h)
 		return;
-	handle_expect(h, &x);
+	origin_expect(&h->o, &x);
 	if (!expect(w, OP_read_seq, "lseek to 0",
 		    lseek(h->fd, 0, SEEK_SET) ? errno ? errno : EIO : 0, M(OK)))
 		return;
@@ -1716,9 +1751,9 @@ static void op_read_seq(struct worker *w)
 			return;
 		if (!r)
 			break;
-		if (r % 8 || off + (uint64_t)r > h->size) {
+		if (r % 8 || off + (uint64_t)r > h->o.size) {
 			failf(w, "read_seq: read %zd bytes at %" PRIu64 " of %" PRIu64,
-			      r, off, h->size);
+			      r, off, h->o.size);
 			return;
 		}
 		for (i = 0; i < (uint64_t)r / 8; i++)
@@ -1729,9 +1764,9 @@ static void op_read_seq(struct worker *w)
 			}
 		off += (uint64_t)r;
 	}
-	if (off != h->size)
+	if (off != h->o.size)
 		failf(w, "read_seq: end of file after %" PRIu64 " of %" PRIu64
-		      " bytes", off, h->size);
+		      " bytes", off, h->o.size);
 }
 
 /* The edges of a file of fixed size: EOF, ENOSPC, lseek limits. */
@@ -1744,21 +1779,21 @@ static void op_io_edges(struct worker *w)
 
 	if (!h)
 		return;
-	r = pread(h->fd, &word, 8, (off_t)h->size);
+	r = pread(h->fd, &word, 8, (off_t)h->o.size);
 	if (expect(w, OP_io_edges, "pread at the end", r < 0 ? errno : 0, M(OK)) &&
 	    r != 0)
 		failf(w, "io_edges: pread at the end returned %zd", r);
-	r = pwrite(h->fd, &word, 8, (off_t)h->size);
+	r = pwrite(h->fd, &word, 8, (off_t)h->o.size);
 	expect(w, OP_io_edges, "pwrite at the end", r < 0 ? errno : 0,
 	       h->writable ? M(ENOSPC) : M(EBADF));
-	pos = lseek(h->fd, (off_t)h->size + 8, SEEK_SET);
+	pos = lseek(h->fd, (off_t)h->o.size + 8, SEEK_SET);
 	expect(w, OP_io_edges, "lseek past the end", pos < 0 ? errno : 0,
 	       M(EINVAL));
 	pos = lseek(h->fd, 0, SEEK_END);
 	if (expect(w, OP_io_edges, "lseek to the end", pos < 0 ? errno : 0,
-		   M(OK)) && (uint64_t)pos != h->size)
+		   M(OK)) && (uint64_t)pos != h->o.size)
 		failf(w, "io_edges: SEEK_END gave %lld, size %" PRIu64,
-		      (long long)pos, h->size);
+		      (long long)pos, h->o.size);
 }
 
 static void op_ioctl(struct worker *w)
@@ -1769,16 +1804,16 @@ static void op_ioctl(struct worker *w)
 
 	if (!h)
 		return;
-	if (!check_info(w, OP_ioctl, h->fd, h->size,
-			h->kind == H_PROC ? MINOR_NONE : -1, &size, NULL))
+	if (!check_info(w, OP_ioctl, h->fd, h->o.size,
+			h->o.kind == H_PROC ? MINOR_NONE : -1, &size, NULL))
 		return;
-	off = rnd(w) % h->size;
-	len = coin(w, 30) ? 0 : 1 + rnd(w) % (h->size - off);
+	off = rnd(w) % h->o.size;
+	len = coin(w, 30) ? 0 : 1 + rnd(w) % (h->o.size - off);
 	dir = rnd_below(w, 3);
 	expect(w, OP_ioctl, "SYNC_FOR_DEVICE",
 	       sync_ioctl(h->fd, false, off, len, dir, 0), M(OK));
 	/* Giving the CPU a range back may discard what others cached. */
-	if (!own_data(h->kind))
+	if (!own_data(h->o.kind))
 		dir = UDMABUF_CFS_DIR_TO_DEVICE;
 	expect(w, OP_ioctl, "SYNC_FOR_CPU",
 	       sync_ioctl(h->fd, true, off, len, dir, 0), M(OK));
@@ -1810,10 +1845,10 @@ static void op_ioctl_bad(struct worker *w)
 		err = sync_ioctl(h->fd, cpu, 0, 0, 3, 0);
 		break;
 	case 4:
-		err = sync_ioctl(h->fd, cpu, h->size, 0, 0, 0);
+		err = sync_ioctl(h->fd, cpu, h->o.size, 0, 0, 0);
 		break;
 	case 5:
-		err = sync_ioctl(h->fd, cpu, 8, h->size, 0, 0);
+		err = sync_ioctl(h->fd, cpu, 8, h->o.size, 0, 0);
 		break;
 	default:
 		err = sync_ioctl(h->fd, cpu, 1ULL << 63, 8, 0, 0);
@@ -1852,25 +1887,14 @@ static void op_unmap(struct worker *w)
 static void op_fork_verify(struct worker *w)
 {
 	struct handle *h = pick_handle(w, h_forkable);
-	struct expect x, tx;
-	uint64_t end, to;
 	int status;
 	pid_t pid;
 
 	if (!h)
 		return;
-	handle_expect(h, &x);
-	tail_expect(h, &tx);
-	end = h->map_off + h->map_len;
-	to = end < h->size ? end : h->size;
 	pid = fork();
-	if (pid == 0) {
-		if (map_first_bad(h->map, h->map_off, h->map_off, to, &x) >= 0 ||
-		    map_first_bad(h->map, h->map_off, to > h->map_off ? to :
-				  h->map_off, end, &tx) >= 0)
-			_exit(2);
-		_exit(0);
-	}
+	if (pid == 0)
+		_exit(handle_check(w, OP_fork_verify, h, false) ? 0 : 2);
 	if (!expect(w, OP_fork_verify, "fork", pid < 0 ? errno : 0, M(OK)))
 		return;
 	if (waitpid(pid, &status, 0) != pid) {
@@ -1968,7 +1992,7 @@ static bool pick_victim(struct worker *w, struct victim *v)
 	if (v->owner >= (unsigned int)w->id)
 		v->owner++;
 	v->slot = rnd_below(w, cfg.slots);
-	snprintf(v->name, sizeof(v->name), "%s-w%u-%u", cfg.prefix, v->owner,
+	snprintf(v->name, sizeof(v->name), "%s-w%u-%u", PREFIX, v->owner,
 		 v->slot);
 	v->minor = private_minor((int)v->owner, v->slot);
 	return true;
@@ -1991,33 +2015,27 @@ static void op_attack_open(struct worker *w)
 	struct handle *h;
 	char path[96];
 	uint64_t size;
-	uint32_t flags;
 	int fd, err;
 
 	if (!pick_victim(w, &v))
 		return;
 	dev_path(path, sizeof(path), v.name);
-	fd = open(path, O_RDONLY | O_CLOEXEC | (coin(w, 30) ? O_SYNC : 0));
+	fd = open(path, open_flags(w, false));
 	err = fd < 0 ? errno : 0;
 	if (!expect(w, OP_attack_open, path, err, M(OK) | M(ENOENT) | M(ENODEV)) ||
 	    err)
 		return;
-	if (!check_info(w, OP_attack_open, fd, 0, v.minor, &size, &flags)) {
-		close(fd);
+	if (free_handles(w) && coin(w, 60)) {
+		h = handle_take(w, OP_attack_open, fd, H_VICTIM, false, 0, v.minor);
+		if (h) {
+			h->o.owner = v.owner;
+			h->o.oslot = v.slot;
+		}
 		return;
 	}
-	h = coin(w, 60) ? handle_new(w) : NULL;
-	if (!h) {
+	if (check_info(w, OP_attack_open, fd, 0, v.minor, &size, NULL))
 		peek_victim(w, OP_attack_open, fd, size, &v, path);
-		close(fd);
-		return;
-	}
-	h->kind = H_VICTIM;
-	h->fd = fd;
-	h->size = size;
-	h->pages = flags & UDMABUF_CFS_INFO_PAGES;
-	h->owner = v.owner;
-	h->oslot = v.slot;
+	close(fd);
 }
 
 static void op_attack_verify(struct worker *w)
@@ -2028,58 +2046,15 @@ static void op_attack_verify(struct worker *w)
 	if (!h)
 		return;
 	if (!h->map && h->fd >= 0 && coin(w, 50)) {
-		p = mmap(NULL, page_round(h->size), PROT_READ, MAP_SHARED, h->fd, 0);
+		p = mmap(NULL, page_round(h->o.size), PROT_READ, MAP_SHARED, h->fd, 0);
 		if (!expect(w, OP_attack_verify, "mmap", p == MAP_FAILED ? errno : 0,
 			    M(OK)))
 			return;
 		h->map = p;
 		h->map_off = 0;
-		h->map_len = page_round(h->size);
+		h->map_len = page_round(h->o.size);
 	}
-	if (handle_check(w, OP_attack_verify, h, h->fd >= 0 && coin(w, 30)))
-		count_check(w, h);
-}
-
-static void op_attack_rmdir(struct worker *w)
-{
-	struct victim v;
-	char path[160];
-
-	if (!pick_victim(w, &v))
-		return;
-	cfs_path(path, sizeof(path), v.name, NULL);
-	expect(w, OP_attack_rmdir, path, do_rmdir(path), M(OK) | M(ENOENT));
-}
-
-static void op_attack_disable(struct worker *w)
-{
-	struct victim v;
-	char path[160];
-
-	if (!pick_victim(w, &v))
-		return;
-	cfs_path(path, sizeof(path), v.name, "enable");
-	expect(w, OP_attack_disable, path, write_attr(path, "0"),
-	       M(OK) | M(EBUSY) | M(ENOENT));
-}
-
-static void op_attack_sync_mode(struct worker *w)
-{
-	struct victim v;
-	char path[160], val[8];
-
-	if (!pick_victim(w, &v))
-		return;
-	snprintf(val, sizeof(val), "%u", rnd_below(w, 8));
-	if (coin(w, 50)) {
-		cfs_path(path, sizeof(path), v.name, "sync_mode");
-		expect(w, OP_attack_sync_mode, path, write_attr(path, val),
-		       M(OK) | M(ENOENT));
-	} else {
-		snprintf(path, sizeof(path), CLASS "/%s/sync_mode", v.name);
-		expect(w, OP_attack_sync_mode, path, write_attr(path, val),
-		       M(OK) | M(ENOENT) | M(ENODEV));
-	}
+	handle_check(w, OP_attack_verify, h, h->fd >= 0 && coin(w, 30));
 }
 
 /* An attribute of the class device, checked for its format. */
@@ -2128,30 +2103,53 @@ static void op_attack_sysfs(struct worker *w)
 		failf(w, "attack_sysfs: %s reads \"%s\"", path, val);
 }
 
-/* Cache maintenance triggers that never discard data, and bad ones. */
-static void op_attack_sync(struct worker *w)
+/*
+ * Writes to a victim's item and class device (sync_mode; cache maintenance
+ * that never discards data, and bad requests for it) and its rmdir.
+ */
+#define GOOD_SYNC	(M(OK) | M(ENOENT) | M(ENODEV))
+#define BAD_SYNC	(M(EINVAL) | M(ENOENT) | M(ENODEV))
+
+static void op_attack_write(struct worker *w)
 {
 	static const struct {
-		const char *attr, *val;
-		bool bad;
+		enum op op;
+		const char *dir, *attr, *val;	/* attr NULL: rmdir; val NULL: 0-7 */
+		unsigned int ok;
 	} writes[] = {
-		{ "sync_for_device", "1", false },
-		{ "sync_for_device", "0 0 0", false },
-		{ "sync_for_device", "0 4096 1\n", false },
-		{ "sync_for_cpu", "0 0 1", false },
-		{ "sync_for_device", "1T 4096 0", true },
-		{ "sync_for_cpu", "0 0 3", true },
-		{ "sync_for_device", "x", true },
+		{ OP_attack_rmdir, CFS, NULL, NULL, M(OK) | M(ENOENT) },
+		{ OP_attack_disable, CFS, "enable", "0", M(OK) | M(EBUSY) | M(ENOENT) },
+		{ OP_attack_sync_mode, CFS, "sync_mode", NULL, M(OK) | M(ENOENT) },
+		{ OP_attack_sync_mode, CLASS, "sync_mode", NULL,
+		  M(OK) | M(ENOENT) | M(ENODEV) },
+		{ OP_attack_sync, CLASS, "sync_for_device", "1", GOOD_SYNC },
+		{ OP_attack_sync, CLASS, "sync_for_device", "0 0 0", GOOD_SYNC },
+		{ OP_attack_sync, CLASS, "sync_for_device", "0 4096 1\n", GOOD_SYNC },
+		{ OP_attack_sync, CLASS, "sync_for_cpu", "0 0 1", GOOD_SYNC },
+		{ OP_attack_sync, CLASS, "sync_for_device", "1T 4096 0", BAD_SYNC },
+		{ OP_attack_sync, CLASS, "sync_for_cpu", "0 0 3", BAD_SYNC },
+		{ OP_attack_sync, CLASS, "sync_for_device", "x", BAD_SYNC },
 	};
-	unsigned int i = rnd_below(w, sizeof(writes) / sizeof(writes[0]));
+	unsigned int c[ARRAY_SIZE(writes)], n = 0, i;
+	char path[160], val[8];
 	struct victim v;
-	char path[160];
 
 	if (!pick_victim(w, &v))
 		return;
-	snprintf(path, sizeof(path), CLASS "/%s/%s", v.name, writes[i].attr);
-	expect(w, OP_attack_sync, path, write_attr(path, writes[i].val),
-	       (writes[i].bad ? M(EINVAL) : M(OK)) | M(ENOENT) | M(ENODEV));
+	for (i = 0; i < ARRAY_SIZE(writes); i++)
+		if (writes[i].op == w->op)
+			c[n++] = i;
+	i = c[rnd_below(w, n)];
+	snprintf(path, sizeof(path), "%s/%s", writes[i].dir, v.name);
+	if (!writes[i].attr) {
+		expect(w, w->op, path, do_rmdir(path), writes[i].ok);
+		return;
+	}
+	snprintf(path + strlen(path), sizeof(path) - strlen(path), "/%s",
+		 writes[i].attr);
+	snprintf(val, sizeof(val), "%u", rnd_below(w, 8));
+	expect(w, w->op, path, write_attr(path, writes[i].val ? writes[i].val : val),
+	       writes[i].ok);
 }
 
 /* The major of udmabuf in /proc/devices, or 0. */
@@ -2212,31 +2210,33 @@ static void op_stale_open(struct worker *w)
 /* ------------------------------------------------------------------ */
 /* the pool: items anyone makes, changes and removes                   */
 
-static void op_pool_mkdir(struct worker *w)
+/*
+ * mkdir (and a size), a configuration write, enable=1, enable=0 or rmdir of
+ * a random pool item, whose state nobody knows.
+ */
+static void op_pool(struct worker *w)
 {
-	char name[48], path[160], val[32];
+	unsigned int k = rnd_below(w, POOL_ITEMS), c = rnd_below(w, 5);
+	unsigned int ok = M(OK) | M(EBUSY) | M(ENOENT);
+	char name[48], path[160], val[48];
+	const char *attr = "enable";
 	int err;
 
-	pool_name(name, sizeof(name), rnd_below(w, POOL_ITEMS));
-	cfs_path(path, sizeof(path), name, NULL);
-	err = do_mkdir(path);
-	if (!expect(w, OP_pool_mkdir, path, err, M(OK) | M(EEXIST)) || err)
-		return;
-	cfs_path(path, sizeof(path), name, "size");
-	snprintf(val, sizeof(val), "%" PRIu64, small_size(w));
-	expect(w, OP_pool_mkdir, path, write_attr(path, val),
-	       M(OK) | M(EBUSY) | M(ENOENT));
-}
-
-static void op_pool_config(struct worker *w)
-{
-	char name[48], path[160], val[48];
-	unsigned int ok = M(OK) | M(EBUSY) | M(ENOENT);
-	unsigned int k = rnd_below(w, POOL_ITEMS);
-	const char *attr;
-
 	pool_name(name, sizeof(name), k);
-	switch (rnd_below(w, 5)) {
+	cfs_path(path, sizeof(path), name, NULL);
+	if (w->op == OP_pool_rmdir) {
+		expect(w, w->op, path, do_rmdir(path), M(OK) | M(ENOENT));
+		return;
+	}
+	if (w->op == OP_pool_mkdir) {
+		err = do_mkdir(path);
+		if (!expect(w, w->op, path, err, M(OK) | M(EEXIST)) || err)
+			return;
+		c = 0;	/* and its size */
+	}
+	if (w->op == OP_pool_enable || w->op == OP_pool_disable)
+		c = 5;
+	switch (c) {
 	case 0:
 		attr = "size";
 		snprintf(val, sizeof(val), "%" PRIu64, small_size(w));
@@ -2257,44 +2257,19 @@ static void op_pool_config(struct worker *w)
 		attr = "dma_mask";
 		snprintf(val, sizeof(val), "%s", coin(w, 50) ? "32" : "64");
 		break;
-	default:
+	case 4:
 		attr = "sync_mode";
 		snprintf(val, sizeof(val), "%u", rnd_below(w, 8));
 		ok = M(OK) | M(ENOENT);
 		break;
+	default:
+		snprintf(val, sizeof(val), "%d", w->op == OP_pool_enable);
+		/* Size 0 (EINVAL), a taken minor (EBUSY) or name (EEXIST), no memory. */
+		if (w->op == OP_pool_enable)
+			ok |= M(ENOMEM) | M(EEXIST) | M(EINVAL);
+		break;
 	}
-	cfs_path(path, sizeof(path), name, attr);
-	expect(w, OP_pool_config, path, write_attr(path, val), ok);
-}
-
-static void op_pool_enable(struct worker *w)
-{
-	char name[48], path[160];
-
-	pool_name(name, sizeof(name), rnd_below(w, POOL_ITEMS));
-	cfs_path(path, sizeof(path), name, "enable");
-	/* Size 0 (EINVAL), a taken minor (EBUSY) or name (EEXIST), no memory. */
-	expect(w, OP_pool_enable, path, write_attr(path, "1"),
-	       M(OK) | M(ENOENT) | M(ENOMEM) | M(EBUSY) | M(EEXIST) | M(EINVAL));
-}
-
-static void op_pool_disable(struct worker *w)
-{
-	char name[48], path[160];
-
-	pool_name(name, sizeof(name), rnd_below(w, POOL_ITEMS));
-	cfs_path(path, sizeof(path), name, "enable");
-	expect(w, OP_pool_disable, path, write_attr(path, "0"),
-	       M(OK) | M(EBUSY) | M(ENOENT));
-}
-
-static void op_pool_rmdir(struct worker *w)
-{
-	char name[48], path[160];
-
-	pool_name(name, sizeof(name), rnd_below(w, POOL_ITEMS));
-	cfs_path(path, sizeof(path), name, NULL);
-	expect(w, OP_pool_rmdir, path, do_rmdir(path), M(OK) | M(ENOENT));
+	item_write(w, w->op, name, attr, val, ok);
 }
 
 /* Pool and probe buffers are never written: they read 0. */
@@ -2302,9 +2277,6 @@ static void op_pool_open(struct worker *w)
 {
 	char name[48], path[96];
 	bool rdwr = coin(w, 50);
-	struct handle *h;
-	uint64_t size;
-	uint32_t flags;
 	int fd, err;
 
 	if (!free_handles(w))
@@ -2314,21 +2286,11 @@ static void op_pool_open(struct worker *w)
 	else
 		contended_name(name, sizeof(name), rnd_below(w, CONTENDED));
 	dev_path(path, sizeof(path), name);
-	fd = open(path, (rdwr ? O_RDWR : O_RDONLY) | O_CLOEXEC);
+	fd = open(path, open_flags(w, rdwr));
 	err = fd < 0 ? errno : 0;
-	if (!expect(w, OP_pool_open, path, err, M(OK) | M(ENOENT) | M(ENODEV)) ||
-	    err)
-		return;
-	h = handle_new(w);
-	h->kind = H_ZERO;
-	h->fd = fd;
-	h->writable = rdwr;
-	if (check_info(w, OP_pool_open, fd, 0, -1, &size, &flags)) {
-		h->size = size;
-		h->pages = flags & UDMABUF_CFS_INFO_PAGES;
-	} else {
-		handle_release(w, h);
-	}
+	if (expect(w, OP_pool_open, path, err, M(OK) | M(ENOENT) | M(ENODEV)) &&
+	    !err)
+		handle_take(w, OP_pool_open, fd, H_ZERO, rdwr, 0, -1);
 }
 
 /* While the coordinator's sentinel exists, the module is busy. */
@@ -2382,29 +2344,18 @@ static void op_palloc(struct worker *w)
 	struct udmabuf_cfs_alloc req;
 	bool rdwr = coin(w, 80);
 	struct handle *h;
-	uint32_t flags;
-	uint64_t size;
 
 	if (!free_handles(w))
 		return;
 	alloc_request(w, &req, private_size(w), rdwr);
 	if (!proc_alloc(w, OP_palloc, &req))
 		return;
-	h = handle_new(w);
-	h->kind = H_PROC;
-	h->fd = req.fd;
-	h->writable = rdwr;
-	h->live = true;
-	h->inst = inst_new(req.size);	/* the handle's reference */
-	h->owner = (unsigned int)w->id;
-	h->oslot = PROC_SLOT;
-	if (!check_info(w, OP_palloc, h->fd, req.size, MINOR_NONE, &size,
-			&flags)) {
-		handle_release(w, h);
+	h = handle_take(w, OP_palloc, req.fd, H_PROC, rdwr, req.size, MINOR_NONE);
+	if (!h)
 		return;
-	}
-	h->size = size;
-	h->pages = flags & UDMABUF_CFS_INFO_PAGES;
+	h->live = true;
+	h->o.inst = inst_new(req.size);	/* the handle's reference */
+	h->o.oslot = PROC_SLOT;
 	/* New memory reads 0, through a mapping too. */
 	if (coin(w, 60))
 		handle_map(w, h, coin(w, 70));
@@ -2475,24 +2426,6 @@ static void op_palloc_bad(struct worker *w)
 /* pages held elsewhere: dma-bufs, pipes, rings                        */
 
 /*
- * Check [off, off + len) of a buffer as @v shows it, against what its
- * origin says: its bytes up to the buffer's size, the page's tail after.
- */
-static bool scan_origin(struct worker *w, enum op op, const char *what,
-			const struct view *v, uint64_t off, uint64_t len,
-			const struct origin *o)
-{
-	uint64_t end = off + len, to = end < o->size ? end : o->size;
-	struct expect x, tx;
-
-	origin_expect(o, &x);
-	origin_tail_expect(o, &tx);
-	if (off < to && !scan(w, op, what, v, off, to, &x))
-		return false;
-	return scan(w, op, what, v, off > o->size ? off : o->size, end, &tx);
-}
-
-/*
  * Check a copy in w->chunk of [off, off + len) of a buffer: what a pipe or
  * a ring gave back.  A victim's words may be half-written by its owner in
  * the copy, which cannot settle: only its own and zero buffers are checked.
@@ -2523,30 +2456,6 @@ static void pick_pages(struct worker *w, const struct handle *h,
 		most = pages - first;
 	*off = h->map_off + first * cfg.page;
 	*len = (1 + rnd_below(w, (unsigned int)most)) * cfg.page;
-}
-
-static struct dbuf *dbuf_new(struct worker *w)
-{
-	int i;
-
-	for (i = 0; i < MAX_DBUFS; i++)
-		if (!w->d[i].used) {
-			memset(&w->d[i], 0, sizeof(w->d[i]));
-			w->d[i].fd = -1;
-			return &w->d[i];
-		}
-	return NULL;
-}
-
-static struct dbuf *pick_dbuf(struct worker *w)
-{
-	struct dbuf *c[MAX_DBUFS];
-	int i, n = 0;
-
-	for (i = 0; i < MAX_DBUFS; i++)
-		if (w->d[i].used)
-			c[n++] = &w->d[i];
-	return n ? c[rnd_below(w, (unsigned int)n)] : NULL;
 }
 
 /*
@@ -2639,10 +2548,10 @@ static void op_export(struct worker *w)
 	bool rdwr;
 	int err;
 
-	d = dbuf_new(w);
+	d = NEW_ENTRY(w->d);
 	if (!h || !d)
 		return;
-	alloc = page_round(h->size);
+	alloc = page_round(h->o.size);
 	off = rnd_below(w, (unsigned int)(alloc / cfg.page)) * cfg.page;
 	size = coin(w, 25) ? 0 : (1 + rnd_below(w, (unsigned int)
 				  ((alloc - off) / cfg.page))) * cfg.page;
@@ -2677,7 +2586,7 @@ static void op_export_bad(struct worker *w)
 
 	if (!h)
 		return;
-	alloc = page_round(h->size);
+	alloc = page_round(h->o.size);
 	switch (rnd_below(w, 6)) {
 	case 0:
 		what = "EXPORT_DMABUF at an unaligned offset";
@@ -2716,7 +2625,7 @@ static void op_export_bad(struct worker *w)
 
 static void op_dbuf_map(struct worker *w)
 {
-	struct dbuf *d = pick_dbuf(w);
+	struct dbuf *d = PICK_ENTRY(w, w->d);
 
 	if (!d)
 		return;
@@ -2728,34 +2637,10 @@ static void op_dbuf_map(struct worker *w)
 
 static void op_dbuf_close(struct worker *w)
 {
-	struct dbuf *d = pick_dbuf(w);
+	struct dbuf *d = PICK_ENTRY(w, w->d);
 
 	if (d)
 		dbuf_release(w, d, false);
-}
-
-static struct spipe *spipe_new(struct worker *w)
-{
-	int i;
-
-	for (i = 0; i < MAX_PIPES; i++)
-		if (!w->p[i].used) {
-			memset(&w->p[i], 0, sizeof(w->p[i]));
-			w->p[i].fd[0] = w->p[i].fd[1] = -1;
-			return &w->p[i];
-		}
-	return NULL;
-}
-
-static struct spipe *pick_spipe(struct worker *w)
-{
-	struct spipe *c[MAX_PIPES];
-	int i, n = 0;
-
-	for (i = 0; i < MAX_PIPES; i++)
-		if (w->p[i].used)
-			c[n++] = &w->p[i];
-	return n ? c[rnd_below(w, (unsigned int)n)] : NULL;
 }
 
 /*
@@ -2795,6 +2680,36 @@ static int pipe_read(struct worker *w, int fd, uint64_t len)
 	return 0;
 }
 
+/* vmsplice the page at @off of @fd, mapped for this alone, into a new pipe. */
+static int splice_page(int fd, uint64_t off, int p[2])
+{
+	void *map = mmap(NULL, cfg.page, PROT_READ, MAP_SHARED, fd, (off_t)off);
+	int err;
+
+	if (map == MAP_FAILED)
+		return errno;
+	err = splice_pages(map, cfg.page, p);
+	munmap(map, cfg.page);
+	return err;
+}
+
+/*
+ * Read the @len bytes a pipe holds, close it and check them: [off, off +
+ * len) of @o's buffer.  False if the read failed.
+ */
+static bool pipe_check(struct worker *w, enum op op, int p[2], uint64_t off,
+		       uint64_t len, const struct origin *o, const char *what)
+{
+	int err = pipe_read(w, p[0], len);
+
+	close(p[0]);
+	close(p[1]);
+	if (!expect(w, op, "read of the pipe", err, M(OK)))
+		return false;
+	check_copy(w, op, what, off, len, o);
+	return true;
+}
+
 static void spipe_close(struct spipe *p)
 {
 	close(p->fd[0]);
@@ -2806,16 +2721,15 @@ static void spipe_close(struct spipe *p)
 /* Read what the pipe holds, check it, close it. */
 static void spipe_drain(struct worker *w, enum op op, struct spipe *p)
 {
-	if (expect(w, op, "read of the pipe's pages",
-		   pipe_read(w, p->fd[0], p->len), M(OK)))
-		check_copy(w, op, "pages a pipe held", p->off, p->len, &p->o);
-	spipe_close(p);
+	pipe_check(w, op, p->fd, p->off, p->len, &p->o, "pages a pipe held");
+	origin_put(&p->o);
+	p->used = false;
 }
 
 static void op_vmsplice(struct worker *w)
 {
 	struct handle *h = pick_handle(w, h_has_map);
-	struct spipe *p = spipe_new(w);
+	struct spipe *p = NEW_ENTRY(w->p);
 	uint64_t off, len;
 	int err;
 
@@ -2834,7 +2748,7 @@ static void op_vmsplice(struct worker *w)
 
 static void op_pipe_drain(struct worker *w)
 {
-	struct spipe *p = pick_spipe(w);
+	struct spipe *p = PICK_ENTRY(w, w->p);
 
 	if (p)
 		spipe_drain(w, OP_pipe_drain, p);
@@ -2843,34 +2757,10 @@ static void op_pipe_drain(struct worker *w)
 /* Close a pipe unread: its pages go with it. */
 static void op_pipe_close(struct worker *w)
 {
-	struct spipe *p = pick_spipe(w);
+	struct spipe *p = PICK_ENTRY(w, w->p);
 
 	if (p)
 		spipe_close(p);
-}
-
-static struct uring *uring_new(struct worker *w)
-{
-	int i;
-
-	for (i = 0; i < MAX_RINGS; i++)
-		if (!w->u[i].used) {
-			memset(&w->u[i], 0, sizeof(w->u[i]));
-			w->u[i].r.fd = -1;
-			return &w->u[i];
-		}
-	return NULL;
-}
-
-static struct uring *pick_uring(struct worker *w)
-{
-	struct uring *c[MAX_RINGS];
-	int i, n = 0;
-
-	for (i = 0; i < MAX_RINGS; i++)
-		if (w->u[i].used)
-			c[n++] = &w->u[i];
-	return n ? c[rnd_below(w, (unsigned int)n)] : NULL;
 }
 
 /*
@@ -2929,7 +2819,7 @@ static void uring_check(struct worker *w, struct uring *u)
 static void op_uring(struct worker *w)
 {
 	struct handle *h = pick_handle(w, h_has_map);
-	struct uring *u = uring_new(w);
+	struct uring *u = NEW_ENTRY(w->u);
 	uint64_t off, len;
 	int err;
 
@@ -2953,18 +2843,23 @@ static void op_uring(struct worker *w)
 	uring_check(w, u);
 }
 
+static void uring_release(struct uring *u)
+{
+	ring_exit(&u->r);
+	origin_put(&u->o);
+	u->used = false;
+}
+
 /* Check the pinned pages once more, or not; close the ring. */
 static void op_uring_close(struct worker *w)
 {
-	struct uring *u = pick_uring(w);
+	struct uring *u = PICK_ENTRY(w, w->u);
 
 	if (!u)
 		return;
 	if (coin(w, 50))
 		uring_check(w, u);
-	ring_exit(&u->r);
-	origin_put(&u->o);
-	u->used = false;
+	uring_release(u);
 }
 
 /* ------------------------------------------------------------------ */
@@ -2981,29 +2876,19 @@ static void op_param_open(struct worker *w)
 	bool rdwr = coin(w, 50);
 	struct handle *h;
 	char path[64];
-	uint32_t flags;
-	uint64_t size;
 	int fd;
 
 	if (!sh->param_size[k] || !free_handles(w))
 		return;
 	param_path(path, sizeof(path), k);
-	fd = open(path, (rdwr ? O_RDWR : O_RDONLY) | O_CLOEXEC |
-		  (coin(w, 30) ? O_SYNC : 0));
+	fd = open(path, open_flags(w, rdwr));
 	if (!expect(w, OP_param_open, path, fd < 0 ? errno : 0, M(OK)))
 		return;
-	h = handle_new(w);
-	h->kind = H_ZERO;
-	h->fd = fd;
-	h->writable = rdwr;
-	h->live = true;
-	if (!check_info(w, OP_param_open, fd, sh->param_size[k], (int)k, &size,
-			&flags)) {
-		handle_release(w, h);
+	h = handle_take(w, OP_param_open, fd, H_ZERO, rdwr, sh->param_size[k],
+			(int)k);
+	if (!h)
 		return;
-	}
-	h->size = size;
-	h->pages = flags & UDMABUF_CFS_INFO_PAGES;
+	h->live = true;
 	if (coin(w, 50))
 		handle_map(w, h, coin(w, 30));
 }
@@ -3021,7 +2906,6 @@ static void op_param_churn(struct worker *w)
 	struct origin o = { .kind = H_ZERO };
 	uint64_t off, pages;
 	char path[64];
-	void *map;
 	int fd, p[2], err;
 
 	if (!sh->param_size[k])
@@ -3037,25 +2921,16 @@ static void op_param_churn(struct worker *w)
 		if (!expect(w, OP_param_churn, path, fd < 0 ? errno : 0, M(OK)))
 			return;
 		off = rnd_below(w, (unsigned int)pages) * cfg.page;
-		map = mmap(NULL, cfg.page, PROT_READ, MAP_SHARED, fd, (off_t)off);
-		err = map == MAP_FAILED ? errno : 0;
-		if (!err)
-			err = splice_pages(map, cfg.page, p);
-		if (map != MAP_FAILED)
-			munmap(map, cfg.page);
+		err = splice_page(fd, off, p);
 		close(fd);	/* the last user, perhaps, with a page in a pipe */
 		if (!expect(w, OP_param_churn, "mmap and vmsplice of a page",
 			    err, M(OK)))
 			return;
 		if (coin(w, 50))
 			sleep_ms(rnd_below(w, 3));
-		err = pipe_read(w, p[0], cfg.page);
-		close(p[0]);
-		close(p[1]);
-		if (!expect(w, OP_param_churn, "read of the pipe", err, M(OK)))
+		if (!pipe_check(w, OP_param_churn, p, off, cfg.page, &o,
+				"a parameter buffer's page in a pipe"))
 			return;
-		check_copy(w, OP_param_churn, "a parameter buffer's page in a pipe",
-			   off, cfg.page, &o);
 	}
 }
 
@@ -3071,7 +2946,6 @@ static void op_big_defer(struct worker *w)
 	struct udmabuf_cfs_alloc req;
 	struct origin o = { .kind = H_ZERO, .size = BIG_DEFER_SIZE };
 	uint64_t off;
-	void *map;
 	int p[2], err;
 
 	alloc_request(w, &req, BIG_DEFER_SIZE, true);
@@ -3079,20 +2953,13 @@ static void op_big_defer(struct worker *w)
 	if (!proc_alloc(w, OP_big_defer, &req))
 		return;
 	off = rnd_below(w, (unsigned int)(BIG_DEFER_SIZE / cfg.page)) * cfg.page;
-	map = mmap(NULL, cfg.page, PROT_READ, MAP_SHARED, req.fd, (off_t)off);
-	err = map == MAP_FAILED ? errno : splice_pages(map, cfg.page, p);
-	if (map != MAP_FAILED)
-		munmap(map, cfg.page);
+	err = splice_page(req.fd, off, p);
 	close(req.fd);
 	if (!expect(w, OP_big_defer, "mmap and vmsplice of a page", err, M(OK)))
 		return;
 	sleep_ms(rnd_below(w, 600));
-	err = pipe_read(w, p[0], cfg.page);
-	close(p[0]);
-	close(p[1]);
-	if (expect(w, OP_big_defer, "read of the pipe", err, M(OK)))
-		check_copy(w, OP_big_defer, "a freed buffer's page in a pipe", off,
-			   cfg.page, &o);
+	pipe_check(w, OP_big_defer, p, off, cfg.page, &o,
+		   "a freed buffer's page in a pipe");
 }
 
 /* ------------------------------------------------------------------ */
@@ -3126,7 +2993,6 @@ static bool proc_bufs_gone(pid_t pid, char *left, size_t len)
 static void kill9_param(struct worker *w, unsigned int k)
 {
 	char path[64];
-	void *map;
 	int fd, p[2], err;
 
 	if (!sh->param_size[k])
@@ -3135,12 +3001,10 @@ static void kill9_param(struct worker *w, unsigned int k)
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (!expect(w, OP_kill9, path, fd < 0 ? errno : 0, M(OK)))
 		_exit(3);
-	map = mmap(NULL, cfg.page, PROT_READ, MAP_SHARED, fd, 0);
-	err = map == MAP_FAILED ? errno : splice_pages(map, cfg.page, p);
+	err = splice_page(fd, 0, p);
 	if (!expect(w, OP_kill9, "mmap and vmsplice of a parameter buffer",
 		    err, M(OK)))
 		_exit(3);
-	munmap(map, cfg.page);
 	close(fd);
 }
 
@@ -3153,74 +3017,68 @@ static void kill9_param(struct worker *w, unsigned int k)
 static void __attribute__((noreturn))
 kill9_child(struct worker *w, struct handle *h, unsigned int steps, int ready)
 {
-	volatile uint8_t *map = NULL;
-	bool pages = false, writable = false, live = false, own = false;
 	struct udmabuf_cfs_alloc req;
 	struct udmabuf_ring r;
-	uint64_t len = 0, size;
-	int fd = -1, p[2], dfd = -1, err;
-	uint32_t flags;
-	void *m;
+	bool own = false;
+	uint64_t len;
+	int p[2], dfd = -1, err;
 
-	if (h) {
-		map = h->map;
-		len = h->map_len;
-		pages = h->pages;
-		writable = h->map_writable;
-		live = h->live;
-		fd = h->fd;
-	} else {
+	if (!h) {
 		alloc_request(w, &req, small_size(w), true);
 		if (proc_alloc(w, OP_kill9, &req)) {
+			/*
+			 * These are copies of the parent's handles: forget one
+			 * if need be (without its board lock, which a thread
+			 * that the fork did not copy may have held).
+			 */
+			if (!free_handles(w))
+				w->h[0].used = false;
+			h = handle_take(w, OP_kill9, req.fd, H_PROC, true, req.size,
+					MINOR_NONE);
+			if (!h)
+				_exit(3);
+			h->live = true;
+			h->o.inst = inst_new(req.size);
+			h->o.oslot = PROC_SLOT;
+			handle_map(w, h, true);
+			if (!h->map)
+				_exit(3);
+			fill_map(h->map, 0, h->map_len,
+				 make_tag((unsigned int)w->id, PROC_SLOT, 0));
 			own = true;
-			fd = req.fd;
-			if (!check_info(w, OP_kill9, fd, req.size, MINOR_NONE,
-					&size, &flags))
-				_exit(3);
-			pages = flags & UDMABUF_CFS_INFO_PAGES;
-			live = writable = true;
-			len = page_round(size);
-			m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,
-				 fd, 0);
-			if (!expect(w, OP_kill9, "mmap", m == MAP_FAILED ? errno : 0,
-				    M(OK)))
-				_exit(3);
-			map = m;
-			fill_map(map, 0, len, make_tag((unsigned int)w->id,
-							PROC_SLOT, 0));
 		} else if (atomic_load(&sh->failed)) {
 			_exit(3);
 		}
 	}
-	if (map && (steps & KILL_SPLICE)) {
-		err = splice_pages(map, len < SPLICE_PAGES * cfg.page ? len :
+	len = h ? h->map_len : 0;
+	if (h && (steps & KILL_SPLICE)) {
+		err = splice_pages(h->map, len < SPLICE_PAGES * cfg.page ? len :
 				   SPLICE_PAGES * cfg.page, p);
 		if (!expect(w, OP_kill9, "vmsplice", err,
-			    pages ? M(OK) : M(EFAULT)))
+			    h->pages ? M(OK) : M(EFAULT)))
 			_exit(3);
 	}
-	if (fd >= 0 && (steps & KILL_EXPORT)) {
-		err = export_range(fd, 0, 0, O_RDONLY | O_CLOEXEC, &dfd);
+	if (h && h->fd >= 0 && (steps & KILL_EXPORT)) {
+		err = export_range(h->fd, 0, 0, O_RDONLY | O_CLOEXEC, &dfd);
 		if (!expect(w, OP_kill9, "EXPORT_DMABUF", err,
-			    live ? M(OK) : M(OK) | M(ENODEV)))
+			    h->live ? M(OK) : M(OK) | M(ENODEV)))
 			_exit(3);
 		if (!err && coin(w, 50))
-			mmap(NULL, len ? len : cfg.page, PROT_READ, MAP_SHARED,
-			     dfd, 0);
+			mmap(NULL, len, PROT_READ, MAP_SHARED, dfd, 0);
 	}
-	if (map && (steps & KILL_URING)) {
+	if (h && (steps & KILL_URING)) {
 		err = ring_init(&r);
 		if (!expect(w, OP_kill9, "io_uring_setup", -err, M(OK)))
 			_exit(3);
-		err = uring_register(&r, map, len);
+		err = uring_register(&r, h->map, len);
 		if (!expect(w, OP_kill9, "IORING_REGISTER_BUFFERS", err,
-			    uring_want(pages, writable)))
+			    uring_want(h->pages, h->map_writable)))
 			_exit(3);
 	}
 	if (steps & KILL_PARAM)
 		kill9_param(w, coin(w, 50) ? PARAM_CONTIG : PARAM_PLACED);
 	if (own && (steps & KILL_CLOSE))
-		close(fd);	/* the mapping and the rest hold it */
+		close(h->fd);	/* the mapping and the rest hold it */
 	if (write(ready, own ? "A" : "r", 1) != 1)
 		_exit(3);
 	for (;;)
@@ -3287,8 +3145,12 @@ static void op_kill9(struct worker *w)
 /* ------------------------------------------------------------------ */
 /* the worker loop                                                     */
 
-#define OP_FN(n, w) [OP_##n] = op_##n,
-static void (*const op_fns[OP_NUM])(struct worker *w) = { OPS(OP_FN) };
+#define OP_FN(n, wt) [OP_##n] = op_##n,
+#define SHARED_FN(n, wt, fn) [OP_##n] = op_##fn,
+static void (*const op_fns[OP_NUM])(struct worker *w) = {
+	OPS(OP_FN) SHARED_OPS(SHARED_FN)
+};
+#undef SHARED_FN
 #undef OP_FN
 
 static unsigned int weight_total;
@@ -3300,6 +3162,7 @@ static void one_op(struct worker *w)
 
 	for (op = 0; op < OP_NUM; op++) {
 		if (r < op_weights[op]) {
+			w->op = (enum op)op;
 			op_fns[op](w);
 			return;
 		}
@@ -3317,11 +3180,8 @@ static void release_all(struct worker *w)
 		if (w->p[i].used)
 			spipe_drain(w, OP_release, &w->p[i]);
 	for (i = 0; i < MAX_RINGS; i++)
-		if (w->u[i].used) {
-			ring_exit(&w->u[i].r);
-			origin_put(&w->u[i].o);
-			w->u[i].used = false;
-		}
+		if (w->u[i].used)
+			uring_release(&w->u[i]);
 	for (i = 0; i < MAX_DBUFS; i++)
 		if (w->d[i].used)
 			dbuf_release(w, &w->d[i], true);
@@ -3358,7 +3218,6 @@ static void selftest_child(struct worker *w)
 	int fd = -1, p[2] = { -1, -1 }, err = 0;
 	volatile char *mem;
 	size_t i, len;
-	void *map;
 	pid_t pid;
 
 	if (cfg.selftest == ST_PROCLEAK) {
@@ -3367,10 +3226,7 @@ static void selftest_child(struct worker *w)
 		req.allocator = UDMABUF_CFS_ALLOCATOR_CONTIG;
 		if (!expect(w, OP_selftest, "ALLOC", alloc_ioctl(&req), M(OK)))
 			return;
-		map = mmap(NULL, cfg.page, PROT_READ, MAP_SHARED, req.fd, 0);
-		err = map == MAP_FAILED ? errno : splice_pages(map, cfg.page, p);
-		if (map != MAP_FAILED)
-			munmap(map, cfg.page);
+		err = splice_page(req.fd, 0, p);
 		close(req.fd);
 		if (!expect(w, OP_selftest, "mmap and vmsplice", err, M(OK)))
 			return;
@@ -3438,7 +3294,7 @@ static void selftest(struct worker *w)
 	}
 	if (cfg.selftest == ST_SPLICE) {
 		/* The pipe holds the mapping's pages: a change shows there. */
-		p = spipe_new(w);
+		p = NEW_ENTRY(w->p);
 		if (!expect(w, OP_selftest, "vmsplice",
 			    splice_pages(h->map, cfg.page, p->fd), M(OK)))
 			return;
@@ -3461,9 +3317,8 @@ static void worker_resume(struct worker *w)
 }
 
 /* Wait until the coordinator lets the workers run again; false: exit. */
-static bool worker_park(struct worker *w, int gen)
+static bool worker_park(int gen)
 {
-	(void)w;
 	atomic_fetch_add(&sh->parked, 1);
 	while (atomic_load(&sh->gen) == gen) {
 		if (atomic_load(&sh->mode) == MODE_EXIT)
@@ -3489,7 +3344,7 @@ static void *worker_main(void *arg)
 				one_op(w);
 		}
 		release_all(w);
-		if (!worker_park(w, gen))
+		if (!worker_park(gen))
 			break;
 		gen = atomic_load(&sh->gen);
 		worker_resume(w);
@@ -3510,19 +3365,9 @@ static struct worker *worker_new(int id, int tidx)
 	w->tidx = tidx;
 	w->memfd = -1;
 	w->rng = mix64(cfg.seed ^ (0x1000193ULL * (uint64_t)(id + 1)));
-	for (i = 0; i < cfg.slots; i++)
-		private_names(&w->slots[i], id, i);
-	w->slots[cfg.slots].kind = S_PROBE;
-	w->slots[cfg.slots].index = cfg.slots;
-	snprintf(w->slots[cfg.slots].name, sizeof(w->slots[0].name), "%s-w%d-p",
-		 cfg.prefix, id);
-	snprintf(w->slots[cfg.slots].dev, sizeof(w->slots[0].dev), "%s-w%d-p",
-		 cfg.prefix, id);
-	w->slots[cfg.slots].minor = -1;
 	for (i = 0; i <= cfg.slots; i++)
-		w->slots[i].gone = true;
-	snprintf(w->stale, sizeof(w->stale), "%s/%s-stale-w%d", cfg.tmpdir,
-		 cfg.prefix, id);
+		slot_names(&w->slots[i], id, i);
+	snprintf(w->stale, sizeof(w->stale), "/tmp/%s-stale-w%d", PREFIX, id);
 	w->stale_minor = -1;
 	return w;
 }
@@ -3598,19 +3443,6 @@ static uint64_t find_kernel_code(void)
 	return found;
 }
 
-static int pitem_write(struct worker *w, enum op op, struct pitem *it,
-		       const char *attr, const char *val, unsigned int ok)
-{
-	char path[160], what[240];
-	int err;
-
-	cfs_path(path, sizeof(path), it->name, attr);
-	snprintf(what, sizeof(what), "%s=%s", path, val);
-	err = write_attr(path, val);
-	expect(w, op, what, err, ok);
-	return err;
-}
-
 static void pitem_close(struct pitem *it)
 {
 	if (it->fd >= 0)
@@ -3650,7 +3482,7 @@ static bool pitem_disable(struct worker *w, enum op op, struct pitem *it)
 	pitem_close(it);
 	if (!it->enabled)
 		return true;
-	if (pitem_write(w, op, it, "enable", "0", M(OK)))
+	if (item_write(w, op, it->name, "enable", "0", M(OK)))
 		return false;
 	it->enabled = false;
 	if (it->where == PW_NONE || it->where == PW_OWN)
@@ -3676,8 +3508,8 @@ static bool pitem_fresh(struct worker *w, enum op op, struct pitem *it,
 	it->where = PW_NONE;
 	it->size = size;
 	snprintf(val, sizeof(val), "%" PRIu64, size);
-	return !pitem_write(w, op, it, "size", val, M(OK)) &&
-	       !pitem_write(w, op, it, "allocator", "contig", M(OK));
+	return !item_write(w, op, it->name, "size", val, M(OK)) &&
+	       !item_write(w, op, it->name, "allocator", "contig", M(OK));
 }
 
 static bool overlaps(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
@@ -3721,9 +3553,9 @@ static void pitem_place(struct worker *w, enum op op, struct pitem *it,
 	it->where = where;
 	it->phys = phys;
 	snprintf(val, sizeof(val), "0x%" PRIx64, phys);
-	if (pitem_write(w, op, it, "phys_addr", val, M(OK)))
+	if (item_write(w, op, it->name, "phys_addr", val, M(OK)))
 		return;
-	err = pitem_write(w, op, it, "enable", "1", place_want(it));
+	err = item_write(w, op, it->name, "enable", "1", place_want(it));
 	if (err)
 		return;
 	it->enabled = true;
@@ -3740,7 +3572,7 @@ static void place_new(struct worker *w, struct pitem *it)
 
 	if (!pitem_fresh(w, OP_place_new, it, sizes[rnd_below(w, 3)]))
 		return;
-	if (pitem_write(w, OP_place_new, it, "enable", "1", M(OK) | M(ENOMEM)))
+	if (item_write(w, OP_place_new, it->name, "enable", "1", M(OK) | M(ENOMEM)))
 		return;
 	it->enabled = true;
 	pitem_open(w, OP_place_new, it);
@@ -3808,11 +3640,11 @@ static void place_elsewhere(struct worker *w, struct pitem *it)
 static void place_page(struct worker *w, struct pitem *it)
 {
 	if (!pitem_fresh(w, OP_place_page, it, cfg.page) ||
-	    pitem_write(w, OP_place_page, it, "allocator", "page", M(OK)) ||
-	    pitem_write(w, OP_place_page, it, "phys_addr", "0x100000", M(OK)))
+	    item_write(w, OP_place_page, it->name, "allocator", "page", M(OK)) ||
+	    item_write(w, OP_place_page, it->name, "phys_addr", "0x100000", M(OK)))
 		return;
-	pitem_write(w, OP_place_page, it, "enable", "1", M(EINVAL));
-	pitem_write(w, OP_place_page, it, "allocator", "contig", M(OK));
+	item_write(w, OP_place_page, it->name, "enable", "1", M(EINVAL));
+	item_write(w, OP_place_page, it->name, "allocator", "contig", M(OK));
 	it->where = PW_NONE;
 }
 
@@ -3821,16 +3653,12 @@ static void place_pipe(struct worker *w, struct pitem *it)
 {
 	struct ppipe *pp = &ppipes[it - pitems];
 	uint64_t off;
-	void *map;
 	int err;
 
 	if (pp->used || !it->enabled || !pitem_open(w, OP_place_pipe, it))
 		return;
 	off = rnd_below(w, (unsigned int)(it->size / cfg.page)) * cfg.page;
-	map = mmap(NULL, cfg.page, PROT_READ, MAP_SHARED, it->fd, (off_t)off);
-	err = map == MAP_FAILED ? errno : splice_pages(map, cfg.page, pp->fd);
-	if (map != MAP_FAILED)
-		munmap(map, cfg.page);
+	err = splice_page(it->fd, off, pp->fd);
 	if (!expect(w, OP_place_pipe, "mmap and vmsplice of a placed buffer",
 		    err, M(OK)))
 		return;
@@ -3845,12 +3673,8 @@ static void place_drain(struct worker *w, struct ppipe *pp)
 {
 	struct origin o = { .kind = H_ZERO, .size = cfg.page };
 
-	if (expect(w, OP_place_pipe, "read of the pipe",
-		   pipe_read(w, pp->fd[0], cfg.page), M(OK)))
-		check_copy(w, OP_place_pipe, "a placed buffer's page in a pipe",
-			   0, cfg.page, &o);
-	close(pp->fd[0]);
-	close(pp->fd[1]);
+	pipe_check(w, OP_place_pipe, pp->fd, 0, cfg.page, &o,
+		   "a placed buffer's page in a pipe");
 	pp->used = false;
 }
 
@@ -3939,7 +3763,7 @@ static void *churner_main(void *arg)
 			else
 				sleep_ms(20);
 		}
-		if (!worker_park(w, gen))
+		if (!worker_park(gen))
 			break;
 		gen = atomic_load(&sh->gen);
 	}
@@ -3960,14 +3784,14 @@ static void placer_main(struct worker *w)
 	kernel_code = find_kernel_code();
 	for (i = 0; i < PLACE_ITEMS; i++) {
 		snprintf(pitems[i].name, sizeof(pitems[i].name), "%s-place%u",
-			 cfg.prefix, i);
+			 PREFIX, i);
 		pitems[i].fd = -1;
 	}
 	for (;;) {
 		while (running())
 			placer_op(w);
 		placer_release(w);
-		if (!worker_park(w, gen))
+		if (!worker_park(gen))
 			break;
 		gen = atomic_load(&sh->gen);
 	}
@@ -3985,26 +3809,18 @@ struct sentinel {
 	uint32_t tag;
 };
 
-static bool sentinel_write(const char *name, const char *attr, const char *val)
-{
-	char path[160];
-
-	cfs_path(path, sizeof(path), name, attr);
-	return expect(NULL, OP_sentinel, path, write_attr(path, val), M(OK));
-}
-
 static bool sentinel_create(struct sentinel *st, int gen)
 {
 	char path[160], val[16];
 	void *p;
 
-	snprintf(st->name, sizeof(st->name), "%s-sentinel", cfg.prefix);
+	snprintf(st->name, sizeof(st->name), "%s-sentinel", PREFIX);
 	cfs_path(path, sizeof(path), st->name, NULL);
 	snprintf(val, sizeof(val), "%d", MINOR_SENTINEL);
 	if (!expect(NULL, OP_sentinel, path, do_mkdir(path), M(OK)) ||
-	    !sentinel_write(st->name, "size", "65536") ||
-	    !sentinel_write(st->name, "minor", val) ||
-	    !sentinel_write(st->name, "enable", "1"))
+	    item_write(NULL, OP_sentinel, st->name, "size", "65536", M(OK)) ||
+	    item_write(NULL, OP_sentinel, st->name, "minor", val, M(OK)) ||
+	    item_write(NULL, OP_sentinel, st->name, "enable", "1", M(OK)))
 		return false;
 	dev_path(path, sizeof(path), st->name);
 	st->fd = open(path, O_RDWR | O_CLOEXEC);
@@ -4092,7 +3908,7 @@ static bool check_clean(void)
 	bool ok = dir_clean(CFS, true, NULL);
 
 	ok = dir_clean(CLASS, false, NULL) && ok;
-	return dir_clean("/dev", false, cfg.prefix) && ok;
+	return dir_clean("/dev", false, PREFIX) && ok;
 }
 
 static void remove_pool(void)
@@ -4193,7 +4009,7 @@ static bool reload_module(struct worker *self, bool last, char *desc,
 		    delete_module(), M(OK)))
 		return false;
 	memset(sh->param_size, 0, sizeof(sh->param_size));
-	for (i = 0; i < sizeof(gone) / sizeof(gone[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(gone); i++)
 		if (exists(gone[i])) {
 			failf(NULL, "%s still exists after rmmod", gone[i]);
 			return false;
@@ -4256,36 +4072,17 @@ static long wait_settled(long long ref, const char *when)
 	return -1;
 }
 
-/* A value of /proc/meminfo, in KiB, or -1. */
-static long long meminfo_kib(const char *key)
+/* The sum of the numbers that @format (one %lld) reads in lines of @path. */
+static long long sum_lines(const char *path, const char *format)
 {
-	FILE *f = fopen("/proc/meminfo", "re");
-	long long val = -1;
-	char line[128];
-	size_t n = strlen(key);
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, n) && line[n] == ':') {
-			val = strtoll(line + n + 1, NULL, 10);
-			break;
-		}
-	fclose(f);
-	return val;
-}
-
-/* Pages on the per-CPU free lists: every "count:" of /proc/zoneinfo. */
-static long long pcp_pages(void)
-{
-	FILE *f = fopen("/proc/zoneinfo", "re");
+	FILE *f = fopen(path, "re");
 	long long sum = 0, n;
 	char line[128];
 
 	if (!f)
 		return 0;
 	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, " count: %lld", &n) == 1)
+		if (sscanf(line, format, &n) == 1)
 			sum += n;
 	fclose(f);
 	return sum;
@@ -4326,8 +4123,9 @@ static long long settled_free_kib(void)
 	write_attr("/proc/sys/vm/drop_caches", "3");
 	shrink_slabs();
 	write_attr("/proc/sys/vm/stat_refresh", "1");
-	return meminfo_kib("MemFree") +
-	       pcp_pages() * (long long)(cfg.page / 1024);
+	return sum_lines("/proc/meminfo", "MemFree: %lld") +
+	       sum_lines("/proc/zoneinfo", " count: %lld") *
+	       (long long)(cfg.page / 1024);
 }
 
 /* At the end: free memory back within the margin (a few tries). */
@@ -4571,14 +4369,11 @@ static void wait_workers(void)
 static void usage(FILE *f)
 {
 	fprintf(f,
-"usage: udmabuf-stress [--seconds N] [--procs N] [--threads N] [--slots N]\n"
-"                      [--seed N] [--prefix NAME] [--module FILE.ko]\n"
-"                      [--tmpdir DIR]\n"
+"usage: udmabuf-stress [--seconds N] [--seed N] [--module FILE.ko]\n"
 "                      [--selftest corrupt|leak|errno|splice|procleak|modref|memfree]\n"
 "\n"
 "Concurrent stress test of udmabuf-cfs (needs root, the module loaded and no\n"
-"buffer).  Defaults: 10 s, 2 processes of 3 threads, 3 private buffers per\n"
-"thread, prefix \"stress\".  With --module, the module is unloaded and loaded\n"
+"buffer), 10 s by default.  With --module, the module is unloaded and loaded\n"
 "again between phases.  Exit status: 0 passed, 1 failed, 64 usage error.\n");
 }
 
@@ -4682,20 +4477,10 @@ static int parse_args(int argc, char **argv)
 		i++;
 		if (!strcmp(a, "--seconds"))
 			ok = parse_uint(v, 1, 86400, &cfg.seconds);
-		else if (!strcmp(a, "--procs"))
-			ok = parse_uint(v, 1, MAX_PROCS, &cfg.procs);
-		else if (!strcmp(a, "--threads"))
-			ok = parse_uint(v, 1, MAX_THREADS, &cfg.threads);
-		else if (!strcmp(a, "--slots"))
-			ok = parse_uint(v, 1, MAX_SLOTS, &cfg.slots);
 		else if (!strcmp(a, "--seed"))
 			cfg.seed = strtoull(v, &end, 0), ok = *v && !*end;
-		else if (!strcmp(a, "--prefix"))
-			cfg.prefix = v, ok = *v && strlen(v) <= 12 && !strchr(v, '/');
 		else if (!strcmp(a, "--module"))
 			cfg.module = v;
-		else if (!strcmp(a, "--tmpdir"))
-			cfg.tmpdir = v;
 		else if (!strcmp(a, "--selftest"))
 			ok = parse_selftest(v);
 		else
