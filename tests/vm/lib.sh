@@ -831,7 +831,7 @@ VM_QEMU_RISCV64_PACKAGES=(qemu-system-riscv qemu-system-data opensbi)
 vm_fetch_qemu() {
 	VM_QEMU_FIRMWARE=()
 	[[ $VM_ARCH == riscv64 ]] || return 0
-	local base root missing codename p
+	local base root missing codename
 	base=$(vm_cache_root)/$VM_ARCH/qemu
 	root=$base/root
 	if [[ ! -f $base/.complete || $(<"$base/.complete") != "${VM_QEMU_RISCV64_PACKAGES[*]}" ]]; then
@@ -842,23 +842,9 @@ vm_fetch_qemu() {
 			UDMABUF_KERNEL_SUITE=$codename-backports
 			VM_ARCH=amd64
 			vm_apt_opts
-			vm_apt_private_init
-			for p in "${VM_QEMU_RISCV64_PACKAGES[@]}"; do
-				if ! vm_apt_known "$p"; then
-					vm_apt_update
-					vm_apt_known "$p" || vm_die "apt does not know $p in $UDMABUF_KERNEL_SUITE"
-				fi
-			done
-			vm_log "downloading QEMU for riscv64 from $UDMABUF_KERNEL_SUITE (${VM_QEMU_RISCV64_PACKAGES[*]})"
-			rm -rf "$base"
-			mkdir -p "$base/debs" "$root"
-			cd "$base/debs" &&
-				vm_apt_download "$base/download.log" "${VM_QEMU_RISCV64_PACKAGES[@]}"
+			vm_apt_unpack "$base" "$root" "QEMU for riscv64 from $UDMABUF_KERNEL_SUITE" \
+				"${VM_QEMU_RISCV64_PACKAGES[@]}"
 		) || vm_die "downloading QEMU for riscv64 failed"
-		for p in "$base"/debs/*.deb; do
-			dpkg-deb -x "$p" "$root"
-		done
-		rm -rf "$base/debs"
 		printf '%s\n' "${VM_QEMU_RISCV64_PACKAGES[*]}" >"$base/.complete"
 	fi
 	VM_QEMU=$root/usr/bin/qemu-system-riscv64
