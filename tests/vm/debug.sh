@@ -27,9 +27,9 @@ VM_DEBUG_RECIPE=1
 # debug-zerocopy.config (block layer, device mapper, vgem, vivid: the
 # zero-copy and dma-buf importer files run under the arm64 debug kernel
 # only) and debug-kobject-release.config (every kobject released late:
-# lifetime.bats runs there).  One kernel per arch: each is a cold build
-# of 15 to 20 minutes on two cores, and a cold make check must stay within
-# its budget (tests/README.md).
+# lifetime.bats runs there).  One kernel per arch: each is a long cold
+# build, and a cold make check must stay within its budget
+# (tests/README.md).
 # Fills VM_DEBUG_KARCH, VM_DEBUG_IMAGE too: the kernel's ARCH= and its boot
 # image.
 vm_debug_setup() {
@@ -201,14 +201,14 @@ vm_debug_build() {
 	fi
 	# The driver's files as synced into the tree: when the last build and
 	# install were of these, there is nothing to do (make check starts a
-	# debug guest half a dozen times, and even a no-op make of the kernel
-	# takes 15 s).
+	# debug guest several times, and even a no-op make of the kernel is
+	# slow).
 	inputs=$(cat "$VM_DEBUG_SRC/drivers/misc/udmabuf-cfs"/* \
 		"$VM_DEBUG_SRC/include/uapi/linux/udmabuf-cfs.h" | sha256sum)
 	if [[ ! -f $obj/.built || ! -d $obj/root || $(cat "$obj/.inputs" 2>/dev/null) != "$inputs" ]]; then
 		rm -f "$obj/.inputs"
 		if [[ ! -f $obj/.built ]]; then
-			vm_log "building the $VM_ARCH debug kernel (cold: 15 to 20 minutes on 2 cores; log: $log)"
+			vm_log "building the $VM_ARCH debug kernel (cold: many minutes; log: $log)"
 		fi
 		# Incremental: after the first build only the driver's objects change.
 		vm_run_logged "$log" "${kmake[@]}" "${VM_DEBUG_IMAGE##*/}" modules ||

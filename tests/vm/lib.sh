@@ -194,46 +194,22 @@ vm_arch_setup() {
 	# VM_CC_EXEC: what runs VM_CC and the builds of the guest's programs
 	# (empty: here, on the host).
 	VM_CC_EXEC=()
-	# The toolchain choices below (native gcc for amd64, aarch64-linux-gnu- for
-	# arm64, arm-linux-gnueabihf- for armhf) and the apt setup assume a
-	# Debian amd64 host.  VM_KFLAVOUR: the kernel packages' flavour
-	# (linux-image-ABI-FLAVOUR); VM_CC32: a compiler of 32-bit programs for
-	# the compat ioctl tests, none where the guest is 32-bit itself.
-	local host
+	# The toolchain choices below (native gcc for amd64, the TRIPLET- cross
+	# compiler for the others) and the apt setup assume a Debian amd64
+	# host.  A row: VM_KARCH VM_KFLAVOUR (the kernel packages' flavour,
+	# linux-image-ABI-FLAVOUR) VM_TRIPLET VM_CC32 (a compiler of 32-bit
+	# programs for the compat ioctl tests; "-": none, where the guest is
+	# 32-bit itself) VM_QEMU VM_CONSOLE.
+	local host row
 	host=$(dpkg --print-architecture 2>/dev/null || echo unknown)
 	[[ $host == amd64 ]] || vm_die "the harness runs on a Debian amd64 host (this is $host)"
 	case $VM_ARCH in
-	amd64)
-		VM_KARCH=x86
-		VM_KFLAVOUR=amd64
-		VM_TRIPLET=x86_64-linux-gnu
-		VM_CROSS=
-		VM_CC=gcc
-		VM_CC32=i686-linux-gnu-gcc
-		VM_QEMU=qemu-system-x86_64
-		VM_CONSOLE=ttyS0
-		;;
-	arm64)
-		VM_KARCH=arm64
-		VM_KFLAVOUR=arm64
-		VM_TRIPLET=aarch64-linux-gnu
-		VM_CROSS=aarch64-linux-gnu-
-		VM_CC=aarch64-linux-gnu-gcc
-		VM_CC32=arm-linux-gnueabihf-gcc
-		VM_QEMU=qemu-system-aarch64
-		VM_CONSOLE=ttyAMA0
-		;;
+	amd64) row='x86 amd64 x86_64-linux-gnu i686-linux-gnu-gcc qemu-system-x86_64 ttyS0' ;;
+	arm64) row='arm64 arm64 aarch64-linux-gnu arm-linux-gnueabihf-gcc qemu-system-aarch64 ttyAMA0' ;;
 	armhf)
 		# Debian's armmp flavour (ARMv7, multiplatform, no LPAE): what
 		# Zynq-7000 and Cyclone V boards run.
-		VM_KARCH=arm
-		VM_KFLAVOUR=armmp
-		VM_TRIPLET=arm-linux-gnueabihf
-		VM_CROSS=arm-linux-gnueabihf-
-		VM_CC=arm-linux-gnueabihf-gcc
-		VM_CC32=
-		VM_QEMU=qemu-system-arm
-		VM_CONSOLE=ttyAMA0
+		row='arm armmp arm-linux-gnueabihf - qemu-system-arm ttyAMA0'
 		;;
 	riscv64)
 		# Debian's riscv64 kernels are trixie's and sid's (a release
@@ -242,20 +218,18 @@ vm_arch_setup() {
 		# (--suite sid).  QEMU is bookworm-backports' (vm_fetch_qemu).
 		[[ -n ${UDMABUF_KERNEL_SUITE:-} ]] ||
 			vm_die "riscv64: Debian has riscv64 kernels from trixie on, not in $(. /etc/os-release && echo "${VERSION_CODENAME:-this release}"): add --suite sid"
-		VM_KARCH=riscv
-		VM_KFLAVOUR=riscv64
-		VM_TRIPLET=riscv64-linux-gnu
-		VM_CROSS=riscv64-linux-gnu-
-		VM_CC=riscv64-linux-gnu-gcc
-		VM_CC32=
-		VM_QEMU=qemu-system-riscv64
-		VM_CONSOLE=ttyS0
+		row='riscv riscv64 riscv64-linux-gnu - qemu-system-riscv64 ttyS0'
 		# Its programs are built in the sid build root, with sid's
 		# C library (VM_BUILDROOT_RISCV64).
 		VM_CC_EXEC=(vm_buildroot_exec)
 		;;
 	*) vm_die "unsupported arch '$VM_ARCH' (amd64, arm64, armhf or riscv64)" ;;
 	esac
+	read -r VM_KARCH VM_KFLAVOUR VM_TRIPLET VM_CC32 VM_QEMU VM_CONSOLE <<<"$row"
+	[[ $VM_CC32 == - ]] && VM_CC32=
+	VM_CROSS=$VM_TRIPLET-
+	[[ $VM_ARCH == amd64 ]] && VM_CROSS=
+	VM_CC=${VM_CROSS}gcc
 	# Debian's PREEMPT_RT kernels: linux-image-rt-amd64, -rt-arm64.
 	case ${UDMABUF_KERNEL_FLAVOUR:-} in
 	'') ;;
@@ -857,7 +831,7 @@ VM_QEMU_RISCV64_PACKAGES=(qemu-system-riscv qemu-system-data opensbi)
 vm_fetch_qemu() {
 	VM_QEMU_FIRMWARE=()
 	[[ $VM_ARCH == riscv64 ]] || return 0
-	local base root missing codename p
+	local base root missing codename
 	base=$(vm_cache_root)/$VM_ARCH/qemu
 	root=$base/root
 	if [[ ! -f $base/.complete || $(<"$base/.complete") != "${VM_QEMU_RISCV64_PACKAGES[*]}" ]]; then
@@ -868,23 +842,9 @@ vm_fetch_qemu() {
 			UDMABUF_KERNEL_SUITE=$codename-backports
 			VM_ARCH=amd64
 			vm_apt_opts
-			vm_apt_private_init
-			for p in "${VM_QEMU_RISCV64_PACKAGES[@]}"; do
-				if ! vm_apt_known "$p"; then
-					vm_apt_update
-					vm_apt_known "$p" || vm_die "apt does not know $p in $UDMABUF_KERNEL_SUITE"
-				fi
-			done
-			vm_log "downloading QEMU for riscv64 from $UDMABUF_KERNEL_SUITE (${VM_QEMU_RISCV64_PACKAGES[*]})"
-			rm -rf "$base"
-			mkdir -p "$base/debs" "$root"
-			cd "$base/debs" &&
-				vm_apt_download "$base/download.log" "${VM_QEMU_RISCV64_PACKAGES[@]}"
+			vm_apt_unpack "$base" "$root" "QEMU for riscv64 from $UDMABUF_KERNEL_SUITE" \
+				"${VM_QEMU_RISCV64_PACKAGES[@]}"
 		) || vm_die "downloading QEMU for riscv64 failed"
-		for p in "$base"/debs/*.deb; do
-			dpkg-deb -x "$p" "$root"
-		done
-		rm -rf "$base/debs"
 		printf '%s\n' "${VM_QEMU_RISCV64_PACKAGES[*]}" >"$base/.complete"
 	fi
 	VM_QEMU=$root/usr/bin/qemu-system-riscv64

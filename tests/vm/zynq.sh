@@ -31,8 +31,8 @@ vm_zynq_newest_source() {
 }
 
 # Fills VM_DEBUG_VERSION and VM_DEBUG_SRC: the unpacked source.  The debug
-# kernels' build (vm_debug_build) holds the debug lock for its whole build
-# of 15 to 20 minutes and unpacks the source first: when it has the lock,
+# kernels' build (vm_debug_build) holds the debug lock for its whole long
+# build and unpacks the source first: when it has the lock,
 # wait for the source to be there, not for that build to end.  Otherwise
 # unpack it here, under that lock, as that build would (and put the driver
 # into the tree it hooks it into, or its Kconfig would name a missing file).
