@@ -57,7 +57,14 @@
 #include <linux/udmabuf-cfs.h>
 
 #define EXIT_FAILED	1
-#define EXIT_USAGE	64
+
+static const char *prog = "udmabuf-fault";
+
+#define UDMABUF_HELPERS_MAP
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-function"
+#include "udmabuf-helpers.h"
+#pragma GCC diagnostic pop
 
 #define MODNAME		"udmabuf_cfs"
 #define CFS		"/sys/kernel/config/udmabuf"
@@ -68,7 +75,7 @@
 #define MAX_NTH		5000
 #define MAX_GONE	8
 #define MAX_PARAMS	8
-#define CHUNK		4096	/* words read back at a time */
+#define SEED		0x2545f4914f6cdd1dULL
 
 static bool failed;
 
@@ -86,9 +93,7 @@ static void fail(const char *fmt, ...)
 
 static const char *err_name(int err)
 {
-	const char *name = err ? strerrorname_np(err) : "OK";
-
-	return name ? name : "unknown errno";
+	return err ? errno_name(err) : "OK";
 }
 
 /* ------------------------------------------------------------------ */
@@ -200,22 +205,12 @@ static bool no_dma_entries(const char *name, const char *after)
 /* ------------------------------------------------------------------ */
 /* a device that works                                                 */
 
-static uint64_t word_at(uint64_t idx)
-{
-	uint64_t z = idx * 0x9e3779b97f4a7c15ULL + 0x2545f4914f6cdd1dULL;
-
-	z = (z ^ (z >> 31)) * 0xbf58476d1ce4e5b9ULL;
-	return z ^ (z >> 29);
-}
-
 /* Open /dev/@dev, check its size, write through mmap and read it back. */
 static bool device_works(const char *dev, uint64_t want_size, const char *after)
 {
-	static uint64_t chunk[CHUNK];
 	struct udmabuf_cfs_info info;
 	char path[128], val[32];
-	uint64_t i, len;
-	volatile uint64_t *map;
+	void *map;
 	bool ok = false;
 	int fd;
 
@@ -239,25 +234,16 @@ static bool device_works(const char *dev, uint64_t want_size, const char *after)
 		goto out;
 	}
 	snprintf(path, sizeof(path), "/dev/%s", dev);
-	len = info.size & ~7ULL;
 	map = mmap(NULL, info.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (map == MAP_FAILED) {
 		fail("%s: mmap %s: %s", after, path, err_name(errno));
 		goto out;
 	}
-	for (i = 0; i < len / 8; i++)
-		map[i] = word_at(i);
-	munmap((void *)map, info.size);
-	for (i = 0; i < len / 8; i++) {
-		if (i % CHUNK == 0 &&
-		    pread(fd, chunk, sizeof(chunk), (off_t)(8 * i)) <= 0)
-			break;
-		if (chunk[i % CHUNK] != word_at(i))
-			break;
-	}
-	if (i < len / 8) {
-		fail("%s: %s: the data written through mmap reads back wrong at %" PRIu64,
-		     after, path, 8 * i);
+	map_fill(map, 0, info.size, SEED);
+	munmap(map, info.size);
+	if (fd_check(fd, 0, info.size, SEED, path)) {
+		fail("%s: %s: the data written through mmap reads back wrong",
+		     after, path);
 		goto out;
 	}
 	ok = true;
