@@ -84,6 +84,7 @@
 static const char *prog = "udmabuf-zc";
 
 #define UDMABUF_HELPERS_SHELL
+#define UDMABUF_HELPERS_MAP
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-function"
 #include "udmabuf-helpers.h"
@@ -149,32 +150,14 @@ static int mismatch(const char *what, size_t off)
 	return EXIT_MISMATCH;
 }
 
-static void fill(unsigned char *p, size_t len, uint64_t seed)
-{
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		p[i] = pattern_byte(seed, i);
-}
-
-/* Offset of the first byte that differs from the pattern, or len. */
-static size_t check(const unsigned char *p, size_t len, uint64_t seed)
-{
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		if (p[i] != pattern_byte(seed, i))
-			return i;
-	return len;
-}
-
 /* 0 if P holds the pattern, else the first difference in WHAT printed. */
-static int expect(const unsigned char *p, size_t len, uint64_t seed,
-		  const char *what)
+static int expect(const void *p, size_t len, uint64_t seed, const char *what)
 {
-	size_t bad = check(p, len, seed);
+	uint64_t got, want;
+	int64_t at = map_mismatch((volatile uint8_t *)p, 0, len, seed, &got,
+				  &want);
 
-	return bad == len ? 0 : mismatch(what, bad);
+	return at < 0 ? 0 : mismatch(what, (size_t)at);
 }
 
 static int zc_open(struct zc *z, const char *dev)
@@ -214,7 +197,7 @@ static int cmd_odirect(struct zc *z, const char *blk)
 	fd = open(blk, O_RDWR | O_DIRECT);
 	if (fd < 0)
 		return report_setup_errno("open", blk, errno);
-	fill(z->map, half, SEED_A);
+	map_fill(z->map, 0, half, SEED_A);
 	memset(z->map + half, 0, half);
 	if (pwrite(fd, z->map, half, 0) != (ssize_t)half)
 		return report_errno(errno);
@@ -249,8 +232,7 @@ static int disk_io(const char *path, int write, size_t len, off_t off,
 {
 	unsigned char *tmp;
 	ssize_t n;
-	size_t bad;
-	int fd;
+	int fd, ret;
 
 	fd = open(path, (write ? O_WRONLY : O_RDONLY) | O_DIRECT);
 	if (fd < 0)
@@ -258,7 +240,7 @@ static int disk_io(const char *path, int write, size_t len, off_t off,
 	if (posix_memalign((void **)&tmp, 4096, len))
 		return report_setup_errno("posix_memalign", "", ENOMEM);
 	if (write) {
-		fill(tmp, len, seed);
+		map_fill(tmp, 0, len, seed);
 		n = pwrite(fd, tmp, len, off);
 	} else {
 		n = pread(fd, tmp, len, off);
@@ -269,9 +251,9 @@ static int disk_io(const char *path, int write, size_t len, off_t off,
 		return report_setup_errno(write ? "pwrite" : "pread", path,
 					  n < 0 ? errno : EIO);
 	}
-	bad = write ? len : check(tmp, len, seed);
+	ret = write ? 0 : expect(tmp, len, seed, "the disk after the held write");
 	free(tmp);
-	return bad == len ? 0 : mismatch("the disk after the held write", bad);
+	return ret;
 }
 
 static int cmd_odirect_hold(struct zc *z, const char *slow, const char *fast,
@@ -289,7 +271,7 @@ static int cmd_odirect_hold(struct zc *z, const char *slow, const char *fast,
 	ret = disk_io(fast, 1, half, 0, 0) ?: disk_io(fast, 1, half, half, SEED_B);
 	if (ret)
 		return ret;
-	fill(z->map, half, SEED_A);
+	map_fill(z->map, 0, half, SEED_A);
 	memset(z->map + half, 0, half);
 
 	fd = open(slow, O_RDWR | O_DIRECT);
@@ -351,7 +333,7 @@ static int cmd_vmsplice(struct zc *z, const char *cmd)
 
 	if (pipe(p))
 		return report_setup_errno("pipe", "", errno);
-	fill(z->map, len, SEED_A);
+	map_fill(z->map, 0, len, SEED_A);
 	n = vmsplice(p[1], &iov, 1, 0);
 	if (n < 0)
 		return report_errno(errno);
@@ -394,14 +376,14 @@ static int peek_poke(struct zc *z, int mem)
 
 	if (!local)
 		return report_errno(ENOMEM);
-	fill(z->map, len, SEED_A);
+	map_fill(z->map, 0, len, SEED_A);
 	if ((mem < 0 ? process_vm_readv(getpid(), &liov, 1, &riov, 1, 0) :
 	     pread(mem, local, len, at)) != (ssize_t)len)
 		return report_errno(errno);
 	if (expect(local, len, SEED_A, mem < 0 ? "process_vm_readv" :
 		   "/proc/self/mem read"))
 		return EXIT_MISMATCH;
-	fill(local, len, SEED_B);
+	map_fill(local, 0, len, SEED_B);
 	if ((mem < 0 ? process_vm_writev(getpid(), &liov, 1, &riov, 1, 0) :
 	     pwrite(mem, local, len, at)) != (ssize_t)len)
 		return report_errno(errno);
@@ -537,7 +519,7 @@ static int cmd_mremap(struct zc *z)
 	p = mmap(NULL, two, PROT_READ | PROT_WRITE, MAP_SHARED, z->fd, 0);
 	if (p == MAP_FAILED)
 		return report_setup_errno("mmap", "2 pages", errno);
-	fill(p, two, SEED_A);
+	map_fill(p, 0, two, SEED_A);
 
 	/* Growing would reach past what was mapped: refused. */
 	q = mremap(p, two, 3 * two, MREMAP_MAYMOVE);
@@ -551,8 +533,8 @@ static int cmd_mremap(struct zc *z)
 	q = mremap(p, z->page, z->page, MREMAP_MAYMOVE | MREMAP_FIXED,
 		   p + 64 * z->page);
 	move = result(q);
-	if (q != MAP_FAILED && check(q, z->page, SEED_A) != (size_t)z->page)
-		return mismatch("moved mapping", check(q, z->page, SEED_A));
+	if (q != MAP_FAILED && expect(q, z->page, SEED_A, "moved mapping"))
+		return EXIT_MISMATCH;
 	printf("grow=%s shrink=%s move=%s\n", grow, shrink, move);
 	return 0;
 }
@@ -562,7 +544,7 @@ static int cmd_munmap(struct zc *z)
 	size_t pg = z->page, bad;
 	int sig;
 
-	fill(z->map, 4 * pg, SEED_A);
+	map_fill(z->map, 0, 4 * pg, SEED_A);
 	if (munmap(z->map + pg, pg))
 		return report_errno(errno);
 	sig = try_access(z->map + pg, 0);
@@ -583,7 +565,7 @@ static int cmd_mprotect(struct zc *z)
 {
 	int sig;
 
-	fill(z->map, z->page, SEED_A);
+	map_fill(z->map, 0, z->page, SEED_A);
 	if (mprotect(z->map, z->size, PROT_READ))
 		return report_errno(errno);
 	sig = try_access(z->map, 1);
@@ -595,15 +577,15 @@ static int cmd_mprotect(struct zc *z)
 		return report_errno(errno);
 	if (try_access(z->map, 1))
 		return mismatch("store after PROT_WRITE again", 0);
-	if (check(z->map, z->page, SEED_A) != (size_t)z->page)
-		return mismatch("data after mprotect", 0);
+	if (expect(z->map, z->page, SEED_A, "data after mprotect"))
+		return EXIT_MISMATCH;
 	printf("OK\n");
 	return 0;
 }
 
 static int cmd_madvise(struct zc *z)
 {
-	fill(z->map, z->size, SEED_A);
+	map_fill(z->map, 0, z->size, SEED_A);
 	if (madvise(z->map, z->size, MADV_DONTNEED))
 		return report_errno(errno);
 	if (expect(z->map, z->size, SEED_A, "data after MADV_DONTNEED"))
@@ -627,7 +609,7 @@ static int cmd_sendfile(struct zc *z, const char *path, bool from_dev)
 	if (fd < 0)
 		return report_setup_errno("open", path, errno);
 	if (from_dev) {
-		fill(z->map, len, SEED_A);
+		map_fill(z->map, 0, len, SEED_A);
 		if (sendfile(fd, z->fd, &off, len) != (ssize_t)len)
 			return report_errno(errno);
 	} else if (ftruncate(fd, len)) {
@@ -643,7 +625,7 @@ static int cmd_sendfile(struct zc *z, const char *path, bool from_dev)
 	}
 
 	/* And back: the file, changed, into the buffer. */
-	fill(z->map, len, SEED_B);
+	map_fill(z->map, 0, len, SEED_B);
 	off = 0;
 	if (lseek(z->fd, 0, SEEK_SET) ||
 	    sendfile(z->fd, fd, &off, len) != (ssize_t)len)
@@ -663,8 +645,7 @@ static int ring_check(struct udmabuf_ring *r, void *addr, size_t len, int file,
 		      off_t off, uint64_t seed, const char *what)
 {
 	unsigned char *copy = malloc(len);
-	size_t bad;
-	int n;
+	int n, ret;
 
 	if (!copy)
 		return report_errno(ENOMEM);
@@ -673,9 +654,9 @@ static int ring_check(struct udmabuf_ring *r, void *addr, size_t len, int file,
 		return report_errno(-n);
 	if ((size_t)n != len || pread(file, copy, len, off) != (ssize_t)len)
 		return report_errno(EIO);
-	bad = check(copy, len, seed);
+	ret = expect(copy, len, seed, what);
 	free(copy);
-	return bad == len ? 0 : mismatch(what, bad);
+	return ret;
 }
 
 static int cmd_iouring(struct zc *z, const char *cmd)
@@ -688,7 +669,7 @@ static int cmd_iouring(struct zc *z, const char *cmd)
 	ret = ring_init(&r);
 	if (ret)
 		return report_setup_errno("io_uring_setup", "", -ret);
-	fill(z->map, z->size, SEED_A);
+	map_fill(z->map, 0, z->size, SEED_A);
 	if (syscall(__NR_io_uring_register, r.fd, IORING_REGISTER_BUFFERS,
 		    &iov, 1))
 		return report_errno(errno);
@@ -711,7 +692,7 @@ static int cmd_iouring(struct zc *z, const char *cmd)
 	if (ret)
 		return ret;
 	/* A fixed read lands in the pinned pages, nowhere else. */
-	fill(pattern, z->size, SEED_B);
+	map_fill(pattern, 0, z->size, SEED_B);
 	if (pwrite(file, pattern, z->size, z->size) != (ssize_t)z->size)
 		return report_setup_errno("pwrite", "memfd", errno);
 	n = ring_fixed(&r, IORING_OP_READ_FIXED, file, iov.iov_base, z->size,
@@ -809,7 +790,7 @@ static int check_dmabuf(int fd, size_t len, uint64_t seed)
 		return report_errno(errno);
 	if (expect(p, len, seed, "dma-buf mapping"))
 		return EXIT_MISMATCH;
-	fill(p, len, SEED_B);
+	map_fill(p, 0, len, SEED_B);
 	if (dmabuf_sync(fd, DMA_BUF_SYNC_END | DMA_BUF_SYNC_RW))
 		return report_errno(errno);
 	munmap(p, len);
@@ -828,7 +809,7 @@ static int cmd_dmabuf(struct zc *z, char **argv)
 	len = size ? size : z->size - off;
 	if (off + len > z->size)
 		len = z->size - off;
-	fill(z->map + off, len, SEED_A);
+	map_fill(z->map + off, 0, len, SEED_A);
 	ret = do_export(z, off, size, O_RDWR | O_CLOEXEC, &fd);
 	if (ret)
 		return report_errno(-ret);
@@ -845,7 +826,7 @@ static int cmd_dmabuf_hold(struct zc *z, const char *cmd)
 {
 	int fd, ret;
 
-	fill(z->map, z->size, SEED_A);
+	map_fill(z->map, 0, z->size, SEED_A);
 	ret = do_export(z, 0, 0, O_RDWR, &fd);
 	if (ret)
 		return report_errno(-ret);
@@ -894,7 +875,7 @@ static int cmd_vgem(struct zc *z, const char *card)
 	drm = open(card, O_RDWR | O_CLOEXEC);
 	if (drm < 0)
 		return report_setup_errno("open", card, errno);
-	fill(z->map, z->size, SEED_A);
+	map_fill(z->map, 0, z->size, SEED_A);
 	ret = do_export(z, 0, 0, O_RDWR | O_CLOEXEC, &prime.fd);
 	if (ret)
 		return report_errno(-ret);
@@ -914,7 +895,7 @@ static int cmd_vgem(struct zc *z, const char *card)
 			return report_errno(errno);
 		if (expect(p, z->size, SEED_A, "vgem's mapping of the import"))
 			return EXIT_MISMATCH;
-		fill(p, z->size, SEED_B);
+		map_fill(p, 0, z->size, SEED_B);
 		if (expect(z->map, z->size, SEED_B, "buffer after a store through vgem"))
 			return EXIT_MISMATCH;
 		munmap(p, z->size);
