@@ -5,14 +5,10 @@
  * buffers at the dma_addr that UDMABUF_CFS_IOC_GET_INFO reports.
  *
  * Everything else in the tests moves data with the CPU; here a device does
- * it.  "send" stores a pattern in a buffer through its mapping, syncs it for
- * the device (TO_DEVICE) and lets edu copy it into its own memory; "recv"
- * overwrites the buffer with the pattern's complement, syncs it for the
- * device (BIDIRECTIONAL), lets edu copy it back, syncs it for the CPU
- * (FROM_DEVICE) and checks the pattern through the mapping; "roundtrip"
- * does both.  A wrong dma_addr, a missing cache flush
- * or invalidate, or a mapping that is not the memory the device sees, all
- * show up as a mismatch.  --no-sync and --no-dma are the negative controls.
+ * it (send, recv, roundtrip: phase()).  A wrong dma_addr, a missing cache
+ * flush or invalidate, or a mapping that is not the memory the device sees,
+ * all show up as a mismatch.  --no-sync and --no-dma are the negative
+ * controls.
  * The dma_addr is valid for the buffer's DMA device only: the tests use it
  * with an edu without an IOMMU in between, or with a buffer bound to that
  * edu (then it is the edu's IOVA).
@@ -814,45 +810,31 @@ static int ubuf_verify(const struct ubuf *b)
 	return EXIT_MISMATCH;
 }
 
-/* CPU -> buffer -> edu. */
-static int phase_send(const struct ubuf *b, const struct edu *e,
-		      const struct opts *o)
+/*
+ * The range's way to edu (RECV 0) or from it (RECV 1), with its syncs (none
+ * with --no-sync): send stores the pattern, syncs it for the device
+ * (TO_DEVICE) and lets edu copy it into its own memory (not with
+ * --no-dma); recv stores the pattern's complement, syncs it for the device
+ * (BIDIRECTIONAL: written back and dropped from the caches), lets edu copy
+ * its memory back, syncs for the CPU (FROM_DEVICE) and checks the pattern.
+ */
+static int phase(const struct ubuf *b, const struct edu *e,
+		 const struct opts *o, int recv)
 {
-	int rc;
+	int rc = 0;
 
-	ubuf_fill(b, 0);
-	if (!o->no_sync) {
-		rc = ubuf_sync(b, 0, UDMABUF_CFS_DIR_TO_DEVICE);
-		if (rc)
-			return rc;
-	}
-	if (o->no_dma)
-		return 0;
-	return edu_dma(e, 0, b->bus + b->off, b->len, 0);
-}
-
-/* edu -> buffer -> CPU, checked. */
-static int phase_recv(const struct ubuf *b, const struct edu *e,
-		      const struct opts *o)
-{
-	int rc;
-
-	ubuf_fill(b, 1);
-	if (!o->no_sync) {
-		/* Write the complement back and drop it from the caches. */
-		rc = ubuf_sync(b, 0, UDMABUF_CFS_DIR_BIDIRECTIONAL);
-		if (rc)
-			return rc;
-	}
-	rc = edu_dma(e, 1, b->bus + b->off, b->len, 0);
-	if (rc)
+	ubuf_fill(b, recv);
+	if (!o->no_sync)
+		rc = ubuf_sync(b, 0, recv ? UDMABUF_CFS_DIR_BIDIRECTIONAL :
+					    UDMABUF_CFS_DIR_TO_DEVICE);
+	if (rc || o->no_dma)
 		return rc;
-	if (!o->no_sync) {
+	rc = edu_dma(e, recv, b->bus + b->off, b->len, 0);
+	if (rc || !recv)
+		return rc;
+	if (!o->no_sync)
 		rc = ubuf_sync(b, 1, UDMABUF_CFS_DIR_FROM_DEVICE);
-		if (rc)
-			return rc;
-	}
-	return ubuf_verify(b);
+	return rc ? rc : ubuf_verify(b);
 }
 
 /* ------------------------------------------------------------------ */
@@ -968,9 +950,9 @@ static int cmd_buffer(int argc, char **argv, int what)
 	if (use_edu && opt_vfio)
 		rc = ubuf_vfio_map(&b, &e);
 	if (!rc && (what & DO_SEND))
-		rc = phase_send(&b, &e, &o);
+		rc = phase(&b, &e, &o, 0);
 	if (!rc && (what & DO_RECV))
-		rc = phase_recv(&b, &e, &o);
+		rc = phase(&b, &e, &o, 1);
 	if (use_edu) {
 		int urc = ubuf_vfio_unmap(&b, &e);
 
