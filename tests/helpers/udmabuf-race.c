@@ -46,13 +46,14 @@
 
 #define MISC_DEV	"/dev/udmabuf-cfs"
 #define MAX_RACERS	64
+#define SEED		13
 
 static const char *prog = "udmabuf-race";
 
-/* Only the errno names and the number parsers are used here. */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-function"
 #define UDMABUF_HELPERS_PARSE
+#define UDMABUF_HELPERS_MAP
 #include "udmabuf-helpers.h"
 #pragma GCC diagnostic pop
 
@@ -184,11 +185,6 @@ static int round_run(const struct race *r, int round)
 	return failed ? -1 : granted;
 }
 
-static unsigned char fill_byte(size_t i)
-{
-	return (unsigned char)(i * 7 + 13);
-}
-
 static int wait_line(void)
 {
 	char line[64];
@@ -202,7 +198,7 @@ static int cmd_splice_hold(int argc, char **argv)
 	uint64_t size, keep;
 	unsigned char *map, *copy;
 	struct iovec iov;
-	size_t i, got = 0;
+	size_t got = 0;
 	uint32_t alloc = 0;
 	int dev, p[2];
 	ssize_t n;
@@ -224,8 +220,7 @@ static int cmd_splice_hold(int argc, char **argv)
 	map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, req.fd, 0);
 	if (map == MAP_FAILED)
 		return report_setup_errno("mmap", "buffer", errno);
-	for (i = 0; i < keep; i++)
-		map[i] = fill_byte(i);
+	map_fill(map, 0, keep, SEED);
 	if (pipe2(p, O_CLOEXEC))
 		return report_setup_errno("pipe", "", errno);
 	if (fcntl(p[1], F_SETPIPE_SZ, (int)keep) < 0)
@@ -250,11 +245,8 @@ static int cmd_splice_hold(int argc, char **argv)
 			return report_setup_errno("read", "pipe", n ? errno : EIO);
 		got += n;
 	}
-	for (i = 0; i < keep; i++)
-		if (copy[i] != fill_byte(i)) {
-			printf("mismatch at %zu\n", i);
-			return EXIT_REFUSED;
-		}
+	if (map_check(copy, 0, keep, SEED, "the pipe"))
+		return EXIT_REFUSED;
 	close(p[0]);
 	close(p[1]);
 	printf("drained\n");
