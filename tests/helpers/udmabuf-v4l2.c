@@ -239,11 +239,6 @@ static int setup_video(struct cap *c)
 
 static int udmabuf_sync(struct cap *c, unsigned int i, int for_cpu)
 {
-	struct udmabuf_cfs_sync s = {
-		.offset = (uint64_t)i * c->region,
-		.size = c->region,
-		.direction = UDMABUF_CFS_DIR_FROM_DEVICE,
-	};
 	struct dma_buf_sync ds = {
 		.flags = (for_cpu ? DMA_BUF_SYNC_START : DMA_BUF_SYNC_END) |
 			 DMA_BUF_SYNC_RW,
@@ -255,8 +250,8 @@ static int udmabuf_sync(struct cap *c, unsigned int i, int for_cpu)
 			return report_errno(errno);
 		return 0;
 	}
-	if (xioctl(c->fd, for_cpu ? UDMABUF_CFS_IOC_SYNC_FOR_CPU :
-				    UDMABUF_CFS_IOC_SYNC_FOR_DEVICE, &s))
+	if (sync_ioctl(c->fd, for_cpu, (uint64_t)i * c->region, c->region,
+		       UDMABUF_CFS_DIR_FROM_DEVICE, 0))
 		return report_errno(errno);
 	return 0;
 }
