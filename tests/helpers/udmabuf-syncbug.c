@@ -48,9 +48,6 @@
 #include <linux/dma-buf.h>
 #include <linux/udmabuf-cfs.h>
 
-#define EXIT_SYSCALL	1
-#define EXIT_USAGE	64
-
 static const char *prog = "udmabuf-syncbug";
 
 #pragma GCC diagnostic push
@@ -62,18 +59,12 @@ static const char *prog = "udmabuf-syncbug";
 /* The largest cache line of the SoCs the checker stands in for. */
 #define LINE	128
 
-/* The whole buffer for the device, or a range for the CPU. */
-static int to_device(int fd)
+/* [OFFSET, +SIZE) (0: to the end) for the CPU, or for the device. */
+static int sync_for(int fd, int for_cpu, uint64_t offset, uint64_t size)
 {
-	if (sync_ioctl(fd, 0, 0, 0, UDMABUF_CFS_DIR_BIDIRECTIONAL, 0) < 0)
-		return report_setup_errno("sync", "for the device", errno);
-	return 0;
-}
-
-static int to_cpu(int fd, uint64_t offset, uint64_t size)
-{
-	if (sync_ioctl(fd, 1, offset, size, UDMABUF_CFS_DIR_BIDIRECTIONAL, 0) < 0)
-		return report_setup_errno("sync", "for the CPU", errno);
+	if (sync_ioctl(fd, for_cpu, offset, size, UDMABUF_CFS_DIR_BIDIRECTIONAL, 0) < 0)
+		return report_setup_errno("sync", for_cpu ? "for the CPU" :
+					  "for the device", errno);
 	return 0;
 }
 
@@ -148,17 +139,17 @@ int main(int argc, char **argv)
 	if (!strcmp(bug, "no-flush")) {
 		/* The CPU wrote what the device is to read, then... */
 		*word = val;
-		if (fixed && to_device(fd))
+		if (fixed && sync_for(fd, 0, 0, 0))
 			return EXIT_SYSCALL;
 		/* ...the device ran, and the program takes the result. */
-		if (to_cpu(fd, offset, 4096))
+		if (sync_for(fd, 1, offset, 4096))
 			return EXIT_SYSCALL;
 		(void)*word;
 		printf("done\n");
 		return 0;
 	}
 
-	if (to_device(fd))
+	if (sync_for(fd, 0, 0, 0))
 		return EXIT_SYSCALL;
 	/* The device runs now; then the program looks at the result. */
 	if (!strcmp(bug, "split")) {
@@ -166,16 +157,16 @@ int main(int argc, char **argv)
 			uint64_t start = offset & ~(uint64_t)(LINE - 1);
 			uint64_t end = (offset + 100 + LINE - 1) & ~(uint64_t)(LINE - 1);
 
-			if (to_cpu(fd, start, end - start))
+			if (sync_for(fd, 1, start, end - start))
 				return EXIT_SYSCALL;
-		} else if (to_cpu(fd, offset, 100)) {
+		} else if (sync_for(fd, 1, offset, 100)) {
 			return EXIT_SYSCALL;
 		}
 		(void)*word;
 		printf("done\n");
 		return 0;
 	}
-	if (fixed && to_cpu(fd, 0, 0))
+	if (fixed && sync_for(fd, 1, 0, 0))
 		return EXIT_SYSCALL;
 
 	if (!strcmp(bug, "load")) {
