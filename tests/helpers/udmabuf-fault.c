@@ -105,7 +105,7 @@ struct target_ops {
 	const char *what;
 	bool (*prepare)(struct target *t);	/* outside the armed window */
 	int (*call)(struct target *t);		/* 0 or errno */
-	void (*after)(struct target *t);
+	void (*after)(struct target *t);	/* prepare and after: optional */
 	bool (*works)(struct target *t);	/* the result of a success */
 	int (*undo)(struct target *t);		/* 0 or errno */
 	bool (*clean)(struct target *t);	/* nothing left of a failure */
@@ -352,17 +352,6 @@ static bool enable_init(struct target *t, const char *item)
 /* ------------------------------------------------------------------ */
 /* mkdir                                                               */
 
-static bool nothing(struct target *t)
-{
-	(void)t;
-	return true;
-}
-
-static void nothing_after(struct target *t)
-{
-	(void)t;
-}
-
 static int mkdir_call(struct target *t)
 {
 	return mkdir(t->path, 0755) ? errno : 0;
@@ -389,8 +378,7 @@ static int mkdir_undo(struct target *t)
 }
 
 static const struct target_ops mkdir_ops = {
-	"mkdir", nothing, mkdir_call, nothing_after, mkdir_works, mkdir_undo,
-	mkdir_clean,
+	"mkdir", NULL, mkdir_call, NULL, mkdir_works, mkdir_undo, mkdir_clean,
 };
 
 /* ------------------------------------------------------------------ */
@@ -606,10 +594,11 @@ static int run(struct target *t)
 		return EXIT_FAILED;
 	}
 	for (n = 1; n <= MAX_NTH && !failed; n++) {
-		if (!t->ops->prepare(t))
+		if (t->ops->prepare && !t->ops->prepare(t))
 			break;
 		err = call_nth(t, nth, n, &injected);
-		t->ops->after(t);
+		if (t->ops->after)
+			t->ops->after(t);
 		if (err < 0)
 			break;
 		if (!err) {
