@@ -199,20 +199,17 @@ static int read_sysfs_hex(const char *bdf, const char *attr, unsigned long *val)
 {
 	char path[256], text[32];
 	ssize_t r;
-	int fd;
+	int fd, err;
 
 	snprintf(path, sizeof(path), PCI_DEVICES "/%s/%s", bdf, attr);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	r = read(fd, text, sizeof(text) - 1);
-	if (r < 0) {
-		int err = errno;
-
-		close(fd);
-		return -err;
-	}
+	err = errno;
 	close(fd);
+	if (r < 0)
+		return -err;
 	text[r] = '\0';
 	errno = 0;
 	*val = strtoul(text, NULL, 16);
@@ -652,37 +649,34 @@ static int ubuf_open(struct ubuf *b, int o_sync)
 	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
 	uint64_t start, end;
 	void *p;
-	int err, rc;
+	int rc;
 
 	/* "fd:N" too: a process-scoped buffer has no node (process.bats). */
 	b->fd = open_dev_arg(b->dev, O_RDWR | O_CLOEXEC | (o_sync ? O_SYNC : 0));
 	if (b->fd < 0)
 		return report_setup_errno("open", b->dev, errno);
 	if (ioctl(b->fd, UDMABUF_CFS_IOC_GET_INFO, &b->info) < 0) {
-		err = errno;
-		close(b->fd);
-		return report_setup_errno("UDMABUF_CFS_IOC_GET_INFO", b->dev, err);
+		rc = report_setup_errno("UDMABUF_CFS_IOC_GET_INFO", b->dev, errno);
+		goto out;
 	}
 #ifdef UDMABUF_CFS_INFO_DMA_DETACHED
 	/* No dma_addr (it reads 0): never let edu write to bus address 0. */
 	if (b->info.flags & UDMABUF_CFS_INFO_DMA_DETACHED) {
-		close(b->fd);
-		return fail(ENODEV, "%s: its DMA device went away (no dma_addr)",
-			    b->dev);
+		rc = fail(ENODEV, "%s: its DMA device went away (no dma_addr)",
+			  b->dev);
+		goto out;
 	}
 #endif
 	if (b->off > b->info.size || b->len > b->info.size - b->off) {
-		close(b->fd);
-		return fail(EINVAL, "%s: range %" PRIu64 "+%" PRIu64
-			    " is not inside the %" PRIu64 "-byte buffer",
-			    b->dev, b->off, b->len, b->info.size);
+		rc = fail(EINVAL, "%s: range %" PRIu64 "+%" PRIu64
+			  " is not inside the %" PRIu64 "-byte buffer",
+			  b->dev, b->off, b->len, b->info.size);
+		goto out;
 	}
 	b->bus = opt_vfio ? opt_iova : b->info.dma_addr;
 	rc = xfer_check(b->bus + b->off, b->len, 0);
-	if (rc) {
-		close(b->fd);
-		return rc;
-	}
+	if (rc)
+		goto out;
 
 	start = b->off & ~(page - 1);
 	end = (b->off + b->len + page - 1) & ~(page - 1);
@@ -690,14 +684,16 @@ static int ubuf_open(struct ubuf *b, int o_sync)
 	p = mmap(NULL, b->map_len, PROT_READ | PROT_WRITE, MAP_SHARED, b->fd,
 		 (off_t)start);
 	if (p == MAP_FAILED) {
-		err = errno;
-		close(b->fd);
-		return report_setup_errno("mmap", b->dev, err);
+		rc = report_setup_errno("mmap", b->dev, errno);
+		goto out;
 	}
 	b->map = p;
 	b->map_off = start;
 	b->at = (volatile uint8_t *)p + (b->off - start);
 	return 0;
+out:
+	close(b->fd);
+	return rc;
 }
 
 /*
