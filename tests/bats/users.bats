@@ -8,8 +8,8 @@
 # rule's group and 0660) and tries every way into the other's: its sysfs
 # attributes (which the rule leaves root's: EACCES; made group-writable by
 # hand, the driver still refuses them: EPERM), its DMA address in sysfs,
-# the sync triggers, a node (it has none), the buffer ioctls of the node it
-# may open, and the descriptor in the owner's process.  A buffer that is not
+# the sync triggers, a node (it has none) and the descriptor in the owner's
+# process (the buffer ioctls of the node reach no buffer: process.bats).  A buffer that is not
 # process-scoped keeps the group's access the rule gives, and root keeps
 # its own.  Every refusal is checked for its errno and for the values it
 # left alone.
@@ -153,42 +153,17 @@ apply_rule() {
 	done <"$RULES"
 }
 
-# spawn_as USER CMD ARGS...: start CMD as USER in the background, killed at
-# teardown; su execs the user's shell, which execs CMD, so BG_PID is CMD's
-# process.  Waits (30 s) for its "ready".
-spawn_as() {
-	local user=$1
-	shift
-	HOLDER_N=$((HOLDER_N + 1))
-	BG_OUT="$BATS_TEST_TMPDIR/holder.$HOLDER_N"
-	# shellcheck disable=SC2016 # expanded by the user's shell
-	su -s /bin/sh -c 'exec "$0" "$@"' -- "$user" "$@" \
-		>"$BG_OUT" 2>&1 </dev/null 3>&- 7>&- 8>&- 9>&- &
-	BG_PID=$!
-	echo "$BG_PID $BG_OUT" >>"$BATS_TEST_TMPDIR/holders"
-	for _ in $(seq 1 600); do
-		grep -qx ready "$BG_OUT" 2>/dev/null && return 0
-		kill -0 "$BG_PID" 2>/dev/null ||
-			fail "$user's $* exited before ready: $(cat "$BG_OUT")"
-		sleep 0.05
-	done
-	fail "$user's $* not ready after 30 s: $(cat "$BG_OUT")"
-}
-
 # user_buffer USER [CMD]: USER allocates a process-scoped buffer of $SZ and
 # keeps it open in a process of its own (CMD, sh -c with the descriptor as
 # $0, ending in a holder that execs; default: "hold", the buffer filled
 # from offset 0 with seed 3, no mapping); the rule runs for its device.  Sets BUF[USER] (the device's name), OWNER_PID[USER] and
 # OWNER_FD[USER] (the buffer's descriptor there).
 user_buffer() {
-	local user=$1 cmd=${2:-"exec $UT hold fd:\$0 0 4096 3 --no-map"} name='' d f link
-	spawn_as "$user" "$PROC" run "$SZ" -- sh -c "$cmd" {}
-	for d in "$CLASS/proc-$BG_PID-"*; do
-		[ -e "$d" ] || continue
-		[ -z "$name" ] || fail "process $BG_PID has more than one buffer: $(ls "$CLASS")"
-		name=${d##*/}
-	done
-	[ -n "$name" ] || fail "$user's process $BG_PID has no buffer in $CLASS: $(ls "$CLASS")"
+	local user=$1 cmd=${2:-"exec $UT hold fd:\$0 0 4096 3 --no-map"} name f link
+	# su execs the user's shell, which execs CMD: BG_PID is CMD's process.
+	# shellcheck disable=SC2016 # expanded by the user's shell
+	spawn_ready su -s /bin/sh -c 'exec "$0" "$@"' -- "$user" "$PROC" run "$SZ" -- sh -c "$cmd" {}
+	name=$(proc_buf "$BG_PID")
 	assert_attr "$CLASS/$name/origin" process
 	for f in /proc/"$BG_PID"/fd/*; do
 		link=$(readlink "$f") || continue
@@ -376,19 +351,6 @@ new_value() {
 	assert_output ""
 }
 
-@test "the buffer ioctls on /dev/udmabuf-cfs, the node both users may open, reach no buffer: ENOTTY" {
-	both_buffers
-	local u op before_a before_b
-	before_a=$(attrs_snapshot "${BUF[alice]}")
-	before_b=$(attrs_snapshot "${BUF[bob]}")
-	for u in alice bob; do
-		for op in info sync export; do
-			user_gets "$u" ENOTTY "$PROC" ioctl "$op"
-		done
-	done
-	assert_attrs_unchanged "${BUF[alice]}" "$before_a"
-	assert_attrs_unchanged "${BUF[bob]}" "$before_b"
-}
 
 @test "the owner gets its buffer's DMA address through GET_INFO, the address root reads, and syncs it through its descriptor" {
 	user_buffer alice "$IO info fd:\$0 && $IO sync fd:\$0 device 0 0 1 && exec $UT hold fd:\$0 0 4096 3 --no-map"

@@ -419,6 +419,52 @@ stop_holder() {
 	mapfile -t lines <<<"$output"
 }
 
+# spawn CMD ARGS...: start CMD in the background as a holder (killed at
+# teardown, stop_holder works on it), without waiting.  Sets BG_PID, BG_OUT.
+spawn() {
+	HOLDER_N=$((HOLDER_N + 1))
+	BG_OUT="$BATS_TEST_TMPDIR/holder.$HOLDER_N"
+	"$@" >"$BG_OUT" 2>&1 </dev/null 3>&- 7>&- 8>&- 9>&- &
+	BG_PID=$!
+	echo "$BG_PID $BG_OUT" >>"$BATS_TEST_TMPDIR/holders"
+}
+
+# wait_line FILE REGEX [PID]: wait (60 s) for a line of FILE matching the
+# extended REGEX, while PID lives; prints it.
+wait_line() {
+	local file=$1 re=$2 pid=${3:-} line
+	for _ in $(seq 1 1200); do
+		line=$(grep -E -m1 -- "$re" "$file" 2>/dev/null) && {
+			echo "$line"
+			return 0
+		}
+		if [ -n "$pid" ] && ! proc_running "$pid"; then
+			fail "process $pid ended before a line /$re/: $(cat "$file")"
+		fi
+		sleep 0.05
+	done
+	fail "no line /$re/ after 60 s: $(cat "$file")"
+}
+
+# spawn_ready CMD ARGS...: spawn, and wait for its "ready" line.
+spawn_ready() {
+	spawn "$@"
+	wait_line "$BG_OUT" '^ready$' "$BG_PID" >/dev/null
+}
+
+# proc_buf PID: the class device of the one process-scoped buffer PID
+# allocated.
+proc_buf() {
+	local d n=0 name=
+	for d in "$CLASS/proc-$1-"*; do
+		[ -e "$d" ] || continue
+		name=${d##*/}
+		n=$((n + 1))
+	done
+	[ "$n" = 1 ] || fail "$n buffers of process $1 in $CLASS: $(ls "$CLASS")"
+	echo "$name"
+}
+
 # proc_running PID: PID is there and has not exited (an exited child is a
 # zombie until its parent waits for it).
 proc_running() {

@@ -59,23 +59,6 @@ node_for_group() {
 	chmod 0660 "$NODE"
 }
 
-# wait_line FILE REGEX PID: wait (60 s) for a line of FILE matching REGEX
-# while PID lives; prints it.
-wait_line() {
-	local file=$1 re=$2 pid=$3 line
-	for _ in $(seq 1 600); do
-		line=$(grep -E -m1 -- "$re" "$file" 2>/dev/null) && {
-			echo "$line"
-			return 0
-		}
-		if ! proc_running "$pid"; then
-			fail "process $pid ended before a line /$re/: $(cat "$file")"
-		fi
-		sleep 0.1
-	done
-	fail "no line /$re/ after 60 s: $(cat "$file")"
-}
-
 process_used() {
 	local v
 	read -r v <"$PARAMS/process_used" || fail "no $PARAMS/process_used"
