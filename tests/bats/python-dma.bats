@@ -130,20 +130,13 @@ py_checked() {
 @test "DMA into a numpy array: edu reads one array and writes another at their physical_address" {
 	edu_ready
 	py_checked <<-'EOF'
-		edu = ["udmabuf-edu", "--pci", os.environ["UDMABUF_EDU"]]
 		dev = "pci/" + os.environ["UDMABUF_EDU"]
-		n = 4032
+		n = EDU_N
 		src = udmabuf.allocate(PAGE, dtype=np.uint8, name="src", dma_device=dev)
 		dst = udmabuf.allocate(2 * PAGE, dtype=np.uint8, name="dst", dma_device=dev)
-		pattern = (np.arange(n, dtype=np.uint32) * 2654435761 >> 13).astype(np.uint8)
-		src[:n] = pattern
-		src.flush(0, n)
-		dst[:] = 0xee
-		dst.flush()
-		assert sh(*edu, "to-dev", hex(src.physical_address), str(n)) == "OK"
 		# Into a view: at the address of its first byte.
 		view = dst[PAGE - 8:]
-		assert sh(*edu, "from-dev", hex(view.physical_address), str(n)) == "OK"
+		pattern = edu_copy(src, dst, view)
 		# All that was given to the device comes back: the view starts 8
 		# bytes before a page, inside a cache line, so an invalidate of the
 		# view alone splits that line (the sync checker reports it: on a
@@ -200,20 +193,13 @@ py_checked() {
 @test "edu DMA into and out of process-scoped arrays bound to edu" {
 	edu_ready
 	py_checked <<-'EOF'
-		edu = ["udmabuf-edu", "--pci", os.environ["UDMABUF_EDU"]]
 		dev = "pci/" + os.environ["UDMABUF_EDU"]
-		n = 4032
+		n = EDU_N
 		src = udmabuf.allocate(PAGE, np.uint8, dev)
 		dst = udmabuf.allocate((2, PAGE), np.uint8, target=dev)
 		assert src.buffer.process_scoped and dst.buffer.process_scoped
-		pattern = (np.arange(n, dtype=np.uint32) * 2654435761 >> 13).astype(np.uint8)
-		src[:n] = pattern
-		src.flush(0, n)
-		dst[:] = 0xee
-		dst.flush()
-		assert sh(*edu, "to-dev", hex(src.physical_address), str(n)) == "OK"
 		view = dst[1]
-		assert sh(*edu, "from-dev", hex(view.physical_address), str(n)) == "OK"
+		pattern = edu_copy(src, dst, view)
 		# The whole row comes back, not only its first n bytes: n ends
 		# inside a cache line where lines are 128 bytes (arm64), and an
 		# invalidate that splits a line is what the sync checker reports.
