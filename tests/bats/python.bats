@@ -216,21 +216,15 @@ except PermissionError as e:
 		# buffer's file is never O_SYNC.
 		assert b.buffer.sync_mode == 5 and cls_attr(b.buffer.name, "sync_mode") == "5"
 		assert not fd_flags(b.buffer.fileno()) & os.O_SYNC
-		c = udmabuf.allocate((4, 4), np.uint8, None, cacheable=0)
-		assert c.cacheable is False and c.buffer.sync_mode == 5
 		d = udmabuf.allocate(16)
 		assert d.dtype == np.uint32 and d.cacheable is True and d.buffer.sync_mode == 1
-		class Overlay:
-		    pass
-		e = udmabuf.allocate(16, "u4", Overlay())
-		assert cls_attr(e.buffer.name, "dma_device") == ""
+		assert cls_attr(d.buffer.name, "dma_device") == ""
 		f = udmabuf.allocate(16, "u4", None, cacheable=False, sync_mode=2)
-		assert f.buffer.sync_mode == 6
-		raises(TypeError, None, udmabuf.allocate, 16, cachable=False)
-		assert len(proc_bufs()) == 6, proc_bufs()
-		for x in (b, c, d, e, f):
+		assert f.buffer.sync_mode == 6 and cls_attr(f.buffer.name, "sync_mode") == "6"
+		assert len(proc_bufs()) == 4, proc_bufs()
+		for x in (b, d, f):
 		    x.freebuffer()
-		del a, b, c, d, e, f, x
+		del a, b, d, f, x
 		gc.collect()
 		assert proc_bufs() == [] and configfs_items() == [], (proc_bufs(), configfs_items())
 		assert process_used() == used0, (process_used(), used0)
@@ -247,26 +241,6 @@ except PermissionError as e:
 		assert a.physical_address == ctl_dma_addr("pyt")
 		raises(ValueError, None, udmabuf.allocate, 16, target=dev, dma_device=dev, name="pyu")
 		assert not item_exists("pyu")
-		print("OK")
-	EOF
-}
-
-@test "with and freebuffer: twice is allowed, a slice frees the whole buffer" {
-	py <<-'EOF'
-		with udmabuf.allocate(64, np.uint8, name="pyb") as a:
-		    assert item_exists("pyb") and type(a) is udmabuf.BufferArray
-		    a[:] = 9
-		assert not item_exists("pyb") and not device_exists("pyb") and (a == 9).all()
-		a.freebuffer()
-		a.close()
-		for f in (lambda: a.physical_address, lambda: a.cpu_physical_address,
-		          lambda: a.coherent, a.sync_to_device, a.sync_from_device):
-		    raises(ValueError, None, f)
-		b = udmabuf.allocate(64, np.uint8, name="pyc")
-		with b[8:16] as v:
-		    assert v.physical_address == b.physical_address + 8
-		assert not item_exists("pyc")
-		b.freebuffer()
 		print("OK")
 	EOF
 }
