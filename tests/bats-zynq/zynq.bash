@@ -69,11 +69,7 @@ zynq_teardown() {
 	local rc=0
 	kill_holders
 	remove_all_items || rc=1
-	kernel_complaints
-	if [ -n "$KMSG_COMPLAINTS" ]; then
-		printf '# teardown: the kernel logged during this test:\n%s\n' "$KMSG_COMPLAINTS" >&2
-		rc=1
-	fi
+	teardown_kmsg_check || rc=1
 	return "$rc"
 }
 

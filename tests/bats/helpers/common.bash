@@ -658,13 +658,17 @@ common_teardown() {
 		printf '# teardown: devices left in %s: %s\n' "$CLASS" "$left" >&2
 		rc=1
 	fi
-	# Name the test during which the kernel complained.
-	kernel_complaints
-	if [ -n "$KMSG_COMPLAINTS" ]; then
-		printf '# teardown: the kernel logged during this test:\n%s\n' "$KMSG_COMPLAINTS" >&2
-		rc=1
-	fi
+	teardown_kmsg_check || rc=1
 	return "$rc"
+}
+
+# teardown_kmsg_check: fail (status 1, the lines on stderr) if the kernel
+# logged a warning during the test: they name the test during which it did.
+teardown_kmsg_check() {
+	kernel_complaints
+	[ -z "$KMSG_COMPLAINTS" ] && return 0
+	printf '# teardown: the kernel logged during this test:\n%s\n' "$KMSG_COMPLAINTS" >&2
+	return 1
 }
 
 # ---------------------------------------------------------------------------
