@@ -12,8 +12,7 @@
 # which fails the run and names the object and the stack that allocated it.
 # (A check of each test's own cost two scans, 40 s on the amd64 debug
 # guest: kmemleak reports an object only from the second scan that finds
-# it unchanged.  The one scan each test made here before missed the test's
-# own leaks.)
+# it unchanged.)
 #
 # Only our own code's allocations are failed, through the stack-trace
 # filters: failslab (silent by design) for allocations made under module
