@@ -174,22 +174,6 @@ py_checked() {
 	EOF
 }
 
-@test "a strided or reversed view syncs the bytes it spans and refuses a byte more" {
-	py <<-'EOF'
-		a = udmabuf.allocate(1024, "u4", name="pyb")
-		# view, the bytes from its lowest to its highest address
-		for v, span in ((a[1::2], 4092), (a[::-1], 4096), (a[900:100:-3], 800 * 4 + 4 - 8),
-		                (a.reshape(32, 32)[::-2, 3], 30 * 128 + 4)):
-		    for f in (v.flush, v.invalidate, v.sync_to_device, v.sync_from_device):
-		        f()
-		        f(0, span)
-		        raises(OSError, "EINVAL", f, 0, span + 1)
-		        raises(OSError, "EINVAL", f, span, 1)
-		    assert not v.flags.c_contiguous
-		print("OK")
-	EOF
-}
-
 @test "edu DMA into and out of process-scoped arrays bound to edu" {
 	edu_ready
 	py_checked <<-'EOF'
