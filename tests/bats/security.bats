@@ -208,11 +208,12 @@ udmabufctl: hint: this needs root"
 # A file root opened, passed to nobody (a buffer of the default mode 0600):
 # these reach the driver, not only open(2).
 
-@test "nobody holding a read-only file root passed reads, maps read-only and gets the address" {
+@test "nobody holding a read-only file root passed reads, maps read-only, syncs and gets the address, but cannot write it, map it writable or export it writable" {
 	make_buf tbuf "$SZ"
 	check "$UT" write-fill /dev/tbuf 0 "$SZ" 31 >/dev/null
-	local fd
+	local fd before
 	exec {fd}</dev/tbuf
+	# The file did reach nobody (so EBADF below is the write's, not fd:N's).
 	nobody_gets OK "$UT" read-verify "fd:$fd" 0 "$SZ" 31
 	nobody_gets OK "$UT" mmap-access-try "fd:$fd" rdonly r 0 "$SZ"
 	run -0 as_nobody "$IO" info "fd:$fd"
@@ -222,17 +223,7 @@ udmabufctl: hint: this needs root"
 	nobody_gets OK "$IO" sync "fd:$fd" cpu 0 0 2
 	run -0 as_nobody env ZC_RDONLY=1 "$ZC" export "fd:$fd" 0 0 rdonly
 	assert_output "OK fd-cloexec=0 mode=rdonly"
-	exec {fd}<&-
-}
-
-@test "nobody holding a read-only file root passed cannot write it, map it writable or export it writable" {
-	make_buf tbuf "$SZ"
-	check "$UT" write-fill /dev/tbuf 0 "$SZ" 32 >/dev/null
-	local fd before
 	before=$(state_snapshot)
-	exec {fd}</dev/tbuf
-	# The file did reach nobody (so EBADF below is the write's, not fd:N's).
-	nobody_gets OK "$UT" read-verify "fd:$fd" 0 4096 32
 	nobody_gets EBADF "$UT" pwrite-try "fd:$fd" 0 16
 	nobody_gets EACCES "$UT" mmap-access-try "fd:$fd" rdonly rw 0 "$SZ"
 	nobody_gets EACCES "$UT" mmap-access-try "fd:$fd" rdonly w 0 "$SZ"
