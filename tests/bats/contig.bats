@@ -307,7 +307,7 @@ place_cycles() {
 # only root's buffers may take it away, not a program's failed request.
 @test "a held range gives way to memory pressure; a program's failed request does not take it" {
 	local held=/sys/module/$MODNAME/parameters/place_held
-	local params=/sys/module/$MODNAME/parameters max
+	local params=/sys/module/$MODNAME/parameters
 	assert_attr "$params/place_hold" 30
 	local addr
 	addr=$(place_fresh cyc) || fail "no range to place at"
@@ -315,11 +315,10 @@ place_cycles() {
 	assert_write OK "$cfs/cyc/enable" 0
 	rmdir "$cfs/cyc"
 	(( $(cat "$held") >= 16 * MiB )) || fail "place_held is $(cat "$held") after a placed buffer went"
-	# A process-scoped request that no memory can satisfy.
-	read -r max <"$params/process_max"
+	# A process-scoped request that no memory can satisfy (common_teardown
+	# puts process_max back).
 	set_attr "$params/process_max" 0x7fffffff000
 	run -1 udmabuf-proc alloc "$(unallocatable_size)" --allocator 2
-	set_attr "$params/process_max" "$max"
 	assert_output ENOMEM
 	(( $(cat "$held") >= 16 * MiB )) || fail "a failed process-scoped request took the hold: place_held $(cat "$held")"
 	# Reclaim (drop_caches runs every shrinker) gives it back.

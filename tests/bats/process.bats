@@ -19,28 +19,11 @@ PROC=udmabuf-proc
 LIB=udmabuf-lib
 IO=udmabuf-ioctl
 ZC=udmabuf-zc
-NODE=/dev/udmabuf-cfs
+PARAMS=/sys/module/$MODNAME/parameters
 SZ=65536
 
-setup() {
-	common_setup || return 1
-	PARAMS=/sys/module/$MODNAME/parameters
-	# Without it (a module before process-scoped buffers), each test fails
-	# on its own.
-	read -r PROCESS_MAX 2>/dev/null <"$PARAMS/process_max" || PROCESS_MAX=
-}
-
-teardown() {
-	# What a test changed, even when it failed half-way.
-	if [ -e "$PARAMS/process_max" ] && [ -n "${PROCESS_MAX:-}" ]; then
-		set_attr "$PARAMS/process_max" "$PROCESS_MAX" || true
-	fi
-	if [ -e "$NODE" ]; then
-		chmod 0600 "$NODE" || true
-		chgrp root "$NODE" || true
-	fi
-	common_teardown
-}
+setup() { common_setup; }
+teardown() { common_teardown; }
 
 # wait_exit PID: a process that is not our child is gone within 10 s.
 wait_exit() {
@@ -312,8 +295,7 @@ kill_owner() {
 # "run" holds the first buffer while the second asks.
 @test "a user at its RLIMIT_MEMLOCK is refused (ENOMEM, the log says why); root, with CAP_IPC_LOCK, is not" {
 	local seq pair="ulimit -l 4096 && exec $PROC run 4M -- $PROC alloc 4096"
-	chgrp nogroup "$NODE"
-	chmod 0660 "$NODE"
+	give_node nogroup
 	assert_outcome OK as_nobody sh -c "ulimit -l 4096 && exec $PROC alloc 4M"
 	seq=$("$UT" kmsg-seq)
 	assert_outcome ENOMEM as_nobody sh -c "$pair"
@@ -482,8 +464,7 @@ memory_cgroup() {
 	run -1 --separate-stderr as_nobody "$LIB" alloc 4096
 	assert_equal "$output" EACCES
 	[[ $stderr == *"group udmabuf"* ]] || fail "message: $stderr"
-	chgrp nogroup "$NODE"
-	chmod 0660 "$NODE"
+	give_node nogroup
 	run -0 --separate-stderr as_nobody "$LIB" roundtrip "$SZ"
 	assert_line "listed with owner OK"
 	assert_line "gone after close OK"

@@ -16,6 +16,7 @@
 # Variables such as cfs come from helpers/common.bash, stderr from bats' run.
 # shellcheck disable=SC2154
 load helpers/common
+load helpers/edu
 load helpers/python
 
 bats_require_minimum_version 1.5.0

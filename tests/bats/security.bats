@@ -232,8 +232,9 @@ udmabufctl: hint: this needs root"
 	# Holding the file gives nothing in sysfs or configfs.
 	nobody_cannot_see_phys tbuf
 	nobody_cannot_configure tbuf
-	exec {fd}<&-
+	# (The file still open: users reads as when the snapshot was taken.)
 	assert_state_unchanged "$before"
+	exec {fd}<&-
 }
 
 @test "nobody holding a read-write file root passed writes, maps and syncs the buffer root sees" {

@@ -19,6 +19,8 @@ cfs=/sys/kernel/config/udmabuf
 CLASS=/sys/class/udmabuf
 MODNAME=udmabuf_cfs
 UT=udmabuf-test
+# The node of process-scoped buffers.
+NODE=/dev/udmabuf-cfs
 : "${UDMABUF_KO:=/lib/udmabuf/udmabuf-cfs.ko}"
 : "${UDMABUF_ARCH:=unknown}"
 
@@ -636,11 +638,30 @@ common_setup() {
 	fi
 	# The last test's teardown left the mark; the first test makes one.
 	read -r KMSG_SEQ 2>/dev/null <"$KMSG_MARK_FILE" || kmsg_mark
+	# For common_teardown to put back (none in a module before
+	# process-scoped buffers, where the tests of them fail on their own).
+	read -r PROCESS_MAX 2>/dev/null <"/sys/module/$MODNAME/parameters/process_max" ||
+		PROCESS_MAX=
+}
+
+# give_node GROUP: /dev/udmabuf-cfs given to GROUP with mode 0660, as the
+# shipped udev rule gives it to udmabuf; common_teardown takes it back.
+give_node() {
+	NODE_GIVEN=1
+	chgrp "$1" "$NODE" && chmod 0660 "$NODE"
 }
 
 common_teardown() {
 	local rc=0 left d
 	kill_holders
+	# What a test changed of process_max and of the node, even when it
+	# failed half-way.
+	if [ -n "${PROCESS_MAX:-}" ] && [ -e "/sys/module/$MODNAME/parameters/process_max" ]; then
+		set_attr "/sys/module/$MODNAME/parameters/process_max" "$PROCESS_MAX" || rc=1
+	fi
+	if [ -n "${NODE_GIVEN:-}" ] && [ -e "$NODE" ]; then
+		chmod 0600 "$NODE" && chgrp root "$NODE" || rc=1
+	fi
 	exec 7>&- 8>&- 9>&-
 	remove_all_items || rc=1
 	if module_loaded && have_param_buffers; then
