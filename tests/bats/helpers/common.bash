@@ -328,13 +328,6 @@ devname() {
 	read -r n <"$cfs/$1/device_name" && printf '%s\n' "$n"
 }
 
-# devpath NAME: /dev path of configfs item NAME.
-devpath() {
-	local n
-	n=$(devname "$1") || return 1
-	printf '/dev/%s\n' "$n"
-}
-
 # node_devnum PATH: "MAJ:MIN" (decimal) of a character device node.
 node_devnum() {
 	local t
