@@ -415,20 +415,6 @@ memory_cgroup() {
 	[ -z "$(ls "$CLASS")" ] || fail "left in $CLASS: $(ls "$CLASS")"
 }
 
-@test "libudmabuf: O_SYNC asks for sync_mode|4, the mapping an O_SYNC open would have" {
-	spawn_ready "$LIB" hold "$SZ" --sync --sync-mode 1
-	local name
-	name=$(proc_buf "$BG_PID")
-	assert_attr "$CLASS/$name/sync_mode" 5
-	stop_holder "$BG_PID"
-	assert_output "$(printf '%s\nintact' "$name")"
-	spawn_ready "$LIB" hold "$SZ"
-	name=$(proc_buf "$BG_PID")
-	assert_attr "$CLASS/$name/sync_mode" 1
-	stop_holder "$BG_PID"
-	wait_gone "$name"
-}
-
 @test "libudmabuf: an O_RDONLY buffer maps read-only and refuses a writable mapping (EACCES)" {
 	assert_outcome EACCES "$LIB" rdonly-map "$SZ"
 	assert_used 0

@@ -21,7 +21,8 @@ load helpers/python
 
 bats_require_minimum_version 1.5.0
 
-@test "allocate makes a configfs buffer whose physical_address is what udmabufctl info says" {
+# (Its addresses, and its slices': python-dma.bats, python/tests.)
+@test "allocate makes a configfs buffer of whole pages, enabled and zeroed, which freebuffer removes" {
 	py <<-'EOF'
 		a = udmabuf.allocate((3, 1000), dtype=np.uint16, name="pyb")
 		assert type(a) is udmabuf.BufferArray and isinstance(a, np.ndarray)
@@ -29,11 +30,6 @@ bats_require_minimum_version 1.5.0
 		assert attr("pyb", "enable") == "1"
 		# 6000 bytes, rounded up to whole pages.
 		assert int(attr("pyb", "size")) == -(-6000 // PAGE) * PAGE, attr("pyb", "size")
-		assert a.physical_address == ctl_dma_addr("pyb"), (hex(a.physical_address), ctl_dma_addr("pyb"))
-		assert a.physical_address == a.buffer.cpu_physical_address
-		assert a.device_address == a.physical_address
-		assert a[1].physical_address == a.physical_address + 2000
-		assert a[:, 10:].physical_address == a.physical_address + 20
 		assert a.buffer.name == "pyb" and a.buffer.path == "/dev/pyb"
 		assert not (a != 0).any(), "a new buffer is not zeroed"
 		a.freebuffer()
