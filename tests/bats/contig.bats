@@ -104,16 +104,6 @@ place_fresh() {
 	return 1
 }
 
-@test "allocator says where the memory came from, and features lists it" {
-	run -0 cat "$cfs/features"
-	[[ ,$output, == *,allocator,* ]] || fail "features: $output"
-	new_item off size=64K
-	assert_empty_attr "$cfs/off/allocator"
-	make_buf small 64K
-	assert_attr "$cfs/small/allocator" page
-	assert_attr "$CLASS/small/allocator" page
-}
-
 # (What allocator refuses: the bad-input catalogue, cfs-49 to cfs-52.)
 @test "allocator, written before enable, asks for one allocator: page, contig or cma; auto for the first that can" {
 	local big
@@ -133,6 +123,7 @@ place_fresh() {
 	assert_empty_attr "$cfs/pick/allocator"
 	assert_write OK "$cfs/pick/enable" 1
 	assert_attr "$CLASS/pick/allocator" page
+	assert_attr "$cfs/pick/allocator" page
 	# The page allocator alone cannot give more than its largest block.
 	new_item onlypage size="$big" allocator=page dma_mask=64
 	assert_write ENOMEM "$cfs/onlypage/enable" 1
