@@ -47,10 +47,7 @@ teardown_file() {
 }
 
 setup() {
-	untrace_helpers
-	zynq_requires_board
-	load_module || return 1
-	kmsg_mark
+	zynq_setup || return 1
 	[ -e "$DMATEST/copy" ] || fail "udmabuf-dmaengine-test is not loaded"
 }
 

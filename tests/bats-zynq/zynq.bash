@@ -63,6 +63,16 @@ zynq_give_back_dt_buffers() {
 	done
 }
 
+# zynq_setup [PARAM=VALUE...]: the per-test setup of these files: skip
+# unless on the board, the module loaded (with the parameters), the kernel
+# log marked.
+zynq_setup() {
+	untrace_helpers
+	zynq_requires_board
+	load_module "$@" || return 1
+	kmsg_mark
+}
+
 # zynq_teardown: the per-test check of these files: holders stopped,
 # configfs items removed, no kernel complaint during the test.
 zynq_teardown() {
