@@ -25,12 +25,7 @@ teardown_file() {
 	zynq_give_back_dt_buffers
 }
 
-setup() {
-	untrace_helpers
-	zynq_requires_board
-	load_module "${PARAMS[@]}" || return 1
-	kmsg_mark
-}
+setup() { zynq_setup "${PARAMS[@]}"; }
 
 teardown() {
 	local rc=0
@@ -94,11 +89,8 @@ assert_seed_run() {
 	done
 }
 
-@test "the seed's test program on udmabuf0: check_buf and clear_buf, without and with O_SYNC, sync_mode 0 to 3, read back what they wrote" {
+@test "the seed's test program on udmabuf0 and the seed's device-tree buffer udmabuf5: check_buf and clear_buf, without and with O_SYNC, sync_mode 0 to 3, read back what they wrote" {
 	assert_seed_run udmabuf0
-}
-
-@test "the seed's test program on the seed's device-tree buffer udmabuf5" {
 	assert_seed_run udmabuf5
 }
 

@@ -63,17 +63,23 @@ zynq_give_back_dt_buffers() {
 	done
 }
 
+# zynq_setup [PARAM=VALUE...]: the per-test setup of these files: skip
+# unless on the board, the module loaded (with the parameters), the kernel
+# log marked.
+zynq_setup() {
+	untrace_helpers
+	zynq_requires_board
+	load_module "$@" || return 1
+	kmsg_mark
+}
+
 # zynq_teardown: the per-test check of these files: holders stopped,
 # configfs items removed, no kernel complaint during the test.
 zynq_teardown() {
 	local rc=0
 	kill_holders
 	remove_all_items || rc=1
-	kernel_complaints
-	if [ -n "$KMSG_COMPLAINTS" ]; then
-		printf '# teardown: the kernel logged during this test:\n%s\n' "$KMSG_COMPLAINTS" >&2
-		rc=1
-	fi
+	teardown_kmsg_check || rc=1
 	return "$rc"
 }
 

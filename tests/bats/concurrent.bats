@@ -20,16 +20,10 @@ ROUNDS=20
 # MiB): a free or movable range has to be found for each.
 BIG=$((16 << 20))
 
-setup() {
-	common_setup || return 1
-	PARAMS=/sys/module/$MODNAME/parameters
-	read -r PROCESS_MAX <"$PARAMS/process_max"
-}
+PARAMS=/sys/module/$MODNAME/parameters
 
-teardown() {
-	set_attr "$PARAMS/process_max" "$PROCESS_MAX" || true
-	common_teardown
-}
+setup() { common_setup; }
+teardown() { common_teardown; }
 
 # enough_memory BYTES: fail unless MemFree is at least four times BYTES,
 # so that every refusal would be the driver's fault.

@@ -50,24 +50,18 @@ assert_example_worked() {
 	refute_line --regexp '^(pcie-dma|pyudmabuf-)'
 }
 
-@test "examples/pcie-dma.c: bus mastering on, a buffer bound to the card, DMA to the card and back" {
-	run -0 pcie-dma "$EDU"
-	assert_example_worked
-}
-
-@test "examples/pcie-dma.py: the same from Python, with allocate(target=...)" {
-	run -0 python3 /usr/bin/pcie-dma.py "$EDU"
-	assert_example_worked
-}
-
-# Each example under the sync checker, as a user checks a program before
-# the board (UDMABUF_SYNC_CHECK: libudmabuf turns it on for every buffer the
-# program makes): it works as before, the checker took the CPU's entries
-# away at its syncs for the device (it was on), and it reported nothing.
-@test "the examples under the sync checker: DMA as before, no missing sync" {
+# Each example (pcie-dma.py: allocate(target=...)) as it is, then under
+# the sync checker, as a user checks a program before the board
+# (UDMABUF_SYNC_CHECK: libudmabuf turns it on for every buffer the program
+# makes): it works as before, the checker took the CPU's entries away at
+# its syncs for the device (it was on), and it reported nothing.
+@test "examples/pcie-dma.c and .py: bus mastering on, a buffer bound to the card, DMA to the card and back; under the sync checker as before, no missing sync" {
 	local seq prog
 	kprobe_add p udmabuf/unmap_range udmabuf_cfs:udmabuf_unmap_range
 	for prog in pcie-dma "python3 /usr/bin/pcie-dma.py"; do
+		# shellcheck disable=SC2086 # the program and its interpreter
+		run -0 $prog "$EDU"
+		assert_example_worked
 		bus_master_off "$EDU"
 		: >"$TRACEFS/trace"
 		seq=$("$UT" kmsg-seq)

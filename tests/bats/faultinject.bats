@@ -12,8 +12,7 @@
 # which fails the run and names the object and the stack that allocated it.
 # (A check of each test's own cost two scans, 40 s on the amd64 debug
 # guest: kmemleak reports an object only from the second scan that finds
-# it unchanged.  The one scan each test made here before missed the test's
-# own leaks.)
+# it unchanged.)
 #
 # Only our own code's allocations are failed, through the stack-trace
 # filters: failslab (silent by design) for allocations made under module
@@ -166,27 +165,22 @@ run_fault() {
 	assert_write OK "$cfs/fbuf/enable" 0
 }
 
-@test "enable fails cleanly, or falls back to the DMA API, when the buffer's page cannot be allocated" {
-	# The page allocator's block failing, dma_alloc_pages() (CMA, or the
-	# page allocator again) is tried: a single injected failure is survived,
-	# and must be met.
-	new_item fbuf size=4096 minor=6
-	arm_buffer_pages
-	MIN_ENOMEM=0 run_fault enable "$cfs/fbuf"
-	fi_restore
-	assert_write OK "$cfs/fbuf/enable" 1
-	assert_device fbuf
-}
-
-@test "enable of a large buffer survives failing page allocations under udmabuf_alloc" {
-	# From CMA where there is one: its allocations may need no page at all.
-	# (A mask below the CMA area would force the page allocator, but the
-	# debug kernel has no ZONE_DMA: 24 bits is ERANGE there.)
-	new_item fbuf size=1M
-	arm_buffer_pages
-	MIN_ENOMEM=0 run_fault enable "$cfs/fbuf"
-	fi_restore
-	assert_write OK "$cfs/fbuf/enable" 1
+# One page: the page allocator's block failing, dma_alloc_pages() (CMA, or
+# the page allocator again) is tried: a single injected failure is
+# survived, and must be met.  1 MiB: from CMA where there is one, whose
+# allocations may need no page at all.  (A mask below the CMA area would
+# force the page allocator, but the debug kernel has no ZONE_DMA: 24 bits
+# is ERANGE there.)
+@test "enable of a page or of 1 MiB fails cleanly, or falls back to the DMA API, when the buffer's pages cannot be allocated" {
+	local size
+	for size in 4096 1M; do
+		new_item "f$size" size="$size"
+		arm_buffer_pages
+		MIN_ENOMEM=0 run_fault enable "$cfs/f$size"
+		fi_restore
+		assert_write OK "$cfs/f$size/enable" 1
+		assert_device "f$size"
+	done
 }
 
 @test "mkdir fails cleanly with ENOMEM at every slab allocation, then works" {

@@ -27,25 +27,20 @@ teardown() { common_teardown; }
 	assert_no_device tbuf
 }
 
-@test "enable=0 while mapped fails with EBUSY and the data stays intact" {
-	start_holder /dev/tbuf 0 "$SZ" 1 --close-fd
-	assert_write EBUSY "$cfs/tbuf/enable" 0
-	assert_attr "$cfs/tbuf/enable" 1
-	assert_device tbuf
-	run "$UT" read-verify /dev/tbuf 0 "$SZ" 1
-	assert_success
-	stop_holder "$HOLDER_PID"
-	assert_success
-	assert_output intact
+@test "enable=0 while mapped, with O_SYNC or without, fails with EBUSY and the data stays intact" {
+	local sync
+	for sync in "" --sync; do
+		start_holder /dev/tbuf 0 "$SZ" 1 ${sync:+"$sync"} --close-fd
+		assert_write EBUSY "$cfs/tbuf/enable" 0
+		assert_attr "$cfs/tbuf/enable" 1
+		assert_device tbuf
+		run "$UT" read-verify /dev/tbuf 0 "$SZ" 1
+		assert_success
+		stop_holder "$HOLDER_PID"
+		assert_success
+		assert_output intact
+	done
 	assert_write OK "$cfs/tbuf/enable" 0
-}
-
-@test "enable=0 while mapped with O_SYNC fails with EBUSY" {
-	start_holder /dev/tbuf 0 "$SZ" 2 --sync --close-fd
-	assert_write EBUSY "$cfs/tbuf/enable" 0
-	stop_holder "$HOLDER_PID"
-	assert_success
-	assert_output intact
 }
 
 @test "rmdir while mapped succeeds and removes the device at once" {
@@ -110,44 +105,33 @@ teardown() { common_teardown; }
 	assert_no_kernel_warnings
 }
 
-@test "rmmod is refused while a disabled configfs item exists" {
+@test "rmmod is refused while an enabled or a disabled configfs item exists" {
+	assert_errno EAGAIN "$UT" rmmod-try "$MODNAME"
+	assert_device tbuf
+	check rmdir "$cfs/tbuf"
 	new_item idle size=4096
 	assert_errno EAGAIN "$UT" rmmod-try "$MODNAME"
 	run module_loaded
 	assert_success
 }
 
-@test "rmmod is refused while an enabled configfs item exists" {
-	assert_errno EAGAIN "$UT" rmmod-try "$MODNAME"
-	assert_device tbuf
-}
-
-@test "rmmod is refused while an fd of a removed buffer is open" {
-	start_holder /dev/tbuf 0 "$SZ" 11 --no-map
+@test "rmmod is refused while an fd or a mapping of a removed buffer is left, and works once it goes, leaving nothing" {
+	local how
 	check rmdir "$cfs/tbuf"
-	assert_errno EAGAIN "$UT" rmmod-try "$MODNAME"
-	stop_holder "$HOLDER_PID"
-	assert_success
-	assert_output intact
-	assert_errno OK "$UT" rmmod-try "$MODNAME"
-}
-
-@test "rmmod is refused while a mapping of a removed buffer exists" {
-	start_holder /dev/tbuf 0 "$SZ" 12 --close-fd
-	check rmdir "$cfs/tbuf"
-	assert_errno EAGAIN "$UT" rmmod-try "$MODNAME"
-	stop_holder "$HOLDER_PID"
-	assert_success
-	assert_output intact
-	assert_errno OK "$UT" rmmod-try "$MODNAME"
-}
-
-@test "rmmod succeeds once every item and user is gone" {
-	check rmdir "$cfs/tbuf"
-	assert_errno OK "$UT" rmmod-try "$MODNAME"
-	[ ! -d "$cfs" ] || fail "$cfs still exists"
-	[ ! -e /sys/class/udmabuf ] || [ -z "$(ls /sys/class/udmabuf)" ] ||
-		fail "class devices left: $(ls /sys/class/udmabuf)"
+	for how in --no-map --close-fd; do
+		make_buf held "$SZ"
+		start_holder /dev/held 0 "$SZ" 11 "$how"
+		check rmdir "$cfs/held"
+		assert_errno EAGAIN "$UT" rmmod-try "$MODNAME"
+		stop_holder "$HOLDER_PID"
+		assert_success
+		assert_output intact
+		assert_errno OK "$UT" rmmod-try "$MODNAME"
+		[ ! -d "$cfs" ] || fail "$cfs still exists"
+		[ ! -e "$CLASS" ] || [ -z "$(ls "$CLASS")" ] ||
+			fail "class devices left: $(ls "$CLASS")"
+		load_module
+	done
 }
 
 # The lowest and highest address of the module's sections, as two 16-digit
@@ -278,30 +262,30 @@ make_and_remove() {
 		udmabuf4 udmabuf5
 }
 
-@test "a stale node of a removed buffer fails to open with ENODEV" {
-	local dev
-	dev=$(cat "$cfs/tbuf/dev")
-	check mknod "$BATS_TEST_TMPDIR/stale" c "${dev%%:*}" "${dev#*:}"
-	assert_errno OK "$UT" open-try "$BATS_TEST_TMPDIR/stale"
-	check rmdir "$cfs/tbuf"
-	assert_errno ENODEV "$UT" open-try "$BATS_TEST_TMPDIR/stale"
+# stale_node: STALE, a node of tbuf's device number made by hand; sets DEV.
+stale_node() {
+	STALE=$BATS_TEST_TMPDIR/stale
+	DEV=$(cat "$cfs/tbuf/dev")
+	rm -f "$STALE"
+	check mknod "$STALE" c "${DEV%%:*}" "${DEV#*:}"
 }
 
-@test "a stale node of a disabled buffer fails to open with ENODEV" {
-	local dev
-	dev=$(cat "$cfs/tbuf/dev")
-	check mknod "$BATS_TEST_TMPDIR/stale" c "${dev%%:*}" "${dev#*:}"
+@test "a stale node of a disabled or a removed buffer fails to open with ENODEV" {
+	stale_node
+	assert_errno OK "$UT" open-try "$STALE"
 	set_attr "$cfs/tbuf/enable" 0
-	assert_errno ENODEV "$UT" open-try "$BATS_TEST_TMPDIR/stale"
+	assert_errno ENODEV "$UT" open-try "$STALE"
+	set_attr "$cfs/tbuf/enable" 1
+	stale_node
+	check rmdir "$cfs/tbuf"
+	assert_errno ENODEV "$UT" open-try "$STALE"
 }
 
 @test "a stale node reaches the new buffer that took its minor" {
-	local dev
-	dev=$(cat "$cfs/tbuf/dev")
-	check mknod "$BATS_TEST_TMPDIR/stale" c "${dev%%:*}" "${dev#*:}"
+	stale_node
 	check rmdir "$cfs/tbuf"
-	make_buf again 8192 minor="${dev#*:}"
+	make_buf again 8192 minor="${DEV#*:}"
 	check "$UT" write-fill /dev/again 0 8192 13
-	run "$UT" read-verify "$BATS_TEST_TMPDIR/stale" 0 8192 13
+	run "$UT" read-verify "$STALE" 0 8192 13
 	assert_success
 }

@@ -66,30 +66,30 @@ assert_reported() {
 	assert_outcome EACCES "$UT" write-attr "$CLASS/plain/sync_violations" 0
 }
 
-@test "a load through a mapping of memory the device owns is reported; after a sync for the CPU it is not" {
-	assert_reported load "CPU load through a mapping" "the device owns it: a sync for the CPU is missing"
-}
-
-@test "a store through a mapping of memory the device owns is reported" {
-	assert_reported store "CPU store through a mapping" "the device owns it: a sync for the CPU is missing"
-}
-
-@test "read() and write() of memory the device owns are reported" {
-	assert_reported read "read\(\)" "the device owns it"
-	assert_reported write "write\(\)" "the device owns it"
-}
-
-@test "get_user_pages() (vmsplice) of memory the device owns is reported" {
-	assert_reported vmsplice "get_user_pages\(\) \(O_DIRECT, vmsplice, a pin\)" "the device owns it"
-}
-
-@test "a sync for the CPU of a range the device was never given is reported (the flush is missing)" {
-	assert_reported no-flush "sync for the CPU" "the device was never given this range"
-}
-
-@test "a sync for the CPU whose end falls inside a cache line is reported at that end" {
-	# [0x3000, 0x3064): the start is on a line, the end 100 bytes on.
-	assert_reported split "sync for the CPU" "its range ends inside a cache line" 0x3064
+# A load or store through a mapping, read(), write(), get_user_pages() of
+# memory the device owns (a dma-buf importer's too, after its
+# DMA_BUF_IOCTL_SYNC END; after START it is not); a sync for the CPU of a
+# range the device was never given (the flush is missing), or whose end
+# falls inside a cache line (split: [0x3000, 0x3064), the end 100 bytes on a
+# line, reported at that end).
+@test "each wrong program is reported, at its offset, with what it missed, and counted; done right it is not" {
+	local bug what missing at
+	while IFS='|' read -r bug what missing at; do
+		# Each on a new buffer, as the program finds it.
+		set_attr "$cfs/sc/enable" 0
+		rmdir "$cfs/sc"
+		make_buf sc "$SZ" sync_check=1
+		assert_reported "$bug" "$what" "$missing" ${at:+"$at"}
+	done <<-'EOF'
+		load|CPU load through a mapping|the device owns it: a sync for the CPU is missing
+		store|CPU store through a mapping|the device owns it: a sync for the CPU is missing
+		read|read\(\)|the device owns it
+		write|write\(\)|the device owns it
+		vmsplice|get_user_pages\(\) \(O_DIRECT, vmsplice, a pin\)|the device owns it
+		no-flush|sync for the CPU|the device was never given this range
+		split|sync for the CPU|its range ends inside a cache line|0x3064
+		dmabuf|CPU load through a mapping|the device owns it
+	EOF
 }
 
 @test "sync_check 2: the access to memory the device owns gets SIGBUS" {
@@ -119,10 +119,6 @@ assert_reported() {
 	[ "$(grep -c 'unmap_range:' "$TRACEFS/trace")" -ge 1 ] ||
 		fail "no unmap_mapping_range() with the checker on"
 	[ "$(violations sc)" -gt 0 ] || fail "not reported with the checker on"
-}
-
-@test "a dma-buf importer's access after its DMA_BUF_IOCTL_SYNC END is reported; after START it is not" {
-	assert_reported dmabuf "CPU load through a mapping" "the device owns it"
 }
 
 @test "a process-scoped buffer asks for the checker in its ALLOC request" {

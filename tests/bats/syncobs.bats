@@ -122,20 +122,16 @@ expect_seen() {
 	expect_sync_calls "$GRP" "$BASE" "$SZ" - "$@"
 }
 
-@test "SYNC_FOR_DEVICE does cache maintenance on exactly its range and direction" {
-	run -0 "$IO" sync /dev/tbuf device 8192 4096 1
-	expect_seen "dev 8192 4096 1"
-	run -0 "$IO" sync /dev/tbuf device 0 0 0
-	expect_seen "dev 0 $SZ 0"
-	run -0 "$IO" sync /dev/tbuf device 100 28 2
-	expect_seen "dev 100 28 2"
-}
-
-@test "SYNC_FOR_CPU does cache maintenance on exactly its range and direction" {
-	run -0 "$IO" sync /dev/tbuf cpu 65536 8192 2
-	expect_seen "cpu 65536 8192 2"
-	run -0 "$IO" sync /dev/tbuf cpu 4096 0 0
-	expect_seen "cpu 4096 $((SZ - 4096)) 0"
+@test "SYNC_FOR_DEVICE and SYNC_FOR_CPU do cache maintenance on exactly their range and direction" {
+	local r
+	# The ioctl's words, then the call it must make (size 0: to the end).
+	for r in "device 8192 4096 1=dev 8192 4096 1" "device 0 0 0=dev 0 $SZ 0" \
+		"device 100 28 2=dev 100 28 2" "cpu 65536 8192 2=cpu 65536 8192 2" \
+		"cpu 4096 0 0=cpu 4096 $((SZ - 4096)) 0"; do
+		# shellcheck disable=SC2086 # four words: DIRECTION OFFSET SIZE DIR
+		run -0 "$IO" sync /dev/tbuf ${r%=*}
+		expect_seen "${r#*=}"
+	done
 }
 
 # dma_line: dma_get_cache_alignment() of this kernel.  arm64 before 6.5:

@@ -73,22 +73,17 @@ HELD='test ! -e /dev/tbuf && test ! -e '"$CLASS"'/tbuf && test "$(udmabuf-test r
 		"test \$(grep -c '^[[:space:]]*vivid\\.0\$' /sys/kernel/debug/dma_buf/bufinfo) -ge 4"
 }
 
-@test "rmdir while vivid holds the dma-bufs: frames keep landing, then the queue lets go (vmalloc)" {
-	need_vivid 0
-	capture /dev/tbuf 4 10 "rmdir $cfs/tbuf && $HELD && $REUSE"
-	assert_no_device tbuf
-	# The queue released the dma-bufs: nothing but the new buffers holds
-	# the module now.
-	remove_all_items || fail "the new buffers could not be removed"
-	unload_module || fail "the module is still held"
-	load_module
-}
-
-@test "rmdir while vivid holds the dma-bufs: frames keep landing, then the queue lets go (dma-contig)" {
-	need_vivid 1
-	capture /dev/tbuf 4 10 "rmdir $cfs/tbuf && $HELD && $REUSE"
-	assert_no_device tbuf
-	remove_all_items || fail "the new buffers could not be removed"
-	unload_module || fail "the module is still held"
-	load_module
+@test "rmdir while vivid holds the dma-bufs: frames keep landing, then the queue lets go (vmalloc, dma-contig)" {
+	local alloc
+	for alloc in 0 1; do
+		[ -d "$cfs/tbuf" ] || make_buf tbuf "$SZ"
+		need_vivid "$alloc"
+		capture /dev/tbuf 4 10 "rmdir $cfs/tbuf && $HELD && $REUSE"
+		assert_no_device tbuf
+		# The queue released the dma-bufs: nothing but the new buffers
+		# holds the module now.
+		remove_all_items || fail "allocators=$alloc: the new buffers could not be removed"
+		unload_module || fail "allocators=$alloc: the module is still held"
+		load_module
+	done
 }

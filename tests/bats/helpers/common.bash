@@ -19,6 +19,8 @@ cfs=/sys/kernel/config/udmabuf
 CLASS=/sys/class/udmabuf
 MODNAME=udmabuf_cfs
 UT=udmabuf-test
+# The node of process-scoped buffers.
+NODE=/dev/udmabuf-cfs
 : "${UDMABUF_KO:=/lib/udmabuf/udmabuf-cfs.ko}"
 : "${UDMABUF_ARCH:=unknown}"
 
@@ -326,13 +328,6 @@ devname() {
 	read -r n <"$cfs/$1/device_name" && printf '%s\n' "$n"
 }
 
-# devpath NAME: /dev path of configfs item NAME.
-devpath() {
-	local n
-	n=$(devname "$1") || return 1
-	printf '/dev/%s\n' "$n"
-}
-
 # node_devnum PATH: "MAJ:MIN" (decimal) of a character device node.
 node_devnum() {
 	local t
@@ -417,6 +412,52 @@ stop_holder() {
 	output=$(grep -vx ready "$out")
 	# shellcheck disable=SC2034 # lines is bats' convention, used by callers
 	mapfile -t lines <<<"$output"
+}
+
+# spawn CMD ARGS...: start CMD in the background as a holder (killed at
+# teardown, stop_holder works on it), without waiting.  Sets BG_PID, BG_OUT.
+spawn() {
+	HOLDER_N=$((HOLDER_N + 1))
+	BG_OUT="$BATS_TEST_TMPDIR/holder.$HOLDER_N"
+	"$@" >"$BG_OUT" 2>&1 </dev/null 3>&- 7>&- 8>&- 9>&- &
+	BG_PID=$!
+	echo "$BG_PID $BG_OUT" >>"$BATS_TEST_TMPDIR/holders"
+}
+
+# wait_line FILE REGEX [PID]: wait (60 s) for a line of FILE matching the
+# extended REGEX, while PID lives; prints it.
+wait_line() {
+	local file=$1 re=$2 pid=${3:-} line
+	for _ in $(seq 1 1200); do
+		line=$(grep -E -m1 -- "$re" "$file" 2>/dev/null) && {
+			echo "$line"
+			return 0
+		}
+		if [ -n "$pid" ] && ! proc_running "$pid"; then
+			fail "process $pid ended before a line /$re/: $(cat "$file")"
+		fi
+		sleep 0.05
+	done
+	fail "no line /$re/ after 60 s: $(cat "$file")"
+}
+
+# spawn_ready CMD ARGS...: spawn, and wait for its "ready" line.
+spawn_ready() {
+	spawn "$@"
+	wait_line "$BG_OUT" '^ready$' "$BG_PID" >/dev/null
+}
+
+# proc_buf PID: the class device of the one process-scoped buffer PID
+# allocated.
+proc_buf() {
+	local d n=0 name=
+	for d in "$CLASS/proc-$1-"*; do
+		[ -e "$d" ] || continue
+		name=${d##*/}
+		n=$((n + 1))
+	done
+	[ "$n" = 1 ] || fail "$n buffers of process $1 in $CLASS: $(ls "$CLASS")"
+	echo "$name"
 }
 
 # proc_running PID: PID is there and has not exited (an exited child is a
@@ -590,11 +631,30 @@ common_setup() {
 	fi
 	# The last test's teardown left the mark; the first test makes one.
 	read -r KMSG_SEQ 2>/dev/null <"$KMSG_MARK_FILE" || kmsg_mark
+	# For common_teardown to put back (none in a module before
+	# process-scoped buffers, where the tests of them fail on their own).
+	read -r PROCESS_MAX 2>/dev/null <"/sys/module/$MODNAME/parameters/process_max" ||
+		PROCESS_MAX=
+}
+
+# give_node GROUP: /dev/udmabuf-cfs given to GROUP with mode 0660, as the
+# shipped udev rule gives it to udmabuf; common_teardown takes it back.
+give_node() {
+	NODE_GIVEN=1
+	chgrp "$1" "$NODE" && chmod 0660 "$NODE"
 }
 
 common_teardown() {
 	local rc=0 left d
 	kill_holders
+	# What a test changed of process_max and of the node, even when it
+	# failed half-way.
+	if [ -n "${PROCESS_MAX:-}" ] && [ -e "/sys/module/$MODNAME/parameters/process_max" ]; then
+		set_attr "/sys/module/$MODNAME/parameters/process_max" "$PROCESS_MAX" || rc=1
+	fi
+	if [ -n "${NODE_GIVEN:-}" ] && [ -e "$NODE" ]; then
+		chmod 0600 "$NODE" && chgrp root "$NODE" || rc=1
+	fi
 	exec 7>&- 8>&- 9>&-
 	remove_all_items || rc=1
 	if module_loaded && have_param_buffers; then
@@ -612,13 +672,17 @@ common_teardown() {
 		printf '# teardown: devices left in %s: %s\n' "$CLASS" "$left" >&2
 		rc=1
 	fi
-	# Name the test during which the kernel complained.
-	kernel_complaints
-	if [ -n "$KMSG_COMPLAINTS" ]; then
-		printf '# teardown: the kernel logged during this test:\n%s\n' "$KMSG_COMPLAINTS" >&2
-		rc=1
-	fi
+	teardown_kmsg_check || rc=1
 	return "$rc"
+}
+
+# teardown_kmsg_check: fail (status 1, the lines on stderr) if the kernel
+# logged a warning during the test: they name the test during which it did.
+teardown_kmsg_check() {
+	kernel_complaints
+	[ -z "$KMSG_COMPLAINTS" ] && return 0
+	printf '# teardown: the kernel logged during this test:\n%s\n' "$KMSG_COMPLAINTS" >&2
+	return 1
 }
 
 # ---------------------------------------------------------------------------

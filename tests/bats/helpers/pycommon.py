@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Shared helpers of tests/bats/python.bats: python3 - <<EOF scripts start
+"""Shared helpers of tests/bats/python.bats and python-dma.bats: python3 - <<EOF scripts start
 with "from pycommon import *" (PYTHONPATH is tests/bats/helpers)."""
 
 import errno
@@ -104,3 +104,21 @@ def assert_no_missing_sync(*arrays):
         assert a.sync_check == udmabuf.SYNC_CHECK_REPORT, (a.buffer.name, a.sync_check)
         assert a.sync_violations == 0, \
             f"{a.buffer.name}: {a.sync_violations} missing syncs (see the kernel log)"
+
+
+EDU_N = 4032
+
+
+def edu_copy(src, dst, view):
+    """QEMU's edu (UDMABUF_EDU) copies a pattern of EDU_N bytes from SRC
+    into VIEW, a view of DST: SRC's first EDU_N bytes (the pattern) and all
+    of DST (0xee) are written and flushed first.  Returns the pattern."""
+    edu = ["udmabuf-edu", "--pci", os.environ["UDMABUF_EDU"]]
+    pattern = (np.arange(EDU_N, dtype=np.uint32) * 2654435761 >> 13).astype(np.uint8)
+    src[:EDU_N] = pattern
+    src.flush(0, EDU_N)
+    dst[:] = 0xee
+    dst.flush()
+    assert sh(*edu, "to-dev", hex(src.physical_address), str(EDU_N)) == "OK"
+    assert sh(*edu, "from-dev", hex(view.physical_address), str(EDU_N)) == "OK"
+    return pattern

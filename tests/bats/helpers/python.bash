@@ -2,12 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # What the Python files (python.bats, python-dma.bats) share: the setup
 # that puts back what a test changed, a non-root user in group udmabuf,
-# the py runner and the edu ready for DMA.  Load after helpers/common.
+# the py runner and the edu ready for DMA.  Load after helpers/common and
+# helpers/edu.
 # Variables such as cfs come from helpers/common.bash, stderr from bats' run.
 # shellcheck disable=SC2154
-ED=udmabuf-edu
-UIO=/sys/bus/pci/drivers/uio_pci_generic
-NODE=/dev/udmabuf-cfs
 # A user for the non-root tests, member of the group udmabuf (made and
 # removed here: the guest's /etc has root and nobody only).
 PYUSER=udmabuf-py
@@ -20,21 +18,12 @@ setup_file() {
 	export PYTHONDONTWRITEBYTECODE=1
 }
 
-setup() {
-	common_setup || return 1
-	PARAMS=/sys/module/$MODNAME/parameters
-	read -r PROCESS_MAX 2>/dev/null <"$PARAMS/process_max" || PROCESS_MAX=
-}
+PARAMS=/sys/module/$MODNAME/parameters
+
+setup() { common_setup; }
 
 teardown() {
-	# What a test changed, even when it failed half-way.
-	if [ -n "${PROCESS_MAX:-}" ]; then
-		set_attr "$PARAMS/process_max" "$PROCESS_MAX" || true
-	fi
-	if [ -e "$NODE" ]; then
-		chmod 0600 "$NODE" || true
-		chgrp root "$NODE" || true
-	fi
+	# The user and group as_pyuser made, even when the test failed half-way.
 	sed -i "/^$PYUSER:/d" /etc/passwd || true
 	sed -i "/^udmabuf:/d" /etc/group || true
 	common_teardown
@@ -55,25 +44,7 @@ as_pyuser() {
 # (group udmabuf, 0660).
 node_for_group() {
 	as_pyuser true
-	chgrp udmabuf "$NODE"
-	chmod 0660 "$NODE"
-}
-
-# wait_line FILE REGEX PID: wait (60 s) for a line of FILE matching REGEX
-# while PID lives; prints it.
-wait_line() {
-	local file=$1 re=$2 pid=$3 line
-	for _ in $(seq 1 600); do
-		line=$(grep -E -m1 -- "$re" "$file" 2>/dev/null) && {
-			echo "$line"
-			return 0
-		}
-		if ! proc_running "$pid"; then
-			fail "process $pid ended before a line /$re/: $(cat "$file")"
-		fi
-		sleep 0.1
-	done
-	fail "no line /$re/ after 60 s: $(cat "$file")"
+	give_node udmabuf
 }
 
 process_used() {
@@ -92,14 +63,9 @@ $(cat)"
 	fi
 }
 
-# The edu at $UDMABUF_EDU bound to uio_pci_generic, as in dma.bats.
+# The edu at $UDMABUF_EDU bound to uio_pci_generic (helpers/edu.bash), and
+# answering.
 edu_ready() {
-	local d=/sys/bus/pci/devices/$UDMABUF_EDU
-	[ -e "$d" ] || echo 1 >/sys/bus/pci/rescan
-	[ -e "$d" ] || fail "no edu at $UDMABUF_EDU"
-	if [ ! -e "$d/driver" ]; then
-		echo "1234 11e8" >"$UIO/new_id" 2>/dev/null || true
-		[ -e "$d/driver" ] || echo "$UDMABUF_EDU" >"$UIO/bind"
-	fi
+	edu_present "$UDMABUF_EDU" || fail "no edu at $UDMABUF_EDU"
 	run -0 "$ED" --pci "$UDMABUF_EDU" probe
 }
