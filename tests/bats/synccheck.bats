@@ -33,6 +33,17 @@ violations() {
 	cat "$CLASS/$1/sync_violations"
 }
 
+# The reports are rate-limited per call site (the kernel's default, 10
+# in 5 s), and that state is the module's: a test that reads them loads
+# the module afresh, so that earlier tests' reports do not use up the
+# burst, and makes its buffer sc again.
+fresh_reports() {
+	remove_all_items
+	unload_module
+	load_module
+	make_buf sc "$SZ" sync_check=1
+}
+
 # assert_reported BUG WHAT MISSING [AT]: the wrong program runs to its
 # end, one more violation is counted, and the log line names the buffer,
 # the offset (AT, default the one the program touched), the process, the
@@ -74,6 +85,7 @@ assert_reported() {
 # line, reported at that end).
 @test "each wrong program is reported, at its offset, with what it missed, and counted; done right it is not" {
 	local bug what missing at
+	fresh_reports
 	while IFS='|' read -r bug what missing at; do
 		# Each on a new buffer, as the program finds it.
 		set_attr "$cfs/sc/enable" 0
@@ -123,6 +135,7 @@ assert_reported() {
 
 @test "a process-scoped buffer asks for the checker in its ALLOC request" {
 	local seq
+	fresh_reports
 	seq=$("$UT" kmsg-seq)
 	run -0 udmabuf-proc run "$SZ" --sync-check 1 -- "$BUG" load "fd:{}" "$OFF"
 	assert_output "done"
@@ -149,6 +162,7 @@ assert_reported() {
 
 @test "memory mapped by its frames (allocator cma) is checked the same way" {
 	local seq
+	fresh_reports
 	make_buf pfn "$SZ" allocator=cma sync_check=1
 	run -0 udmabuf-ioctl info /dev/pfn
 	assert_line pages=0
