@@ -487,6 +487,10 @@ assert d["cam0"]["sync-check"] == "report" and d["cam0"]["sync-violations"] == 3
 assert d["spare"]["sync-check"] == "sigbus" and d["spare"]["sync-violations"] is None, d["spare"]
 assert d["udmabuf0"]["sync-check"] is None and d["udmabuf0"]["sync-violations"] is None
 '
+attrs "$C/cam0" sync_check=3
+out_check "a sync checker mode this tool has no word for is its number" 0 \
+	"info -n -o SYNC-CHECK cam0" "3"
+attrs "$C/cam0" sync_check=1
 err_check "info -J with every name missing prints no JSON, as list prints no table" 1 \
 	"info -J ghost" "udmabufctl: ghost: info: no such buffer"
 run list -J ghost
@@ -1112,10 +1116,11 @@ fi
 # --- odd names: escaped in every output format --------------------------------
 
 ODD=$(printf 't\tn\ns p\\q"')	# tab, newline, space, backslash, quote
-mkdir "$X/$ODD" "$X/$(printf 'bad\377')"	# \377: not UTF-8
-for d in "$X/$ODD" "$X/$(printf 'bad\377')"; do
-	attrs "$d" size=4096 enable=0
+# \377: not UTF-8; café: 5 bytes, 4 columns
+for d in "$ODD" "$(printf 'bad\377')" café abcde; do
+	attrs "$X/$d" size=4096 enable=0
 done
+attrs "$X/$ODD" device_name=odd sync_check=0
 LC_ALL=C run list -o NAME,SIZE "$ODD"
 status_is 0 && out_is 'NAME             SIZE
 t\x09n\x0as p\q"   4K'
@@ -1145,7 +1150,19 @@ d = json.load(open(sys.argv[1], encoding="utf-8"))["buffers"]
 names = [b["name"] for b in d]
 assert "bad\ufffd" in names and "t\tn\ns p\\q\"" in names, names
 '
-rm -r "${X:?}/$ODD" "${X:?}/$(printf 'bad\377')"
+LC_ALL=C.UTF-8 table_check "table columns are aligned by display width" 0 \
+	"list -n -o NAME,SIZE café abcde" \
+"abcde   4K
+café    4K"
+out_check "save escapes a name, writes a device_name not the item's, no sync_check off or unknown" 0 \
+	"save -" \
+"# udmabuf buffers, written by 'udmabufctl save' (udmabufctl 0.1.0).
+# One buffer per line: NAME ATTR=VALUE...; read by 'udmabufctl restore'.
+abcde size=4096 enable=0
+bad\xff size=4096 enable=0
+caf\xc3\xa9 size=4096 enable=0
+t\x09n\x0as\x20p\x5cq\" size=4096 device_name=odd enable=0"
+rm -r "${X:?}/$ODD" "${X:?}/$(printf 'bad\377')" "$X/café" "$X/abcde"
 UDMABUF_CONFIGFS_DIR=$C
 UDMABUF_SYSFS_DIR=$S
 
