@@ -38,7 +38,7 @@
  *    device node there (a file of the item's size named by its device_name,
  *    else by the item), unless one exists; writing 0 removes it.
  *
- * Only for dynamically linked binaries; test-cli.sh checks that it works.
+ * Only for dynamically linked binaries.
  */
 #define _GNU_SOURCE
 #undef _FORTIFY_SOURCE		/* it would define open() inline */

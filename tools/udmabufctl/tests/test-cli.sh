@@ -5,16 +5,16 @@
 # tree of plain files laid out like configfs and sysfs (no kernel involved;
 # the real behaviour is tested in the guest by tests/bats/udmabufctl.bats).
 #
-# usage: test-cli.sh PATH/TO/udmabufctl [PATH/TO/fake-configfs.so]   (prints TAP)
+# usage: test-cli.sh PATH/TO/udmabufctl PATH/TO/fake-configfs.so   (prints TAP)
 #
-# With fake-configfs.so (LD_PRELOAD), whole creates run in a fake tree as
-# well: it gives the plain files configfs' semantics and can fail a write
-# with an errno, as the kernel would (see fake-configfs.c).
+# With fake-configfs.so (LD_PRELOAD; udmabufctl must be linked dynamically),
+# whole creates run in a fake tree as well: it gives the plain files
+# configfs' semantics and can fail a write with an errno, as the kernel
+# would (see fake-configfs.c).
 
 set -u
 BIN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-SHIM=
-[ -n "${2:-}" ] && SHIM=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")
+SHIM=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")
 T=$(mktemp -d "${TMPDIR:-/tmp}/udmabufctl-test.XXXXXX")
 trap 'rm -rf "$T"' EXIT INT TERM
 T=$(cd "$T" && pwd -P)	# as /proc/self/fd shows it, for fake-configfs.so
@@ -36,9 +36,8 @@ not_ok() {
 # run CMD...: runs udmabufctl, sets $rc
 run() { "$BIN" "$@" >"$OUT" 2>"$ERR"; rc=$?; }
 # run_fake CMD...: the same with fake-configfs.so, its log $T/writes
-# emptied first; nothing when it does not work here (see fake below)
+# emptied first
 run_fake() {
-	[ -n "$works" ] || return 0
 	rm -f "$T/writes"
 	LD_PRELOAD=$SHIM "$BIN" "$@" >"$OUT" 2>"$ERR"
 	rc=$?
@@ -605,42 +604,23 @@ check "create --dma-device without the subsystem reports that, not an old module
 L=$T/live/udmabuf	# a module with dma_device, with fake-configfs.so
 attrs "$L" features=size,minor,device_name,sync_mode,dma_mask,mode,enable,phys_addr,dma_device,dev
 UDMABUF_CONFIGFS_DIR=$L
-works=
-if [ -n "$SHIM" ]; then
-	works=1
-	run_fake create probe --size 4K
-	[ "$rc" -eq 0 ] && [ -f "$L/probe/enable" ] || works=
-	run_fake delete probe
-	[ ! -e "$L/probe" ] || works=
-fi
-# COND; fake NAME: check NAME if fake-configfs.so works, else a skip
-fake() {
-	fake_rc=$?
-	if [ -z "$works" ]; then
-		skip "$1" "needs fake-configfs.so (a dynamically linked udmabufctl)"
-	elif [ "$fake_rc" -eq 0 ]; then
-		ok "$1"
-	else
-		not_ok "$1"
-	fi
-}
 
 run_fake create b1 --size 64K --sync-mode 2 --dma-device pci/0000:00:10.0 sync_mode=3
 status_is 0 && out_is "$D/b1" && [ ! -s "$ERR" ] && printf '%s\n' \
 	size=65536 sync_mode=2 sync_mode=3 dma_device=pci/0000:00:10.0 enable=1 |
 	cmp -s - "$T/writes"
-fake "create --dma-device writes dma_device after the other attributes, then enable"
+check "create --dma-device writes dma_device after the other attributes, then enable"
 run_fake create b2 --size 64K
 status_is 0 && ! grep -q dma_device "$T/writes"
-fake "create without --dma-device does not write dma_device"
+check "create without --dma-device does not write dma_device"
 run_fake create b3 --size 64K --dma-device ""
 status_is 0 && ! grep -q dma_device "$T/writes"
-fake "create --dma-device '' is the module's own device and writes nothing"
+check "create --dma-device '' is the module's own device and writes nothing"
 UDMABUF_CONFIGFS_DIR=$O
 attrs "$O" features=size,enable
 run_fake create old1 --size 64K
 status_is 0 && [ -f "$O/old1/enable" ]
-fake "create without --dma-device still works on a module without the feature"
+check "create without --dma-device still works on a module without the feature"
 UDMABUF_CONFIGFS_DIR=$L
 
 UDMABUF_FAKE_ERRNO=dma_device=EINVAL
@@ -649,19 +629,19 @@ run_fake create b4 --size 64K --dma-device bogus
 status_is 1 && [ ! -s "$OUT" ] && [ ! -e "$L/b4" ] && err_is \
 "udmabufctl: b4: set dma_device: Invalid argument
 udmabufctl: hint: 'bogus' is not BUS/DEVICE, e.g. pci/0000:01:00.0 or platform/a0000000.dma"
-fake "create --dma-device refused with EINVAL says the value is not BUS/DEVICE"
+check "create --dma-device refused with EINVAL says the value is not BUS/DEVICE"
 UDMABUF_FAKE_ERRNO=dma_device=ENODEV
 run_fake create b5 --size 64K --dma-device nosuchbus/dev0
 status_is 1 && [ ! -e "$L/b5" ] && err_is \
 "udmabufctl: b5: set dma_device: No such device
 udmabufctl: hint: there is no bus nosuchbus (see /sys/bus)"
-fake "create --dma-device refused with ENODEV names the unknown bus"
+check "create --dma-device refused with ENODEV names the unknown bus"
 if [ -d /sys/bus/platform ]; then
 	run_fake create b5 --size 64K --dma-device platform/nosuch.dma
 	status_is 1 && [ ! -e "$L/b5" ] && err_is \
 "udmabufctl: b5: set dma_device: No such device
 udmabufctl: hint: there is no device nosuch.dma on bus platform (see /sys/bus/platform/devices)"
-	fake "create --dma-device refused with ENODEV names the missing device of a known bus"
+	check "create --dma-device refused with ENODEV names the missing device of a known bus"
 else
 	skip "create --dma-device refused with ENODEV names the missing device of a known bus" \
 		"no /sys/bus/platform on this host"
@@ -671,7 +651,7 @@ if [ -e /sys/bus/cpu/devices/cpu0 ]; then
 	status_is 1 && [ ! -e "$L/b5" ] && err_is \
 "udmabufctl: b5: set dma_device: No such device
 udmabufctl: hint: the loaded module does not bind buffers to devices of bus cpu"
-	fake "create --dma-device refused with ENODEV for a device that exists blames the bus"
+	check "create --dma-device refused with ENODEV for a device that exists blames the bus"
 else
 	skip "create --dma-device refused with ENODEV for a device that exists blames the bus" \
 		"no /sys/bus/cpu/devices/cpu0 on this host"
@@ -681,7 +661,7 @@ run_fake create b6 --size 64K --dma-device pci/0000:00:10.0
 status_is 1 && [ ! -e "$L/b6" ] && err_is \
 "udmabufctl: b6: enable: Invalid argument
 udmabufctl: hint: is pci/0000:00:10.0 a DMA master? A device without a DMA mask cannot have buffers"
-fake "enable refused with EINVAL for a bound buffer asks whether the device is a DMA master"
+check "enable refused with EINVAL for a bound buffer asks whether the device is a DMA master"
 # ENOMEM: the facts come from this host's /proc, so only their form is fixed.
 UDMABUF_FAKE_ERRNO=enable=ENOMEM
 run_fake create b7 --size 1G
@@ -689,11 +669,11 @@ status_is 1 && [ ! -e "$L/b7" ] && [ "$(wc -l <"$ERR")" -eq 3 ] &&
 	err_has "udmabufctl: b7: enable: Cannot allocate memory" &&
 	grep -Eq '^udmabufctl: hint: no 1G of contiguous memory within the 32-bit DMA mask(: the page allocator.s largest free block is [0-9.]+[BKMG]| \(see dmesg\):) and (there is no CMA area|the CMA area has [0-9.]+[BKMG] of [0-9.]+[BKMG] free)$' "$ERR" &&
 	grep -Eq '^udmabufctl: hint: try a smaller size(, | or )(a larger )?cma=SIZE at boot.* or --dma-mask 64 if the device can address all memory$|^udmabufctl: hint: try a smaller size: 1G is more than' "$ERR"
-fake "enable refused with ENOMEM names the size, the largest free block, CMA, the mask and the fix"
+check "enable refused with ENOMEM names the size, the largest free block, CMA, the mask and the fix"
 run_fake create b7 --size 1T --dma-mask 12 dma_mask=64 size=2T
 status_is 1 && err_has "udmabufctl: hint: no 2T of contiguous memory within the 64-bit DMA mask" &&
 	err_has "udmabufctl: hint: try a smaller size: 2T is more than the " && ! err_has -- "--dma-mask 64"
-fake "the ENOMEM hint takes size and mask from ATTR=VALUE arguments, which are written last"
+check "the ENOMEM hint takes size and mask from ATTR=VALUE arguments, which are written last"
 unset UDMABUF_FAKE_ERRNO
 
 R=$T/restore/udmabuf	# restore wants a tree without buffers
@@ -703,21 +683,21 @@ printf 'r1 size=4096 sync_mode=2 dma_device=pci/0000:00:10.0 enable=1\n' >"$T/bo
 run_fake restore "$T/bound.conf"
 status_is 0 && printf '%s\n' size=4096 sync_mode=2 dma_device=pci/0000:00:10.0 enable=1 |
 	cmp -s - "$T/writes"
-fake "restore writes a saved dma_device last before enable"
+check "restore writes a saved dma_device last before enable"
 printf 'r2 size=4096\n' >"$T/other.conf"
 run_fake restore "$T/other.conf"
 status_is 0 && [ -d "$R/r1" ] && [ -d "$R/r2" ]
-fake "restore creates new names next to existing buffers"
+check "restore creates new names next to existing buffers"
 printf 'r3 size=4096\nr1 size=4096\n' >"$T/clash.conf"
 run_fake restore "$T/clash.conf"
 status_is 1 && [ ! -e "$R/r3" ] && err_has "udmabufctl: r1: restore: File exists" &&
 	! err_has "r2:" && ! err_has "r3:"
-fake "restore refuses a file with a name that exists, naming only that one, and creates nothing"
+check "restore refuses a file with a name that exists, naming only that one, and creates nothing"
 printf 'r4 size=8192 sync_mode=3\n' >"$T/stdin.conf"
 run_fake restore - <"$T/stdin.conf"
 status_is 0 && [ ! -s "$ERR" ] && [ "$(cat "$R/r4/size")" = 8192 ] &&
 	[ "$(cat "$R/r4/sync_mode")" = 3 ]
-fake "restore - creates the buffers read from standard input"
+check "restore - creates the buffers read from standard input"
 
 # --- create --sync-check, UDMABUF_SYNC_CHECK ------------------------------------
 
@@ -727,30 +707,30 @@ UDMABUF_CONFIGFS_DIR=$K
 run_fake create k1 --size 4K --sync-mode 0 --sync-check
 status_is 0 && out_is "$D/k1" && [ ! -s "$ERR" ] &&
 	printf '%s\n' size=4096 sync_mode=0 sync_check=1 enable=1 | cmp -s - "$T/writes"
-fake "create --sync-check writes sync_check=1 (report) after sync_mode"
+check "create --sync-check writes sync_check=1 (report) after sync_mode"
 run_fake create k2 --size 4K --sync-check=sigbus
 status_is 0 && printf '%s\n' size=4096 sync_check=2 enable=1 | cmp -s - "$T/writes"
-fake "create --sync-check=sigbus writes 2"
+check "create --sync-check=sigbus writes 2"
 run_fake create k3 --size 4K --sync-check=off
 status_is 0 && printf '%s\n' size=4096 enable=1 | cmp -s - "$T/writes"
-fake "create --sync-check=off writes nothing: off is the default"
+check "create --sync-check=off writes nothing: off is the default"
 usage_error "create --sync-check takes report, sigbus or off only" \
 	"udmabufctl: invalid sync check '1': use report, sigbus or off" \
 	create k4 --size 4K --sync-check=1
 UDMABUF_SYNC_CHECK=report run_fake create k4 --size 4K
 status_is 0 && printf '%s\n' size=4096 sync_check=1 enable=1 | cmp -s - "$T/writes"
-fake "UDMABUF_SYNC_CHECK=report turns the checker on for create without --sync-check"
+check "UDMABUF_SYNC_CHECK=report turns the checker on for create without --sync-check"
 UDMABUF_SYNC_CHECK=report run_fake create k5 --size 4K --sync-check=sigbus
 status_is 0 && grep -qx sync_check=2 "$T/writes"
-fake "UDMABUF_SYNC_CHECK=report does not lower --sync-check=sigbus"
+check "UDMABUF_SYNC_CHECK=report does not lower --sync-check=sigbus"
 UDMABUF_SYNC_CHECK=yes run_fake create k6 --size 4K
 status_is 1 && [ ! -s "$OUT" ] && [ ! -e "$K/k6" ] && [ ! -e "$T/writes" ] &&
 	err_is "udmabufctl: k6: UDMABUF_SYNC_CHECK='yes' is not report, sigbus or off: Invalid argument"
-fake "a bad UDMABUF_SYNC_CHECK fails create before anything is made, and says why"
+check "a bad UDMABUF_SYNC_CHECK fails create before anything is made, and says why"
 printf 'k7 size=4096 sync_check=2\n' >"$T/check.conf"
 run_fake restore "$T/check.conf"
 status_is 0 && printf '%s\n' size=4096 sync_check=2 enable=1 | cmp -s - "$T/writes"
-fake "restore writes a saved sync_check"
+check "restore writes a saved sync_check"
 printf 'k8 size=4096 sync_check=3\n' >"$T/check3.conf"
 run restore "$T/check3.conf"
 status_is 1 && [ ! -e "$K/k8" ] && err_is "udmabufctl: $T/check3.conf:1: restore: Numerical result out of range
@@ -761,11 +741,11 @@ run_fake create k9 --size 4K --sync-check
 status_is 1 && [ ! -s "$OUT" ] && [ ! -e "$L/k9" ] && err_is \
 "udmabufctl: k9: set sync_check: Operation not supported
 udmabufctl: hint: the loaded udmabuf-cfs module has no sync checker ($L/features does not list sync_check)"
-fake "create --sync-check on a module without the checker: nothing made, and why"
+check "create --sync-check on a module without the checker: nothing made, and why"
 UDMABUF_SYNC_CHECK=sigbus run_fake create k9 --size 4K
 status_is 1 && [ ! -e "$L/k9" ] &&
 	err_has "UDMABUF_SYNC_CHECK asks for it"
-fake "the same asked by UDMABUF_SYNC_CHECK says so"
+check "the same asked by UDMABUF_SYNC_CHECK says so"
 unset UDMABUF_SYNC_CHECK
 UDMABUF_CONFIGFS_DIR=$L
 
@@ -787,17 +767,17 @@ printf 's1 size=4096\ns2 size=4096 enable=0\n' >"$UDMABUF_SAVE_FILE.svc"
 UDMABUF_SAVE_FILE=$UDMABUF_SAVE_FILE.svc run_fake $(unit_cmd ExecStart)
 status_is 0 && [ -d "$U/s1" ] && [ -d "$U/s2" ] && [ ! -s "$ERR" ] &&
 	[ "$(grep -c ' ino=' "$ST")" -eq 2 ]
-fake "the unit's start restores the saved buffers and records them under /run"
+check "the unit's start restores the saved buffers and records them under /run"
 mkdir "$U/late"		# made by someone else while the unit is active
 # shellcheck disable=SC2046
 run_fake $(unit_cmd ExecStop)
 status_is 0 && [ ! -e "$U/s1" ] && [ ! -e "$U/s2" ] && [ -d "$U/byhand" ] &&
 	[ -d "$U/late" ] && [ ! -e "$ST" ] && [ ! -s "$ERR" ]
-fake "the unit's stop deletes what its start made and leaves the other buffers"
+check "the unit's stop deletes what its start made and leaves the other buffers"
 # shellcheck disable=SC2046
 run_fake $(unit_cmd ExecStop)
 status_is 0 && [ -d "$U/byhand" ] && [ ! -s "$ERR" ]
-fake "a second stop, without a record, deletes nothing"
+check "a second stop, without a record, deletes nothing"
 # shellcheck disable=SC2046
 UDMABUF_SAVE_FILE=$UDMABUF_SAVE_FILE.svc run_fake $(unit_cmd ExecStart)
 # s1 deleted and made again by someone else: a directory of its own.
@@ -805,7 +785,7 @@ mkdir "$U/s1.new" && rm -r "$U/s1" && mv "$U/s1.new" "$U/s1"
 # shellcheck disable=SC2046
 run_fake $(unit_cmd ExecStop)
 status_is 0 && [ -d "$U/s1" ] && [ ! -e "$U/s2" ] && [ ! -e "$ST" ]
-fake "stop leaves a buffer of a recorded name that someone else made again"
+check "stop leaves a buffer of a recorded name that someone else made again"
 rmdir "$U/s1"
 # shellcheck disable=SC2046
 UDMABUF_SAVE_FILE=$UDMABUF_SAVE_FILE.svc run_fake $(unit_cmd ExecStart)
@@ -813,15 +793,15 @@ UDMABUF_SAVE_FILE=$UDMABUF_SAVE_FILE.svc run_fake $(unit_cmd ExecStart)
 UDMABUF_FAKE_ERRNO=enable=EBUSY run_fake $(unit_cmd ExecStop)
 status_is 1 && err_has "udmabufctl: s1: delete: Device or resource busy" &&
 	[ "$(grep -v '^#' "$ST" | cut -d' ' -f1 | tr '\n' ' ')" = "s1 s2 " ]
-fake "stop keeps the records of the buffers it could not delete"
+check "stop keeps the records of the buffers it could not delete"
 # shellcheck disable=SC2046
 run_fake $(unit_cmd ExecStop)
 status_is 0 && [ ! -e "$U/s1" ] && [ ! -e "$ST" ] && [ -d "$U/byhand" ]
-fake "the next stop deletes it"
+check "the next stop deletes it"
 printf 'garbage\n' >"$ST"
 UDMABUF_SAVE_FILE=$UDMABUF_SAVE_FILE.svc run_fake restore --state "$ST"
 status_is 1 && err_is "udmabufctl: $ST:1: read: Invalid argument" && [ ! -e "$U/s1" ]
-fake "restore --state with a record it cannot read changes nothing"
+check "restore --state with a record it cannot read changes nothing"
 rm -f "$ST"
 grep -q '^ExecStop=@SBINDIR@/udmabufctl clear --state ' "$SVC" &&
 	! grep -q '^ExecStop=.*clear *$' "$SVC"
@@ -876,7 +856,7 @@ head -c 4096 /dev/zero >"$T/param-dev/udmabuf0"
 UDMABUF_DEV_DIR=$T/param-dev UDMABUF_FAKE_DEV_DIR=$T/param-dev \
 	run_fake sync udmabuf0 --for-cpu
 status_is 0 && [ ! -s "$ERR" ]
-fake "sync, which needs only the device node, works without configfs"
+check "sync, which needs only the device node, works without configfs"
 UDMABUF_CONFIGFS_DIR=$C
 
 # --- sync: the ioctl on the device node, no sysfs attribute ------------------
@@ -904,7 +884,7 @@ UDMABUF_DEV_DIR=$T/ioctl-dev UDMABUF_SYSFS_DIR=$T/nonexistent \
 	run_fake sync cam0 --for-device --offset 4K --length 8K --direction to-device
 status_is 0 && [ ! -s "$ERR" ] && printf '%s\n' ioctl=get_info \
 	"ioctl=sync_for_device 4096 8192 1" | cmp -s - "$T/writes"
-fake "sync opens the device node and issues the sync ioctl, without sysfs"
+check "sync opens the device node and issues the sync ioctl, without sysfs"
 
 # --- the two addresses: DMA-ADDR and CPU-PHYS-ADDR ---------------------------
 
@@ -923,27 +903,27 @@ export UDMABUF_FAKE_DEV_DIR UDMABUF_FAKE_DMA_ADDR UDMABUF_FAKE_PHYS_ADDR
 run_fake list
 status_is 0 && sed -n 1p "$OUT" | grep -q ' DMA-ADDR ' && ! out_has PHYS-ADDR &&
 	[ ! -e "$T/writes" ]
-fake "list shows DMA-ADDR by default, and no CPU-PHYS-ADDR: it opens no device"
+check "list shows DMA-ADDR by default, and no CPU-PHYS-ADDR: it opens no device"
 run_fake list -o NAME,DMA-ADDR,CPU-PHYS-ADDR
 status_is 0 && table_is "NAME     DMA-ADDR           CPU-PHYS-ADDR
 cam0     0x000000003f000000 0x0000000080000000
 spare
 udmabuf0 0x000000003f000000 0x0000000080000000"
-fake "list -o CPU-PHYS-ADDR shows the CPU physical address, DMA-ADDR beside it the DMA address"
+check "list -o CPU-PHYS-ADDR shows the CPU physical address, DMA-ADDR beside it the DMA address"
 run_fake list -J -o NAME,DMA-ADDR,CPU-PHYS-ADDR cam0
 status_is 0 && out_has '"dma-addr": "0x000000003f000000"' &&
 	out_has '"cpu-phys-addr": "0x0000000080000000"' && ! out_has '"phys-addr"'
-fake "JSON: dma-addr is the DMA address, cpu-phys-addr the CPU physical address"
+check "JSON: dma-addr is the DMA address, cpu-phys-addr the CPU physical address"
 run_fake info cam0
 status_is 0 && grep -qx "dma-addr:        0x000000003f000000" "$OUT" &&
 	grep -qx "cpu-phys-addr:   0x0000000080000000" "$OUT" && [ ! -s "$ERR" ]
-fake "info shows both: dma-addr the DMA address, cpu-phys-addr the CPU physical address"
+check "info shows both: dma-addr the DMA address, cpu-phys-addr the CPU physical address"
 run_fake info -n -o PHYS-ADDR cam0
 status_is 0 && out_is "0x000000003f000000"
-fake "-o PHYS-ADDR, DMA-ADDR's former name, is the DMA address, not the CPU one"
+check "-o PHYS-ADDR, DMA-ADDR's former name, is the DMA address, not the CPU one"
 run_fake info -o NAME,DMA-ADDR cam0
 status_is 0 && [ ! -e "$T/writes" ]
-fake "info without the CPU-PHYS-ADDR column opens no device"
+check "info without the CPU-PHYS-ADDR column opens no device"
 # Without the root-only sysfs phys_addr (a user the node's group lets in),
 # the DMA address comes from GET_INFO too; a detached buffer has none.
 mv "$S/udmabuf0/phys_addr" "$T/phys_addr.saved"
@@ -951,11 +931,11 @@ UDMABUF_FAKE_DMA_ADDR=0x90000000
 run_fake info -n -o DMA-ADDR,CPU-PHYS-ADDR udmabuf0
 status_is 0 && out_is "0x0000000090000000
 0x0000000080000000"
-fake "without sysfs phys_addr, info takes the DMA address from GET_INFO, not the CPU one"
+check "without sysfs phys_addr, info takes the DMA address from GET_INFO, not the CPU one"
 UDMABUF_FAKE_INFO_FLAGS=8 run_fake info -n -o DMA-ADDR,CPU-PHYS-ADDR udmabuf0
 status_is 0 && out_is "-
 0x0000000080000000"
-fake "a buffer whose DMA device went away shows no DMA address, its CPU physical address still"
+check "a buffer whose DMA device went away shows no DMA address, its CPU physical address still"
 mv "$T/phys_addr.saved" "$S/udmabuf0/phys_addr"
 UDMABUF_DEV_DIR=/dev
 unset UDMABUF_FAKE_DEV_DIR UDMABUF_FAKE_DMA_ADDR UDMABUF_FAKE_PHYS_ADDR
@@ -995,14 +975,14 @@ UDMABUF_FAKE_PHYS_ADDR=0x80000000
 export UDMABUF_FAKE_DEV_DIR UDMABUF_FAKE_DMA_ADDR UDMABUF_FAKE_PHYS_ADDR
 run_fake save "$T/placed.conf"
 status_is 0 && [ ! -s "$ERR" ] && sed '/^#/d' "$T/placed.conf" | cmp -s - "$T/placed.expected"
-fake "save writes a placed buffer's CPU physical address as phys_addr, not its DMA address, and a disabled item's placement"
+check "save writes a placed buffer's CPU physical address as phys_addr, not its DMA address, and a disabled item's placement"
 mv "$PD/p0" "$T/p0.node"
 run_fake save "$T/placed.conf"
 mv "$T/p0.node" "$PD/p0"
 status_is 1 &&
 	err_is "udmabufctl: p0: save: read the CPU physical address it is placed at ($PD/p0): No such file or directory" &&
 	sed '/^#/d' "$T/placed.conf" | cmp -s - "$T/placed.expected"
-fake "save fails, keeping the saved file, when a placed buffer's address cannot be read"
+check "save fails, keeping the saved file, when a placed buffer's address cannot be read"
 unset UDMABUF_FAKE_DEV_DIR UDMABUF_FAKE_DMA_ADDR UDMABUF_FAKE_PHYS_ADDR
 UDMABUF_SYSFS_DIR=$S UDMABUF_DEV_DIR=/dev
 # Restore places it again: phys_addr after dma_device (the placement is
@@ -1017,7 +997,7 @@ status_is 0 && [ ! -s "$ERR" ] && printf '%s\n' \
 	dma_device=pci/0000:00:10.0 phys_addr=0x80000000 enable=1 \
 	size=8192 sync_mode=1 dma_mask=64 mode=0600 phys_addr=0x40000000 |
 	cmp -s - "$T/writes"
-fake "restore places saved buffers: phys_addr after dma_device, before enable"
+check "restore places saved buffers: phys_addr after dma_device, before enable"
 printf 'b0 size=4096 phys_addr=0x12g\n' >"$T/badaddr.conf"
 run restore "$T/badaddr.conf"
 status_is 1 && [ ! -e "$PR/b0" ] &&
@@ -1052,13 +1032,13 @@ err_check "info /dev/a fails when no device is called a, even though an item is"
 "udmabufctl: /dev/a: info: no such buffer"
 run_fake delete /dev/b
 status_is 0 && [ ! -e "$X/a" ] && [ -d "$X/b" ]
-fake "delete /dev/b removes the buffer whose device is b, not the item called b"
+check "delete /dev/b removes the buffer whose device is b, not the item called b"
 run_fake delete b ghost
 status_is 2 && [ ! -e "$X/b" ] && err_is "udmabufctl: ghost: delete: no such buffer"
-fake "delete with some names missing deletes the others and exits 2"
+check "delete with some names missing deletes the others and exits 2"
 run_fake delete ghost nope
 status_is 1 && [ "$(wc -l <"$ERR")" -eq 2 ]
-fake "delete with every name missing exits 1"
+check "delete with every name missing exits 1"
 if command -v bash >/dev/null 2>&1; then
 	mkdir "$X/a b" "$X/x\$(touch pwned)"
 	COMP_SRC=$(cd "$(dirname "$0")/.." && pwd)/udmabufctl.bash-completion
@@ -1251,18 +1231,18 @@ check_buf 1 6 65536 malloc
 clear_buf 1 6 65536 malloc
 check_buf 1 7 65536 malloc
 clear_buf 1 7 65536 malloc"
-fake "bench without NAME: the loops without and with O_SYNC for sync_mode 0..3, and the syncs"
+check "bench without NAME: the loops without and with O_SYNC for sync_mode 0..3, and the syncs"
 [ "$(sed -n 's/^ioctl=alloc \([0-9]*\) 2000002 \([0-9]\) .*/\1:\2/p' "$T/writes" | tr '\n' ' ')" = \
 	"65536:1 65536:4 65536:5 65536:6 65536:7 " ] &&
 	grep -qx 'ioctl=sync_for_cpu 0 65536 0' "$T/writes" &&
 	grep -qx 'ioctl=sync_for_device 0 65536 0' "$T/writes"
-fake "bench without NAME allocates a temporary buffer per mapping (O_SYNC: sync_mode | 4) and syncs it whole"
+check "bench without NAME allocates a temporary buffer per mapping (O_SYNC: sync_mode | 4) and syncs it whole"
 run_fake bench --reps 1 --sync-modes none -r -n -o OP,SIZE -b
 status_is 0 && out_is "check_buf 1048576
 clear_buf 1048576
 sync_for_cpu 1048576
 sync_for_device 1048576" && [ "$(grep -c '^ioctl=alloc 1048576 ' "$T/writes")" -eq 1 ]
-fake "bench --sync-modes none: only the cached rows, 1M by default"
+check "bench --sync-modes none: only the cached rows, 1M by default"
 # As the sync checker sees it: each sync for the CPU gives back what a
 # sync for the device gave, and the buffer is the CPU's at the end.
 owner_ok() {
@@ -1272,21 +1252,21 @@ owner_ok() {
 }
 owner_ok &&
 	[ "$(grep -c '^ioctl=sync_for_cpu ' "$T/writes")" -gt 1 ]
-fake "bench hands the buffer over as a program must: no sync for the CPU of what the device never had"
+check "bench hands the buffer over as a program must: no sync for the CPU of what the device never had"
 UDMABUF_SYNC_CHECK=report run_fake bench --reps 1 --sync-modes 1 -r -n -o OP
 status_is 0 && [ "$(grep -c '^ioctl=alloc .* sync_check=1$' "$T/writes")" -eq 2 ] &&
 	[ "$(grep -c '^ioctl=alloc ' "$T/writes")" -eq 2 ] && owner_ok
-fake "UDMABUF_SYNC_CHECK=report: bench's temporary buffers are checked"
+check "UDMABUF_SYNC_CHECK=report: bench's temporary buffers are checked"
 UDMABUF_SYNC_CHECK=on run_fake bench --reps 1 --sync-modes none
 status_is 1 && [ ! -s "$OUT" ] && err_is "udmabufctl: bench: allocate a temporary buffer: Invalid argument
 udmabufctl: hint: udmabuf alloc: UDMABUF_SYNC_CHECK='on' is not report, sigbus or off: Invalid argument"
-fake "a bad UDMABUF_SYNC_CHECK: bench says what is wrong with it"
+check "a bad UDMABUF_SYNC_CHECK: bench says what is wrong with it"
 unset UDMABUF_SYNC_CHECK
 
 run_fake bench bench0 --size 64K --reps 3 -J
 status_is 0 && [ ! -s "$ERR" ] && [ "$(mode_of bench0)" = 2 ]
-fake "bench NAME exits 0 and puts NAME's sync_mode back"
-[ -n "$works" ] && json_check "bench NAME -J: a row per loop and mapping, sync_mode and CACHE as the kernel says, ns and bytes/s" '
+check "bench NAME exits 0 and puts NAME's sync_mode back"
+json_check "bench NAME -J: a row per loop and mapping, sync_mode and CACHE as the kernel says, ns and bytes/s" '
 import json, sys
 d = json.load(open(sys.argv[1]))["benchmarks"]
 keys = {"op", "o-sync", "sync-mode", "cache", "size", "time", "min", "max",
@@ -1315,13 +1295,13 @@ OP="sync_for_cpu" O_SYNC="0" SYNC_MODE="2" CACHE=""
 OP="sync_for_device" O_SYNC="0" SYNC_MODE="2" CACHE=""
 OP="check_buf" O_SYNC="1" SYNC_MODE="3" CACHE="write-combine"
 OP="clear_buf" O_SYNC="1" SYNC_MODE="3" CACHE="write-combine"'
-fake "bench -P -y: pairs with shell names"
+check "bench -P -y: pairs with shell names"
 run_fake bench bench0 --size 8K --reps 1 --sync-modes 1 -r -n -o TIME,MIN,MAX,RATE,BASE-TIME -b
 status_is 0 && [ "$(grep -cEx '[0-9]+ [0-9]+ [0-9]+ [0-9]+ [0-9]+' "$OUT")" -eq 6 ]
-fake "bench -b: times in nanoseconds, rates in bytes/s"
+check "bench -b: times in nanoseconds, rates in bytes/s"
 run_fake bench bench0 --size 8K --reps 1 --sync-modes 1 -r -n -o SIZE,TIME,RATE
 status_is 0 && [ "$(grep -cEx '8K [0-9.]+(ns|us|ms|s) [0-9.]+[BKMGT]/s' "$OUT")" -eq 6 ]
-fake "bench without -b: human sizes, times and rates"
+check "bench without -b: human sizes, times and rates"
 
 printf '6\n' >"$BT/class/udmabuf/bench0/sync_mode"
 run_fake bench bench0 --size 8K --reps 1 --sync-modes 1 -r -n -o OP,O-SYNC,SYNC-MODE
@@ -1331,48 +1311,46 @@ sync_for_cpu 0 2
 sync_for_device 0 2
 check_buf 1 1
 clear_buf 1 1" && [ "$(mode_of bench0)" = 6 ]
-fake "bench of a sync-always NAME (6): the cached rows at 2, sync_mode 6 again after"
+check "bench of a sync-always NAME (6): the cached rows at 2, sync_mode 6 again after"
 printf '2\n' >"$BT/class/udmabuf/bench0/sync_mode"
 
 run_fake bench busy0
 status_is 1 && [ ! -s "$OUT" ] && err_is "udmabufctl: busy0: bench: Device or resource busy
 udmabufctl: hint: busy0 is open or mapped; bench would overwrite its data and change its sync_mode: close it first" &&
 	[ "$(mode_of busy0)" = 2 ]
-fake "bench of a buffer in use is refused (exit 1), its sync_mode untouched"
+check "bench of a buffer in use is refused (exit 1), its sync_mode untouched"
 run_fake bench nosuch
 status_is 1 && [ ! -s "$OUT" ] && err_is "udmabufctl: nosuch: bench: no such buffer"
-fake "bench of a missing buffer says so and exits 1"
+check "bench of a missing buffer says so and exits 1"
 run_fake bench bench0 --size 512K
 status_is 1 && [ ! -s "$OUT" ] &&
 	err_is "udmabufctl: bench0: bench: --size 512K is more than the buffer's 256K" &&
 	[ "$(mode_of bench0)" = 2 ]
-fake "bench --size beyond NAME is refused, nothing changed"
+check "bench --size beyond NAME is refused, nothing changed"
 printf '0\n' >"$BT/config/udmabuf/bench0/enable"
 run_fake bench bench0
 printf '1\n' >"$BT/config/udmabuf/bench0/enable"
 status_is 1 && err_is "udmabufctl: bench0: bench: not enabled"
-fake "bench of a disabled item says it is not enabled"
+check "bench of a disabled item says it is not enabled"
 # Interrupted while it runs: the sync_mode still comes back.
 attrs "$BT/config/udmabuf/big0" enable=1 device_name=big0 size=33554432
 mkdir -p "$BT/class/udmabuf/big0"
 cp "$BT/class/udmabuf/bench0/"* "$BT/class/udmabuf/big0/"
 attrs "$BT/class/udmabuf/big0" size=33554432 sync_mode=6
 truncate -s 32M "$BT/dev/big0"
-if [ -n "$works" ]; then
-	LD_PRELOAD=$SHIM "$BIN" bench big0 --size 32M --reps 100 >"$OUT" 2>"$ERR" &
-	pid=$!
-	# The rows without O_SYNC set sync_mode 2 first.
-	for _ in $(seq 1 100); do
-		[ "$(mode_of big0)" = 2 ] && break
-		sleep 0.05
-	done
-	sleep 0.2
-	kill -TERM "$pid"
-	wait "$pid"; rc=$?
-fi
+LD_PRELOAD=$SHIM "$BIN" bench big0 --size 32M --reps 100 >"$OUT" 2>"$ERR" &
+pid=$!
+# The rows without O_SYNC set sync_mode 2 first.
+for _ in $(seq 1 100); do
+	[ "$(mode_of big0)" = 2 ] && break
+	sleep 0.05
+done
+sleep 0.2
+kill -TERM "$pid"
+wait "$pid"; rc=$?
 status_is 1 && [ ! -s "$OUT" ] && err_is "udmabufctl: big0: bench: interrupted" &&
 	[ "$(mode_of big0)" = 6 ]
-fake "bench NAME stopped by SIGTERM exits 1 and puts its sync_mode back"
+check "bench NAME stopped by SIGTERM exits 1 and puts its sync_mode back"
 rm -r "$BT/config/udmabuf/big0" "$BT/class/udmabuf/big0" "$BT/dev/big0"
 
 UDMABUF_FAKE_ERRNO=class/sync_mode=EACCES
@@ -1383,20 +1361,20 @@ status_is 1 && [ ! -s "$OUT" ] && ! grep -qs '^ioctl=sync_for' "$T/writes" &&
 	[ "$(head -n 1 "$ERR")" = "udmabufctl: bench0: set sync_mode: Permission denied" ] &&
 	if [ "$(id -u)" -eq 0 ]; then [ "$(wc -l <"$ERR")" -eq 1 ]; else
 		[ "$(sed -n 2p "$ERR")" = "udmabufctl: hint: this needs root" ]; fi
-fake "bench NAME whose sync_mode may not be written fails before measuring"
+check "bench NAME whose sync_mode may not be written fails before measuring"
 run_fake bench bench0 --size 8K --reps 1 --sync-modes none -n -r -o OP
 status_is 0 && [ "$(wc -l <"$OUT")" -eq 4 ]
-fake "bench NAME --sync-modes none needs no write of sync_mode"
+check "bench NAME --sync-modes none needs no write of sync_mode"
 unset UDMABUF_FAKE_ERRNO
 UDMABUF_FAKE_ERRNO=alloc=ENOMEM run_fake bench --size 64M
 status_is 1 && [ ! -s "$OUT" ] && err_is "udmabufctl: bench: allocate a temporary buffer: Cannot allocate memory
 udmabufctl: hint: try a smaller --size, or name an existing buffer"
-fake "bench without NAME: a refused allocation is reported with a hint, exit 1"
+check "bench without NAME: a refused allocation is reported with a hint, exit 1"
 rm "$BT/dev/udmabuf-cfs"
 run_fake bench
 status_is 1 && err_has "udmabufctl: bench: allocate a temporary buffer: No such file or directory" &&
 	err_has "udmabufctl: hint: there is no $BT/dev/udmabuf-cfs"
-fake "bench without /dev/udmabuf-cfs says the module is missing or too old"
+check "bench without /dev/udmabuf-cfs says the module is missing or too old"
 unset UDMABUF_FAKE_DEV_DIR
 UDMABUF_CONFIGFS_DIR=$C UDMABUF_SYSFS_DIR=$S UDMABUF_DEV_DIR=/dev
 
