@@ -109,14 +109,6 @@ class HostTest(TreeTest):
         with self.assertRaises(TypeError):
             udmabuf.allocate(16, dtype="no such dtype")
 
-    def test_allocate_without_the_node_is_file_not_found_naming_it(self):
-        # The default: a process-scoped buffer from DEV_DIR/udmabuf-cfs.
-        with self.assertRaises(FileNotFoundError) as cm:
-            udmabuf.allocate((16,))
-        self.assertEqual(cm.exception.errno, errno.ENOENT)
-        self.assertIn(os.path.join(self.dirs["dev"], "udmabuf-cfs"), str(cm.exception))
-        self.assertEqual(os.listdir(self.dirs["cfs"]), [])
-
     def test_shape_must_be_integers(self):
         for shape in ((2.5,), (2, "3"), 1.0):
             with self.subTest(shape=shape), self.assertRaises(TypeError):
