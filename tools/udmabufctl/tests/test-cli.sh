@@ -1211,10 +1211,6 @@ owner_ok() {
 owner_ok &&
 	[ "$(grep -c '^ioctl=sync_for_cpu ' "$T/writes")" -gt 1 ]
 check "bench hands the buffer over as a program must: no sync for the CPU of what the device never had"
-UDMABUF_SYNC_CHECK=report run_fake bench --reps 1 --sync-modes 1 -r -n -o OP
-status_is 0 && [ "$(grep -c '^ioctl=alloc .* sync_check=1$' "$T/writes")" -eq 2 ] &&
-	[ "$(grep -c '^ioctl=alloc ' "$T/writes")" -eq 2 ] && owner_ok
-check "UDMABUF_SYNC_CHECK=report: bench's temporary buffers are checked"
 UDMABUF_SYNC_CHECK=on run_fake bench --reps 1 --sync-modes none
 status_is 1 && [ ! -s "$OUT" ] && err_is "udmabufctl: bench: allocate a temporary buffer: Invalid argument
 udmabufctl: hint: udmabuf alloc: UDMABUF_SYNC_CHECK='on' is not report, sigbus or off: Invalid argument"

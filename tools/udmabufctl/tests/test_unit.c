@@ -192,11 +192,6 @@ static void test_columns(void)
 
 	CHECK(parse_columns("name,Size", ids, 64, &n, &bad) == 0 && n == 2 &&
 	      ids[0] == COL_NAME && ids[1] == COL_SIZE_, "-o name,Size");
-	CHECK(parse_columns("+CACHE", ids, 64, &n, &bad) == 0 && n == 3 &&
-	      ids[2] == COL_CACHE, "-o +CACHE appends");
-	CHECK(parse_columns("dma-device", ids, 64, &n, &bad) == 0 && n == 1 &&
-	      ids[0] == COL_DMA_DEVICE && !columns[COL_DMA_DEVICE].is_default,
-	      "-o dma-device, not a default column");
 	CHECK(parse_columns("allocator", ids, 64, &n, &bad) == 0 && n == 1 &&
 	      ids[0] == COL_ALLOCATOR && !columns[COL_ALLOCATOR].is_default &&
 	      columns[COL_ALLOCATOR].fields == UDMABUF_FIELD_ALLOCATOR,
@@ -233,8 +228,6 @@ static void test_shell_names(void)
 			       &bad) == 0 && n == 3 && ids[0] == BCOL_OP &&
 	      ids[1] == BCOL_O_SYNC && ids[2] == BCOL_RATIO,
 	      "bench columns by name and shell name");
-	CHECK(parse_columns_of(&bench_columns, "NAME", ids, 64, &n, &bad) == -EINVAL,
-	      "bench has no NAME column");
 }
 
 static void test_human_time(void)
