@@ -423,18 +423,9 @@ sync of a buffer without a device node names the node|1|sync cam0 --for-cpu|udma
 sync of a missing buffer says there is no such buffer|1|sync ghost --for-cpu|udmabufctl: ghost: sync: no such buffer
 sync of a disabled buffer says it is not enabled|1|sync spare --for-cpu|udmabufctl: spare: sync: not enabled
 EOF
-run info "$D/udmabuf0"
-status_is 0 && out_has "origin:          param"
-check "info accepts a device path and shows a parameter buffer"
-run info spare
-status_is 0 && out_has "dma-device:      -"
-check "info shows - as the DMA device of a buffer on the module's own device"
 run info cam0 nope
 status_is 2 && out_has "name:            cam0"
 check "info with some missing names exits 2"
-run info ghost nope
-status_is 1 && [ ! -s "$OUT" ]
-check "info with every name missing exits 1"
 expect "info shows the sync checker a disabled item will have, - where the module has none" 0 \
 	"info -o NAME,SYNC-CHECK,SYNC-VIOLATIONS spare udmabuf0" \
 "name:            spare
@@ -444,12 +435,6 @@ sync-violations: -
 name:            udmabuf0
 sync-check:      -
 sync-violations: -"
-table_check "list -o SYNC-CHECK,SYNC-VIOLATIONS: the mode and the count" 0 \
-	"list -o NAME,SYNC-CHECK,SYNC-VIOLATIONS" \
-"NAME     SYNC-CHECK SYNC-VIOLATIONS
-cam0     report                   3
-spare    sigbus
-udmabuf0"
 run info -J cam0 spare udmabuf0
 json_check "info -J: sync-check a word, sync-violations a number, null where unknown" '
 import json, sys
