@@ -685,9 +685,12 @@ UDMABUF_CONFIGFS_DIR=$L
 
 SVC=$(cd "$(dirname "$0")/.." && pwd)/udmabuf.service.in
 ST=$T/run/udmabuf/restored
-# unit_cmd KEY: the arguments of the unit's KEY= command, with $ST for /run
-unit_cmd() {
-	sed -n "s|^$1=@SBINDIR@/udmabufctl ||p" "$SVC" | sed "s|/run/udmabuf/restored|$ST|g"
+# unit KEY: run_fake the unit's KEY= command, its arguments split as
+# systemd does, with $ST for /run, the saved buffers $UDMABUF_SAVE_FILE.svc
+unit() {
+	# shellcheck disable=SC2046 # split on purpose
+	UDMABUF_SAVE_FILE=$UDMABUF_SAVE_FILE.svc run_fake $(sed -n \
+		"s|^$1=@SBINDIR@/udmabufctl ||p" "$SVC" | sed "s|/run/udmabuf/restored|$ST|g")
 }
 U=$T/svc/udmabuf
 attrs "$U" features=size,enable
@@ -695,39 +698,31 @@ mkdir -p "$T/run"	# /run exists; restore makes /run/udmabuf
 UDMABUF_CONFIGFS_DIR=$U
 mkdir "$U/byhand"	# made by someone else before the start
 printf 's1 size=4096\ns2 size=4096 enable=0\n' >"$UDMABUF_SAVE_FILE.svc"
-# shellcheck disable=SC2046 # the unit's arguments, split as systemd does
-UDMABUF_SAVE_FILE=$UDMABUF_SAVE_FILE.svc run_fake $(unit_cmd ExecStart)
+unit ExecStart
 status_is 0 && [ -d "$U/s1" ] && [ -d "$U/s2" ] && [ ! -s "$ERR" ] &&
 	[ "$(grep -c ' ino=' "$ST")" -eq 2 ]
 check "the unit's start restores the saved buffers and records them under /run"
 mkdir "$U/late"		# made by someone else while the unit is active
-# shellcheck disable=SC2046
-run_fake $(unit_cmd ExecStop)
+unit ExecStop
 status_is 0 && [ ! -e "$U/s1" ] && [ ! -e "$U/s2" ] && [ -d "$U/byhand" ] &&
 	[ -d "$U/late" ] && [ ! -e "$ST" ] && [ ! -s "$ERR" ]
 check "the unit's stop deletes what its start made and leaves the other buffers"
-# shellcheck disable=SC2046
-run_fake $(unit_cmd ExecStop)
+unit ExecStop
 status_is 0 && [ -d "$U/byhand" ] && [ ! -s "$ERR" ]
 check "a second stop, without a record, deletes nothing"
-# shellcheck disable=SC2046
-UDMABUF_SAVE_FILE=$UDMABUF_SAVE_FILE.svc run_fake $(unit_cmd ExecStart)
+unit ExecStart
 # s1 deleted and made again by someone else: a directory of its own.
 mkdir "$U/s1.new" && rm -r "$U/s1" && mv "$U/s1.new" "$U/s1"
-# shellcheck disable=SC2046
-run_fake $(unit_cmd ExecStop)
+unit ExecStop
 status_is 0 && [ -d "$U/s1" ] && [ ! -e "$U/s2" ] && [ ! -e "$ST" ]
 check "stop leaves a buffer of a recorded name that someone else made again"
 rmdir "$U/s1"
-# shellcheck disable=SC2046
-UDMABUF_SAVE_FILE=$UDMABUF_SAVE_FILE.svc run_fake $(unit_cmd ExecStart)
-# shellcheck disable=SC2046
-UDMABUF_FAKE_ERRNO=enable=EBUSY run_fake $(unit_cmd ExecStop)
+unit ExecStart
+UDMABUF_FAKE_ERRNO=enable=EBUSY unit ExecStop
 status_is 1 && err_has "udmabufctl: s1: delete: Device or resource busy" &&
 	[ "$(grep -v '^#' "$ST" | cut -d' ' -f1 | tr '\n' ' ')" = "s1 s2 " ]
 check "stop keeps the records of the buffers it could not delete"
-# shellcheck disable=SC2046
-run_fake $(unit_cmd ExecStop)
+unit ExecStop
 status_is 0 && [ ! -e "$U/s1" ] && [ ! -e "$ST" ] && [ -d "$U/byhand" ]
 check "the next stop deletes it"
 printf 'garbage\n' >"$ST"
