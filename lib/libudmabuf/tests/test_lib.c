@@ -215,8 +215,9 @@ static void test_open_map_sync(void)
 	put(root, "plain", "not a device");
 	CHECK(udmabuf_open(at(root, "plain"), O_RDWR, &b) == -ENOTTY,
 	      "a file that is not a udmabuf-cfs device is ENOTTY");
-	CHECK(has(udmabuf_last_error(), "not a udmabuf-cfs device"),
-	      "and says so: %s", udmabuf_last_error());
+	CHECK(has(udmabuf_last_error(), at(root, "plain")) &&
+	      has(udmabuf_last_error(), "not a udmabuf-cfs device"),
+	      "and names it and says so: %s", udmabuf_last_error());
 	CHECK(udmabuf_open("buf0", O_WRONLY, &b) == -EINVAL,
 	      "O_WRONLY is refused (a mapping needs read access)");
 
