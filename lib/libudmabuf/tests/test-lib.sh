@@ -24,20 +24,16 @@ n=$(grep -c '^\(not \)\?ok ' "$T/unit.tap")
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 not_ok() { n=$((n + 1)); status=1; echo "not ok $n - $1"; sed 's/^/#   /' "$T/out"; }
 
-# example ARGS...: the example in the fake tree $T/ex, its output $T/out
-C=$T/ex/config/udmabuf
-example() {
-	UDMABUF_CONFIGFS_DIR=$C UDMABUF_SYSFS_DIR=$T/ex/class/udmabuf \
-		UDMABUF_DEV_DIR=$T/ex/dev UDMABUF_FAKE_DEV_DIR=$T/ex/dev \
-		UDMABUF_FAKE_LOG=$T/ex/log LD_LIBRARY_PATH=$OUT LD_PRELOAD=$SHIM \
-		"$OUT/examples/udmabuf-example" "$@" >"$T/out" 2>&1
-}
 # The example: create, open, map, flush (for the device, to it) and
 # invalidate (for the CPU, from the device), destroy.
+C=$T/ex/config/udmabuf
 mkdir -p "$C" "$T/ex/class/udmabuf" "$T/ex/dev"
 printf 'size,minor,device_name,sync_mode,dma_mask,mode,dma_device,enable,phys_addr,dev\n' >"$C/features"
 head -c 8192 /dev/zero >"$T/ex/dev/ex0"	# the device node of the buffer to be
-if example --create 8K ex0 &&
+if UDMABUF_CONFIGFS_DIR=$C UDMABUF_SYSFS_DIR=$T/ex/class/udmabuf \
+   UDMABUF_DEV_DIR=$T/ex/dev UDMABUF_FAKE_DEV_DIR=$T/ex/dev \
+   UDMABUF_FAKE_LOG=$T/ex/log LD_LIBRARY_PATH=$OUT LD_PRELOAD=$SHIM \
+   "$OUT/examples/udmabuf-example" --create 8K ex0 >"$T/out" 2>&1 &&
    grep -q "ex0: /dev/ex0, 8192 bytes at DMA address 0x3f000000, not coherent, module fake" "$T/out" &&
    grep -q "wrote, synced and read back 8192 bytes" "$T/out"; then
 	ok "the example creates, maps, syncs and destroys a buffer"
@@ -64,7 +60,10 @@ fi
 # The example's --alloc: a process-scoped buffer from DEV_DIR/udmabuf-cfs.
 : >"$T/ex/dev/udmabuf-cfs"
 rm -f "$T/ex/log"
-if example --alloc 8K &&
+if UDMABUF_CONFIGFS_DIR=$C UDMABUF_SYSFS_DIR=$T/ex/class/udmabuf \
+   UDMABUF_DEV_DIR=$T/ex/dev UDMABUF_FAKE_DEV_DIR=$T/ex/dev \
+   UDMABUF_FAKE_LOG=$T/ex/log LD_LIBRARY_PATH=$OUT LD_PRELOAD=$SHIM \
+   "$OUT/examples/udmabuf-example" --alloc 8K >"$T/out" 2>&1 &&
    grep -q "^proc-[0-9]*-1: process-scoped, 8192 bytes at DMA address 0x3f000000" "$T/out" &&
    grep -q "wrote, synced and read back 8192 bytes" "$T/out" &&
    grep -q "^ioctl=alloc 8192 " "$T/ex/log" &&
