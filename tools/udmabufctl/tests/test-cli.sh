@@ -563,47 +563,27 @@ status_is 0 && [ -f "$O/old1/enable" ]
 check "create without --dma-device still works on a module without the feature"
 UDMABUF_CONFIGFS_DIR=$L
 
-UDMABUF_FAKE_ERRNO=dma_device=EINVAL
-export UDMABUF_FAKE_ERRNO
-run_fake create b4 --size 64K --dma-device bogus
-status_is 1 && [ ! -s "$OUT" ] && [ ! -e "$L/b4" ] && err_is \
-"udmabufctl: b4: set dma_device: Invalid argument
-udmabufctl: hint: 'bogus' is not BUS/DEVICE, e.g. pci/0000:01:00.0 or platform/a0000000.dma"
-check "create --dma-device refused with EINVAL says the value is not BUS/DEVICE"
-UDMABUF_FAKE_ERRNO=dma_device=ENODEV
-run_fake create b5 --size 64K --dma-device nosuchbus/dev0
-status_is 1 && [ ! -e "$L/b5" ] && err_is \
-"udmabufctl: b5: set dma_device: No such device
-udmabufctl: hint: there is no bus nosuchbus (see /sys/bus)"
-check "create --dma-device refused with ENODEV names the unknown bus"
-if [ -d /sys/bus/platform ]; then
-	run_fake create b5 --size 64K --dma-device platform/nosuch.dma
-	status_is 1 && [ ! -e "$L/b5" ] && err_is \
-"udmabufctl: b5: set dma_device: No such device
-udmabufctl: hint: there is no device nosuch.dma on bus platform (see /sys/bus/platform/devices)"
-	check "create --dma-device refused with ENODEV names the missing device of a known bus"
-else
-	skip "create --dma-device refused with ENODEV names the missing device of a known bus" \
-		"no /sys/bus/platform on this host"
-fi
-if [ -e /sys/bus/cpu/devices/cpu0 ]; then
-	run_fake create b5 --size 64K --dma-device cpu/cpu0
-	status_is 1 && [ ! -e "$L/b5" ] && err_is \
-"udmabufctl: b5: set dma_device: No such device
-udmabufctl: hint: the loaded module does not bind buffers to devices of bus cpu"
-	check "create --dma-device refused with ENODEV for a device that exists blames the bus"
-else
-	skip "create --dma-device refused with ENODEV for a device that exists blames the bus" \
-		"no /sys/bus/cpu/devices/cpu0 on this host"
-fi
-UDMABUF_FAKE_ERRNO=enable=EINVAL
-run_fake create b6 --size 64K --dma-device pci/0000:00:10.0
-status_is 1 && [ ! -e "$L/b6" ] && err_is \
-"udmabufctl: b6: enable: Invalid argument
-udmabufctl: hint: is pci/0000:00:10.0 a DMA master? A device without a DMA mask cannot have buffers"
-check "enable refused with EINVAL for a bound buffer asks whether the device is a DMA master"
-# ENOMEM: the facts come from this host's /proc, so only their form is fixed.
+# NAME|UDMABUF_FAKE_ERRNO|--dma-device|the step|its error|the hint|a path the
+# case needs on this host
+while IFS='|' read -r name errno dev step error hint needs <&3; do
+	if [ -n "$needs" ] && [ ! -e "$needs" ]; then
+		skip "$name" "no $needs on this host"
+		continue
+	fi
+	UDMABUF_FAKE_ERRNO=$errno run_fake create b4 --size 64K --dma-device "$dev"
+	status_is 1 && [ ! -s "$OUT" ] && [ ! -e "$L/b4" ] && err_is "udmabufctl: b4: $step: $error
+udmabufctl: hint: $hint"
+	check "$name"
+done 3<<'EOF'
+create --dma-device refused with EINVAL says the value is not BUS/DEVICE|dma_device=EINVAL|bogus|set dma_device|Invalid argument|'bogus' is not BUS/DEVICE, e.g. pci/0000:01:00.0 or platform/a0000000.dma|
+create --dma-device refused with ENODEV names the unknown bus|dma_device=ENODEV|nosuchbus/dev0|set dma_device|No such device|there is no bus nosuchbus (see /sys/bus)|
+create --dma-device refused with ENODEV names the missing device of a known bus|dma_device=ENODEV|platform/nosuch.dma|set dma_device|No such device|there is no device nosuch.dma on bus platform (see /sys/bus/platform/devices)|/sys/bus/platform
+create --dma-device refused with ENODEV for a device that exists blames the bus|dma_device=ENODEV|cpu/cpu0|set dma_device|No such device|the loaded module does not bind buffers to devices of bus cpu|/sys/bus/cpu/devices/cpu0
+enable refused with EINVAL for a bound buffer asks whether the device is a DMA master|enable=EINVAL|pci/0000:00:10.0|enable|Invalid argument|is pci/0000:00:10.0 a DMA master? A device without a DMA mask cannot have buffers|
+EOF
 UDMABUF_FAKE_ERRNO=enable=ENOMEM
+export UDMABUF_FAKE_ERRNO
+# ENOMEM: the facts come from this host's /proc, so only their form is fixed.
 run_fake create b7 --size 1G
 status_is 1 && [ ! -e "$L/b7" ] && [ "$(wc -l <"$ERR")" -eq 3 ] &&
 	err_has "udmabufctl: b7: enable: Cannot allocate memory" &&
