@@ -962,33 +962,22 @@ if command -v bash >/dev/null 2>&1; then
 	comp ""
 	status_is 0 && out_has 'a\ b' && out_has create
 	check "completion of the first word offers the commands and the NAMEs"
-	comp list -o NAME,DMA-
-	status_is 0 && out_is "NAME,DMA-ADDR
-NAME,DMA-MASK
-NAME,DMA-DEVICE"
-	check "completion of -o offers the columns the tool lists with -H"
-	comp bench -o OP,R
-	status_is 0 && out_is "OP,RATE
-OP,RATIO
-OP,REPS"
-	check "completion of bench -o offers bench's columns"
-	comp bench --s
-	status_is 0 && out_is "--size
---sync-modes
---shell"
-	check "completion of bench's options"
-	comp info --sh
-	status_is 0 && out_is "--shell"
-	check "completion of info offers --shell"
-	comp create x --sync-c
-	status_is 0 && out_is "--sync-check"
-	check "completion of create offers --sync-check"
-	# The words as bash breaks "--sync-check=" and "--sync-check=s".
-	comp create x --sync-check =
-	status_is 0 && out_is "report
-sigbus
-off" && comp create x --sync-check = s && status_is 0 && out_is sigbus
-	check "completion of --sync-check= offers report, sigbus and off"
+	# NAME|WORDS (split at blanks)|the completions (split at blanks)
+	while IFS='|' read -r name words want <&3; do
+		# shellcheck disable=SC2086 # split on purpose
+		comp $words
+		# shellcheck disable=SC2086
+		status_is 0 && printf '%s\n' $want | cmp -s - "$OUT"
+		check "$name"
+	done 3<<'EOF'
+completion of -o offers the columns the tool lists with -H|list -o NAME,DMA-|NAME,DMA-ADDR NAME,DMA-MASK NAME,DMA-DEVICE
+completion of bench -o offers bench's columns|bench -o OP,R|OP,RATE OP,RATIO OP,REPS
+completion of bench's options|bench --s|--size --sync-modes --shell
+completion of info offers --shell|info --sh|--shell
+completion of create offers --sync-check|create x --sync-c|--sync-check
+completion of --sync-check= offers report, sigbus and off (bash's words --sync-check =)|create x --sync-check =|report sigbus off
+completion of --sync-check=s offers sigbus|create x --sync-check = s|sigbus
+EOF
 	rmdir "$X/a b" "$X/x\$(touch pwned)"
 fi
 
