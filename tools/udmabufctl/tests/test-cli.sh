@@ -755,9 +755,6 @@ expect "a configfs directory of UDMABUF_CONFIGFS_DIR that does not exist is blam
 	"clear" \
 "udmabufctl: clear: no configfs directory $NOCFS
 udmabufctl: hint: is UDMABUF_CONFIGFS_DIR right?"
-run info -n -o DEVICE udmabuf0
-status_is 1 && err_has "udmabufctl: info: no configfs directory $NOCFS"
-check "info of a parameter buffer needs configfs as well"
 mkdir -p "$T/param-dev"
 head -c 4096 /dev/zero >"$T/param-dev/udmabuf0"
 UDMABUF_DEV_DIR=$T/param-dev UDMABUF_FAKE_DEV_DIR=$T/param-dev \
