@@ -463,12 +463,6 @@ class FakeModuleTest(TreeTest):
             self.assertEqual(cm.exception.errno, errno.EINVAL)
         self.assertEqual(self.syncs(), [])
 
-    def test_views_of_views(self):
-        # (Buffer.array's views: test_buffer_opens_an_existing_buffer_and_leaves_it.)
-        a = udmabuf.allocate((4, 1024), np.uint8)
-        w = a[1:][::2, 8:][0, 16:32]
-        self.assertEqual(w.physical_address, DMA + 1024 + 24)
-
     def test_copies_and_results_are_no_buffer(self):
         a = udmabuf.allocate(16)
         self.assertIs(type(np.array(a)), np.ndarray)
