@@ -38,7 +38,7 @@
  *    device node there (a file of the item's size named by its device_name,
  *    else by the item), unless one exists; writing 0 removes it.
  *
- * Only for dynamically linked binaries; test-cli.sh checks that it works.
+ * Only for dynamically linked binaries.
  */
 #define _GNU_SOURCE
 #undef _FORTIFY_SOURCE		/* it would define open() inline */
@@ -86,28 +86,20 @@ static int sys_open(const char *path, int flags, mode_t mode)
 	return (int)syscall(SYS_openat, AT_FDCWD, path, flags, mode);
 }
 
-static int open_common(const char *path, int flags, va_list ap)
+int open(const char *path, int flags, ...)
 {
 	mode_t mode = 0;
+	va_list ap;
 
+	va_start(ap, flags);
 	if (flags & O_CREAT || (flags & O_TMPFILE) == O_TMPFILE)
 		mode = va_arg(ap, mode_t);
+	va_end(ap);
 	if (under("UDMABUF_CONFIGFS_DIR", path) && (flags & O_ACCMODE) == O_WRONLY) {
 		flags |= O_CREAT | O_TRUNC;
 		mode = 0644;
 	}
 	return sys_open(path, flags, mode);
-}
-
-int open(const char *path, int flags, ...)
-{
-	va_list ap;
-	int fd;
-
-	va_start(ap, flags);
-	fd = open_common(path, flags, ap);
-	va_end(ap);
-	return fd;
 }
 
 int open64(const char *path, int flags, ...) __attribute__((alias("open")));
@@ -240,15 +232,14 @@ int rmdir(const char *path)
 	return (int)syscall(SYS_unlinkat, AT_FDCWD, path, AT_REMOVEDIR);
 }
 
-/* $UDMABUF_SYSFS_DIR/NAME/ATTR, where NAME is PATH's basename. */
-static char *class_attr(const char *path, const char *attr, char *buf,
-			size_t len)
+/* $UDMABUF_SYSFS_DIR/NAME, where NAME is PATH's basename; NULL if unset. */
+static char *class_dir(const char *path, char *buf, size_t len)
 {
 	const char *dir = getenv("UDMABUF_SYSFS_DIR");
 
 	if (!dir || !*dir)
 		return NULL;
-	snprintf(buf, len, "%s%s/%s", dir, strrchr(path, '/'), attr);
+	snprintf(buf, len, "%s%s", dir, strrchr(path, '/'));
 	return buf;
 }
 
@@ -256,19 +247,12 @@ static char *class_attr(const char *path, const char *attr, char *buf,
 static unsigned long long class_number(const char *path, const char *attr,
 				       unsigned long long def)
 {
-	unsigned long long v;
-	char name[PATH_MAX];
-	FILE *f;
+	char dir[PATH_MAX], v[32];
 
-	if (!class_attr(path, attr, name, sizeof(name)))
+	if (!class_dir(path, dir, sizeof(dir)))
 		return def;
-	f = fopen(name, "re");
-	if (!f)
-		return def;
-	if (fscanf(f, "%llu", &v) != 1)
-		v = def;
-	fclose(f);
-	return v;
+	read_sibling(dir, attr, v, sizeof(v));
+	return v[0] >= '0' && v[0] <= '9' ? strtoull(v, NULL, 10) : def;
 }
 
 /* Write the class attribute ATTR of the buffer at PATH, its dir made. */
@@ -277,12 +261,10 @@ static void class_write(const char *path, const char *attr, unsigned int v)
 	char name[PATH_MAX], val[16];
 	int fd;
 
-	if (!class_attr(path, attr, name, sizeof(name)))
+	if (!class_dir(path, name, sizeof(name)))
 		return;
-	*strrchr(name, '/') = '\0';
 	mkdir(name, 0755);
-	strcat(name, "/");
-	strcat(name, attr);
+	snprintf(name + strlen(name), sizeof(name) - strlen(name), "/%s", attr);
 	snprintf(val, sizeof(val), "%u\n", v);
 	fd = sys_open(name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd >= 0) {

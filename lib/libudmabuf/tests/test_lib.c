@@ -215,8 +215,9 @@ static void test_open_map_sync(void)
 	put(root, "plain", "not a device");
 	CHECK(udmabuf_open(at(root, "plain"), O_RDWR, &b) == -ENOTTY,
 	      "a file that is not a udmabuf-cfs device is ENOTTY");
-	CHECK(has(udmabuf_last_error(), "not a udmabuf-cfs device"),
-	      "and says so: %s", udmabuf_last_error());
+	CHECK(has(udmabuf_last_error(), at(root, "plain")) &&
+	      has(udmabuf_last_error(), "not a udmabuf-cfs device"),
+	      "and names it and says so: %s", udmabuf_last_error());
 	CHECK(udmabuf_open("buf0", O_WRONLY, &b) == -EINVAL,
 	      "O_WRONLY is refused (a mapping needs read access)");
 
@@ -561,75 +562,58 @@ static void test_alloc(void)
 	udmabuf_config_free(cfg);
 }
 
-static void size_ok(const char *s, uint64_t want)
-{
-	uint64_t v = 0;
-	int ret = udmabuf_parse_size(s, &v);
-
-	CHECK(ret == 0 && v == want, "size '%s' = %" PRIu64 " (got %d, %" PRIu64 ")",
-	      s, want, ret, v);
-}
-
-static void size_err(const char *s, int err)
-{
-	uint64_t v = 12345;
-	int ret = udmabuf_parse_size(s, &v);
-
-	CHECK(ret == -err && v == 12345, "size '%.*s'%s -> %s (got %d)",
-	      (int)strcspn(s, "\n"), s, strchr(s, '\n') ? " and a newline" : "",
-	      strerror(err), ret);
-}
-
+/* udmabuf_parse_size(): each size and its value, or the errno it gets. */
 static void test_sizes(void)
 {
-	size_ok("0", 0);
-	size_ok("1", 1);
-	size_ok("4096", 4096);
-	size_ok("0x1000", 4096);
-	size_ok("0X1f", 31);
-	size_ok("0xABCdef", 0xabcdef);
-	size_ok("010", 10);			/* decimal, not octal */
-	size_ok("4K", 4096);
-	size_ok("4k", 4096);
-	size_ok("4KiB", 4096);
-	size_ok("1M", 1 << 20);
-	size_ok("1m", 1 << 20);
-	size_ok("3MiB", 3 << 20);
-	size_ok("2G", UINT64_C(2) << 30);
-	size_ok("2g", UINT64_C(2) << 30);
-	size_ok("1GiB", UINT64_C(1) << 30);
-	size_ok("5T", UINT64_C(5) << 40);
-	size_ok("5t", UINT64_C(5) << 40);
-	size_ok("1TiB", UINT64_C(1) << 40);
-	size_ok("0x10K", 16 << 10);
-	size_ok("18446744073709551615", UINT64_MAX);
-	size_ok("0xffffffffffffffff", UINT64_MAX);
-	size_ok("16777215T", UINT64_C(16777215) << 40);
+	static const struct {
+		const char *s;
+		uint64_t want;
+	} good[] = {
+		{ "0", 0 }, { "1", 1 }, { "4096", 4096 }, { "0x1000", 4096 },
+		{ "0X1f", 31 }, { "0xABCdef", 0xabcdef },
+		{ "010", 10 },			/* decimal, not octal */
+		{ "4K", 4096 }, { "4k", 4096 }, { "4KiB", 4096 },
+		{ "1M", 1 << 20 }, { "1m", 1 << 20 }, { "3MiB", 3 << 20 },
+		{ "2G", UINT64_C(2) << 30 }, { "2g", UINT64_C(2) << 30 },
+		{ "1GiB", UINT64_C(1) << 30 }, { "5T", UINT64_C(5) << 40 },
+		{ "5t", UINT64_C(5) << 40 }, { "1TiB", UINT64_C(1) << 40 },
+		{ "0x10K", 16 << 10 }, { "18446744073709551615", UINT64_MAX },
+		{ "0xffffffffffffffff", UINT64_MAX },
+		{ "16777215T", UINT64_C(16777215) << 40 },
+	};
+	static const struct {
+		const char *s;
+		int err;
+	} bad[] = {
+		{ "", EINVAL }, { "abc", EINVAL }, { "0x", EINVAL }, { "-1", EINVAL },
+		{ "+1", EINVAL }, { " 1", EINVAL }, { "1 ", EINVAL }, { "1\n", EINVAL },
+		{ "1.5M", EINVAL }, { "1KB", EINVAL }, { "1Kib", EINVAL },
+		{ "1kiB ", EINVAL }, { "1P", EINVAL }, { "4MM", EINVAL },
+		{ "12Q", EINVAL }, { "K", EINVAL }, { "0x1g0", EINVAL },
+		{ "18446744073709551616", ERANGE }, { "99999999999999999999999", ERANGE },
+		{ "0x10000000000000000", ERANGE }, { "16777216T", ERANGE },
+		{ "17179869184G", ERANGE }, { "18446744073709551615K", ERANGE },
+		{ "99999999999999999999999x", EINVAL },
+	};
+	uint64_t v;
+	size_t i;
+	int ret;
 
-	size_err("", EINVAL);
-	size_err("abc", EINVAL);
-	size_err("0x", EINVAL);
-	size_err("-1", EINVAL);
-	size_err("+1", EINVAL);
-	size_err(" 1", EINVAL);
-	size_err("1 ", EINVAL);
-	size_err("1\n", EINVAL);
-	size_err("1.5M", EINVAL);
-	size_err("1KB", EINVAL);
-	size_err("1Kib", EINVAL);
-	size_err("1kiB ", EINVAL);
-	size_err("1P", EINVAL);
-	size_err("4MM", EINVAL);
-	size_err("12Q", EINVAL);
-	size_err("K", EINVAL);
-	size_err("0x1g0", EINVAL);
-	size_err("18446744073709551616", ERANGE);
-	size_err("99999999999999999999999", ERANGE);
-	size_err("0x10000000000000000", ERANGE);
-	size_err("16777216T", ERANGE);
-	size_err("17179869184G", ERANGE);
-	size_err("18446744073709551615K", ERANGE);
-	size_err("99999999999999999999999x", EINVAL);
+	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		v = 0;
+		ret = udmabuf_parse_size(good[i].s, &v);
+		CHECK(ret == 0 && v == good[i].want,
+		      "size '%s' = %" PRIu64 " (got %d, %" PRIu64 ")",
+		      good[i].s, good[i].want, ret, v);
+	}
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		v = 12345;
+		ret = udmabuf_parse_size(bad[i].s, &v);
+		CHECK(ret == -bad[i].err && v == 12345, "size '%.*s'%s -> %s (got %d)",
+		      (int)strcspn(bad[i].s, "\n"), bad[i].s,
+		      strchr(bad[i].s, '\n') ? " and a newline" : "",
+		      strerror(bad[i].err), ret);
+	}
 }
 
 /* The device name rule and the limits, as the setters apply them. */

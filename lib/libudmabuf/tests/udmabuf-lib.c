@@ -11,8 +11,8 @@
  *                                        the name, wait for SIGUSR1, then
  *                                        check the data ("intact") and close
  *
- * OPTS: --rdonly, --sync (O_SYNC), --sync-mode M, --dma-mask BITS,
- * --allocator A, --dma-device BUS/DEV, --minor N (refused: to test that).
+ * OPTS: --sync (O_SYNC), --sync-mode M, --dma-mask BITS, --allocator A,
+ * --dma-device BUS/DEV.
  *
  * As the helpers of tests/helpers: a call that fails prints its errno name
  * on stdout (the library's message on stderr) and exits 1; a check that
@@ -66,10 +66,6 @@ static struct udmabuf_config *parse(int argc, char **argv)
 	for (i = 3; i < argc && !ret; i++) {
 		const char *v = i + 1 < argc ? argv[i + 1] : "";
 
-		if (!strcmp(argv[i], "--rdonly")) {
-			flags = (flags & ~O_ACCMODE) | O_RDONLY;
-			continue;
-		}
 		if (!strcmp(argv[i], "--sync")) {
 			flags |= O_SYNC;
 			continue;
@@ -82,8 +78,6 @@ static struct udmabuf_config *parse(int argc, char **argv)
 			ret = udmabuf_config_set_allocator(cfg, v);
 		else if (!strcmp(argv[i], "--dma-device"))
 			ret = udmabuf_config_set_dma_device(cfg, v);
-		else if (!strcmp(argv[i], "--minor"))
-			ret = udmabuf_config_set_minor(cfg, atol(v));
 		else {
 			fprintf(stderr, "udmabuf-lib: unknown option %s\n", argv[i]);
 			exit(3);

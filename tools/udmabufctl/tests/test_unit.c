@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
- * Host unit tests of udmabufctl's parsers and formatters (no kernel and no
- * library needed: the entries they format are the test's own). Prints TAP.
+ * Host unit tests of udmabufctl's parsers and formatters (no kernel; the
+ * formatting of the library's entries is test-cli.sh's). Prints TAP.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <inttypes.h>
-#include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -193,11 +192,6 @@ static void test_columns(void)
 
 	CHECK(parse_columns("name,Size", ids, 64, &n, &bad) == 0 && n == 2 &&
 	      ids[0] == COL_NAME && ids[1] == COL_SIZE_, "-o name,Size");
-	CHECK(parse_columns("+CACHE", ids, 64, &n, &bad) == 0 && n == 3 &&
-	      ids[2] == COL_CACHE, "-o +CACHE appends");
-	CHECK(parse_columns("dma-device", ids, 64, &n, &bad) == 0 && n == 1 &&
-	      ids[0] == COL_DMA_DEVICE && !columns[COL_DMA_DEVICE].is_default,
-	      "-o dma-device, not a default column");
 	CHECK(parse_columns("allocator", ids, 64, &n, &bad) == 0 && n == 1 &&
 	      ids[0] == COL_ALLOCATOR && !columns[COL_ALLOCATOR].is_default &&
 	      columns[COL_ALLOCATOR].fields == UDMABUF_FIELD_ALLOCATOR,
@@ -205,12 +199,6 @@ static void test_columns(void)
 	n = default_columns(ids, 64);
 	CHECK(!(columns_fields(ids, n) & UDMABUF_FIELD_ALLOCATOR),
 	      "the default columns do not read the allocator");
-	CHECK(!columns[COL_CPU_PHYS_ADDR].is_default &&
-	      !strcmp(columns[COL_CPU_PHYS_ADDR].name, "CPU-PHYS-ADDR") &&
-	      columns[COL_CPU_PHYS_ADDR].fields == UDMABUF_FIELD_CPU_PHYS_ADDR &&
-	      !(columns_fields(ids, n) & UDMABUF_FIELD_CPU_PHYS_ADDR) &&
-	      !(UDMABUF_FIELD_ALL & UDMABUF_FIELD_CPU_PHYS_ADDR),
-	      "CPU-PHYS-ADDR is not: the default list opens no device");
 	CHECK(parse_columns("", ids, 64, &n, &bad) == -EINVAL, "empty list refused");
 	CHECK(parse_columns("NAME,", ids, 64, &n, &bad) == -EINVAL,
 	      "trailing comma refused");
@@ -240,8 +228,6 @@ static void test_shell_names(void)
 			       &bad) == 0 && n == 3 && ids[0] == BCOL_OP &&
 	      ids[1] == BCOL_O_SYNC && ids[2] == BCOL_RATIO,
 	      "bench columns by name and shell name");
-	CHECK(parse_columns_of(&bench_columns, "NAME", ids, 64, &n, &bad) == -EINVAL,
-	      "bench has no NAME column");
 }
 
 static void test_human_time(void)
@@ -317,100 +303,9 @@ static void test_bench_table(void)
 	free(out);
 }
 
-/*
- * The entries output.c formats, made here rather than by the library: the
- * getters of udmabuf.h over a struct of the test's own.
- */
-struct udmabuf_entry {
-	const char *item, *name, *dev_path, *origin, *allocator, *owner;
-	const char *dma_device;			/* NULL: unknown */
-	const char *cache_mode, *cache_mode_sync;
-	int enabled, sync_mode, dma_mask, mode, coherent;
-	long users, config_minor;
-	uint64_t size;
-	const uint64_t *dma, *cpu, *place;	/* NULL: unknown */
-	const unsigned int *devno;		/* major, minor; NULL: none */
-	int sync_check;				/* -1: unknown */
-	const uint64_t *violations;		/* NULL: unknown */
-};
-
-#define GET(type, what, expr) \
-	type udmabuf_entry_get_##what(const struct udmabuf_entry *e) { return expr; }
-#define ADDRESS(what, field) \
-	int udmabuf_entry_get_##what(const struct udmabuf_entry *e, uint64_t *a) \
-	{ return e->field ? (*a = *e->field, 0) : -ENODATA; }
-
-GET(const char *, item, e->item) GET(const char *, name, e->name)
-GET(const char *, dev_path, e->dev_path ? e->dev_path : "")
-GET(const char *, origin, e->origin) GET(const char *, owner, e->owner)
-GET(const char *, allocator, e->allocator ? e->allocator : "")
-GET(const char *, dma_device, e->dma_device)
-GET(const char *, cache_mode, e->cache_mode ? e->cache_mode : "")
-GET(const char *, cache_mode_sync, e->cache_mode_sync ? e->cache_mode_sync : "")
-GET(int, sync_mode, e->sync_mode) GET(int, dma_mask, e->dma_mask)
-GET(int, mode, e->mode) GET(int, dma_coherent, e->coherent)
-GET(long, users, e->users) GET(long, config_minor, e->config_minor)
-GET(uint64_t, size, e->size)
-ADDRESS(dma_addr, dma) ADDRESS(cpu_phys_addr, cpu) ADDRESS(placement, place)
-GET(int, sync_check, e->sync_check) ADDRESS(sync_violations, violations)
-
-int udmabuf_entry_is_enabled(const struct udmabuf_entry *e)
-{
-	return e->enabled;
-}
-
-int udmabuf_entry_get_devno(const struct udmabuf_entry *e, unsigned int *major,
-			    unsigned int *minor)
-{
-	if (!e->devno)
-		return -ENODATA;
-	*major = e->devno[0];
-	*minor = e->devno[1];
-	return 0;
-}
-
-static const uint64_t dma_addr = 0x3f000000, cpu_addr = 0x80000000;
-static const unsigned int devno[2] = { 240, 1 };
-
-/* cam0, enabled and bound, behind an IOMMU; a disabled item "odd name\"x". */
-static void sample(struct udmabuf_entry *a, struct udmabuf_entry *b)
-{
-	*a = (struct udmabuf_entry){
-		.item = "cam0", .name = "cam0", .dev_path = "/dev/cam0",
-		.origin = "configfs", .enabled = 1, .devno = devno,
-		.size = 4 << 20, .sync_mode = 3, .dma_mask = 32, .mode = 0660,
-		.config_minor = -1, .dma = &dma_addr,
-		.cpu = &cpu_addr,		/* behind an IOMMU: another */
-		.users = 2, .coherent = 0, .cache_mode = "cached",
-		.cache_mode_sync = "dma-coherent",
-		.dma_device = "pci/0000:00:10.0",
-	};
-	*b = (struct udmabuf_entry){
-		.item = "odd name\"x", .name = "odd", .origin = "configfs",
-		.size = 1536, .sync_mode = 1, .dma_mask = 64, .mode = 0600,
-		.config_minor = 5, .users = -1, .coherent = -1,
-		.dma_device = "",		/* the module's own device */
-	};
-}
-
-/* print_list() of the N entries of v[]. */
-static int list_of(FILE *f, const struct udmabuf_entry *v, size_t n,
-		   const int *cols, size_t ncols, const struct out_opts *o)
-{
-	const struct udmabuf_entry *p[8];
-	size_t i;
-
-	for (i = 0; i < n && i < 8; i++)
-		p[i] = &v[i];
-	return print_list(f, p, n, cols, ncols, o);
-}
-
 /* The sync checker's words (SYNC-CHECK and the save line are test-cli.sh's). */
 static void test_sync_check(void)
 {
-	struct udmabuf_entry v[2];
-	char buf[64];
-
 	CHECK(!strcmp(sync_check_name(0), "off") &&
 	      !strcmp(sync_check_name(1), "report") &&
 	      !strcmp(sync_check_name(2), "sigbus") && !sync_check_name(3) &&
@@ -420,47 +315,11 @@ static void test_sync_check(void)
 	      parse_sync_check("Report") == -EINVAL && parse_sync_check("") == -EINVAL &&
 	      parse_sync_check(NULL) == -EINVAL,
 	      "parse_sync_check takes the words only");
-	sample(&v[0], &v[1]);
-	v[0].sync_check = 3;
-	cell_text(&v[0], COL_SYNC_CHECK, 0, buf, sizeof(buf));
-	CHECK(!strcmp(buf, "3"), "a mode this tool has no word for is its number (got %s)", buf);
-}
-
-static void test_display_width(void)
-{
-	struct udmabuf_entry v[2];
-	struct out_opts o = { .noheadings = 1 };
-	int cols[] = { COL_NAME, COL_SIZE_ };
-	char *out = NULL;
-
-	if (!setlocale(LC_CTYPE, "C.UTF-8") && !setlocale(LC_CTYPE, "en_US.UTF-8")) {
-		printf("ok %d - # SKIP no UTF-8 locale\n", ++tests);
-		return;
-	}
-	sample(&v[0], &v[1]);
-	v[0].item = "caf\xc3\xa9";	/* 5 bytes, 4 columns */
-	v[1].item = "abcd";
-	CAPTURE(out, list_of(f, v, 2, cols, 2, &o));
-	CHECK_OUT(out, "caf\xc3\xa9   4M\nabcd 1.5K\n",
-		  "table columns are aligned by display width");
-	free(out);
-	setlocale(LC_CTYPE, "C");
 }
 
 static void test_conf(void)
 {
-	struct udmabuf_entry v[2];
-	char *out = NULL, *tok[8];
-	char line[256];
-
-	sample(&v[0], &v[1]);
-	v[1].sync_check = -1;		/* a module without the checker */
-	CAPTURE(out, conf_write_line(f, &v[0], NULL); conf_write_line(f, &v[1], NULL));
-	CHECK_OUT(out,
-		"cam0 size=4194304 minor=1 sync_mode=3 dma_mask=32 mode=0660 dma_device=pci/0000:00:10.0 enable=1\n"
-		"odd\\x20name\"x size=1536 minor=5 sync_mode=1 dma_mask=64 mode=0600 device_name=odd enable=0\n",
-		  "save lines (no sync_check when off or unknown)");
-	free(out);
+	char line[256], *tok[8];
 
 	strcpy(line, "odd\\x20name\"x size=1536\tminor=5  # comment\n");
 	CHECK(conf_split(line, tok, 8) == 3 && !strcmp(tok[0], "odd name\"x") &&
@@ -615,7 +474,6 @@ int main(void)
 	test_human_time();
 	test_bench_table();
 	test_sync_check();
-	test_display_width();
 	test_conf();
 	test_buddyinfo();
 	test_meminfo();
