@@ -142,6 +142,7 @@
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -269,13 +270,13 @@ static const struct {
 #define OPS(X)								\
 	X(mkdir, 40) X(config, 50) X(bad_value, 20) X(enable, 50)	\
 	X(disable, 30) X(rmdir, 25) X(absent, 10) X(open, 50)		\
-	X(mmap, 40) X(mmap_bad, 10) X(fill, 40) X(verify, 50)		\
-	X(read_seq, 15) X(io_edges, 15) X(ioctl, 25) X(ioctl_bad, 10)	\
+	X(mmap, 40) X(fill, 40) X(verify, 50)		\
+	X(read_seq, 15) X(io_edges, 15) X(ioctl, 25)			\
 	X(close, 35) X(unmap, 25) X(fork_verify, 8) X(publish, 10)	\
 	X(sibling_verify, 15) X(inspect, 15)				\
 	X(attack_open, 35) X(attack_verify, 20) X(attack_sysfs, 20)	\
 	X(stale_open, 10) X(pool_open, 10) X(rmmod, 5)			\
-	X(palloc, 25) X(palloc_bad, 6) X(export, 20) X(export_bad, 6)	\
+	X(palloc, 25) X(export, 20)					\
 	X(dbuf_map, 15) X(dbuf_close, 12) X(vmsplice, 15)		\
 	X(pipe_drain, 10) X(pipe_close, 5) X(uring, 8) X(uring_close, 6)	\
 	X(kill9, 5) X(param_open, 12) X(param_churn, 4) X(big_defer, 2)
@@ -285,7 +286,9 @@ static const struct {
 	X(attack_rmdir, 20, attack_write) X(attack_disable, 15, attack_write) \
 	X(attack_sync_mode, 8, attack_write) X(attack_sync, 10, attack_write) \
 	X(pool_mkdir, 10, pool) X(pool_config, 10, pool)		\
-	X(pool_enable, 10, pool) X(pool_disable, 6, pool) X(pool_rmdir, 6, pool)
+	X(pool_enable, 10, pool) X(pool_disable, 6, pool) X(pool_rmdir, 6, pool) \
+	X(mmap_bad, 10, bad) X(ioctl_bad, 10, bad) X(palloc_bad, 6, bad)	\
+	X(export_bad, 6, bad)
 
 /* What the coordinator, the placer and the selftests count their calls as. */
 #define OTHER_OPS(X)							\
@@ -981,6 +984,20 @@ static void *entry_pick(struct worker *w, void *arr, size_t n, size_t size)
 #define NEW_ENTRY(a)		entry_new(a, ARRAY_SIZE(a), sizeof((a)[0]))
 #define PICK_ENTRY(w, a)	entry_pick(w, a, ARRAY_SIZE(a), sizeof((a)[0]))
 
+/* A random row for w->op of a table whose rows start with their enum op. */
+static const void *row_pick(struct worker *w, const void *rows, size_t n,
+			    size_t size)
+{
+	unsigned int c[16], k = 0, i;
+
+	for (i = 0; i < n; i++)
+		if (*(const enum op *)((const char *)rows + i * size) == w->op)
+			c[k++] = i;
+	return (const char *)rows + c[rnd_below(w, k)] * size;
+}
+
+#define PICK_ROW(w, a)	row_pick(w, a, ARRAY_SIZE(a), sizeof((a)[0]))
+
 static struct handle *handle_new(struct worker *w)
 {
 	struct handle *h = NEW_ENTRY(w->h);
@@ -1646,45 +1663,6 @@ static void op_mmap(struct worker *w)
 		handle_map(w, h, coin(w, 60));
 }
 
-static void op_mmap_bad(struct worker *w)
-{
-	struct handle *h = pick_handle(w, h_has_fd);
-	uint64_t alloc;
-	int flags = MAP_SHARED, prot = PROT_READ;
-	off_t off = 0;
-	size_t len;
-	enum res want = RES_EINVAL;
-	void *p;
-
-	if (!h)
-		return;
-	alloc = page_round(h->o.size);
-	len = alloc;
-	switch (rnd_below(w, 4)) {
-	case 0:
-		flags = MAP_PRIVATE;
-		break;
-	case 1:
-		off = (off_t)alloc;
-		len = cfg.page;
-		break;
-	case 2:
-		len = alloc + cfg.page;
-		break;
-	default:
-		if (h->writable)
-			return;
-		prot |= PROT_WRITE;
-		want = RES_EACCES;
-		break;
-	}
-	p = mmap(NULL, len, prot, flags, h->fd, off);
-	if (p != MAP_FAILED)
-		munmap(p, len);
-	expect(w, OP_mmap_bad, "mmap of a bad range or mode",
-	       p == MAP_FAILED ? errno : 0, 1u << want);
-}
-
 static bool sync_both(struct worker *w, enum op op, int fd)
 {
 	return expect(w, op, "SYNC_FOR_DEVICE", sync_ioctl(fd, false, 0, 0,
@@ -1817,45 +1795,6 @@ static void op_ioctl(struct worker *w)
 		dir = UDMABUF_CFS_DIR_TO_DEVICE;
 	expect(w, OP_ioctl, "SYNC_FOR_CPU",
 	       sync_ioctl(h->fd, true, off, len, dir, 0), M(OK));
-}
-
-static void op_ioctl_bad(struct worker *w)
-{
-	struct handle *h = pick_handle(w, h_has_fd);
-	bool cpu;
-	int err;
-
-	if (!h)
-		return;
-	cpu = coin(w, 50);
-	switch (rnd_below(w, 7)) {
-	case 0:
-		err = ioctl(h->fd, _IOR(UDMABUF_CFS_IOC_MAGIC, 0x7f,
-					struct udmabuf_cfs_info), NULL) ? errno : 0;
-		expect(w, OP_ioctl_bad, "unknown ioctl", err, M(ENOTTY));
-		return;
-	case 1:
-		err = ioctl(h->fd, UDMABUF_CFS_IOC_GET_INFO, (void *)8) ? errno : 0;
-		expect(w, OP_ioctl_bad, "GET_INFO to a bad address", err, M(EFAULT));
-		return;
-	case 2:
-		err = sync_ioctl(h->fd, cpu, 0, 0, 0, 1);
-		break;
-	case 3:
-		err = sync_ioctl(h->fd, cpu, 0, 0, 3, 0);
-		break;
-	case 4:
-		err = sync_ioctl(h->fd, cpu, h->o.size, 0, 0, 0);
-		break;
-	case 5:
-		err = sync_ioctl(h->fd, cpu, 8, h->o.size, 0, 0);
-		break;
-	default:
-		err = sync_ioctl(h->fd, cpu, 1ULL << 63, 8, 0, 0);
-		break;
-	}
-	expect(w, OP_ioctl_bad, "sync with a bad range, direction or flags",
-	       err, M(EINVAL));
 }
 
 static void op_close(struct worker *w)
@@ -2112,7 +2051,7 @@ static void op_attack_sysfs(struct worker *w)
 
 static void op_attack_write(struct worker *w)
 {
-	static const struct {
+	static const struct attack {
 		enum op op;
 		const char *dir, *attr, *val;	/* attr NULL: rmdir; val NULL: 0-7 */
 		unsigned int ok;
@@ -2130,26 +2069,20 @@ static void op_attack_write(struct worker *w)
 		{ OP_attack_sync, CLASS, "sync_for_cpu", "0 0 3", BAD_SYNC },
 		{ OP_attack_sync, CLASS, "sync_for_device", "x", BAD_SYNC },
 	};
-	unsigned int c[ARRAY_SIZE(writes)], n = 0, i;
+	const struct attack *a = PICK_ROW(w, writes);
 	char path[160], val[8];
 	struct victim v;
 
 	if (!pick_victim(w, &v))
 		return;
-	for (i = 0; i < ARRAY_SIZE(writes); i++)
-		if (writes[i].op == w->op)
-			c[n++] = i;
-	i = c[rnd_below(w, n)];
-	snprintf(path, sizeof(path), "%s/%s", writes[i].dir, v.name);
-	if (!writes[i].attr) {
-		expect(w, w->op, path, do_rmdir(path), writes[i].ok);
+	snprintf(path, sizeof(path), "%s/%s", a->dir, v.name);
+	if (!a->attr) {
+		expect(w, w->op, path, do_rmdir(path), a->ok);
 		return;
 	}
-	snprintf(path + strlen(path), sizeof(path) - strlen(path), "/%s",
-		 writes[i].attr);
+	snprintf(path + strlen(path), sizeof(path) - strlen(path), "/%s", a->attr);
 	snprintf(val, sizeof(val), "%u", rnd_below(w, 8));
-	expect(w, w->op, path, write_attr(path, writes[i].val ? writes[i].val : val),
-	       writes[i].ok);
+	expect(w, w->op, path, write_attr(path, a->val ? a->val : val), a->ok);
 }
 
 /* The major of udmabuf in /proc/devices, or 0. */
@@ -2361,67 +2294,6 @@ static void op_palloc(struct worker *w)
 		handle_map(w, h, coin(w, 70));
 }
 
-/* Each request has one thing wrong, which decides the errno. */
-static void op_palloc_bad(struct worker *w)
-{
-	struct udmabuf_cfs_alloc req;
-	enum res want = RES_EINVAL;
-	const char *what;
-	int err;
-
-	alloc_request(w, &req, 4096, true);
-	switch (rnd_below(w, 10)) {
-	case 0:
-		what = "ALLOC of size 0";
-		req.size = 0;
-		break;
-	case 1:
-		what = "ALLOC with O_NONBLOCK";
-		req.flags |= O_NONBLOCK;
-		break;
-	case 2:
-		what = "ALLOC with O_WRONLY";
-		req.flags = O_WRONLY;
-		break;
-	case 3:
-		what = "ALLOC with sync_check 3";
-		req.sync_check = UDMABUF_CFS_SYNC_CHECK_MAX + 1;
-		want = RES_ERANGE;
-		break;
-	case 4:
-		what = "ALLOC with a reserved bit set";
-		req.reserved[rnd_below(w, 6)] = 1ULL << rnd_below(w, 64);
-		break;
-	case 5:
-		what = "ALLOC with sync_mode 8";
-		req.sync_mode = 8;
-		want = RES_ERANGE;
-		break;
-	case 6:
-		what = "ALLOC with a DMA mask of 11 or 65 bits";
-		req.dma_bits = coin(w, 50) ? 11 : 65;
-		want = RES_ERANGE;
-		break;
-	case 7:
-		what = "ALLOC with allocator 4";
-		req.allocator = 4;
-		break;
-	case 8:
-		what = "ALLOC with dma_device not NUL-terminated";
-		memset(req.dma_device, 'x', sizeof(req.dma_device));
-		break;
-	default:
-		what = "ALLOC of 2^64 - 1 bytes";
-		req.size = UINT64_MAX;
-		want = RES_ERANGE;
-		break;
-	}
-	err = alloc_ioctl(&req);
-	if (!err)
-		close(req.fd);
-	expect(w, OP_palloc_bad, what, err, 1u << want);
-}
-
 /* ------------------------------------------------------------------ */
 /* pages held elsewhere: dma-bufs, pipes, rings                        */
 
@@ -2574,53 +2446,160 @@ static void op_export(struct worker *w)
 	}
 }
 
-/* Each request has one thing wrong; the request is checked before the state. */
-static void op_export_bad(struct worker *w)
-{
-	struct handle *h = pick_handle(w, h_has_fd);
-	uint64_t alloc, off = 0, size = 0;
-	uint32_t flags = O_RDONLY | O_CLOEXEC;
-	enum res want = RES_EINVAL;
-	const char *what;
-	int err, fd = -1;
+/*
+ * Bad requests, each with one thing wrong, which decides the errno (the
+ * request is checked before the state): on a file (mmap, the sync and
+ * export ioctls, ioctls of a bad number or to a bad address) and ALLOC.
+ */
+enum bad_call { B_MMAP, B_SYNC, B_EXPORT, B_IOCTL, B_ALLOC };
 
-	if (!h)
-		return;
-	alloc = page_round(h->o.size);
-	switch (rnd_below(w, 6)) {
-	case 0:
-		what = "EXPORT_DMABUF at an unaligned offset";
-		off = cfg.page / 2;
+/* Offsets and lengths of requests on a file (see bad_at()). */
+enum bad_at { AT_0, AT_8, AT_HALF_PAGE, AT_PAGE, AT_SIZE, AT_ALLOC, AT_PAST, AT_HUGE };
+
+/* How ALLOC's member changes: set, or-ed, every byte set, a random bit set. */
+enum bad_set { SET, OR, FILL, BIT };
+
+#define RDONLY	(O_RDONLY | O_CLOEXEC)
+#define BAD_NR	_IOR(UDMABUF_CFS_IOC_MAGIC, 0x7f, struct udmabuf_cfs_info)
+
+static const struct bad {
+	enum op op;
+	enum bad_call call;
+	const char *what;
+	size_t off, len;	/* enum bad_at; B_ALLOC: the member's */
+	/*
+	 * B_MMAP: prot, flags; B_SYNC: direction, flags; B_EXPORT: flags;
+	 * B_IOCTL: the request; B_ALLOC: the value, enum bad_set.
+	 */
+	uint64_t a, b;
+	enum res want;	/* EACCES: a request that read-only files refuse */
+} bads[] = {
+#define MMAP_BAD(what, off, len, prot, flags, want) \
+	{ OP_mmap_bad, B_MMAP, what, off, len, prot, flags, RES_##want }
+#define SYNC_BAD(what, off, len, dir, flags) \
+	{ OP_ioctl_bad, B_SYNC, what, off, len, dir, flags, RES_EINVAL }
+#define EXPORT_BAD(what, off, len, flags, want) \
+	{ OP_export_bad, B_EXPORT, what, off, len, flags, 0, RES_##want }
+#define IOCTL_BAD(op, what, arg, nr, want) \
+	{ OP_##op##_bad, B_IOCTL, what, arg, AT_0, nr, 0, RES_##want }
+#define ALLOC_BAD(what, m, val, how, want)					\
+	{ OP_palloc_bad, B_ALLOC, what, offsetof(struct udmabuf_cfs_alloc, m),	\
+	  sizeof(((struct udmabuf_cfs_alloc *)NULL)->m), val, how, RES_##want }
+	MMAP_BAD("mmap MAP_PRIVATE", AT_0, AT_ALLOC, PROT_READ, MAP_PRIVATE, EINVAL),
+	MMAP_BAD("mmap at the end", AT_ALLOC, AT_PAGE, PROT_READ, MAP_SHARED, EINVAL),
+	MMAP_BAD("mmap of a page too many", AT_0, AT_PAST, PROT_READ, MAP_SHARED,
+		 EINVAL),
+	MMAP_BAD("mmap for writing of a read-only file", AT_0, AT_ALLOC,
+		 PROT_READ | PROT_WRITE, MAP_SHARED, EACCES),
+	IOCTL_BAD(ioctl, "unknown ioctl", AT_0, BAD_NR, ENOTTY),
+	IOCTL_BAD(ioctl, "GET_INFO to a bad address", AT_8,
+		  UDMABUF_CFS_IOC_GET_INFO, EFAULT),
+	SYNC_BAD("sync with flags 1", AT_0, AT_0, 0, 1),
+	SYNC_BAD("sync in direction 3", AT_0, AT_0, 3, 0),
+	SYNC_BAD("sync at the end", AT_SIZE, AT_0, 0, 0),
+	SYNC_BAD("sync 8 bytes past the end", AT_8, AT_SIZE, 0, 0),
+	SYNC_BAD("sync at 2^63", AT_HUGE, AT_8, 0, 0),
+	EXPORT_BAD("EXPORT_DMABUF at an unaligned offset", AT_HALF_PAGE, AT_0,
+		   RDONLY, EINVAL),
+	EXPORT_BAD("EXPORT_DMABUF at the end", AT_ALLOC, AT_0, RDONLY, EINVAL),
+	EXPORT_BAD("EXPORT_DMABUF of a page too many", AT_0, AT_PAST, RDONLY, EINVAL),
+	EXPORT_BAD("EXPORT_DMABUF with O_NONBLOCK", AT_0, AT_0, RDONLY | O_NONBLOCK,
+		   EINVAL),
+	EXPORT_BAD("EXPORT_DMABUF with O_WRONLY", AT_0, AT_0, O_WRONLY, EINVAL),
+	EXPORT_BAD("EXPORT_DMABUF O_RDWR of a read-only file", AT_0, AT_0, O_RDWR,
+		   EACCES),
+	IOCTL_BAD(export, "EXPORT_DMABUF to a bad address", AT_8,
+		  UDMABUF_CFS_IOC_EXPORT_DMABUF, EFAULT),
+	ALLOC_BAD("ALLOC of size 0", size, 0, SET, EINVAL),
+	ALLOC_BAD("ALLOC with O_NONBLOCK", flags, O_NONBLOCK, OR, EINVAL),
+	ALLOC_BAD("ALLOC with O_WRONLY", flags, O_WRONLY, SET, EINVAL),
+	ALLOC_BAD("ALLOC with sync_check 3", sync_check,
+		  UDMABUF_CFS_SYNC_CHECK_MAX + 1, SET, ERANGE),
+	ALLOC_BAD("ALLOC with a reserved bit set", reserved, 0, BIT, EINVAL),
+	ALLOC_BAD("ALLOC with sync_mode 8", sync_mode, 8, SET, ERANGE),
+	ALLOC_BAD("ALLOC with a DMA mask of 11 bits", dma_bits, 11, SET, ERANGE),
+	ALLOC_BAD("ALLOC with a DMA mask of 65 bits", dma_bits, 65, SET, ERANGE),
+	ALLOC_BAD("ALLOC with allocator 4", allocator, 4, SET, EINVAL),
+	ALLOC_BAD("ALLOC with dma_device not NUL-terminated", dma_device, 'x',
+		  FILL, EINVAL),
+	ALLOC_BAD("ALLOC of 2^64 - 1 bytes", size, UINT64_MAX, SET, ERANGE),
+};
+
+static uint64_t bad_at(const struct handle *h, size_t at)
+{
+	uint64_t alloc = page_round(h->o.size);
+	const uint64_t v[] = {
+		0, 8, cfg.page / 2, cfg.page, h->o.size, alloc, alloc + cfg.page,
+		1ULL << 63,
+	};
+
+	return v[at];
+}
+
+/* Change the member of @req that @b names. */
+static void bad_member(struct worker *w, struct udmabuf_cfs_alloc *req,
+		       const struct bad *b)
+{
+	uint8_t *m = (uint8_t *)req + b->off;
+	unsigned int bit;
+
+	if (b->b == FILL) {
+		memset(m, (int)b->a, b->len);
+	} else if (b->b == BIT) {
+		bit = rnd_below(w, (unsigned int)(8 * b->len));
+		m[bit / 8] |= (uint8_t)(1u << bit % 8);
+	} else if (b->len == sizeof(uint64_t)) {
+		*(uint64_t *)m = b->a | (b->b == OR ? *(uint64_t *)m : 0);
+	} else {
+		*(uint32_t *)m = (uint32_t)b->a | (b->b == OR ? *(uint32_t *)m : 0);
+	}
+}
+
+static void op_bad(struct worker *w)
+{
+	const struct bad *b = PICK_ROW(w, bads);
+	struct udmabuf_cfs_alloc req;
+	struct handle *h = NULL;
+	uint64_t off = 0, len = 0;
+	int err, fd = -1;
+	void *p;
+
+	if (b->call != B_ALLOC) {
+		h = pick_handle(w, h_has_fd);
+		if (!h || (b->want == RES_EACCES && h->writable))
+			return;
+		off = bad_at(h, b->off);
+		len = bad_at(h, b->len);
+	}
+	switch (b->call) {
+	case B_MMAP:
+		p = mmap(NULL, len, (int)b->a, (int)b->b, h->fd, (off_t)off);
+		err = p == MAP_FAILED ? errno : 0;
+		if (!err)
+			munmap(p, len);
 		break;
-	case 1:
-		what = "EXPORT_DMABUF at the end";
-		off = alloc;
+	case B_SYNC:
+		err = sync_ioctl(h->fd, coin(w, 50), off, len, (uint32_t)b->a,
+				 (uint32_t)b->b);
 		break;
-	case 2:
-		what = "EXPORT_DMABUF of a page too many";
-		size = alloc + cfg.page;
+	case B_EXPORT:
+		err = export_range(h->fd, off, len, (uint32_t)b->a, &fd);
+		if (!err)
+			close(fd);
 		break;
-	case 3:
-		what = "EXPORT_DMABUF with O_NONBLOCK";
-		flags |= O_NONBLOCK;
-		break;
-	case 4:
-		what = h->writable ? "EXPORT_DMABUF with O_WRONLY" :
-		       "EXPORT_DMABUF O_RDWR of a read-only file";
-		flags = h->writable ? O_WRONLY : O_RDWR;
-		want = h->writable ? RES_EINVAL : RES_EACCES;
+	case B_IOCTL:
+		err = ioctl(h->fd, (unsigned long)b->a, (void *)(uintptr_t)off) ?
+		      errno : 0;
 		break;
 	default:
-		what = "EXPORT_DMABUF to a bad address";
-		err = ioctl(h->fd, UDMABUF_CFS_IOC_EXPORT_DMABUF, (void *)8) ?
-		      errno : 0;
-		expect(w, OP_export_bad, what, err, M(EFAULT));
-		return;
+		alloc_request(w, &req, 4096, true);
+		bad_member(w, &req, b);
+		err = alloc_ioctl(&req);
+		if (!err)
+			close(req.fd);
+		break;
 	}
-	err = export_range(h->fd, off, size, flags, &fd);
-	if (!err)
-		close(fd);
-	expect(w, OP_export_bad, what, err, 1u << want);
+	expect(w, w->op, b->what, err, 1u << b->want);
 }
 
 static void op_dbuf_map(struct worker *w)
