@@ -2272,25 +2272,34 @@ static bool proc_alloc(struct worker *w, enum op op,
 	return expect(w, op, "ALLOC", err, M(OK) | M(ENOMEM)) && !err;
 }
 
-static void op_palloc(struct worker *w)
+/* A handle of a new process-scoped buffer, or NULL (ENOMEM, a failed check). */
+static struct handle *proc_open(struct worker *w, enum op op, uint64_t size,
+				bool rdwr)
 {
 	struct udmabuf_cfs_alloc req;
-	bool rdwr = coin(w, 80);
+	struct handle *h;
+
+	alloc_request(w, &req, size, rdwr);
+	if (!proc_alloc(w, op, &req))
+		return NULL;
+	h = handle_take(w, op, req.fd, H_PROC, rdwr, req.size, MINOR_NONE);
+	if (h) {
+		h->live = true;
+		h->o.inst = inst_new(req.size);	/* the handle's reference */
+		h->o.oslot = PROC_SLOT;
+	}
+	return h;
+}
+
+static void op_palloc(struct worker *w)
+{
 	struct handle *h;
 
 	if (!free_handles(w))
 		return;
-	alloc_request(w, &req, private_size(w), rdwr);
-	if (!proc_alloc(w, OP_palloc, &req))
-		return;
-	h = handle_take(w, OP_palloc, req.fd, H_PROC, rdwr, req.size, MINOR_NONE);
-	if (!h)
-		return;
-	h->live = true;
-	h->o.inst = inst_new(req.size);	/* the handle's reference */
-	h->o.oslot = PROC_SLOT;
+	h = proc_open(w, OP_palloc, private_size(w), coin(w, 80));
 	/* New memory reads 0, through a mapping too. */
-	if (coin(w, 60))
+	if (h && coin(w, 60))
 		handle_map(w, h, coin(w, 70));
 }
 
@@ -2872,6 +2881,23 @@ static void op_param_open(struct worker *w)
 		handle_map(w, h, coin(w, 30));
 }
 
+/* A page at @off of parameter buffer @k in a new pipe, its file closed. */
+static bool param_splice(struct worker *w, enum op op, unsigned int k,
+			 uint64_t off, int p[2])
+{
+	char path[64];
+	int fd, err;
+
+	param_path(path, sizeof(path), k);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (!expect(w, op, path, fd < 0 ? errno : 0, M(OK)))
+		return false;
+	err = splice_page(fd, off, p);
+	close(fd);	/* the last user, perhaps, with a page in a pipe */
+	return expect(w, op, "mmap and vmsplice of a parameter buffer's page",
+		      err, M(OK));
+}
+
 /*
  * Last users of a contiguous parameter buffer going, one after another,
  * each with a page of it in a pipe, which is read soon after: in the old
@@ -2884,26 +2910,18 @@ static void op_param_churn(struct worker *w)
 	unsigned int k = coin(w, 70) ? PARAM_CONTIG : PARAM_PLACED, i, n;
 	struct origin o = { .kind = H_ZERO };
 	uint64_t off, pages;
-	char path[64];
-	int fd, p[2], err;
+	int p[2];
 
 	if (!sh->param_size[k])
 		k = PARAM_CONTIG;
 	if (!sh->param_size[k])
 		return;
-	param_path(path, sizeof(path), k);
 	o.size = sh->param_size[k];
 	pages = page_round(o.size) / cfg.page;
 	n = 8 + rnd_below(w, 24);
 	for (i = 0; i < n && running(); i++) {
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (!expect(w, OP_param_churn, path, fd < 0 ? errno : 0, M(OK)))
-			return;
 		off = rnd_below(w, (unsigned int)pages) * cfg.page;
-		err = splice_page(fd, off, p);
-		close(fd);	/* the last user, perhaps, with a page in a pipe */
-		if (!expect(w, OP_param_churn, "mmap and vmsplice of a page",
-			    err, M(OK)))
+		if (!param_splice(w, OP_param_churn, k, off, p))
 			return;
 		if (coin(w, 50))
 			sleep_ms(rnd_below(w, 3));
@@ -2968,94 +2986,47 @@ static bool proc_bufs_gone(pid_t pid, char *left, size_t len)
 #define KILL_PARAM	8u
 #define KILL_CLOSE	16u
 
-/* A page of parameter buffer 0 or 2 in a pipe, its file and mapping gone. */
-static void kill9_param(struct worker *w, unsigned int k)
-{
-	char path[64];
-	int fd, p[2], err;
-
-	if (!sh->param_size[k])
-		return;
-	param_path(path, sizeof(path), k);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (!expect(w, OP_kill9, path, fd < 0 ? errno : 0, M(OK)))
-		_exit(3);
-	err = splice_page(fd, 0, p);
-	if (!expect(w, OP_kill9, "mmap and vmsplice of a parameter buffer",
-		    err, M(OK)))
-		_exit(3);
-	close(fd);
-}
-
 /*
- * The child: a process-scoped buffer of its own (or a mapping of its
- * parent's handle @h), mapped, its pages in a pipe and a ring, a dma-buf
- * of it, a parameter buffer's page in a pipe; then it says it is ready
- * ('A': with a buffer of its own) and waits for SIGKILL.
+ * The child: a process-scoped buffer of its own (or its parent's handle
+ * @h), mapped, its pages in a pipe and a ring, a dma-buf of it, a page of
+ * parameter buffer 0 or 2 in a pipe; then it says it is ready ('A': with a
+ * buffer of its own) and waits for SIGKILL.  Of its copy of the parent's
+ * handles, dma-bufs, pipes and rings it forgets all but @h (without their
+ * board locks, which a thread that the fork did not copy may have held).
  */
 static void __attribute__((noreturn))
 kill9_child(struct worker *w, struct handle *h, unsigned int steps, int ready)
 {
-	struct udmabuf_cfs_alloc req;
-	struct udmabuf_ring r;
-	bool own = false;
-	uint64_t len;
-	int p[2], dfd = -1, err;
+	unsigned int k = coin(w, 50) ? PARAM_CONTIG : PARAM_PLACED;
+	struct handle keep;
+	bool own = !h;
+	int p[2];
 
-	if (!h) {
-		alloc_request(w, &req, small_size(w), true);
-		if (proc_alloc(w, OP_kill9, &req)) {
-			/*
-			 * These are copies of the parent's handles: forget one
-			 * if need be (without its board lock, which a thread
-			 * that the fork did not copy may have held).
-			 */
-			if (!free_handles(w))
-				w->h[0].used = false;
-			h = handle_take(w, OP_kill9, req.fd, H_PROC, true, req.size,
-					MINOR_NONE);
-			if (!h)
-				_exit(3);
-			h->live = true;
-			h->o.inst = inst_new(req.size);
-			h->o.oslot = PROC_SLOT;
+	if (h)
+		keep = *h;
+	memset(w->h, 0, sizeof(w->h));
+	memset(w->d, 0, sizeof(w->d));
+	memset(w->p, 0, sizeof(w->p));
+	memset(w->u, 0, sizeof(w->u));
+	w->memfd = -1;
+	if (!own) {
+		w->h[0] = keep;
+	} else {
+		h = proc_open(w, OP_kill9, small_size(w), true);
+		if (h)
 			handle_map(w, h, true);
-			if (!h->map)
-				_exit(3);
-			fill_map(h->map, 0, h->map_len,
-				 make_tag((unsigned int)w->id, PROC_SLOT, 0));
-			own = true;
-		} else if (atomic_load(&sh->failed)) {
+		if (h && (!h->map || !handle_fill(w, h)))
 			_exit(3);
-		}
+		own = h != NULL;
 	}
-	len = h ? h->map_len : 0;
-	if (h && (steps & KILL_SPLICE)) {
-		err = splice_pages(h->map, len < SPLICE_PAGES * cfg.page ? len :
-				   SPLICE_PAGES * cfg.page, p);
-		if (!expect(w, OP_kill9, "vmsplice", err,
-			    h->pages ? M(OK) : M(EFAULT)))
-			_exit(3);
-	}
-	if (h && h->fd >= 0 && (steps & KILL_EXPORT)) {
-		err = export_range(h->fd, 0, 0, O_RDONLY | O_CLOEXEC, &dfd);
-		if (!expect(w, OP_kill9, "EXPORT_DMABUF", err,
-			    h->live ? M(OK) : M(OK) | M(ENODEV)))
-			_exit(3);
-		if (!err && coin(w, 50))
-			mmap(NULL, len, PROT_READ, MAP_SHARED, dfd, 0);
-	}
-	if (h && (steps & KILL_URING)) {
-		err = ring_init(&r);
-		if (!expect(w, OP_kill9, "io_uring_setup", -err, M(OK)))
-			_exit(3);
-		err = uring_register(&r, h->map, len);
-		if (!expect(w, OP_kill9, "IORING_REGISTER_BUFFERS", err,
-			    uring_want(h->pages, h->map_writable)))
-			_exit(3);
-	}
-	if (steps & KILL_PARAM)
-		kill9_param(w, coin(w, 50) ? PARAM_CONTIG : PARAM_PLACED);
+	if (steps & KILL_SPLICE)
+		op_vmsplice(w);
+	if (steps & KILL_EXPORT)
+		op_export(w);
+	if (steps & KILL_URING)
+		op_uring(w);
+	if ((steps & KILL_PARAM) && sh->param_size[k])
+		param_splice(w, OP_kill9, k, 0, p);
 	if (own && (steps & KILL_CLOSE))
 		close(h->fd);	/* the mapping and the rest hold it */
 	if (write(ready, own ? "A" : "r", 1) != 1)
