@@ -34,9 +34,8 @@
  *            udmabuf2 (placed with udmabuf2_phys where the placer last
  *            freed a range), loaded with the module for the phases after
  *            the first (--module): live for the whole phase, never
- *            written.  Their last user going while a page is in a pipe is
- *            the old driver's "watched" path: param_churn, and a thread of
- *            the placer's process that does nothing else (the churner).
+ *            written.  Their last users go while a page is in a pipe
+ *            (param_churn, and the placer's churner thread).
  *   placed   NAME-place0/1: the placer's, at CPU physical addresses it
  *            learnt (a range it was given, then freed, then asks for again;
  *            the other item's live range; the kernel's code; beyond RAM).
@@ -196,11 +195,7 @@
 #define MINOR_PRIVATE	1000	/* + 16 * worker + slot */
 #define MAX_SIZE	(1ULL << 20)
 
-/*
- * Parameter buffers (udmabufN=): udmabuf0 64 KiB beyond the page
- * allocator's largest block (4 MiB with 4 KiB pages), so a contiguous
- * range; udmabuf1 from the page allocator; udmabuf2 placed.
- */
+/* Parameter buffers (udmabufN=, see the top): contiguous, page, placed. */
 #define PARAMS_MAX	3
 #define PARAM_CONTIG	0
 #define PARAM_PLACED	2
@@ -220,9 +215,8 @@
 
 /*
  * Once everything is released, how long process_used and the module's
- * refcount may take to come back: the old driver gave a contiguous range
- * whose pages left a pipe back at its next poll (every 0.5 s), and an
- * io_uring ring unpins its pages in a worker after its file is closed.
+ * refcount may take to come back (an io_uring ring unpins its pages in a
+ * worker after its file is closed).
  */
 #define SETTLED_MS	5000
 
@@ -231,15 +225,10 @@
 
 /*
  * Free memory at the end may be this much below what it was at the start
- * (see settled_free_kib(), which counts the per-CPU free lists in and
- * gives back empty slabs and KASAN's quarantine).  What is still missing
- * after a clean run is kernel memory that a run leaves in use without
- * leaking it: partly used slabs of the caches that grew (kernfs nodes,
- * dentries, inodes of thousands of items and devices made and removed),
- * page tables, the cache of freed kernel stacks: at most about 4 MiB, on
- * the debug kernels.  A leak per buffer, pin or pipe (thousands of each)
- * is far beyond twice that, and so are two leaked ranges of udmabuf0
- * (4 MiB + 64 KiB each); one may hide in it.
+ * (settled_free_kib()): kernel memory a run leaves in use without leaking
+ * it (partly used slabs of the caches that grew, page tables, freed kernel
+ * stacks' cache).  A leak per buffer, pin or pipe (thousands of each) is
+ * far beyond it, and so are two leaked ranges of udmabuf0; one may hide.
  */
 #define MEMFREE_MARGIN_KIB	8192
 
@@ -1860,8 +1849,6 @@ static void op_sibling_verify(struct worker *w)
 	struct view v;
 	int t;
 
-	if (cfg.threads < 2)
-		return;
 	t = (int)rnd_below(w, cfg.threads - 1);
 	b = &board[t >= w->tidx ? t + 1 : t];
 	pthread_rwlock_rdlock(&b->lock);
@@ -2900,10 +2887,8 @@ static bool param_splice(struct worker *w, enum op op, unsigned int k,
 
 /*
  * Last users of a contiguous parameter buffer going, one after another,
- * each with a page of it in a pipe, which is read soon after: in the old
- * driver each such last user put the buffer on a list that a worker polled
- * every 0.5 s, taking it off once no page was used any more, while the
- * next last user could be putting it on again.
+ * each with a page of it in a pipe, which is read soon after: the buffer
+ * waits for its pages while the next last user goes.
  */
 static void op_param_churn(struct worker *w)
 {
@@ -2933,10 +2918,8 @@ static void op_param_churn(struct worker *w)
 
 /*
  * A large contiguous process-scoped buffer whose last user goes while a
- * page of it is in a pipe, read a little later: the old driver freed such
- * a range in the same poll that took watched parameter buffers off its
- * list, after letting go of its lock, which made the window of the race
- * above as long as freeing the range takes.  (ENOMEM: process_max.)
+ * page of it is in a pipe, read a little later: freeing its range widens
+ * the window of op_param_churn()'s race.  (ENOMEM: process_max.)
  */
 static void op_big_defer(struct worker *w)
 {
@@ -2962,22 +2945,43 @@ static void op_big_defer(struct worker *w)
 /* ------------------------------------------------------------------ */
 /* children killed with SIGKILL                                        */
 
-/* No class device proc-PID-* is left of a process that is gone. */
-static bool proc_bufs_gone(pid_t pid, char *left, size_t len)
+/* A parameter buffer of this phase, whose device stays while it is loaded. */
+static bool param_loaded(const char *name)
 {
-	char prefix[32];
-	struct dirent *de;
-	DIR *d = opendir(CLASS);
+	unsigned int k;
+	char want[32];
 
-	left[0] = '\0';
+	for (k = 0; k < PARAMS_MAX; k++) {
+		snprintf(want, sizeof(want), "udmabuf%u", k);
+		if (sh->param_size[k] && !strcmp(name, want))
+			return true;
+	}
+	return false;
+}
+
+/* Report entries of @dir (directories only, or names starting with @prefix). */
+static bool dir_clean(const char *dir, bool dirs_only, const char *prefix)
+{
+	struct dirent *de;
+	bool clean = true;
+	DIR *d = opendir(dir);
+
 	if (!d)
-		return true;
-	snprintf(prefix, sizeof(prefix), "proc-%d-", (int)pid);
-	while ((de = readdir(d)))
-		if (!strncmp(de->d_name, prefix, strlen(prefix)))
-			snprintf(left, len, "%s", de->d_name);
+		return errno == ENOENT;
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (dirs_only && de->d_type != DT_DIR)
+			continue;
+		if (prefix && strncmp(de->d_name, prefix, strlen(prefix)))
+			continue;
+		if (param_loaded(de->d_name))
+			continue;
+		failf(NULL, "left behind: %s/%s", dir, de->d_name);
+		clean = false;
+	}
 	closedir(d);
-	return !left[0];
+	return clean;
 }
 
 #define KILL_SPLICE	1u
@@ -3046,7 +3050,7 @@ static void op_kill9(struct worker *w)
 	struct handle *h = coin(w, 40) ? pick_handle(w, h_has_map) : NULL;
 	unsigned int steps = (unsigned int)rnd(w);
 	struct pollfd pfd;
-	char c = 0, left[256];
+	char c = 0, prefix[32];
 	int ready[2], status;
 	pid_t pid;
 
@@ -3085,9 +3089,10 @@ static void op_kill9(struct worker *w)
 		      status);
 		return;
 	}
-	if (!proc_bufs_gone(pid, left, sizeof(left)))
-		failf(w, "kill9: %s/%s still exists after its process was killed and waited for",
-		      CLASS, left);
+	snprintf(prefix, sizeof(prefix), "proc-%d-", (int)pid);
+	if (!dir_clean(CLASS, false, prefix))
+		failf(w, "kill9: a buffer of process %d is left after it was killed and waited for",
+		      (int)pid);
 	else if (c == 'A')
 		atomic_fetch_add(&sh->kill_gone, 1);
 }
@@ -3697,9 +3702,7 @@ static void placer_release(struct worker *w)
 
 /*
  * The churner: a thread of the placer's process that does nothing but
- * op_param_churn() while a contiguous parameter buffer is loaded, so that
- * last users with a page in a pipe go all the time, whenever the old
- * driver's poll comes.
+ * op_param_churn() while a contiguous parameter buffer is loaded.
  */
 static void *churner_main(void *arg)
 {
@@ -3805,45 +3808,6 @@ static void sentinel_remove(struct sentinel *st)
 	st->fd = -1;
 	cfs_path(path, sizeof(path), st->name, NULL);
 	expect(NULL, OP_sentinel, path, do_rmdir(path), M(OK) | M(ENOENT));
-}
-
-/* A parameter buffer of this phase, whose device stays while it is loaded. */
-static bool param_loaded(const char *name)
-{
-	unsigned int k;
-	char want[32];
-
-	for (k = 0; k < PARAMS_MAX; k++) {
-		snprintf(want, sizeof(want), "udmabuf%u", k);
-		if (sh->param_size[k] && !strcmp(name, want))
-			return true;
-	}
-	return false;
-}
-
-/* Report entries of @dir (directories only, or names starting with @prefix). */
-static bool dir_clean(const char *dir, bool dirs_only, const char *prefix)
-{
-	struct dirent *de;
-	bool clean = true;
-	DIR *d = opendir(dir);
-
-	if (!d)
-		return errno == ENOENT;
-	while ((de = readdir(d))) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		if (dirs_only && de->d_type != DT_DIR)
-			continue;
-		if (prefix && strncmp(de->d_name, prefix, strlen(prefix)))
-			continue;
-		if (param_loaded(de->d_name))
-			continue;
-		failf(NULL, "left behind: %s/%s", dir, de->d_name);
-		clean = false;
-	}
-	closedir(d);
-	return clean;
 }
 
 static bool exists(const char *path)
