@@ -3638,43 +3638,30 @@ static void placer_op(struct worker *w)
 	struct pitem *it = &pitems[rnd_below(w, PLACE_ITEMS)];
 	struct ppipe *pp = &ppipes[rnd_below(w, PLACE_ITEMS)];
 	static const char *const holds[] = { "0", "1", "30" };
+	unsigned int r = rnd_below(w, 20);
 
-	switch (rnd_below(w, 20)) {
-	case 0: case 1: case 2:
+	if (r < 3)
 		place_new(w, it);
-		break;
-	case 3: case 4: case 5: case 6:
+	else if (r < 7)
 		place_again(w, it);
-		break;
-	case 7: case 8:
+	else if (r < 9)
 		place_busy(w, it);
-		break;
-	case 9: case 10:
+	else if (r < 11)
 		place_elsewhere(w, it);
-		break;
-	case 11:
+	else if (r < 12)
 		place_page(w, it);
-		break;
-	case 12: case 13:
+	else if (r < 14)
 		place_pipe(w, it);
-		break;
-	case 14: case 15:
-		if (pp->used)
-			place_drain(w, pp);
-		break;
-	case 16:
+	else if (r < 16 && pp->used)
+		place_drain(w, pp);
+	else if (r == 16)
 		expect(w, OP_place_hold, PARAMS "/place_hold",
 		       write_attr(PARAMS "/place_hold", holds[rnd_below(w, 3)]),
 		       M(OK));
-		break;
-	case 17:
+	else if (r == 17)
 		op_rmmod(w);
-		break;
-	default:
-		if (it->exists)
-			pitem_disable(w, OP_place_again, it);
-		break;
-	}
+	else if (r > 17 && it->exists)
+		pitem_disable(w, OP_place_again, it);
 	sleep_ms(rnd_below(w, 20));
 }
 
@@ -4299,20 +4286,6 @@ static int usage_error(const char *msg, const char *arg)
 	return EXIT_USAGE;
 }
 
-static bool parse_uint(const char *s, unsigned int min, unsigned int max,
-		       unsigned int *out)
-{
-	char *end;
-	unsigned long v;
-
-	errno = 0;
-	v = strtoul(s, &end, 0);
-	if (errno || end == s || *end || v < min || v > max)
-		return false;
-	*out = (unsigned int)v;
-	return true;
-}
-
 static bool parse_selftest(const char *s)
 {
 	unsigned int i;
@@ -4375,6 +4348,8 @@ static void selftest_cleanup(void)
 /* Returns -1 to go on, else the exit status. */
 static int parse_args(int argc, char **argv)
 {
+	unsigned long long n;
+	bool num;
 	char *end;
 	int i;
 
@@ -4389,16 +4364,21 @@ static int parse_args(int argc, char **argv)
 		if (!v)
 			return usage_error("missing value or unknown option", a);
 		i++;
-		if (!strcmp(a, "--seconds"))
-			ok = parse_uint(v, 1, 86400, &cfg.seconds);
-		else if (!strcmp(a, "--seed"))
-			cfg.seed = strtoull(v, &end, 0), ok = *v && !*end;
-		else if (!strcmp(a, "--module"))
+		n = strtoull(v, &end, 0);	/* overflow: ULLONG_MAX */
+		num = *v && !*end;
+		if (!strcmp(a, "--seconds")) {
+			ok = num && n >= 1 && n <= 86400;
+			cfg.seconds = (unsigned int)n;
+		} else if (!strcmp(a, "--seed")) {
+			ok = num;
+			cfg.seed = n;
+		} else if (!strcmp(a, "--module")) {
 			cfg.module = v;
-		else if (!strcmp(a, "--selftest"))
+		} else if (!strcmp(a, "--selftest")) {
 			ok = parse_selftest(v);
-		else
+		} else {
 			return usage_error("unknown option", a);
+		}
 		if (!ok)
 			return usage_error("bad value", v);
 	}
