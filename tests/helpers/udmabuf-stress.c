@@ -1964,23 +1964,15 @@ static void op_attack_open(struct worker *w)
 	close(fd);
 }
 
+/* Check a victim's buffer through its file or mapping, or map it (read-only). */
 static void op_attack_verify(struct worker *w)
 {
 	struct handle *h = pick_handle(w, h_victim);
-	void *p;
 
-	if (!h)
-		return;
-	if (!h->map && h->fd >= 0 && coin(w, 50)) {
-		p = mmap(NULL, page_round(h->o.size), PROT_READ, MAP_SHARED, h->fd, 0);
-		if (!expect(w, OP_attack_verify, "mmap", p == MAP_FAILED ? errno : 0,
-			    M(OK)))
-			return;
-		h->map = p;
-		h->map_off = 0;
-		h->map_len = page_round(h->o.size);
-	}
-	handle_check(w, OP_attack_verify, h, h->fd >= 0 && coin(w, 30));
+	if (h && !h->map && h->fd >= 0 && coin(w, 50))
+		handle_map(w, h, true);
+	else if (h)
+		handle_check(w, OP_attack_verify, h, h->fd >= 0 && coin(w, 30));
 }
 
 /* An attribute of the class device, checked for its format. */
