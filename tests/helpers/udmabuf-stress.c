@@ -1700,8 +1700,9 @@ static void op_verify(struct worker *w)
 static void op_read_seq(struct worker *w)
 {
 	struct handle *h = pick_handle(w, h_own_fd);
+	struct view v = { .map = (volatile const uint8_t *)w->chunk, .fd = -1 };
 	struct expect x;
-	uint64_t off = 0, i;
+	uint64_t off = 0;
 	ssize_t r;
 	size_t n;
 
@@ -1723,12 +1724,9 @@ static void op_read_seq(struct worker *w)
 			      r, off, h->o.size);
 			return;
 		}
-		for (i = 0; i < (uint64_t)r / 8; i++)
-			if (!word_ok(&x, off / 8 + i, w->chunk[i])) {
-				report_bad(w, OP_read_seq, "read()", off + 8 * i,
-					   w->chunk[i], &x);
-				return;
-			}
+		v.base = off;
+		if (!scan(w, OP_read_seq, "read()", &v, off, off + (uint64_t)r, &x))
+			return;
 		off += (uint64_t)r;
 	}
 	if (off != h->o.size)
