@@ -1402,23 +1402,24 @@ static void op_mkdir(struct worker *w)
 	slot_mkdir(w, pick_slot(w, true));
 }
 
-/* A configuration write; enabled items refuse it unless someone disabled. */
-static void op_config(struct worker *w)
+/*
+ * Write configuration attribute @a of @s's item (size, minor, device_name,
+ * dma_mask, mode, sync_mode) with what its owner would write: a new size
+ * (to @size), its minor, name and mode, any mask and sync_mode.  The errno,
+ * or -1 if not in @ok.
+ */
+static int config_write(struct worker *w, struct slot *s, unsigned int a,
+			unsigned int ok, uint64_t *size)
 {
 	static const char *const attrs[] = {
 		"size", "minor", "device_name", "dma_mask", "mode", "sync_mode",
 	};
-	struct slot *s = pick_slot(w, true);
-	unsigned int a = rnd_below(w, 6), ok = M(OK) | M(ENOENT);
 	char val[64];
-	uint64_t size = 0;
 
-	if (!s->ready)
-		return;
 	switch (a) {
 	case 0:
-		size = s->kind == S_PROBE ? small_size(w) : private_size(w);
-		snprintf(val, sizeof(val), "%" PRIu64, size);
+		*size = s->kind == S_PROBE ? small_size(w) : private_size(w);
+		snprintf(val, sizeof(val), "%" PRIu64, *size);
 		break;
 	case 1:
 		snprintf(val, sizeof(val), "%d", s->minor);
@@ -1436,9 +1437,25 @@ static void op_config(struct worker *w)
 		snprintf(val, sizeof(val), "%u", rnd_below(w, 8));
 		break;
 	}
+	return item_write(w, w->op, s->name, attrs[a], val, ok);
+}
+
+/* A configuration write; enabled items refuse it unless someone disabled. */
+static void op_config(struct worker *w)
+{
+	struct slot *s = pick_slot(w, true);
+	unsigned int a = rnd_below(w, 6), ok = M(OK) | M(ENOENT);
+	uint64_t size = 0;
+	int err;
+
+	if (!s->ready)
+		return;
 	if (a != 5 && s->enabled)
 		ok |= M(EBUSY);
-	if (!slot_write(w, OP_config, s, attrs[a], val, ok))
+	err = config_write(w, s, a, ok, &size);
+	if (err == ENOENT)
+		slot_lost(s, false);
+	if (err)
 		return;
 	if (a != 5 && s->enabled)	/* another worker disabled it */
 		slot_down(s, true);
@@ -2121,19 +2138,21 @@ static void op_stale_open(struct worker *w)
 /* the pool: items anyone makes, changes and removes                   */
 
 /*
- * mkdir (and a size), a configuration write, enable=1, enable=0 or rmdir of
- * a random pool item, whose state nobody knows.
+ * mkdir (and a size), a configuration write (values as a probe's),
+ * enable=1, enable=0 or rmdir of a random pool item, whose state nobody
+ * knows.
  */
 static void op_pool(struct worker *w)
 {
-	unsigned int k = rnd_below(w, POOL_ITEMS), c = rnd_below(w, 5);
-	unsigned int ok = M(OK) | M(EBUSY) | M(ENOENT);
-	char name[48], path[160], val[48];
-	const char *attr = "enable";
+	struct slot s = { .kind = S_PROBE, .mode = 0600 };
+	unsigned int a = rnd_below(w, 6), ok = M(OK) | M(EBUSY) | M(ENOENT);
+	char path[160], val[8];
+	uint64_t size;
 	int err;
 
-	pool_name(name, sizeof(name), k);
-	cfs_path(path, sizeof(path), name, NULL);
+	pool_name(s.name, sizeof(s.name), rnd_below(w, POOL_ITEMS));
+	probe_setup_names(w, &s);
+	cfs_path(path, sizeof(path), s.name, NULL);
 	if (w->op == OP_pool_rmdir) {
 		expect(w, w->op, path, do_rmdir(path), M(OK) | M(ENOENT));
 		return;
@@ -2142,44 +2161,17 @@ static void op_pool(struct worker *w)
 		err = do_mkdir(path);
 		if (!expect(w, w->op, path, err, M(OK) | M(EEXIST)) || err)
 			return;
-		c = 0;	/* and its size */
+		a = 0;	/* and its size */
 	}
-	if (w->op == OP_pool_enable || w->op == OP_pool_disable)
-		c = 5;
-	switch (c) {
-	case 0:
-		attr = "size";
-		snprintf(val, sizeof(val), "%" PRIu64, small_size(w));
-		break;
-	case 1:
-		attr = "minor";
-		snprintf(val, sizeof(val), "%d", coin(w, 50) ? -1 :
-			 MINOR_CONTENDED + (int)rnd_below(w, CONTENDED));
-		break;
-	case 2:
-		attr = "device_name";
-		if (coin(w, 50))
-			pool_name(val, sizeof(val), k);
-		else
-			contended_name(val, sizeof(val), rnd_below(w, CONTENDED));
-		break;
-	case 3:
-		attr = "dma_mask";
-		snprintf(val, sizeof(val), "%s", coin(w, 50) ? "32" : "64");
-		break;
-	case 4:
-		attr = "sync_mode";
-		snprintf(val, sizeof(val), "%u", rnd_below(w, 8));
-		ok = M(OK) | M(ENOENT);
-		break;
-	default:
-		snprintf(val, sizeof(val), "%d", w->op == OP_pool_enable);
-		/* Size 0 (EINVAL), a taken minor (EBUSY) or name (EEXIST), no memory. */
-		if (w->op == OP_pool_enable)
-			ok |= M(ENOMEM) | M(EEXIST) | M(EINVAL);
-		break;
+	if (w->op == OP_pool_mkdir || w->op == OP_pool_config) {
+		config_write(w, &s, a, a == 5 ? M(OK) | M(ENOENT) : ok, &size);
+		return;
 	}
-	item_write(w, w->op, name, attr, val, ok);
+	snprintf(val, sizeof(val), "%d", w->op == OP_pool_enable);
+	/* Size 0 (EINVAL), a taken minor (EBUSY) or name (EEXIST), no memory. */
+	if (w->op == OP_pool_enable)
+		ok |= M(ENOMEM) | M(EEXIST) | M(EINVAL);
+	item_write(w, w->op, s.name, "enable", val, ok);
 }
 
 /* Pool and probe buffers are never written: they read 0. */
