@@ -259,7 +259,7 @@ static const struct {
 #define OPS(X)								\
 	X(mkdir, 40) X(config, 50) X(bad_value, 20) X(enable, 50)	\
 	X(disable, 30) X(rmdir, 25) X(absent, 10) X(open, 50)		\
-	X(mmap, 40) X(fill, 40) X(verify, 50)		\
+	X(mmap, 40) X(fill, 40) X(verify, 50)				\
 	X(read_seq, 15) X(io_edges, 15) X(ioctl, 25)			\
 	X(close, 35) X(unmap, 25) X(fork_verify, 8) X(publish, 10)	\
 	X(sibling_verify, 15) X(inspect, 15)				\
