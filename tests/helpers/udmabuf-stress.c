@@ -34,9 +34,8 @@
  *            udmabuf2 (placed with udmabuf2_phys where the placer last
  *            freed a range), loaded with the module for the phases after
  *            the first (--module): live for the whole phase, never
- *            written.  Their last user going while a page is in a pipe is
- *            the old driver's "watched" path: param_churn, and a thread of
- *            the placer's process that does nothing else (the churner).
+ *            written.  Their last users go while a page is in a pipe
+ *            (param_churn, and the placer's churner thread).
  *   placed   NAME-place0/1: the placer's, at CPU physical addresses it
  *            learnt (a range it was given, then freed, then asks for again;
  *            the other item's live range; the kernel's code; beyond RAM).
@@ -142,6 +141,7 @@
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -195,11 +195,7 @@
 #define MINOR_PRIVATE	1000	/* + 16 * worker + slot */
 #define MAX_SIZE	(1ULL << 20)
 
-/*
- * Parameter buffers (udmabufN=): udmabuf0 64 KiB beyond the page
- * allocator's largest block (4 MiB with 4 KiB pages), so a contiguous
- * range; udmabuf1 from the page allocator; udmabuf2 placed.
- */
+/* Parameter buffers (udmabufN=, see the top): contiguous, page, placed. */
 #define PARAMS_MAX	3
 #define PARAM_CONTIG	0
 #define PARAM_PLACED	2
@@ -219,9 +215,8 @@
 
 /*
  * Once everything is released, how long process_used and the module's
- * refcount may take to come back: the old driver gave a contiguous range
- * whose pages left a pipe back at its next poll (every 0.5 s), and an
- * io_uring ring unpins its pages in a worker after its file is closed.
+ * refcount may take to come back (an io_uring ring unpins its pages in a
+ * worker after its file is closed).
  */
 #define SETTLED_MS	5000
 
@@ -230,15 +225,10 @@
 
 /*
  * Free memory at the end may be this much below what it was at the start
- * (see settled_free_kib(), which counts the per-CPU free lists in and
- * gives back empty slabs and KASAN's quarantine).  What is still missing
- * after a clean run is kernel memory that a run leaves in use without
- * leaking it: partly used slabs of the caches that grew (kernfs nodes,
- * dentries, inodes of thousands of items and devices made and removed),
- * page tables, the cache of freed kernel stacks: at most about 4 MiB, on
- * the debug kernels.  A leak per buffer, pin or pipe (thousands of each)
- * is far beyond twice that, and so are two leaked ranges of udmabuf0
- * (4 MiB + 64 KiB each); one may hide in it.
+ * (settled_free_kib()): kernel memory a run leaves in use without leaking
+ * it (partly used slabs of the caches that grew, page tables, freed kernel
+ * stacks' cache).  A leak per buffer, pin or pipe (thousands of each) is
+ * far beyond it, and so are two leaked ranges of udmabuf0; one may hide.
  */
 #define MEMFREE_MARGIN_KIB	8192
 
@@ -269,13 +259,13 @@ static const struct {
 #define OPS(X)								\
 	X(mkdir, 40) X(config, 50) X(bad_value, 20) X(enable, 50)	\
 	X(disable, 30) X(rmdir, 25) X(absent, 10) X(open, 50)		\
-	X(mmap, 40) X(mmap_bad, 10) X(fill, 40) X(verify, 50)		\
-	X(read_seq, 15) X(io_edges, 15) X(ioctl, 25) X(ioctl_bad, 10)	\
+	X(mmap, 40) X(fill, 40) X(verify, 50)				\
+	X(read_seq, 15) X(io_edges, 15) X(ioctl, 25)			\
 	X(close, 35) X(unmap, 25) X(fork_verify, 8) X(publish, 10)	\
 	X(sibling_verify, 15) X(inspect, 15)				\
 	X(attack_open, 35) X(attack_verify, 20) X(attack_sysfs, 20)	\
 	X(stale_open, 10) X(pool_open, 10) X(rmmod, 5)			\
-	X(palloc, 25) X(palloc_bad, 6) X(export, 20) X(export_bad, 6)	\
+	X(palloc, 25) X(export, 20)					\
 	X(dbuf_map, 15) X(dbuf_close, 12) X(vmsplice, 15)		\
 	X(pipe_drain, 10) X(pipe_close, 5) X(uring, 8) X(uring_close, 6)	\
 	X(kill9, 5) X(param_open, 12) X(param_churn, 4) X(big_defer, 2)
@@ -285,7 +275,9 @@ static const struct {
 	X(attack_rmdir, 20, attack_write) X(attack_disable, 15, attack_write) \
 	X(attack_sync_mode, 8, attack_write) X(attack_sync, 10, attack_write) \
 	X(pool_mkdir, 10, pool) X(pool_config, 10, pool)		\
-	X(pool_enable, 10, pool) X(pool_disable, 6, pool) X(pool_rmdir, 6, pool)
+	X(pool_enable, 10, pool) X(pool_disable, 6, pool) X(pool_rmdir, 6, pool) \
+	X(mmap_bad, 10, bad) X(ioctl_bad, 10, bad) X(palloc_bad, 6, bad)	\
+	X(export_bad, 6, bad)
 
 /* What the coordinator, the placer and the selftests count their calls as. */
 #define OTHER_OPS(X)							\
@@ -981,6 +973,20 @@ static void *entry_pick(struct worker *w, void *arr, size_t n, size_t size)
 #define NEW_ENTRY(a)		entry_new(a, ARRAY_SIZE(a), sizeof((a)[0]))
 #define PICK_ENTRY(w, a)	entry_pick(w, a, ARRAY_SIZE(a), sizeof((a)[0]))
 
+/* A random row for w->op of a table whose rows start with their enum op. */
+static const void *row_pick(struct worker *w, const void *rows, size_t n,
+			    size_t size)
+{
+	unsigned int c[16], k = 0, i;
+
+	for (i = 0; i < n; i++)
+		if (*(const enum op *)((const char *)rows + i * size) == w->op)
+			c[k++] = i;
+	return (const char *)rows + c[rnd_below(w, k)] * size;
+}
+
+#define PICK_ROW(w, a)	row_pick(w, a, ARRAY_SIZE(a), sizeof((a)[0]))
+
 static struct handle *handle_new(struct worker *w)
 {
 	struct handle *h = NEW_ENTRY(w->h);
@@ -1396,23 +1402,24 @@ static void op_mkdir(struct worker *w)
 	slot_mkdir(w, pick_slot(w, true));
 }
 
-/* A configuration write; enabled items refuse it unless someone disabled. */
-static void op_config(struct worker *w)
+/*
+ * Write configuration attribute @a of @s's item (size, minor, device_name,
+ * dma_mask, mode, sync_mode) with what its owner would write: a new size
+ * (to @size), its minor, name and mode, any mask and sync_mode.  The errno,
+ * or -1 if not in @ok.
+ */
+static int config_write(struct worker *w, struct slot *s, unsigned int a,
+			unsigned int ok, uint64_t *size)
 {
 	static const char *const attrs[] = {
 		"size", "minor", "device_name", "dma_mask", "mode", "sync_mode",
 	};
-	struct slot *s = pick_slot(w, true);
-	unsigned int a = rnd_below(w, 6), ok = M(OK) | M(ENOENT);
 	char val[64];
-	uint64_t size = 0;
 
-	if (!s->ready)
-		return;
 	switch (a) {
 	case 0:
-		size = s->kind == S_PROBE ? small_size(w) : private_size(w);
-		snprintf(val, sizeof(val), "%" PRIu64, size);
+		*size = s->kind == S_PROBE ? small_size(w) : private_size(w);
+		snprintf(val, sizeof(val), "%" PRIu64, *size);
 		break;
 	case 1:
 		snprintf(val, sizeof(val), "%d", s->minor);
@@ -1430,9 +1437,25 @@ static void op_config(struct worker *w)
 		snprintf(val, sizeof(val), "%u", rnd_below(w, 8));
 		break;
 	}
+	return item_write(w, w->op, s->name, attrs[a], val, ok);
+}
+
+/* A configuration write; enabled items refuse it unless someone disabled. */
+static void op_config(struct worker *w)
+{
+	struct slot *s = pick_slot(w, true);
+	unsigned int a = rnd_below(w, 6), ok = M(OK) | M(ENOENT);
+	uint64_t size = 0;
+	int err;
+
+	if (!s->ready)
+		return;
 	if (a != 5 && s->enabled)
 		ok |= M(EBUSY);
-	if (!slot_write(w, OP_config, s, attrs[a], val, ok))
+	err = config_write(w, s, a, ok, &size);
+	if (err == ENOENT)
+		slot_lost(s, false);
+	if (err)
 		return;
 	if (a != 5 && s->enabled)	/* another worker disabled it */
 		slot_down(s, true);
@@ -1646,45 +1669,6 @@ static void op_mmap(struct worker *w)
 		handle_map(w, h, coin(w, 60));
 }
 
-static void op_mmap_bad(struct worker *w)
-{
-	struct handle *h = pick_handle(w, h_has_fd);
-	uint64_t alloc;
-	int flags = MAP_SHARED, prot = PROT_READ;
-	off_t off = 0;
-	size_t len;
-	enum res want = RES_EINVAL;
-	void *p;
-
-	if (!h)
-		return;
-	alloc = page_round(h->o.size);
-	len = alloc;
-	switch (rnd_below(w, 4)) {
-	case 0:
-		flags = MAP_PRIVATE;
-		break;
-	case 1:
-		off = (off_t)alloc;
-		len = cfg.page;
-		break;
-	case 2:
-		len = alloc + cfg.page;
-		break;
-	default:
-		if (h->writable)
-			return;
-		prot |= PROT_WRITE;
-		want = RES_EACCES;
-		break;
-	}
-	p = mmap(NULL, len, prot, flags, h->fd, off);
-	if (p != MAP_FAILED)
-		munmap(p, len);
-	expect(w, OP_mmap_bad, "mmap of a bad range or mode",
-	       p == MAP_FAILED ? errno : 0, 1u << want);
-}
-
 static bool sync_both(struct worker *w, enum op op, int fd)
 {
 	return expect(w, op, "SYNC_FOR_DEVICE", sync_ioctl(fd, false, 0, 0,
@@ -1733,8 +1717,9 @@ static void op_verify(struct worker *w)
 static void op_read_seq(struct worker *w)
 {
 	struct handle *h = pick_handle(w, h_own_fd);
+	struct view v = { .map = (volatile const uint8_t *)w->chunk, .fd = -1 };
 	struct expect x;
-	uint64_t off = 0, i;
+	uint64_t off = 0;
 	ssize_t r;
 	size_t n;
 
@@ -1756,12 +1741,9 @@ static void op_read_seq(struct worker *w)
 			      r, off, h->o.size);
 			return;
 		}
-		for (i = 0; i < (uint64_t)r / 8; i++)
-			if (!word_ok(&x, off / 8 + i, w->chunk[i])) {
-				report_bad(w, OP_read_seq, "read()", off + 8 * i,
-					   w->chunk[i], &x);
-				return;
-			}
+		v.base = off;
+		if (!scan(w, OP_read_seq, "read()", &v, off, off + (uint64_t)r, &x))
+			return;
 		off += (uint64_t)r;
 	}
 	if (off != h->o.size)
@@ -1817,45 +1799,6 @@ static void op_ioctl(struct worker *w)
 		dir = UDMABUF_CFS_DIR_TO_DEVICE;
 	expect(w, OP_ioctl, "SYNC_FOR_CPU",
 	       sync_ioctl(h->fd, true, off, len, dir, 0), M(OK));
-}
-
-static void op_ioctl_bad(struct worker *w)
-{
-	struct handle *h = pick_handle(w, h_has_fd);
-	bool cpu;
-	int err;
-
-	if (!h)
-		return;
-	cpu = coin(w, 50);
-	switch (rnd_below(w, 7)) {
-	case 0:
-		err = ioctl(h->fd, _IOR(UDMABUF_CFS_IOC_MAGIC, 0x7f,
-					struct udmabuf_cfs_info), NULL) ? errno : 0;
-		expect(w, OP_ioctl_bad, "unknown ioctl", err, M(ENOTTY));
-		return;
-	case 1:
-		err = ioctl(h->fd, UDMABUF_CFS_IOC_GET_INFO, (void *)8) ? errno : 0;
-		expect(w, OP_ioctl_bad, "GET_INFO to a bad address", err, M(EFAULT));
-		return;
-	case 2:
-		err = sync_ioctl(h->fd, cpu, 0, 0, 0, 1);
-		break;
-	case 3:
-		err = sync_ioctl(h->fd, cpu, 0, 0, 3, 0);
-		break;
-	case 4:
-		err = sync_ioctl(h->fd, cpu, h->o.size, 0, 0, 0);
-		break;
-	case 5:
-		err = sync_ioctl(h->fd, cpu, 8, h->o.size, 0, 0);
-		break;
-	default:
-		err = sync_ioctl(h->fd, cpu, 1ULL << 63, 8, 0, 0);
-		break;
-	}
-	expect(w, OP_ioctl_bad, "sync with a bad range, direction or flags",
-	       err, M(EINVAL));
 }
 
 static void op_close(struct worker *w)
@@ -1921,8 +1864,6 @@ static void op_sibling_verify(struct worker *w)
 	struct view v;
 	int t;
 
-	if (cfg.threads < 2)
-		return;
 	t = (int)rnd_below(w, cfg.threads - 1);
 	b = &board[t >= w->tidx ? t + 1 : t];
 	pthread_rwlock_rdlock(&b->lock);
@@ -2038,23 +1979,15 @@ static void op_attack_open(struct worker *w)
 	close(fd);
 }
 
+/* Check a victim's buffer through its file or mapping, or map it (read-only). */
 static void op_attack_verify(struct worker *w)
 {
 	struct handle *h = pick_handle(w, h_victim);
-	void *p;
 
-	if (!h)
-		return;
-	if (!h->map && h->fd >= 0 && coin(w, 50)) {
-		p = mmap(NULL, page_round(h->o.size), PROT_READ, MAP_SHARED, h->fd, 0);
-		if (!expect(w, OP_attack_verify, "mmap", p == MAP_FAILED ? errno : 0,
-			    M(OK)))
-			return;
-		h->map = p;
-		h->map_off = 0;
-		h->map_len = page_round(h->o.size);
-	}
-	handle_check(w, OP_attack_verify, h, h->fd >= 0 && coin(w, 30));
+	if (h && !h->map && h->fd >= 0 && coin(w, 50))
+		handle_map(w, h, true);
+	else if (h)
+		handle_check(w, OP_attack_verify, h, h->fd >= 0 && coin(w, 30));
 }
 
 /* An attribute of the class device, checked for its format. */
@@ -2112,7 +2045,7 @@ static void op_attack_sysfs(struct worker *w)
 
 static void op_attack_write(struct worker *w)
 {
-	static const struct {
+	static const struct attack {
 		enum op op;
 		const char *dir, *attr, *val;	/* attr NULL: rmdir; val NULL: 0-7 */
 		unsigned int ok;
@@ -2130,26 +2063,20 @@ static void op_attack_write(struct worker *w)
 		{ OP_attack_sync, CLASS, "sync_for_cpu", "0 0 3", BAD_SYNC },
 		{ OP_attack_sync, CLASS, "sync_for_device", "x", BAD_SYNC },
 	};
-	unsigned int c[ARRAY_SIZE(writes)], n = 0, i;
+	const struct attack *a = PICK_ROW(w, writes);
 	char path[160], val[8];
 	struct victim v;
 
 	if (!pick_victim(w, &v))
 		return;
-	for (i = 0; i < ARRAY_SIZE(writes); i++)
-		if (writes[i].op == w->op)
-			c[n++] = i;
-	i = c[rnd_below(w, n)];
-	snprintf(path, sizeof(path), "%s/%s", writes[i].dir, v.name);
-	if (!writes[i].attr) {
-		expect(w, w->op, path, do_rmdir(path), writes[i].ok);
+	snprintf(path, sizeof(path), "%s/%s", a->dir, v.name);
+	if (!a->attr) {
+		expect(w, w->op, path, do_rmdir(path), a->ok);
 		return;
 	}
-	snprintf(path + strlen(path), sizeof(path) - strlen(path), "/%s",
-		 writes[i].attr);
+	snprintf(path + strlen(path), sizeof(path) - strlen(path), "/%s", a->attr);
 	snprintf(val, sizeof(val), "%u", rnd_below(w, 8));
-	expect(w, w->op, path, write_attr(path, writes[i].val ? writes[i].val : val),
-	       writes[i].ok);
+	expect(w, w->op, path, write_attr(path, a->val ? a->val : val), a->ok);
 }
 
 /* The major of udmabuf in /proc/devices, or 0. */
@@ -2211,19 +2138,21 @@ static void op_stale_open(struct worker *w)
 /* the pool: items anyone makes, changes and removes                   */
 
 /*
- * mkdir (and a size), a configuration write, enable=1, enable=0 or rmdir of
- * a random pool item, whose state nobody knows.
+ * mkdir (and a size), a configuration write (values as a probe's),
+ * enable=1, enable=0 or rmdir of a random pool item, whose state nobody
+ * knows.
  */
 static void op_pool(struct worker *w)
 {
-	unsigned int k = rnd_below(w, POOL_ITEMS), c = rnd_below(w, 5);
-	unsigned int ok = M(OK) | M(EBUSY) | M(ENOENT);
-	char name[48], path[160], val[48];
-	const char *attr = "enable";
+	struct slot s = { .kind = S_PROBE, .mode = 0600 };
+	unsigned int a = rnd_below(w, 6), ok = M(OK) | M(EBUSY) | M(ENOENT);
+	char path[160], val[8];
+	uint64_t size;
 	int err;
 
-	pool_name(name, sizeof(name), k);
-	cfs_path(path, sizeof(path), name, NULL);
+	pool_name(s.name, sizeof(s.name), rnd_below(w, POOL_ITEMS));
+	probe_setup_names(w, &s);
+	cfs_path(path, sizeof(path), s.name, NULL);
 	if (w->op == OP_pool_rmdir) {
 		expect(w, w->op, path, do_rmdir(path), M(OK) | M(ENOENT));
 		return;
@@ -2232,44 +2161,17 @@ static void op_pool(struct worker *w)
 		err = do_mkdir(path);
 		if (!expect(w, w->op, path, err, M(OK) | M(EEXIST)) || err)
 			return;
-		c = 0;	/* and its size */
+		a = 0;	/* and its size */
 	}
-	if (w->op == OP_pool_enable || w->op == OP_pool_disable)
-		c = 5;
-	switch (c) {
-	case 0:
-		attr = "size";
-		snprintf(val, sizeof(val), "%" PRIu64, small_size(w));
-		break;
-	case 1:
-		attr = "minor";
-		snprintf(val, sizeof(val), "%d", coin(w, 50) ? -1 :
-			 MINOR_CONTENDED + (int)rnd_below(w, CONTENDED));
-		break;
-	case 2:
-		attr = "device_name";
-		if (coin(w, 50))
-			pool_name(val, sizeof(val), k);
-		else
-			contended_name(val, sizeof(val), rnd_below(w, CONTENDED));
-		break;
-	case 3:
-		attr = "dma_mask";
-		snprintf(val, sizeof(val), "%s", coin(w, 50) ? "32" : "64");
-		break;
-	case 4:
-		attr = "sync_mode";
-		snprintf(val, sizeof(val), "%u", rnd_below(w, 8));
-		ok = M(OK) | M(ENOENT);
-		break;
-	default:
-		snprintf(val, sizeof(val), "%d", w->op == OP_pool_enable);
-		/* Size 0 (EINVAL), a taken minor (EBUSY) or name (EEXIST), no memory. */
-		if (w->op == OP_pool_enable)
-			ok |= M(ENOMEM) | M(EEXIST) | M(EINVAL);
-		break;
+	if (w->op == OP_pool_mkdir || w->op == OP_pool_config) {
+		config_write(w, &s, a, a == 5 ? M(OK) | M(ENOENT) : ok, &size);
+		return;
 	}
-	item_write(w, w->op, name, attr, val, ok);
+	snprintf(val, sizeof(val), "%d", w->op == OP_pool_enable);
+	/* Size 0 (EINVAL), a taken minor (EBUSY) or name (EEXIST), no memory. */
+	if (w->op == OP_pool_enable)
+		ok |= M(ENOMEM) | M(EEXIST) | M(EINVAL);
+	item_write(w, w->op, s.name, "enable", val, ok);
 }
 
 /* Pool and probe buffers are never written: they read 0. */
@@ -2339,87 +2241,35 @@ static bool proc_alloc(struct worker *w, enum op op,
 	return expect(w, op, "ALLOC", err, M(OK) | M(ENOMEM)) && !err;
 }
 
-static void op_palloc(struct worker *w)
+/* A handle of a new process-scoped buffer, or NULL (ENOMEM, a failed check). */
+static struct handle *proc_open(struct worker *w, enum op op, uint64_t size,
+				bool rdwr)
 {
 	struct udmabuf_cfs_alloc req;
-	bool rdwr = coin(w, 80);
+	struct handle *h;
+
+	alloc_request(w, &req, size, rdwr);
+	if (!proc_alloc(w, op, &req))
+		return NULL;
+	h = handle_take(w, op, req.fd, H_PROC, rdwr, req.size, MINOR_NONE);
+	if (h) {
+		h->live = true;
+		h->o.inst = inst_new(req.size);	/* the handle's reference */
+		h->o.oslot = PROC_SLOT;
+	}
+	return h;
+}
+
+static void op_palloc(struct worker *w)
+{
 	struct handle *h;
 
 	if (!free_handles(w))
 		return;
-	alloc_request(w, &req, private_size(w), rdwr);
-	if (!proc_alloc(w, OP_palloc, &req))
-		return;
-	h = handle_take(w, OP_palloc, req.fd, H_PROC, rdwr, req.size, MINOR_NONE);
-	if (!h)
-		return;
-	h->live = true;
-	h->o.inst = inst_new(req.size);	/* the handle's reference */
-	h->o.oslot = PROC_SLOT;
+	h = proc_open(w, OP_palloc, private_size(w), coin(w, 80));
 	/* New memory reads 0, through a mapping too. */
-	if (coin(w, 60))
+	if (h && coin(w, 60))
 		handle_map(w, h, coin(w, 70));
-}
-
-/* Each request has one thing wrong, which decides the errno. */
-static void op_palloc_bad(struct worker *w)
-{
-	struct udmabuf_cfs_alloc req;
-	enum res want = RES_EINVAL;
-	const char *what;
-	int err;
-
-	alloc_request(w, &req, 4096, true);
-	switch (rnd_below(w, 10)) {
-	case 0:
-		what = "ALLOC of size 0";
-		req.size = 0;
-		break;
-	case 1:
-		what = "ALLOC with O_NONBLOCK";
-		req.flags |= O_NONBLOCK;
-		break;
-	case 2:
-		what = "ALLOC with O_WRONLY";
-		req.flags = O_WRONLY;
-		break;
-	case 3:
-		what = "ALLOC with sync_check 3";
-		req.sync_check = UDMABUF_CFS_SYNC_CHECK_MAX + 1;
-		want = RES_ERANGE;
-		break;
-	case 4:
-		what = "ALLOC with a reserved bit set";
-		req.reserved[rnd_below(w, 6)] = 1ULL << rnd_below(w, 64);
-		break;
-	case 5:
-		what = "ALLOC with sync_mode 8";
-		req.sync_mode = 8;
-		want = RES_ERANGE;
-		break;
-	case 6:
-		what = "ALLOC with a DMA mask of 11 or 65 bits";
-		req.dma_bits = coin(w, 50) ? 11 : 65;
-		want = RES_ERANGE;
-		break;
-	case 7:
-		what = "ALLOC with allocator 4";
-		req.allocator = 4;
-		break;
-	case 8:
-		what = "ALLOC with dma_device not NUL-terminated";
-		memset(req.dma_device, 'x', sizeof(req.dma_device));
-		break;
-	default:
-		what = "ALLOC of 2^64 - 1 bytes";
-		req.size = UINT64_MAX;
-		want = RES_ERANGE;
-		break;
-	}
-	err = alloc_ioctl(&req);
-	if (!err)
-		close(req.fd);
-	expect(w, OP_palloc_bad, what, err, 1u << want);
 }
 
 /* ------------------------------------------------------------------ */
@@ -2574,53 +2424,160 @@ static void op_export(struct worker *w)
 	}
 }
 
-/* Each request has one thing wrong; the request is checked before the state. */
-static void op_export_bad(struct worker *w)
-{
-	struct handle *h = pick_handle(w, h_has_fd);
-	uint64_t alloc, off = 0, size = 0;
-	uint32_t flags = O_RDONLY | O_CLOEXEC;
-	enum res want = RES_EINVAL;
-	const char *what;
-	int err, fd = -1;
+/*
+ * Bad requests, each with one thing wrong, which decides the errno (the
+ * request is checked before the state): on a file (mmap, the sync and
+ * export ioctls, ioctls of a bad number or to a bad address) and ALLOC.
+ */
+enum bad_call { B_MMAP, B_SYNC, B_EXPORT, B_IOCTL, B_ALLOC };
 
-	if (!h)
-		return;
-	alloc = page_round(h->o.size);
-	switch (rnd_below(w, 6)) {
-	case 0:
-		what = "EXPORT_DMABUF at an unaligned offset";
-		off = cfg.page / 2;
+/* Offsets and lengths of requests on a file (see bad_at()). */
+enum bad_at { AT_0, AT_8, AT_HALF_PAGE, AT_PAGE, AT_SIZE, AT_ALLOC, AT_PAST, AT_HUGE };
+
+/* How ALLOC's member changes: set, or-ed, every byte set, a random bit set. */
+enum bad_set { SET, OR, FILL, BIT };
+
+#define RDONLY	(O_RDONLY | O_CLOEXEC)
+#define BAD_NR	_IOR(UDMABUF_CFS_IOC_MAGIC, 0x7f, struct udmabuf_cfs_info)
+
+static const struct bad {
+	enum op op;
+	enum bad_call call;
+	const char *what;
+	size_t off, len;	/* enum bad_at; B_ALLOC: the member's */
+	/*
+	 * B_MMAP: prot, flags; B_SYNC: direction, flags; B_EXPORT: flags;
+	 * B_IOCTL: the request; B_ALLOC: the value, enum bad_set.
+	 */
+	uint64_t a, b;
+	enum res want;	/* EACCES: a request that read-only files refuse */
+} bads[] = {
+#define MMAP_BAD(what, off, len, prot, flags, want) \
+	{ OP_mmap_bad, B_MMAP, what, off, len, prot, flags, RES_##want }
+#define SYNC_BAD(what, off, len, dir, flags) \
+	{ OP_ioctl_bad, B_SYNC, what, off, len, dir, flags, RES_EINVAL }
+#define EXPORT_BAD(what, off, len, flags, want) \
+	{ OP_export_bad, B_EXPORT, what, off, len, flags, 0, RES_##want }
+#define IOCTL_BAD(op, what, arg, nr, want) \
+	{ OP_##op##_bad, B_IOCTL, what, arg, AT_0, nr, 0, RES_##want }
+#define ALLOC_BAD(what, m, val, how, want)					\
+	{ OP_palloc_bad, B_ALLOC, what, offsetof(struct udmabuf_cfs_alloc, m),	\
+	  sizeof(((struct udmabuf_cfs_alloc *)NULL)->m), val, how, RES_##want }
+	MMAP_BAD("mmap MAP_PRIVATE", AT_0, AT_ALLOC, PROT_READ, MAP_PRIVATE, EINVAL),
+	MMAP_BAD("mmap at the end", AT_ALLOC, AT_PAGE, PROT_READ, MAP_SHARED, EINVAL),
+	MMAP_BAD("mmap of a page too many", AT_0, AT_PAST, PROT_READ, MAP_SHARED,
+		 EINVAL),
+	MMAP_BAD("mmap for writing of a read-only file", AT_0, AT_ALLOC,
+		 PROT_READ | PROT_WRITE, MAP_SHARED, EACCES),
+	IOCTL_BAD(ioctl, "unknown ioctl", AT_0, BAD_NR, ENOTTY),
+	IOCTL_BAD(ioctl, "GET_INFO to a bad address", AT_8,
+		  UDMABUF_CFS_IOC_GET_INFO, EFAULT),
+	SYNC_BAD("sync with flags 1", AT_0, AT_0, 0, 1),
+	SYNC_BAD("sync in direction 3", AT_0, AT_0, 3, 0),
+	SYNC_BAD("sync at the end", AT_SIZE, AT_0, 0, 0),
+	SYNC_BAD("sync 8 bytes past the end", AT_8, AT_SIZE, 0, 0),
+	SYNC_BAD("sync at 2^63", AT_HUGE, AT_8, 0, 0),
+	EXPORT_BAD("EXPORT_DMABUF at an unaligned offset", AT_HALF_PAGE, AT_0,
+		   RDONLY, EINVAL),
+	EXPORT_BAD("EXPORT_DMABUF at the end", AT_ALLOC, AT_0, RDONLY, EINVAL),
+	EXPORT_BAD("EXPORT_DMABUF of a page too many", AT_0, AT_PAST, RDONLY, EINVAL),
+	EXPORT_BAD("EXPORT_DMABUF with O_NONBLOCK", AT_0, AT_0, RDONLY | O_NONBLOCK,
+		   EINVAL),
+	EXPORT_BAD("EXPORT_DMABUF with O_WRONLY", AT_0, AT_0, O_WRONLY, EINVAL),
+	EXPORT_BAD("EXPORT_DMABUF O_RDWR of a read-only file", AT_0, AT_0, O_RDWR,
+		   EACCES),
+	IOCTL_BAD(export, "EXPORT_DMABUF to a bad address", AT_8,
+		  UDMABUF_CFS_IOC_EXPORT_DMABUF, EFAULT),
+	ALLOC_BAD("ALLOC of size 0", size, 0, SET, EINVAL),
+	ALLOC_BAD("ALLOC with O_NONBLOCK", flags, O_NONBLOCK, OR, EINVAL),
+	ALLOC_BAD("ALLOC with O_WRONLY", flags, O_WRONLY, SET, EINVAL),
+	ALLOC_BAD("ALLOC with sync_check 3", sync_check,
+		  UDMABUF_CFS_SYNC_CHECK_MAX + 1, SET, ERANGE),
+	ALLOC_BAD("ALLOC with a reserved bit set", reserved, 0, BIT, EINVAL),
+	ALLOC_BAD("ALLOC with sync_mode 8", sync_mode, 8, SET, ERANGE),
+	ALLOC_BAD("ALLOC with a DMA mask of 11 bits", dma_bits, 11, SET, ERANGE),
+	ALLOC_BAD("ALLOC with a DMA mask of 65 bits", dma_bits, 65, SET, ERANGE),
+	ALLOC_BAD("ALLOC with allocator 4", allocator, 4, SET, EINVAL),
+	ALLOC_BAD("ALLOC with dma_device not NUL-terminated", dma_device, 'x',
+		  FILL, EINVAL),
+	ALLOC_BAD("ALLOC of 2^64 - 1 bytes", size, UINT64_MAX, SET, ERANGE),
+};
+
+static uint64_t bad_at(const struct handle *h, size_t at)
+{
+	uint64_t alloc = page_round(h->o.size);
+	const uint64_t v[] = {
+		0, 8, cfg.page / 2, cfg.page, h->o.size, alloc, alloc + cfg.page,
+		1ULL << 63,
+	};
+
+	return v[at];
+}
+
+/* Change the member of @req that @b names. */
+static void bad_member(struct worker *w, struct udmabuf_cfs_alloc *req,
+		       const struct bad *b)
+{
+	uint8_t *m = (uint8_t *)req + b->off;
+	unsigned int bit;
+
+	if (b->b == FILL) {
+		memset(m, (int)b->a, b->len);
+	} else if (b->b == BIT) {
+		bit = rnd_below(w, (unsigned int)(8 * b->len));
+		m[bit / 8] |= (uint8_t)(1u << bit % 8);
+	} else if (b->len == sizeof(uint64_t)) {
+		*(uint64_t *)m = b->a | (b->b == OR ? *(uint64_t *)m : 0);
+	} else {
+		*(uint32_t *)m = (uint32_t)b->a | (b->b == OR ? *(uint32_t *)m : 0);
+	}
+}
+
+static void op_bad(struct worker *w)
+{
+	const struct bad *b = PICK_ROW(w, bads);
+	struct udmabuf_cfs_alloc req;
+	struct handle *h = NULL;
+	uint64_t off = 0, len = 0;
+	int err, fd = -1;
+	void *p;
+
+	if (b->call != B_ALLOC) {
+		h = pick_handle(w, h_has_fd);
+		if (!h || (b->want == RES_EACCES && h->writable))
+			return;
+		off = bad_at(h, b->off);
+		len = bad_at(h, b->len);
+	}
+	switch (b->call) {
+	case B_MMAP:
+		p = mmap(NULL, len, (int)b->a, (int)b->b, h->fd, (off_t)off);
+		err = p == MAP_FAILED ? errno : 0;
+		if (!err)
+			munmap(p, len);
 		break;
-	case 1:
-		what = "EXPORT_DMABUF at the end";
-		off = alloc;
+	case B_SYNC:
+		err = sync_ioctl(h->fd, coin(w, 50), off, len, (uint32_t)b->a,
+				 (uint32_t)b->b);
 		break;
-	case 2:
-		what = "EXPORT_DMABUF of a page too many";
-		size = alloc + cfg.page;
+	case B_EXPORT:
+		err = export_range(h->fd, off, len, (uint32_t)b->a, &fd);
+		if (!err)
+			close(fd);
 		break;
-	case 3:
-		what = "EXPORT_DMABUF with O_NONBLOCK";
-		flags |= O_NONBLOCK;
-		break;
-	case 4:
-		what = h->writable ? "EXPORT_DMABUF with O_WRONLY" :
-		       "EXPORT_DMABUF O_RDWR of a read-only file";
-		flags = h->writable ? O_WRONLY : O_RDWR;
-		want = h->writable ? RES_EINVAL : RES_EACCES;
+	case B_IOCTL:
+		err = ioctl(h->fd, (unsigned long)b->a, (void *)(uintptr_t)off) ?
+		      errno : 0;
 		break;
 	default:
-		what = "EXPORT_DMABUF to a bad address";
-		err = ioctl(h->fd, UDMABUF_CFS_IOC_EXPORT_DMABUF, (void *)8) ?
-		      errno : 0;
-		expect(w, OP_export_bad, what, err, M(EFAULT));
-		return;
+		alloc_request(w, &req, 4096, true);
+		bad_member(w, &req, b);
+		err = alloc_ioctl(&req);
+		if (!err)
+			close(req.fd);
+		break;
 	}
-	err = export_range(h->fd, off, size, flags, &fd);
-	if (!err)
-		close(fd);
-	expect(w, OP_export_bad, what, err, 1u << want);
+	expect(w, w->op, b->what, err, 1u << b->want);
 }
 
 static void op_dbuf_map(struct worker *w)
@@ -2893,38 +2850,45 @@ static void op_param_open(struct worker *w)
 		handle_map(w, h, coin(w, 30));
 }
 
+/* A page at @off of parameter buffer @k in a new pipe, its file closed. */
+static bool param_splice(struct worker *w, enum op op, unsigned int k,
+			 uint64_t off, int p[2])
+{
+	char path[64];
+	int fd, err;
+
+	param_path(path, sizeof(path), k);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (!expect(w, op, path, fd < 0 ? errno : 0, M(OK)))
+		return false;
+	err = splice_page(fd, off, p);
+	close(fd);	/* the last user, perhaps, with a page in a pipe */
+	return expect(w, op, "mmap and vmsplice of a parameter buffer's page",
+		      err, M(OK));
+}
+
 /*
  * Last users of a contiguous parameter buffer going, one after another,
- * each with a page of it in a pipe, which is read soon after: in the old
- * driver each such last user put the buffer on a list that a worker polled
- * every 0.5 s, taking it off once no page was used any more, while the
- * next last user could be putting it on again.
+ * each with a page of it in a pipe, which is read soon after: the buffer
+ * waits for its pages while the next last user goes.
  */
 static void op_param_churn(struct worker *w)
 {
 	unsigned int k = coin(w, 70) ? PARAM_CONTIG : PARAM_PLACED, i, n;
 	struct origin o = { .kind = H_ZERO };
 	uint64_t off, pages;
-	char path[64];
-	int fd, p[2], err;
+	int p[2];
 
 	if (!sh->param_size[k])
 		k = PARAM_CONTIG;
 	if (!sh->param_size[k])
 		return;
-	param_path(path, sizeof(path), k);
 	o.size = sh->param_size[k];
 	pages = page_round(o.size) / cfg.page;
 	n = 8 + rnd_below(w, 24);
 	for (i = 0; i < n && running(); i++) {
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (!expect(w, OP_param_churn, path, fd < 0 ? errno : 0, M(OK)))
-			return;
 		off = rnd_below(w, (unsigned int)pages) * cfg.page;
-		err = splice_page(fd, off, p);
-		close(fd);	/* the last user, perhaps, with a page in a pipe */
-		if (!expect(w, OP_param_churn, "mmap and vmsplice of a page",
-			    err, M(OK)))
+		if (!param_splice(w, OP_param_churn, k, off, p))
 			return;
 		if (coin(w, 50))
 			sleep_ms(rnd_below(w, 3));
@@ -2936,10 +2900,8 @@ static void op_param_churn(struct worker *w)
 
 /*
  * A large contiguous process-scoped buffer whose last user goes while a
- * page of it is in a pipe, read a little later: the old driver freed such
- * a range in the same poll that took watched parameter buffers off its
- * list, after letting go of its lock, which made the window of the race
- * above as long as freeing the range takes.  (ENOMEM: process_max.)
+ * page of it is in a pipe, read a little later: freeing its range widens
+ * the window of op_param_churn()'s race.  (ENOMEM: process_max.)
  */
 static void op_big_defer(struct worker *w)
 {
@@ -2965,22 +2927,43 @@ static void op_big_defer(struct worker *w)
 /* ------------------------------------------------------------------ */
 /* children killed with SIGKILL                                        */
 
-/* No class device proc-PID-* is left of a process that is gone. */
-static bool proc_bufs_gone(pid_t pid, char *left, size_t len)
+/* A parameter buffer of this phase, whose device stays while it is loaded. */
+static bool param_loaded(const char *name)
 {
-	char prefix[32];
-	struct dirent *de;
-	DIR *d = opendir(CLASS);
+	unsigned int k;
+	char want[32];
 
-	left[0] = '\0';
+	for (k = 0; k < PARAMS_MAX; k++) {
+		snprintf(want, sizeof(want), "udmabuf%u", k);
+		if (sh->param_size[k] && !strcmp(name, want))
+			return true;
+	}
+	return false;
+}
+
+/* Report entries of @dir (directories only, or names starting with @prefix). */
+static bool dir_clean(const char *dir, bool dirs_only, const char *prefix)
+{
+	struct dirent *de;
+	bool clean = true;
+	DIR *d = opendir(dir);
+
 	if (!d)
-		return true;
-	snprintf(prefix, sizeof(prefix), "proc-%d-", (int)pid);
-	while ((de = readdir(d)))
-		if (!strncmp(de->d_name, prefix, strlen(prefix)))
-			snprintf(left, len, "%s", de->d_name);
+		return errno == ENOENT;
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (dirs_only && de->d_type != DT_DIR)
+			continue;
+		if (prefix && strncmp(de->d_name, prefix, strlen(prefix)))
+			continue;
+		if (param_loaded(de->d_name))
+			continue;
+		failf(NULL, "left behind: %s/%s", dir, de->d_name);
+		clean = false;
+	}
 	closedir(d);
-	return !left[0];
+	return clean;
 }
 
 #define KILL_SPLICE	1u
@@ -2989,94 +2972,47 @@ static bool proc_bufs_gone(pid_t pid, char *left, size_t len)
 #define KILL_PARAM	8u
 #define KILL_CLOSE	16u
 
-/* A page of parameter buffer 0 or 2 in a pipe, its file and mapping gone. */
-static void kill9_param(struct worker *w, unsigned int k)
-{
-	char path[64];
-	int fd, p[2], err;
-
-	if (!sh->param_size[k])
-		return;
-	param_path(path, sizeof(path), k);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (!expect(w, OP_kill9, path, fd < 0 ? errno : 0, M(OK)))
-		_exit(3);
-	err = splice_page(fd, 0, p);
-	if (!expect(w, OP_kill9, "mmap and vmsplice of a parameter buffer",
-		    err, M(OK)))
-		_exit(3);
-	close(fd);
-}
-
 /*
- * The child: a process-scoped buffer of its own (or a mapping of its
- * parent's handle @h), mapped, its pages in a pipe and a ring, a dma-buf
- * of it, a parameter buffer's page in a pipe; then it says it is ready
- * ('A': with a buffer of its own) and waits for SIGKILL.
+ * The child: a process-scoped buffer of its own (or its parent's handle
+ * @h), mapped, its pages in a pipe and a ring, a dma-buf of it, a page of
+ * parameter buffer 0 or 2 in a pipe; then it says it is ready ('A': with a
+ * buffer of its own) and waits for SIGKILL.  Of its copy of the parent's
+ * handles, dma-bufs, pipes and rings it forgets all but @h (without their
+ * board locks, which a thread that the fork did not copy may have held).
  */
 static void __attribute__((noreturn))
 kill9_child(struct worker *w, struct handle *h, unsigned int steps, int ready)
 {
-	struct udmabuf_cfs_alloc req;
-	struct udmabuf_ring r;
-	bool own = false;
-	uint64_t len;
-	int p[2], dfd = -1, err;
+	unsigned int k = coin(w, 50) ? PARAM_CONTIG : PARAM_PLACED;
+	struct handle keep;
+	bool own = !h;
+	int p[2];
 
-	if (!h) {
-		alloc_request(w, &req, small_size(w), true);
-		if (proc_alloc(w, OP_kill9, &req)) {
-			/*
-			 * These are copies of the parent's handles: forget one
-			 * if need be (without its board lock, which a thread
-			 * that the fork did not copy may have held).
-			 */
-			if (!free_handles(w))
-				w->h[0].used = false;
-			h = handle_take(w, OP_kill9, req.fd, H_PROC, true, req.size,
-					MINOR_NONE);
-			if (!h)
-				_exit(3);
-			h->live = true;
-			h->o.inst = inst_new(req.size);
-			h->o.oslot = PROC_SLOT;
+	if (h)
+		keep = *h;
+	memset(w->h, 0, sizeof(w->h));
+	memset(w->d, 0, sizeof(w->d));
+	memset(w->p, 0, sizeof(w->p));
+	memset(w->u, 0, sizeof(w->u));
+	w->memfd = -1;
+	if (!own) {
+		w->h[0] = keep;
+	} else {
+		h = proc_open(w, OP_kill9, small_size(w), true);
+		if (h)
 			handle_map(w, h, true);
-			if (!h->map)
-				_exit(3);
-			fill_map(h->map, 0, h->map_len,
-				 make_tag((unsigned int)w->id, PROC_SLOT, 0));
-			own = true;
-		} else if (atomic_load(&sh->failed)) {
+		if (h && (!h->map || !handle_fill(w, h)))
 			_exit(3);
-		}
+		own = h != NULL;
 	}
-	len = h ? h->map_len : 0;
-	if (h && (steps & KILL_SPLICE)) {
-		err = splice_pages(h->map, len < SPLICE_PAGES * cfg.page ? len :
-				   SPLICE_PAGES * cfg.page, p);
-		if (!expect(w, OP_kill9, "vmsplice", err,
-			    h->pages ? M(OK) : M(EFAULT)))
-			_exit(3);
-	}
-	if (h && h->fd >= 0 && (steps & KILL_EXPORT)) {
-		err = export_range(h->fd, 0, 0, O_RDONLY | O_CLOEXEC, &dfd);
-		if (!expect(w, OP_kill9, "EXPORT_DMABUF", err,
-			    h->live ? M(OK) : M(OK) | M(ENODEV)))
-			_exit(3);
-		if (!err && coin(w, 50))
-			mmap(NULL, len, PROT_READ, MAP_SHARED, dfd, 0);
-	}
-	if (h && (steps & KILL_URING)) {
-		err = ring_init(&r);
-		if (!expect(w, OP_kill9, "io_uring_setup", -err, M(OK)))
-			_exit(3);
-		err = uring_register(&r, h->map, len);
-		if (!expect(w, OP_kill9, "IORING_REGISTER_BUFFERS", err,
-			    uring_want(h->pages, h->map_writable)))
-			_exit(3);
-	}
-	if (steps & KILL_PARAM)
-		kill9_param(w, coin(w, 50) ? PARAM_CONTIG : PARAM_PLACED);
+	if (steps & KILL_SPLICE)
+		op_vmsplice(w);
+	if (steps & KILL_EXPORT)
+		op_export(w);
+	if (steps & KILL_URING)
+		op_uring(w);
+	if ((steps & KILL_PARAM) && sh->param_size[k])
+		param_splice(w, OP_kill9, k, 0, p);
 	if (own && (steps & KILL_CLOSE))
 		close(h->fd);	/* the mapping and the rest hold it */
 	if (write(ready, own ? "A" : "r", 1) != 1)
@@ -3096,7 +3032,7 @@ static void op_kill9(struct worker *w)
 	struct handle *h = coin(w, 40) ? pick_handle(w, h_has_map) : NULL;
 	unsigned int steps = (unsigned int)rnd(w);
 	struct pollfd pfd;
-	char c = 0, left[256];
+	char c = 0, prefix[32];
 	int ready[2], status;
 	pid_t pid;
 
@@ -3135,9 +3071,10 @@ static void op_kill9(struct worker *w)
 		      status);
 		return;
 	}
-	if (!proc_bufs_gone(pid, left, sizeof(left)))
-		failf(w, "kill9: %s/%s still exists after its process was killed and waited for",
-		      CLASS, left);
+	snprintf(prefix, sizeof(prefix), "proc-%d-", (int)pid);
+	if (!dir_clean(CLASS, false, prefix))
+		failf(w, "kill9: a buffer of process %d is left after it was killed and waited for",
+		      (int)pid);
 	else if (c == 'A')
 		atomic_fetch_add(&sh->kill_gone, 1);
 }
@@ -3683,43 +3620,30 @@ static void placer_op(struct worker *w)
 	struct pitem *it = &pitems[rnd_below(w, PLACE_ITEMS)];
 	struct ppipe *pp = &ppipes[rnd_below(w, PLACE_ITEMS)];
 	static const char *const holds[] = { "0", "1", "30" };
+	unsigned int r = rnd_below(w, 20);
 
-	switch (rnd_below(w, 20)) {
-	case 0: case 1: case 2:
+	if (r < 3)
 		place_new(w, it);
-		break;
-	case 3: case 4: case 5: case 6:
+	else if (r < 7)
 		place_again(w, it);
-		break;
-	case 7: case 8:
+	else if (r < 9)
 		place_busy(w, it);
-		break;
-	case 9: case 10:
+	else if (r < 11)
 		place_elsewhere(w, it);
-		break;
-	case 11:
+	else if (r < 12)
 		place_page(w, it);
-		break;
-	case 12: case 13:
+	else if (r < 14)
 		place_pipe(w, it);
-		break;
-	case 14: case 15:
-		if (pp->used)
-			place_drain(w, pp);
-		break;
-	case 16:
+	else if (r < 16 && pp->used)
+		place_drain(w, pp);
+	else if (r == 16)
 		expect(w, OP_place_hold, PARAMS "/place_hold",
 		       write_attr(PARAMS "/place_hold", holds[rnd_below(w, 3)]),
 		       M(OK));
-		break;
-	case 17:
+	else if (r == 17)
 		op_rmmod(w);
-		break;
-	default:
-		if (it->exists)
-			pitem_disable(w, OP_place_again, it);
-		break;
-	}
+	else if (r > 17 && it->exists)
+		pitem_disable(w, OP_place_again, it);
 	sleep_ms(rnd_below(w, 20));
 }
 
@@ -3747,9 +3671,7 @@ static void placer_release(struct worker *w)
 
 /*
  * The churner: a thread of the placer's process that does nothing but
- * op_param_churn() while a contiguous parameter buffer is loaded, so that
- * last users with a page in a pipe go all the time, whenever the old
- * driver's poll comes.
+ * op_param_churn() while a contiguous parameter buffer is loaded.
  */
 static void *churner_main(void *arg)
 {
@@ -3855,45 +3777,6 @@ static void sentinel_remove(struct sentinel *st)
 	st->fd = -1;
 	cfs_path(path, sizeof(path), st->name, NULL);
 	expect(NULL, OP_sentinel, path, do_rmdir(path), M(OK) | M(ENOENT));
-}
-
-/* A parameter buffer of this phase, whose device stays while it is loaded. */
-static bool param_loaded(const char *name)
-{
-	unsigned int k;
-	char want[32];
-
-	for (k = 0; k < PARAMS_MAX; k++) {
-		snprintf(want, sizeof(want), "udmabuf%u", k);
-		if (sh->param_size[k] && !strcmp(name, want))
-			return true;
-	}
-	return false;
-}
-
-/* Report entries of @dir (directories only, or names starting with @prefix). */
-static bool dir_clean(const char *dir, bool dirs_only, const char *prefix)
-{
-	struct dirent *de;
-	bool clean = true;
-	DIR *d = opendir(dir);
-
-	if (!d)
-		return errno == ENOENT;
-	while ((de = readdir(d))) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		if (dirs_only && de->d_type != DT_DIR)
-			continue;
-		if (prefix && strncmp(de->d_name, prefix, strlen(prefix)))
-			continue;
-		if (param_loaded(de->d_name))
-			continue;
-		failf(NULL, "left behind: %s/%s", dir, de->d_name);
-		clean = false;
-	}
-	closedir(d);
-	return clean;
 }
 
 static bool exists(const char *path)
@@ -4385,20 +4268,6 @@ static int usage_error(const char *msg, const char *arg)
 	return EXIT_USAGE;
 }
 
-static bool parse_uint(const char *s, unsigned int min, unsigned int max,
-		       unsigned int *out)
-{
-	char *end;
-	unsigned long v;
-
-	errno = 0;
-	v = strtoul(s, &end, 0);
-	if (errno || end == s || *end || v < min || v > max)
-		return false;
-	*out = (unsigned int)v;
-	return true;
-}
-
 static bool parse_selftest(const char *s)
 {
 	unsigned int i;
@@ -4461,6 +4330,8 @@ static void selftest_cleanup(void)
 /* Returns -1 to go on, else the exit status. */
 static int parse_args(int argc, char **argv)
 {
+	unsigned long long n;
+	bool num;
 	char *end;
 	int i;
 
@@ -4475,16 +4346,21 @@ static int parse_args(int argc, char **argv)
 		if (!v)
 			return usage_error("missing value or unknown option", a);
 		i++;
-		if (!strcmp(a, "--seconds"))
-			ok = parse_uint(v, 1, 86400, &cfg.seconds);
-		else if (!strcmp(a, "--seed"))
-			cfg.seed = strtoull(v, &end, 0), ok = *v && !*end;
-		else if (!strcmp(a, "--module"))
+		n = strtoull(v, &end, 0);	/* overflow: ULLONG_MAX */
+		num = *v && !*end;
+		if (!strcmp(a, "--seconds")) {
+			ok = num && n >= 1 && n <= 86400;
+			cfg.seconds = (unsigned int)n;
+		} else if (!strcmp(a, "--seed")) {
+			ok = num;
+			cfg.seed = n;
+		} else if (!strcmp(a, "--module")) {
 			cfg.module = v;
-		else if (!strcmp(a, "--selftest"))
+		} else if (!strcmp(a, "--selftest")) {
 			ok = parse_selftest(v);
-		else
+		} else {
 			return usage_error("unknown option", a);
+		}
 		if (!ok)
 			return usage_error("bad value", v);
 	}
