@@ -122,6 +122,20 @@ vm_run_logged() {
 	fi
 }
 
+# TAP of the host checks that source this file: vm_tap_ok STATUS TEXT is
+# a check, passed if STATUS is 0; vm_tap_plan ends, failing if one failed.
+VM_TAP_N=0
+VM_TAP_FAILED=0
+vm_tap_ok() {
+	VM_TAP_N=$((VM_TAP_N + 1))
+	(($1 == 0)) || { VM_TAP_FAILED=1; printf 'not '; }
+	echo "ok $VM_TAP_N - $2"
+}
+vm_tap_plan() {
+	echo "1..$VM_TAP_N"
+	exit "$VM_TAP_FAILED"
+}
+
 vm_cache_root() {
 	printf '%s\n' "${UDMABUF_CFS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/udmabuf-cfs}"
 }
