@@ -1010,11 +1010,7 @@ VM_PYTHON_SUITE_USERLAND=(python3-numpy libblas3 liblapack3 libgfortran5
 # vm_python_suite: the suite whose python the guest gets, or nothing (the
 # host release's).
 vm_python_suite() {
-	local s
-	for s in "${VM_PYTHON_SUITES[@]}"; do
-		[[ $s == "$(vm_suite)" ]] && { printf '%s\n' "$s"; return 0; }
-	done
-	return 0
+	[[ -z $(vm_suite) || " ${VM_PYTHON_SUITES[*]} " != *" $(vm_suite) "* ]] || vm_suite
 }
 
 # True if the ELF file's NEEDED libraries are all in the sysroot.
