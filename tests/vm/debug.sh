@@ -50,6 +50,12 @@ vm_debug_setup() {
 
 vm_debug_root() { printf '%s\n' "$(vm_cache_root)/debug"; }
 
+# vm_debug_newest_source: the newest complete unpacked source's version.
+vm_debug_newest_source() {
+	find "$(vm_debug_root)" -maxdepth 2 -name .complete -path '*/src-*' -printf '%h\n' 2>/dev/null |
+		sed 's|.*/src-||' | sort -V | tail -n 1
+}
+
 # Fills VM_DEBUG_VERSION and VM_DEBUG_SRC (unpacked, hooked-up source tree).
 vm_debug_fetch_source() {
 	local root ver base tarball
@@ -58,8 +64,7 @@ vm_debug_fetch_source() {
 	ver=${UDMABUF_DEBUG_SRC_VERSION:-}
 	if [[ -z $ver ]]; then
 		# The newest version already unpacked, else apt's candidate.
-		ver=$(find "$root" -maxdepth 2 -name .complete -path '*/src-*' -printf '%h\n' 2>/dev/null |
-			sed 's|.*/src-||' | sort -V | tail -n 1)
+		ver=$(vm_debug_newest_source)
 		if [[ -z $ver ]]; then
 			vm_apt_known "$VM_DEBUG_SRC_PKG" || vm_apt_update
 			ver=$(vm_apt_cache policy "$VM_DEBUG_SRC_PKG" 2>/dev/null |
@@ -111,8 +116,7 @@ vm_debug_sync_file() {
 
 # Copy the checkout's driver (and its Kconfig and UAPI header) into the tree.
 vm_debug_sync_driver() {
-	local dir=$VM_DEBUG_SRC/drivers/misc/udmabuf-cfs drv f name
-	drv=${UDMABUF_DRIVER_DIR:-$REPO_ROOT/driver}
+	local dir=$VM_DEBUG_SRC/drivers/misc/udmabuf-cfs drv=$REPO_ROOT/driver f name
 	mkdir -p "$dir"
 	for f in "$drv"/*.[ch] "$drv"/Kbuild; do
 		[[ -f $f ]] && vm_debug_sync_file "$f" "$dir/$(basename "$f")"
@@ -126,6 +130,20 @@ vm_debug_sync_driver() {
 		name=$(basename "$f")
 		[[ -f $drv/$name ]] || rm -f "$f"
 	done
+}
+
+# vm_kernel_configure OBJ LOG KMAKE...: OBJ/.config from tinyconfig and
+# VM_DEBUG_FRAGMENTS, every line of theirs checked.
+vm_kernel_configure() {
+	local obj=$1 log=$2
+	shift 2
+	vm_run_logged "$log" "$@" tinyconfig || vm_die "make tinyconfig failed ($log)"
+	# merge_config.sh leaves temporary files in its working directory.
+	vm_run_logged "$log" env -C "$obj" KCONFIG_CONFIG="$obj/.config" \
+		"$VM_DEBUG_SRC/scripts/kconfig/merge_config.sh" -m -O "$obj" \
+		"$obj/.config" "${VM_DEBUG_FRAGMENTS[@]}" || vm_die "merging ${VM_DEBUG_FRAGMENTS[*]} failed"
+	vm_run_logged "$log" "$@" olddefconfig || vm_die "make olddefconfig failed ($log)"
+	vm_debug_verify_config "$obj/.config" || vm_die "fix ${VM_DEBUG_FRAGMENTS[*]}"
 }
 
 # Every CONFIG_ line of the fragments must hold in the final .config.
@@ -190,13 +208,7 @@ vm_debug_build() {
 	vm_debug_sync_driver
 	if [[ ! -f $obj/.config-done ]]; then
 		vm_log "configuring the $VM_ARCH debug kernel ($VM_DEBUG_SRC_PKG $VM_DEBUG_VERSION, build-$key)"
-		vm_run_logged "$log" "${kmake[@]}" tinyconfig || vm_die "make tinyconfig failed"
-		# merge_config.sh leaves temporary files in its working directory.
-		vm_run_logged "$log" env -C "$obj" KCONFIG_CONFIG="$obj/.config" \
-			"$VM_DEBUG_SRC/scripts/kconfig/merge_config.sh" -m -O "$obj" \
-			"$obj/.config" "${VM_DEBUG_FRAGMENTS[@]}" || vm_die "merging ${VM_DEBUG_FRAGMENTS[*]} failed"
-		vm_run_logged "$log" "${kmake[@]}" olddefconfig || vm_die "make olddefconfig failed"
-		vm_debug_verify_config "$obj/.config" || vm_die "fix ${VM_DEBUG_FRAGMENTS[*]}"
+		vm_kernel_configure "$obj" "$log" "${kmake[@]}"
 		touch "$obj/.config-done"
 	fi
 	# The driver's files as synced into the tree: when the last build and

@@ -21,31 +21,26 @@ REPO_ROOT=$(cd -- "$VM_LIB_DIR/../.." && pwd)
 # that its linux-kbuild-6.1 scripts and compilers match the headers.
 VM_KBUILD_PKG=linux-kbuild-6.1
 
-# Host packages the harness needs (tests/vm/deps installs them).
-# - qemu-system-x86/-arm: the guests; busybox-static/bash-static/jq/bats*:
-#   amd64 guest userland is copied from the host; gcc/libc6-dev: native static binaries;
-#   gcc-aarch64-linux-gnu + libc6-dev-arm64-cross: arm64 module and static
-#   binaries; gcc-arm-linux-gnueabihf + libc6-dev-armhf-cross: the same for
-#   armhf (and 32-bit helpers on arm64); qemu-user-static: armhf's own
-#   modpost, which the armhf module build runs (vm_kbuild_armhf);
-#   linux-kbuild-6.1 (+gcc-12 which the headers name as CC): kbuild
-#   scripts the Debian headers link to; cpio/gzip: initramfs; xz-utils/zstd:
-#   in case Debian starts shipping compressed modules; binutils: readelf to
-#   find the shared libraries of bash; make: kbuild; util-linux: flock;
-#   the i686 cross compiler: 32-bit helpers for amd64's compat ioctl
-#   tests (tests/helpers/*.c marked build-compat32); flex, bison, bc,
-#   libelf-dev (objtool) and libssl-dev: the debug kernel (tests/vm/debug.sh).
+# Host packages the harness needs (tests/vm/deps installs them), with why.
 VM_HOST_PACKAGES=(
+	# the guests; amd64's userland is the host's
 	qemu-system-x86 qemu-system-arm
 	busybox-static bash bash-static jq bats bats-assert bats-support
+	# native static binaries; kbuild; readelf (vm_copy_elf)
 	gcc gcc-12 libc6-dev make binutils
+	# arm64's module and binaries; 32-bit helpers for the compat ioctl tests
+	# (tests/helpers/*.c marked build-compat32) of amd64 and arm64
 	gcc-aarch64-linux-gnu gcc-12-aarch64-linux-gnu libc6-dev-arm64-cross
 	gcc-i686-linux-gnu libc6-dev-i386-cross
+	# armhf's module and binaries; armhf's own modpost (vm_kbuild_armhf)
 	gcc-arm-linux-gnueabihf libc6-dev-armhf-cross qemu-user-static
+	# the kbuild scripts Debian's headers link to (gcc-12: the headers' CC)
 	"$VM_KBUILD_PKG"
 	# debootstrap: the build roots of other releases' kernels (sid, bullseye)
 	debootstrap
+	# the initramfs; compressed modules; flock; --dt
 	cpio gzip xz-utils zstd dpkg apt coreutils util-linux device-tree-compiler
+	# the debug kernels (tests/vm/debug.sh; libelf-dev: objtool)
 	flex bison bc libelf-dev libssl-dev
 	# gnuplot: the charts of make bench (tests/bench/run)
 	gnuplot-nox
@@ -125,6 +120,20 @@ vm_run_logged() {
 		vm_warn "full log: $logfile"
 		return 1
 	fi
+}
+
+# TAP of the host checks that source this file: vm_tap_ok STATUS TEXT is
+# a check, passed if STATUS is 0; vm_tap_plan ends, failing if one failed.
+VM_TAP_N=0
+VM_TAP_FAILED=0
+vm_tap_ok() {
+	VM_TAP_N=$((VM_TAP_N + 1))
+	(($1 == 0)) || { VM_TAP_FAILED=1; printf 'not '; }
+	echo "ok $VM_TAP_N - $2"
+}
+vm_tap_plan() {
+	echo "1..$VM_TAP_N"
+	exit "$VM_TAP_FAILED"
 }
 
 vm_cache_root() {
@@ -515,9 +524,7 @@ vm_buildroot_locked() {
 		# kernel.  Without network the root stays as it is.
 		if [[ -n $(find "$root.complete" -mtime +6) ]]; then
 			vm_log "bringing the $(vm_suite) build root up to date"
-			if vm_buildroot_exec apt-get -q update >>"$root.log" 2>&1 &&
-				vm_buildroot_exec env DEBIAN_FRONTEND=noninteractive \
-					apt-get -q -y dist-upgrade >>"$root.log" 2>&1; then
+			if vm_buildroot_apt update && vm_buildroot_apt dist-upgrade; then
 				touch "$root.complete"
 			else
 				vm_warn "updating the $(vm_suite) build root failed ($root.log); building with it as it is"
@@ -562,15 +569,20 @@ vm_buildroot_add() {
 		vm_log "installing ${missing[*]} into the $(vm_suite) build root ($root.log)"
 		# The root's lists may be too old for the archive: update after a
 		# failure and try again.
-		vm_buildroot_exec env DEBIAN_FRONTEND=noninteractive apt-get -q -y \
-			--no-install-recommends install "${missing[@]}" >>"$root.log" 2>&1 ||
-			{ vm_buildroot_exec apt-get -q update >>"$root.log" 2>&1 &&
-				vm_buildroot_exec env DEBIAN_FRONTEND=noninteractive apt-get -q -y \
-					--no-install-recommends install "${missing[@]}" >>"$root.log" 2>&1; } ||
+		vm_buildroot_apt --no-install-recommends install "${missing[@]}" ||
+			{ vm_buildroot_apt update &&
+				vm_buildroot_apt --no-install-recommends install "${missing[@]}"; } ||
 			vm_die "installing ${missing[*]} into the $(vm_suite) build root failed ($root.log)"
 		rm -f "$root/var/cache/apt/archives"/*.deb
 	fi
 	exec {lock}>&-
+}
+
+# vm_buildroot_apt ARGS...: apt-get -y ARGS in the suite's build root, its
+# output in the root's log.
+vm_buildroot_apt() {
+	vm_buildroot_exec env DEBIAN_FRONTEND=noninteractive apt-get -q -y "$@" \
+		>>"$(vm_buildroot_dir).log" 2>&1
 }
 
 # vm_buildroot_exec CMD...: run CMD in the suite's build root, with /proc
@@ -610,11 +622,8 @@ vm_fetch_kernel() {
 	VM_KCONFIG=$VM_KROOT/boot/config-$rel
 	if [[ ! -f $base/.complete ]]; then
 		local pkgs=("linux-image-$rel" "linux-headers-$rel")
-		local p
 		vm_apt_private_init
-		if ! vm_apt_known "linux-headers-$rel"; then
-			vm_apt_update
-		fi
+		vm_apt_known "linux-headers-$rel" || vm_apt_update
 		# The flavour's common headers (-common, -common-rt), as the headers
 		# depend on them.
 		common=$(vm_apt_cache depends "linux-headers-$rel" 2>/dev/null |
@@ -622,32 +631,18 @@ vm_fetch_kernel() {
 		pkgs+=("${common:-linux-headers-$VM_ABI-common}")
 		# Since 7.x (sid) linux-image is a package of dependencies: the image
 		# is in linux-binary, the modules in linux-modules, and so on.
-		while read -r p; do
-			pkgs+=("$p")
-		done < <(vm_apt_cache depends "linux-image-$rel" 2>/dev/null | awk -v rel="-$rel" '
-			$1 == "Depends:" && $2 ~ /^linux-/ && $2 != "linux-image" rel &&
-			substr($2, length($2) - length(rel) + 1) == rel {print $2}')
-		for p in "${pkgs[@]}"; do
-			if ! vm_apt_known "$p"; then
-				vm_apt_update
-				vm_apt_known "$p" || vm_die "apt does not know $p (UDMABUF_KERNEL_ABI=$VM_ABI?)"
-			fi
-		done
-		vm_log "downloading Debian kernel $rel"
-		mkdir -p "$base/debs"
-		(cd "$base/debs" && vm_apt_download "$base/download.log" "${pkgs[@]}") ||
-			vm_die "downloading ${pkgs[*]} failed"
-		rm -rf "$VM_KROOT"
-		mkdir -p "$VM_KROOT"
-		local deb
-		for deb in "$base"/debs/*.deb; do
-			dpkg-deb -x "$deb" "$VM_KROOT"
-		done
+		mapfile -t -O "${#pkgs[@]}" pkgs < <(vm_apt_cache depends "linux-image-$rel" 2>/dev/null |
+			awk -v rel="-$rel" '$1 == "Depends:" && $2 ~ /^linux-/ && $2 != "linux-image" rel &&
+				substr($2, length($2) - length(rel) + 1) == rel {print $2}')
+		vm_apt_unpack "$base" "$VM_KROOT" "kernel $rel" "${pkgs[@]}"
 		# Packages of a merged-/usr release put the modules in /usr/lib only.
 		[[ -e $VM_KROOT/lib || ! -d $VM_KROOT/usr/lib ]] || ln -s usr/lib "$VM_KROOT/lib"
-		dpkg-deb -f "$base/debs/linux-headers-${rel}_"*.deb Version >"$base/version"
+		# The headers' version: what apt-get download took.
+		vm_apt_cache policy "linux-headers-$rel" 2>/dev/null |
+			awk '/Candidate:/ {print $2}' >"$base/version"
+		# vm_fix_headers downloads into debs/; only the tree is kept.
+		mkdir -p "$base/debs"
 		vm_fix_headers "$base"
-		# The debs are unpacked; keep only the tree.
 		rm -rf "$base/debs"
 		touch "$base/.complete"
 	fi
@@ -868,35 +863,34 @@ vm_merged_path() {
 	esac
 }
 
-# Path of a program in the sysroot (Debian packages put them in /bin or
-# /usr/bin), or fail.
-vm_find_prog() {
+# vm_find_in SYSROOT NAME DIR...: the path (in the sysroot) of the first
+# DIR/NAME that the sysroot has, or fail.
+vm_find_in() {
 	local sysroot=$1 name=$2 d
-	for d in /usr/bin /bin /usr/sbin /sbin; do
-		if [[ -f $sysroot$d/$name ]]; then
-			printf '%s\n' "$d/$name"
-			return 0
-		fi
+	for d in "${@:3}"; do
+		[[ -e $sysroot$d/$name ]] && { printf '%s\n' "$d/$name"; return 0; }
 	done
 	return 1
 }
 
-# Find a shared library by soname in the sysroot's library directories.
+# A program of the sysroot (Debian packages put them in /bin or /usr/bin).
+vm_find_prog() { vm_find_in "$1" "$2" /usr/bin /bin /usr/sbin /sbin; }
+
+# A shared library of the sysroot, by soname.
 vm_find_lib() {
-	local sysroot=$1 soname=$2 d
-	for d in "/lib/$VM_TRIPLET" "/usr/lib/$VM_TRIPLET" /lib /usr/lib /lib64 /usr/lib64; do
-		if [[ -e $sysroot$d/$soname ]]; then
-			printf '%s\n' "$d/$soname"
-			return 0
-		fi
-	done
-	return 1
+	vm_find_in "$1" "$2" "/lib/$VM_TRIPLET" "/usr/lib/$VM_TRIPLET" /lib /usr/lib /lib64 /usr/lib64
 }
+
+# vm_elf_interp FILE, vm_elf_needed FILE: the ELF file's interpreter, its
+# NEEDED libraries (readelf, not ldd: the file may be of another arch).
+vm_elf_interp() {
+	readelf -lW "$1" 2>/dev/null | sed -n 's/.*\[Requesting program interpreter: \(.*\)\]/\1/p'
+}
+vm_elf_needed() { readelf -dW "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'; }
 
 # Copy an ELF executable or library (path relative to sysroot) into the
 # initramfs together with its interpreter and, recursively, every NEEDED
-# library.  readelf instead of ldd so that the same code works for the foreign
-# arm64 sysroot, which cannot be executed here.
+# library.
 vm_copy_elf() {
 	local sysroot=$1 path=$2 dest=$3
 	local target
@@ -913,16 +907,13 @@ vm_copy_elf() {
 vm_copy_needed() {
 	local sysroot=$1 file=$2 dest=$3
 	local interp lib libpath
-	interp=$(readelf -lW "$file" 2>/dev/null |
-		sed -n 's/.*\[Requesting program interpreter: \(.*\)\]/\1/p')
-	if [[ -n $interp ]]; then
-		vm_copy_elf "$sysroot" "$interp" "$dest"
-	fi
+	interp=$(vm_elf_interp "$file")
+	[[ -z $interp ]] || vm_copy_elf "$sysroot" "$interp" "$dest"
 	while read -r lib; do
 		libpath=$(vm_find_lib "$sysroot" "$lib") ||
 			vm_die "$file needs $lib, not found in $sysroot"
 		vm_copy_elf "$sysroot" "$libpath" "$dest"
-	done < <(readelf -dW "$file" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
+	done < <(vm_elf_needed "$file")
 }
 
 # Emit a newc cpio archive with /dev/console.  The kernel opens /dev/console
@@ -1019,11 +1010,7 @@ VM_PYTHON_SUITE_USERLAND=(python3-numpy libblas3 liblapack3 libgfortran5
 # vm_python_suite: the suite whose python the guest gets, or nothing (the
 # host release's).
 vm_python_suite() {
-	local s
-	for s in "${VM_PYTHON_SUITES[@]}"; do
-		[[ $s == "$(vm_suite)" ]] && { printf '%s\n' "$s"; return 0; }
-	done
-	return 0
+	[[ -z $(vm_suite) || " ${VM_PYTHON_SUITES[*]} " != *" $(vm_suite) "* ]] || vm_suite
 }
 
 # True if the ELF file's NEEDED libraries are all in the sysroot.
@@ -1031,7 +1018,7 @@ vm_elf_deps_present() {
 	local sysroot=$1 path=$2 lib
 	while read -r lib; do
 		vm_find_lib "$sysroot" "$lib" >/dev/null || return 1
-	done < <(readelf -dW "$sysroot$path" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
+	done < <(vm_elf_needed "$sysroot$path")
 }
 
 # vm_python_host ARGS...: run the guest tree's python (VM_PYROOT) on the
@@ -1048,9 +1035,7 @@ vm_python_host() {
 	fi
 	[[ $VM_ARCH == amd64 ]] || return 127
 	local exe=$VM_PYROOT/usr/bin/python$VM_PYTHON_VERSION interp
-	interp=$(readelf -lW "$exe" 2>/dev/null |
-		sed -n 's/.*\[Requesting program interpreter: \(.*\)\]/\1/p')
-	interp=$VM_PYROOT$(vm_merged_path "$interp")
+	interp=$VM_PYROOT$(vm_merged_path "$(vm_elf_interp "$exe")")
 	[[ -x $exe && -e $interp ]] || return 127
 	# Without -j: compileall's workers would start the interpreter without
 	# the loader, on the host's glibc.

@@ -24,12 +24,6 @@ VM_ZYNQ_DTS_NAME=zynq-zc702
 
 vm_zynq_root() { printf '%s\n' "$(vm_cache_root)/zynq7000"; }
 
-# vm_zynq_newest_source: the newest complete unpacked source's version.
-vm_zynq_newest_source() {
-	find "$(vm_debug_root)" -maxdepth 2 -name .complete -path '*/src-*' -printf '%h\n' 2>/dev/null |
-		sed 's|.*/src-||' | sort -V | tail -n 1
-}
-
 # Fills VM_DEBUG_VERSION and VM_DEBUG_SRC: the unpacked source.  The debug
 # kernels' build (vm_debug_build) holds the debug lock for its whole long
 # build and unpacks the source first: when it has the lock,
@@ -40,11 +34,11 @@ vm_zynq_fetch_source() {
 	local root lock ver
 	root=$(vm_debug_root)
 	mkdir -p "$root"
-	ver=${UDMABUF_DEBUG_SRC_VERSION:-$(vm_zynq_newest_source)}
+	ver=${UDMABUF_DEBUG_SRC_VERSION:-$(vm_debug_newest_source)}
 	if [[ -z $ver || ! -f $root/src-$ver/.complete ]]; then
 		exec {lock}>"$root.lock"
 		while ! flock -n "$lock"; do
-			ver=${UDMABUF_DEBUG_SRC_VERSION:-$(vm_zynq_newest_source)}
+			ver=${UDMABUF_DEBUG_SRC_VERSION:-$(vm_debug_newest_source)}
 			[[ -n $ver && -f $root/src-$ver/.complete ]] && break
 			sleep 5
 		done
@@ -73,7 +67,7 @@ vm_zynq_fetch_source() {
 vm_zynq_build() {
 	local root key obj log lock t0
 	local -a kmake
-	# For vm_debug_verify_config, which checks the fragments' lines.
+	# What vm_kernel_configure merges and checks.
 	local -a VM_DEBUG_FRAGMENTS=("$VM_LIB_DIR/zynq7000.config")
 	root=$(vm_zynq_root)
 	mkdir -p "$root"
@@ -89,12 +83,7 @@ vm_zynq_build() {
 		log=$obj/build.log
 		vm_log "building the Zynq-7000 kernel ($VM_DEBUG_SRC_PKG $VM_DEBUG_VERSION, cold: minutes; log: $log)"
 		kmake=(make -C "$VM_DEBUG_SRC" O="$obj" ARCH=arm CROSS_COMPILE="$VM_CROSS" -j"$(nproc)")
-		vm_run_logged "$log" "${kmake[@]}" tinyconfig || vm_die "make tinyconfig failed ($log)"
-		vm_run_logged "$log" env -C "$obj" KCONFIG_CONFIG="$obj/.config" \
-			"$VM_DEBUG_SRC/scripts/kconfig/merge_config.sh" -m -O "$obj" \
-			"$obj/.config" "${VM_DEBUG_FRAGMENTS[@]}" || vm_die "merging ${VM_DEBUG_FRAGMENTS[*]} failed"
-		vm_run_logged "$log" "${kmake[@]}" olddefconfig || vm_die "make olddefconfig failed ($log)"
-		vm_debug_verify_config "$obj/.config" || vm_die "fix ${VM_DEBUG_FRAGMENTS[*]}"
+		vm_kernel_configure "$obj" "$log" "${kmake[@]}"
 		vm_run_logged "$log" "${kmake[@]}" zImage modules "xilinx/$VM_ZYNQ_DTS_NAME.dtb" ||
 			vm_die "the Zynq-7000 kernel build failed ($log)"
 		vm_run_logged "$log" "${kmake[@]}" INSTALL_MOD_PATH="$obj/root" modules_install ||
