@@ -9,9 +9,6 @@ load helpers/common
 
 bats_require_minimum_version 1.5.0
 
-setup() { common_setup; }
-teardown() { common_teardown; }
-
 # A size no guest can allocate.  size_t is 32 bits wide on armhf: larger
 # sizes than it holds are refused when written (ERANGE, tested below).
 HUGE=64G

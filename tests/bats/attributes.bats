@@ -14,7 +14,6 @@ setup() {
 	new_item tbuf
 	a=$cfs/tbuf
 }
-teardown() { common_teardown; }
 
 # --- size -------------------------------------------------------------------
 

@@ -35,9 +35,6 @@ IO32=/usr/bin/udmabuf-ioctl-32
 SZ=65536	# the size of every fixture buffer (64K)
 SEED=77
 
-setup() { common_setup; }
-teardown() { common_teardown; }
-
 # ---------------------------------------------------------------------------
 # The table.
 

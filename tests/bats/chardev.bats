@@ -11,7 +11,6 @@ setup() {
 	make_buf tbuf 1M
 	d=/dev/tbuf
 }
-teardown() { common_teardown; }
 
 @test "dd from /dev/urandom into the buffer and back gives the same bytes" {
 	local t=$BATS_TEST_TMPDIR

@@ -15,7 +15,6 @@ setup() {
 	common_setup
 	make_buf tbuf "$SZ"
 }
-teardown() { common_teardown; }
 
 @test "enable=0 while a file is open fails with EBUSY" {
 	exec 7<>/dev/tbuf

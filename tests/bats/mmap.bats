@@ -15,7 +15,6 @@ setup() {
 	make_buf tbuf "$SZ"
 	d=/dev/tbuf
 }
-teardown() { common_teardown; }
 
 @test "data written through mmap is seen by read(), by write() through mmap, through one mapping by a later one" {
 	check "$UT" mmap-fill "$d" 0 "$SZ" 101

@@ -6,9 +6,6 @@
 # shellcheck disable=SC2154
 load helpers/common
 
-setup() { common_setup; }
-teardown() { common_teardown; }
-
 minor_of_item() {
 	minor_of "$(cat "$cfs/$1/dev")"
 }

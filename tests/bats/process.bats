@@ -22,9 +22,6 @@ ZC=udmabuf-zc
 PARAMS=/sys/module/$MODNAME/parameters
 SZ=65536
 
-setup() { common_setup; }
-teardown() { common_teardown; }
-
 # wait_exit PID: a process that is not our child is gone within 10 s.
 wait_exit() {
 	for _ in $(seq 1 200); do

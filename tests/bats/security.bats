@@ -23,9 +23,6 @@ SZ=65536
 ITEM_ATTRS="size minor device_name sync_mode dma_mask mode enable"
 SYNC_ATTRS="sync_offset sync_size sync_direction sync_mode"
 
-setup() { common_setup; }
-teardown() { common_teardown; }
-
 # nobody_gets EXPECTED CMD ARGS...: CMD run as nobody gives EXPECTED.
 nobody_gets() {
 	local expected=$1

@@ -20,9 +20,6 @@ setup() {
 	s=$CLASS/tbuf
 }
 
-# common_teardown also fails the test if the kernel complained during it.
-teardown() { common_teardown; }
-
 # The refusals of the catalogue's sysfs rows (bad-input.tsv: sync_offset
 # equal to the size or 2^64, sync_size one past the size or 2^64-1,
 # sync_direction 3 or 2^32, the read-only sync_owner, a one-write sync

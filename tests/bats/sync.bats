@@ -27,9 +27,6 @@ setup() {
 	s=$CLASS/tbuf
 }
 
-# common_teardown also fails the test if the kernel complained during it.
-teardown() { common_teardown; }
-
 # ---------------------------------------------------------------------------
 # read() and write() with O_SYNC and sync_mode 4..7
 

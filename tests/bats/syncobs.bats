@@ -96,8 +96,6 @@ setup() {
 	: >"$TRACEFS/trace"
 }
 
-teardown() { common_teardown; }
-
 probe() {
 	kprobe_add p "$GRP/$1" "$2" "$3" || return 1
 	# Which function the lane's output says was observed.

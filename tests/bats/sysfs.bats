@@ -11,7 +11,6 @@ setup() {
 	make_buf tbuf 64K
 	s=$CLASS/tbuf
 }
-teardown() { common_teardown; }
 
 @test "the class device has the seed's attributes; size, origin and users read 65536, configfs and 0" {
 	local f

@@ -60,8 +60,6 @@ setup() {
 	apply_rule misc udmabuf-cfs
 }
 
-teardown() { common_teardown; }
-
 # as_user USER CMD ARGS...: run CMD as USER, with USER's groups.
 as_user() {
 	local user=$1

@@ -21,7 +21,6 @@ setup() {
 	common_setup
 	make_buf tbuf "$SZ"
 }
-teardown() { common_teardown; }
 
 # need_vivid ALLOCATOR: vivid loaded once, with two instances and only
 # their video capture nodes: instance 0 with the vmalloc back end, 1 with
