@@ -192,52 +192,6 @@ except PermissionError as e:
 	assert [ ! -e "$cfs/atexit" ]
 }
 
-@test "allocate takes PYNQ's positional and keyword arguments and makes process-scoped buffers" {
-	py <<-'EOF'
-		used0 = process_used()
-		a = udmabuf.allocate((1024,), 'u4')
-		assert type(a) is udmabuf.BufferArray and a.shape == (1024,) and a.dtype == np.uint32
-		[name] = proc_bufs()
-		assert a.buffer.name == name and a.buffer.process_scoped and a.buffer.path is None, a.buffer.name
-		assert cls_attr(name, "origin") == "process" and int(cls_attr(name, "size")) == max(4096, PAGE)
-		assert configfs_items() == [], configfs_items()
-		assert process_used() == used0 + max(4096, PAGE), (process_used(), used0)
-		a.freebuffer()
-		b = udmabuf.allocate(shape=(4, 4), dtype=np.uint8, cacheable=False)
-		assert b.shape == (4, 4) and b.dtype == np.uint8 and b.cacheable is False
-		# Not cacheable: sync_mode 1 | 4 ("always as with O_SYNC"): the
-		# buffer's file is never O_SYNC.
-		assert b.buffer.sync_mode == 5 and cls_attr(b.buffer.name, "sync_mode") == "5"
-		assert not fd_flags(b.buffer.fileno()) & os.O_SYNC
-		d = udmabuf.allocate(16)
-		assert d.dtype == np.uint32 and d.cacheable is True and d.buffer.sync_mode == 1
-		assert cls_attr(d.buffer.name, "dma_device") == ""
-		f = udmabuf.allocate(16, "u4", None, cacheable=False, sync_mode=2)
-		assert f.buffer.sync_mode == 6 and cls_attr(f.buffer.name, "sync_mode") == "6"
-		assert len(proc_bufs()) == 4, proc_bufs()
-		for x in (b, d, f):
-		    x.freebuffer()
-		del a, b, d, f, x
-		gc.collect()
-		assert proc_bufs() == [] and configfs_items() == [], (proc_bufs(), configfs_items())
-		assert process_used() == used0, (process_used(), used0)
-		print("OK")
-	EOF
-}
-
-@test "a string target is the DMA device, as dma_device" {
-	edu_ready
-	py <<-'EOF'
-		dev = "pci/" + os.environ["UDMABUF_EDU"]
-		a = udmabuf.allocate(16, target=dev, name="pyt")
-		assert attr("pyt", "dma_device") == dev, attr("pyt", "dma_device")
-		assert a.physical_address == ctl_dma_addr("pyt")
-		raises(ValueError, None, udmabuf.allocate, 16, target=dev, dma_device=dev, name="pyu")
-		assert not item_exists("pyu")
-		print("OK")
-	EOF
-}
-
 @test "a process-scoped array's addresses are its buffer's GET_INFO and sysfs ones; its memory goes with its last array" {
 	py <<-'EOF'
 		used0 = process_used()
@@ -266,19 +220,6 @@ except PermissionError as e:
 		assert proc_bufs() == [] and process_used() == used0, (proc_bufs(), process_used(), used0)
 		print("OK")
 	EOF
-}
-
-@test "a process-scoped buffer that is not freed goes when the program exits" {
-	local used0
-	used0=$(process_used)
-	py <<-'EOF'
-		a = udmabuf.allocate(1 << 20, np.uint8)
-		b = udmabuf.allocate(16)[4:]
-		assert len(proc_bufs()) == 2
-		print("OK")
-	EOF
-	[ -z "$(ls "$CLASS")" ] || fail "left in $CLASS: $(ls "$CLASS")"
-	assert_equal "$(process_used)" "$used0"
 }
 
 @test "process-scoped allocate: dma_mask, allocator and dma_device reach the buffer; a bad value is its errno" {
