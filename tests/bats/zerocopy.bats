@@ -77,20 +77,10 @@ assert_gone_and_reused() {
 	done
 }
 
-@test "GET_INFO says the mapping is made of pages" {
-	run udmabuf-ioctl info /dev/tbuf
-	assert_success
-	assert_line pages=1
-}
-
 @test "O_DIRECT writes from and reads into the mapping (ram disk)" {
 	need_module brd rd_nr=1 rd_size=4096
 	[ -b /dev/ram0 ] || fail "no /dev/ram0"
 	assert_errno OK "$ZC" odirect /dev/tbuf /dev/ram0
-}
-
-@test "vmsplice of the mapping into a pipe gives its bytes" {
-	assert_errno OK "$ZC" vmsplice /dev/tbuf
 }
 
 @test "pages in a pipe keep their data after the buffer is deleted and memory reused" {
@@ -386,7 +376,10 @@ longterm_pin() {
 	# Before 6.5 io_uring took the pages and then refused file mappings.
 	kernel_before 6 5 && pinned=EOPNOTSUPP
 	big=$((4 * $(largest_block)))
+	# GET_INFO says each mapping is made of pages.
 	make_buf ltpage "$SZ" allocator=page
+	run -0 udmabuf-ioctl info /dev/ltpage
+	assert_line pages=1
 	longterm_pin ltpage "$pinned"
 	make_buf ltrange "$big" allocator=contig dma_mask=64
 	run -0 udmabuf-ioctl info /dev/ltrange
@@ -411,14 +404,3 @@ longterm_pin() {
 	run -0 "$UT" read-verify /dev/ltcma 0 "$big" 5
 }
 
-@test "io_uring fixed buffers: as the kernel allows for file mappings" {
-	run "$ZC" iouring /dev/tbuf
-	if kernel_before 6 5; then
-		# Before 6.5 io_uring registered shmem and hugetlbfs mappings
-		# only (io_uring/rsrc.c; fs/io_uring.c in 5.10).
-		assert_output EOPNOTSUPP
-	else
-		assert_success
-		assert_output OK
-	fi
-}
