@@ -553,7 +553,7 @@ kernel_image() {
 	(( run > 0 && run <= total )) || fail "longest run $run KiB of $total KiB: $line"
 }
 
-@test "udmabufctl create --phys-addr places a buffer, and says why it cannot" {
+@test "udmabufctl create --phys-addr places a buffer, which info shows and save keeps, and says why it cannot" {
 	local addr
 	addr=$(free_range)
 	[ "$addr" != none ] || skip "no free range beyond CMA is left in this guest"
@@ -561,6 +561,16 @@ kernel_image() {
 	assert_success
 	assert_output /dev/placed
 	[ "$(cpu_addr placed)" = "$addr" ] || fail "at $(cpu_addr placed), not $addr"
+	run -0 udmabufctl info -n -o ALLOCATOR,CPU-PHYS-ADDR placed
+	assert_output "placed
+$addr"
+	# save keeps the address (restoring it, on a real configfs, may find
+	# the range taken again: its order of attributes is the host's test).
+	export UDMABUF_SAVE_FILE=$BATS_TEST_TMPDIR/udmabuf.conf
+	run -0 udmabufctl save
+	run -0 grep '^placed ' "$UDMABUF_SAVE_FILE"
+	[[ $output =~ " phys_addr="(0x[0-9a-f]+)" " ]] || fail "no phys_addr saved: $output"
+	(( BASH_REMATCH[1] == addr )) || fail "saved ${BASH_REMATCH[1]}, placed at $addr"
 	run udmabufctl create again --size 2M --dma-mask 64 --phys-addr "$addr"
 	assert_failure 1
 	assert_output --partial "in use"
