@@ -18,7 +18,6 @@ bats_require_minimum_version 1.5.0
 PROC=udmabuf-proc
 LIB=udmabuf-lib
 IO=udmabuf-ioctl
-ZC=udmabuf-zc
 PARAMS=/sys/module/$MODNAME/parameters
 SZ=65536
 
@@ -100,12 +99,6 @@ assert_used() {
 	assert_output EBADF
 	run -0 "$PROC" run "$SZ" --rdonly -- "$UT" pread-try fd:{} 0 4096
 	assert_output 4096
-}
-
-@test "a process-scoped buffer exports a dma-buf whose data is the buffer's" {
-	run -0 "$PROC" run "$SZ" -- "$ZC" dmabuf fd:{} 0 "$SZ"
-	assert_output OK
-	assert_used 0
 }
 
 @test "a process-scoped buffer is listed in sysfs with its owner, and goes with its file" {
@@ -464,18 +457,6 @@ memory_cgroup() {
 	wait_gone "$name"
 	run -0 udmabufctl list -n -o NAME,OWNER
 	refute_output --partial "$name"
-}
-
-@test "udmabuf-example --alloc: a process-scoped buffer, flushed and invalidated; --create: a configfs one" {
-	run -0 udmabuf-example --alloc 64K
-	assert_line --regexp '^proc-[0-9]+-[0-9]+: process-scoped, 65536 bytes at DMA address 0x[0-9a-f]+, '
-	assert_line --regexp '^proc-[0-9]+-[0-9]+: wrote, synced and read back 65536 bytes$'
-	run -0 udmabuf-example --create 64K exbuf
-	assert_line --regexp '^exbuf: /dev/exbuf, 65536 bytes at DMA address 0x[0-9a-f]+, '
-	assert_line "exbuf: wrote, synced and read back 65536 bytes"
-	[ ! -e "$cfs/exbuf" ] || fail "the example left $cfs/exbuf"
-	assert_used 0
-	[ -z "$(ls "$CLASS")" ] || fail "left in $CLASS: $(ls "$CLASS")"
 }
 
 @test "edu DMA into and out of a process-scoped buffer bound to edu" {
