@@ -66,7 +66,7 @@ insmod_ok() {
 	done
 }
 
-@test "a parameter buffer round-trips data through mmap and read()" {
+@test "a parameter buffer round-trips data through mmap and read(), and has the seed's sysfs attributes" {
 	insmod_ok udmabuf0=1M
 	run "$UT" mmap-fill /dev/udmabuf0 0 1M 31
 	assert_success
@@ -76,10 +76,6 @@ insmod_ok() {
 	assert_success
 	run "$UT" read-verify /dev/udmabuf0 0 1M 32
 	assert_success
-}
-
-@test "a parameter buffer has the seed's sysfs attributes" {
-	insmod_ok udmabuf0=1M
 	run cat "$CLASS/udmabuf0/phys_addr"
 	assert_output --regexp '^0x[0-9a-f]{16}$'
 	assert_attr "$CLASS/udmabuf0/sync_mode" 1
@@ -114,22 +110,18 @@ insmod_ok() {
 	[ ! -e /dev/udmabuf0 ] || fail "/dev/udmabuf0 exists"
 }
 
-@test "an unallocatable parameter makes insmod fail with ENOMEM and leaves nothing behind" {
+@test "an unallocatable parameter makes insmod fail with ENOMEM and leaves nothing behind; the module loads after" {
 	assert_errno ENOMEM "$UT" insmod-try "$UDMABUF_KO" udmabuf0=4K "udmabuf1=$(unallocatable_size)"
 	run module_loaded
 	assert_failure
 	[ ! -e /dev/udmabuf0 ] || fail "/dev/udmabuf0 exists"
 	[ ! -e /dev/udmabuf1 ] || fail "/dev/udmabuf1 exists"
 	assert_no_kernel_warnings
-}
-
-@test "the module loads after a failed load" {
-	assert_errno ENOMEM "$UT" insmod-try "$UDMABUF_KO" "udmabuf0=$(unallocatable_size)"
 	insmod_ok udmabuf0=4K
 	assert_device udmabuf0
 }
 
-@test "a configfs item cannot take a parameter buffer's minor: EBUSY" {
+@test "a configfs item cannot take a parameter buffer's minor (EBUSY), name or device_name (EEXIST); it gets the first minor they leave" {
 	insmod_ok udmabuf0=1M udmabuf3=4M
 	new_item tbuf size=4096 minor=0
 	assert_write EBUSY "$cfs/tbuf/enable" 1
@@ -137,21 +129,14 @@ insmod_ok() {
 	set_attr "$cfs/tbuf/minor" 3
 	assert_write EBUSY "$cfs/tbuf/enable" 1
 	assert_no_device tbuf
-}
-
-@test "a configfs item named like a parameter buffer, or with its device_name, fails with EEXIST" {
-	insmod_ok udmabuf0=1M udmabuf3=4M
 	new_item udmabuf0 size=4096
 	assert_write EEXIST "$cfs/udmabuf0/enable" 1
 	assert_attr "$CLASS/udmabuf0/origin" param
-	new_item tbuf size=4096 device_name=udmabuf3
-	assert_write EEXIST "$cfs/tbuf/enable" 1
+	new_item tbuf2 size=4096 device_name=udmabuf3
+	assert_write EEXIST "$cfs/tbuf2/enable" 1
 	assert_attr "$CLASS/udmabuf3/origin" param
 	assert_attr "$CLASS/udmabuf3/size" 4194304
-}
-
-@test "a configfs item gets the first minor not used by parameter buffers" {
-	insmod_ok udmabuf0=1M udmabuf3=4M
+	check rmdir "$cfs/tbuf" "$cfs/tbuf2" "$cfs/udmabuf0"
 	make_buf tbuf 4096
 	assert_equal "$(minor_of "$(cat "$cfs/tbuf/dev")")" 1
 	make_buf tbuf2 4096
@@ -160,31 +145,21 @@ insmod_ok() {
 	assert_equal "$(minor_of "$(cat "$cfs/tbuf3/dev")")" 4
 }
 
-@test "module unload removes the parameter buffers" {
+@test "rmmod is refused while a parameter buffer is open or mapped; unload removes the parameter buffers" {
 	insmod_ok udmabuf0=1M udmabuf3=4M
-	assert_errno OK "$UT" rmmod-try "$MODNAME"
-	[ ! -e /dev/udmabuf0 ] || fail "/dev/udmabuf0 exists"
-	[ ! -e /dev/udmabuf3 ] || fail "/dev/udmabuf3 exists"
-	[ ! -e "$CLASS" ] || [ -z "$(ls "$CLASS")" ] || fail "left in $CLASS: $(ls "$CLASS")"
-}
-
-@test "rmmod is refused while a parameter buffer is open" {
-	insmod_ok udmabuf0=1M
 	exec 7<>/dev/udmabuf0
 	assert_errno EAGAIN "$UT" rmmod-try "$MODNAME"
 	assert_device udmabuf0
 	exec 7>&-
-	assert_errno OK "$UT" rmmod-try "$MODNAME"
-}
-
-@test "rmmod is refused while a parameter buffer is mapped" {
-	insmod_ok udmabuf0=1M
 	start_holder /dev/udmabuf0 0 1M 41 --close-fd
 	assert_errno EAGAIN "$UT" rmmod-try "$MODNAME"
 	stop_holder "$HOLDER_PID"
 	assert_success
 	assert_output intact
 	assert_errno OK "$UT" rmmod-try "$MODNAME"
+	[ ! -e /dev/udmabuf0 ] || fail "/dev/udmabuf0 exists"
+	[ ! -e /dev/udmabuf3 ] || fail "/dev/udmabuf3 exists"
+	[ ! -e "$CLASS" ] || [ -z "$(ls "$CLASS")" ] || fail "left in $CLASS: $(ls "$CLASS")"
 }
 
 # ---------------------------------------------------------------------------
