@@ -144,25 +144,18 @@ run_fault() {
 		fail "expected at least $min_faulted calls to meet a fault: $output"
 }
 
-@test "enable with a fixed minor fails cleanly with ENOMEM at every slab allocation, then works" {
+@test "enable, with a fixed minor or the first free one and its own device name, fails cleanly with ENOMEM at every slab allocation, then works" {
 	new_item fbuf size=64K minor=5
+	new_item fbuf2 size=12344 device_name=fault.dev
 	arm_slab
 	run_fault enable "$cfs/fbuf"
+	run_fault enable "$cfs/fbuf2"
 	fi_restore
 	assert_write OK "$cfs/fbuf/enable" 1
 	assert_device fbuf
 	assert_equal "$(minor_of "$(cat "$cfs/fbuf/dev")")" 5
-	assert_write OK "$cfs/fbuf/enable" 0
-}
-
-@test "enable with the first free minor and its own device name fails cleanly at every slab allocation" {
-	new_item fbuf size=12344 device_name=fault.dev
-	arm_slab
-	run_fault enable "$cfs/fbuf"
-	fi_restore
-	assert_write OK "$cfs/fbuf/enable" 1
+	assert_write OK "$cfs/fbuf2/enable" 1
 	assert_device fault.dev
-	assert_write OK "$cfs/fbuf/enable" 0
 }
 
 # One page: the page allocator's block failing, dma_alloc_pages() (CMA, or

@@ -61,24 +61,18 @@ setup() {
 	assert_accepts "$CLASS/big/sync_size" 1M 1048576 0x200000 2097152
 }
 
-@test "sync_size rejects a suffixed number beyond 64 bits with ERANGE" {
-	assert_write ERANGE "$s/sync_size" 0x10000000000000T
-}
-
-@test "sync_size rejects garbage and a negative number with EINVAL, keeping its value" {
+@test "sync_size rejects garbage and a negative number with EINVAL, a suffixed number beyond 64 bits with ERANGE, keeping its value" {
 	assert_write OK "$s/sync_size" 100
 	assert_writes EINVAL "$s/sync_size" size -4096 $((SZ + 1))
+	assert_write ERANGE "$s/sync_size" 0x10000000000000T
 	assert_attr "$s/sync_size" 100
 }
 
 # ---------------------------------------------------------------------------
 # sync_direction
 
-@test "sync_direction accepts 0, 1 and 2" {
+@test "sync_direction accepts 0, 1 and 2, rejects garbage and a negative number with EINVAL, keeping its value" {
 	assert_accepts "$s/sync_direction" 1 1 2 2 0 0
-}
-
-@test "sync_direction rejects garbage and a negative number with EINVAL, keeping its value" {
 	assert_write OK "$s/sync_direction" 2
 	assert_writes EINVAL "$s/sync_direction" to-device -1 3
 	assert_attr "$s/sync_direction" 2
@@ -97,7 +91,7 @@ setup() {
 	done
 }
 
-@test "sync triggers with 1 succeed for a partial range in every direction" {
+@test "sync triggers with 1 succeed for a partial range in every direction, and with sync_size 0 from sync_offset to the end" {
 	local dir
 	set_attr "$s/sync_offset" $((PAGE_SIZE + 5))
 	set_attr "$s/sync_size" 1000
@@ -106,9 +100,6 @@ setup() {
 		assert_write OK "$s/sync_for_device" 1
 		assert_write OK "$s/sync_for_cpu" 1
 	done
-}
-
-@test "sync triggers with 1 and sync_size 0 sync from sync_offset to the end" {
 	set_attr "$s/sync_offset" $((SZ - 1))
 	set_attr "$s/sync_size" 0
 	assert_write OK "$s/sync_for_device" 1
@@ -133,32 +124,23 @@ setup() {
 # ---------------------------------------------------------------------------
 # sync_for_cpu / sync_for_device with "OFFSET SIZE DIRECTION"
 
-@test "the one-write form syncs the whole buffer with 0 0 0" {
+@test "the one-write form syncs the whole buffer with 0 0 0, an unaligned partial range in every direction, the exact whole buffer, the last byte; accepts hex, suffixes, tabs, extra spaces, a newline" {
+	local dir
 	assert_write OK "$s/sync_for_device" "0 0 0"
 	assert_attr "$s/sync_owner" 1
 	assert_write OK "$s/sync_for_cpu" "0 0 0"
 	assert_attr "$s/sync_owner" 0
-}
-
-@test "the one-write form syncs an unaligned partial range in every direction" {
-	local dir
 	for dir in 0 1 2; do
 		assert_write OK "$s/sync_for_device" "$((PAGE_SIZE + 3)) 100 $dir"
 		assert_write OK "$s/sync_for_cpu" "$((PAGE_SIZE + 3)) 100 $dir"
 	done
-}
-
-@test "the one-write form syncs the exact whole buffer and the last byte" {
 	assert_write OK "$s/sync_for_device" "0 $SZ 1"
 	assert_write OK "$s/sync_for_cpu" "$((SZ - 1)) 1 2"
-}
-
-@test "the one-write form accepts hex, suffixes, tabs, extra spaces and a newline" {
 	assert_write OK "$s/sync_for_device" "0x1000 4K 1"
 	assert_writes OK "$s/sync_for_cpu" $'4096\t4096\t2\n' "  8K    100   0  "
 }
 
-@test "the one-write form leaves sync_offset, sync_size and sync_direction alone" {
+@test "the one-write form leaves sync_offset, sync_size and sync_direction alone, and ignores invalid values of them" {
 	set_attr "$s/sync_offset" 100
 	set_attr "$s/sync_size" 200
 	set_attr "$s/sync_direction" 2
@@ -166,9 +148,6 @@ setup() {
 	assert_attr "$s/sync_offset" 100
 	assert_attr "$s/sync_size" 200
 	assert_attr "$s/sync_direction" 2
-}
-
-@test "the one-write form ignores invalid sync_offset and sync_size values" {
 	# "1" would fail with these; the explicit range must not look at them.
 	set_attr "$s/sync_offset" $((SZ - 1))
 	set_attr "$s/sync_size" 2
