@@ -362,63 +362,9 @@ state() {
 }
 
 # ---------------------------------------------------------------------------
-# bench (the shape of its table and its refusals; TCG has no cache model,
-# so no timing is judged here)
-
-@test "bench without NAME times every loop and mapping on temporary buffers and leaves none behind" {
-	# The table's rows and columns are the host test's (test-cli.sh);
-	# here, that the kernel gave every buffer and took each back.
-	run -0 --separate-stderr "$CTL" bench --size 64K --reps 3 -r -n -o OP,O-SYNC,SYNC-MODE -b
-	assert_equal "$stderr" ""
-	assert_equal "${#lines[@]}" 12
-	assert_equal "$(printf '%s\n' "${lines[@]}" | sort -u | wc -l)" 12
-	# Each went with its file (the class device may lag a little).
-	local d
-	for d in "$CLASS"/proc-*; do
-		[ -e "$d" ] || continue
-		wait_gone "${d##*/}"
-	done
-}
-
-@test "bench NAME -J: a row per sync_mode, CACHE as sysfs says for that mode, times and ratios, sync_mode restored" {
-	requires_jq
-	run -0 "$CTL" create tbuf --size 64K --sync-mode 2
-	run -0 --separate-stderr "$CTL" bench tbuf --reps 3 -J
-	assert_equal "$stderr" ""
-	local json=$output m want
-	run -0 jq -e '.benchmarks | length == 12 and
-		all(.[]; .size == 65536 and .time > 0 and .min <= .time and
-			.time <= .max and .rate > 0 and .ratio > 0)' <<<"$json"
-	assert_attr "$CLASS/tbuf/sync_mode" 2
-	want=$(cat "$CLASS/tbuf/cache_mode")
-	run -0 jq -r '[.benchmarks[] | select(."o-sync" == false and .cache != null)] |
-		map("\(.op) \(."sync-mode") \(.cache)") | join(",")' <<<"$json"
-	assert_output "check_buf 2 $want,clear_buf 2 $want"
-	for m in 0 1 2 3; do
-		echo "$m" >"$CLASS/tbuf/sync_mode"
-		want=$(cat "$CLASS/tbuf/cache_mode_sync")
-		run -0 jq -r --argjson m "$m" '[.benchmarks[] |
-			select(."o-sync" and ."sync-mode" == $m)] |
-			map("\(.op) \(.cache)") | join(",")' <<<"$json"
-		assert_output "check_buf $want,clear_buf $want"
-	done
-	run -0 jq -r '[.benchmarks[] | select(.op | startswith("sync_for")) |
-		"\(.op) \(.baseline) \(.cache)"] | join(",")' <<<"$json"
-	assert_output "sync_for_cpu getppid null,sync_for_device getppid null"
-}
-
-@test "bench of a buffer in use is refused with the process named, exit 1, its data and sync_mode untouched" {
-	run -0 "$CTL" create tbuf --size 64K --sync-mode 3
-	start_holder /dev/tbuf 0 65536 5
-	run -1 --separate-stderr "$CTL" bench tbuf --reps 1
-	assert_output ""
-	assert_equal "${stderr_lines[0]}" "udmabufctl: tbuf: bench: Device or resource busy"
-	[[ ${stderr_lines[1]} == *"in use by PID $HOLDER_PID ("*"would overwrite"* ]] ||
-		fail "the holder is not named: ${stderr_lines[1]}"
-	assert_attr "$CLASS/tbuf/sync_mode" 3
-	stop_holder "$HOLDER_PID"
-	assert_equal "$status" 0
-}
+# bench: its signals and the sync checker on a real module.  The shape of
+# its table, CACHE as sysfs says, its refusals and temporary buffers are
+# test-cli.sh's; TCG has no cache model, so no timing is judged here.
 
 # bench_signalled IGNORE: bench tbuf (sync mode 2) in the background, with
 # SIGINT ignored if IGNORE is 1, sent SIGINT from when it maps the buffer with
