@@ -30,21 +30,14 @@ setup() {
 # ---------------------------------------------------------------------------
 # read() and write() with O_SYNC and sync_mode 4..7
 
-@test "write() and read() on O_SYNC files round-trip an unaligned range" {
+@test "write() and read() on O_SYNC files round-trip an unaligned range; such a write() is seen through a cached and an O_SYNC mapping, what an O_SYNC mapping stored such a read() returns" {
 	check "$UT" write-fill "$d" 13 $((3 * PAGE_SIZE + 7)) 601 --sync
 	run "$UT" read-verify "$d" 13 $((3 * PAGE_SIZE + 7)) 601 --sync
 	assert_success
-}
-
-@test "write() on an O_SYNC file is seen through a cached and an O_SYNC mapping" {
 	set_attr "$s/sync_mode" 1
 	check "$UT" write-fill "$d" 0 "$SZ" 602 --sync
 	run -0 "$UT" mmap-verify "$d" 0 "$SZ" 602
 	run -0 "$UT" mmap-verify "$d" 0 "$SZ" 602 --sync
-}
-
-@test "data stored through an O_SYNC mapping is what read() on an O_SYNC file returns" {
-	set_attr "$s/sync_mode" 1
 	check "$UT" mmap-fill "$d" 0 "$SZ" 604 --sync
 	run "$UT" read-verify "$d" 0 "$SZ" 604 --sync
 	assert_success
