@@ -32,11 +32,6 @@ setup() {
 	fi
 }
 
-@test "size accepts a value followed by a newline" {
-	echo 64K >"$a/size"
-	assert_attr "$a/size" 65536
-}
-
 @test "size rejects garbage with EINVAL and overflowing values with ERANGE, keeping its value" {
 	assert_write OK "$a/size" 8192
 	assert_writes EINVAL "$a/size" abc junk 0x 4KB K " " 0x1g0
@@ -54,15 +49,6 @@ setup() {
 	assert_write ERANGE "$a/minor" 4294967296
 	assert_writes EINVAL "$a/minor" 1x 1.0
 	assert_attr "$a/minor" -1
-}
-
-@test "an explicit minor is used for the device" {
-	set_attr "$a/size" 4096
-	set_attr "$a/minor" 42
-	set_attr "$a/enable" 1
-	run node_devnum /dev/tbuf
-	assert_output --regexp ':42$'
-	assert_attr "$CLASS/tbuf/dev" "$output"
 }
 
 # --- device_name ------------------------------------------------------------
@@ -165,21 +151,7 @@ setup() {
 	done
 }
 
-# --- phys_addr and dev ------------------------------------------------------
-
-@test "phys_addr is for root only, readable and (while disabled) writable" {
-	run stat -c %a "$a/phys_addr"
-	assert_output 600
-}
-
-@test "phys_addr is 0x and 16 hex digits, page aligned, once enabled" {
-	set_attr "$a/size" 4096
-	set_attr "$a/enable" 1
-	run cat "$a/phys_addr"
-	assert_output --regexp '^0x[0-9a-f]{16}$'
-	assert_attr "$a/phys_addr" "$output"
-	assert_equal "$((output % PAGE_SIZE))" 0
-}
+# --- dev ------------------------------------------------------------------
 
 @test "dev is MAJ:MIN and matches the class device and the node" {
 	set_attr "$a/size" 4096

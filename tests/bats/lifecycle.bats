@@ -60,9 +60,10 @@ load helpers/common
 	assert_attr "$CLASS/tbuf/size" 1048576
 }
 
-@test "enable=1 via echo with a trailing newline works" {
+@test "size and enable=1 via echo with a trailing newline work" {
 	new_item tbuf
 	echo 64K >"$cfs/tbuf/size"
+	assert_attr "$cfs/tbuf/size" 65536
 	echo 1 >"$cfs/tbuf/enable"
 	assert_attr "$cfs/tbuf/enable" 1
 	assert_device tbuf
