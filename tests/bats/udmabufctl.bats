@@ -60,12 +60,22 @@ assert_buffer() {
 # ---------------------------------------------------------------------------
 # create
 
-@test "create prints the device node of the new buffer" {
+@test "create prints the device node of the new buffer, named by --device-name if given; with --no-enable none, and leaves the item disabled" {
 	run -0 --separate-stderr "$CTL" create tbuf --size 1M
 	assert_output /dev/tbuf
 	assert_equal "$stderr" ""
 	assert_buffer tbuf
 	assert_attr "$cfs/tbuf/size" 1048576
+	# --device-name gives the device another name than the item.
+	run -0 --separate-stderr "$CTL" create item0 --size 64K --device-name cam0
+	assert_output /dev/cam0
+	assert_attr "$cfs/item0/device_name" cam0
+	assert_device cam0
+	# --no-enable leaves a disabled item and no device.
+	run -0 --separate-stderr "$CTL" create nbuf --size 64K --no-enable
+	assert_output ""
+	assert_attr "$cfs/nbuf/enable" 0
+	assert_no_device nbuf
 }
 
 @test "create writes minor, sync mode, DMA mask and mode" {
@@ -75,20 +85,6 @@ assert_buffer() {
 	assert_attr "$cfs/tbuf/mode" 0640
 	assert_equal "$(minor_of "$(cat "$CLASS/tbuf/dev")")" 7
 	assert_equal "$(stat -c %a /dev/tbuf)" 640
-}
-
-@test "create --device-name gives the device another name than the item" {
-	run -0 --separate-stderr "$CTL" create item0 --size 64K --device-name cam0
-	assert_output /dev/cam0
-	assert_attr "$cfs/item0/device_name" cam0
-	assert_device cam0
-}
-
-@test "create --no-enable leaves a disabled item and no device" {
-	run -0 --separate-stderr "$CTL" create tbuf --size 64K --no-enable
-	assert_output ""
-	assert_attr "$cfs/tbuf/enable" 0
-	assert_no_device tbuf
 }
 
 @test "create with a minor in use fails with EBUSY and leaves nothing behind" {
@@ -266,14 +262,7 @@ cma_hint_re() {
 	fi
 }
 
-@test "list counts the users of a buffer" {
-	run -0 "$CTL" create tbuf --size 64K
-	start_holder /dev/tbuf 0 65536 3
-	run -0 "$CTL" list -n -o USERS
-	[ "$output" -ge 1 ] || fail "USERS is $output while a process maps the buffer"
-}
-
-@test "info shows key: value lines that match sysfs" {
+@test "info shows key: value lines that match sysfs, the allocator too (page for 1 MiB)" {
 	run -0 "$CTL" create tbuf --size 1M --sync-mode 2
 	run -0 --separate-stderr "$CTL" info tbuf
 	assert_line "name:            tbuf"
@@ -284,11 +273,6 @@ cma_hint_re() {
 	assert_line "origin:          configfs"
 	assert_line "users:           0"
 	assert_line "cache:           $(cat "$CLASS/tbuf/cache_mode")"
-}
-
-@test "info shows the allocator of a buffer: page for 64 KiB" {
-	run -0 "$CTL" create tbuf --size 64K
-	run -0 --separate-stderr "$CTL" info tbuf
 	assert_line "allocator:       page"
 	assert_line "allocator:       $(cat "$CLASS/tbuf/allocator")"
 }
