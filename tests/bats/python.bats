@@ -87,30 +87,6 @@ bats_require_minimum_version 1.5.0
 	run -0 udmabufctl delete ub
 }
 
-# (A missing buffer, a file that is none: python/tests/test_host.py.)
-@test "Buffer of a disabled buffer is ENODEV, naming it" {
-	run -0 udmabufctl create off --size 64K --no-enable
-	py <<-'EOF'
-		e = raises(OSError, "ENODEV", udmabuf.Buffer, "off")
-		assert "off" in str(e) and "open" in str(e), e
-		print("OK")
-	EOF
-}
-
-@test "allocate refuses with the step's errno and leaves nothing behind" {
-	py <<-'EOF'
-		a = udmabuf.allocate(16, name="dup")
-		e = raises(FileExistsError, "EEXIST", udmabuf.allocate, 16, name="dup")
-		assert "dup" in str(e), e
-		e = raises(OSError, "ERANGE", udmabuf.allocate, 16, name="pyb", dma_mask=11)
-		assert "pyb" in str(e) and "dma_mask" in str(e), e
-		raises(OSError, "ENODEV", udmabuf.allocate, 16, name="pyb", dma_device="pci/0000:00:1f.7")
-		assert not item_exists("pyb")
-		assert sorted(os.listdir(CFS)) == ["dup", "features"], os.listdir(CFS)
-		print("OK")
-	EOF
-}
-
 @test "allocate as a user who may not create buffers is PermissionError" {
 	run -0 --separate-stderr as_nobody env PYTHONPATH="$PYTHONPATH" python3 -c '
 import errno, udmabuf
@@ -142,36 +118,6 @@ except PermissionError as e:
 	# The memory went with the last mapping: nothing left to see or remove.
 	run -0 udmabufctl list -n
 	assert_output ""
-}
-
-@test "views keep the buffer; freeing it while views exist is safe" {
-	py <<-'EOF'
-		a = udmabuf.allocate(1024, dtype="u4", name="pyb")
-		a[:] = np.arange(1024)
-		v = a[100:200]
-		w = v.reshape(10, 10)[::2]
-		plain = np.asarray(a)[5:10]
-		assert isinstance(v, udmabuf.BufferArray) and isinstance(w, udmabuf.BufferArray)
-		addr = a.physical_address
-		del a
-		gc.collect()
-		assert item_exists("pyb"), "the buffer went with the array although views are left"
-		assert v.physical_address == addr + 400 and w.physical_address == addr + 400
-		v.flush()
-		w.invalidate()
-		# Copies and results are ordinary memory.
-		c = v.copy()
-		s = v + 1
-		for x in (c, s):
-		    raises(ValueError, None, lambda: x.physical_address)
-		w.freebuffer()
-		assert not item_exists("pyb") and not device_exists("pyb")
-		assert v[0] == 100 and w[1, 9] == 129 and list(plain) == [5, 6, 7, 8, 9]
-		v[:] = 0
-		assert w.sum() == 0
-		raises(ValueError, None, v.flush)
-		print("OK")
-	EOF
 }
 
 @test "a buffer made by allocate goes with its last array, or at the end of a with block" {
