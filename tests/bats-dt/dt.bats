@@ -152,16 +152,12 @@ assert_probe_failed() {
 	assert_attr "$CLASS/dtnomap/dma_device" platform/dtnomap
 }
 
-@test "a dma-mask 32 buffer lies below 4 GiB and works" {
+@test "a dma-mask 32 buffer lies below 4 GiB, a dma-mask 40 one takes its pool above it, and both work" {
 	local pa
 	pa=$(cat "$CLASS/dtmask/phys_addr")
 	((pa + 1048576 <= 1 << 32)) || fail "dtmask at $pa"
 	run -0 "$UT" mmap-fill /dev/dtmask 0 1M 5
 	run -0 "$UT" read-verify /dev/dtmask 0 1M 5
-}
-
-@test "a dma-mask 40 buffer takes its pool above 4 GiB and works" {
-	local pa
 	# The pool's address comes from the device tree (its reg).  A no-map
 	# pool is mapped by PFN, which pagemap does not show.
 	pa=$(cat "$CLASS/dthigh/phys_addr")
@@ -359,7 +355,7 @@ dt_last() {
 # ---------------------------------------------------------------------------
 # Unbind and bind
 
-@test "unbind while mapped: the device goes, the mapping keeps its data, bind makes a new buffer" {
+@test "unbind while mapped: the device goes, the mapping keeps its data, bind makes a new buffer; unbind and bind of an idle one" {
 	start_holder /dev/dtplain 0 1048576 51
 	local pid=$HOLDER_PID
 	unbind_dev dtplain
@@ -375,6 +371,12 @@ dt_last() {
 	assert_output intact
 	run -0 "$UT" mmap-fill /dev/dtplain 0 1M 52
 	run -0 "$UT" read-verify /dev/dtplain 0 1M 52
+	# And of an idle one.
+	unbind_dev dtsize64
+	assert_no_device dtsize64
+	bind_dev dtsize64
+	assert_device dtsize64
+	assert_attr "$CLASS/dtsize64/size" 4194304
 }
 
 @test "no-map pool: a rebind fails while an old mapping holds the pool, works after" {
@@ -398,14 +400,6 @@ dt_last() {
 	assert_attr "$CLASS/dtnomap/origin" dt
 	run -0 "$UT" mmap-fill /dev/dtnomap 0 16M 62
 	run -0 "$UT" read-verify /dev/dtnomap 0 16M 62
-}
-
-@test "unbind and bind of an idle DT buffer" {
-	unbind_dev dtsize64
-	assert_no_device dtsize64
-	bind_dev dtsize64
-	assert_device dtsize64
-	assert_attr "$CLASS/dtsize64/size" 4194304
 }
 
 # ---------------------------------------------------------------------------
