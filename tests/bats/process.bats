@@ -99,6 +99,9 @@ assert_used() {
 	assert_output EBADF
 	run -0 "$PROC" run "$SZ" --rdonly -- "$UT" pread-try fd:{} 0 4096
 	assert_output 4096
+	# Through libudmabuf: mapped read-only, a writable mapping EACCES.
+	assert_outcome EACCES "$LIB" rdonly-map "$SZ"
+	assert_used 0
 }
 
 @test "a process-scoped buffer is listed in sysfs with its owner, and goes with its file" {
@@ -403,11 +406,6 @@ memory_cgroup() {
 	assert_line "gone after close OK"
 	assert_used 0
 	[ -z "$(ls "$CLASS")" ] || fail "left in $CLASS: $(ls "$CLASS")"
-}
-
-@test "libudmabuf: an O_RDONLY buffer maps read-only and refuses a writable mapping (EACCES)" {
-	assert_outcome EACCES "$LIB" rdonly-map "$SZ"
-	assert_used 0
 }
 
 # (What the library refuses itself, and its messages: lib/libudmabuf/tests/

@@ -190,21 +190,6 @@ except PermissionError as e:
 	EOF
 }
 
-# (Without the node: python/tests/test_host.py.)
-@test "process-scoped allocate over process_max is ENOMEM with the reason" {
-	set_attr "$PARAMS/process_max" 1M
-	py <<-'EOF'
-		a = udmabuf.allocate(1 << 20, np.uint8)
-		e = raises(OSError, "ENOMEM", udmabuf.allocate, 16)
-		assert "process_max" in str(e), e
-		a.freebuffer()
-		del a
-		gc.collect()
-		b = udmabuf.allocate(1 << 20, np.uint8)
-		print("OK")
-	EOF
-}
-
 @test "process-scoped allocate as a user the node refuses is PermissionError; as a member of group udmabuf it works" {
 	local prog='
 import errno, os, udmabuf
