@@ -180,24 +180,6 @@ udmabufctl: hint: this needs root"
 }
 
 # ---------------------------------------------------------------------------
-# Given read-only with mode 0644
-
-@test "nobody can read and map a buffer given with mode 0644 read-only, but not write it: EACCES" {
-	make_buf tbuf "$SZ" mode=0644
-	check "$UT" write-fill /dev/tbuf 0 "$SZ" 25 >/dev/null
-	local before
-	before=$(state_snapshot)
-	nobody_gets OK "$UT" read-verify /dev/tbuf 0 "$SZ" 25
-	nobody_gets OK "$UT" mmap-try /dev/tbuf 0 "$SZ" shared rdonly r
-	nobody_gets EACCES "$UT" open-try /dev/tbuf wronly
-	nobody_gets EACCES "$UT" open-try /dev/tbuf rdwr
-	# A writable shared mapping needs a file opened for writing.
-	nobody_gets EACCES "$UT" mmap-try /dev/tbuf 0 "$SZ" shared rdonly rw
-	nobody_gets EACCES "$UT" mmap-try /dev/tbuf 0 "$SZ" shared rdonly w
-	assert_state_unchanged "$before"
-}
-
-# ---------------------------------------------------------------------------
 # A file root opened, passed to nobody (a buffer of the default mode 0600):
 # these reach the driver, not only open(2).
 
