@@ -309,14 +309,6 @@ delayed_disk() {
 	assert_output "OK fd-cloexec=0 mode=rdonly"
 }
 
-@test "a writable export of a file opened read-only fails with EACCES" {
-	ZC_RDONLY=1 run "$ZC" export /dev/tbuf 0 0 rdwr
-	assert_output EACCES
-	ZC_RDONLY=1 run "$ZC" export /dev/tbuf 0 0 rdonly
-	assert_success
-	assert_output "OK fd-cloexec=0 mode=rdonly"
-}
-
 @test "the dma-buf maps the range it was made of, with DMA_BUF_IOCTL_SYNC" {
 	assert_errno OK "$ZC" dmabuf /dev/tbuf 0 0
 	assert_errno OK "$ZC" dmabuf /dev/tbuf $((3 * PAGE_SIZE)) $((5 * PAGE_SIZE))
