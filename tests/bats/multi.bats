@@ -114,14 +114,3 @@ minor_of_item() {
 	assert_write OK "$cfs/bufb/enable" 1
 	assert_device bufa
 }
-
-@test "sixteen buffers can exist at once" {
-	local i
-	for i in $(seq 0 15); do
-		make_buf "many$i" 4096
-	done
-	for i in $(seq 0 15); do
-		assert_device "many$i"
-		assert_equal "$(minor_of_item "many$i")" "$i"
-	done
-}
