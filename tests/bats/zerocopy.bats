@@ -77,12 +77,6 @@ assert_gone_and_reused() {
 	done
 }
 
-@test "O_DIRECT writes from and reads into the mapping (ram disk)" {
-	need_module brd rd_nr=1 rd_size=4096
-	[ -b /dev/ram0 ] || fail "no /dev/ram0"
-	assert_errno OK "$ZC" odirect /dev/tbuf /dev/ram0
-}
-
 @test "pages in a pipe keep their data after the buffer is deleted and memory reused" {
 	assert_errno OK "$ZC" vmsplice /dev/tbuf "$GONE"
 	assert_no_device tbuf
