@@ -46,24 +46,18 @@ insmod_ok() {
 	assert_attr "$PARAMS/udmabuf1" 0
 }
 
-@test "hex, K and lowercase k suffixes and sizes that are not a page multiple are kept exactly" {
-	insmod_ok udmabuf1=0x100000 udmabuf2=64k udmabuf4=8K udmabuf5=5000
-	assert_device udmabuf1
-	assert_equal "$(minor_of "$(cat "$CLASS/udmabuf1/dev")")" 1
-	assert_attr "$CLASS/udmabuf1/size" 1048576
-	assert_attr "$CLASS/udmabuf2/size" 65536
-	assert_attr "$CLASS/udmabuf4/size" 8192
-	assert_attr "$CLASS/udmabuf5/size" 5000
-}
-
-@test "all eight parameters create eight buffers" {
-	insmod_ok udmabuf0=4K udmabuf1=4K udmabuf2=4K udmabuf3=4K \
-		udmabuf4=4K udmabuf5=4K udmabuf6=4K udmabuf7=4K
+@test "all eight parameters create eight buffers; hex, K and lowercase k suffixes and sizes that are not a page multiple are kept exactly" {
+	insmod_ok udmabuf0=4K udmabuf1=0x100000 udmabuf2=64k udmabuf3=4K \
+		udmabuf4=8K udmabuf5=5000 udmabuf6=4K udmabuf7=4K
 	local i
 	for i in 0 1 2 3 4 5 6 7; do
 		assert_device "udmabuf$i"
 		assert_equal "$(minor_of "$(cat "$CLASS/udmabuf$i/dev")")" "$i"
 	done
+	assert_attr "$CLASS/udmabuf1/size" 1048576
+	assert_attr "$CLASS/udmabuf2/size" 65536
+	assert_attr "$CLASS/udmabuf4/size" 8192
+	assert_attr "$CLASS/udmabuf5/size" 5000
 }
 
 @test "a parameter buffer round-trips data through mmap and read(), and has the seed's sysfs attributes" {
