@@ -60,11 +60,6 @@ REUSE='for i in 1 2 3 4; do mkdir '"$cfs"'/re$i && echo '"$SZ"' >'"$cfs"'/re$i/s
 # and the module cannot go.
 HELD='test ! -e /dev/tbuf && test ! -e '"$CLASS"'/tbuf && test "$(udmabuf-test rmmod-try '"$MODNAME"')" != OK'
 
-@test "vivid captures into the buffer's dma-bufs (vmalloc: the exporter's vmap)" {
-	need_vivid 0
-	capture /dev/tbuf 4 12
-}
-
 @test "vivid captures into the buffer's dma-bufs (dma-contig: mapped for vivid's device)" {
 	need_vivid 1
 	# Checked while streaming: debugfs lists vivid's attachments.
