@@ -84,32 +84,22 @@ load helpers/common
 	assert_success
 }
 
-@test "enable=0 removes the device node and the class device" {
-	make_buf tbuf 4096
+@test "enable=0 removes the device node and the class device, keeps the item and its configuration; the buffer can be enabled again" {
+	make_buf tbuf 8192 sync_mode=3 mode=0640 minor=5
 	assert_write OK "$cfs/tbuf/enable" 0
 	assert_attr "$cfs/tbuf/enable" 0
 	assert_no_device tbuf
 	assert_empty_attr "$cfs/tbuf/dev"
 	assert_empty_attr "$cfs/tbuf/phys_addr"
-}
-
-@test "enable=0 keeps the item and its configuration" {
-	make_buf tbuf 8192 sync_mode=3 mode=0640 minor=5
-	assert_write OK "$cfs/tbuf/enable" 0
 	assert_attr "$cfs/tbuf/size" 8192
 	assert_attr "$cfs/tbuf/sync_mode" 3
 	assert_attr "$cfs/tbuf/mode" 0640
 	assert_attr "$cfs/tbuf/minor" 5
-}
-
-@test "a disabled buffer can be enabled again" {
-	make_buf tbuf 4096
-	assert_write OK "$cfs/tbuf/enable" 0
-	assert_write OK "$cfs/tbuf/size" 8192
+	assert_write OK "$cfs/tbuf/size" 16384
 	assert_write OK "$cfs/tbuf/enable" 1
 	assert_device tbuf
-	assert_attr "$CLASS/tbuf/size" 8192
-	run "$UT" mmap-fill /dev/tbuf 0 8192 3
+	assert_attr "$CLASS/tbuf/size" 16384
+	run "$UT" mmap-fill /dev/tbuf 0 16384 3
 	assert_success
 }
 
