@@ -53,7 +53,7 @@ setup() {
 	assert_output 100
 }
 
-@test "pwrite and pread at offsets round-trip" {
+@test "pwrite and pread at offsets round-trip; sequential write() and read() advance the file position" {
 	check "$UT" write-fill "$d" 0 1M 1
 	check "$UT" write-fill "$d" 4096 4096 2
 	check "$UT" write-fill "$d" 10001 333 3
@@ -67,18 +67,21 @@ setup() {
 	assert_success
 	run "$UT" read-verify "$d" 10334 $((1048576 - 10334)) 1
 	assert_success
+	local t=$BATS_TEST_TMPDIR
+	check dd if=/dev/urandom of="$t/in" bs=4096 count=3
+	check dd if="$t/in" of="$d" bs=4096 seek=5 count=3 conv=notrunc
+	check dd if="$d" of="$t/out" bs=4096 skip=5 count=3
+	run cmp "$t/in" "$t/out"
+	assert_success
 }
 
-@test "lseek inside the buffer and to the size succeeds" {
+@test "lseek inside the buffer and to the size succeeds; relative to the end it gives the size" {
 	local off
 	for off in 12345 1048576; do
 		run "$UT" lseek-try "$d" "$off" set
 		assert_success
 		assert_output "$off"
 	done
-}
-
-@test "lseek relative to the end gives the size" {
 	run "$UT" lseek-try "$d" 0 end
 	assert_success
 	assert_output 1048576
@@ -112,15 +115,6 @@ setup() {
 	run "$UT" pread-try /dev/one 0 2
 	assert_output 1
 	assert_errno ENOSPC "$UT" pwrite-try /dev/one 1 1
-}
-
-@test "sequential write() and read() advance the file position" {
-	local t=$BATS_TEST_TMPDIR
-	check dd if=/dev/urandom of="$t/in" bs=4096 count=3
-	check dd if="$t/in" of="$d" bs=4096 seek=5 count=3 conv=notrunc
-	check dd if="$d" of="$t/out" bs=4096 skip=5 count=3
-	run cmp "$t/in" "$t/out"
-	assert_success
 }
 
 @test "the device can be opened read-only, write-only and read-write" {

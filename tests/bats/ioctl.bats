@@ -192,7 +192,7 @@ ioctl_programs() {
 # ---------------------------------------------------------------------------
 # Bad pointers
 
-@test "GET_INFO, SYNC_FOR_CPU and SYNC_FOR_DEVICE with a NULL, unmapped, straddling or kernel pointer fail with EFAULT" {
+@test "GET_INFO, SYNC_FOR_CPU and SYNC_FOR_DEVICE with a NULL, unmapped, straddling or kernel pointer fail with EFAULT; the syncs read their argument from a read-only page" {
 	local io op c
 	ioctl_programs
 	for io in "${IOS[@]}"; do
@@ -203,9 +203,6 @@ ioctl_programs() {
 		done
 		assert_errno EFAULT "$io" bad-pointer "$d" info readonly
 	done
-}
-
-@test "sync ioctls read their argument from a read-only page" {
 	# The page holds a valid whole-buffer request.
 	assert_errno OK "$IO" bad-pointer "$d" sync-cpu readonly
 	assert_errno OK "$IO" bad-pointer "$d" sync-device readonly
@@ -214,14 +211,11 @@ ioctl_programs() {
 # ---------------------------------------------------------------------------
 # Command numbers
 
-@test "the ioctl numbers are 0x8068d500, 0x4018d501 and 0x4018d502" {
+@test "the ioctl numbers are 0x8068d500, 0x4018d501 and 0x4018d502; unknown numbers, with the driver's magic or a known number's other size or direction, fail with ENOTTY" {
 	# A zeroed argument: GET_INFO fills it, the syncs cover the whole buffer.
 	assert_errno OK "$IO" raw "$d" 8068d500
 	assert_errno OK "$IO" raw "$d" 4018d501
 	assert_errno OK "$IO" raw "$d" 4018d502
-}
-
-@test "unknown numbers, with the driver's magic or a known number's other size or direction, fail with ENOTTY" {
 	# With the catalogue's 5401 (TCGETS), 4018d503 and 8060d500 for the
 	# 32-bit program.
 	local io nr

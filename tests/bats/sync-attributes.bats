@@ -41,12 +41,9 @@ setup() {
 # ---------------------------------------------------------------------------
 # sync_offset
 
-@test "sync_offset accepts 0, a middle value, the last byte, hex, a K suffix and a trailing newline" {
+@test "sync_offset accepts 0, a middle value, the last byte, hex, a K suffix and a trailing newline; rejects 2^64-1, garbage, a negative number and an empty line with EINVAL, keeping its value" {
 	assert_accepts "$s/sync_offset" 0 0 $((SZ / 2 + 3)) $((SZ / 2 + 3)) \
 		$((SZ - 1)) $((SZ - 1)) 0x1000 4096 8K 8192 $'12\n' 12
-}
-
-@test "sync_offset rejects 2^64-1, garbage, a negative number and an empty line with EINVAL, keeping its value" {
 	assert_write OK "$s/sync_offset" 4096
 	assert_writes EINVAL "$s/sync_offset" "$U64_MAX" abc -1 12x $'\n' "$SZ"
 	assert_attr "$s/sync_offset" 4096
@@ -55,13 +52,10 @@ setup() {
 # ---------------------------------------------------------------------------
 # sync_size
 
-@test "sync_size accepts 0, a small value, the buffer size, and hex and an M suffix within the buffer" {
+@test "sync_size accepts 0, a small value, the buffer size, and hex and an M suffix within the buffer; rejects garbage and a negative number with EINVAL, a suffixed number beyond 64 bits with ERANGE, keeping its value" {
 	assert_accepts "$s/sync_size" 0 0 1 1 "$SZ" "$SZ"
 	make_buf big 2M
 	assert_accepts "$CLASS/big/sync_size" 1M 1048576 0x200000 2097152
-}
-
-@test "sync_size rejects garbage and a negative number with EINVAL, a suffixed number beyond 64 bits with ERANGE, keeping its value" {
 	assert_write OK "$s/sync_size" 100
 	assert_writes EINVAL "$s/sync_size" size -4096 $((SZ + 1))
 	assert_write ERANGE "$s/sync_size" 0x10000000000000T
@@ -81,7 +75,7 @@ setup() {
 # ---------------------------------------------------------------------------
 # sync_for_cpu / sync_for_device with "1"
 
-@test "sync_for_device 1 sets sync_owner to 1 and sync_for_cpu 1 to 0, with or without a newline" {
+@test "sync_for_device 1 sets sync_owner to 1 and sync_for_cpu 1 to 0, with or without a newline; 0 and other single words are EINVAL" {
 	local one
 	for one in 1 $'1\n'; do
 		assert_write OK "$s/sync_for_device" "$one"
@@ -89,6 +83,8 @@ setup() {
 		assert_write OK "$s/sync_for_cpu" "$one"
 		assert_attr "$s/sync_owner" 0
 	done
+	assert_write EINVAL "$s/sync_for_cpu" 0
+	assert_writes EINVAL "$s/sync_for_device" 2 yes
 }
 
 @test "sync triggers with 1 succeed for a partial range in every direction, and with sync_size 0 from sync_offset to the end" {
@@ -114,11 +110,6 @@ setup() {
 	assert_write EINVAL "$s/sync_for_device" 1
 	assert_write EINVAL "$s/sync_for_cpu" 1
 	assert_attr "$s/sync_owner" 1
-}
-
-@test "sync triggers reject 0 and other single words with EINVAL" {
-	assert_write EINVAL "$s/sync_for_cpu" 0
-	assert_writes EINVAL "$s/sync_for_device" 2 yes
 }
 
 # ---------------------------------------------------------------------------

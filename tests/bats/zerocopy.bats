@@ -283,7 +283,7 @@ delayed_disk() {
 	done
 }
 
-@test "export refuses bad flags and ranges with EINVAL" {
+@test "export refuses bad flags and ranges with EINVAL, gives the access mode and close-on-exec asked for" {
 	local pg=$PAGE_SIZE
 	assert_errno EINVAL "$ZC" export /dev/tbuf 0 0 wronly
 	assert_errno EINVAL "$ZC" export /dev/tbuf 0 0 rdwr+0x800
@@ -292,9 +292,6 @@ delayed_disk() {
 	assert_errno EINVAL "$ZC" export /dev/tbuf "$SZ" 0 rdwr
 	assert_errno EINVAL "$ZC" export /dev/tbuf "$pg" "$SZ" rdwr
 	assert_errno EINVAL "$ZC" export /dev/tbuf 0x100000000000 "$pg" rdwr
-}
-
-@test "export gives the access mode and close-on-exec asked for" {
 	run "$ZC" export /dev/tbuf 0 0 rdwr+cloexec
 	assert_success
 	assert_output "OK fd-cloexec=1 mode=rdwr"
