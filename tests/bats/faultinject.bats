@@ -209,7 +209,7 @@ MODULE_LINKS_EINVAL="EINVAL=failed to create module links for udmabuf-cfs"
 	assert_errno OK "$UT" rmmod-try "$MODNAME"
 }
 
-@test "the fault helper reports a failure with an errno other than ENOMEM" {
+@test "the fault helper reports a failure with an errno other than ENOMEM, and what a failed call left behind" {
 	make_buf taken 4096 minor=9
 	new_item fbuf size=4096 minor=9
 	arm_slab
@@ -217,13 +217,11 @@ MODULE_LINKS_EINVAL="EINVAL=failed to create module links for udmabuf-cfs"
 	fi_restore
 	assert_failure 1
 	assert_output --partial "unexpected EBUSY, want ENOMEM"
-}
-
-@test "the fault helper reports what a failed call left behind" {
-	new_item fbuf size=4096
+	new_item fbuf2 size=4096
 	arm_slab
-	run "$FAULT" enable "$cfs/fbuf" --gone /dev/null
+	run "$FAULT" enable "$cfs/fbuf2" --gone /dev/null
 	fi_restore
 	assert_failure 1
 	assert_output --partial "after a failed enable: /dev/null still exists"
 }
+

@@ -81,16 +81,14 @@ insmod_ok() {
 	if dma_coherent_by_default; then assert_output 1; else assert_output 0; fi
 }
 
-@test "udmabufN_mode sets the device node's permissions in octal; 0600 without it" {
+@test "udmabufN_mode sets the device node's permissions in octal, 0600 without it; 0, not octal or without udmabufN fail the load with EINVAL, beyond 0777 with ERANGE" {
 	insmod_ok udmabuf0=64K udmabuf0_mode=0660 udmabuf1=64K udmabuf2=64K udmabuf2_mode=644
 	assert_equal "$(stat -c %a /dev/udmabuf0)" 660
 	assert_equal "$(stat -c %a /dev/udmabuf1)" 600
 	assert_equal "$(stat -c %a /dev/udmabuf2)" 644
 	assert_attr "$PARAMS/udmabuf0_mode" 0660
 	assert_attr "$PARAMS/udmabuf1_mode" 0600
-}
-
-@test "udmabufN_mode: 0, not octal or without udmabufN fail the load with EINVAL, beyond 0777 with ERANGE" {
+	unload_module
 	local m
 	for m in 0 0668 rw; do
 		assert_errno EINVAL "$UT" insmod-try "$UDMABUF_KO" udmabuf0=64K "udmabuf0_mode=$m"
@@ -165,7 +163,7 @@ use_edu() {
 	edu_present "$EDU" || fail "cannot bind the edu at $EDU to uio_pci_generic"
 }
 
-@test "module parameters: udmabufN_bind gives a parameter buffer its DMA device" {
+@test "module parameters: udmabufN_bind gives a parameter buffer its DMA device; naming no device fails the load with ENODEV, without udmabufN with EINVAL" {
 	use_edu
 	load_module udmabuf0=64K udmabuf1=64K "udmabuf1_bind=pci/$EDU"
 	assert_attr "$CLASS/udmabuf0/dma_device" ""
@@ -175,10 +173,7 @@ use_edu() {
 	if ! iommu_on; then
 		edu_roundtrip /dev/udmabuf0 0
 	fi
-}
-
-@test "udmabufN_bind naming no device fails the load with ENODEV, without udmabufN with EINVAL" {
-	use_edu
+	unload_module
 	assert_errno ENODEV "$UT" insmod-try "$UDMABUF_KO" udmabuf2=64K udmabuf2_bind=pci/0000:00:1f.6
 	module_loaded && fail "the module is loaded after a failed insmod"
 	assert_errno EINVAL "$UT" insmod-try "$UDMABUF_KO" "udmabuf2_bind=pci/$EDU"

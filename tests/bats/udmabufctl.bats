@@ -218,7 +218,7 @@ cma_hint_re() {
 	assert_no_device tbuf
 }
 
-@test "delete refuses a buffer in use and names the process" {
+@test "delete refuses a buffer in use and names the process; delete --force removes it and its user keeps intact data" {
 	run -0 "$CTL" create tbuf --size 64K
 	start_holder /dev/tbuf 0 65536 1
 	run -1 --separate-stderr "$CTL" delete tbuf
@@ -226,11 +226,6 @@ cma_hint_re() {
 	[[ ${stderr_lines[1]} == *"in use by PID $HOLDER_PID ("* ]] ||
 		fail "the holder is not named: ${stderr_lines[1]}"
 	assert_buffer tbuf
-}
-
-@test "delete --force removes a buffer in use and its user keeps intact data" {
-	run -0 "$CTL" create tbuf --size 64K
-	start_holder /dev/tbuf 0 65536 2
 	run -0 "$CTL" delete --force tbuf
 	[ ! -e "$cfs/tbuf" ] || fail "the item is still there"
 	assert_no_device tbuf
@@ -329,7 +324,7 @@ state() {
 # ---------------------------------------------------------------------------
 # sync
 
-@test "sync --for-cpu and --for-device sync the buffer" {
+@test "sync --for-cpu and --for-device sync the buffer, for a user who may open the device but not write sysfs too" {
 	run -0 "$CTL" create tbuf --size 64K
 	run -0 --separate-stderr "$CTL" sync tbuf --for-device
 	assert_equal "$stderr" ""
@@ -337,12 +332,9 @@ state() {
 	run -0 --separate-stderr "$CTL" sync tbuf --for-cpu --offset 4K --length 4K --direction from-device
 	assert_equal "$stderr" ""
 	assert_equal "$(cat "$CLASS/tbuf/sync_owner")" 0
-}
-
-@test "sync works for a user who may open the device but not write sysfs" {
-	run -0 "$CTL" create tbuf --size 64K --mode 0666
-	run -0 su -s /bin/sh -c "$CTL sync tbuf --for-device" nobody
-	assert_equal "$(cat "$CLASS/tbuf/sync_owner")" 1
+	run -0 "$CTL" create tbuf2 --size 64K --mode 0666
+	run -0 su -s /bin/sh -c "$CTL sync tbuf2 --for-device" nobody
+	assert_equal "$(cat "$CLASS/tbuf2/sync_owner")" 1
 }
 
 # ---------------------------------------------------------------------------
