@@ -6,7 +6,7 @@
 # shellcheck disable=SC2154
 load helpers/common
 
-@test "loading the module creates the configfs subsystem with a features file: one line of comma-separated names" {
+@test "loading the module creates the configfs subsystem with a features file: one line of comma-separated names, exactly the attributes of an item, which has every attribute of the contract" {
 	[ -d "$cfs" ]
 	[ -f "$cfs/features" ]
 	run stat -c %a "$cfs/features"
@@ -15,9 +15,6 @@ load helpers/common
 	assert_success
 	assert_equal "${#lines[@]}" 1
 	assert_output --regexp '^[a-z_]+(,[a-z_]+)*$'
-}
-
-@test "features lists exactly the attributes of an item, which has every attribute of the contract" {
 	new_item tbuf
 	local want got a
 	want=$(find "$cfs/tbuf" -mindepth 1 -maxdepth 1 -exec basename {} \; | sort | tr '\n' ' ')
@@ -52,21 +49,18 @@ load helpers/common
 	assert_no_device tbuf
 }
 
-@test "enable=1 creates /dev/NAME and /sys/class/udmabuf/NAME" {
+@test "enable=1 creates /dev/NAME and /sys/class/udmabuf/NAME; size and enable=1 via echo with a trailing newline work" {
 	new_item tbuf size=1M
 	assert_write OK "$cfs/tbuf/enable" 1
 	assert_attr "$cfs/tbuf/enable" 1
 	assert_device tbuf
 	assert_attr "$CLASS/tbuf/size" 1048576
-}
-
-@test "size and enable=1 via echo with a trailing newline work" {
-	new_item tbuf
-	echo 64K >"$cfs/tbuf/size"
-	assert_attr "$cfs/tbuf/size" 65536
-	echo 1 >"$cfs/tbuf/enable"
-	assert_attr "$cfs/tbuf/enable" 1
-	assert_device tbuf
+	new_item ebuf
+	echo 64K >"$cfs/ebuf/size"
+	assert_attr "$cfs/ebuf/size" 65536
+	echo 1 >"$cfs/ebuf/enable"
+	assert_attr "$cfs/ebuf/enable" 1
+	assert_device ebuf
 }
 
 @test "enable=1 twice is idempotent and keeps the data" {

@@ -280,7 +280,7 @@ state() {
 	"$CTL" list -n -r -b -o NAME,DEVNAME,MAJ:MIN,SIZE,SYNC-MODE,DMA-MASK,MODE,ENABLED
 }
 
-@test "save, clear and restore re-create identical buffers" {
+@test "save, clear and restore re-create identical buffers; restore --clear replaces existing ones" {
 	run -0 "$CTL" create a --size 64K --minor 5 --sync-mode 2 --mode 0640
 	run -0 "$CTL" create b --size 1M --dma-mask 40
 	run -0 "$CTL" create c --size 8K --no-enable
@@ -292,16 +292,12 @@ state() {
 	run -0 --separate-stderr "$CTL" restore
 	assert_equal "$(state)" "$before"
 	assert_equal "$(stat -c %a /dev/a)" 640
-}
-
-@test "restore --clear replaces existing buffers" {
-	run -0 "$CTL" create a --size 64K
-	run -0 "$CTL" save
 	run -0 "$CTL" delete a
 	run -0 "$CTL" create other --size 64K
 	run -0 "$CTL" restore --clear
 	assert_buffer a
 	[ ! -e "$cfs/other" ] || fail "restore --clear kept 'other'"
+	assert_equal "$(state)" "$before"
 }
 
 # The service: restore --state at start, clear --state at stop.  What
