@@ -35,7 +35,7 @@ setup() {
 	assert_success
 }
 
-@test "read at or past the end returns 0 bytes, across the end stops at the end" {
+@test "read at or past the end returns 0 bytes, across the end stops at the end; write past the end fails with ENOSPC, across the end is truncated at the end" {
 	local off want
 	for off in 1048576:0 2097152:0 $((1048576 - 100)):100; do
 		want=${off#*:}
@@ -44,9 +44,6 @@ setup() {
 		assert_success
 		[ "$output" = "$want" ] || fail "pread at $off: $output bytes, expected $want"
 	done
-}
-
-@test "write past the end fails with ENOSPC, across the end is truncated at the end" {
 	assert_errno ENOSPC "$UT" pwrite-try "$d" 2097152 1
 	run "$UT" pwrite-try "$d" $((1048576 - 100)) 4096
 	assert_success

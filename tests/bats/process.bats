@@ -68,7 +68,7 @@ assert_used() {
 		fail "process_max $PROCESS_MAX is not a quarter of MemTotal ${kib} KiB"
 }
 
-@test "a process-scoped buffer maps, reads, writes and seeks: data round trip" {
+@test "a process-scoped buffer maps, reads, writes and seeks (data round trip); GET_INFO gives its size, sync_mode and address" {
 	local n=1048576
 	run -0 "$PROC" run "$n" -- sh -c "$UT mmap-fill fd:\$0 0 $n 11 &&
 		$UT read-verify fd:\$0 0 $n 11 &&
@@ -78,9 +78,6 @@ assert_used() {
 		$UT pread-try fd:\$0 $((n - 100)) 4096" {}
 	assert_output "$(printf 'OK\nOK\nOK\nOK\n%s\n100' "$n")"
 	assert_used 0
-}
-
-@test "GET_INFO on a process-scoped buffer: its size, sync_mode and address" {
 	run -0 "$PROC" run "$SZ" --sync-mode 2 -- "$IO" info fd:{}
 	assert_line "size=$SZ"
 	assert_line sync_mode=2

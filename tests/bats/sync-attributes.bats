@@ -87,7 +87,7 @@ setup() {
 	assert_writes EINVAL "$s/sync_for_device" 2 yes
 }
 
-@test "sync triggers with 1 succeed for a partial range in every direction, and with sync_size 0 from sync_offset to the end" {
+@test "sync triggers with 1 succeed for a partial range in every direction, and with sync_size 0 from sync_offset to the end; fail with EINVAL when sync_offset plus sync_size pass the end, keeping sync_owner" {
 	local dir
 	set_attr "$s/sync_offset" $((PAGE_SIZE + 5))
 	set_attr "$s/sync_size" 1000
@@ -100,9 +100,6 @@ setup() {
 	set_attr "$s/sync_size" 0
 	assert_write OK "$s/sync_for_device" 1
 	assert_attr "$s/sync_owner" 1
-}
-
-@test "sync triggers with 1 fail with EINVAL when sync_offset plus sync_size pass the end, keeping sync_owner" {
 	assert_write OK "$s/sync_for_device" 1
 	# Each value is valid alone; together they leave the buffer.
 	set_attr "$s/sync_offset" $((SZ - 1))

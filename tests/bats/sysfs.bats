@@ -41,7 +41,7 @@ setup() {
 	refute_output OK
 }
 
-@test "users counts open file descriptors" {
+@test "users counts open file descriptors, a file kept only by a mapping, and an open file beside a mapping of another process" {
 	exec 7<"/dev/tbuf"
 	assert_attr "$s/users" 1
 	exec 8<>"/dev/tbuf"
@@ -50,9 +50,6 @@ setup() {
 	assert_attr "$s/users" 1
 	exec 8<&-
 	assert_attr "$s/users" 0
-}
-
-@test "users counts a file kept only by a mapping, and an open file beside a mapping of another process" {
 	start_holder /dev/tbuf 0 4096 5 --close-fd
 	assert_attr "$s/users" 1
 	stop_holder "$HOLDER_PID"

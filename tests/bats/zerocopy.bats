@@ -305,16 +305,14 @@ delayed_disk() {
 	assert_errno OK "$ZC" dmabuf /dev/tbuf $((3 * PAGE_SIZE)) $((5 * PAGE_SIZE))
 }
 
-@test "an export counts in users and makes enable=0 fail with EBUSY" {
+@test "an export counts in users and makes enable=0 fail with EBUSY; rmdir while exported removes the device, the dma-buf keeps the data" {
 	run "$ZC" dmabuf-hold /dev/tbuf \
 		"test \$(cat $CLASS/tbuf/users) = 1 && udmabuf-test write-attr $cfs/tbuf/enable 0 | grep -qx EBUSY"
 	assert_success
 	assert_output OK
 	assert_attr "$CLASS/tbuf/users" 0
 	assert_write OK "$cfs/tbuf/enable" 0
-}
-
-@test "rmdir while exported removes the device; the dma-buf keeps the data" {
+	assert_write OK "$cfs/tbuf/enable" 1
 	assert_errno OK "$ZC" dmabuf-hold /dev/tbuf "rmdir $cfs/tbuf && test ! -e /dev/tbuf && $REUSE"
 	assert_no_device tbuf
 }
