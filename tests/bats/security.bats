@@ -100,20 +100,16 @@ udmabufctl: hint: this needs root"
 	assert_state_unchanged "$before"
 }
 
-@test "nobody cannot set any attribute of, enable or remove a disabled item: EACCES" {
-	new_item tbuf size="$SZ"
-	local before
+@test "nobody cannot set any attribute of, enable or remove a disabled item (EACCES); the node of a buffer of the default mode refuses nobody every way in: EACCES at open(2)" {
+	local before acc
+	new_item item size="$SZ"
 	before=$(state_snapshot)
-	nobody_cannot_configure tbuf
+	nobody_cannot_configure item
 	assert_state_unchanged "$before"
-}
-
-@test "the node of a buffer of the default mode refuses nobody every way in: EACCES at open(2)" {
 	make_buf tbuf "$SZ"
 	run stat -c '%a %u:%g' /dev/tbuf
 	assert_output '600 0:0'
 	check "$UT" write-fill /dev/tbuf 0 "$SZ" 6 >/dev/null
-	local before acc
 	before=$(state_snapshot)
 	for acc in rdonly wronly rdwr; do
 		nobody_gets EACCES "$UT" open-try /dev/tbuf "$acc"
