@@ -84,7 +84,7 @@ assert_really_at() {
 	assert_output "$(cat "$CLASS/$1/phys_addr")"
 }
 
-@test "a buffer's pages are physically consecutive from phys_addr, from every allocator (pagemap)" {
+@test "a buffer's pages are physically consecutive from phys_addr, from every allocator; with the default 32-bit DMA mask below 4 GiB (pagemap)" {
 	make_buf one 4K
 	assert_really_at one 4K
 	make_buf pages 1M
@@ -93,17 +93,13 @@ assert_really_at() {
 	# Beyond the page allocator's largest block (4 MiB; 8 MiB on armmp):
 	# CMA or the contiguous range allocator, which must be contiguous
 	# across the page allocator's blocks.
-	local big
+	local big p
 	big=$((2 * $(largest_block)))
 	make_buf big "$big"
 	run -0 cat "$CLASS/big/allocator"
 	assert_output --regexp '^(cma|contig)$'
 	assert_really_at big "$big"
-}
-
-@test "a buffer with the default 32-bit DMA mask lies below 4 GiB (pagemap)" {
 	make_buf low 4M
-	local p
 	p=$("$UT" mmap-phys /dev/low 0 4M) || fail "mmap-phys: $p"
 	[ $((p + 4194304)) -le $((1 << 32)) ] || fail "the pages at $p + 4 MiB are above 4 GiB"
 }

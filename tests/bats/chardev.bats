@@ -88,7 +88,7 @@ setup() {
 	assert_errno EINVAL "$UT" lseek-try "$d" 1 end
 }
 
-@test "a buffer whose size is not a page multiple reads exactly size bytes, ends there for write and lseek, round-trips its data" {
+@test "a buffer whose size is not a page multiple reads exactly size bytes, ends there for write and lseek, round-trips its data; a 1-byte buffer holds one byte" {
 	make_buf odd 5000
 	run sh -c "timeout 60 dd if=/dev/odd bs=4096 2>/dev/null | wc -c"
 	assert_output 5000
@@ -103,9 +103,6 @@ setup() {
 	run "$UT" read-verify /dev/odd 0 5000 7
 	assert_success
 	assert_attr "$CLASS/odd/size" 5000
-}
-
-@test "a 1-byte buffer holds one byte" {
 	make_buf one 1
 	run "$UT" pwrite-try /dev/one 0 2
 	assert_output 1

@@ -258,13 +258,10 @@ kill_owner() {
 	[ -z "$(ls "$CLASS")" ] || fail "left in $CLASS: $(ls "$CLASS")"
 }
 
-@test "more memory than there is: ENOMEM, nothing left" {
+@test "more memory than there is: ENOMEM, nothing left; over process_max: ENOMEM and the kernel says why" {
 	set_attr "$PARAMS/process_max" 0x7fffffff000
 	assert_errno ENOMEM "$PROC" alloc "$(unallocatable_size)"
 	assert_used 0
-}
-
-@test "over process_max: ENOMEM and the kernel says why" {
 	local seq
 	set_attr "$PARAMS/process_max" 1M
 	assert_attr "$PARAMS/process_max" 1048576

@@ -82,15 +82,13 @@ sync_data_path() {
 		"8 $((PAGE_SIZE * 3)) 713 --sysfs" "0 $SZ 714 --uncached-view"
 }
 
-@test "the data path works at the partial last page of a buffer that is not a page multiple" {
+@test "the data path works at the partial last page of a buffer that is not a page multiple, and with sync_mode 3 (a DMA-coherent O_SYNC view)" {
 	make_buf odd 12345
 	set_attr "$CLASS/odd/sync_mode" 1
 	assert_errno OK "$IO" cpu-to-device /dev/odd 8000 4345 715
 	assert_errno OK "$IO" device-to-cpu /dev/odd 8001 4344 716
-}
-
-@test "the data path works with sync_mode 3 (a DMA-coherent O_SYNC view)" {
 	set_attr "$s/sync_mode" 3
 	assert_errno OK "$IO" cpu-to-device "$d" 0 "$SZ" 717 --uncached-view
 	assert_errno OK "$IO" device-to-cpu "$d" 0 "$SZ" 718 --uncached-view
 }
+

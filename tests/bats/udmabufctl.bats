@@ -87,17 +87,13 @@ assert_buffer() {
 	assert_equal "$(stat -c %a /dev/tbuf)" 640
 }
 
-@test "create with a minor in use fails with EBUSY and leaves nothing behind" {
+@test "create with a minor in use fails with EBUSY, with a device name in use with File exists, and leaves nothing behind" {
 	run -0 "$CTL" create a --size 64K --minor 3
 	run -1 --separate-stderr "$CTL" create b --size 64K --minor 3
 	assert_equal "${stderr_lines[0]}" "udmabufctl: b: enable: Device or resource busy"
 	assert_equal "${stderr_lines[1]}" "udmabufctl: hint: minor 3 is already in use (see 'udmabufctl list')"
 	[ ! -e "$cfs/b" ] || fail "the item b was left behind"
 	assert_no_device b
-}
-
-@test "create with a device name in use fails with File exists and leaves nothing behind" {
-	run -0 "$CTL" create a --size 64K
 	run -1 --separate-stderr "$CTL" create b --size 64K --device-name a
 	assert_equal "${stderr_lines[0]}" "udmabufctl: b: enable: File exists"
 	[ ! -e "$cfs/b" ] || fail "the item b was left behind"
