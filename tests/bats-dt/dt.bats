@@ -98,15 +98,11 @@ assert_probe_failed() {
 # ---------------------------------------------------------------------------
 # What probed
 
-@test "exactly the valid DT nodes and the parameter buffer exist" {
-	local want got
+@test "exactly the valid DT nodes and the parameter buffer exist; each has origin dt, is bound to its platform device, its parent" {
+	local want got n
 	want=$(printf '%s\n' "${GOOD_DT[@]}" udmabuf5 | sort)
 	got=$(cd "$CLASS" && printf '%s\n' * | sort)
 	[ "$got" = "$want" ] || fail "$(printf 'expected:\n%s\ngot:\n%s' "$want" "$got")"
-}
-
-@test "every valid DT buffer has origin dt and is bound to its platform device" {
-	local n
 	for n in "${GOOD_DT[@]}"; do
 		assert_device "$n"
 		assert_attr "$CLASS/$n/origin" dt
@@ -115,44 +111,31 @@ assert_probe_failed() {
 		dtshare1 dtshare2; do
 		[ -e "$PDEV/$n/driver" ] || fail "platform device $n is not bound"
 	done
-}
-
-@test "a node without device-name or minor-number is named by its node name" {
-	assert_device dtplain
 	[ "$(readlink -f "$CLASS/dtplain/device")" = "$(readlink -f "$PDEV/dtplain")" ] ||
 		fail "dtplain's parent is $(readlink -f "$CLASS/dtplain/device")"
 }
 
-@test "device-name names the buffer and minor-number still gives its minor" {
+@test "device-name names the buffer and minor-number still gives its minor; minor-number alone names it udmabuf<N>" {
 	assert_device dtbuf-named
 	assert_no_device dtnamed
 	assert_no_device udmabuf20
 	[ "$(minor_of "$(cat "$CLASS/dtbuf-named/dev")")" = 20 ] ||
 		fail "dtbuf-named is $(cat "$CLASS/dtbuf-named/dev"), not minor 20"
-}
-
-@test "minor-number without device-name names the buffer udmabuf<N>" {
 	assert_device udmabuf21
 	assert_no_device dtminor
 	[ "$(minor_of "$(cat "$CLASS/udmabuf21/dev")")" = 21 ] ||
 		fail "udmabuf21 is $(cat "$CLASS/udmabuf21/dev")"
 }
 
-@test "a u32 and a u64 size are the buffer's size" {
+@test "the properties set the buffer: u32 and u64 size, dma-coherent, sync-*, mode (octal), its platform device as DMA device; without them the defaults" {
+	local n
 	assert_attr "$CLASS/dtplain/size" 1048576
 	assert_attr "$CLASS/dtbuf-named/size" 2097152
 	assert_attr "$CLASS/dtsize64/size" 4194304
-}
-
-@test "dma-coherent gives dma_coherent 1, without it 0" {
-	local n
 	assert_attr "$CLASS/dtcoherent/dma_coherent" 1
 	for n in dtplain dtsize64 dtsync dtmask dtcma; do
 		assert_attr "$CLASS/$n/dma_coherent" 0
 	done
-}
-
-@test "sync-mode, sync-always, sync-direction, sync-offset, sync-size set the initial values; without them the defaults apply" {
 	assert_attr "$CLASS/dtsync/sync_mode" 6
 	assert_attr "$CLASS/dtsync/sync_direction" 1
 	assert_attr "$CLASS/dtsync/sync_offset" 4096
@@ -162,29 +145,25 @@ assert_probe_failed() {
 	assert_attr "$CLASS/dtplain/sync_direction" 0
 	assert_attr "$CLASS/dtplain/sync_offset" 0
 	assert_attr "$CLASS/dtplain/sync_size" 1048576
+	assert_equal "$(stat -c %a /dev/dtsync)" 660
+	assert_equal "$(stat -c %a /dev/dtplain)" 600
+	assert_attr "$CLASS/dtplain/dma_device" platform/dtplain
+	assert_attr "$CLASS/dtbuf-named/dma_device" platform/dtnamed
+	assert_attr "$CLASS/dtnomap/dma_device" platform/dtnomap
 }
 
-@test "a dma-mask 32 buffer lies below 4 GiB and works" {
+@test "a dma-mask 32 buffer lies below 4 GiB, a dma-mask 40 one takes its pool above it, and both work" {
 	local pa
 	pa=$(cat "$CLASS/dtmask/phys_addr")
 	((pa + 1048576 <= 1 << 32)) || fail "dtmask at $pa"
 	run -0 "$UT" mmap-fill /dev/dtmask 0 1M 5
 	run -0 "$UT" read-verify /dev/dtmask 0 1M 5
-}
-
-@test "a dma-mask 40 buffer takes its pool above 4 GiB and works" {
-	local pa
 	# The pool's address comes from the device tree (its reg).  A no-map
 	# pool is mapped by PFN, which pagemap does not show.
 	pa=$(cat "$CLASS/dthigh/phys_addr")
 	((pa == 0x110000000)) || fail "dthigh at $pa, not at its pool's 0x110000000"
 	run -0 "$UT" mmap-fill /dev/dthigh 0 1M 6
 	run -0 "$UT" read-verify /dev/dthigh 0 1M 6
-}
-
-@test "mode sets the device node's permissions (octal), 0600 without it" {
-	assert_equal "$(stat -c %a /dev/dtsync)" 660
-	assert_equal "$(stat -c %a /dev/dtplain)" 600
 }
 
 @test "a plain DT buffer does mmap and read/write like a configfs one" {
@@ -198,7 +177,19 @@ assert_probe_failed() {
 # ---------------------------------------------------------------------------
 # Reserved memory
 
-@test "the 160 MiB buffer from the reusable pool (larger than the default CMA) is whole" {
+# pool_base KIND MIB: the address of the reserved-memory pool the kernel
+# reported at boot ("created CMA memory pool" / "created DMA memory pool").
+pool_base() {
+	dmesg | sed -nE "s/.*created $1 memory pool at (0x[0-9a-f]+), size $2 MiB.*/\1/p" | head -n 1
+}
+
+@test "the 160 MiB buffer from the reusable pool (larger than the default CMA) lies inside its 192 MiB pool and is whole" {
+	local base pa
+	base=$(pool_base CMA 192)
+	[ -n "$base" ] || fail "no 'created CMA memory pool' line at boot"
+	pa=$(cat "$CLASS/dtcma/phys_addr")
+	((pa >= base && pa + 167772160 <= base + 192 * 1048576)) ||
+		fail "dtcma at $pa, pool at $base"
 	assert_attr "$CLASS/dtcma/size" 167772160
 	local off
 	for off in 0 40M 80M 120M; do
@@ -226,29 +217,6 @@ assert_probe_failed() {
 	load_module "${PARAMS[@]}"
 }
 
-# pool_base KIND MIB: the address of the reserved-memory pool the kernel
-# reported at boot ("created CMA memory pool" / "created DMA memory pool").
-pool_base() {
-	dmesg | sed -nE "s/.*created $1 memory pool at (0x[0-9a-f]+), size $2 MiB.*/\1/p" | head -n 1
-}
-
-@test "the reusable-pool buffer lies inside its 192 MiB pool" {
-	local base pa
-	base=$(pool_base CMA 192)
-	[ -n "$base" ] || fail "no 'created CMA memory pool' line at boot"
-	pa=$(cat "$CLASS/dtcma/phys_addr")
-	((pa >= base && pa + 167772160 <= base + 192 * 1048576)) ||
-		fail "dtcma at $pa, pool at $base"
-}
-
-@test "the no-map buffer is the start of its pool" {
-	local base
-	base=$(pool_base DMA 16)
-	[ -n "$base" ] || fail "no 'created DMA memory pool' line at boot"
-	(($(cat "$CLASS/dtnomap/phys_addr") == base)) ||
-		fail "dtnomap at $(cat "$CLASS/dtnomap/phys_addr"), pool at $base"
-}
-
 @test "two buffers of one no-map pool each report their own address inside it" {
 	local base a b
 	base=$(pool_base DMA 2)
@@ -262,7 +230,14 @@ pool_base() {
 	dt_roundtrip dtshare2 "$(dt_last dtshare2)"
 }
 
-@test "the no-map buffer round-trips through mmap and read()" {
+@test "the no-map buffer is the start of its pool, mapped dma-coherent with and without O_SYNC, and round-trips through mmap and read()" {
+	local base
+	base=$(pool_base DMA 16)
+	[ -n "$base" ] || fail "no 'created DMA memory pool' line at boot"
+	(($(cat "$CLASS/dtnomap/phys_addr") == base)) ||
+		fail "dtnomap at $(cat "$CLASS/dtnomap/phys_addr"), pool at $base"
+	assert_attr "$CLASS/dtnomap/cache_mode" dma-coherent
+	assert_attr "$CLASS/dtnomap/cache_mode_sync" dma-coherent
 	assert_attr "$CLASS/dtnomap/size" 16777216
 	run -0 "$UT" mmap-fill /dev/dtnomap 0 16M 41
 	run -0 "$UT" read-verify /dev/dtnomap 0 16M 41
@@ -270,7 +245,7 @@ pool_base() {
 	run -0 "$UT" mmap-verify /dev/dtnomap 4096 64K 42
 }
 
-@test "the no-map buffer has no struct pages: PFN mappings, no dma-buf export" {
+@test "the no-map buffer has no struct pages: PFN mappings, no dma-buf export; its sync triggers succeed (sysfs and ioctl)" {
 	run -0 udmabuf-ioctl info /dev/dtnomap
 	assert_line pages=0
 	run udmabuf-zc export /dev/dtnomap 0 0 rdwr
@@ -281,14 +256,6 @@ pool_base() {
 	assert_line pages=0
 	run -0 udmabuf-zc dmabuf /dev/dtcma 0 0
 	assert_output OK
-}
-
-@test "the no-map buffer is mapped dma-coherent with and without O_SYNC" {
-	assert_attr "$CLASS/dtnomap/cache_mode" dma-coherent
-	assert_attr "$CLASS/dtnomap/cache_mode_sync" dma-coherent
-}
-
-@test "sync triggers on the no-map buffer succeed (sysfs and ioctl)" {
 	assert_write OK "$CLASS/dtnomap/sync_for_device" 1
 	assert_attr "$CLASS/dtnomap/sync_owner" 1
 	assert_write OK "$CLASS/dtnomap/sync_for_cpu" 1
@@ -319,29 +286,16 @@ dt_last() {
 	echo $((($(cat "$CLASS/$1/size") - CHUNK) / 8 * 8))
 }
 
-@test "a DT buffer's DMA device is its platform device" {
-	assert_attr "$CLASS/dtplain/dma_device" platform/dtplain
-	assert_attr "$CLASS/dtbuf-named/dma_device" platform/dtnamed
-	assert_attr "$CLASS/dtnomap/dma_device" platform/dtnomap
-}
-
-@test "DT buffers: the edu DMA master reads and writes them at both ends" {
+@test "DT buffers, the no-map pool's and the 160 MiB reusable pool's among them: the edu DMA master reads and writes them at both ends" {
 	local n
 	run -0 udmabuf-edu --pci "$UDMABUF_EDU" probe
-	for n in dtplain dtsize64 dtcoherent dtsync dtmask; do
+	for n in dtplain dtsize64 dtcoherent dtsync dtmask dtnomap; do
 		dt_roundtrip "$n" 0
 		dt_roundtrip "$n" "$(dt_last "$n")" --sync
 	done
-}
-
-@test "the 160 MiB reusable-pool buffer is contiguous for the device: DMA at its first and last page" {
+	# Contiguous for the device: its first and last page.
 	dt_roundtrip dtcma 0
 	dt_roundtrip dtcma "$(dt_last dtcma)"
-}
-
-@test "the no-map pool buffer: DMA both ways at both ends" {
-	dt_roundtrip dtnomap 0
-	dt_roundtrip dtnomap "$(dt_last dtnomap)" --sync
 }
 
 @test "negative control: a DT buffer whose data was never sent does not arrive" {
@@ -398,7 +352,7 @@ dt_last() {
 # ---------------------------------------------------------------------------
 # Unbind and bind
 
-@test "unbind while mapped: the device goes, the mapping keeps its data, bind makes a new buffer" {
+@test "unbind while mapped: the device goes, the mapping keeps its data, bind makes a new buffer; unbind and bind of an idle one" {
 	start_holder /dev/dtplain 0 1048576 51
 	local pid=$HOLDER_PID
 	unbind_dev dtplain
@@ -414,6 +368,12 @@ dt_last() {
 	assert_output intact
 	run -0 "$UT" mmap-fill /dev/dtplain 0 1M 52
 	run -0 "$UT" read-verify /dev/dtplain 0 1M 52
+	# And of an idle one.
+	unbind_dev dtsize64
+	assert_no_device dtsize64
+	bind_dev dtsize64
+	assert_device dtsize64
+	assert_attr "$CLASS/dtsize64/size" 4194304
 }
 
 @test "no-map pool: a rebind fails while an old mapping holds the pool, works after" {
@@ -437,14 +397,6 @@ dt_last() {
 	assert_attr "$CLASS/dtnomap/origin" dt
 	run -0 "$UT" mmap-fill /dev/dtnomap 0 16M 62
 	run -0 "$UT" read-verify /dev/dtnomap 0 16M 62
-}
-
-@test "unbind and bind of an idle DT buffer" {
-	unbind_dev dtsize64
-	assert_no_device dtsize64
-	bind_dev dtsize64
-	assert_device dtsize64
-	assert_attr "$CLASS/dtsize64/size" 4194304
 }
 
 # ---------------------------------------------------------------------------

@@ -39,8 +39,6 @@ setup() {
 	: >"$TRACEFS/trace"
 }
 
-teardown() { common_teardown; }
-
 # expect_seen BUF LINE...: exactly these calls were recorded for buffer
 # BUF's memory, in this order ("dev|cpu OFFSET SIZE DIR"), each also shown
 # in the lane's output with the hook it went through.

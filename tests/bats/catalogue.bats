@@ -35,24 +35,8 @@ IO32=/usr/bin/udmabuf-ioctl-32
 SZ=65536	# the size of every fixture buffer (64K)
 SEED=77
 
-setup() { common_setup; }
-teardown() { common_teardown; }
-
 # ---------------------------------------------------------------------------
 # The table.
-
-# catalogue_row ID: set the row's fields as row_* variables.
-catalogue_row() {
-	local id area what given op target arg expect unchanged
-	while IFS=$'\t' read -r id area what given op target arg expect unchanged; do
-		[ "$id" = "$1" ] || continue
-		row_area=$area row_what=$what row_given=$given row_op=$op
-		row_target=$target row_arg=$arg row_expect=$expect
-		row_unchanged=$unchanged
-		return 0
-	done <"$CATALOGUE"
-	fail "no row $1 in $CATALOGUE"
-}
 
 # The path a target token stands for.
 catalogue_path() {
@@ -150,12 +134,11 @@ catalogue_run() {
 
 # ---------------------------------------------------------------------------
 
-# catalogue_case ID: run one row of the table; returns 1 on failure (with
-# or without errexit: it runs in a command substitution).
+# catalogue_case ID: run one row of the table, whose fields the caller
+# has set as row_* variables; returns 1 on failure (with or without
+# errexit: it runs in a command substitution).
 catalogue_case() {
-	local row_area row_what row_given row_op row_target row_arg row_expect
-	local row_unchanged given target before got rc=0
-	catalogue_row "$1" || return 1
+	local given target before got rc=0
 	read -ra given <<<"$row_given"
 	catalogue_given "${given[@]}" || return 1
 	target=$(catalogue_path "$row_target")
@@ -185,7 +168,8 @@ catalogue_case() {
 # from a clean state; one line per row, and a failure naming the rows that
 # failed.
 catalogue_area() {
-	local area=$1 compat=${2:-} id rarea op out failed=() n=0 t0 t1
+	local area=$1 compat=${2:-} id out failed=() n=0 t0 t1
+	local row_area row_what row_given row_op row_target row_arg row_expect row_unchanged
 	local log=$BATS_TEST_TMPDIR/row-teardown
 	# Each area runs once (tests/vm/lanes): the driver's parsers (configfs,
 	# sysfs, ioctls) under the debug kernel, KASAN watching every malformed
@@ -204,12 +188,13 @@ catalogue_area() {
 		requires_file "$IO32" "the 32-bit helper (build-compat32)"
 		"$IO32" abi >/dev/null 2>&1 || skip "this kernel cannot run $IO32"
 	fi
-	while IFS=$'\t' read -r id rarea _ _ op _ <&5; do
-		[ "$rarea" = "$area" ] || continue
+	while IFS=$'\t' read -r id row_area row_what row_given row_op row_target \
+		row_arg row_expect row_unchanged <&5; do
+		[ "$row_area" = "$area" ] || continue
 		if [ -n "$compat" ]; then
-			[ "$op" = ioctl32 ] || continue
+			[ "$row_op" = ioctl32 ] || continue
 		else
-			[ "$op" != ioctl32 ] || continue
+			[ "$row_op" != ioctl32 ] || continue
 		fi
 		[[ $id =~ ${UDMABUF_TEST_CATALOGUE:-.} ]] || continue
 		n=$((n + 1))

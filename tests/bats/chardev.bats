@@ -11,7 +11,6 @@ setup() {
 	make_buf tbuf 1M
 	d=/dev/tbuf
 }
-teardown() { common_teardown; }
 
 @test "dd from /dev/urandom into the buffer and back gives the same bytes" {
 	local t=$BATS_TEST_TMPDIR
@@ -24,20 +23,7 @@ teardown() { common_teardown; }
 	assert_success
 }
 
-@test "reading the whole device returns exactly size bytes" {
-	run sh -c "timeout 60 dd if=$d bs=4096 2>/dev/null | wc -c"
-	assert_success
-	assert_output 1048576
-}
-
-@test "dd past the end stops with 'No space left on device'" {
-	run timeout 60 dd if=/dev/urandom of="$d" bs=4096
-	assert_failure
-	[ "$status" -ne 124 ] && [ "$status" -ne 143 ] || fail "dd did not stop (status $status)"
-	assert_output --partial "No space left on device"
-}
-
-@test "dd past the end writes the whole buffer first" {
+@test "dd past the end writes the whole buffer first and stops with 'No space left on device'" {
 	local t=$BATS_TEST_TMPDIR
 	check dd if=/dev/urandom of="$t/in" bs=64k count=17
 	run timeout 60 dd if="$t/in" of="$d" bs=64k
@@ -49,7 +35,7 @@ teardown() { common_teardown; }
 	assert_success
 }
 
-@test "read at or past the end returns 0 bytes, across the end stops at the end" {
+@test "read at or past the end returns 0 bytes, across the end stops at the end; write past the end fails with ENOSPC, across the end is truncated at the end" {
 	local off want
 	for off in 1048576:0 2097152:0 $((1048576 - 100)):100; do
 		want=${off#*:}
@@ -58,19 +44,13 @@ teardown() { common_teardown; }
 		assert_success
 		[ "$output" = "$want" ] || fail "pread at $off: $output bytes, expected $want"
 	done
-}
-
-@test "write past the end fails with ENOSPC" {
 	assert_errno ENOSPC "$UT" pwrite-try "$d" 2097152 1
-}
-
-@test "write across the end is truncated at the end" {
 	run "$UT" pwrite-try "$d" $((1048576 - 100)) 4096
 	assert_success
 	assert_output 100
 }
 
-@test "pwrite and pread at offsets round-trip" {
+@test "pwrite and pread at offsets round-trip; sequential write() and read() advance the file position" {
 	check "$UT" write-fill "$d" 0 1M 1
 	check "$UT" write-fill "$d" 4096 4096 2
 	check "$UT" write-fill "$d" 10001 333 3
@@ -84,18 +64,21 @@ teardown() { common_teardown; }
 	assert_success
 	run "$UT" read-verify "$d" 10334 $((1048576 - 10334)) 1
 	assert_success
+	local t=$BATS_TEST_TMPDIR
+	check dd if=/dev/urandom of="$t/in" bs=4096 count=3
+	check dd if="$t/in" of="$d" bs=4096 seek=5 count=3 conv=notrunc
+	check dd if="$d" of="$t/out" bs=4096 skip=5 count=3
+	run cmp "$t/in" "$t/out"
+	assert_success
 }
 
-@test "lseek inside the buffer and to the size succeeds" {
+@test "lseek inside the buffer and to the size succeeds; relative to the end it gives the size" {
 	local off
 	for off in 12345 1048576; do
 		run "$UT" lseek-try "$d" "$off" set
 		assert_success
 		assert_output "$off"
 	done
-}
-
-@test "lseek relative to the end gives the size" {
 	run "$UT" lseek-try "$d" 0 end
 	assert_success
 	assert_output 1048576
@@ -105,14 +88,10 @@ teardown() { common_teardown; }
 	assert_errno EINVAL "$UT" lseek-try "$d" 1 end
 }
 
-@test "a buffer whose size is not a page multiple reads exactly size bytes" {
+@test "a buffer whose size is not a page multiple reads exactly size bytes, ends there for write and lseek, round-trips its data; a 1-byte buffer holds one byte" {
 	make_buf odd 5000
 	run sh -c "timeout 60 dd if=/dev/odd bs=4096 2>/dev/null | wc -c"
 	assert_output 5000
-}
-
-@test "a buffer whose size is not a page multiple ends at size for write and lseek" {
-	make_buf odd 5000
 	run "$UT" pwrite-try /dev/odd 4096 4096
 	assert_success
 	assert_output 904
@@ -120,32 +99,16 @@ teardown() { common_teardown; }
 	run "$UT" lseek-try /dev/odd 5000 set
 	assert_output 5000
 	assert_errno EINVAL "$UT" lseek-try /dev/odd 5001 set
-}
-
-@test "a buffer whose size is not a page multiple round-trips its data" {
-	make_buf odd 5000
 	check "$UT" write-fill /dev/odd 0 5000 7
 	run "$UT" read-verify /dev/odd 0 5000 7
 	assert_success
 	assert_attr "$CLASS/odd/size" 5000
-}
-
-@test "a 1-byte buffer holds one byte" {
 	make_buf one 1
 	run "$UT" pwrite-try /dev/one 0 2
 	assert_output 1
 	run "$UT" pread-try /dev/one 0 2
 	assert_output 1
 	assert_errno ENOSPC "$UT" pwrite-try /dev/one 1 1
-}
-
-@test "sequential write() and read() advance the file position" {
-	local t=$BATS_TEST_TMPDIR
-	check dd if=/dev/urandom of="$t/in" bs=4096 count=3
-	check dd if="$t/in" of="$d" bs=4096 seek=5 count=3 conv=notrunc
-	check dd if="$d" of="$t/out" bs=4096 skip=5 count=3
-	run cmp "$t/in" "$t/out"
-	assert_success
 }
 
 @test "the device can be opened read-only, write-only and read-write" {

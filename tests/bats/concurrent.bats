@@ -22,9 +22,6 @@ BIG=$((16 << 20))
 
 PARAMS=/sys/module/$MODNAME/parameters
 
-setup() { common_setup; }
-teardown() { common_teardown; }
-
 # enough_memory BYTES: fail unless MemFree is at least four times BYTES,
 # so that every refusal would be the driver's fault.
 enough_memory() {

@@ -220,23 +220,6 @@ acr_calls() {
 	(( failed > 0 )) || fail "no attempt failed: the held pages were never in the way"
 }
 
-@test "the memory of a freed range can be had again, and at the same address" {
-	local addr
-	addr=$(place_fresh again) || fail "no range to place at"
-	[ "$addr" != none ] || skip "no free range beyond CMA is left in this guest"
-	assert_attr "$cfs/again/phys_addr" "$addr"
-	assert_attr "$cfs/again/allocator" placed
-	[ "$(cpu_addr again)" = "$addr" ] || fail "placed at $(cpu_addr again), not $addr"
-	run -0 "$UT" mmap-fill /dev/again 0 16M 3
-	run -0 "$UT" read-verify /dev/again 0 16M 3
-	# And once more after it is freed: its start, which the kernel reuses
-	# last (the pages freed last are the first handed out again).
-	assert_write OK "$cfs/again/enable" 0
-	set_attr "$cfs/again/size" 2M
-	assert_write OK "$cfs/again/enable" 1
-	[ "$(cpu_addr again)" = "$addr" ] || fail "second time at $(cpu_addr again)"
-}
-
 # place_cycles ADDR N: place a 16 MiB buffer at ADDR, use it, free it and
 # place it again, N times; print the cycles where placement was refused.
 place_cycles() {
@@ -259,7 +242,7 @@ place_cycles() {
 
 # Without place_hold, 19 placements in 20 were refused (amd64 6.1): eight
 # cycles cannot miss that.
-@test "a placed 16 MiB buffer is had again at its address right after it is freed, 8 times in a row" {
+@test "the memory of a freed range is placed at its address, and had again there right after it is freed, 8 times in a row" {
 	local addr refused hold=/sys/module/$MODNAME/parameters/place_hold
 	local held=/sys/module/$MODNAME/parameters/place_held
 	assert_attr "$hold" 30
@@ -269,6 +252,8 @@ place_cycles() {
 	# time.
 	addr=$(place_fresh cyc) || fail "no range to place at"
 	[ "$addr" != none ] || skip "no free range beyond CMA is left in this guest"
+	assert_attr "$cfs/cyc/phys_addr" "$addr"
+	assert_attr "$cfs/cyc/allocator" placed
 	set_attr "$cfs/cyc/enable" 0
 	rmdir "$cfs/cyc"
 	refused=$(place_cycles "$addr" 8) || fail "$refused"
@@ -483,15 +468,12 @@ kernel_image() {
 
 # (What phys_addr refuses: the bad-input catalogue, cfs-36 and cfs-46 to
 # cfs-48.)
-@test "phys_addr: an empty line places freely again" {
+@test "phys_addr: an empty line places freely again; a placement beyond the DMA mask fails with ERANGE" {
+	local addr
 	new_item p size=4M dma_mask=64 phys_addr=0x7f0000000000
 	assert_write OK "$cfs/p/phys_addr" $'\n'
 	assert_empty_attr "$cfs/p/phys_addr"
 	assert_write OK "$cfs/p/enable" 1
-}
-
-@test "a placement beyond the DMA mask fails with ERANGE" {
-	local addr
 	addr=$(free_range)
 	[ "$addr" != none ] || skip "no free range beyond CMA is left in this guest"
 	(( addr >= 1 << 32 )) ||
@@ -553,7 +535,7 @@ kernel_image() {
 	(( run > 0 && run <= total )) || fail "longest run $run KiB of $total KiB: $line"
 }
 
-@test "udmabufctl create --phys-addr places a buffer, and says why it cannot" {
+@test "udmabufctl create --phys-addr places a buffer, which info shows and save keeps, and says why it cannot" {
 	local addr
 	addr=$(free_range)
 	[ "$addr" != none ] || skip "no free range beyond CMA is left in this guest"
@@ -561,6 +543,16 @@ kernel_image() {
 	assert_success
 	assert_output /dev/placed
 	[ "$(cpu_addr placed)" = "$addr" ] || fail "at $(cpu_addr placed), not $addr"
+	run -0 udmabufctl info -n -o ALLOCATOR,CPU-PHYS-ADDR placed
+	assert_output "placed
+$addr"
+	# save keeps the address (restoring it, on a real configfs, may find
+	# the range taken again: its order of attributes is the host's test).
+	export UDMABUF_SAVE_FILE=$BATS_TEST_TMPDIR/udmabuf.conf
+	run -0 udmabufctl save
+	run -0 grep '^placed ' "$UDMABUF_SAVE_FILE"
+	[[ $output =~ " phys_addr="(0x[0-9a-f]+)" " ]] || fail "no phys_addr saved: $output"
+	(( BASH_REMATCH[1] == addr )) || fail "saved ${BASH_REMATCH[1]}, placed at $addr"
 	run udmabufctl create again --size 2M --dma-mask 64 --phys-addr "$addr"
 	assert_failure 1
 	assert_output --partial "in use"

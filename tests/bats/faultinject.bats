@@ -144,25 +144,18 @@ run_fault() {
 		fail "expected at least $min_faulted calls to meet a fault: $output"
 }
 
-@test "enable with a fixed minor fails cleanly with ENOMEM at every slab allocation, then works" {
+@test "enable, with a fixed minor or the first free one and its own device name, fails cleanly with ENOMEM at every slab allocation, then works" {
 	new_item fbuf size=64K minor=5
+	new_item fbuf2 size=12344 device_name=fault.dev
 	arm_slab
 	run_fault enable "$cfs/fbuf"
+	run_fault enable "$cfs/fbuf2"
 	fi_restore
 	assert_write OK "$cfs/fbuf/enable" 1
 	assert_device fbuf
 	assert_equal "$(minor_of "$(cat "$cfs/fbuf/dev")")" 5
-	assert_write OK "$cfs/fbuf/enable" 0
-}
-
-@test "enable with the first free minor and its own device name fails cleanly at every slab allocation" {
-	new_item fbuf size=12344 device_name=fault.dev
-	arm_slab
-	run_fault enable "$cfs/fbuf"
-	fi_restore
-	assert_write OK "$cfs/fbuf/enable" 1
+	assert_write OK "$cfs/fbuf2/enable" 1
 	assert_device fault.dev
-	assert_write OK "$cfs/fbuf/enable" 0
 }
 
 # One page: the page allocator's block failing, dma_alloc_pages() (CMA, or
@@ -216,7 +209,7 @@ MODULE_LINKS_EINVAL="EINVAL=failed to create module links for udmabuf-cfs"
 	assert_errno OK "$UT" rmmod-try "$MODNAME"
 }
 
-@test "the fault helper reports a failure with an errno other than ENOMEM" {
+@test "the fault helper reports a failure with an errno other than ENOMEM, and what a failed call left behind" {
 	make_buf taken 4096 minor=9
 	new_item fbuf size=4096 minor=9
 	arm_slab
@@ -224,13 +217,11 @@ MODULE_LINKS_EINVAL="EINVAL=failed to create module links for udmabuf-cfs"
 	fi_restore
 	assert_failure 1
 	assert_output --partial "unexpected EBUSY, want ENOMEM"
-}
-
-@test "the fault helper reports what a failed call left behind" {
-	new_item fbuf size=4096
+	new_item fbuf2 size=4096
 	arm_slab
-	run "$FAULT" enable "$cfs/fbuf" --gone /dev/null
+	run "$FAULT" enable "$cfs/fbuf2" --gone /dev/null
 	fi_restore
 	assert_failure 1
 	assert_output --partial "after a failed enable: /dev/null still exists"
 }
+

@@ -6,10 +6,7 @@
 # shellcheck disable=SC2154
 load helpers/common
 
-setup() { common_setup; }
-teardown() { common_teardown; }
-
-@test "loading the module creates the configfs subsystem with a features file: one line of comma-separated names" {
+@test "loading the module creates the configfs subsystem with a features file: one line of comma-separated names, exactly the attributes of an item, which has every attribute of the contract" {
 	[ -d "$cfs" ]
 	[ -f "$cfs/features" ]
 	run stat -c %a "$cfs/features"
@@ -18,9 +15,6 @@ teardown() { common_teardown; }
 	assert_success
 	assert_equal "${#lines[@]}" 1
 	assert_output --regexp '^[a-z_]+(,[a-z_]+)*$'
-}
-
-@test "features lists exactly the attributes of an item, which has every attribute of the contract" {
 	new_item tbuf
 	local want got a
 	want=$(find "$cfs/tbuf" -mindepth 1 -maxdepth 1 -exec basename {} \; | sort | tr '\n' ' ')
@@ -45,31 +39,28 @@ teardown() { common_teardown; }
 	assert_empty_attr "$cfs/tbuf/dev"
 }
 
-@test "mkdir alone creates no device" {
-	new_item tbuf size=4096
-	assert_no_device tbuf
-}
-
-@test "rmdir of a disabled item removes it" {
+@test "rmdir of a disabled item removes it; of an enabled, unused one, the device too" {
 	new_item tbuf size=4096
 	assert_errno OK "$UT" rmdir-try "$cfs/tbuf"
 	[ ! -e "$cfs/tbuf" ]
+	make_buf tbuf 4096
+	assert_errno OK "$UT" rmdir-try "$cfs/tbuf"
+	[ ! -e "$cfs/tbuf" ]
+	assert_no_device tbuf
 }
 
-@test "enable=1 creates /dev/NAME and /sys/class/udmabuf/NAME" {
+@test "enable=1 creates /dev/NAME and /sys/class/udmabuf/NAME; size and enable=1 via echo with a trailing newline work" {
 	new_item tbuf size=1M
 	assert_write OK "$cfs/tbuf/enable" 1
 	assert_attr "$cfs/tbuf/enable" 1
 	assert_device tbuf
 	assert_attr "$CLASS/tbuf/size" 1048576
-}
-
-@test "enable=1 via echo with a trailing newline works" {
-	new_item tbuf
-	echo 64K >"$cfs/tbuf/size"
-	echo 1 >"$cfs/tbuf/enable"
-	assert_attr "$cfs/tbuf/enable" 1
-	assert_device tbuf
+	new_item ebuf
+	echo 64K >"$cfs/ebuf/size"
+	assert_attr "$cfs/ebuf/size" 65536
+	echo 1 >"$cfs/ebuf/enable"
+	assert_attr "$cfs/ebuf/enable" 1
+	assert_device ebuf
 }
 
 @test "enable=1 twice is idempotent and keeps the data" {
@@ -87,44 +78,29 @@ teardown() { common_teardown; }
 	assert_success
 }
 
-@test "enable=0 removes the device node and the class device" {
-	make_buf tbuf 4096
+@test "enable=0 removes the device node and the class device, keeps the item and its configuration; the buffer can be enabled again" {
+	make_buf tbuf 8192 sync_mode=3 mode=0640 minor=5
 	assert_write OK "$cfs/tbuf/enable" 0
 	assert_attr "$cfs/tbuf/enable" 0
 	assert_no_device tbuf
 	assert_empty_attr "$cfs/tbuf/dev"
 	assert_empty_attr "$cfs/tbuf/phys_addr"
-}
-
-@test "enable=0 keeps the item and its configuration" {
-	make_buf tbuf 8192 sync_mode=3 mode=0640 minor=5
-	assert_write OK "$cfs/tbuf/enable" 0
 	assert_attr "$cfs/tbuf/size" 8192
 	assert_attr "$cfs/tbuf/sync_mode" 3
 	assert_attr "$cfs/tbuf/mode" 0640
 	assert_attr "$cfs/tbuf/minor" 5
-}
-
-@test "enable=0 on a disabled item succeeds" {
-	new_item tbuf size=4096
-	assert_write OK "$cfs/tbuf/enable" 0
-	assert_write OK "$cfs/tbuf/enable" 0
-	assert_attr "$cfs/tbuf/enable" 0
-}
-
-@test "a disabled buffer can be enabled again" {
-	make_buf tbuf 4096
-	assert_write OK "$cfs/tbuf/enable" 0
-	assert_write OK "$cfs/tbuf/size" 8192
+	assert_write OK "$cfs/tbuf/size" 16384
 	assert_write OK "$cfs/tbuf/enable" 1
 	assert_device tbuf
-	assert_attr "$CLASS/tbuf/size" 8192
-	run "$UT" mmap-fill /dev/tbuf 0 8192 3
+	assert_attr "$CLASS/tbuf/size" 16384
+	run "$UT" mmap-fill /dev/tbuf 0 16384 3
 	assert_success
 }
 
-@test "enable accepts y/n/on/off" {
+@test "enable accepts y/n/on/off, and 0 on a disabled item" {
 	new_item tbuf size=4096
+	assert_write OK "$cfs/tbuf/enable" 0
+	assert_attr "$cfs/tbuf/enable" 0
 	assert_write OK "$cfs/tbuf/enable" y
 	assert_attr "$cfs/tbuf/enable" 1
 	assert_write OK "$cfs/tbuf/enable" n
@@ -144,43 +120,25 @@ teardown() { common_teardown; }
 	assert_no_device tbuf
 }
 
-@test "rmdir of an enabled, unused item removes the device" {
-	make_buf tbuf 4096
-	assert_errno OK "$UT" rmdir-try "$cfs/tbuf"
-	[ ! -e "$cfs/tbuf" ]
-	assert_no_device tbuf
-}
-
-@test "a refused enable leaves its minor free" {
-	new_item bad minor=4 size="$(unallocatable_size)"
+@test "a refused enable leaves its minor and its device name free" {
+	new_item bad minor=4 size="$(unallocatable_size)" device_name=shared
 	assert_write ENOMEM "$cfs/bad/enable" 1
-	assert_no_device bad
-	make_buf good 4096 minor=4
+	assert_no_device shared
+	make_buf good 4096 minor=4 device_name=shared
+	assert_device shared
 	assert_equal "$(minor_of "$(cat "$cfs/good/dev")")" 4
 }
 
-@test "a refused enable does not use up the first free minor" {
+@test "a refused enable does not use up the first free minor; the item is enabled once its size is fixed" {
 	local want
 	want=$(first_free_minor)
 	new_item bad
 	assert_write EINVAL "$cfs/bad/enable" 1
 	make_buf good 4096
 	assert_equal "$(minor_of "$(cat "$cfs/good/dev")")" "$want"
-}
-
-@test "a refused enable leaves its device name free" {
-	new_item bad size="$(unallocatable_size)" device_name=shared
-	assert_write ENOMEM "$cfs/bad/enable" 1
-	make_buf good 4096 device_name=shared
-	assert_device shared
-}
-
-@test "an item can be enabled after a refused enable is fixed" {
-	new_item tbuf
-	assert_write EINVAL "$cfs/tbuf/enable" 1
-	assert_write OK "$cfs/tbuf/size" 4096
-	assert_write OK "$cfs/tbuf/enable" 1
-	assert_device tbuf
+	assert_write OK "$cfs/bad/size" 4096
+	assert_write OK "$cfs/bad/enable" 1
+	assert_device bad
 }
 
 @test "mkdir accepts a name that is not a valid device name; enable fails with EINVAL until device_name makes it usable" {
@@ -203,12 +161,6 @@ teardown() { common_teardown; }
 	new_item "$long" size=4096
 	assert_write EINVAL "$cfs/$long/enable" 1
 	assert_no_device "$long"
-}
-
-@test "the device node is owned by root with mode 0600 by default" {
-	make_buf tbuf 4096
-	run stat -c '%u:%g %a' /dev/tbuf
-	assert_output '0:0 600'
 }
 
 @test "a buffer opens the moment its uevent announces it, as a udev rule would" {

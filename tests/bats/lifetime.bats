@@ -15,9 +15,9 @@ setup() {
 	common_setup
 	make_buf tbuf "$SZ"
 }
-teardown() { common_teardown; }
 
-@test "enable=0 while a file is open fails with EBUSY" {
+@test "enable=0 while a file is open, or mapped with O_SYNC or without, fails with EBUSY and the data stays intact" {
+	local sync
 	exec 7<>/dev/tbuf
 	assert_write EBUSY "$cfs/tbuf/enable" 0
 	assert_attr "$cfs/tbuf/enable" 1
@@ -25,10 +25,7 @@ teardown() { common_teardown; }
 	exec 7>&-
 	assert_write OK "$cfs/tbuf/enable" 0
 	assert_no_device tbuf
-}
-
-@test "enable=0 while mapped, with O_SYNC or without, fails with EBUSY and the data stays intact" {
-	local sync
+	set_attr "$cfs/tbuf/enable" 1
 	for sync in "" --sync; do
 		start_holder /dev/tbuf 0 "$SZ" 1 ${sync:+"$sync"} --close-fd
 		assert_write EBUSY "$cfs/tbuf/enable" 0
@@ -43,21 +40,13 @@ teardown() { common_teardown; }
 	assert_write OK "$cfs/tbuf/enable" 0
 }
 
-@test "rmdir while mapped succeeds and removes the device at once" {
-	start_holder /dev/tbuf 0 "$SZ" 3
-	assert_errno OK "$UT" rmdir-try "$cfs/tbuf"
-	[ ! -e "$cfs/tbuf" ] || fail "$cfs/tbuf still exists"
-	assert_no_device tbuf
-	stop_holder "$HOLDER_PID"
-	assert_success
-	assert_output intact
-}
-
-@test "after rmdir while mapped, a new buffer with the same name does not touch the holder's memory" {
+@test "rmdir while mapped succeeds and removes the device at once; a new buffer with the same name does not touch the holder's memory" {
 	local minor
 	minor=$(minor_of "$(cat "$cfs/tbuf/dev")")
 	start_holder /dev/tbuf 0 "$SZ" 4 --close-fd
-	check rmdir "$cfs/tbuf"
+	assert_errno OK "$UT" rmdir-try "$cfs/tbuf"
+	[ ! -e "$cfs/tbuf" ] || fail "$cfs/tbuf still exists"
+	assert_no_device tbuf
 	make_buf tbuf "$SZ"
 	assert_equal "$(minor_of "$(cat "$cfs/tbuf/dev")")" "$minor"
 	run "$UT" mmap-fill /dev/tbuf 0 "$SZ" 5
@@ -71,38 +60,23 @@ teardown() { common_teardown; }
 	assert_output intact
 }
 
-@test "after rmdir while mapped, several new buffers do not touch the holder's memory" {
-	start_holder /dev/tbuf 0 "$SZ" 7 --sync
-	check rmdir "$cfs/tbuf"
-	local i
-	for i in 1 2 3 4; do
-		make_buf "new$i" "$SZ"
-		run "$UT" mmap-fill "/dev/new$i" 0 "$SZ" "$((100 + i))"
+@test "after rmdir while mapped (O_SYNC) or open, several new buffers do not touch the holder's memory" {
+	local how i
+	for how in --sync --no-map; do
+		# The setup's or the last round's buffers go first.
+		remove_all_items
+		make_buf tbuf "$SZ"
+		start_holder /dev/tbuf 0 "$SZ" 7 "$how"
+		check rmdir "$cfs/tbuf"
+		assert_no_device tbuf
+		for i in 1 2 3 4; do
+			make_buf "new$i" "$SZ"
+			run -0 "$UT" mmap-fill "/dev/new$i" 0 "$SZ" "$((100 + i))"
+		done
+		stop_holder "$HOLDER_PID"
 		assert_success
+		assert_output intact
 	done
-	stop_holder "$HOLDER_PID"
-	assert_success
-	assert_output intact
-}
-
-@test "after rmdir while open, the fd keeps reading the same memory" {
-	start_holder /dev/tbuf 0 "$SZ" 8 --no-map
-	check rmdir "$cfs/tbuf"
-	assert_no_device tbuf
-	make_buf other "$SZ"
-	check "$UT" write-fill /dev/other 0 "$SZ" 9
-	stop_holder "$HOLDER_PID"
-	assert_success
-	assert_output intact
-}
-
-@test "a holder killed after rmdir leaves no trace" {
-	start_holder /dev/tbuf 0 "$SZ" 10
-	check rmdir "$cfs/tbuf"
-	kill -KILL "$HOLDER_PID"
-	wait "$HOLDER_PID" || true
-	assert_errno OK "$UT" rmmod-try "$MODNAME"
-	assert_no_kernel_warnings
 }
 
 @test "rmmod is refused while an enabled or a disabled configfs item exists" {

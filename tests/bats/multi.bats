@@ -6,14 +6,11 @@
 # shellcheck disable=SC2154
 load helpers/common
 
-setup() { common_setup; }
-teardown() { common_teardown; }
-
 minor_of_item() {
 	minor_of "$(cat "$cfs/$1/dev")"
 }
 
-@test "three buffers get distinct device nodes, one major and automatic minors from 0 upwards" {
+@test "three buffers get distinct device nodes, one major and automatic minors from 0 upwards, and distinct memory" {
 	make_buf bufa 4096
 	make_buf bufb 8192
 	make_buf bufc 12288
@@ -30,32 +27,27 @@ minor_of_item() {
 	assert_equal "$(minor_of_item bufa)" 0
 	assert_equal "$(minor_of_item bufb)" 1
 	assert_equal "$(minor_of_item bufc)" 2
+	# Their memory is distinct.
+	check "$UT" mmap-fill /dev/bufa 0 4096 1
+	check "$UT" mmap-fill /dev/bufb 0 8192 2
+	check "$UT" write-fill /dev/bufc 0 12288 3
+	run -0 "$UT" read-verify /dev/bufa 0 4096 1
+	run -0 "$UT" mmap-verify /dev/bufb 0 8192 2
+	run -0 "$UT" mmap-verify /dev/bufc 0 12288 3
+	[ "$(cat "$cfs/bufa/phys_addr")" != "$(cat "$cfs/bufb/phys_addr")" ] ||
+		fail "bufa and bufb share phys_addr $(cat "$cfs/bufa/phys_addr")"
 }
 
-@test "buffers have distinct memory" {
-	make_buf bufa 16K
-	make_buf bufb 16K
-	make_buf bufc 16K
-	check "$UT" mmap-fill /dev/bufa 0 16K 1
-	check "$UT" mmap-fill /dev/bufb 0 16K 2
-	check "$UT" write-fill /dev/bufc 0 16K 3
-	run "$UT" read-verify /dev/bufa 0 16K 1
-	assert_success
-	run "$UT" mmap-verify /dev/bufb 0 16K 2
-	assert_success
-	run "$UT" mmap-verify /dev/bufc 0 16K 3
-	assert_success
-	local pa pb
-	pa=$(cat "$cfs/bufa/phys_addr")
-	pb=$(cat "$cfs/bufb/phys_addr")
-	[ "$pa" != "$pb" ] || fail "bufa and bufb share phys_addr $pa"
-}
-
-@test "an automatic minor is the first free one after a disable and after an rmdir" {
+@test "an automatic minor is the first free one after a disable and after an rmdir; disabling one buffer leaves the others working" {
 	make_buf bufa 4096
 	make_buf bufb 4096
 	make_buf bufc 4096
+	check "$UT" write-fill /dev/bufc 0 4096 9
 	set_attr "$cfs/bufb/enable" 0
+	assert_no_device bufb
+	assert_device bufc
+	run "$UT" mmap-verify /dev/bufc 0 4096 9
+	assert_success
 	make_buf bufd 4096
 	assert_equal "$(minor_of_item bufd)" 1
 	check rmdir "$cfs/bufa"
@@ -63,20 +55,16 @@ minor_of_item() {
 	assert_equal "$(minor_of_item bufe)" 0
 }
 
-@test "an automatic minor skips minors taken explicitly" {
+@test "an automatic minor skips minors taken explicitly; an explicit minor above the automatic ones works" {
 	make_buf bufa 4096 minor=0
 	make_buf bufb 4096 minor=1
 	make_buf bufc 4096
 	assert_equal "$(minor_of_item bufc)" 2
-}
-
-@test "an explicit minor above the automatic ones works" {
-	make_buf bufa 4096
-	make_buf bufb 4096 minor=1000
-	make_buf bufc 4096
-	assert_equal "$(minor_of_item bufb)" 1000
-	assert_equal "$(minor_of_item bufc)" 1
-	run node_devnum /dev/bufb
+	make_buf bufd 4096 minor=1000
+	make_buf bufe 4096
+	assert_equal "$(minor_of_item bufd)" 1000
+	assert_equal "$(minor_of_item bufe)" 3
+	run node_devnum /dev/bufd
 	assert_output --regexp ':1000$'
 }
 
@@ -88,41 +76,23 @@ minor_of_item() {
 	assert_success
 }
 
-@test "an explicit minor taken by an automatic one fails with EBUSY" {
+@test "an explicit minor taken by an automatic one fails with EBUSY; it is free again once that buffer is disabled" {
+	local m
 	make_buf bufa 4096
-	new_item bufb size=4096 minor="$(minor_of_item bufa)"
+	m=$(minor_of_item bufa)
+	new_item bufb size=4096 minor="$m"
 	assert_write EBUSY "$cfs/bufb/enable" 1
 	assert_no_device bufb
-}
-
-@test "a minor is free again after its buffer is disabled" {
-	make_buf bufa 4096 minor=3
-	new_item bufb size=4096 minor=3
-	assert_write EBUSY "$cfs/bufb/enable" 1
 	set_attr "$cfs/bufa/enable" 0
 	assert_write OK "$cfs/bufb/enable" 1
-	assert_equal "$(minor_of_item bufb)" 3
+	assert_equal "$(minor_of_item bufb)" "$m"
 }
 
-@test "two items with the same device_name: the second fails with EEXIST" {
-	make_buf bufa 4096 device_name=shared
-	new_item bufb size=4096 device_name=shared
-	assert_write EEXIST "$cfs/bufb/enable" 1
-	assert_device shared
-	assert_equal "$(node_devnum /dev/shared)" "$(cat "$cfs/bufa/dev")"
-}
-
-@test "a directory name equal to another buffer's device_name fails with EEXIST" {
+@test "a directory name equal to another buffer's device_name fails with EEXIST, and uses up no minor" {
 	make_buf bufa 4096 device_name=bufb
 	new_item bufb size=4096
 	assert_write EEXIST "$cfs/bufb/enable" 1
 	assert_equal "$(node_devnum /dev/bufb)" "$(cat "$cfs/bufa/dev")"
-}
-
-@test "a name collision does not use up a minor" {
-	make_buf bufa 4096
-	new_item bufb size=4096 device_name=bufa
-	assert_write EEXIST "$cfs/bufb/enable" 1
 	make_buf bufc 4096
 	assert_equal "$(minor_of_item bufc)" 1
 }
@@ -133,26 +103,4 @@ minor_of_item() {
 	check rmdir "$cfs/bufa"
 	assert_write OK "$cfs/bufb/enable" 1
 	assert_device bufa
-}
-
-@test "disabling one buffer leaves the others working" {
-	make_buf bufa 8192
-	make_buf bufb 8192
-	check "$UT" write-fill /dev/bufb 0 8192 9
-	set_attr "$cfs/bufa/enable" 0
-	assert_no_device bufa
-	assert_device bufb
-	run "$UT" mmap-verify /dev/bufb 0 8192 9
-	assert_success
-}
-
-@test "sixteen buffers can exist at once" {
-	local i
-	for i in $(seq 0 15); do
-		make_buf "many$i" 4096
-	done
-	for i in $(seq 0 15); do
-		assert_device "many$i"
-		assert_equal "$(minor_of_item "many$i")" "$i"
-	done
 }

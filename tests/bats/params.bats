@@ -46,27 +46,21 @@ insmod_ok() {
 	assert_attr "$PARAMS/udmabuf1" 0
 }
 
-@test "hex, K and lowercase k suffixes and sizes that are not a page multiple are kept exactly" {
-	insmod_ok udmabuf1=0x100000 udmabuf2=64k udmabuf4=8K udmabuf5=5000
-	assert_device udmabuf1
-	assert_equal "$(minor_of "$(cat "$CLASS/udmabuf1/dev")")" 1
+@test "all eight parameters create eight buffers; hex, K and lowercase k suffixes and sizes that are not a page multiple are kept exactly" {
+	insmod_ok udmabuf0=4K udmabuf1=0x100000 udmabuf2=64k udmabuf3=4K \
+		udmabuf4=8K udmabuf5=5000 udmabuf6=4K udmabuf7=4K
+	local i
+	for i in 0 1 2 3 4 5 6 7; do
+		assert_device "udmabuf$i"
+		assert_equal "$(minor_of "$(cat "$CLASS/udmabuf$i/dev")")" "$i"
+	done
 	assert_attr "$CLASS/udmabuf1/size" 1048576
 	assert_attr "$CLASS/udmabuf2/size" 65536
 	assert_attr "$CLASS/udmabuf4/size" 8192
 	assert_attr "$CLASS/udmabuf5/size" 5000
 }
 
-@test "all eight parameters create eight buffers" {
-	insmod_ok udmabuf0=4K udmabuf1=4K udmabuf2=4K udmabuf3=4K \
-		udmabuf4=4K udmabuf5=4K udmabuf6=4K udmabuf7=4K
-	local i
-	for i in 0 1 2 3 4 5 6 7; do
-		assert_device "udmabuf$i"
-		assert_equal "$(minor_of "$(cat "$CLASS/udmabuf$i/dev")")" "$i"
-	done
-}
-
-@test "a parameter buffer round-trips data through mmap and read()" {
+@test "a parameter buffer round-trips data through mmap and read(), and has the seed's sysfs attributes" {
 	insmod_ok udmabuf0=1M
 	run "$UT" mmap-fill /dev/udmabuf0 0 1M 31
 	assert_success
@@ -76,10 +70,6 @@ insmod_ok() {
 	assert_success
 	run "$UT" read-verify /dev/udmabuf0 0 1M 32
 	assert_success
-}
-
-@test "a parameter buffer has the seed's sysfs attributes" {
-	insmod_ok udmabuf0=1M
 	run cat "$CLASS/udmabuf0/phys_addr"
 	assert_output --regexp '^0x[0-9a-f]{16}$'
 	assert_attr "$CLASS/udmabuf0/sync_mode" 1
@@ -91,16 +81,14 @@ insmod_ok() {
 	if dma_coherent_by_default; then assert_output 1; else assert_output 0; fi
 }
 
-@test "udmabufN_mode sets the device node's permissions in octal; 0600 without it" {
+@test "udmabufN_mode sets the device node's permissions in octal, 0600 without it; 0, not octal or without udmabufN fail the load with EINVAL, beyond 0777 with ERANGE" {
 	insmod_ok udmabuf0=64K udmabuf0_mode=0660 udmabuf1=64K udmabuf2=64K udmabuf2_mode=644
 	assert_equal "$(stat -c %a /dev/udmabuf0)" 660
 	assert_equal "$(stat -c %a /dev/udmabuf1)" 600
 	assert_equal "$(stat -c %a /dev/udmabuf2)" 644
 	assert_attr "$PARAMS/udmabuf0_mode" 0660
 	assert_attr "$PARAMS/udmabuf1_mode" 0600
-}
-
-@test "udmabufN_mode: 0, not octal or without udmabufN fail the load with EINVAL, beyond 0777 with ERANGE" {
+	unload_module
 	local m
 	for m in 0 0668 rw; do
 		assert_errno EINVAL "$UT" insmod-try "$UDMABUF_KO" udmabuf0=64K "udmabuf0_mode=$m"
@@ -114,22 +102,18 @@ insmod_ok() {
 	[ ! -e /dev/udmabuf0 ] || fail "/dev/udmabuf0 exists"
 }
 
-@test "an unallocatable parameter makes insmod fail with ENOMEM and leaves nothing behind" {
+@test "an unallocatable parameter makes insmod fail with ENOMEM and leaves nothing behind; the module loads after" {
 	assert_errno ENOMEM "$UT" insmod-try "$UDMABUF_KO" udmabuf0=4K "udmabuf1=$(unallocatable_size)"
 	run module_loaded
 	assert_failure
 	[ ! -e /dev/udmabuf0 ] || fail "/dev/udmabuf0 exists"
 	[ ! -e /dev/udmabuf1 ] || fail "/dev/udmabuf1 exists"
 	assert_no_kernel_warnings
-}
-
-@test "the module loads after a failed load" {
-	assert_errno ENOMEM "$UT" insmod-try "$UDMABUF_KO" "udmabuf0=$(unallocatable_size)"
 	insmod_ok udmabuf0=4K
 	assert_device udmabuf0
 }
 
-@test "a configfs item cannot take a parameter buffer's minor: EBUSY" {
+@test "a configfs item cannot take a parameter buffer's minor (EBUSY), name or device_name (EEXIST); it gets the first minor they leave" {
 	insmod_ok udmabuf0=1M udmabuf3=4M
 	new_item tbuf size=4096 minor=0
 	assert_write EBUSY "$cfs/tbuf/enable" 1
@@ -137,21 +121,14 @@ insmod_ok() {
 	set_attr "$cfs/tbuf/minor" 3
 	assert_write EBUSY "$cfs/tbuf/enable" 1
 	assert_no_device tbuf
-}
-
-@test "a configfs item named like a parameter buffer, or with its device_name, fails with EEXIST" {
-	insmod_ok udmabuf0=1M udmabuf3=4M
 	new_item udmabuf0 size=4096
 	assert_write EEXIST "$cfs/udmabuf0/enable" 1
 	assert_attr "$CLASS/udmabuf0/origin" param
-	new_item tbuf size=4096 device_name=udmabuf3
-	assert_write EEXIST "$cfs/tbuf/enable" 1
+	new_item tbuf2 size=4096 device_name=udmabuf3
+	assert_write EEXIST "$cfs/tbuf2/enable" 1
 	assert_attr "$CLASS/udmabuf3/origin" param
 	assert_attr "$CLASS/udmabuf3/size" 4194304
-}
-
-@test "a configfs item gets the first minor not used by parameter buffers" {
-	insmod_ok udmabuf0=1M udmabuf3=4M
+	check rmdir "$cfs/tbuf" "$cfs/tbuf2" "$cfs/udmabuf0"
 	make_buf tbuf 4096
 	assert_equal "$(minor_of "$(cat "$cfs/tbuf/dev")")" 1
 	make_buf tbuf2 4096
@@ -160,31 +137,21 @@ insmod_ok() {
 	assert_equal "$(minor_of "$(cat "$cfs/tbuf3/dev")")" 4
 }
 
-@test "module unload removes the parameter buffers" {
+@test "rmmod is refused while a parameter buffer is open or mapped; unload removes the parameter buffers" {
 	insmod_ok udmabuf0=1M udmabuf3=4M
-	assert_errno OK "$UT" rmmod-try "$MODNAME"
-	[ ! -e /dev/udmabuf0 ] || fail "/dev/udmabuf0 exists"
-	[ ! -e /dev/udmabuf3 ] || fail "/dev/udmabuf3 exists"
-	[ ! -e "$CLASS" ] || [ -z "$(ls "$CLASS")" ] || fail "left in $CLASS: $(ls "$CLASS")"
-}
-
-@test "rmmod is refused while a parameter buffer is open" {
-	insmod_ok udmabuf0=1M
 	exec 7<>/dev/udmabuf0
 	assert_errno EAGAIN "$UT" rmmod-try "$MODNAME"
 	assert_device udmabuf0
 	exec 7>&-
-	assert_errno OK "$UT" rmmod-try "$MODNAME"
-}
-
-@test "rmmod is refused while a parameter buffer is mapped" {
-	insmod_ok udmabuf0=1M
 	start_holder /dev/udmabuf0 0 1M 41 --close-fd
 	assert_errno EAGAIN "$UT" rmmod-try "$MODNAME"
 	stop_holder "$HOLDER_PID"
 	assert_success
 	assert_output intact
 	assert_errno OK "$UT" rmmod-try "$MODNAME"
+	[ ! -e /dev/udmabuf0 ] || fail "/dev/udmabuf0 exists"
+	[ ! -e /dev/udmabuf3 ] || fail "/dev/udmabuf3 exists"
+	[ ! -e "$CLASS" ] || [ -z "$(ls "$CLASS")" ] || fail "left in $CLASS: $(ls "$CLASS")"
 }
 
 # ---------------------------------------------------------------------------
@@ -196,7 +163,7 @@ use_edu() {
 	edu_present "$EDU" || fail "cannot bind the edu at $EDU to uio_pci_generic"
 }
 
-@test "module parameters: udmabufN_bind gives a parameter buffer its DMA device" {
+@test "module parameters: udmabufN_bind gives a parameter buffer its DMA device; naming no device fails the load with ENODEV, without udmabufN with EINVAL" {
 	use_edu
 	load_module udmabuf0=64K udmabuf1=64K "udmabuf1_bind=pci/$EDU"
 	assert_attr "$CLASS/udmabuf0/dma_device" ""
@@ -206,10 +173,7 @@ use_edu() {
 	if ! iommu_on; then
 		edu_roundtrip /dev/udmabuf0 0
 	fi
-}
-
-@test "udmabufN_bind naming no device fails the load with ENODEV, without udmabufN with EINVAL" {
-	use_edu
+	unload_module
 	assert_errno ENODEV "$UT" insmod-try "$UDMABUF_KO" udmabuf2=64K udmabuf2_bind=pci/0000:00:1f.6
 	module_loaded && fail "the module is loaded after a failed insmod"
 	assert_errno EINVAL "$UT" insmod-try "$UDMABUF_KO" "udmabuf2_bind=pci/$EDU"

@@ -47,8 +47,6 @@ setup() {
 	make_buf tbuf 64K
 }
 
-teardown() { common_teardown; }
-
 # observed_type [--sync]: mmap the buffer once and print the memory type the
 # kprobe saw: normal (write-back), normal-nc, device (32-bit ARM: also
 # Strongly-ordered), io (RISC-V's PBMT IO), or on x86 wb/uc/wc/wt/...

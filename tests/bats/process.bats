@@ -18,12 +18,8 @@ bats_require_minimum_version 1.5.0
 PROC=udmabuf-proc
 LIB=udmabuf-lib
 IO=udmabuf-ioctl
-ZC=udmabuf-zc
 PARAMS=/sys/module/$MODNAME/parameters
 SZ=65536
-
-setup() { common_setup; }
-teardown() { common_teardown; }
 
 # wait_exit PID: a process that is not our child is gone within 10 s.
 wait_exit() {
@@ -72,7 +68,7 @@ assert_used() {
 		fail "process_max $PROCESS_MAX is not a quarter of MemTotal ${kib} KiB"
 }
 
-@test "a process-scoped buffer maps, reads, writes and seeks: data round trip" {
+@test "a process-scoped buffer maps, reads, writes and seeks (data round trip); GET_INFO gives its size, sync_mode and address" {
 	local n=1048576
 	run -0 "$PROC" run "$n" -- sh -c "$UT mmap-fill fd:\$0 0 $n 11 &&
 		$UT read-verify fd:\$0 0 $n 11 &&
@@ -82,9 +78,6 @@ assert_used() {
 		$UT pread-try fd:\$0 $((n - 100)) 4096" {}
 	assert_output "$(printf 'OK\nOK\nOK\nOK\n%s\n100' "$n")"
 	assert_used 0
-}
-
-@test "GET_INFO on a process-scoped buffer: its size, sync_mode and address" {
 	run -0 "$PROC" run "$SZ" --sync-mode 2 -- "$IO" info fd:{}
 	assert_line "size=$SZ"
 	assert_line sync_mode=2
@@ -103,11 +96,8 @@ assert_used() {
 	assert_output EBADF
 	run -0 "$PROC" run "$SZ" --rdonly -- "$UT" pread-try fd:{} 0 4096
 	assert_output 4096
-}
-
-@test "a process-scoped buffer exports a dma-buf whose data is the buffer's" {
-	run -0 "$PROC" run "$SZ" -- "$ZC" dmabuf fd:{} 0 "$SZ"
-	assert_output OK
+	# Through libudmabuf: mapped read-only, a writable mapping EACCES.
+	assert_outcome EACCES "$LIB" rdonly-map "$SZ"
 	assert_used 0
 }
 
@@ -268,13 +258,10 @@ kill_owner() {
 	[ -z "$(ls "$CLASS")" ] || fail "left in $CLASS: $(ls "$CLASS")"
 }
 
-@test "more memory than there is: ENOMEM, nothing left" {
+@test "more memory than there is: ENOMEM, nothing left; over process_max: ENOMEM and the kernel says why" {
 	set_attr "$PARAMS/process_max" 0x7fffffff000
 	assert_errno ENOMEM "$PROC" alloc "$(unallocatable_size)"
 	assert_used 0
-}
-
-@test "over process_max: ENOMEM and the kernel says why" {
 	local seq
 	set_attr "$PARAMS/process_max" 1M
 	assert_attr "$PARAMS/process_max" 1048576
@@ -415,11 +402,6 @@ memory_cgroup() {
 	[ -z "$(ls "$CLASS")" ] || fail "left in $CLASS: $(ls "$CLASS")"
 }
 
-@test "libudmabuf: an O_RDONLY buffer maps read-only and refuses a writable mapping (EACCES)" {
-	assert_outcome EACCES "$LIB" rdonly-map "$SZ"
-	assert_used 0
-}
-
 # (What the library refuses itself, and its messages: lib/libudmabuf/tests/
 # test_lib.c, test_alloc.)
 @test "libudmabuf: the driver's refusals of a request reach the caller with their errno" {
@@ -467,18 +449,6 @@ memory_cgroup() {
 	wait_gone "$name"
 	run -0 udmabufctl list -n -o NAME,OWNER
 	refute_output --partial "$name"
-}
-
-@test "udmabuf-example --alloc: a process-scoped buffer, flushed and invalidated; --create: a configfs one" {
-	run -0 udmabuf-example --alloc 64K
-	assert_line --regexp '^proc-[0-9]+-[0-9]+: process-scoped, 65536 bytes at DMA address 0x[0-9a-f]+, '
-	assert_line --regexp '^proc-[0-9]+-[0-9]+: wrote, synced and read back 65536 bytes$'
-	run -0 udmabuf-example --create 64K exbuf
-	assert_line --regexp '^exbuf: /dev/exbuf, 65536 bytes at DMA address 0x[0-9a-f]+, '
-	assert_line "exbuf: wrote, synced and read back 65536 bytes"
-	[ ! -e "$cfs/exbuf" ] || fail "the example left $cfs/exbuf"
-	assert_used 0
-	[ -z "$(ls "$CLASS")" ] || fail "left in $CLASS: $(ls "$CLASS")"
 }
 
 @test "edu DMA into and out of a process-scoped buffer bound to edu" {

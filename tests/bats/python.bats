@@ -87,30 +87,6 @@ bats_require_minimum_version 1.5.0
 	run -0 udmabufctl delete ub
 }
 
-# (A missing buffer, a file that is none: python/tests/test_host.py.)
-@test "Buffer of a disabled buffer is ENODEV, naming it" {
-	run -0 udmabufctl create off --size 64K --no-enable
-	py <<-'EOF'
-		e = raises(OSError, "ENODEV", udmabuf.Buffer, "off")
-		assert "off" in str(e) and "open" in str(e), e
-		print("OK")
-	EOF
-}
-
-@test "allocate refuses with the step's errno and leaves nothing behind" {
-	py <<-'EOF'
-		a = udmabuf.allocate(16, name="dup")
-		e = raises(FileExistsError, "EEXIST", udmabuf.allocate, 16, name="dup")
-		assert "dup" in str(e), e
-		e = raises(OSError, "ERANGE", udmabuf.allocate, 16, name="pyb", dma_mask=11)
-		assert "pyb" in str(e) and "dma_mask" in str(e), e
-		raises(OSError, "ENODEV", udmabuf.allocate, 16, name="pyb", dma_device="pci/0000:00:1f.7")
-		assert not item_exists("pyb")
-		assert sorted(os.listdir(CFS)) == ["dup", "features"], os.listdir(CFS)
-		print("OK")
-	EOF
-}
-
 @test "allocate as a user who may not create buffers is PermissionError" {
 	run -0 --separate-stderr as_nobody env PYTHONPATH="$PYTHONPATH" python3 -c '
 import errno, udmabuf
@@ -144,36 +120,6 @@ except PermissionError as e:
 	assert_output ""
 }
 
-@test "views keep the buffer; freeing it while views exist is safe" {
-	py <<-'EOF'
-		a = udmabuf.allocate(1024, dtype="u4", name="pyb")
-		a[:] = np.arange(1024)
-		v = a[100:200]
-		w = v.reshape(10, 10)[::2]
-		plain = np.asarray(a)[5:10]
-		assert isinstance(v, udmabuf.BufferArray) and isinstance(w, udmabuf.BufferArray)
-		addr = a.physical_address
-		del a
-		gc.collect()
-		assert item_exists("pyb"), "the buffer went with the array although views are left"
-		assert v.physical_address == addr + 400 and w.physical_address == addr + 400
-		v.flush()
-		w.invalidate()
-		# Copies and results are ordinary memory.
-		c = v.copy()
-		s = v + 1
-		for x in (c, s):
-		    raises(ValueError, None, lambda: x.physical_address)
-		w.freebuffer()
-		assert not item_exists("pyb") and not device_exists("pyb")
-		assert v[0] == 100 and w[1, 9] == 129 and list(plain) == [5, 6, 7, 8, 9]
-		v[:] = 0
-		assert w.sum() == 0
-		raises(ValueError, None, v.flush)
-		print("OK")
-	EOF
-}
-
 @test "a buffer made by allocate goes with its last array, or at the end of a with block" {
 	py <<-'EOF'
 		a = udmabuf.allocate(16, name="gc1")
@@ -190,52 +136,6 @@ except PermissionError as e:
 	EOF
 	# The one still alive at the interpreter's exit went too.
 	assert [ ! -e "$cfs/atexit" ]
-}
-
-@test "allocate takes PYNQ's positional and keyword arguments and makes process-scoped buffers" {
-	py <<-'EOF'
-		used0 = process_used()
-		a = udmabuf.allocate((1024,), 'u4')
-		assert type(a) is udmabuf.BufferArray and a.shape == (1024,) and a.dtype == np.uint32
-		[name] = proc_bufs()
-		assert a.buffer.name == name and a.buffer.process_scoped and a.buffer.path is None, a.buffer.name
-		assert cls_attr(name, "origin") == "process" and int(cls_attr(name, "size")) == max(4096, PAGE)
-		assert configfs_items() == [], configfs_items()
-		assert process_used() == used0 + max(4096, PAGE), (process_used(), used0)
-		a.freebuffer()
-		b = udmabuf.allocate(shape=(4, 4), dtype=np.uint8, cacheable=False)
-		assert b.shape == (4, 4) and b.dtype == np.uint8 and b.cacheable is False
-		# Not cacheable: sync_mode 1 | 4 ("always as with O_SYNC"): the
-		# buffer's file is never O_SYNC.
-		assert b.buffer.sync_mode == 5 and cls_attr(b.buffer.name, "sync_mode") == "5"
-		assert not fd_flags(b.buffer.fileno()) & os.O_SYNC
-		d = udmabuf.allocate(16)
-		assert d.dtype == np.uint32 and d.cacheable is True and d.buffer.sync_mode == 1
-		assert cls_attr(d.buffer.name, "dma_device") == ""
-		f = udmabuf.allocate(16, "u4", None, cacheable=False, sync_mode=2)
-		assert f.buffer.sync_mode == 6 and cls_attr(f.buffer.name, "sync_mode") == "6"
-		assert len(proc_bufs()) == 4, proc_bufs()
-		for x in (b, d, f):
-		    x.freebuffer()
-		del a, b, d, f, x
-		gc.collect()
-		assert proc_bufs() == [] and configfs_items() == [], (proc_bufs(), configfs_items())
-		assert process_used() == used0, (process_used(), used0)
-		print("OK")
-	EOF
-}
-
-@test "a string target is the DMA device, as dma_device" {
-	edu_ready
-	py <<-'EOF'
-		dev = "pci/" + os.environ["UDMABUF_EDU"]
-		a = udmabuf.allocate(16, target=dev, name="pyt")
-		assert attr("pyt", "dma_device") == dev, attr("pyt", "dma_device")
-		assert a.physical_address == ctl_dma_addr("pyt")
-		raises(ValueError, None, udmabuf.allocate, 16, target=dev, dma_device=dev, name="pyu")
-		assert not item_exists("pyu")
-		print("OK")
-	EOF
 }
 
 @test "a process-scoped array's addresses are its buffer's GET_INFO and sysfs ones; its memory goes with its last array" {
@@ -268,19 +168,6 @@ except PermissionError as e:
 	EOF
 }
 
-@test "a process-scoped buffer that is not freed goes when the program exits" {
-	local used0
-	used0=$(process_used)
-	py <<-'EOF'
-		a = udmabuf.allocate(1 << 20, np.uint8)
-		b = udmabuf.allocate(16)[4:]
-		assert len(proc_bufs()) == 2
-		print("OK")
-	EOF
-	[ -z "$(ls "$CLASS")" ] || fail "left in $CLASS: $(ls "$CLASS")"
-	assert_equal "$(process_used)" "$used0"
-}
-
 @test "process-scoped allocate: dma_mask, allocator and dma_device reach the buffer; a bad value is its errno" {
 	edu_ready
 	py <<-'EOF'
@@ -299,21 +186,6 @@ except PermissionError as e:
 		raises(OSError, "EINVAL", udmabuf.allocate, 16, allocator="nosuch")
 		raises(OSError, "ENODEV", udmabuf.allocate, 16, dma_device="pci/0000:00:1f.7")
 		assert len(proc_bufs()) == n and configfs_items() == []
-		print("OK")
-	EOF
-}
-
-# (Without the node: python/tests/test_host.py.)
-@test "process-scoped allocate over process_max is ENOMEM with the reason" {
-	set_attr "$PARAMS/process_max" 1M
-	py <<-'EOF'
-		a = udmabuf.allocate(1 << 20, np.uint8)
-		e = raises(OSError, "ENOMEM", udmabuf.allocate, 16)
-		assert "process_max" in str(e), e
-		a.freebuffer()
-		del a
-		gc.collect()
-		b = udmabuf.allocate(1 << 20, np.uint8)
 		print("OK")
 	EOF
 }
@@ -404,97 +276,6 @@ while True:
 	wait_gone "$bigname"
 	[ -z "$(ls "$CLASS")" ] || fail "left in $CLASS: $(ls "$CLASS")"
 	assert_equal "$(process_used)" "$used0"
-}
-
-# assert_sync_report SEQ NAME WHAT AT MISSING: the kernel log since SEQ has
-# the sync checker's line for buffer NAME: WHAT at offset AT (hex) by a
-# python3 process, and what was MISSING.
-assert_sync_report() {
-	run -0 "$UT" kmsg-since "$1"
-	assert_output --regexp "$2: sync check: $3 at offset $4 by python3\[[0-9]+\]: $5"
-}
-
-@test "sync_check: a program that writes its array after flush() without invalidate() is reported at that offset and counted; done right it is not" {
-	local seq name at
-	at=$(printf '0x%x' $((3 * PAGE_SIZE)))
-	seq=$("$UT" kmsg-seq)
-	# Wrong: the CPU writes what it gave the device, no invalidate() first.
-	py <<-'EOF'
-		a = udmabuf.allocate(4 * PAGE, np.uint8, sync_check=True)
-		assert a.sync_check == udmabuf.SYNC_CHECK_REPORT and a.sync_violations == 0
-		assert cls_attr(a.buffer.name, "sync_check") == "1"
-		a[:] = 1
-		a.flush()
-		a[3 * PAGE + 5] = 2
-		# Reported once, and the program goes on with its store done.
-		assert a.sync_violations == 1 and a[1:].sync_violations == 1, a.sync_violations
-		assert cls_attr(a.buffer.name, "sync_violations") == "1"
-		assert a[3 * PAGE + 5] == 2
-		sys.stderr.write(a.buffer.name)
-		print("OK")
-	EOF
-	name=$stderr
-	assert_sync_report "$seq" "$name" "CPU store through a mapping" "$at" \
-		"the device owns it: a sync for the CPU is missing"
-	# Right: the same program with the invalidate() it forgot.
-	seq=$("$UT" kmsg-seq)
-	py <<-'EOF'
-		a = udmabuf.allocate(4 * PAGE, np.uint8, sync_check=True)
-		a[:] = 1
-		a.flush()
-		a.invalidate()
-		a[3 * PAGE + 5] = 2
-		assert a.sync_violations == 0, a.sync_violations
-		print("OK")
-	EOF
-	run -0 "$UT" kmsg-since "$seq"
-	refute_output --partial "sync check:"
-}
-
-@test "sync_check: an invalidate() of what was never flushed is reported (the flush is missing); 'sigbus' stops the access; UDMABUF_SYNC_CHECK checks an unmodified program" {
-	local seq name
-	seq=$("$UT" kmsg-seq)
-	# The device was started on what the CPU wrote, without a flush().
-	py <<-'EOF'
-		a = udmabuf.allocate(2 * PAGE, np.uint8, name="pysc", sync_check="report")
-		a[:] = 1
-		a[PAGE:].invalidate()
-		assert a.sync_violations == 1, a.sync_violations
-		print("OK")
-	EOF
-	assert_sync_report "$seq" pysc "sync for the CPU" "$(printf '0x%x' "$PAGE_SIZE")" \
-		"the device was never given this range: a sync for the device is missing before it"
-	# sigbus: the faulting load gets SIGBUS, faulthandler shows the line.
-	run --separate-stderr python3 -X faulthandler -c '
-import numpy as np, udmabuf
-a = udmabuf.allocate(4096, np.uint8, sync_check="sigbus")
-assert a.sync_check == udmabuf.SYNC_CHECK_SIGBUS
-a.flush()
-x = int(a[100])   # line 6: the device owns it
-print("not stopped")'
-	assert_equal "$status" 135
-	refute_output --partial "not stopped"
-	[[ $stderr == *"Bus error"* && $stderr == *"line 6"* ]] ||
-		fail "no Bus error at line 6 from faulthandler: $stderr"
-	# The environment turns it on for a program that does not ask for it.
-	seq=$("$UT" kmsg-seq)
-	UDMABUF_SYNC_CHECK=report py <<-'EOF'
-		a = udmabuf.allocate(PAGE, np.uint8)
-		assert a.sync_check == udmabuf.SYNC_CHECK_REPORT
-		a.flush()
-		a[0] = 1
-		assert a.sync_violations == 1
-		sys.stderr.write(a.buffer.name)
-		print("OK")
-	EOF
-	name=$stderr
-	assert_sync_report "$seq" "$name" "CPU store through a mapping" 0x0 "the device owns it"
-	UDMABUF_SYNC_CHECK=bogus run --separate-stderr python3 -c '
-import udmabuf
-udmabuf.allocate(16)'
-	assert_equal "$status" 1
-	[[ $stderr == *"OSError: [Errno 22] udmabuf alloc: UDMABUF_SYNC_CHECK='bogus' is not report, sigbus or off"* ]] ||
-		fail "not the EINVAL that names UDMABUF_SYNC_CHECK: $stderr"
 }
 
 @test "persistent=True makes a named configfs buffer that outlives freebuffer and the program" {

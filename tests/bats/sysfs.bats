@@ -11,7 +11,6 @@ setup() {
 	make_buf tbuf 64K
 	s=$CLASS/tbuf
 }
-teardown() { common_teardown; }
 
 @test "the class device has the seed's attributes; size, origin and users read 65536, configfs and 0" {
 	local f
@@ -23,45 +22,26 @@ teardown() { common_teardown; }
 	assert_attr "$s/users" 0
 }
 
-@test "phys_addr equals the configfs phys_addr" {
-	run cat "$s/phys_addr"
-	assert_output --regexp '^0x[0-9a-f]{16}$'
-	assert_attr "$s/phys_addr" "$(cat "$cfs/tbuf/phys_addr")"
-}
-
-@test "phys_addr is readable by root only" {
-	run stat -c %a "$s/phys_addr"
-	assert_output 400
-}
-
-@test "sync_mode shows the configfs value" {
+@test "sync_mode shows the configfs value, is writable with values 0 to 7, with a newline too, and shows in configfs; garbage is EINVAL" {
+	assert_attr "$s/sync_mode" 1
+	assert_write EINVAL "$s/sync_mode" abc
 	assert_attr "$s/sync_mode" 1
 	make_buf other 4096 sync_mode=6
 	assert_attr "$CLASS/other/sync_mode" 6
-}
-
-@test "sync_mode is writable with values 0 to 7, with a newline too, and shows in configfs" {
 	assert_accepts "$s/sync_mode" 0 0 1 1 2 2 3 3 4 4 5 5 6 6 7 7 $'2\n' 2
 	assert_attr "$cfs/tbuf/sync_mode" 2
 }
 
-@test "sync_mode rejects garbage with EINVAL" {
-	assert_write EINVAL "$s/sync_mode" abc
-	assert_attr "$s/sync_mode" 1
-}
-
-@test "dma_coherent is 1 where DMA is coherent by default (amd64, riscv64) and 0 for the module's own device on ARM" {
+@test "dma_coherent, read-only, is 1 where DMA is coherent by default (amd64, riscv64) and 0 for the module's own device on ARM" {
 	run cat "$s/dma_coherent"
 	if dma_coherent_by_default; then assert_output 1; else assert_output 0; fi
-}
-
-@test "dma_coherent is read-only" {
+	# Read-only.
 	run "$UT" write-attr "$s/dma_coherent" 1
 	assert_failure 1
 	refute_output OK
 }
 
-@test "users counts open file descriptors" {
+@test "users counts open file descriptors, a file kept only by a mapping, and an open file beside a mapping of another process" {
 	exec 7<"/dev/tbuf"
 	assert_attr "$s/users" 1
 	exec 8<>"/dev/tbuf"
@@ -70,17 +50,11 @@ teardown() { common_teardown; }
 	assert_attr "$s/users" 1
 	exec 8<&-
 	assert_attr "$s/users" 0
-}
-
-@test "users counts a file kept only by a mapping" {
 	start_holder /dev/tbuf 0 4096 5 --close-fd
 	assert_attr "$s/users" 1
 	stop_holder "$HOLDER_PID"
 	assert_success
 	assert_attr "$s/users" 0
-}
-
-@test "users counts an open file and a mapping of another process" {
 	start_holder /dev/tbuf 0 4096 5
 	exec 7<"/dev/tbuf"
 	assert_attr "$s/users" 2

@@ -60,12 +60,22 @@ assert_buffer() {
 # ---------------------------------------------------------------------------
 # create
 
-@test "create prints the device node of the new buffer" {
+@test "create prints the device node of the new buffer, named by --device-name if given; with --no-enable none, and leaves the item disabled" {
 	run -0 --separate-stderr "$CTL" create tbuf --size 1M
 	assert_output /dev/tbuf
 	assert_equal "$stderr" ""
 	assert_buffer tbuf
 	assert_attr "$cfs/tbuf/size" 1048576
+	# --device-name gives the device another name than the item.
+	run -0 --separate-stderr "$CTL" create item0 --size 64K --device-name cam0
+	assert_output /dev/cam0
+	assert_attr "$cfs/item0/device_name" cam0
+	assert_device cam0
+	# --no-enable leaves a disabled item and no device.
+	run -0 --separate-stderr "$CTL" create nbuf --size 64K --no-enable
+	assert_output ""
+	assert_attr "$cfs/nbuf/enable" 0
+	assert_no_device nbuf
 }
 
 @test "create writes minor, sync mode, DMA mask and mode" {
@@ -77,31 +87,13 @@ assert_buffer() {
 	assert_equal "$(stat -c %a /dev/tbuf)" 640
 }
 
-@test "create --device-name gives the device another name than the item" {
-	run -0 --separate-stderr "$CTL" create item0 --size 64K --device-name cam0
-	assert_output /dev/cam0
-	assert_attr "$cfs/item0/device_name" cam0
-	assert_device cam0
-}
-
-@test "create --no-enable leaves a disabled item and no device" {
-	run -0 --separate-stderr "$CTL" create tbuf --size 64K --no-enable
-	assert_output ""
-	assert_attr "$cfs/tbuf/enable" 0
-	assert_no_device tbuf
-}
-
-@test "create with a minor in use fails with EBUSY and leaves nothing behind" {
+@test "create with a minor in use fails with EBUSY, with a device name in use with File exists, and leaves nothing behind" {
 	run -0 "$CTL" create a --size 64K --minor 3
 	run -1 --separate-stderr "$CTL" create b --size 64K --minor 3
 	assert_equal "${stderr_lines[0]}" "udmabufctl: b: enable: Device or resource busy"
 	assert_equal "${stderr_lines[1]}" "udmabufctl: hint: minor 3 is already in use (see 'udmabufctl list')"
 	[ ! -e "$cfs/b" ] || fail "the item b was left behind"
 	assert_no_device b
-}
-
-@test "create with a device name in use fails with File exists and leaves nothing behind" {
-	run -0 "$CTL" create a --size 64K
 	run -1 --separate-stderr "$CTL" create b --size 64K --device-name a
 	assert_equal "${stderr_lines[0]}" "udmabufctl: b: enable: File exists"
 	[ ! -e "$cfs/b" ] || fail "the item b was left behind"
@@ -222,7 +214,7 @@ cma_hint_re() {
 	assert_no_device tbuf
 }
 
-@test "delete refuses a buffer in use and names the process" {
+@test "delete refuses a buffer in use and names the process; delete --force removes it and its user keeps intact data" {
 	run -0 "$CTL" create tbuf --size 64K
 	start_holder /dev/tbuf 0 65536 1
 	run -1 --separate-stderr "$CTL" delete tbuf
@@ -230,11 +222,6 @@ cma_hint_re() {
 	[[ ${stderr_lines[1]} == *"in use by PID $HOLDER_PID ("* ]] ||
 		fail "the holder is not named: ${stderr_lines[1]}"
 	assert_buffer tbuf
-}
-
-@test "delete --force removes a buffer in use and its user keeps intact data" {
-	run -0 "$CTL" create tbuf --size 64K
-	start_holder /dev/tbuf 0 65536 2
 	run -0 "$CTL" delete --force tbuf
 	[ ! -e "$cfs/tbuf" ] || fail "the item is still there"
 	assert_no_device tbuf
@@ -266,14 +253,7 @@ cma_hint_re() {
 	fi
 }
 
-@test "list counts the users of a buffer" {
-	run -0 "$CTL" create tbuf --size 64K
-	start_holder /dev/tbuf 0 65536 3
-	run -0 "$CTL" list -n -o USERS
-	[ "$output" -ge 1 ] || fail "USERS is $output while a process maps the buffer"
-}
-
-@test "info shows key: value lines that match sysfs" {
+@test "info shows key: value lines that match sysfs, the allocator too (page for 1 MiB)" {
 	run -0 "$CTL" create tbuf --size 1M --sync-mode 2
 	run -0 --separate-stderr "$CTL" info tbuf
 	assert_line "name:            tbuf"
@@ -284,11 +264,6 @@ cma_hint_re() {
 	assert_line "origin:          configfs"
 	assert_line "users:           0"
 	assert_line "cache:           $(cat "$CLASS/tbuf/cache_mode")"
-}
-
-@test "info shows the allocator of a buffer: page for 64 KiB" {
-	run -0 "$CTL" create tbuf --size 64K
-	run -0 --separate-stderr "$CTL" info tbuf
 	assert_line "allocator:       page"
 	assert_line "allocator:       $(cat "$CLASS/tbuf/allocator")"
 }
@@ -301,7 +276,7 @@ state() {
 	"$CTL" list -n -r -b -o NAME,DEVNAME,MAJ:MIN,SIZE,SYNC-MODE,DMA-MASK,MODE,ENABLED
 }
 
-@test "save, clear and restore re-create identical buffers" {
+@test "save, clear and restore re-create identical buffers; restore --clear replaces existing ones" {
 	run -0 "$CTL" create a --size 64K --minor 5 --sync-mode 2 --mode 0640
 	run -0 "$CTL" create b --size 1M --dma-mask 40
 	run -0 "$CTL" create c --size 8K --no-enable
@@ -313,44 +288,12 @@ state() {
 	run -0 --separate-stderr "$CTL" restore
 	assert_equal "$(state)" "$before"
 	assert_equal "$(stat -c %a /dev/a)" 640
-}
-
-@test "save keeps a placed buffer's CPU physical address" {
-	local cma size addr out
-	# Memory that was just a buffer of the contiguous-range allocator
-	# (beyond CMA, which placement never takes), freed again: its start
-	# is free, and the kernel reuses it last.
-	cma=$(sed -n 's/^CmaFree: *\([0-9]*\) kB/\1/p' /proc/meminfo)
-	size=$(( ${cma:-0} / 1024 + 16 ))
-	(( size >= 64 )) || size=64
-	run --separate-stderr "$CTL" create probe --size "${size}M" --dma-mask 64
-	[ "$status" -eq 0 ] || skip "no ${size} MiB beyond CMA in this guest: $stderr"
-	addr=$("$CTL" info -n -o CPU-PHYS-ADDR probe)
-	run -0 "$CTL" delete probe
-	# Placement itself is contig.bats's; here it is what save must keep.
-	run --separate-stderr "$CTL" create placed --size 2M --dma-mask 64 --phys-addr "$addr"
-	[ "$status" -eq 0 ] || skip "the freed range at $addr was taken again: $stderr"
-	run -0 "$CTL" info -n -o ALLOCATOR,CPU-PHYS-ADDR placed
-	assert_output "placed
-$addr"
-	run -0 "$CTL" save
-	out=$(grep '^placed ' "$UDMABUF_SAVE_FILE")
-	[[ $out =~ " phys_addr="(0x[0-9a-f]+)" " ]] || fail "no phys_addr saved: $out"
-	(( BASH_REMATCH[1] == addr )) || fail "saved ${BASH_REMATCH[1]}, placed at $addr"
-	# Restoring it places it again where a buffer has just been freed,
-	# which the kernel may refuse (EBUSY, seen on arm64: freed pages
-	# taken by its own unmovable allocations); restore's order of
-	# attributes is tested on the host (tools/udmabufctl/tests).
-}
-
-@test "restore --clear replaces existing buffers" {
-	run -0 "$CTL" create a --size 64K
-	run -0 "$CTL" save
 	run -0 "$CTL" delete a
 	run -0 "$CTL" create other --size 64K
 	run -0 "$CTL" restore --clear
 	assert_buffer a
 	[ ! -e "$cfs/other" ] || fail "restore --clear kept 'other'"
+	assert_equal "$(state)" "$before"
 }
 
 # The service: restore --state at start, clear --state at stop.  What
@@ -373,7 +316,7 @@ $addr"
 # ---------------------------------------------------------------------------
 # sync
 
-@test "sync --for-cpu and --for-device sync the buffer" {
+@test "sync --for-cpu and --for-device sync the buffer, for a user who may open the device but not write sysfs too" {
 	run -0 "$CTL" create tbuf --size 64K
 	run -0 --separate-stderr "$CTL" sync tbuf --for-device
 	assert_equal "$stderr" ""
@@ -381,78 +324,15 @@ $addr"
 	run -0 --separate-stderr "$CTL" sync tbuf --for-cpu --offset 4K --length 4K --direction from-device
 	assert_equal "$stderr" ""
 	assert_equal "$(cat "$CLASS/tbuf/sync_owner")" 0
-}
-
-@test "sync works for a user who may open the device but not write sysfs" {
-	run -0 "$CTL" create tbuf --size 64K --mode 0666
-	run -0 su -s /bin/sh -c "$CTL sync tbuf --for-device" nobody
-	assert_equal "$(cat "$CLASS/tbuf/sync_owner")" 1
-}
-
-@test "sync of a range beyond the buffer fails with Invalid argument" {
-	run -0 "$CTL" create tbuf --size 64K
-	run -1 --separate-stderr "$CTL" sync tbuf --for-device --offset 60K --length 8K
-	assert_equal "${stderr_lines[0]}" "udmabufctl: tbuf: sync: Invalid argument"
+	run -0 "$CTL" create tbuf2 --size 64K --mode 0666
+	run -0 su -s /bin/sh -c "$CTL sync tbuf2 --for-device" nobody
+	assert_equal "$(cat "$CLASS/tbuf2/sync_owner")" 1
 }
 
 # ---------------------------------------------------------------------------
-# bench (the shape of its table and its refusals; TCG has no cache model,
-# so no timing is judged here)
-
-@test "bench without NAME times every loop and mapping on temporary buffers and leaves none behind" {
-	# The table's rows and columns are the host test's (test-cli.sh);
-	# here, that the kernel gave every buffer and took each back.
-	run -0 --separate-stderr "$CTL" bench --size 64K --reps 3 -r -n -o OP,O-SYNC,SYNC-MODE -b
-	assert_equal "$stderr" ""
-	assert_equal "${#lines[@]}" 12
-	assert_equal "$(printf '%s\n' "${lines[@]}" | sort -u | wc -l)" 12
-	# Each went with its file (the class device may lag a little).
-	local d
-	for d in "$CLASS"/proc-*; do
-		[ -e "$d" ] || continue
-		wait_gone "${d##*/}"
-	done
-}
-
-@test "bench NAME -J: a row per sync_mode, CACHE as sysfs says for that mode, times and ratios, sync_mode restored" {
-	requires_jq
-	run -0 "$CTL" create tbuf --size 64K --sync-mode 2
-	run -0 --separate-stderr "$CTL" bench tbuf --reps 3 -J
-	assert_equal "$stderr" ""
-	local json=$output m want
-	run -0 jq -e '.benchmarks | length == 12 and
-		all(.[]; .size == 65536 and .time > 0 and .min <= .time and
-			.time <= .max and .rate > 0 and .ratio > 0)' <<<"$json"
-	assert_attr "$CLASS/tbuf/sync_mode" 2
-	want=$(cat "$CLASS/tbuf/cache_mode")
-	run -0 jq -r '[.benchmarks[] | select(."o-sync" == false and .cache != null)] |
-		map("\(.op) \(."sync-mode") \(.cache)") | join(",")' <<<"$json"
-	assert_output "check_buf 2 $want,clear_buf 2 $want"
-	for m in 0 1 2 3; do
-		echo "$m" >"$CLASS/tbuf/sync_mode"
-		want=$(cat "$CLASS/tbuf/cache_mode_sync")
-		run -0 jq -r --argjson m "$m" '[.benchmarks[] |
-			select(."o-sync" and ."sync-mode" == $m)] |
-			map("\(.op) \(.cache)") | join(",")' <<<"$json"
-		assert_output "check_buf $want,clear_buf $want"
-	done
-	run -0 jq -r '[.benchmarks[] | select(.op | startswith("sync_for")) |
-		"\(.op) \(.baseline) \(.cache)"] | join(",")' <<<"$json"
-	assert_output "sync_for_cpu getppid null,sync_for_device getppid null"
-}
-
-@test "bench of a buffer in use is refused with the process named, exit 1, its data and sync_mode untouched" {
-	run -0 "$CTL" create tbuf --size 64K --sync-mode 3
-	start_holder /dev/tbuf 0 65536 5
-	run -1 --separate-stderr "$CTL" bench tbuf --reps 1
-	assert_output ""
-	assert_equal "${stderr_lines[0]}" "udmabufctl: tbuf: bench: Device or resource busy"
-	[[ ${stderr_lines[1]} == *"in use by PID $HOLDER_PID ("*"would overwrite"* ]] ||
-		fail "the holder is not named: ${stderr_lines[1]}"
-	assert_attr "$CLASS/tbuf/sync_mode" 3
-	stop_holder "$HOLDER_PID"
-	assert_equal "$status" 0
-}
+# bench: its signals and the sync checker on a real module.  The shape of
+# its table, CACHE as sysfs says, its refusals and temporary buffers are
+# test-cli.sh's; TCG has no cache model, so no timing is judged here.
 
 # bench_signalled IGNORE: bench tbuf (sync mode 2) in the background, with
 # SIGINT ignored if IGNORE is 1, sent SIGINT from when it maps the buffer with

@@ -21,7 +21,6 @@ setup() {
 	common_setup
 	make_buf tbuf "$SZ"
 }
-teardown() { common_teardown; }
 
 # need_vivid ALLOCATOR: vivid loaded once, with two instances and only
 # their video capture nodes: instance 0 with the vmalloc back end, 1 with
@@ -60,11 +59,6 @@ REUSE='for i in 1 2 3 4; do mkdir '"$cfs"'/re$i && echo '"$SZ"' >'"$cfs"'/re$i/s
 # Nothing but the queue's dma-bufs holds the memory: the device is gone
 # and the module cannot go.
 HELD='test ! -e /dev/tbuf && test ! -e '"$CLASS"'/tbuf && test "$(udmabuf-test rmmod-try '"$MODNAME"')" != OK'
-
-@test "vivid captures into the buffer's dma-bufs (vmalloc: the exporter's vmap)" {
-	need_vivid 0
-	capture /dev/tbuf 4 12
-}
 
 @test "vivid captures into the buffer's dma-bufs (dma-contig: mapped for vivid's device)" {
 	need_vivid 1

@@ -77,22 +77,6 @@ assert_gone_and_reused() {
 	done
 }
 
-@test "GET_INFO says the mapping is made of pages" {
-	run udmabuf-ioctl info /dev/tbuf
-	assert_success
-	assert_line pages=1
-}
-
-@test "O_DIRECT writes from and reads into the mapping (ram disk)" {
-	need_module brd rd_nr=1 rd_size=4096
-	[ -b /dev/ram0 ] || fail "no /dev/ram0"
-	assert_errno OK "$ZC" odirect /dev/tbuf /dev/ram0
-}
-
-@test "vmsplice of the mapping into a pipe gives its bytes" {
-	assert_errno OK "$ZC" vmsplice /dev/tbuf
-}
-
 @test "pages in a pipe keep their data after the buffer is deleted and memory reused" {
 	assert_errno OK "$ZC" vmsplice /dev/tbuf "$GONE"
 	assert_no_device tbuf
@@ -299,7 +283,7 @@ delayed_disk() {
 	done
 }
 
-@test "export refuses bad flags and ranges with EINVAL" {
+@test "export refuses bad flags and ranges with EINVAL, gives the access mode and close-on-exec asked for" {
 	local pg=$PAGE_SIZE
 	assert_errno EINVAL "$ZC" export /dev/tbuf 0 0 wronly
 	assert_errno EINVAL "$ZC" export /dev/tbuf 0 0 rdwr+0x800
@@ -308,21 +292,10 @@ delayed_disk() {
 	assert_errno EINVAL "$ZC" export /dev/tbuf "$SZ" 0 rdwr
 	assert_errno EINVAL "$ZC" export /dev/tbuf "$pg" "$SZ" rdwr
 	assert_errno EINVAL "$ZC" export /dev/tbuf 0x100000000000 "$pg" rdwr
-}
-
-@test "export gives the access mode and close-on-exec asked for" {
 	run "$ZC" export /dev/tbuf 0 0 rdwr+cloexec
 	assert_success
 	assert_output "OK fd-cloexec=1 mode=rdwr"
 	run "$ZC" export /dev/tbuf "$PAGE_SIZE" "$PAGE_SIZE" rdonly
-	assert_success
-	assert_output "OK fd-cloexec=0 mode=rdonly"
-}
-
-@test "a writable export of a file opened read-only fails with EACCES" {
-	ZC_RDONLY=1 run "$ZC" export /dev/tbuf 0 0 rdwr
-	assert_output EACCES
-	ZC_RDONLY=1 run "$ZC" export /dev/tbuf 0 0 rdonly
 	assert_success
 	assert_output "OK fd-cloexec=0 mode=rdonly"
 }
@@ -332,16 +305,14 @@ delayed_disk() {
 	assert_errno OK "$ZC" dmabuf /dev/tbuf $((3 * PAGE_SIZE)) $((5 * PAGE_SIZE))
 }
 
-@test "an export counts in users and makes enable=0 fail with EBUSY" {
+@test "an export counts in users and makes enable=0 fail with EBUSY; rmdir while exported removes the device, the dma-buf keeps the data" {
 	run "$ZC" dmabuf-hold /dev/tbuf \
 		"test \$(cat $CLASS/tbuf/users) = 1 && udmabuf-test write-attr $cfs/tbuf/enable 0 | grep -qx EBUSY"
 	assert_success
 	assert_output OK
 	assert_attr "$CLASS/tbuf/users" 0
 	assert_write OK "$cfs/tbuf/enable" 0
-}
-
-@test "rmdir while exported removes the device; the dma-buf keeps the data" {
+	assert_write OK "$cfs/tbuf/enable" 1
 	assert_errno OK "$ZC" dmabuf-hold /dev/tbuf "rmdir $cfs/tbuf && test ! -e /dev/tbuf && $REUSE"
 	assert_no_device tbuf
 }
@@ -386,7 +357,10 @@ longterm_pin() {
 	# Before 6.5 io_uring took the pages and then refused file mappings.
 	kernel_before 6 5 && pinned=EOPNOTSUPP
 	big=$((4 * $(largest_block)))
+	# GET_INFO says each mapping is made of pages.
 	make_buf ltpage "$SZ" allocator=page
+	run -0 udmabuf-ioctl info /dev/ltpage
+	assert_line pages=1
 	longterm_pin ltpage "$pinned"
 	make_buf ltrange "$big" allocator=contig dma_mask=64
 	run -0 udmabuf-ioctl info /dev/ltrange
@@ -411,14 +385,3 @@ longterm_pin() {
 	run -0 "$UT" read-verify /dev/ltcma 0 "$big" 5
 }
 
-@test "io_uring fixed buffers: as the kernel allows for file mappings" {
-	run "$ZC" iouring /dev/tbuf
-	if kernel_before 6 5; then
-		# Before 6.5 io_uring registered shmem and hugetlbfs mappings
-		# only (io_uring/rsrc.c; fs/io_uring.c in 5.10).
-		assert_output EOPNOTSUPP
-	else
-		assert_success
-		assert_output OK
-	fi
-}

@@ -1,10 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # Shared helpers for the udmabuf-cfs guest tests.
 #
-# Each .bats file does:
-#     load helpers/common
-#     setup()    { common_setup; }
-#     teardown() { common_teardown; }
+# Each .bats file does "load helpers/common", which defines setup() and
+# teardown() as common_setup and common_teardown (at the end of this file);
+# a file that needs more defines its own, which call them.
 #
 # common_setup makes sure the module is loaded without parameter buffers and
 # that no configfs item is left over; common_teardown kills the background
@@ -675,6 +674,10 @@ common_teardown() {
 	teardown_kmsg_check || rc=1
 	return "$rc"
 }
+
+# The per-test setup and teardown of a file that needs nothing more.
+setup() { common_setup; }
+teardown() { common_teardown; }
 
 # teardown_kmsg_check: fail (status 1, the lines on stderr) if the kernel
 # logged a warning during the test: they name the test during which it did.

@@ -20,8 +20,6 @@ setup_file() {
 
 PARAMS=/sys/module/$MODNAME/parameters
 
-setup() { common_setup; }
-
 teardown() {
 	# The user and group as_pyuser made, even when the test failed half-way.
 	sed -i "/^$PYUSER:/d" /etc/passwd || true
