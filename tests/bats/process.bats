@@ -451,6 +451,18 @@ memory_cgroup() {
 	refute_output --partial "$name"
 }
 
+@test "udmabuf-example --alloc: a process-scoped buffer, flushed and invalidated; --create: a configfs one" {
+	run -0 udmabuf-example --alloc 64K
+	assert_line --regexp '^proc-[0-9]+-[0-9]+: process-scoped, 65536 bytes at DMA address 0x[0-9a-f]+, '
+	assert_line --regexp '^proc-[0-9]+-[0-9]+: wrote, synced and read back 65536 bytes$'
+	run -0 udmabuf-example --create 64K exbuf
+	assert_line --regexp '^exbuf: /dev/exbuf, 65536 bytes at DMA address 0x[0-9a-f]+, '
+	assert_line "exbuf: wrote, synced and read back 65536 bytes"
+	[ ! -e "$cfs/exbuf" ] || fail "the example left $cfs/exbuf"
+	assert_used 0
+	[ -z "$(ls "$CLASS")" ] || fail "left in $CLASS: $(ls "$CLASS")"
+}
+
 @test "edu DMA into and out of a process-scoped buffer bound to edu" {
 	[ -n "${UDMABUF_EDU:-}" ] || skip "no edu device in this guest"
 	EDU=$UDMABUF_EDU
