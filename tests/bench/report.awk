@@ -11,8 +11,8 @@
 #   awk -F, -v out=chart -f tests/bench/report.awk results-amd64.csv
 #       tab-separated data for chart.gp, one line per measured ratio
 #       (calibration rows left out):
-#         index ratio ratio_min ratio_max target colour label label_x
-#       and, on the last line, "# xmin xmax" (the range to plot, log scale)
+#         index ratio ratio_min ratio_max target colour label label_x lo hi
+#       where lo and hi take in the whisker and the target mark
 #
 # Columns: 1 arch, 2 group, 3 test, 4 variant, 5 size, 6 samples, 7-9 the
 # median, min and max ns, 10 baseline, 11-13 its ns, 14-16 the ratio's,
@@ -102,7 +102,6 @@ BEGIN {
 	title["scale"] = "6. Scaling with the number of buffers alive"
 	colour["check"] = 1; colour["rw"] = 2; colour["mmap"] = 3
 	colour["sync"] = 4; colour["cycle"] = 5; colour["scale"] = 6
-	lo = 1; hi = 1
 }
 
 # The header, and the rows of each output.
@@ -117,8 +116,6 @@ END {
 		targets_end()
 	if (out == "calib")
 		calib_end()
-	if (out == "chart")
-		printf "# %g %g\n", lo / 4, hi * 4	# room for the value labels
 }
 
 function table(    name, note, base, tg) {
@@ -228,33 +225,18 @@ function calib_end(    line, i, k, a, p) {
 	}
 }
 
-function widen(v) {
-	if (v <= 0)
-		return
-	if (v < lo)
-		lo = v
-	if (v > hi)
-		hi = v
-}
-
-function chart(    tg, label, lx) {
-	tg = "NaN"
-	if ($17 ~ /^ratio<=/) {
-		tg = num(substr($17, 8))
-		widen(tg)
-	}
+function chart(    tg, label, lo, hi) {
+	tg = $17 ~ /^ratio<=/ ? num(substr($17, 8)) : "NaN"
 	label = $3 ($4 != "" ? ", " $4 : "")
 	if (($2 == "check" || $2 == "mmap") && size($5) != "")
 		label = label ", " size($5)
 	if ($2 == "scale" || $2 == "mmap")
 		label = label " (vs " $10 ")"
 	gsub(/"/, "", label)
-	widen($15); widen($16)
-	# where the value label goes: beyond the whisker and the target mark
-	if ($14 + 0 >= 1)
-		lx = ((tg != "NaN" && tg > $16 + 0) ? tg : $16) * 1.15
-	else
-		lx = ((tg != "NaN" && tg < $15 + 0) ? tg : $15) / 1.15
+	lo = (tg != "NaN" && tg < $15 + 0) ? tg : $15
+	hi = (tg != "NaN" && tg > $16 + 0) ? tg : $16
 	OFS = "\t"
-	print n++, $14, $15, $16, tg, colour[$2], label, lx
+	# the value label goes beyond them
+	print n++, $14, $15, $16, tg, colour[$2], label,
+		($14 + 0 >= 1 ? hi * 1.15 : lo / 1.15), lo, hi
 }
