@@ -30,28 +30,22 @@ function sig(v) {
 	return sprintf("%.2f", v)
 }
 
-function t(ns) {
+function t(ns,    i, u) {
 	if (ns == "")
 		return "–"
-	ns = num(ns)
-	if (ns < 1e3)
-		return sig(ns) " ns"
-	if (ns < 1e6)
-		return sig(ns / 1e3) " µs"
-	if (ns < 1e9)
-		return sig(ns / 1e6) " ms"
-	return sig(ns / 1e9) " s"
+	for (ns = num(ns); ns >= 1e3 && i < 3; i++)
+		ns /= 1e3
+	split("ns µs ms s", u, " ")
+	return sig(ns) " " u[i + 1]
 }
 
-function size(b) {
-	b = num(b)
-	if (b == 0)
+function size(b,    i, u) {
+	if (num(b) == 0)
 		return ""
-	if (b % 1048576 == 0)
-		return (b / 1048576) " MiB"
-	if (b % 1024 == 0)
-		return (b / 1024) " KiB"
-	return b " B"
+	for (b = num(b); b % 1024 == 0 && i < 2; i++)
+		b /= 1024
+	split("B KiB MiB", u, " ")
+	return b " " u[i + 1]
 }
 
 function ratio(r) {

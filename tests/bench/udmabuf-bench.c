@@ -21,7 +21,6 @@
 #define _FILE_OFFSET_BITS 64
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <spawn.h>
 #include <stdarg.h>
@@ -829,7 +828,8 @@ static void touch_pages(uint8_t *p, uint64_t size, enum touch how)
 	sink += sum;
 }
 
-/* mmap of a buffer (fd) or of anonymous memory (fd -1, flags), and touch. */
+/* mmap of a buffer (fd, MAP_SHARED) or of anonymous memory (fd -1), and touch. */
+#define ANON	(MAP_PRIVATE | MAP_ANONYMOUS)
 struct map_ctx {
 	const char *name;
 	int fd, flags;
@@ -846,12 +846,7 @@ static double time_map(void *ctx)
 	double t0 = now_ns(), t;
 	void *p;
 
-	if (c->fd >= 0)
-		p = mmap(NULL, c->size, PROT_READ | PROT_WRITE, MAP_SHARED,
-			 c->fd, 0);
-	else
-		p = mmap(NULL, c->size, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS | c->flags, -1, 0);
+	p = mmap(NULL, c->size, PROT_READ | PROT_WRITE, c->flags, c->fd, 0);
 	if (p == MAP_FAILED)
 		die(c->name, "mmap", errno);
 	touch_pages(p, c->size, c->how);
@@ -865,8 +860,8 @@ static double time_map(void *ctx)
 static void mmap_row(struct map_ctx *buf, enum touch how, int anon_flags,
 		     const char *test, const char *base, const char *target)
 {
-	struct map_ctx anon = { "anonymous memory", -1, anon_flags, buf->size,
-				how, 0 };
+	struct map_ctx anon = { "anonymous memory", -1, ANON | anon_flags,
+				buf->size, how, 0 };
 	struct result r;
 
 	result_init(&r, "mmap", test, "every page", buf->size, base, target);
@@ -903,15 +898,14 @@ static double time_touch_mapped(void *ctx)
 
 static void mmap_floor_row(uint64_t size)
 {
-	struct map_ctx anon = { "anonymous memory", -1, MAP_POPULATE, size,
-				TOUCH_READ, 0 };
+	struct map_ctx anon = { "anonymous memory", -1, ANON | MAP_POPULATE,
+				size, TOUCH_READ, 0 };
 	struct loop_ctx c = { .n = size };
 	struct result r;
 
 	result_init(&r, "mmap", "touch only of pages already mapped (reference)",
 		    "every page", size, "anon MAP_POPULATE + read", "");
-	c.p = mmap(NULL, size, PROT_READ | PROT_WRITE,
-		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	c.p = mmap(NULL, size, PROT_READ | PROT_WRITE, ANON | MAP_POPULATE, -1, 0);
 	if (c.p == MAP_FAILED)
 		die("anonymous memory", "mmap", errno);
 	touch_pages(c.p, size, TOUCH_WRITE);
@@ -1011,7 +1005,7 @@ static void checker_rows(struct map_ctx *buf)
 static void bench_mmap(void)
 {
 	const char *name = "bench-mmap";
-	struct map_ctx buf = { .name = name };
+	struct map_ctx buf = { .name = name, .flags = MAP_SHARED };
 	long cma = meminfo_kb("CmaFree");
 	struct result r;
 
@@ -1468,8 +1462,8 @@ static long vmstat(const char *key)
 /* enable against populating anonymous memory of the same size. */
 static void large_alloc(const char *name, uint64_t size, const char *group)
 {
-	struct map_ctx anon = { "anonymous memory", -1, MAP_POPULATE, size,
-				TOUCH_NONE, 0 };
+	struct map_ctx anon = { "anonymous memory", -1, ANON | MAP_POPULATE,
+				size, TOUCH_NONE, 0 };
 	char allocator[32] = "?";
 	struct result r;
 	int i, err;
@@ -1670,43 +1664,34 @@ static const struct {
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "reps", required_argument, NULL, 'r' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int want[NTESTS] = { 0 }, any = 0, need_module = 0, c, i;
+	int want[NTESTS] = { 0 }, any = 0, need_module = 0, i;
 	unsigned int t;
 	struct stat st;
 
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'r':
-			reps = atoi(optarg);
+	for (i = 1; i < argc; i++) {
+		int found = 0;
+
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			usage(stdout);
+			return 0;
+		}
+		if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
+			reps = atoi(argv[++i]);
 			if (reps < 1 || reps > MAX_SAMPLES) {
 				fprintf(stderr, "%s: --reps wants 1..%d\n",
 					prog, MAX_SAMPLES);
 				return 64;
 			}
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 64;
+			continue;
 		}
-	}
-	for (i = optind; i < argc; i++) {
-		int found = 0;
-
 		for (t = 0; t < NTESTS; t++)
 			if (!strcmp(argv[i], tests[t].name) ||
 			    !strcmp(argv[i], "all"))
 				want[t] = any = found = 1;
 		if (!found) {
-			fprintf(stderr, "%s: unknown test '%s'\n", prog,
-				argv[i]);
+			fprintf(stderr, "%s: unknown test or option '%s'\n",
+				prog, argv[i]);
+			usage(stderr);
 			return 64;
 		}
 	}
