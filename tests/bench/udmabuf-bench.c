@@ -280,11 +280,13 @@ static int write_str(const char *path, const char *val, int flags)
 	return err;
 }
 
+/* The first line of path into buf; "?" if it cannot be read. */
 static int read_str(const char *path, char *buf, size_t len)
 {
 	ssize_t n;
 	int fd;
 
+	snprintf(buf, len, "?");
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
@@ -608,7 +610,7 @@ static void check_variant(const char *name, uint64_t size, int v,
 {
 	struct loop_ctx buf = { .n = size }, base = { .p = mem, .n = size };
 	struct result r;
-	char cache[32] = "?";
+	char cache[32];
 	int fd, clear;
 
 	set_sync_mode(name, v ? v - 1 : 1);
@@ -836,6 +838,7 @@ struct map_ctx {
 	uint64_t size;
 	enum touch how;
 	long faults;	/* the minor faults taken, added up */
+	uint8_t *p;	/* a mapping of the buffer, for time_round() */
 };
 
 /* ns; munmap is not timed. */
@@ -860,8 +863,9 @@ static double time_map(void *ctx)
 static void mmap_row(struct map_ctx *buf, enum touch how, int anon_flags,
 		     const char *test, const char *base, const char *target)
 {
-	struct map_ctx anon = { "anonymous memory", -1, ANON | anon_flags,
-				buf->size, how, 0 };
+	struct map_ctx anon = { .name = "anonymous memory", .fd = -1,
+				.flags = ANON | anon_flags, .size = buf->size,
+				.how = how };
 	struct result r;
 
 	result_init(&r, "mmap", test, "every page", buf->size, base, target);
@@ -898,8 +902,9 @@ static double time_touch_mapped(void *ctx)
 
 static void mmap_floor_row(uint64_t size)
 {
-	struct map_ctx anon = { "anonymous memory", -1, ANON | MAP_POPULATE,
-				size, TOUCH_READ, 0 };
+	struct map_ctx anon = { .name = "anonymous memory", .fd = -1,
+				.flags = ANON | MAP_POPULATE, .size = size,
+				.how = TOUCH_READ };
 	struct loop_ctx c = { .n = size };
 	struct result r;
 
@@ -921,29 +926,18 @@ static void mmap_floor_row(uint64_t size)
  * on, mmap maps nothing ahead (each first touch faults), and in a DMA
  * round (sync for the device, sync for the CPU, a write to every page)
  * each sync for the device revokes the CPU's mappings, so that every page
- * faults again: a round against the same round with the checker off.
+ * faults again: a round (on the mapping c->p of c->size bytes) against
+ * the same round with the checker off.
  */
-struct round_ctx {
-	const char *name;
-	const char *sync_check;
-	int fd;
-	uint8_t *p;
-	uint64_t size;
-};
-
-/* A DMA round, with the sync checker set to c->sync_check first (untimed). */
 static double time_round(void *ctx)
 {
-	struct round_ctx *c = ctx;
+	struct map_ctx *c = ctx;
 	struct udmabuf_cfs_sync range = {
 		.offset = 0, .size = c->size,
 		.direction = UDMABUF_CFS_DIR_BIDIRECTIONAL,
 	};
-	double t0;
+	double t0 = now_ns();
 
-	or_die(attr_write(class_root, c->name, "sync_check", c->sync_check),
-	       c->name, "write sync_check");
-	t0 = now_ns();
 	if (ioctl(c->fd, UDMABUF_CFS_IOC_SYNC_FOR_DEVICE, &range))
 		die(c->name, "ioctl SYNC_FOR_DEVICE", errno);
 	if (ioctl(c->fd, UDMABUF_CFS_IOC_SYNC_FOR_CPU, &range))
@@ -952,48 +946,48 @@ static double time_round(void *ctx)
 	return now_ns() - t0;
 }
 
+static void set_sync_check(const char *name, const char *mode)
+{
+	or_die(attr_write(class_root, name, "sync_check", mode), name,
+	       "write sync_check");
+}
+
 static void checker_rows(struct map_ctx *buf)
 {
-	struct round_ctx on = { .name = buf->name, .sync_check = "1",
-				.fd = buf->fd }, off;
+	struct map_ctx round = *buf;
 	double a[MAX_SAMPLES];
 	char violations[32];
 	struct result r;
 	int i;
 
-	or_die(attr_write(class_root, buf->name, "sync_check", "1"),
-	       buf->name, "write sync_check");
+	set_sync_check(buf->name, "1");
 	mmap_row(buf, TOUCH_WRITE, MAP_POPULATE,
 		 "mmap + first write with the sync checker on",
 		 "anon MAP_POPULATE + write", "");
 
 	/* A round of a large buffer takes long under emulation: 4 MiB. */
-	on.size = buf->size < 4 * MiB ? buf->size : 4 * MiB;
-	on.p = buf_map(on.name, on.fd, on.size);
-	off = on;
-	off.sync_check = "0";
-	off.p = buf_map(off.name, off.fd, off.size);
+	round.size = buf->size < 4 * MiB ? buf->size : 4 * MiB;
+	round.p = buf_map(round.name, round.fd, round.size);
 	result_init(&r, "mmap", "DMA round with the sync checker on",
 		    "sync for device then CPU and a write to every page",
-		    on.size, "the same round with the checker off", "");
+		    round.size, "the same round with the checker off", "");
 	/*
-	 * A sync for the device revokes every mapping of the buffer, the
-	 * other side's too: each side's rounds run together, after one
-	 * round that is not timed.
+	 * A sync for the device with the checker on revokes the buffer's
+	 * mappings: each side's rounds run together, after one round that
+	 * is not timed.
 	 */
-	time_round(&on);
+	time_round(&round);
 	for (i = 0; i < reps; i++)
-		a[i] = time_round(&on);
-	time_round(&off);
+		a[i] = time_round(&round);
+	set_sync_check(buf->name, "0");
+	time_round(&round);
 	for (i = 0; i < reps; i++)
-		add_pair(&r, a[i], time_round(&off));
-	if (attr_read(class_root, on.name, "sync_violations", violations,
-		      sizeof(violations)))
-		snprintf(violations, sizeof(violations), "?");
+		add_pair(&r, a[i], time_round(&round));
+	attr_read(class_root, round.name, "sync_violations", violations,
+		  sizeof(violations));
 	note(&r, "the checker's price in a DMA loop; reports: %s", violations);
 	emit(&r);
-	munmap(on.p, on.size);
-	munmap(off.p, off.size);
+	munmap(round.p, round.size);
 }
 
 /*
@@ -1462,9 +1456,9 @@ static long vmstat(const char *key)
 /* enable against populating anonymous memory of the same size. */
 static void large_alloc(const char *name, uint64_t size, const char *group)
 {
-	struct map_ctx anon = { "anonymous memory", -1, ANON | MAP_POPULATE,
-				size, TOUCH_NONE, 0 };
-	char allocator[32] = "?";
+	struct map_ctx anon = { .name = "anonymous memory", .fd = -1,
+				.flags = ANON | MAP_POPULATE, .size = size };
+	char allocator[32];
 	struct result r;
 	int i, err;
 
@@ -1616,9 +1610,8 @@ static void machine_info(int module)
 	       "create");
 	for (m = 0; m < 4; m++) {
 		set_sync_mode("bench-info", m);
-		if (attr_read(class_root, "bench-info", "cache_mode_sync", cache,
-			      sizeof(cache)))
-			snprintf(cache, sizeof(cache), "?");
+		attr_read(class_root, "bench-info", "cache_mode_sync", cache,
+			  sizeof(cache));
 		snprintf(key, sizeof(key), "mapping_o_sync_mode_%d", m);
 		info(key, "%s", cache);
 	}
