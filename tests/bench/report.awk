@@ -151,26 +151,16 @@ function arch_header(first, suffix,    line, sep, i) {
 	print sep
 }
 
-# A column per file, a row per benchmark with a target: a row seen first
-# in a later file goes after the last row of its group, else at the end.
-function targets(    key, pos, k, cell) {
+# A column per file, a row per benchmark with a target, in the order first
+# seen.
+function targets(    key, cell) {
 	arch_seen()
 	key = $3 ", " $4
 	if ($2 == "check")
 		key = key ", " size($5)
 	if (!(key in tgt)) {
-		pos = nk + 0
-		for (k = nk - 1; k >= 0; k--)
-			if (grp[order[k]] == $2) {
-				pos = k + 1
-				break
-			}
-		for (k = nk; k > pos; k--)
-			order[k] = order[k - 1]
-		order[pos] = key
-		nk++
+		order[nk++] = key
 		tgt[key] = $17
-		grp[key] = $2
 	}
 	if ($17 ~ /^value/)
 		cell = $7 == "" ? "–" : t($7) mark($17, $14, $7)

@@ -573,29 +573,27 @@ static void getppid_row(const char *group, const char *test,
 /* ------------------------------------------------------------------ */
 /* 1. check_buf and clear_buf                                          */
 
-/* The loops of bufloops.h on n bytes at p; check with a new pattern each time. */
+/*
+ * A loop of bufloops.h on n bytes at p: clear_buf, or check_buf with a new
+ * pattern each time.
+ */
 struct loop_ctx {
 	uint8_t *p;
 	size_t n;
+	int clear;
 	unsigned int seed;
 	uint64_t errors;
 };
 
-static double time_check(void *ctx)
+static double time_loop(void *ctx)
 {
 	struct loop_ctx *c = ctx;
 	double t0 = now_ns();
 
-	c->errors += bufloop_check(c->p, c->n, c->seed++);
-	return now_ns() - t0;
-}
-
-static double time_clear(void *ctx)
-{
-	struct loop_ctx *c = ctx;
-	double t0 = now_ns();
-
-	bufloop_clear(c->p, c->n);
+	if (c->clear)
+		bufloop_clear(c->p, c->n);
+	else
+		c->errors += bufloop_check(c->p, c->n, c->seed++);
 	return now_ns() - t0;
 }
 
@@ -608,7 +606,8 @@ static const char *const check_variants[] = {
 static void check_variant(const char *name, uint64_t size, int v,
 			  uint8_t *mem)
 {
-	struct loop_ctx buf = { .n = size }, base = { .p = mem, .n = size };
+	struct loop_ctx buf = { .n = size, .clear = 1 },
+		base = { .p = mem, .n = size, .clear = 1 };
 	struct result r;
 	char cache[32];
 	int fd, clear;
@@ -619,16 +618,16 @@ static void check_variant(const char *name, uint64_t size, int v,
 	fd = buf_open(name, O_RDWR | (v ? O_SYNC : 0));
 	buf.p = buf_map(name, fd, size);
 
-	time_clear(&buf);	/* warm up both */
-	time_clear(&base);
+	time_loop(&buf);	/* warm up both */
+	time_loop(&base);
 	for (clear = 0; clear < 2; clear++) {
-		sample_fn fn = clear ? time_clear : time_check;
-
+		buf.clear = clear;
+		base.clear = clear;
 		result_init(&r, "check", clear ? "clear_buf" : "check_buf",
 			    check_variants[v], size, "malloc",
 			    v ? "" : "ratio<=1.02");
 		note(&r, "mapping: %s", cache);
-		measure_pair(&r, CHECK_REPS, fn, &buf, fn, &base);
+		measure_pair(&r, CHECK_REPS, time_loop, &buf, time_loop, &base);
 		if (!clear && buf.errors) {
 			fprintf(stderr, "%s: %s: check_buf: %" PRIu64
 				" bytes read back wrong\n", prog, name,
