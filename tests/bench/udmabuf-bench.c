@@ -42,6 +42,7 @@
 
 #include "../../tools/udmabufctl/bufloops.h"
 
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define KiB		(1024ULL)
 #define MiB		(1024ULL * 1024)
 #define GiB		(1024ULL * MiB)
@@ -647,7 +648,7 @@ static void bench_check(void)
 	const char *name = "bench-check";
 	int s, v, err;
 
-	for (s = 0; s < (int)(sizeof(sizes) / sizeof(sizes[0])); s++) {
+	for (s = 0; s < (int)ARRAY_SIZE(sizes); s++) {
 		uint64_t size = sizes[s];
 		uint8_t *mem;
 
@@ -1652,7 +1653,7 @@ static const struct {
 	{ "scale", bench_scale }, { "calib", bench_calib },
 };
 
-#define NTESTS (sizeof(tests) / sizeof(tests[0]))
+#define NTESTS ARRAY_SIZE(tests)
 
 int main(int argc, char **argv)
 {
