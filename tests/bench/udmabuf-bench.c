@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <spawn.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -1505,30 +1506,29 @@ static int large_fill(uint64_t keep, char *path, size_t len)
  * Where the kernel image lies in physical memory (/proc/iomem, root), in
  * MiB: from the start of its code to the end of its last section.  With
  * KASLR it moves at every boot, and no range can span it: it decides
- * which part of memory the largest buffer can come from.  False if
- * /proc/iomem does not say.
+ * which part of memory the largest buffer can come from.  Into r's note
+ * and the info, unless /proc/iomem does not say.
  */
-static int kernel_image_mib(uint64_t *lo, uint64_t *hi)
+static void kernel_image_note(struct result *r)
 {
 	FILE *f = fopen("/proc/iomem", "re");
-	unsigned long long a, b;
+	unsigned long long a, b, lo = ULLONG_MAX, hi = 0;
 	char line[256];
-	int found = 0;
 
 	if (!f)
-		return 0;
+		return;
 	while (fgets(line, sizeof(line), f)) {
 		if (!strstr(line, ": Kernel ") ||
 		    sscanf(line, " %llx-%llx", &a, &b) != 2 || !b)
 			continue;
-		if (!found || a / MiB < *lo)
-			*lo = a / MiB;
-		if (!found || b / MiB > *hi)
-			*hi = b / MiB;
-		found = 1;
+		lo = a / MiB < lo ? a / MiB : lo;
+		hi = b / MiB > hi ? b / MiB : hi;
 	}
 	fclose(f);
-	return found;
+	if (lo == ULLONG_MAX)
+		return;
+	note(r, "; kernel image at %llu-%llu MiB", lo, hi);
+	info("kernel_image_mib", "%llu-%llu", lo, hi);
 }
 
 static void bench_large(void)
@@ -1537,7 +1537,7 @@ static void bench_large(void)
 	long free_kb = meminfo_kb("MemFree"), ooms = vmstat("oom_kill");
 	char path[512];
 	struct result r;
-	uint64_t largest, klo = 0, khi = 0;
+	uint64_t largest;
 	double t0;
 	int fd, err;
 
@@ -1550,11 +1550,7 @@ static void bench_large(void)
 	add_pair(&r, (double)largest, (double)free_kb * 1024);
 	note(&r, "largest %" PRIu64 " MiB of %ld MiB free",
 	     (uint64_t)(largest / MiB), free_kb / 1024);
-	if (kernel_image_mib(&klo, &khi)) {
-		note(&r, "; kernel image at %" PRIu64 "-%" PRIu64 " MiB", klo,
-		     khi);
-		info("kernel_image_mib", "%" PRIu64 "-%" PRIu64, klo, khi);
-	}
+	kernel_image_note(&r);
 	emit(&r);
 
 	if (largest < GiB) {
