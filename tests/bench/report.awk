@@ -107,9 +107,9 @@ out == "chart" && $2 != "calib" && $14 != "" { chart() }
 
 END {
 	if (out == "targets")
-		targets_end()
+		grid_end("benchmark | target", "")
 	if (out == "calib")
-		calib_end()
+		grid_end("primitive | this host", " guest (× host)")
 }
 
 function table(    name, note, base, tg) {
@@ -131,17 +131,25 @@ function table(    name, note, base, tg) {
 		spread($7, $8, $9, "t"), base, spread($14, $15, $16, "r"), tg, note
 }
 
-# The architectures in the order of their first row; and the header of a
-# table with a column per architecture ("| A SUFFIX |").
-function arch_seen() {
-	if (!($1 in seen)) {
-		seen[$1] = 1
-		arches[na++] = $1
+# targets.md and calibration.md: a row per key, in the order first seen,
+# its first cells first[key]; a column per architecture, in the order of
+# their first row, the cells val[key, arch] (no arch: only the row).
+function grid(key, cells, arch, cell) {
+	if (!(key in first)) {
+		order[nk++] = key
+		first[key] = cells
 	}
+	if (arch == "")
+		return
+	if (!(arch in seen)) {
+		seen[arch] = 1
+		arches[na++] = arch
+	}
+	val[key, arch] = cell
 }
 
-function arch_header(first, suffix,    line, sep, i) {
-	line = "| " first " |"
+function grid_end(head, suffix,    line, sep, i, k) {
+	line = "| " head " |"
 	sep = "|---|---|"
 	for (i = 0; i < na; i++) {
 		line = line " " arches[i] suffix " |"
@@ -149,64 +157,36 @@ function arch_header(first, suffix,    line, sep, i) {
 	}
 	print line
 	print sep
+	for (k = 0; k < nk; k++) {
+		line = "| " first[order[k]] " |"
+		for (i = 0; i < na; i++)
+			line = line " " (((order[k], arches[i]) in val) ? val[order[k], arches[i]] : "–") " |"
+		print line
+	}
 }
 
-# A column per file, a row per benchmark with a target, in the order first
-# seen.
+# A row per benchmark with a target.
 function targets(    key, cell) {
-	arch_seen()
 	key = $3 ", " $4
 	if ($2 == "check")
 		key = key ", " size($5)
-	if (!(key in tgt)) {
-		order[nk++] = key
-		tgt[key] = $17
-	}
 	if ($17 ~ /^value/)
 		cell = $7 == "" ? "–" : t($7) mark($17, $14, $7)
 	else
 		cell = $14 == "" ? "–" : ratio($14) mark($17, $14, $7)
 	if ($2 == "mmap" && $14 != "")
 		cell = cell " (" size($5) ")"
-	val[key, $1] = cell
+	grid(key, key " | " ($17 ~ /^ratio/ ? "ratio " : "") limit($17), $1, cell)
 }
 
-function targets_end(    line, i, k, key) {
-	arch_header("benchmark | target", "")
-	for (k = 0; k < nk; k++) {
-		key = order[k]
-		line = "| " key " | " (tgt[key] ~ /^ratio/ ? "ratio " : "") limit(tgt[key]) " |"
-		for (i = 0; i < na; i++)
-			line = line " " (((key, arches[i]) in val) ? val[key, arches[i]] : "–") " |"
-		print line
-	}
-}
-
-# The fastest time of each primitive on the host and on each guest.
+# The fastest time of each primitive on the host (the first file) and on
+# each guest.
 function calib() {
 	if ($1 == "host") {
 		host[$3] = $8
-		prim[np++] = $3
-		return
-	}
-	arch_seen()
-	guest[$1, $3] = $8
-}
-
-function calib_end(    line, i, k, a, p) {
-	arch_header("primitive | this host", " guest (× host)")
-	for (k = 0; k < np; k++) {
-		p = prim[k]
-		line = "| " p " | " t(host[p]) " |"
-		for (i = 0; i < na; i++) {
-			a = arches[i]
-			if ((a, p) in guest && host[p] > 0)
-				line = line sprintf(" %s (%.1f×) |", t(guest[a, p]), guest[a, p] / host[p])
-			else
-				line = line " – |"
-		}
-		print line
-	}
+		grid($3, $3 " | " t($8))
+	} else if ($3 in host && host[$3] > 0)
+		grid($3, $3 " | " t(host[$3]), $1, sprintf("%s (%.1f×)", t($8), $8 / host[$3]))
 }
 
 function chart(    tg, label, lo, hi) {
