@@ -366,13 +366,14 @@ static void buf_delete(const char *name)
 	or_die(err, name, "delete");
 }
 
-static void set_sync_mode(const char *name, int mode)
+/* Set attribute ATTR of buffer NAME under ROOT to the number val. */
+static void attr_set(const char *root, const char *name, const char *attr,
+		     int val)
 {
-	char val[12];
+	char s[12];
 
-	snprintf(val, sizeof(val), "%d", mode);
-	or_die(attr_write(cfs_root, name, "sync_mode", val), name,
-	       "set sync_mode");
+	snprintf(s, sizeof(s), "%d", val);
+	or_die(attr_write(root, name, attr, s), name, attr);
 }
 
 static int buf_open(const char *name, int flags)
@@ -614,7 +615,7 @@ static void check_variant(const char *name, uint64_t size, int v,
 	char cache[32];
 	int fd, clear;
 
-	set_sync_mode(name, v ? v - 1 : 1);
+	attr_set(cfs_root, name, "sync_mode", v ? v - 1 : 1);
 	attr_read(class_root, name, v ? "cache_mode_sync" : "cache_mode",
 		  cache, sizeof(cache));
 	fd = buf_open(name, O_RDWR | (v ? O_SYNC : 0));
@@ -947,12 +948,6 @@ static double time_round(void *ctx)
 	return now_ns() - t0;
 }
 
-static void set_sync_check(const char *name, const char *mode)
-{
-	or_die(attr_write(class_root, name, "sync_check", mode), name,
-	       "write sync_check");
-}
-
 static void checker_rows(struct map_ctx *buf)
 {
 	struct map_ctx round = *buf;
@@ -961,7 +956,7 @@ static void checker_rows(struct map_ctx *buf)
 	struct result r;
 	int i;
 
-	set_sync_check(buf->name, "1");
+	attr_set(class_root, buf->name, "sync_check", 1);
 	mmap_row(buf, TOUCH_WRITE, MAP_POPULATE,
 		 "mmap + first write with the sync checker on",
 		 "anon MAP_POPULATE + write", "");
@@ -980,7 +975,7 @@ static void checker_rows(struct map_ctx *buf)
 	time_round(&round);
 	for (i = 0; i < reps; i++)
 		a[i] = time_round(&round);
-	set_sync_check(buf->name, "0");
+	attr_set(class_root, buf->name, "sync_check", 0);
 	time_round(&round);
 	for (i = 0; i < reps; i++)
 		add_pair(&r, a[i], time_round(&round));
@@ -1605,7 +1600,7 @@ static void machine_info(int module)
 	or_die(buf_create("bench-info", SMALL_SIZE, NULL, NULL), "bench-info",
 	       "create");
 	for (m = 0; m < 4; m++) {
-		set_sync_mode("bench-info", m);
+		attr_set(cfs_root, "bench-info", "sync_mode", m);
 		attr_read(class_root, "bench-info", "cache_mode_sync", cache,
 			  sizeof(cache));
 		snprintf(key, sizeof(key), "mapping_o_sync_mode_%d", m);
