@@ -3,9 +3,15 @@
 # slower; whiskers are min–max, crosses the targets.
 #
 #   gnuplot -e "datafile='chart-amd64.dat'; outfile='bench-amd64.png'; \
-#               heading='...'; nrows=40; xmin=0.01; xmax=1000" chart.gp
+#               heading='...'" chart.gp
 
 set datafile separator "\t"
+# The range: every whisker and target (a ratio of 0 aside) and 1, with
+# room for the value labels.
+stats datafile using ($9 > 0 ? $9 : 1):10 nooutput
+nrows = STATS_records
+xmin = (STATS_min_x < 1 ? STATS_min_x : 1) / 4
+xmax = (STATS_max_y > 1 ? STATS_max_y : 1) * 4
 set terminal pngcairo noenhanced size 1400, (nrows * 20 + 220) font "sans,10"
 set output outfile
 set title heading font "sans,13"

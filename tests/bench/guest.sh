@@ -10,19 +10,10 @@ set -euo pipefail
 
 insmod "$UDMABUF_KO"
 
-args=()
-# Without CMA the largest buffer is the page allocator's (4 MiB): the 5 and
-# 10 MiB check_buf rows say "not measured", so measure 4 MiB as well.
-cma=$(awk '$1 == "CmaTotal:" {print $2}' /proc/meminfo)
-if [[ -z $cma || $cma == 0 ]]; then
-	args+=(--sizes "1,4,5,10")
-fi
-# shellcheck disable=SC2206 # word splitting of the options is intended
-args+=(${UDMABUF_TEST_BENCH_ARGS:-})
-
 start=$SECONDS
-udmabuf-bench "${args[@]}"
+# shellcheck disable=SC2086 # word splitting of the options is intended
+udmabuf-bench ${UDMABUF_TEST_BENCH_ARGS:-}
 echo "@info,arch,$UDMABUF_ARCH"
-echo "@info,cma_total_kb,${cma:-0}"
+echo "@info,cma_total_kb,$(awk '$1 == "CmaTotal:" {kb = $2} END {print kb + 0}' /proc/meminfo)"
 echo "@info,bench_seconds,$((SECONDS - start))"
 rmmod udmabuf-cfs

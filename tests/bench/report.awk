@@ -11,8 +11,8 @@
 #   awk -F, -v out=chart -f tests/bench/report.awk results-amd64.csv
 #       tab-separated data for chart.gp, one line per measured ratio
 #       (calibration rows left out):
-#         index ratio ratio_min ratio_max target colour label label_x
-#       and, on the last line, "# xmin xmax" (the range to plot, log scale)
+#         index ratio ratio_min ratio_max target colour label label_x lo hi
+#       where lo and hi take in the whisker and the target mark
 #
 # Columns: 1 arch, 2 group, 3 test, 4 variant, 5 size, 6 samples, 7-9 the
 # median, min and max ns, 10 baseline, 11-13 its ns, 14-16 the ratio's,
@@ -30,28 +30,22 @@ function sig(v) {
 	return sprintf("%.2f", v)
 }
 
-function t(ns) {
+function t(ns,    i, u) {
 	if (ns == "")
 		return "–"
-	ns = num(ns)
-	if (ns < 1e3)
-		return sig(ns) " ns"
-	if (ns < 1e6)
-		return sig(ns / 1e3) " µs"
-	if (ns < 1e9)
-		return sig(ns / 1e6) " ms"
-	return sig(ns / 1e9) " s"
+	for (ns = num(ns); ns >= 1e3 && i < 3; i++)
+		ns /= 1e3
+	split("ns µs ms s", u, " ")
+	return sig(ns) " " u[i + 1]
 }
 
-function size(b) {
-	b = num(b)
-	if (b == 0)
+function size(b,    i, u) {
+	if (num(b) == 0)
 		return ""
-	if (b % 1048576 == 0)
-		return (b / 1048576) " MiB"
-	if (b % 1024 == 0)
-		return (b / 1024) " KiB"
-	return b " B"
+	for (b = num(b); b % 1024 == 0 && i < 2; i++)
+		b /= 1024
+	split("B KiB MiB", u, " ")
+	return b " " u[i + 1]
 }
 
 function ratio(r) {
@@ -102,7 +96,6 @@ BEGIN {
 	title["scale"] = "6. Scaling with the number of buffers alive"
 	colour["check"] = 1; colour["rw"] = 2; colour["mmap"] = 3
 	colour["sync"] = 4; colour["cycle"] = 5; colour["scale"] = 6
-	lo = 1; hi = 1
 }
 
 # The header, and the rows of each output.
@@ -114,11 +107,9 @@ out == "chart" && $2 != "calib" && $14 != "" { chart() }
 
 END {
 	if (out == "targets")
-		targets_end()
+		grid_end("benchmark | target", "")
 	if (out == "calib")
-		calib_end()
-	if (out == "chart")
-		printf "# %g %g\n", lo / 4, hi * 4	# room for the value labels
+		grid_end("primitive | this host", " guest (× host)")
 }
 
 function table(    name, note, base, tg) {
@@ -140,17 +131,25 @@ function table(    name, note, base, tg) {
 		spread($7, $8, $9, "t"), base, spread($14, $15, $16, "r"), tg, note
 }
 
-# The architectures in the order of their first row; and the header of a
-# table with a column per architecture ("| A SUFFIX |").
-function arch_seen() {
-	if (!($1 in seen)) {
-		seen[$1] = 1
-		arches[na++] = $1
+# targets.md and calibration.md: a row per key, in the order first seen,
+# its first cells first[key]; a column per architecture, in the order of
+# their first row, the cells val[key, arch] (no arch: only the row).
+function grid(key, cells, arch, cell) {
+	if (!(key in first)) {
+		order[nk++] = key
+		first[key] = cells
 	}
+	if (arch == "")
+		return
+	if (!(arch in seen)) {
+		seen[arch] = 1
+		arches[na++] = arch
+	}
+	val[key, arch] = cell
 }
 
-function arch_header(first, suffix,    line, sep, i) {
-	line = "| " first " |"
+function grid_end(head, suffix,    line, sep, i, k) {
+	line = "| " head " |"
 	sep = "|---|---|"
 	for (i = 0; i < na; i++) {
 		line = line " " arches[i] suffix " |"
@@ -158,103 +157,50 @@ function arch_header(first, suffix,    line, sep, i) {
 	}
 	print line
 	print sep
+	for (k = 0; k < nk; k++) {
+		line = "| " first[order[k]] " |"
+		for (i = 0; i < na; i++)
+			line = line " " (((order[k], arches[i]) in val) ? val[order[k], arches[i]] : "–") " |"
+		print line
+	}
 }
 
-# A column per file, a row per benchmark with a target: a row seen first
-# in a later file goes after the last row of its group, else at the end.
-function targets(    key, pos, k, cell) {
-	arch_seen()
+# A row per benchmark with a target.
+function targets(    key, cell) {
 	key = $3 ", " $4
 	if ($2 == "check")
 		key = key ", " size($5)
-	if (!(key in tgt)) {
-		pos = nk + 0
-		for (k = nk - 1; k >= 0; k--)
-			if (grp[order[k]] == $2) {
-				pos = k + 1
-				break
-			}
-		for (k = nk; k > pos; k--)
-			order[k] = order[k - 1]
-		order[pos] = key
-		nk++
-		tgt[key] = $17
-		grp[key] = $2
-	}
 	if ($17 ~ /^value/)
 		cell = $7 == "" ? "–" : t($7) mark($17, $14, $7)
 	else
 		cell = $14 == "" ? "–" : ratio($14) mark($17, $14, $7)
 	if ($2 == "mmap" && $14 != "")
 		cell = cell " (" size($5) ")"
-	val[key, $1] = cell
+	grid(key, key " | " ($17 ~ /^ratio/ ? "ratio " : "") limit($17), $1, cell)
 }
 
-function targets_end(    line, i, k, key) {
-	arch_header("benchmark | target", "")
-	for (k = 0; k < nk; k++) {
-		key = order[k]
-		line = "| " key " | " (tgt[key] ~ /^ratio/ ? "ratio " : "") limit(tgt[key]) " |"
-		for (i = 0; i < na; i++)
-			line = line " " (((key, arches[i]) in val) ? val[key, arches[i]] : "–") " |"
-		print line
-	}
-}
-
-# The fastest time of each primitive on the host and on each guest.
+# The fastest time of each primitive on the host (the first file) and on
+# each guest.
 function calib() {
 	if ($1 == "host") {
 		host[$3] = $8
-		prim[np++] = $3
-		return
-	}
-	arch_seen()
-	guest[$1, $3] = $8
+		grid($3, $3 " | " t($8))
+	} else if ($3 in host && host[$3] > 0)
+		grid($3, $3 " | " t(host[$3]), $1, sprintf("%s (%.1f×)", t($8), $8 / host[$3]))
 }
 
-function calib_end(    line, i, k, a, p) {
-	arch_header("primitive | this host", " guest (× host)")
-	for (k = 0; k < np; k++) {
-		p = prim[k]
-		line = "| " p " | " t(host[p]) " |"
-		for (i = 0; i < na; i++) {
-			a = arches[i]
-			if ((a, p) in guest && host[p] > 0)
-				line = line sprintf(" %s (%.1f×) |", t(guest[a, p]), guest[a, p] / host[p])
-			else
-				line = line " – |"
-		}
-		print line
-	}
-}
-
-function widen(v) {
-	if (v <= 0)
-		return
-	if (v < lo)
-		lo = v
-	if (v > hi)
-		hi = v
-}
-
-function chart(    tg, label, lx) {
-	tg = "NaN"
-	if ($17 ~ /^ratio<=/) {
-		tg = num(substr($17, 8))
-		widen(tg)
-	}
+function chart(    tg, label, lo, hi) {
+	tg = $17 ~ /^ratio<=/ ? num(substr($17, 8)) : "NaN"
 	label = $3 ($4 != "" ? ", " $4 : "")
 	if (($2 == "check" || $2 == "mmap") && size($5) != "")
 		label = label ", " size($5)
 	if ($2 == "scale" || $2 == "mmap")
 		label = label " (vs " $10 ")"
 	gsub(/"/, "", label)
-	widen($15); widen($16)
-	# where the value label goes: beyond the whisker and the target mark
-	if ($14 + 0 >= 1)
-		lx = ((tg != "NaN" && tg > $16 + 0) ? tg : $16) * 1.15
-	else
-		lx = ((tg != "NaN" && tg < $15 + 0) ? tg : $15) / 1.15
+	lo = (tg != "NaN" && tg < $15 + 0) ? tg : $15
+	hi = (tg != "NaN" && tg > $16 + 0) ? tg : $16
 	OFS = "\t"
-	print n++, $14, $15, $16, tg, colour[$2], label, lx
+	# the value label goes beyond them
+	print n++, $14, $15, $16, tg, colour[$2], label,
+		($14 + 0 >= 1 ? hi * 1.15 : lo / 1.15), lo, hi
 }

@@ -21,8 +21,8 @@
 #define _FILE_OFFSET_BITS 64
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <spawn.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -43,11 +43,11 @@
 
 #include "../../tools/udmabufctl/bufloops.h"
 
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define KiB		(1024ULL)
 #define MiB		(1024ULL * 1024)
 #define GiB		(1024ULL * MiB)
 #define MAX_SAMPLES	64
-#define MAX_SIZES	8
 #define RW_SIZE		(4 * MiB)
 #define SYNC_SIZE	(1 * MiB)
 #define SMALL_SIZE	(4 * KiB)
@@ -60,11 +60,14 @@ extern char **environ;
 static const char *prog = "udmabuf-bench";
 static const char *cfs_root = "/sys/kernel/config/udmabuf";
 static const char *class_root = "/sys/class/udmabuf";
-static const char *tmpdir = "/tmp";
+static const char *tmpdir;	/* $TMPDIR, else /tmp: tmpfs for the baselines */
 static const char *cli = "udmabufctl";
 static int reps = 7;
-static uint64_t sizes[MAX_SIZES] = { 1 * MiB, 5 * MiB, 10 * MiB };
-static int nsizes = 3;
+/*
+ * check_buf sizes: the seed's, and 4 MiB, the page allocator's largest
+ * block; a larger buffer is a contiguous range (driver/memory.c).
+ */
+static const uint64_t sizes[] = { 1 * MiB, 4 * MiB, 5 * MiB, 10 * MiB };
 static const long levels[NLEVELS] = { 1, 10, 100, 1000 };
 static long pagesize;
 
@@ -153,7 +156,7 @@ static struct stats stats_of(const double *v, int n)
  * @base: baseline samples, ns per operation
  * @n: number of @val samples; @nbase: of @base (val[i] and base[i] are
  *	measured one right after the other, or for calibration rows, no @base)
- * @base_name: what the baseline is
+ * @base_name: what the baseline is (no commas)
  * @target: "ratio<=X", "ratio>=X", "value<=Xns" or empty
  * @note: anything a reader needs to interpret the row (no commas)
  */
@@ -172,7 +175,7 @@ struct result {
 
 static void result_init(struct result *r, const char *group,
 			const char *test, const char *variant, uint64_t size,
-			const char *base_name)
+			const char *base_name, const char *target)
 {
 	memset(r, 0, sizeof(*r));
 	r->group = group;
@@ -180,7 +183,7 @@ static void result_init(struct result *r, const char *group,
 	snprintf(r->variant, sizeof(r->variant), "%s", variant);
 	r->size = size;
 	r->base_name = base_name;
-	r->target = "";
+	r->target = target;
 }
 
 /* Append to the note of R. */
@@ -202,18 +205,6 @@ static void add_pair(struct result *r, double val, double base)
 	r->base[r->nbase++] = base;
 }
 
-/* The ratio of each pair of R into out; their number, 0 if R is unpaired. */
-static int ratios_of(const struct result *r, double *out)
-{
-	int i;
-
-	if (r->n != r->nbase)
-		return 0;
-	for (i = 0; i < r->n; i++)
-		out[i] = r->val[i] / r->base[i];
-	return r->n;
-}
-
 /* CSV fields here never need quoting: commas are replaced. */
 static const char *csv_clean(char *s)
 {
@@ -225,29 +216,34 @@ static const char *csv_clean(char *s)
 	return s;
 }
 
-/* "MEDIAN,MIN,MAX," of the n values v in the format fmt; ",,," if none. */
-static void print_stats(const double *v, int n, const char *fmt)
+/* "MEDIAN,MIN,MAX," of s, of n values, in the format fmt; ",,," if none. */
+static void print_stats(struct stats s, int n, const char *fmt)
 {
-	struct stats s = stats_of(v, n);
-
 	if (n)
 		printf(fmt, s.med, s.min, s.max);
 	else
 		printf(",,,");
 }
 
-static void emit(struct result *r)
+/* Of the ratios of R's pairs; none if it has no @base. */
+static struct stats ratio_stats(const struct result *r)
 {
 	double ratios[MAX_SAMPLES];
-	char base_name[64];
+	int i;
 
-	snprintf(base_name, sizeof(base_name), "%s", r->base_name);
+	for (i = 0; i < r->nbase; i++)
+		ratios[i] = r->val[i] / r->base[i];
+	return stats_of(ratios, r->nbase);
+}
+
+static void emit(struct result *r)
+{
 	printf("@bench,%s,%s,%s,%" PRIu64 ",%d,", r->group, r->test,
 	       csv_clean(r->variant), r->size, r->n);
-	print_stats(r->val, r->n, "%.1f,%.1f,%.1f,");
-	printf("%s,", csv_clean(base_name));
-	print_stats(r->base, r->nbase, "%.1f,%.1f,%.1f,");
-	print_stats(ratios, ratios_of(r, ratios), "%.4f,%.4f,%.4f,");
+	print_stats(stats_of(r->val, r->n), r->n, "%.1f,%.1f,%.1f,");
+	printf("%s,", r->base_name);
+	print_stats(stats_of(r->base, r->nbase), r->nbase, "%.1f,%.1f,%.1f,");
+	print_stats(ratio_stats(r), r->nbase, "%.4f,%.4f,%.4f,");
 	printf("%s,%s\n", r->target, csv_clean(r->note));
 	fflush(stdout);
 }
@@ -286,11 +282,13 @@ static int write_str(const char *path, const char *val, int flags)
 	return err;
 }
 
+/* The first line of path into buf; "?" if it cannot be read. */
 static int read_str(const char *path, char *buf, size_t len)
 {
 	ssize_t n;
 	int fd;
 
+	snprintf(buf, len, "?");
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
@@ -322,26 +320,37 @@ static int attr_read(const char *root, const char *name, const char *attr,
 	return read_str(path, buf, len);
 }
 
+/* Phases of a creation: mkdir, size (and dma_mask), enable. */
+#define NPHASES 3
+
 /*
  * mkdir, size, dma_mask (unless NULL), enable: 0 or -errno, and nothing
- * left behind on failure.
+ * left behind on failure.  Adds each phase's ns to ph[] unless NULL.
  */
-static int buf_create(const char *name, uint64_t size, const char *dma_mask)
+static int buf_create(const char *name, uint64_t size, const char *dma_mask,
+		      double ph[NPHASES])
 {
 	char path[512], val[32];
-	int err;
+	double t[NPHASES + 1];
+	int err, k;
 
 	snprintf(path, sizeof(path), "%s/%s", cfs_root, name);
+	snprintf(val, sizeof(val), "%" PRIu64, size);
+	t[0] = now_ns();
 	if (mkdir(path, 0755))
 		return -errno;
-	snprintf(val, sizeof(val), "%" PRIu64, size);
+	t[1] = now_ns();
 	err = attr_write(cfs_root, name, "size", val);
 	if (!err && dma_mask)
 		err = attr_write(cfs_root, name, "dma_mask", dma_mask);
+	t[2] = now_ns();
 	if (!err)
 		err = attr_write(cfs_root, name, "enable", "1");
+	t[3] = now_ns();
 	if (err)
 		rmdir(path);
+	for (k = 0; ph && !err && k < NPHASES; k++)
+		ph[k] += t[k + 1] - t[k];
 	return err;
 }
 
@@ -357,13 +366,14 @@ static void buf_delete(const char *name)
 	or_die(err, name, "delete");
 }
 
-static void set_sync_mode(const char *name, int mode)
+/* Set attribute ATTR of buffer NAME under ROOT to the number val. */
+static void attr_set(const char *root, const char *name, const char *attr,
+		     int val)
 {
-	char val[12];
+	char s[12];
 
-	snprintf(val, sizeof(val), "%d", mode);
-	or_die(attr_write(cfs_root, name, "sync_mode", val), name,
-	       "set sync_mode");
+	snprintf(s, sizeof(s), "%d", val);
+	or_die(attr_write(root, name, attr, s), name, attr);
 }
 
 static int buf_open(const char *name, int flags)
@@ -387,6 +397,19 @@ static void *buf_map(const char *name, int fd, uint64_t size)
 	return p;
 }
 
+/* Create the file $TMPDIR/udmabuf-bench-WHAT.PID, named in path: its fd. */
+static int tmp_create(char *path, size_t len, const char *what)
+{
+	int fd;
+
+	snprintf(path, len, "%s/udmabuf-bench-%s.%d", tmpdir, what,
+		 (int)getpid());
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+		die(path, "create", errno);
+	return fd;
+}
+
 static void *alloc_or_die(uint64_t size)
 {
 	void *p = NULL;
@@ -406,7 +429,7 @@ static uint64_t probe_largest(const char *name, uint64_t step, uint64_t hi,
 
 	while (hi - lo > 1) {
 		mid = (lo + hi) / 2;
-		err = buf_create(name, mid * step, dma_mask);
+		err = buf_create(name, mid * step, dma_mask, NULL);
 		if (!err) {
 			buf_delete(name);
 			lo = mid;
@@ -420,7 +443,7 @@ static uint64_t probe_largest(const char *name, uint64_t step, uint64_t hi,
 }
 
 /* Run a program (stdout to /dev/null) and wait; a failure is fatal. */
-static void run_quiet(char *const argv[])
+static void run_quiet(char *const *argv)
 {
 	posix_spawn_file_actions_t fa;
 	int status, err;
@@ -439,6 +462,15 @@ static void run_quiet(char *const argv[])
 			argv[0], argv[1] ? argv[1] : "", status);
 		exit(1);
 	}
+}
+
+/* Run each command of cmds, a NULL-terminated list of argv, in turn. */
+static void op_run(void *cmds)
+{
+	char *const *const *c;
+
+	for (c = cmds; *c; c++)
+		run_quiet(*c);
 }
 
 /* ------------------------------------------------------------------ */
@@ -535,8 +567,7 @@ static void getppid_row(const char *group, const char *test,
 {
 	struct result r;
 
-	result_init(&r, group, test, variant, size, "getppid()");
-	r.target = target;
+	result_init(&r, group, test, variant, size, "getppid()", target);
 	note(&r, "%s", text);
 	measure_batches(&r, op, ctx, op_getppid, NULL);
 	emit(&r);
@@ -545,29 +576,27 @@ static void getppid_row(const char *group, const char *test,
 /* ------------------------------------------------------------------ */
 /* 1. check_buf and clear_buf                                          */
 
-/* The loops of bufloops.h on n bytes at p; check with a new pattern each time. */
+/*
+ * A loop of bufloops.h on n bytes at p: clear_buf, or check_buf with a new
+ * pattern each time.
+ */
 struct loop_ctx {
 	uint8_t *p;
 	size_t n;
+	int clear;
 	unsigned int seed;
 	uint64_t errors;
 };
 
-static double time_check(void *ctx)
+static double time_loop(void *ctx)
 {
 	struct loop_ctx *c = ctx;
 	double t0 = now_ns();
 
-	c->errors += bufloop_check(c->p, c->n, c->seed++);
-	return now_ns() - t0;
-}
-
-static double time_clear(void *ctx)
-{
-	struct loop_ctx *c = ctx;
-	double t0 = now_ns();
-
-	bufloop_clear(c->p, c->n);
+	if (c->clear)
+		bufloop_clear(c->p, c->n);
+	else
+		c->errors += bufloop_check(c->p, c->n, c->seed++);
 	return now_ns() - t0;
 }
 
@@ -580,40 +609,38 @@ static const char *const check_variants[] = {
 static void check_variant(const char *name, uint64_t size, int v,
 			  uint8_t *mem)
 {
-	struct loop_ctx buf = { .n = size }, base = { .p = mem, .n = size };
-	struct result chk, clr;
-	char cache[32] = "?";
-	int fd;
+	struct loop_ctx buf = { .n = size, .clear = 1 },
+		base = { .p = mem, .n = size, .clear = 1 };
+	struct result r;
+	char cache[32];
+	int fd, clear;
 
-	set_sync_mode(name, v ? v - 1 : 1);
+	attr_set(cfs_root, name, "sync_mode", v ? v - 1 : 1);
 	attr_read(class_root, name, v ? "cache_mode_sync" : "cache_mode",
 		  cache, sizeof(cache));
 	fd = buf_open(name, O_RDWR | (v ? O_SYNC : 0));
 	buf.p = buf_map(name, fd, size);
 
-	result_init(&chk, "check", "check_buf", check_variants[v], size,
-		    "malloc");
-	result_init(&clr, "check", "clear_buf", check_variants[v], size,
-		    "malloc");
-	note(&chk, "mapping: %s", cache);
-	note(&clr, "mapping: %s", cache);
-	if (!v) {
-		chk.target = "ratio<=1.02";
-		clr.target = chk.target;
-	}
-
-	time_clear(&buf);	/* warm up both */
-	time_clear(&base);
-	measure_pair(&chk, CHECK_REPS, time_check, &buf, time_check, &base);
-	measure_pair(&clr, CHECK_REPS, time_clear, &buf, time_clear, &base);
-	if (buf.errors) {
-		fprintf(stderr, "%s: %s: check_buf: %" PRIu64
-			" bytes read back wrong\n", prog, name, buf.errors);
-		note(&chk, "; %" PRIu64 " BYTES READ BACK WRONG", buf.errors);
+	time_loop(&buf);	/* warm up both */
+	time_loop(&base);
+	for (clear = 0; clear < 2; clear++) {
+		buf.clear = clear;
+		base.clear = clear;
+		result_init(&r, "check", clear ? "clear_buf" : "check_buf",
+			    check_variants[v], size, "malloc",
+			    v ? "" : "ratio<=1.02");
+		note(&r, "mapping: %s", cache);
+		measure_pair(&r, CHECK_REPS, time_loop, &buf, time_loop, &base);
+		if (!clear && buf.errors) {
+			fprintf(stderr, "%s: %s: check_buf: %" PRIu64
+				" bytes read back wrong\n", prog, name,
+				buf.errors);
+			note(&r, "; %" PRIu64 " BYTES READ BACK WRONG",
+			     buf.errors);
+		}
+		emit(&r);
 	}
 	sink += base.errors;
-	emit(&chk);
-	emit(&clr);
 	munmap(buf.p, size);
 	close(fd);
 }
@@ -623,17 +650,17 @@ static void bench_check(void)
 	const char *name = "bench-check";
 	int s, v, err;
 
-	for (s = 0; s < nsizes; s++) {
+	for (s = 0; s < (int)ARRAY_SIZE(sizes); s++) {
 		uint64_t size = sizes[s];
 		uint8_t *mem;
 
 		progress("check_buf/clear_buf, %" PRIu64 " MiB", size / MiB);
-		err = buf_create(name, size, NULL);
+		err = buf_create(name, size, NULL, NULL);
 		if (err) {
 			struct result r;
 
 			result_init(&r, "check", "check_buf", "all", size,
-				    "malloc");
+				    "malloc", "");
 			note(&r, "not measured: enable failed: %s",
 			     strerror(-err));
 			emit(&r);
@@ -693,20 +720,16 @@ static void bench_rw(void)
 	const char *name = "bench-rw";
 	uint8_t *mem = alloc_or_die(RW_SIZE), *src = alloc_or_die(RW_SIZE);
 	struct rw_ctx buf = { name, -1, 1, mem, src, RW_SIZE }, tmp = buf;
-	char path[512];
+	char path[512], variant[64];
 	struct result r;
 	int i, b, o_sync;
 
 	progress("read/write, %llu MiB", RW_SIZE / MiB);
 	for (i = 0; i < (int)RW_SIZE; i++)
 		src[i] = mem[i] = (uint8_t)i;
-	or_die(buf_create(name, RW_SIZE, NULL), name, "create");
-	snprintf(path, sizeof(path), "%s/udmabuf-bench.%d", tmpdir,
-		 (int)getpid());
+	or_die(buf_create(name, RW_SIZE, NULL, NULL), name, "create");
 	tmp.what = "tmpfs";
-	tmp.fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (tmp.fd < 0)
-		die(path, "create", errno);
+	tmp.fd = tmp_create(path, sizeof(path), "rw");
 	/* Every page of both exists before the timing starts. */
 	time_rw(&tmp);
 	buf.fd = buf_open(name, O_RDWR);
@@ -720,14 +743,12 @@ static void bench_rw(void)
 		}
 		for (b = o_sync; b < 3; b++) {
 			for (i = 1; i >= 0; i--) {
-				result_init(&r, "rw", i ? "write" : "read", "",
-					    RW_SIZE, i ? "tmpfs pwrite" :
-					    "tmpfs pread");
-				snprintf(r.variant, sizeof(r.variant),
+				snprintf(variant, sizeof(variant),
 					 "%s%zu KiB blocks", o_sync ? "O_SYNC " : "",
 					 (size_t)(blocks[b] / KiB));
-				if (b && !o_sync)
-					r.target = "ratio<=1";
+				result_init(&r, "rw", i ? "write" : "read",
+					    variant, RW_SIZE, i ? "tmpfs pwrite" :
+					    "tmpfs pread", b && !o_sync ? "ratio<=1" : "");
 				buf.write_it = i;
 				buf.bs = blocks[b];
 				tmp.write_it = i;
@@ -742,7 +763,7 @@ static void bench_rw(void)
 
 	/* The copy floor, for reference: memcpy against tmpfs pread 1 MiB. */
 	result_init(&r, "rw", "memcpy", "malloc to malloc (reference)",
-		    RW_SIZE, "tmpfs pread");
+		    RW_SIZE, "tmpfs pread", "");
 	note(&r, "reference only: not a target");
 	tmp.write_it = 0;
 	tmp.bs = MiB;
@@ -811,13 +832,15 @@ static void touch_pages(uint8_t *p, uint64_t size, enum touch how)
 	sink += sum;
 }
 
-/* mmap of a buffer (fd) or of anonymous memory (fd -1, flags), and touch. */
+/* mmap of a buffer (fd, MAP_SHARED) or of anonymous memory (fd -1), and touch. */
+#define ANON	(MAP_PRIVATE | MAP_ANONYMOUS)
 struct map_ctx {
 	const char *name;
 	int fd, flags;
 	uint64_t size;
 	enum touch how;
 	long faults;	/* the minor faults taken, added up */
+	uint8_t *p;	/* a mapping of the buffer, for time_round() */
 };
 
 /* ns; munmap is not timed. */
@@ -828,12 +851,7 @@ static double time_map(void *ctx)
 	double t0 = now_ns(), t;
 	void *p;
 
-	if (c->fd >= 0)
-		p = mmap(NULL, c->size, PROT_READ | PROT_WRITE, MAP_SHARED,
-			 c->fd, 0);
-	else
-		p = mmap(NULL, c->size, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS | c->flags, -1, 0);
+	p = mmap(NULL, c->size, PROT_READ | PROT_WRITE, c->flags, c->fd, 0);
 	if (p == MAP_FAILED)
 		die(c->name, "mmap", errno);
 	touch_pages(p, c->size, c->how);
@@ -847,12 +865,12 @@ static double time_map(void *ctx)
 static void mmap_row(struct map_ctx *buf, enum touch how, int anon_flags,
 		     const char *test, const char *base, const char *target)
 {
-	struct map_ctx anon = { "anonymous memory", -1, anon_flags, buf->size,
-				how, 0 };
+	struct map_ctx anon = { .name = "anonymous memory", .fd = -1,
+				.flags = ANON | anon_flags, .size = buf->size,
+				.how = how };
 	struct result r;
 
-	result_init(&r, "mmap", test, "every page", buf->size, base);
-	r.target = target;
+	result_init(&r, "mmap", test, "every page", buf->size, base, target);
 	buf->how = how;
 	time_map(buf);	/* warm up */
 	time_map(&anon);
@@ -886,15 +904,15 @@ static double time_touch_mapped(void *ctx)
 
 static void mmap_floor_row(uint64_t size)
 {
-	struct map_ctx anon = { "anonymous memory", -1, MAP_POPULATE, size,
-				TOUCH_READ, 0 };
+	struct map_ctx anon = { .name = "anonymous memory", .fd = -1,
+				.flags = ANON | MAP_POPULATE, .size = size,
+				.how = TOUCH_READ };
 	struct loop_ctx c = { .n = size };
 	struct result r;
 
 	result_init(&r, "mmap", "touch only of pages already mapped (reference)",
-		    "every page", size, "anon MAP_POPULATE + read");
-	c.p = mmap(NULL, size, PROT_READ | PROT_WRITE,
-		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+		    "every page", size, "anon MAP_POPULATE + read", "");
+	c.p = mmap(NULL, size, PROT_READ | PROT_WRITE, ANON | MAP_POPULATE, -1, 0);
 	if (c.p == MAP_FAILED)
 		die("anonymous memory", "mmap", errno);
 	touch_pages(c.p, size, TOUCH_WRITE);
@@ -910,29 +928,18 @@ static void mmap_floor_row(uint64_t size)
  * on, mmap maps nothing ahead (each first touch faults), and in a DMA
  * round (sync for the device, sync for the CPU, a write to every page)
  * each sync for the device revokes the CPU's mappings, so that every page
- * faults again: a round against the same round with the checker off.
+ * faults again: a round (on the mapping c->p of c->size bytes) against
+ * the same round with the checker off.
  */
-struct round_ctx {
-	const char *name;
-	const char *sync_check;
-	int fd;
-	uint8_t *p;
-	uint64_t size;
-};
-
-/* A DMA round, with the sync checker set to c->sync_check first (untimed). */
 static double time_round(void *ctx)
 {
-	struct round_ctx *c = ctx;
+	struct map_ctx *c = ctx;
 	struct udmabuf_cfs_sync range = {
 		.offset = 0, .size = c->size,
 		.direction = UDMABUF_CFS_DIR_BIDIRECTIONAL,
 	};
-	double t0;
+	double t0 = now_ns();
 
-	or_die(attr_write(class_root, c->name, "sync_check", c->sync_check),
-	       c->name, "write sync_check");
-	t0 = now_ns();
 	if (ioctl(c->fd, UDMABUF_CFS_IOC_SYNC_FOR_DEVICE, &range))
 		die(c->name, "ioctl SYNC_FOR_DEVICE", errno);
 	if (ioctl(c->fd, UDMABUF_CFS_IOC_SYNC_FOR_CPU, &range))
@@ -943,46 +950,40 @@ static double time_round(void *ctx)
 
 static void checker_rows(struct map_ctx *buf)
 {
-	struct round_ctx on = { .name = buf->name, .sync_check = "1",
-				.fd = buf->fd }, off;
+	struct map_ctx round = *buf;
 	double a[MAX_SAMPLES];
 	char violations[32];
 	struct result r;
 	int i;
 
-	or_die(attr_write(class_root, buf->name, "sync_check", "1"),
-	       buf->name, "write sync_check");
+	attr_set(class_root, buf->name, "sync_check", 1);
 	mmap_row(buf, TOUCH_WRITE, MAP_POPULATE,
 		 "mmap + first write with the sync checker on",
 		 "anon MAP_POPULATE + write", "");
 
 	/* A round of a large buffer takes long under emulation: 4 MiB. */
-	on.size = buf->size < 4 * MiB ? buf->size : 4 * MiB;
-	on.p = buf_map(on.name, on.fd, on.size);
-	off = on;
-	off.sync_check = "0";
-	off.p = buf_map(off.name, off.fd, off.size);
+	round.size = buf->size < 4 * MiB ? buf->size : 4 * MiB;
+	round.p = buf_map(round.name, round.fd, round.size);
 	result_init(&r, "mmap", "DMA round with the sync checker on",
 		    "sync for device then CPU and a write to every page",
-		    on.size, "the same round with the checker off");
+		    round.size, "the same round with the checker off", "");
 	/*
-	 * A sync for the device revokes every mapping of the buffer, the
-	 * other side's too: each side's rounds run together, after one
-	 * round that is not timed.
+	 * A sync for the device with the checker on revokes the buffer's
+	 * mappings: each side's rounds run together, after one round that
+	 * is not timed.
 	 */
-	time_round(&on);
+	time_round(&round);
 	for (i = 0; i < reps; i++)
-		a[i] = time_round(&on);
-	time_round(&off);
+		a[i] = time_round(&round);
+	attr_set(class_root, buf->name, "sync_check", 0);
+	time_round(&round);
 	for (i = 0; i < reps; i++)
-		add_pair(&r, a[i], time_round(&off));
-	if (attr_read(class_root, on.name, "sync_violations", violations,
-		      sizeof(violations)))
-		snprintf(violations, sizeof(violations), "?");
+		add_pair(&r, a[i], time_round(&round));
+	attr_read(class_root, round.name, "sync_violations", violations,
+		  sizeof(violations));
 	note(&r, "the checker's price in a DMA loop; reports: %s", violations);
 	emit(&r);
-	munmap(on.p, on.size);
-	munmap(off.p, off.size);
+	munmap(round.p, round.size);
 }
 
 /*
@@ -994,7 +995,7 @@ static void checker_rows(struct map_ctx *buf)
 static void bench_mmap(void)
 {
 	const char *name = "bench-mmap";
-	struct map_ctx buf = { .name = name };
+	struct map_ctx buf = { .name = name, .flags = MAP_SHARED };
 	long cma = meminfo_kb("CmaFree");
 	struct result r;
 
@@ -1005,13 +1006,13 @@ static void bench_mmap(void)
 	info("largest_buffer", "%" PRIu64, buf.size);
 	if (!buf.size) {
 		result_init(&r, "mmap", "mmap + first write", "every page", 0,
-			    "anon MAP_POPULATE");
+			    "anon MAP_POPULATE", "");
 		note(&r, "not measured: no buffer");
 		emit(&r);
 		return;
 	}
 	progress("mmap + first touch, %" PRIu64 " MiB", buf.size / MiB);
-	or_die(buf_create(name, buf.size, NULL), name, "create");
+	or_die(buf_create(name, buf.size, NULL, NULL), name, "create");
 	buf.fd = buf_open(name, O_RDWR);
 	mmap_row(&buf, TOUCH_WRITE, MAP_POPULATE, "mmap + first write",
 		 "anon MAP_POPULATE + write", "ratio<=0.05");
@@ -1087,7 +1088,7 @@ static void bench_sync(void)
 	int coherent, i;
 
 	progress("sync latency");
-	or_die(buf_create(name, SYNC_SIZE, NULL), name, "create");
+	or_die(buf_create(name, SYNC_SIZE, NULL, NULL), name, "create");
 	c.fd = buf_open(name, O_RDWR);
 	if (ioctl(c.fd, UDMABUF_CFS_IOC_GET_INFO, &in))
 		die(name, "ioctl GET_INFO", errno);
@@ -1157,7 +1158,7 @@ struct cycle_ctx {
 static void op_cfs_cycle(void *ctx)
 {
 	(void)ctx;
-	or_die(buf_create("bench-cycle", SMALL_SIZE, NULL), "bench-cycle",
+	or_die(buf_create("bench-cycle", SMALL_SIZE, NULL, NULL), "bench-cycle",
 	       "create");
 	buf_delete("bench-cycle");
 }
@@ -1185,48 +1186,34 @@ static void cycle_init(struct cycle_ctx *c, const char *dir)
 	snprintf(c->size, sizeof(c->size), "%llu", SMALL_SIZE);
 }
 
-static void op_cli_cycle(void *ctx)
-{
-	char *create[] = { (char *)cli, "create", "bench-cli", "--size",
-			   ((struct cycle_ctx *)ctx)->size, NULL };
-	char *del[] = { (char *)cli, "delete", "bench-cli", NULL };
-
-	run_quiet(create);
-	run_quiet(del);
-}
-
-static void op_cli_help(void *ctx)
-{
-	char *help[] = { (char *)cli, "--help", NULL };
-
-	(void)ctx;
-	run_quiet(help);
-	run_quiet(help);
-}
-
 static void cycle_row(const char *test, const char *base_name, op_fn op,
-		      op_fn base, struct cycle_ctx *c)
+		      void *opctx, op_fn base, void *basectx)
 {
 	struct result r;
-	struct stats s;
 
-	result_init(&r, "cycle", test, "4 KiB buffer", SMALL_SIZE, base_name);
-	measure_batches(&r, op, c, base, c);
-	s = stats_of(r.val, r.n);
-	note(&r, "%.0f cycles/s", 1e9 / s.med);
+	result_init(&r, "cycle", test, "4 KiB buffer", SMALL_SIZE, base_name,
+		    "");
+	measure_batches(&r, op, opctx, base, basectx);
+	note(&r, "%.0f cycles/s", 1e9 / stats_of(r.val, r.n).med);
 	emit(&r);
 }
 
 static void bench_cycle(void)
 {
 	struct cycle_ctx c;
+	char *create[] = { (char *)cli, "create", "bench-cli", "--size",
+			   c.size, NULL };
+	char *del[] = { (char *)cli, "delete", "bench-cli", NULL };
+	char *help[] = { (char *)cli, "--help", NULL };
+	char *const *cli_cycle[] = { create, del, NULL };
+	char *const *two_helps[] = { help, help, NULL };
 
 	progress("create/enable/delete cycles");
 	cycle_init(&c, "udmabuf-bench-cycle");
-	cycle_row("configfs create+enable+delete",
-		  "same file ops on tmpfs", op_cfs_cycle, op_tmpfs_cycle, &c);
+	cycle_row("configfs create+enable+delete", "same file ops on tmpfs",
+		  op_cfs_cycle, NULL, op_tmpfs_cycle, &c);
 	cycle_row("udmabufctl create + delete", "2x udmabufctl --help",
-		  op_cli_cycle, op_cli_help, &c);
+		  op_run, cli_cycle, op_run, two_helps);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1237,38 +1224,15 @@ static void scale_name(char *buf, size_t len, long i)
 	snprintf(buf, len, "bench-s%04ld", i);
 }
 
-/* Phases of a creation: mkdir, size, enable. */
-#define NPHASES 3
-
 /* Create buffer i through configfs; adds each phase's ns to ph[]. */
 static double time_create(long i, double ph[NPHASES])
 {
-	char name[32], path[512], val[32];
-	double t[NPHASES + 1];
-	int k;
+	char name[32];
+	double t0;
 
 	scale_name(name, sizeof(name), i);
-	snprintf(path, sizeof(path), "%s/%s", cfs_root, name);
-	snprintf(val, sizeof(val), "%llu", SMALL_SIZE);
-	t[0] = now_ns();
-	if (mkdir(path, 0755))
-		die(name, "mkdir", errno);
-	t[1] = now_ns();
-	or_die(attr_write(cfs_root, name, "size", val), name, "set size");
-	t[2] = now_ns();
-	or_die(attr_write(cfs_root, name, "enable", "1"), name, "enable");
-	t[3] = now_ns();
-	for (k = 0; k < NPHASES; k++)
-		ph[k] += t[k + 1] - t[k];
-	return t[NPHASES] - t[0];
-}
-
-/* Time one run of udmabufctl with the arguments given (output to /dev/null). */
-static double time_cli(void *argv)
-{
-	double t0 = now_ns();
-
-	run_quiet(argv);
+	t0 = now_ns();
+	or_die(buf_create(name, SMALL_SIZE, NULL, ph), name, "create");
 	return now_ns() - t0;
 }
 
@@ -1286,79 +1250,81 @@ static void scale_delete(long from, long to)
 /*
  * What creation and listing are measured against.  A yardstick is timed
  * right after each sample, so that a host that slows down or speeds up
- * meanwhile (other guests, other jobs) does not bend the curve.
+ * meanwhile (other guests, other jobs) does not bend the curve: for
+ * creation, a batch of the configfs file operations on tmpfs; for the
+ * CLI, READS_PER_YARD reads of a sysfs attribute.
  */
-struct yardstick {
-	struct cycle_ctx cycle;	/* the configfs file operations, on tmpfs */
-	long kcycle;
-	const char *read;	/* READS_PER_YARD reads of this attribute */
-};
-
 #define READS_PER_YARD	1000
 #define SYSFS_PROBE	"/sys/devices/system/cpu/online"
 
-static double yard_cycle(struct yardstick *y)
+static double yard_reads(void *path)
 {
-	return time_batch(op_tmpfs_cycle, &y->cycle, y->kcycle) / y->kcycle;
-}
-
-static double yard_reads(void *y)
-{
-	return time_batch(op_read_file, (void *)((struct yardstick *)y)->read,
-			  READS_PER_YARD);
+	return time_batch(op_read_file, path, READS_PER_YARD);
 }
 
 /*
  * Create buffers from+1..to into c: samples are mean times per buffer over
  * at most MAX_SAMPLES / 4 consecutive chunks, each paired with the tmpfs
- * yardstick; ph[] gets the mean time per buffer of each phase.
+ * yardstick yard; the first buffer alone is created (and deleted) reps
+ * times.  ph[] gets the mean time per buffer of each phase.
  */
 static void create_batch(struct result *c, long from, long to,
-			 struct yardstick *y, double ph[NPHASES])
+			 struct batch *yard, double ph[NPHASES])
 {
 	long count = to - from, chunk, i, k;
 
+	if (to == 1) {
+		for (i = 0; i < reps; i++) {
+			add_pair(c, time_create(1, ph), time_per_call(yard));
+			if (i < reps - 1)
+				scale_delete(1, 1);
+		}
+		count = reps;
+	}
 	chunk = (count + MAX_SAMPLES / 4 - 1) / (MAX_SAMPLES / 4);
-	if (chunk < 1)
-		chunk = 1;
-	for (i = from + 1; i <= to; ) {
+	for (i = from + 1; to > 1 && i <= to; ) {
 		long end = i + chunk - 1 < to ? i + chunk - 1 : to;
 		double t = 0;
 
 		for (k = i; k <= end; k++)
 			t += time_create(k, ph);
-		add_pair(c, t / (end - i + 1), yard_cycle(y));
+		add_pair(c, t / (end - i + 1), time_per_call(yard));
 		i = end + 1;
 	}
-	for (k = 0; k < NPHASES && count > 0; k++)
+	for (k = 0; k < NPHASES; k++)
 		ph[k] /= count;
 }
 
 /*
- * Time "udmabufctl ARGS" (TEST names the row) with have buffers alive;
- * returns the median ratio. The note counts the time in attribute reads
- * beyond empty_ratio, the program's start-up (see bench_scale()): per
- * buffer when per_buffer, else in all.
+ * Time the command argv with have buffers alive and emit the row (TEST,
+ * with TARGET); returns the median ratio. The note counts the time in
+ * attribute reads beyond empty_ratio, the program's start-up (see
+ * bench_scale()): per buffer when per_buffer, else in all.
  */
-static double scale_cli(struct result *s, const char *test, char *const argv[],
-			long have, struct yardstick *y, double empty_ratio,
-			int per_buffer)
+static double scale_cli(const char *test, char *const *argv, long have,
+			double empty_ratio, int per_buffer, const char *target)
 {
-	double ratios[MAX_SAMPLES], med;
+	char *const *cmds[] = { argv, NULL };
+	struct batch run = { op_run, cmds, 1 };
+	char variant[32];
+	struct result s;
+	double med;
 
-	result_init(s, "scale", test, "", 0, "1000 sysfs attribute reads");
-	snprintf(s->variant, sizeof(s->variant), "%ld alive", have);
-	measure_pair(s, reps, time_cli, (void *)argv, yard_reads, y);
-	med = stats_of(ratios, ratios_of(s, ratios)).med;
+	snprintf(variant, sizeof(variant), "%ld alive", have);
+	result_init(&s, "scale", test, variant, 0, "1000 sysfs attribute reads",
+		    target);
+	measure_pair(&s, reps, time_per_call, &run, yard_reads, SYSFS_PROBE);
+	med = ratio_stats(&s).med;
 	if (empty_ratio < 0)
-		note(s, "program start-up: %.0f attribute reads' time",
+		note(&s, "program start-up: %.0f attribute reads' time",
 		     med * READS_PER_YARD);
 	else if (per_buffer && have)
-		note(s, "%.0f attribute reads' time per buffer",
+		note(&s, "%.0f attribute reads' time per buffer",
 		     (med - empty_ratio) * READS_PER_YARD / have);
 	else
-		note(s, "%.0f attribute reads' time after start-up",
+		note(&s, "%.0f attribute reads' time after start-up",
 		     (med - empty_ratio) * READS_PER_YARD);
+	emit(&s);
 	return med;
 }
 
@@ -1373,75 +1339,49 @@ static double scale_cli(struct result *s, const char *test, char *const argv[],
  * info by name should not grow at all. info /dev/NAME looks the device
  * up among the items, reading device_name of each until it matches: the
  * first buffer made is asked for, found wherever configfs lists it.
+ * At the last level the CLI has absolute targets.
  */
 static void bench_scale(void)
 {
-	static struct result create[NLEVELS], list[NLEVELS + 1],
-		info_item[NLEVELS], info_dev[NLEVELS], json;
+	char item[32], dev[48], variant[32];
 	char *list_argv[] = { (char *)cli, "list", NULL };
 	char *json_argv[] = { (char *)cli, "list", "-J", NULL };
-	char item[32], dev[48];
 	char *item_argv[] = { (char *)cli, "info", item, NULL };
 	char *dev_argv[] = { (char *)cli, "info", dev, NULL };
-	double ph[NPHASES] = { 0 };
-	struct yardstick y = { .read = SYSFS_PROBE };
-	double empty;
+	struct cycle_ctx cyc;
+	struct batch yard = { op_tmpfs_cycle, &cyc, 0 };
+	double ph[NPHASES], empty;
+	struct result c;
 	long have = 0;
-	int l, i, k;
+	int l, last;
 
-	cycle_init(&y.cycle, "udmabuf-bench-yard");
-	y.kcycle = calibrate(op_tmpfs_cycle, &y.cycle);
+	cycle_init(&cyc, "udmabuf-bench-yard");
+	yard.k = calibrate(op_tmpfs_cycle, &cyc);
 	scale_name(item, sizeof(item), 1);
 	snprintf(dev, sizeof(dev), "/dev/%s", item);
 
 	progress("scaling: list of no buffers");
-	empty = scale_cli(&list[0], "udmabufctl list", list_argv, 0, &y, -1, 1);
+	empty = scale_cli("udmabufctl list", list_argv, 0, -1, 1, "");
 	for (l = 0; l < NLEVELS; l++) {
-		struct result *c = &create[l];
-
+		last = l == NLEVELS - 1;
 		progress("scaling: %ld buffers", levels[l]);
-		result_init(c, "scale", "create per buffer", "", SMALL_SIZE,
-			    "same file ops on tmpfs");
-		snprintf(c->variant, sizeof(c->variant), "%ld alive",
-			 levels[l]);
+		snprintf(variant, sizeof(variant), "%ld alive", levels[l]);
+		result_init(&c, "scale", "create per buffer", variant,
+			    SMALL_SIZE, "same file ops on tmpfs", "");
 		memset(ph, 0, sizeof(ph));
-		if (levels[l] == 1) {
-			/* One buffer into an empty table, reps times. */
-			for (i = 0; i < reps; i++) {
-				add_pair(c, time_create(1, ph), yard_cycle(&y));
-				if (i < reps - 1)
-					scale_delete(1, 1);
-			}
-			for (k = 0; k < NPHASES; k++)
-				ph[k] /= reps;
-		} else {
-			create_batch(c, have, levels[l], &y, ph);
-		}
+		create_batch(&c, have, levels[l], &yard, ph);
 		have = levels[l];
-		note(c, "mean per phase: mkdir %.0f us; size %.0f us; enable %.0f us",
+		note(&c, "mean per phase: mkdir %.0f us; size %.0f us; enable %.0f us",
 		     ph[0] / 1e3, ph[1] / 1e3, ph[2] / 1e3);
-		scale_cli(&list[l + 1], "udmabufctl list", list_argv, have, &y,
-			  empty, 1);
-		scale_cli(&info_item[l], "udmabufctl info NAME", item_argv, have,
-			  &y, empty, 0);
-		scale_cli(&info_dev[l], "udmabufctl info /dev/NAME", dev_argv,
-			  have, &y, empty, 1);
+		emit(&c);
+		scale_cli("udmabufctl list", list_argv, have, empty, 1,
+			  last ? "value<=1e9" : "");
+		scale_cli("udmabufctl info NAME", item_argv, have, empty, 0,
+			  last ? "value<=1e8" : "");
+		scale_cli("udmabufctl info /dev/NAME", dev_argv, have, empty, 1,
+			  last ? "value<=1e9" : "");
 	}
-	/* At the last level the CLI has absolute targets. */
-	list[NLEVELS].target = "value<=1e9";
-	info_item[NLEVELS - 1].target = "value<=1e8";
-	info_dev[NLEVELS - 1].target = "value<=1e9";
-	scale_cli(&json, "udmabufctl list -J", json_argv, have, &y, empty, 1);
-	json.target = "value<=1e9";
-	for (l = 0; l < NLEVELS; l++)
-		emit(&create[l]);
-	for (l = 0; l <= NLEVELS; l++)
-		emit(&list[l]);
-	emit(&json);
-	for (l = 0; l < NLEVELS; l++)
-		emit(&info_item[l]);
-	for (l = 0; l < NLEVELS; l++)
-		emit(&info_dev[l]);
+	scale_cli("udmabufctl list -J", json_argv, have, empty, 1, "value<=1e9");
 
 	progress("scaling: deleting %ld buffers", have);
 	scale_delete(1, have);
@@ -1457,14 +1397,6 @@ static void op_byte_loop(void *ctx)
 	sink += bufloop_check(c->p, c->n, 1);
 }
 
-static void op_spawn(void *ctx)
-{
-	char *argv[] = { "/proc/self/exe", "--help", NULL };
-
-	(void)ctx;
-	run_quiet(argv);
-}
-
 /*
  * The same few primitives on any Linux machine, module or not: run on the
  * host as well, they tell how much slower the emulated guest is at each
@@ -1473,13 +1405,15 @@ static void op_spawn(void *ctx)
 static void bench_calib(void)
 {
 	static const char *const why = "for comparing machines (run it on the host too)";
+	char *help[] = { "/proc/self/exe", "--help", NULL };
+	char *const *spawn[] = { help, NULL };
 	struct loop_ctx loop = { .n = MiB };
 	char path[512];
 	struct result r;
-	int i;
+	int i, fd;
 
 	progress("calibration");
-	result_init(&r, "calib", "getppid()", "", 0, "");
+	result_init(&r, "calib", "getppid()", "", 0, "", "");
 	for (i = 0; i < reps; i++) {
 		long k = calibrate(op_getppid, NULL);
 
@@ -1490,9 +1424,10 @@ static void bench_calib(void)
 
 	getppid_row("calib", "sysfs attribute open+read+close", "", 0,
 		    op_read_file, SYSFS_PROBE, "", why);
-	snprintf(path, sizeof(path), "%s/udmabuf-bench.%d", tmpdir,
-		 (int)getpid());
-	or_die(write_str(path, "1\n", O_CREAT | O_TRUNC), path, "create");
+	fd = tmp_create(path, sizeof(path), "calib");
+	if (write(fd, "1\n", 2) != 2)
+		die(path, "write", errno);
+	close(fd);
 	getppid_row("calib", "tmpfs file open+read+close", "", 0, op_read_file,
 		    path, "", why);
 	unlink(path);
@@ -1501,8 +1436,8 @@ static void bench_calib(void)
 	getppid_row("calib", "check_buf 1 MiB malloc", "", 0, op_byte_loop,
 		    &loop, "", why);
 	free(loop.p);
-	getppid_row("calib", "spawn+wait static program", "", 0, op_spawn,
-		    NULL, "", why);
+	getppid_row("calib", "spawn+wait static program", "", 0, op_run, spawn,
+		    "", why);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1514,31 +1449,21 @@ static long vmstat(const char *key)
 	return proc_value("/proc/vmstat", key, ' ');
 }
 
-/* Populating anonymous memory of the same size: the yardstick of enable. */
-static double time_populate(uint64_t size)
-{
-	double t0 = now_ns();
-	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-
-	if (p == MAP_FAILED)
-		die("anonymous memory", "mmap", errno);
-	munmap(p, size);
-	return now_ns() - t0;
-}
-
+/* enable against populating anonymous memory of the same size. */
 static void large_alloc(const char *name, uint64_t size, const char *group)
 {
-	char allocator[32] = "?";
+	struct map_ctx anon = { .name = "anonymous memory", .fd = -1,
+				.flags = ANON | MAP_POPULATE, .size = size };
+	char allocator[32];
 	struct result r;
 	int i, err;
 
 	result_init(&r, "large", group, "dma_mask 64", size,
-		    "MAP_POPULATE anonymous");
+		    "MAP_POPULATE anonymous", "");
 	for (i = 0; i < reps; i++) {
 		double t0 = now_ns(), a;
 
-		err = buf_create(name, size, "64");
+		err = buf_create(name, size, "64", NULL);
 		a = now_ns() - t0;
 		if (err) {
 			note(&r, "enable: %s", strerror(-err));
@@ -1547,7 +1472,7 @@ static void large_alloc(const char *name, uint64_t size, const char *group)
 		attr_read(cfs_root, name, "allocator", allocator,
 			  sizeof(allocator));
 		buf_delete(name);
-		add_pair(&r, a, time_populate(size));
+		add_pair(&r, a, time_map(&anon));
 	}
 	if (!r.note[0])
 		note(&r, "allocator %s", allocator);
@@ -1565,10 +1490,7 @@ static int large_fill(uint64_t keep, char *path, size_t len)
 	if (free_kb < 0 || (uint64_t)free_kb * 1024 <= keep)
 		return -1;
 	left = (uint64_t)free_kb * 1024 - keep;
-	snprintf(path, len, "%s/udmabuf-bench-fill.%d", tmpdir, (int)getpid());
-	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0)
-		die(path, "create", errno);
+	fd = tmp_create(path, len, "fill");
 	memset(chunk, 0x5a, sizeof(chunk));
 	while (n < left && write(fd, chunk, sizeof(chunk)) == sizeof(chunk))
 		n += sizeof(chunk);
@@ -1579,30 +1501,29 @@ static int large_fill(uint64_t keep, char *path, size_t len)
  * Where the kernel image lies in physical memory (/proc/iomem, root), in
  * MiB: from the start of its code to the end of its last section.  With
  * KASLR it moves at every boot, and no range can span it: it decides
- * which part of memory the largest buffer can come from.  False if
- * /proc/iomem does not say.
+ * which part of memory the largest buffer can come from.  Into r's note
+ * and the info, unless /proc/iomem does not say.
  */
-static int kernel_image_mib(uint64_t *lo, uint64_t *hi)
+static void kernel_image_note(struct result *r)
 {
 	FILE *f = fopen("/proc/iomem", "re");
-	unsigned long long a, b;
+	unsigned long long a, b, lo = ULLONG_MAX, hi = 0;
 	char line[256];
-	int found = 0;
 
 	if (!f)
-		return 0;
+		return;
 	while (fgets(line, sizeof(line), f)) {
 		if (!strstr(line, ": Kernel ") ||
 		    sscanf(line, " %llx-%llx", &a, &b) != 2 || !b)
 			continue;
-		if (!found || a / MiB < *lo)
-			*lo = a / MiB;
-		if (!found || b / MiB > *hi)
-			*hi = b / MiB;
-		found = 1;
+		lo = a / MiB < lo ? a / MiB : lo;
+		hi = b / MiB > hi ? b / MiB : hi;
 	}
 	fclose(f);
-	return found;
+	if (lo == ULLONG_MAX)
+		return;
+	note(r, "; kernel image at %llu-%llu MiB", lo, hi);
+	info("kernel_image_mib", "%llu-%llu", lo, hi);
 }
 
 static void bench_large(void)
@@ -1611,7 +1532,7 @@ static void bench_large(void)
 	long free_kb = meminfo_kb("MemFree"), ooms = vmstat("oom_kill");
 	char path[512];
 	struct result r;
-	uint64_t largest, klo = 0, khi = 0;
+	uint64_t largest;
 	double t0;
 	int fd, err;
 
@@ -1620,16 +1541,11 @@ static void bench_large(void)
 	largest = probe_largest(name, 16 * MiB,
 				(uint64_t)free_kb * 1024 / (16 * MiB) + 1, "64");
 	result_init(&r, "large", "largest buffer / MemFree", "dma_mask 64",
-		    largest, "MemFree");
-	r.target = "ratio>=0.5";
+		    largest, "MemFree", "ratio>=0.5");
 	add_pair(&r, (double)largest, (double)free_kb * 1024);
 	note(&r, "largest %" PRIu64 " MiB of %ld MiB free",
 	     (uint64_t)(largest / MiB), free_kb / 1024);
-	if (kernel_image_mib(&klo, &khi)) {
-		note(&r, "; kernel image at %" PRIu64 "-%" PRIu64 " MiB", klo,
-		     khi);
-		info("kernel_image_mib", "%" PRIu64 "-%" PRIu64, klo, khi);
-	}
+	kernel_image_note(&r);
 	emit(&r);
 
 	if (largest < GiB) {
@@ -1647,9 +1563,9 @@ static void bench_large(void)
 		return;
 	}
 	result_init(&r, "large", "enable 1 GiB with memory full", "dma_mask 64",
-		    GiB, "");
+		    GiB, "", "");
 	t0 = now_ns();
-	err = buf_create(name, GiB, "64");
+	err = buf_create(name, GiB, "64", NULL);
 	r.val[r.n++] = now_ns() - t0;
 	note(&r, "%s; oom kills %ld; %ld MiB free",
 	     err ? strerror(-err) : "allocated (pages migrated)",
@@ -1681,38 +1597,16 @@ static void machine_info(int module)
 	if (!module)
 		return;
 	/* What each sync_mode really maps with O_SYNC on this machine. */
-	or_die(buf_create("bench-info", SMALL_SIZE, NULL), "bench-info",
+	or_die(buf_create("bench-info", SMALL_SIZE, NULL, NULL), "bench-info",
 	       "create");
 	for (m = 0; m < 4; m++) {
-		set_sync_mode("bench-info", m);
-		if (attr_read(class_root, "bench-info", "cache_mode_sync", cache,
-			      sizeof(cache)))
-			snprintf(cache, sizeof(cache), "?");
+		attr_set(cfs_root, "bench-info", "sync_mode", m);
+		attr_read(class_root, "bench-info", "cache_mode_sync", cache,
+			  sizeof(cache));
 		snprintf(key, sizeof(key), "mapping_o_sync_mode_%d", m);
 		info(key, "%s", cache);
 	}
 	buf_delete("bench-info");
-}
-
-/* --sizes: a comma-separated list of MiB. */
-static void parse_sizes(const char *arg)
-{
-	char *copy = strdup(arg), *tok, *save = NULL, *end;
-
-	if (!copy)
-		die("options", "parse", ENOMEM);
-	nsizes = 0;
-	for (tok = strtok_r(copy, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
-		unsigned long long v = strtoull(tok, &end, 10);
-
-		if (*end || !v || nsizes == MAX_SIZES) {
-			fprintf(stderr, "%s: bad list '%s'\n", prog, arg);
-			exit(64);
-		}
-		sizes[nsizes++] = v * MiB;
-	}
-	free(copy);
 }
 
 static void usage(FILE *f)
@@ -1727,10 +1621,9 @@ static void usage(FILE *f)
 		"\n"
 		"  --reps N       repetitions of every measurement but\n"
 		"                 check_buf/clear_buf's %d (default %d)\n"
-		"  --sizes LIST   check_buf sizes in MiB (default 1,5,10)\n"
-		"  --tmpdir DIR   tmpfs directory for the baselines (default /tmp)\n"
 		"  -h, --help     this help\n"
 		"\n"
+		"The baselines' files go to $TMPDIR (default /tmp), best a tmpfs.\n"
 		"Output: '@bench,' CSV rows (the first is the header) and\n"
 		"'@info,KEY,VALUE' rows on stdout; progress on stderr.\n",
 		prog, CHECK_REPS, reps);
@@ -1751,60 +1644,44 @@ static const struct {
 	{ "scale", bench_scale }, { "calib", bench_calib },
 };
 
-#define NTESTS (sizeof(tests) / sizeof(tests[0]))
+#define NTESTS ARRAY_SIZE(tests)
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "reps", required_argument, NULL, 'r' },
-		{ "sizes", required_argument, NULL, 's' },
-		{ "tmpdir", required_argument, NULL, 't' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int want[NTESTS] = { 0 }, any = 0, need_module = 0, c, i;
+	int want[NTESTS] = { 0 }, any = 0, need_module = 0, i;
 	unsigned int t;
 	struct stat st;
 
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'r':
-			reps = atoi(optarg);
+	for (i = 1; i < argc; i++) {
+		int found = 0;
+
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			usage(stdout);
+			return 0;
+		}
+		if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
+			reps = atoi(argv[++i]);
 			if (reps < 1 || reps > MAX_SAMPLES) {
 				fprintf(stderr, "%s: --reps wants 1..%d\n",
 					prog, MAX_SAMPLES);
 				return 64;
 			}
-			break;
-		case 's':
-			parse_sizes(optarg);
-			break;
-		case 't':
-			tmpdir = optarg;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 64;
+			continue;
 		}
-	}
-	for (i = optind; i < argc; i++) {
-		int found = 0;
-
 		for (t = 0; t < NTESTS; t++)
 			if (!strcmp(argv[i], tests[t].name) ||
 			    !strcmp(argv[i], "all"))
 				want[t] = any = found = 1;
 		if (!found) {
-			fprintf(stderr, "%s: unknown test '%s'\n", prog,
-				argv[i]);
+			fprintf(stderr, "%s: unknown test or option '%s'\n",
+				prog, argv[i]);
+			usage(stderr);
 			return 64;
 		}
 	}
 
 	start_ns = now_ns();
+	tmpdir = getenv("TMPDIR") ?: "/tmp";
 	pagesize = sysconf(_SC_PAGESIZE);
 	/* Everything but the calibration needs the module. */
 	for (t = 0; t < NTESTS; t++)
