@@ -35,25 +35,10 @@
  */
 #define _GNU_SOURCE
 #define _FILE_OFFSET_BITS 64
-#include <errno.h>
-#include <fcntl.h>
-#include <inttypes.h>
-#include <stdarg.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <unistd.h>
-
-#include <linux/udmabuf-cfs.h>
 
 static const char *prog = "udmabuf-dmaengine";
 
-#define UDMABUF_HELPERS_PARSE
-#define UDMABUF_HELPERS_COMMANDS
-#define UDMABUF_HELPERS_MAP
 #include "udmabuf-helpers.h"
 
 #define COPY_FILE "/sys/kernel/debug/udmabuf-dmaengine-test/copy"

@@ -81,33 +81,17 @@
 #define _GNU_SOURCE
 #define _FILE_OFFSET_BITS 64
 #include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <inttypes.h>
-#include <stdarg.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/file.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/types.h>
 #include <time.h>
-#include <unistd.h>
 
-#include <linux/udmabuf-cfs.h>
 #include <linux/vfio.h>
 
 static const char *prog = "udmabuf-edu";
 
-#define UDMABUF_HELPERS_PARSE
-#define UDMABUF_HELPERS_COMMANDS
 /* Every range here is whole words: the byte-wise pattern goes unused. */
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wunused-function"
 #include "udmabuf-helpers.h"
-#pragma GCC diagnostic pop
 
 #ifndef PCI_DEVICES
 #define PCI_DEVICES		"/sys/bus/pci/devices"

@@ -38,33 +38,17 @@
 #define _GNU_SOURCE
 /* 64-bit file offsets (pread, lseek, mmap) on 32-bit systems too. */
 #define _FILE_OFFSET_BITS 64
-#include <errno.h>
-#include <fcntl.h>
-#include <inttypes.h>
-#include <stdarg.h>
 #include <stdbool.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
-#include <unistd.h>
-
-#include <linux/udmabuf-cfs.h>
 
 #define EXIT_FAILED	1
 
 static const char *prog = "udmabuf-fault";
 
-#define UDMABUF_HELPERS_MAP
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wunused-function"
 #include "udmabuf-helpers.h"
-#pragma GCC diagnostic pop
 
 #define MODNAME		"udmabuf_cfs"
 #define CFS		"/sys/kernel/config/udmabuf"

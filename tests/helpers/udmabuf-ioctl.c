@@ -39,26 +39,11 @@
 #define _GNU_SOURCE
 /* 64-bit file offsets (pread, lseek, mmap) on 32-bit systems too. */
 #define _FILE_OFFSET_BITS 64
-#include <errno.h>
-#include <fcntl.h>
-#include <inttypes.h>
-#include <stdarg.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/types.h>
-#include <unistd.h>
-
-#include <linux/udmabuf-cfs.h>
 
 static const char *prog = "udmabuf-ioctl";
 
-#define UDMABUF_HELPERS_PARSE
-#define UDMABUF_HELPERS_COMMANDS
-#define UDMABUF_HELPERS_MAP
 #include "udmabuf-helpers.h"
 
 /* ------------------------------------------------------------------ */

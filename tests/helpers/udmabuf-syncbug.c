@@ -34,27 +34,14 @@
  */
 #define _GNU_SOURCE
 #define _FILE_OFFSET_BITS 64
-#include <errno.h>
-#include <fcntl.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/uio.h>
-#include <unistd.h>
 
 #include <linux/dma-buf.h>
-#include <linux/udmabuf-cfs.h>
 
 static const char *prog = "udmabuf-syncbug";
 
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wunused-function"
-#define UDMABUF_HELPERS_PARSE
 #include "udmabuf-helpers.h"
-#pragma GCC diagnostic pop
 
 /* The largest cache line of the SoCs the checker stands in for. */
 #define LINE	128

@@ -26,35 +26,22 @@
 #define _GNU_SOURCE
 /* 64-bit file offsets (pread, lseek, mmap) on 32-bit systems too. */
 #define _FILE_OFFSET_BITS 64
-#include <errno.h>
-#include <fcntl.h>
-#include <inttypes.h>
 #include <regex.h>
 #include <signal.h>
-#include <stdarg.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/mman.h>
 #include <sched.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <linux/dm-ioctl.h>
 #include <linux/netlink.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/uio.h>
-#include <unistd.h>
 
 static const char *prog = "udmabuf-test";
 
-#define UDMABUF_HELPERS_PARSE
-#define UDMABUF_HELPERS_COMMANDS
-#define UDMABUF_HELPERS_MAP
 #include "udmabuf-helpers.h"
 
 /* ------------------------------------------------------------------ */

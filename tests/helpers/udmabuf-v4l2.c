@@ -34,29 +34,15 @@
 #define _GNU_SOURCE
 #define _FILE_OFFSET_BITS 64
 #include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <inttypes.h>
 #include <poll.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <unistd.h>
 
 #include <linux/dma-buf.h>
-#include <linux/udmabuf-cfs.h>
 #include <linux/videodev2.h>
 
 static const char *prog = "udmabuf-v4l2";
 
-#define UDMABUF_HELPERS_SHELL
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wunused-function"
 #include "udmabuf-helpers.h"
-#pragma GCC diagnostic pop
 
 #define MAX_BUFS	16
 #define FILL_A		0xa5
