@@ -181,19 +181,12 @@ static int xfer_check(uint64_t addr, uint64_t len, uint64_t edu_off)
 static int read_sysfs_hex(const char *bdf, const char *attr, unsigned long *val)
 {
 	char path[256], text[32];
-	ssize_t r;
-	int fd, err;
+	int err;
 
 	snprintf(path, sizeof(path), PCI_DEVICES "/%s/%s", bdf, attr);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	r = read(fd, text, sizeof(text) - 1);
-	err = errno;
-	close(fd);
-	if (r < 0)
+	err = read_file(path, text, sizeof(text));
+	if (err)
 		return -err;
-	text[r] = '\0';
 	errno = 0;
 	*val = strtoul(text, NULL, 16);
 	return errno ? -errno : 0;

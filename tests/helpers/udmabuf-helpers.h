@@ -129,6 +129,37 @@ static inline int open_dev_arg(const char *path, int flags)
 	return fcntl((int)n, F_DUPFD_CLOEXEC, 3);
 }
 
+/* Write VAL to PATH with one write(2): 0, or the errno. */
+static inline int write_file(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), err = 0;
+
+	if (fd < 0)
+		return errno;
+	if (write(fd, val, strlen(val)) < 0)
+		err = errno;
+	close(fd);
+	return err;
+}
+
+/* The start of PATH (LEN - 1 bytes at most) into BUF: 0, or the errno. */
+static inline int read_file(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err = 0;
+	ssize_t n;
+
+	buf[0] = '\0';
+	if (fd < 0)
+		return errno;
+	n = read(fd, buf, len - 1);
+	if (n < 0)
+		err = errno;
+	else
+		buf[n] = '\0';
+	close(fd);
+	return err;
+}
+
 /*
  * open_info - open_dev_arg() DEV with FLAGS (close-on-exec) and read its
  * UDMABUF_CFS_IOC_GET_INFO into INFO: 0 with the file in *FD, or the

@@ -319,9 +319,7 @@ static int pattern_sync(struct pattern_ctx *c, int for_cpu, uint32_t dir)
 {
 	char path[256], val[96];
 	const char *base = strrchr(c->dev, '/');
-	ssize_t w;
-	size_t n;
-	int fd, err;
+	int err;
 
 	if (c->o.no_sync)
 		return 0;
@@ -333,15 +331,10 @@ static int pattern_sync(struct pattern_ctx *c, int for_cpu, uint32_t dir)
 	base = base ? base + 1 : c->dev;
 	snprintf(path, sizeof(path), "/sys/class/udmabuf/%s/sync_for_%s", base,
 		 for_cpu ? "cpu" : "device");
-	n = (size_t)snprintf(val, sizeof(val), "%" PRIu64 " %" PRIu64 " %" PRIu32,
-			     c->off, c->len, dir);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return report_setup_errno("open", path, errno);
-	w = write(fd, val, n);
-	err = errno;
-	close(fd);
-	return w < 0 ? report_errno(err) : 0;
+	snprintf(val, sizeof(val), "%" PRIu64 " %" PRIu64 " %" PRIu32, c->off,
+		 c->len, dir);
+	err = write_file(path, val);
+	return err ? report_errno(err) : 0;
 }
 
 /* Opens and maps the range a pattern command's ARGV names, into C. */

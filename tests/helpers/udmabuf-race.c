@@ -67,20 +67,14 @@ static int alloc_buffer(uint64_t size, uint32_t allocator)
 static int request(const struct race *r, int i)
 {
 	char path[4096];
-	int fd, err = 0;
+	int fd;
 
 	if (!r->items) {
 		fd = alloc_buffer(r->size, r->allocator);
 		return fd < 0 ? -fd : 0;
 	}
 	snprintf(path, sizeof(path), "%s/enable", r->items[i]);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errno;
-	if (write(fd, "1", 1) != 1)
-		err = errno;
-	close(fd);
-	return err;
+	return write_file(path, "1");
 }
 
 /*
@@ -100,20 +94,6 @@ static void racer(const struct race *r, int i, int start, int out, int hold)
 	if (read(hold, &c, 1) < 0)
 		_exit(EXIT_SETUP);
 	_exit(0);
-}
-
-static int disable(const char *item)
-{
-	char path[4096];
-	int fd, ok;
-
-	snprintf(path, sizeof(path), "%s/enable", item);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	ok = write(fd, "0", 1) == 1;
-	close(fd);
-	return ok ? 0 : -1;
 }
 
 /* One round; the number granted, or -1 if a step of the test failed. */
@@ -160,9 +140,15 @@ static int round_run(const struct race *r, int round)
 		    !WIFEXITED(status) || WEXITSTATUS(status))
 			failed = 1;
 	/* Which racer got which item does not matter: disable them all. */
-	for (i = 0; r->items && i < r->n; i++)
-		if (disable(r->items[i]) && errno != EINVAL)
+	for (i = 0; r->items && i < r->n; i++) {
+		char path[4096];
+		int err;
+
+		snprintf(path, sizeof(path), "%s/enable", r->items[i]);
+		err = write_file(path, "0");
+		if (err && err != EINVAL)
 			failed = 1;
+	}
 	return failed ? -1 : granted;
 }
 
