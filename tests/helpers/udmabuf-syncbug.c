@@ -57,9 +57,7 @@ static int sync_for(int fd, int for_cpu, uint64_t offset, uint64_t size)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: %s load|store|read|write|vmsplice|no-flush|split|dmabuf DEV OFFSET [--fixed]\n",
-		prog);
-	return EXIT_USAGE;
+	return usage_error("usage: load|store|read|write|vmsplice|no-flush|split|dmabuf DEV OFFSET [--fixed]");
 }
 
 static int dmabuf_bug(int fd, uint64_t offset, size_t len, int fixed)
@@ -98,7 +96,7 @@ int main(int argc, char **argv)
 	uint64_t offset, val = 0x5a5a5a5a5a5a5a5aULL;
 	unsigned char *map;
 	size_t len;
-	int fd, fixed = 0, p[2];
+	int fd, fixed = 0, p[2], rc;
 	struct iovec iov;
 
 	if (argc == 5 && !strcmp(argv[4], "--fixed"))
@@ -108,11 +106,9 @@ int main(int argc, char **argv)
 	bug = argv[1];
 	if (parse_u64(argv[3], &offset))
 		return usage();
-	fd = open_dev_arg(argv[2], O_RDWR);
-	if (fd < 0)
-		return report_setup_errno("open", argv[2], errno);
-	if (ioctl(fd, UDMABUF_CFS_IOC_GET_INFO, &info) < 0)
-		return report_setup_errno("GET_INFO", argv[2], errno);
+	rc = open_info(argv[2], O_RDWR, &info, &fd);
+	if (rc)
+		return rc;
 	if (offset + 4096 > info.size)
 		return usage();
 	len = (size_t)((info.size + 4095) & ~4095ULL);
