@@ -318,20 +318,6 @@ static int edu_enable_at(int fd, off_t base, const char *bdf)
 	return 0;
 }
 
-static int edu_enable(const char *bdf)
-{
-	char path[256];
-	int fd, rc;
-
-	snprintf(path, sizeof(path), PCI_DEVICES "/%s/config", bdf);
-	fd = open(path, O_RDWR | O_CLOEXEC);
-	if (fd < 0)
-		return fail(errno, "%s: config", bdf);
-	rc = edu_enable_at(fd, 0, bdf);
-	close(fd);
-	return rc;
-}
-
 /* Also for a half-opened one: what is not open is -1 or NULL. */
 static void edu_close(struct edu *e)
 {
@@ -434,9 +420,14 @@ static int edu_open_sysfs(struct edu *e, const char *bdf)
 {
 	char path[256];
 	void *p;
-	int ret;
+	int cfg, ret;
 
-	ret = edu_enable(bdf);
+	snprintf(path, sizeof(path), PCI_DEVICES "/%s/config", bdf);
+	cfg = open(path, O_RDWR | O_CLOEXEC);
+	if (cfg < 0)
+		return fail(errno, "%s: config", bdf);
+	ret = edu_enable_at(cfg, 0, bdf);
+	close(cfg);
 	if (ret)
 		return ret;
 	snprintf(path, sizeof(path), PCI_DEVICES "/%s/resource0", bdf);
