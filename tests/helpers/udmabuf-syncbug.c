@@ -94,9 +94,10 @@ int main(int argc, char **argv)
 	volatile uint64_t *word;
 	const char *bug;
 	uint64_t offset, val = 0x5a5a5a5a5a5a5a5aULL;
+	uint64_t start = 0, size = 0;	/* the sync for the CPU: all of it */
 	unsigned char *map;
 	size_t len;
-	int fd, fixed = 0, p[2], rc;
+	int fd, fixed = 0, p[2], rc, no_flush, split;
 	struct iovec iov;
 
 	if (argc == 5 && !strcmp(argv[4], "--fixed"))
@@ -104,6 +105,8 @@ int main(int argc, char **argv)
 	else if (argc != 4)
 		return usage();
 	bug = argv[1];
+	no_flush = !strcmp(bug, "no-flush");
+	split = !strcmp(bug, "split");
 	if (parse_u64(argv[3], &offset))
 		return usage();
 	rc = open_info(argv[2], O_RDWR, &info, &fd);
@@ -119,38 +122,26 @@ int main(int argc, char **argv)
 
 	if (!strcmp(bug, "dmabuf"))
 		return dmabuf_bug(fd, offset, len, fixed);
-	if (!strcmp(bug, "no-flush")) {
-		/* The CPU wrote what the device is to read, then... */
+	if (no_flush) {
+		/* The CPU wrote what the device is to read. */
 		*word = val;
-		if (fixed && sync_for(fd, 0, 0, 0))
-			return EXIT_SYSCALL;
-		/* ...the device ran, and the program takes the result. */
-		if (sync_for(fd, 1, offset, 4096))
-			return EXIT_SYSCALL;
-		(void)*word;
-		printf("done\n");
-		return 0;
+		start = offset;
+		size = 4096;
+	} else if (split && fixed) {
+		/* [OFFSET, +100) rounded out to whole lines. */
+		start = offset & ~(uint64_t)(LINE - 1);
+		size = ((offset + 100 + LINE - 1) & ~(uint64_t)(LINE - 1)) - start;
+	} else if (split) {
+		start = offset;
+		size = 100;
 	}
-
-	if (sync_for(fd, 0, 0, 0))
+	/* The device runs now; then the program takes the result. */
+	if ((!no_flush || fixed) && sync_for(fd, 0, 0, 0))
 		return EXIT_SYSCALL;
-	/* The device runs now; then the program looks at the result. */
-	if (!strcmp(bug, "split")) {
-		if (fixed) {
-			uint64_t start = offset & ~(uint64_t)(LINE - 1);
-			uint64_t end = (offset + 100 + LINE - 1) & ~(uint64_t)(LINE - 1);
-
-			if (sync_for(fd, 1, start, end - start))
-				return EXIT_SYSCALL;
-		} else if (sync_for(fd, 1, offset, 100)) {
-			return EXIT_SYSCALL;
-		}
-		(void)*word;
-		printf("done\n");
-		return 0;
-	}
-	if (fixed && sync_for(fd, 1, 0, 0))
+	if ((no_flush || split || fixed) && sync_for(fd, 1, start, size))
 		return EXIT_SYSCALL;
+	if (no_flush || split)
+		bug = "load";
 
 	if (!strcmp(bug, "load")) {
 		(void)*word;
