@@ -138,7 +138,7 @@ bound_buf() {
 	assert_success
 	run "$ED" --pci "$EDU" recv /dev/c 0 "$CHUNK" 2
 	assert_failure 2
-	assert_output --partial mismatch
+	assert_output --partial MISMATCH
 	run "$ED" --pci "$EDU" recv /dev/c 0 "$CHUNK" 1
 	assert_success
 }

@@ -35,25 +35,10 @@
  */
 #define _GNU_SOURCE
 #define _FILE_OFFSET_BITS 64
-#include <errno.h>
-#include <fcntl.h>
-#include <inttypes.h>
-#include <stdarg.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <unistd.h>
-
-#include <linux/udmabuf-cfs.h>
 
 static const char *prog = "udmabuf-dmaengine";
 
-#define UDMABUF_HELPERS_PARSE
-#define UDMABUF_HELPERS_COMMANDS
-#define UDMABUF_HELPERS_MAP
 #include "udmabuf-helpers.h"
 
 #define COPY_FILE "/sys/kernel/debug/udmabuf-dmaengine-test/copy"
@@ -84,16 +69,13 @@ static int range_open(struct range *r, const char *path, uint64_t off,
 	long page = sysconf(_SC_PAGESIZE);
 	uint64_t base = off / (uint64_t)page * (uint64_t)page;
 	void *p;
+	int rc = open_info(path, O_RDWR, &info, &r->fd);
 
+	if (rc)
+		return rc;
 	r->path = path;
 	r->off = off;
 	r->len = len;
-	r->fd = open_dev_arg(path, O_RDWR | O_CLOEXEC);
-	if (r->fd < 0)
-		return report_setup_errno("open", path, errno);
-	memset(&info, 0, sizeof(info));
-	if (ioctl(r->fd, UDMABUF_CFS_IOC_GET_INFO, &info))
-		return report_setup_errno("GET_INFO", path, errno);
 	if (off + len < off || off + len > info.size) {
 		fprintf(stderr, "%s: %s: [%" PRIu64 ", +%" PRIu64 ") is outside its %" PRIu64 " bytes\n",
 			prog, path, off, len, (uint64_t)info.size);
@@ -123,17 +105,11 @@ static int range_sync(struct range *r, int for_device, uint32_t dir)
 static int engine_copy(uint64_t src, uint64_t dst, uint64_t len)
 {
 	char cmd[80];
-	int fd, n, err = 0;
+	int err;
 
-	fd = open(COPY_FILE, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return report_setup_errno("open", COPY_FILE, errno);
-	n = snprintf(cmd, sizeof(cmd), "0x%" PRIx64 " 0x%" PRIx64 " %" PRIu64,
-		     src, dst, len);
-	errno = 0;
-	if (write(fd, cmd, (size_t)n) != n)
-		err = errno ? errno : EIO;
-	close(fd);
+	snprintf(cmd, sizeof(cmd), "0x%" PRIx64 " 0x%" PRIx64 " %" PRIu64,
+		 src, dst, len);
+	err = write_file(COPY_FILE, cmd);
 	return err ? report_errno(err) : 0;
 }
 

@@ -67,10 +67,10 @@
  * registration goes before the program ends.  A group in use elsewhere is
  * EBUSY, not waited for.
  *
- * Options before the command: --pci BDF, the edu to use (default: the
- * first by name); --vfio IOVA, below.  Every DMA waits for the device (1 ms
- * polls, ETIMEDOUT after 20 s).  Numbers accept decimal, 0x hex and K/M/G
- * suffixes.
+ * Options before the command: --pci BDF, the edu to use (every command
+ * but find needs it); --vfio IOVA, above.  Every DMA waits for the device
+ * (1 ms polls, ETIMEDOUT after 20 s).  Numbers accept decimal, 0x hex and
+ * K/M/G suffixes.
  *
  * Exit status: 0 success, 1 a system call failed or the device refused
  * (errno name printed on stdout: ENODEV not an edu, or the buffer's DMA
@@ -81,33 +81,16 @@
 #define _GNU_SOURCE
 #define _FILE_OFFSET_BITS 64
 #include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <inttypes.h>
-#include <stdarg.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/file.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/types.h>
 #include <time.h>
-#include <unistd.h>
 
-#include <linux/udmabuf-cfs.h>
 #include <linux/vfio.h>
 
 static const char *prog = "udmabuf-edu";
 
-#define UDMABUF_HELPERS_PARSE
-#define UDMABUF_HELPERS_COMMANDS
-/* Every range here is whole words: the byte-wise pattern goes unused. */
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wunused-function"
 #include "udmabuf-helpers.h"
-#pragma GCC diagnostic pop
 
 #ifndef PCI_DEVICES
 #define PCI_DEVICES		"/sys/bus/pci/devices"
@@ -198,19 +181,12 @@ static int xfer_check(uint64_t addr, uint64_t len, uint64_t edu_off)
 static int read_sysfs_hex(const char *bdf, const char *attr, unsigned long *val)
 {
 	char path[256], text[32];
-	ssize_t r;
-	int fd, err;
+	int err;
 
 	snprintf(path, sizeof(path), PCI_DEVICES "/%s/%s", bdf, attr);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	r = read(fd, text, sizeof(text) - 1);
-	err = errno;
-	close(fd);
-	if (r < 0)
+	err = read_file(path, text, sizeof(text));
+	if (err)
 		return -err;
-	text[r] = '\0';
 	errno = 0;
 	*val = strtoul(text, NULL, 16);
 	return errno ? -errno : 0;
@@ -250,26 +226,6 @@ static int find_edus(struct dirent ***list, int *count)
 	free(*list);
 	return fail(ENODEV, "no edu device (PCI %04x:%04x) in %s",
 		    EDU_VENDOR, EDU_DEVICE, PCI_DEVICES);
-}
-
-/* The BDF to use: --pci, else the first edu.  0 or an exit code. */
-static int pick_edu(const char *want, char *bdf)
-{
-	struct dirent **list;
-	int i, n, rc;
-
-	if (want) {
-		snprintf(bdf, BDF_MAX, "%s", want);
-		return 0;
-	}
-	rc = find_edus(&list, &n);
-	if (rc)
-		return rc;
-	snprintf(bdf, BDF_MAX, "%.63s", list[0]->d_name);
-	for (i = 0; i < n; i++)
-		free(list[i]);
-	free(list);
-	return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -360,20 +316,6 @@ static int edu_enable_at(int fd, off_t base, const char *bdf)
 				    bdf);
 	}
 	return 0;
-}
-
-static int edu_enable(const char *bdf)
-{
-	char path[256];
-	int fd, rc;
-
-	snprintf(path, sizeof(path), PCI_DEVICES "/%s/config", bdf);
-	fd = open(path, O_RDWR | O_CLOEXEC);
-	if (fd < 0)
-		return fail(errno, "%s: config", bdf);
-	rc = edu_enable_at(fd, 0, bdf);
-	close(fd);
-	return rc;
 }
 
 /* Also for a half-opened one: what is not open is -1 or NULL. */
@@ -478,9 +420,14 @@ static int edu_open_sysfs(struct edu *e, const char *bdf)
 {
 	char path[256];
 	void *p;
-	int ret;
+	int cfg, ret;
 
-	ret = edu_enable(bdf);
+	snprintf(path, sizeof(path), PCI_DEVICES "/%s/config", bdf);
+	cfg = open(path, O_RDWR | O_CLOEXEC);
+	if (cfg < 0)
+		return fail(errno, "%s: config", bdf);
+	ret = edu_enable_at(cfg, 0, bdf);
+	close(cfg);
 	if (ret)
 		return ret;
 	snprintf(path, sizeof(path), PCI_DEVICES "/%s/resource0", bdf);
@@ -508,6 +455,8 @@ static int edu_open(struct edu *e, const char *bdf)
 
 	e->fd = e->container = e->group = -1;
 	e->regs = NULL;
+	if (!bdf)
+		return usage_error("which edu: --pci BDF");
 	if (!*bdf || strchr(bdf, '/') || bdf[0] == '.')
 		return fail(ENODEV, "'%s': not a PCI device name", bdf);
 	snprintf(e->bdf, sizeof(e->bdf), "%s", bdf);
@@ -652,13 +601,9 @@ static int ubuf_open(struct ubuf *b, int o_sync)
 	int rc;
 
 	/* "fd:N" too: a process-scoped buffer has no node (process.bats). */
-	b->fd = open_dev_arg(b->dev, O_RDWR | O_CLOEXEC | (o_sync ? O_SYNC : 0));
-	if (b->fd < 0)
-		return report_setup_errno("open", b->dev, errno);
-	if (ioctl(b->fd, UDMABUF_CFS_IOC_GET_INFO, &b->info) < 0) {
-		rc = report_setup_errno("UDMABUF_CFS_IOC_GET_INFO", b->dev, errno);
-		goto out;
-	}
+	rc = open_info(b->dev, O_RDWR | (o_sync ? O_SYNC : 0), &b->info, &b->fd);
+	if (rc)
+		return rc;
 #ifdef UDMABUF_CFS_INFO_DMA_DETACHED
 	/* No dma_addr (it reads 0): never let edu write to bus address 0. */
 	if (b->info.flags & UDMABUF_CFS_INFO_DMA_DETACHED) {
@@ -743,23 +688,6 @@ static void ubuf_close(struct ubuf *b)
 	close(b->fd);
 }
 
-static volatile uint64_t *ubuf_word(const struct ubuf *b, uint64_t i)
-{
-	return (volatile uint64_t *)(b->at + 8 * i);
-}
-
-/* Store the pattern (or, with INVERT, its complement) into the range. */
-static void ubuf_fill(const struct ubuf *b, int invert)
-{
-	uint64_t i, first = b->off / 8, n = b->len / 8;
-
-	for (i = 0; i < n; i++) {
-		uint64_t w = pattern_word(b->seed, first + i);
-
-		*ubuf_word(b, i) = invert ? ~w : w;
-	}
-}
-
 static int ubuf_sync(const struct ubuf *b, int for_cpu, uint32_t dir)
 {
 	if (sync_ioctl(b->fd, for_cpu, b->off, b->len, dir, 0) < 0)
@@ -770,47 +698,10 @@ static int ubuf_sync(const struct ubuf *b, int for_cpu, uint32_t dir)
 }
 
 /*
- * Check the pattern through the mapping.  On a mismatch print the first
- * bad word and how many words are right (and how many still hold the
- * complement stored before the transfer, i.e. were never written).
- */
-static int ubuf_verify(const struct ubuf *b)
-{
-	uint64_t i, first = b->off / 8, n = b->len / 8;
-	uint64_t good = 0, stale = 0, bad_at = 0, bad_got = 0, bad_want = 0;
-	int bad = 0;
-
-	for (i = 0; i < n; i++) {
-		uint64_t want = pattern_word(b->seed, first + i);
-		uint64_t got = *ubuf_word(b, i);
-
-		if (got == want) {
-			good++;
-			continue;
-		}
-		if (got == ~want)
-			stale++;
-		if (!bad) {
-			bad = 1;
-			bad_at = b->off + 8 * i;
-			bad_got = got;
-			bad_want = want;
-		}
-	}
-	if (!bad)
-		return 0;
-	printf("mismatch at %" PRIu64 ": got 0x%016" PRIx64 " expected 0x%016"
-	       PRIx64 " (%" PRIu64 " of %" PRIu64 " words matched, %" PRIu64
-	       " still hold the complement stored before the transfer)\n",
-	       bad_at, bad_got, bad_want, good, n, stale);
-	return EXIT_MISMATCH;
-}
-
-/*
  * The range's way to edu (RECV 0) or from it (RECV 1), with its syncs (none
  * with --no-sync): send stores the pattern, syncs it for the device
  * (TO_DEVICE) and lets edu copy it into its own memory (not with
- * --no-dma); recv stores the pattern's complement, syncs it for the device
+ * --no-dma); recv stores another seed's pattern, syncs it for the device
  * (BIDIRECTIONAL: written back and dropped from the caches), lets edu copy
  * its memory back, syncs for the CPU (FROM_DEVICE) and checks the pattern.
  */
@@ -819,7 +710,7 @@ static int phase(const struct ubuf *b, const struct edu *e,
 {
 	int rc = 0;
 
-	ubuf_fill(b, recv);
+	map_fill(b->at, b->off, b->len, recv ? ~b->seed : b->seed);
 	if (!o->no_sync)
 		rc = ubuf_sync(b, 0, recv ? UDMABUF_CFS_DIR_BIDIRECTIONAL :
 					    UDMABUF_CFS_DIR_TO_DEVICE);
@@ -830,7 +721,8 @@ static int phase(const struct ubuf *b, const struct edu *e,
 		return rc;
 	if (!o->no_sync)
 		rc = ubuf_sync(b, 1, UDMABUF_CFS_DIR_FROM_DEVICE);
-	return rc ? rc : ubuf_verify(b);
+	return rc ? rc : map_check(b->at, b->off, b->len, b->seed,
+				   "the range edu wrote");
 }
 
 /* ------------------------------------------------------------------ */
@@ -857,16 +749,6 @@ static int cmd_find(int argc, char **argv)
 	return 0;
 }
 
-/* Pick and open the edu of --pci (or the first one). */
-static int open_chosen_edu(struct edu *e)
-{
-	char bdf[BDF_MAX];
-	int rc;
-
-	rc = pick_edu(opt_pci, bdf);
-	return rc ? rc : edu_open(e, bdf);
-}
-
 static int cmd_probe(int argc, char **argv)
 {
 	struct edu e;
@@ -875,7 +757,7 @@ static int cmd_probe(int argc, char **argv)
 	(void)argv;
 	if (argc != 0)
 		return bad_args();
-	rc = open_chosen_edu(&e);
+	rc = edu_open(&e, opt_pci);
 	if (rc)
 		return rc;
 	rc = edu_liveness(&e);
@@ -897,7 +779,7 @@ static int cmd_xfer(int argc, char **argv, int to_ram)
 	rc = xfer_check(addr, len, edu_off);
 	if (rc)
 		return rc;
-	rc = open_chosen_edu(&e);
+	rc = edu_open(&e, opt_pci);
 	if (rc)
 		return rc;
 	rc = edu_dma(&e, to_ram, addr, len, edu_off);
@@ -937,7 +819,7 @@ static int cmd_buffer(int argc, char **argv, int what)
 		return rc;
 	use_edu = !(what == DO_SEND && o.no_dma);
 	if (use_edu) {
-		rc = open_chosen_edu(&e);
+		rc = edu_open(&e, opt_pci);
 		if (rc) {
 			ubuf_close(&b);
 			return rc;

@@ -38,33 +38,17 @@
 #define _GNU_SOURCE
 /* 64-bit file offsets (pread, lseek, mmap) on 32-bit systems too. */
 #define _FILE_OFFSET_BITS 64
-#include <errno.h>
-#include <fcntl.h>
-#include <inttypes.h>
-#include <stdarg.h>
 #include <stdbool.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
-#include <unistd.h>
-
-#include <linux/udmabuf-cfs.h>
 
 #define EXIT_FAILED	1
 
 static const char *prog = "udmabuf-fault";
 
-#define UDMABUF_HELPERS_MAP
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wunused-function"
 #include "udmabuf-helpers.h"
-#pragma GCC diagnostic pop
 
 #define MODNAME		"udmabuf_cfs"
 #define CFS		"/sys/kernel/config/udmabuf"
@@ -151,30 +135,13 @@ static bool gone_all(struct target *t, const char *after)
 	return ok;
 }
 
-/* Read a small file; false if it cannot be read. */
-static bool read_file(const char *path, char *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	buf[0] = '\0';
-	if (fd < 0)
-		return false;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n < 0)
-		return false;
-	buf[n] = '\0';
-	return true;
-}
-
 static bool attr_is(const char *item, const char *attr, const char *want,
 		    const char *after)
 {
 	char path[256], val[64];
 
 	snprintf(path, sizeof(path), "%s/%s", item, attr);
-	if (read_file(path, val, sizeof(val)) && !strcmp(val, want))
+	if (!read_file(path, val, sizeof(val)) && !strcmp(val, want))
 		return true;
 	fail("%s: %s reads \"%s\", want \"%s\"", after, path, val, want);
 	return false;
@@ -228,7 +195,7 @@ static bool device_works(const char *dev, uint64_t want_size, const char *after)
 		goto out;
 	}
 	snprintf(path, sizeof(path), CLASS "/%s/size", dev);
-	if (!read_file(path, val, sizeof(val)) || strtoull(val, NULL, 10) != info.size) {
+	if (read_file(path, val, sizeof(val)) || strtoull(val, NULL, 10) != info.size) {
 		fail("%s: %s reads \"%s\", GET_INFO says %llu", after, path, val,
 		     (unsigned long long)info.size);
 		goto out;
@@ -298,7 +265,7 @@ static bool enable_works(struct target *t)
 	char path[256], val[32];
 
 	snprintf(path, sizeof(path), "%s/size", t->path);
-	if (!read_file(path, val, sizeof(val))) {
+	if (read_file(path, val, sizeof(val))) {
 		fail("cannot read %s", path);
 		return false;
 	}
@@ -306,24 +273,12 @@ static bool enable_works(struct target *t)
 	       device_works(t->dev, strtoull(val, NULL, 0), "after enable");
 }
 
-static int write_attr(const char *item, const char *attr, const char *val)
-{
-	char path[256];
-	int fd, err = 0;
-
-	snprintf(path, sizeof(path), "%s/%s", item, attr);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errno;
-	if (write(fd, val, strlen(val)) < 0)
-		err = errno;
-	close(fd);
-	return err;
-}
-
 static int enable_undo(struct target *t)
 {
-	return write_attr(t->path, "enable", "0");
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/enable", t->path);
+	return write_file(path, "0");
 }
 
 static const struct target_ops enable_ops = {
@@ -339,7 +294,7 @@ static bool enable_init(struct target *t, const char *item)
 	t->ops = &enable_ops;
 	t->path = item;
 	snprintf(path, sizeof(path), "%s/device_name", item);
-	if (!read_file(path, t->dev, sizeof(t->dev)) || !t->dev[0]) {
+	if (read_file(path, t->dev, sizeof(t->dev)) || !t->dev[0]) {
 		fail("cannot read %s", path);
 		return false;
 	}

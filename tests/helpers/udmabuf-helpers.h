@@ -1,27 +1,30 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What the guest test helpers share: errno names (tests assert the exact
- * errno by name) and the data pattern (a range written by one helper is
- * verified by another), and how a device argument is opened.  Static
- * functions, included by each helper; the includer defines _GNU_SOURCE
- * and prog and includes <errno.h>, <fcntl.h>, <stdint.h>, <stdio.h>,
- * <stdlib.h>, <string.h> and <unistd.h> first.
- *
- * The optional sections below come in only where the includer defines
- * their macro first: a helper that has a function of the same name of its
- * own, or lacks what a section needs, leaves the section out.  Their
- * functions are static inline, so that a helper may use some of them only.
- *   UDMABUF_HELPERS_PARSE     number arguments
- *   UDMABUF_HELPERS_COMMANDS  "prog COMMAND ARGS..." with --flags and a
- *                             help made of the command table; the includer
- *                             includes <stdarg.h>
- *   UDMABUF_HELPERS_MAP       the pattern stored and checked through a
- *                             mapping or read(2)/write(2); the includer
- *                             includes <inttypes.h> and <unistd.h>
- *   UDMABUF_HELPERS_SHELL     a shell command that a test step needs
+ * errno by name), the data pattern (a range written by one helper is
+ * verified by another) stored and checked through a mapping or
+ * read(2)/write(2), how a device argument is opened, number arguments,
+ * and "prog COMMAND ARGS..." command lines with --flags and a help made of
+ * the command table.  Static inline functions, so that a helper may use
+ * some of them only; the includer defines _GNU_SOURCE (and, for 64-bit
+ * file offsets on 32-bit systems, _FILE_OFFSET_BITS 64) and prog first.
  */
 #ifndef UDMABUF_HELPERS_H
 #define UDMABUF_HELPERS_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <linux/udmabuf-cfs.h>
 
 /*
  * Exit statuses: 0 success, 1 a call failed (its errno name printed), 2 the
@@ -42,7 +45,7 @@
 /* errno names                                                         */
 
 /* glibc's name of ERR (EAGAIN, not EWOULDBLOCK), or E and its number. */
-static const char *errno_name(int err)
+static inline const char *errno_name(int err)
 {
 	static char buf[32];
 	const char *name = strerrorname_np(err);
@@ -54,7 +57,7 @@ static const char *errno_name(int err)
 }
 
 /* Print the errno name of a failed call on stdout and return EXIT_SYSCALL. */
-static int report_errno(int err)
+static inline int report_errno(int err)
 {
 	printf("%s\n", errno_name(err));
 	return EXIT_SYSCALL;
@@ -77,11 +80,9 @@ static inline int outcome(long r, int fd)
 	return 0;
 }
 
-#ifdef UDMABUF_CFS_IOC_SYNC_FOR_CPU
 /*
  * UDMABUF_CFS_IOC_SYNC_FOR_CPU (FOR_CPU) or _FOR_DEVICE of [OFF, OFF+SIZE)
- * of FD: ioctl()'s result.  For an includer of <linux/udmabuf-cfs.h> and
- * <sys/ioctl.h>.
+ * of FD: ioctl()'s result.
  */
 static inline int sync_ioctl(int fd, int for_cpu, uint64_t off, uint64_t size,
 			     uint32_t dir, uint32_t flags)
@@ -93,10 +94,9 @@ static inline int sync_ioctl(int fd, int for_cpu, uint64_t off, uint64_t size,
 	return ioctl(fd, for_cpu ? UDMABUF_CFS_IOC_SYNC_FOR_CPU :
 				   UDMABUF_CFS_IOC_SYNC_FOR_DEVICE, &s);
 }
-#endif
 
 /* A call that is a precondition of the command, not the thing under test. */
-static int report_setup_errno(const char *what, const char *arg, int err)
+static inline int report_setup_errno(const char *what, const char *arg, int err)
 {
 	printf("%s\n", errno_name(err));
 	fprintf(stderr, "%s: %s %s: %s\n", prog, what, arg, errno_name(err));
@@ -113,7 +113,7 @@ static int report_setup_errno(const char *what, const char *arg, int err)
  * the file to an unprivileged program and checks what the driver (not the
  * node's permissions) allows with it.  Returns the fd, or -1 with errno.
  */
-static int open_dev_arg(const char *path, int flags)
+static inline int open_dev_arg(const char *path, int flags)
 {
 	char *end;
 	long n;
@@ -129,10 +129,62 @@ static int open_dev_arg(const char *path, int flags)
 	return fcntl((int)n, F_DUPFD_CLOEXEC, 3);
 }
 
+/* Write VAL to PATH with one write(2): 0, or the errno. */
+static inline int write_file(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), err = 0;
+
+	if (fd < 0)
+		return errno;
+	if (write(fd, val, strlen(val)) < 0)
+		err = errno;
+	close(fd);
+	return err;
+}
+
+/* The start of PATH (LEN - 1 bytes at most) into BUF: 0, or the errno. */
+static inline int read_file(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err = 0;
+	ssize_t n;
+
+	buf[0] = '\0';
+	if (fd < 0)
+		return errno;
+	n = read(fd, buf, len - 1);
+	if (n < 0)
+		err = errno;
+	else
+		buf[n] = '\0';
+	close(fd);
+	return err;
+}
+
+/*
+ * open_info - open_dev_arg() DEV with FLAGS (close-on-exec) and read its
+ * UDMABUF_CFS_IOC_GET_INFO into INFO: 0 with the file in *FD, or the
+ * failure reported as a setup error (nothing left open).
+ */
+static inline int open_info(const char *dev, int flags,
+			    struct udmabuf_cfs_info *info, int *fd)
+{
+	int err;
+
+	*fd = open_dev_arg(dev, flags | O_CLOEXEC);
+	if (*fd < 0)
+		return report_setup_errno("open", dev, errno);
+	memset(info, 0, sizeof(*info));
+	if (!ioctl(*fd, UDMABUF_CFS_IOC_GET_INFO, info))
+		return 0;
+	err = errno;
+	close(*fd);
+	return report_setup_errno("UDMABUF_CFS_IOC_GET_INFO", dev, err);
+}
+
 /* ------------------------------------------------------------------ */
 /* the pattern                                                         */
 
-static uint64_t mix64(uint64_t z)
+static inline uint64_t mix64(uint64_t z)
 {
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
 	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
@@ -140,13 +192,13 @@ static uint64_t mix64(uint64_t z)
 }
 
 /* The 64-bit word at byte offset 8*idx of a buffer filled with SEED. */
-static uint64_t pattern_word(uint64_t seed, uint64_t idx)
+static inline uint64_t pattern_word(uint64_t seed, uint64_t idx)
 {
 	return mix64(mix64(seed + 0x9e3779b97f4a7c15ULL) ^ idx);
 }
 
 /* The byte at OFFSET, consistent with storing pattern_word() natively. */
-static uint8_t pattern_byte(uint64_t seed, uint64_t off)
+static inline uint8_t pattern_byte(uint64_t seed, uint64_t off)
 {
 	uint64_t w = pattern_word(seed, off / 8);
 	unsigned int b = off % 8;
@@ -157,7 +209,6 @@ static uint8_t pattern_byte(uint64_t seed, uint64_t off)
 	return (uint8_t)(w >> (8 * b));
 }
 
-#ifdef UDMABUF_HELPERS_PARSE
 /* ------------------------------------------------------------------ */
 /* number arguments                                                    */
 
@@ -209,13 +260,9 @@ static inline int parse_s64(const char *s, int64_t *out)
 	*out = neg ? (int64_t)(0 - v) : (int64_t)v;
 	return 0;
 }
-#endif /* UDMABUF_HELPERS_PARSE */
 
-#ifdef UDMABUF_HELPERS_COMMANDS
 /* ------------------------------------------------------------------ */
 /* command lines                                                       */
-
-#include <stddef.h>
 
 /* "prog: MESSAGE" and where the help is, on stderr; returns EXIT_USAGE. */
 static inline int usage_error(const char *fmt, ...)
@@ -335,9 +382,7 @@ static inline int command_main(const struct command *commands, int argc,
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	return run_command(commands, argc - 1, argv + 1);
 }
-#endif /* UDMABUF_HELPERS_COMMANDS */
 
-#ifdef UDMABUF_HELPERS_MAP
 /* ------------------------------------------------------------------ */
 /* the pattern through a mapping                                       */
 
@@ -475,9 +520,7 @@ static inline int fd_check(int fd, uint64_t off, uint64_t len, uint64_t seed,
 	}
 	return 0;
 }
-#endif /* UDMABUF_HELPERS_MAP */
 
-#ifdef UDMABUF_HELPERS_SHELL
 /* ------------------------------------------------------------------ */
 /* shell commands                                                      */
 
@@ -494,6 +537,5 @@ static inline int run_shell(const char *cmd)
 	}
 	return 0;
 }
-#endif /* UDMABUF_HELPERS_SHELL */
 
 #endif /* UDMABUF_HELPERS_H */

@@ -39,26 +39,11 @@
 #define _GNU_SOURCE
 /* 64-bit file offsets (pread, lseek, mmap) on 32-bit systems too. */
 #define _FILE_OFFSET_BITS 64
-#include <errno.h>
-#include <fcntl.h>
-#include <inttypes.h>
-#include <stdarg.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/types.h>
-#include <unistd.h>
-
-#include <linux/udmabuf-cfs.h>
 
 static const char *prog = "udmabuf-ioctl";
 
-#define UDMABUF_HELPERS_PARSE
-#define UDMABUF_HELPERS_COMMANDS
-#define UDMABUF_HELPERS_MAP
 #include "udmabuf-helpers.h"
 
 /* ------------------------------------------------------------------ */
@@ -100,10 +85,23 @@ static uint64_t map_touch(volatile uint8_t *map, uint64_t len)
 /* ------------------------------------------------------------------ */
 /* commands                                                            */
 
+/* The flags GET_INFO knows, each printed as NAME=0|1. */
+static const struct {
+	const char *name;
+	uint32_t flag;
+} info_flags[] = {
+	{ "dma_coherent", UDMABUF_CFS_INFO_DMA_COHERENT },
+	{ "ram_cached", UDMABUF_CFS_INFO_RAM_CACHED },
+	{ "dma_bound", UDMABUF_CFS_INFO_DMA_BOUND },
+	{ "dma_detached", UDMABUF_CFS_INFO_DMA_DETACHED },
+	{ "pages", UDMABUF_CFS_INFO_PAGES },
+};
+
 static int cmd_info(int argc, char **argv)
 {
 	struct udmabuf_cfs_info info;
 	size_t vlen, i;
+	uint32_t known = 0;
 	int fd = -1, rc, reserved_zero = 1;
 
 	if (argc != 1)
@@ -138,19 +136,12 @@ static int cmd_info(int argc, char **argv)
 		printf("driver_version=%s\n", info.driver_version);
 	else
 		printf("driver_version=UNTERMINATED\n");
-	printf("dma_coherent=%d\n",
-	       !!(info.flags & UDMABUF_CFS_INFO_DMA_COHERENT));
-	printf("ram_cached=%d\n", !!(info.flags & UDMABUF_CFS_INFO_RAM_CACHED));
-	printf("dma_bound=%d\n", !!(info.flags & UDMABUF_CFS_INFO_DMA_BOUND));
-	printf("dma_detached=%d\n",
-	       !!(info.flags & UDMABUF_CFS_INFO_DMA_DETACHED));
-	printf("pages=%d\n", !!(info.flags & UDMABUF_CFS_INFO_PAGES));
-	printf("unknown_flags=0x%08" PRIx32 "\n",
-	       (uint32_t)(info.flags & ~(UDMABUF_CFS_INFO_DMA_COHERENT |
-					 UDMABUF_CFS_INFO_RAM_CACHED |
-					 UDMABUF_CFS_INFO_DMA_BOUND |
-					 UDMABUF_CFS_INFO_DMA_DETACHED |
-					 UDMABUF_CFS_INFO_PAGES)));
+	for (i = 0; i < sizeof(info_flags) / sizeof(info_flags[0]); i++) {
+		printf("%s=%d\n", info_flags[i].name,
+		       !!(info.flags & info_flags[i].flag));
+		known |= info_flags[i].flag;
+	}
+	printf("unknown_flags=0x%08" PRIx32 "\n", (uint32_t)info.flags & ~known);
 	printf("reserved_zero=%d\n", reserved_zero);
 	return 0;
 }
@@ -328,9 +319,7 @@ static int pattern_sync(struct pattern_ctx *c, int for_cpu, uint32_t dir)
 {
 	char path[256], val[96];
 	const char *base = strrchr(c->dev, '/');
-	ssize_t w;
-	size_t n;
-	int fd, err;
+	int err;
 
 	if (c->o.no_sync)
 		return 0;
@@ -342,15 +331,10 @@ static int pattern_sync(struct pattern_ctx *c, int for_cpu, uint32_t dir)
 	base = base ? base + 1 : c->dev;
 	snprintf(path, sizeof(path), "/sys/class/udmabuf/%s/sync_for_%s", base,
 		 for_cpu ? "cpu" : "device");
-	n = (size_t)snprintf(val, sizeof(val), "%" PRIu64 " %" PRIu64 " %" PRIu32,
-			     c->off, c->len, dir);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return report_setup_errno("open", path, errno);
-	w = write(fd, val, n);
-	err = errno;
-	close(fd);
-	return w < 0 ? report_errno(err) : 0;
+	snprintf(val, sizeof(val), "%" PRIu64 " %" PRIu64 " %" PRIu32, c->off,
+		 c->len, dir);
+	err = write_file(path, val);
+	return err ? report_errno(err) : 0;
 }
 
 /* Opens and maps the range a pattern command's ARGV names, into C. */
@@ -370,14 +354,11 @@ static int pattern_open(struct pattern_ctx *c, int argc, char **argv,
 	    parse_u64(argv[3], &c->seed) || !c->len)
 		return bad_args();
 	c->dev = argv[0];
-	rc = open_dev(c->dev, O_RDWR, &c->fdc);
+	rc = open_info(c->dev, O_RDWR, &info, &c->fdc);
+	if (!rc)
+		rc = open_dev(c->dev, O_RDWR | O_SYNC, &c->fds);
 	if (rc)
 		return rc;
-	rc = open_dev(c->dev, O_RDWR | O_SYNC, &c->fds);
-	if (rc)
-		return rc;
-	if (ioctl(c->fdc, UDMABUF_CFS_IOC_GET_INFO, &info) < 0)
-		return report_setup_errno("ioctl", "GET_INFO", errno);
 	if (info.sync_mode & 4) {
 		fprintf(stderr, "%s: sync_mode %u maps every file like O_SYNC; "
 			"the test needs a cached mapping (sync_mode 0..3)\n",
@@ -418,27 +399,33 @@ static int view_fill(struct pattern_ctx *c, uint64_t off, uint64_t len,
 	return fd_fill(c->fds, off, len, seed);
 }
 
-/* What the device reads from [off, off+len) is the SEED pattern. */
-static int view_check(struct pattern_ctx *c, uint64_t off, uint64_t len,
-		      uint64_t seed, const char *what)
+/*
+ * [off, off+len) holds the SEED pattern: through the CPU's cached mapping
+ * (CACHED), else in what the device reads.
+ */
+static int range_check(struct pattern_ctx *c, int cached, uint64_t off,
+		       uint64_t len, uint64_t seed)
 {
+	if (cached)
+		return map_check(c->cached + (off - c->map_off), off, len, seed,
+				 "the cached mapping");
 	if (c->view)
-		return map_check(c->view + (off - c->map_off), off, len, seed, what);
-	return fd_check(c->fds, off, len, seed, what);
+		return map_check(c->view + (off - c->map_off), off, len, seed,
+				 "the device's view");
+	return fd_check(c->fds, off, len, seed, "the device's view");
 }
 
-/* The bytes of the mapped window around the range still hold OLD. */
-static int view_check_around(struct pattern_ctx *c, uint64_t old)
+/* The range holds SEED, the rest of the mapped window still OLD. */
+static int window_check(struct pattern_ctx *c, int cached, uint64_t seed,
+			uint64_t old)
 {
 	uint64_t end = c->off + c->len, wend = c->win_end;
-	int rc = 0;
+	int rc = range_check(c, cached, c->off, c->len, seed);
 
-	if (c->off > c->map_off)
-		rc = view_check(c, c->map_off, c->off - c->map_off, old,
-				"the device's view before the range");
+	if (!rc && c->off > c->map_off)
+		rc = range_check(c, cached, c->map_off, c->off - c->map_off, old);
 	if (!rc && wend > end)
-		rc = view_check(c, end, wend - end, old,
-				"the device's view after the range");
+		rc = range_check(c, cached, end, wend - end, old);
 	return rc;
 }
 
@@ -475,16 +462,13 @@ static int cmd_cpu_to_device(int argc, char **argv)
 	if (!rc)
 		rc = pattern_sync(&c, 1, UDMABUF_CFS_DIR_FROM_DEVICE);
 	if (!rc)
-		rc = map_check(c.cached + (c.off - c.map_off), c.off, c.len, old,
-			       "the cached mapping before the test");
+		rc = range_check(&c, 1, c.off, c.len, old);
 	if (!rc) {
 		map_fill(c.cached + (c.off - c.map_off), c.off, c.len, c.seed);
 		rc = pattern_sync(&c, 0, UDMABUF_CFS_DIR_TO_DEVICE);
 	}
 	if (!rc)
-		rc = view_check(&c, c.off, c.len, c.seed, "the device's view");
-	if (!rc)
-		rc = view_check_around(&c, old);
+		rc = window_check(&c, 0, c.seed, old);
 	return pattern_done(&c, rc);
 }
 
@@ -521,15 +505,7 @@ static int cmd_device_to_cpu(int argc, char **argv)
 	if (!rc)
 		rc = pattern_sync(&c, 1, UDMABUF_CFS_DIR_FROM_DEVICE);
 	if (!rc)
-		rc = map_check(c.cached + (c.off - c.map_off), c.off, c.len,
-			       c.seed, "the cached mapping");
-	if (!rc && c.off > c.map_off)
-		rc = map_check(c.cached, c.map_off, c.off - c.map_off, old,
-			       "the cached mapping before the range");
-	if (!rc && c.win_end > c.off + c.len)
-		rc = map_check(c.cached + (c.off + c.len - c.map_off),
-			       c.off + c.len, c.win_end - (c.off + c.len), old,
-			       "the cached mapping after the range");
+		rc = window_check(&c, 1, c.seed, old);
 	return pattern_done(&c, rc);
 }
 

@@ -20,37 +20,19 @@
  * Exit status: 0 success, 1 the call under test failed, 64 usage error.
  */
 #define _GNU_SOURCE
-#include <errno.h>
-#include <fcntl.h>
-#include <inttypes.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/un.h>
 #include <time.h>
-#include <unistd.h>
-
-#include <linux/udmabuf-cfs.h>
 
 #define MISC_DEV	"/dev/udmabuf-cfs"
 
 static const char *prog = "udmabuf-proc";
 
 /* Of the pattern, nothing is used here. */
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wunused-function"
-#define UDMABUF_HELPERS_PARSE
-#define UDMABUF_HELPERS_COMMANDS
 #include "udmabuf-helpers.h"
-#pragma GCC diagnostic pop
 
 struct request {
 	const char *dev;

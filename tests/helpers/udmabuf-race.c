@@ -23,21 +23,10 @@
  * failed, 64 usage error.
  */
 #define _GNU_SOURCE
-#include <errno.h>
-#include <fcntl.h>
-#include <inttypes.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/types.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
-#include <unistd.h>
-
-#include <linux/udmabuf-cfs.h>
 
 #define EXIT_REFUSED	1
 #define EXIT_SYSCALL	EXIT_REFUSED	/* for udmabuf-helpers.h */
@@ -50,19 +39,7 @@
 
 static const char *prog = "udmabuf-race";
 
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wunused-function"
-#define UDMABUF_HELPERS_PARSE
-#define UDMABUF_HELPERS_MAP
 #include "udmabuf-helpers.h"
-#pragma GCC diagnostic pop
-
-static int usage_error(const char *msg)
-{
-	fprintf(stderr, "%s: %s\nTry 'head -20 %s.c' for its usage.\n",
-		prog, msg, prog);
-	return EXIT_USAGE;
-}
 
 struct race {
 	int n;			/* racers */
@@ -71,34 +48,33 @@ struct race {
 	char **items;		/* enable */
 };
 
-/* One racer's request: 0 or the errno. */
+/* A process-scoped buffer of SIZE from ALLOCATOR: its fd, or -errno. */
+static int alloc_buffer(uint64_t size, uint32_t allocator)
+{
+	struct udmabuf_cfs_alloc req = {
+		.size = size, .flags = O_RDWR | O_CLOEXEC, .allocator = allocator,
+	};
+	int dev = open(MISC_DEV, O_RDWR | O_CLOEXEC), err;
+
+	if (dev < 0)
+		return -errno;
+	err = ioctl(dev, UDMABUF_CFS_IOC_ALLOC, &req) ? errno : 0;
+	close(dev);
+	return err ? -err : req.fd;
+}
+
+/* One racer's request: 0 or the errno.  The buffer stays open. */
 static int request(const struct race *r, int i)
 {
-	struct udmabuf_cfs_alloc req;
 	char path[4096];
-	int fd, err = 0;
+	int fd;
 
 	if (!r->items) {
-		fd = open(MISC_DEV, O_RDWR | O_CLOEXEC);
-		if (fd < 0)
-			return errno;
-		memset(&req, 0, sizeof(req));
-		req.size = r->size;
-		req.flags = O_RDWR | O_CLOEXEC;
-		req.allocator = r->allocator;
-		if (ioctl(fd, UDMABUF_CFS_IOC_ALLOC, &req) < 0)
-			err = errno;
-		close(fd);
-		return err;
+		fd = alloc_buffer(r->size, r->allocator);
+		return fd < 0 ? -fd : 0;
 	}
 	snprintf(path, sizeof(path), "%s/enable", r->items[i]);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errno;
-	if (write(fd, "1", 1) != 1)
-		err = errno;
-	close(fd);
-	return err;
+	return write_file(path, "1");
 }
 
 /*
@@ -118,20 +94,6 @@ static void racer(const struct race *r, int i, int start, int out, int hold)
 	if (read(hold, &c, 1) < 0)
 		_exit(EXIT_SETUP);
 	_exit(0);
-}
-
-static int disable(const char *item)
-{
-	char path[4096];
-	int fd, ok;
-
-	snprintf(path, sizeof(path), "%s/enable", item);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	ok = write(fd, "0", 1) == 1;
-	close(fd);
-	return ok ? 0 : -1;
 }
 
 /* One round; the number granted, or -1 if a step of the test failed. */
@@ -172,16 +134,21 @@ static int round_run(const struct race *r, int round)
 		if (errs[i])
 			printf(" %s", errno_name(errs[i]));
 	printf("\n");
-	fflush(stdout);
 	close(hold[1]);
 	for (i = 0; i < r->n; i++)
 		if (waitpid(pids[i], &status, 0) != pids[i] ||
 		    !WIFEXITED(status) || WEXITSTATUS(status))
 			failed = 1;
 	/* Which racer got which item does not matter: disable them all. */
-	for (i = 0; r->items && i < r->n; i++)
-		if (disable(r->items[i]) && errno != EINVAL)
+	for (i = 0; r->items && i < r->n; i++) {
+		char path[4096];
+		int err;
+
+		snprintf(path, sizeof(path), "%s/enable", r->items[i]);
+		err = write_file(path, "0");
+		if (err && err != EINVAL)
 			failed = 1;
+	}
 	return failed ? -1 : granted;
 }
 
@@ -192,32 +159,31 @@ static int wait_line(void)
 	return fgets(line, sizeof(line), stdin) ? 0 : -1;
 }
 
+/* ARGV[N..] is nothing, or --allocator and its number into *ALLOC. */
+static int allocator_arg(int argc, char **argv, int n, uint32_t *alloc)
+{
+	*alloc = 0;
+	return argc != n && (argc != n + 2 || strcmp(argv[n], "--allocator") ||
+			     parse_u32(argv[n + 1], alloc));
+}
+
 static int cmd_splice_hold(int argc, char **argv)
 {
-	struct udmabuf_cfs_alloc req = { 0 };
 	uint64_t size, keep;
 	unsigned char *map, *copy;
 	struct iovec iov;
 	size_t got = 0;
-	uint32_t alloc = 0;
-	int dev, p[2];
+	uint32_t alloc;
+	int fd, p[2];
 	ssize_t n;
 
-	if ((argc != 2 && argc != 4) || parse_u64(argv[0], &size) ||
-	    parse_u64(argv[1], &keep) || !keep || keep > size ||
-	    (argc == 4 && (strcmp(argv[2], "--allocator") ||
-			   parse_u32(argv[3], &alloc))))
-		return usage_error("splice-hold SIZE KEEP [--allocator N]");
-	dev = open(MISC_DEV, O_RDWR | O_CLOEXEC);
-	if (dev < 0)
-		return report_setup_errno("open", MISC_DEV, errno);
-	req.size = size;
-	req.flags = O_RDWR | O_CLOEXEC;
-	req.allocator = alloc;
-	if (ioctl(dev, UDMABUF_CFS_IOC_ALLOC, &req) < 0)
-		return report_errno(errno);
-	close(dev);
-	map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, req.fd, 0);
+	if (argc < 2 || parse_u64(argv[0], &size) || parse_u64(argv[1], &keep) ||
+	    !keep || keep > size || allocator_arg(argc, argv, 2, &alloc))
+		return bad_args();
+	fd = alloc_buffer(size, alloc);
+	if (fd < 0)
+		return report_errno(-fd);
+	map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (map == MAP_FAILED)
 		return report_setup_errno("mmap", "buffer", errno);
 	map_fill(map, 0, keep, SEED);
@@ -232,9 +198,8 @@ static int cmd_splice_hold(int argc, char **argv)
 		return report_setup_errno("vmsplice", argv[1],
 					  n < 0 ? errno : EAGAIN);
 	munmap(map, size);
-	close(req.fd);
+	close(fd);
 	printf("held\n");
-	fflush(stdout);
 	wait_line();
 	copy = malloc(keep);
 	if (!copy)
@@ -250,52 +215,60 @@ static int cmd_splice_hold(int argc, char **argv)
 	close(p[0]);
 	close(p[1]);
 	printf("drained\n");
-	fflush(stdout);
 	wait_line();
 	return 0;
 }
 
-int main(int argc, char **argv)
+/* The rounds of R: the last line says how many were granted. */
+static int race(struct race *r, uint32_t rounds)
 {
-	struct race r = { 0 };
-	int rounds, total = 0, i, g;
-	uint32_t v;
-
-	if (argc >= 2 && !strcmp(argv[1], "splice-hold"))
-		return cmd_splice_hold(argc - 2, argv + 2);
-	if (argc >= 5 && !strcmp(argv[1], "alloc")) {
-		if (parse_u32(argv[2], &v) || !v || v > MAX_RACERS ||
-		    parse_u64(argv[3], &r.size))
-			return usage_error("alloc N SIZE ROUNDS [--allocator N]");
-		r.n = v;
-		if (argc == 7 && !strcmp(argv[5], "--allocator")) {
-			if (parse_u32(argv[6], &r.allocator))
-				return usage_error("bad --allocator");
-		} else if (argc != 5) {
-			return usage_error("alloc N SIZE ROUNDS [--allocator N]");
-		}
-		if (parse_u32(argv[4], &v))
-			return usage_error("bad ROUNDS");
-		rounds = v;
-	} else if (argc >= 4 && !strcmp(argv[1], "enable")) {
-		if (parse_u32(argv[2], &v) || argc - 3 > MAX_RACERS)
-			return usage_error("enable ROUNDS ITEM...");
-		rounds = v;
-		r.n = argc - 3;
-		r.items = argv + 3;
-	} else {
-		return usage_error("alloc N SIZE ROUNDS | enable ROUNDS ITEM... | splice-hold SIZE KEEP");
-	}
+	int total = 0, g;
+	uint32_t i;
 
 	for (i = 1; i <= rounds; i++) {
-		g = round_run(&r, i);
+		g = round_run(r, i);
 		if (g < 0) {
-			fprintf(stderr, "%s: round %d: %s\n", prog, i,
+			fprintf(stderr, "%s: round %u: %s\n", prog, i,
 				strerror(errno));
 			return EXIT_SETUP;
 		}
 		total += g;
 	}
-	printf("granted %d of %d\n", total, rounds * r.n);
-	return total == rounds * r.n ? 0 : EXIT_REFUSED;
+	printf("granted %d of %d\n", total, (int)rounds * r->n);
+	return total == (int)rounds * r->n ? 0 : EXIT_REFUSED;
+}
+
+static int cmd_alloc(int argc, char **argv)
+{
+	struct race r = { 0 };
+	uint32_t n, rounds;
+
+	if (argc < 3 || parse_u32(argv[0], &n) || !n || n > MAX_RACERS ||
+	    parse_u64(argv[1], &r.size) || parse_u32(argv[2], &rounds) ||
+	    allocator_arg(argc, argv, 3, &r.allocator))
+		return bad_args();
+	r.n = n;
+	return race(&r, rounds);
+}
+
+static int cmd_enable(int argc, char **argv)
+{
+	struct race r = { .n = argc - 1, .items = argv + 1 };
+	uint32_t rounds;
+
+	if (argc < 2 || argc - 1 > MAX_RACERS || parse_u32(argv[0], &rounds))
+		return bad_args();
+	return race(&r, rounds);
+}
+
+static const struct command commands[] = {
+	{ "alloc", "N SIZE ROUNDS [--allocator N]", cmd_alloc },
+	{ "enable", "ROUNDS ITEM...", cmd_enable },
+	{ "splice-hold", "SIZE KEEP [--allocator N]", cmd_splice_hold },
+	{ NULL, NULL, NULL },
+};
+
+int main(int argc, char **argv)
+{
+	return command_main(commands, argc, argv);
 }

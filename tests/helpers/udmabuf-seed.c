@@ -19,74 +19,29 @@
  *
  * The times are printed, never judged (QEMU has no cache model).  Exit 0
  * when every loop read back what it wrote, 2 when one did not, 1 when a
- * call failed (said on stderr).
+ * call failed (its errno name printed, what failed on stderr).
  */
 #define _GNU_SOURCE
 #define _FILE_OFFSET_BITS 64
-#include <errno.h>
-#include <fcntl.h>
-#include <inttypes.h>
-#include <stdarg.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/mman.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "../../tools/udmabufctl/bufloops.h"
 
 static const char *prog = "udmabuf-seed";
 
-#define EXIT_SYSCALL	1
-#define EXIT_MISMATCH	2
-#define EXIT_USAGE	64
+#include "udmabuf-helpers.h"
 
-/* A failed call: said on stderr, exit status 1. */
-static int report_setup_errno(const char *what, const char *arg, int err)
-{
-	fprintf(stderr, "%s: %s %s: %s\n", prog, what, arg, strerror(err));
-	return EXIT_SYSCALL;
-}
-
-/* The first line of /sys/class/udmabuf/NAME/ATTR into BUF. */
-static int read_attr(const char *name, const char *attr, char *buf, size_t len)
+/* /sys/class/udmabuf/NAME/ATTR: read into BUF (VAL NULL) or VAL written. */
+static int class_attr(const char *name, const char *attr, const char *val,
+		      char *buf, size_t len)
 {
 	char path[128];
-	ssize_t n;
-	int fd;
+	int err;
 
 	snprintf(path, sizeof(path), "/sys/class/udmabuf/%s/%s", name, attr);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return report_setup_errno("open", path, errno);
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n < 0)
-		return report_setup_errno("read", path, errno);
-	buf[n] = '\0';
-	return 0;
-}
-
-static int write_sync_mode(const char *name, unsigned int mode)
-{
-	char path[128], val[8];
-	int fd, n;
-
-	snprintf(path, sizeof(path), "/sys/class/udmabuf/%s/sync_mode", name);
-	n = snprintf(val, sizeof(val), "%u", mode);
-	fd = open(path, O_WRONLY);
-	if (fd < 0)
-		return report_setup_errno("open", path, errno);
-	if (write(fd, val, (size_t)n) != n) {
-		int err = errno;
-
-		close(fd);
-		return report_setup_errno("write", path, err);
-	}
-	close(fd);
-	return 0;
+	err = val ? write_file(path, val) : read_file(path, buf, len);
+	return err ? report_setup_errno(val ? "write" : "read", path, err) : 0;
 }
 
 static double seconds_since(const struct timespec *t0)
@@ -112,14 +67,15 @@ static uint64_t count_nonzero(const volatile uint64_t *p, size_t n)
 /* One line: both loops over all of NAME, mapped with or without O_SYNC. */
 static int run_one(const char *name, size_t size, unsigned int mode, int o_sync)
 {
-	char path[128];
+	char path[128], val[8];
 	struct timespec t0;
 	uint64_t check_err, clear_err;
 	double check_s, clear_s;
 	uint8_t *buf;
 	int fd, rc;
 
-	rc = write_sync_mode(name, mode);
+	snprintf(val, sizeof(val), "%u", mode);
+	rc = class_attr(name, "sync_mode", val, NULL, 0);
 	if (rc)
 		return rc;
 	snprintf(path, sizeof(path), "/dev/%s", name);
@@ -152,7 +108,7 @@ int main(int argc, char **argv)
 	const char *name = argc > 1 ? argv[1] : "udmabuf0";
 	unsigned int modes[8] = { 0, 1, 2, 3 }, n_modes = 4, phys = 0, i;
 	unsigned long long size = 0;
-	char attr[64];
+	char text[64];
 	int o_sync, rc, status = 0;
 
 	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
@@ -174,14 +130,14 @@ int main(int argc, char **argv)
 		}
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	rc = read_attr(name, "phys_addr", attr, sizeof(attr));
+	rc = class_attr(name, "phys_addr", NULL, text, sizeof(text));
 	if (rc)
 		return rc;
-	sscanf(attr, "%x", &phys);
-	rc = read_attr(name, "size", attr, sizeof(attr));
+	sscanf(text, "%x", &phys);
+	rc = class_attr(name, "size", NULL, text, sizeof(text));
 	if (rc)
 		return rc;
-	sscanf(attr, "%llu", &size);
+	sscanf(text, "%llu", &size);
 	printf("phys_addr=0x%x\nsize=%llu\n", phys, size);
 	if (!size || size % 8 || size > SIZE_MAX) {
 		fprintf(stderr, "%s: %s: unusable size %llu\n", prog, name, size);

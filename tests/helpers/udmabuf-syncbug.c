@@ -34,27 +34,14 @@
  */
 #define _GNU_SOURCE
 #define _FILE_OFFSET_BITS 64
-#include <errno.h>
-#include <fcntl.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/uio.h>
-#include <unistd.h>
 
 #include <linux/dma-buf.h>
-#include <linux/udmabuf-cfs.h>
 
 static const char *prog = "udmabuf-syncbug";
 
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wunused-function"
-#define UDMABUF_HELPERS_PARSE
 #include "udmabuf-helpers.h"
-#pragma GCC diagnostic pop
 
 /* The largest cache line of the SoCs the checker stands in for. */
 #define LINE	128
@@ -70,9 +57,7 @@ static int sync_for(int fd, int for_cpu, uint64_t offset, uint64_t size)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: %s load|store|read|write|vmsplice|no-flush|split|dmabuf DEV OFFSET [--fixed]\n",
-		prog);
-	return EXIT_USAGE;
+	return usage_error("usage: load|store|read|write|vmsplice|no-flush|split|dmabuf DEV OFFSET [--fixed]");
 }
 
 static int dmabuf_bug(int fd, uint64_t offset, size_t len, int fixed)
@@ -109,9 +94,10 @@ int main(int argc, char **argv)
 	volatile uint64_t *word;
 	const char *bug;
 	uint64_t offset, val = 0x5a5a5a5a5a5a5a5aULL;
+	uint64_t start = 0, size = 0;	/* the sync for the CPU: all of it */
 	unsigned char *map;
 	size_t len;
-	int fd, fixed = 0, p[2];
+	int fd, fixed = 0, p[2], rc, no_flush, split;
 	struct iovec iov;
 
 	if (argc == 5 && !strcmp(argv[4], "--fixed"))
@@ -119,13 +105,13 @@ int main(int argc, char **argv)
 	else if (argc != 4)
 		return usage();
 	bug = argv[1];
+	no_flush = !strcmp(bug, "no-flush");
+	split = !strcmp(bug, "split");
 	if (parse_u64(argv[3], &offset))
 		return usage();
-	fd = open_dev_arg(argv[2], O_RDWR);
-	if (fd < 0)
-		return report_setup_errno("open", argv[2], errno);
-	if (ioctl(fd, UDMABUF_CFS_IOC_GET_INFO, &info) < 0)
-		return report_setup_errno("GET_INFO", argv[2], errno);
+	rc = open_info(argv[2], O_RDWR, &info, &fd);
+	if (rc)
+		return rc;
 	if (offset + 4096 > info.size)
 		return usage();
 	len = (size_t)((info.size + 4095) & ~4095ULL);
@@ -136,38 +122,26 @@ int main(int argc, char **argv)
 
 	if (!strcmp(bug, "dmabuf"))
 		return dmabuf_bug(fd, offset, len, fixed);
-	if (!strcmp(bug, "no-flush")) {
-		/* The CPU wrote what the device is to read, then... */
+	if (no_flush) {
+		/* The CPU wrote what the device is to read. */
 		*word = val;
-		if (fixed && sync_for(fd, 0, 0, 0))
-			return EXIT_SYSCALL;
-		/* ...the device ran, and the program takes the result. */
-		if (sync_for(fd, 1, offset, 4096))
-			return EXIT_SYSCALL;
-		(void)*word;
-		printf("done\n");
-		return 0;
+		start = offset;
+		size = 4096;
+	} else if (split && fixed) {
+		/* [OFFSET, +100) rounded out to whole lines. */
+		start = offset & ~(uint64_t)(LINE - 1);
+		size = ((offset + 100 + LINE - 1) & ~(uint64_t)(LINE - 1)) - start;
+	} else if (split) {
+		start = offset;
+		size = 100;
 	}
-
-	if (sync_for(fd, 0, 0, 0))
+	/* The device runs now; then the program takes the result. */
+	if ((!no_flush || fixed) && sync_for(fd, 0, 0, 0))
 		return EXIT_SYSCALL;
-	/* The device runs now; then the program looks at the result. */
-	if (!strcmp(bug, "split")) {
-		if (fixed) {
-			uint64_t start = offset & ~(uint64_t)(LINE - 1);
-			uint64_t end = (offset + 100 + LINE - 1) & ~(uint64_t)(LINE - 1);
-
-			if (sync_for(fd, 1, start, end - start))
-				return EXIT_SYSCALL;
-		} else if (sync_for(fd, 1, offset, 100)) {
-			return EXIT_SYSCALL;
-		}
-		(void)*word;
-		printf("done\n");
-		return 0;
-	}
-	if (fixed && sync_for(fd, 1, 0, 0))
+	if ((no_flush || split || fixed) && sync_for(fd, 1, start, size))
 		return EXIT_SYSCALL;
+	if (no_flush || split)
+		bug = "load";
 
 	if (!strcmp(bug, "load")) {
 		(void)*word;

@@ -26,35 +26,22 @@
 #define _GNU_SOURCE
 /* 64-bit file offsets (pread, lseek, mmap) on 32-bit systems too. */
 #define _FILE_OFFSET_BITS 64
-#include <errno.h>
-#include <fcntl.h>
-#include <inttypes.h>
 #include <regex.h>
 #include <signal.h>
-#include <stdarg.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/mman.h>
 #include <sched.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <linux/dm-ioctl.h>
 #include <linux/netlink.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/uio.h>
-#include <unistd.h>
 
 static const char *prog = "udmabuf-test";
 
-#define UDMABUF_HELPERS_PARSE
-#define UDMABUF_HELPERS_COMMANDS
-#define UDMABUF_HELPERS_MAP
 #include "udmabuf-helpers.h"
 
 /* ------------------------------------------------------------------ */
@@ -143,28 +130,6 @@ static int cmd_open_try(int argc, char **argv)
 	return outcome(fd, fd);
 }
 
-/* Open DEV and map [off, off+len) shared; on failure print errno, return NULL. */
-static volatile uint8_t *open_map(const char *dev, uint64_t off, uint64_t len,
-				  const struct opts *o, int *fdp, int *rc)
-{
-	void *p;
-	int fd;
-
-	fd = open_dev_arg(dev, open_flags(o, O_RDWR));
-	if (fd < 0) {
-		*rc = report_setup_errno("open", dev, errno);
-		return NULL;
-	}
-	p = mmap(NULL, (size_t)len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)off);
-	if (p == MAP_FAILED) {
-		*rc = report_errno(errno);
-		close(fd);
-		return NULL;
-	}
-	*fdp = fd;
-	return p;
-}
-
 /*
  * mmap-try: open DEV with ACCESS (default rdwr), map the range with TYPE
  * and PROT (default shared, rw) and touch its first and last word.  A
@@ -215,53 +180,6 @@ static int parse_range_seed(int n, char **argv, uint64_t *off, uint64_t *len, ui
 {
 	return n != 4 || parse_u64(argv[1], off) || parse_u64(argv[2], len) ||
 	       parse_u64(argv[3], seed);
-}
-
-static int cmd_mmap_fill_verify(int argc, char **argv, int verify)
-{
-	struct opts o;
-	int n = split_flags(argc, argv, opt_flags, &o, sizeof(o));
-	uint64_t off, len, seed;
-	volatile uint8_t *map;
-	int fd, rc = 0;
-
-	if (n < 0)
-		return EXIT_USAGE;
-	if (parse_range_seed(n, argv, &off, &len, &seed))
-		return bad_args();
-	map = open_map(argv[0], off, len, &o, &fd, &rc);
-	if (!map)
-		return rc;
-	if (verify)
-		rc = map_check(map, off, len, seed, NULL);
-	else
-		map_fill(map, off, len, seed);
-	munmap((void *)map, (size_t)len);
-	close(fd);
-	if (!rc)
-		printf("OK\n");
-	return rc;
-}
-
-static int cmd_fd_fill_verify(int argc, char **argv, int verify)
-{
-	struct opts o;
-	int n = split_flags(argc, argv, opt_flags, &o, sizeof(o));
-	uint64_t off, len, seed;
-	int fd, rc;
-
-	if (n < 0)
-		return EXIT_USAGE;
-	if (parse_range_seed(n, argv, &off, &len, &seed))
-		return bad_args();
-	fd = open_dev_arg(argv[0], open_flags(&o, verify ? O_RDONLY : O_WRONLY));
-	if (fd < 0)
-		return report_setup_errno("open", argv[0], errno);
-	rc = verify ? fd_check(fd, off, len, seed, NULL) : fd_fill(fd, off, len, seed);
-	close(fd);
-	if (!rc)
-		printf("OK\n");
-	return rc;
 }
 
 static int cmd_lseek_try(int argc, char **argv)
@@ -568,65 +486,74 @@ static int wait_for_stop(void)
 	return sigwait(&set, &sig) ? -1 : 0;
 }
 
+/* What a pattern command does, in this order. */
+enum {
+	P_MAP = 1,	/* through a mapping, else pwrite(2)/pread(2) */
+	P_FILL = 2,	/* store the pattern */
+	P_WAIT = 4,	/* print "ready", wait for a stop signal */
+	P_CHECK = 8,	/* check the pattern */
+};
+
 /*
- * hold: open (and mmap unless --no-map) the range, fill it (unless
- * --no-fill), print "ready", wait for SIGUSR1/SIGTERM/SIGHUP/SIGINT, then
- * check the range through the mapping (or pread with --no-map) and print
- * "intact" (exit 0) or the first mismatch (exit 2).  --close-fd closes the
- * file (with fd:N, N too) once mapped: only the mapping keeps it.
+ * The pattern commands: fill or check the range through a mapping
+ * (mmap-fill, mmap-verify) or the file (write-fill, read-verify), each
+ * printing OK.  hold opens (and maps unless --no-map) the range, fills it
+ * (unless --no-fill), prints "ready", waits for SIGUSR1/SIGTERM/SIGHUP/
+ * SIGINT, then checks the range and prints "intact".  --close-fd closes
+ * the file (with fd:N, N too) once mapped: only the mapping keeps it.  A
+ * mismatch is exit 2 and its line.
  */
-static int cmd_hold(int argc, char **argv)
+static int cmd_pattern(int argc, char **argv, int what)
 {
 	struct opts o;
 	int n = split_flags(argc, argv, opt_flags, &o, sizeof(o));
 	uint64_t off, len, seed;
 	volatile uint8_t *map = NULL;
-	int fd = -1, rc = 0;
+	int acc, fd, rc = 0;
 
 	if (n < 0)
 		return EXIT_USAGE;
 	if (parse_range_seed(n, argv, &off, &len, &seed) || (o.no_map && o.close_fd))
 		return bad_args();
-
-	if (o.no_map) {
-		fd = open_dev_arg(argv[0], open_flags(&o, O_RDWR));
-		if (fd < 0)
-			return report_setup_errno("open", argv[0], errno);
-		if (!o.no_fill) {
-			rc = fd_fill(fd, off, len, seed);
-			if (rc)
-				return rc;
-		}
-	} else {
-		map = open_map(argv[0], off, len, &o, &fd, &rc);
-		if (!map)
-			return rc;
-		if (!o.no_fill)
-			map_fill(map, off, len, seed);
-		if (o.close_fd) {
-			close(fd);
-			fd = -1;
-			if (!strncmp(argv[0], "fd:", 3))
-				close(atoi(argv[0] + 3));
-		}
+	if (o.no_map)
+		what &= ~P_MAP;
+	acc = (what & P_MAP) || (what & P_FILL && what & P_CHECK) ? O_RDWR :
+	      what & P_FILL ? O_WRONLY : O_RDONLY;
+	if (o.no_fill)
+		what &= ~P_FILL;
+	fd = open_dev_arg(argv[0], open_flags(&o, acc));
+	if (fd < 0)
+		return report_setup_errno("open", argv[0], errno);
+	if (what & P_MAP) {
+		map = mmap(NULL, (size_t)len, PROT_READ | PROT_WRITE, MAP_SHARED,
+			   fd, (off_t)off);
+		if (map == MAP_FAILED)
+			return outcome(-1, fd);
 	}
-
-	printf("ready\n");
-	fflush(stdout);
-
-	if (wait_for_stop() < 0)
-		return report_setup_errno("wait", "signal", errno);
-
-	if (o.no_map) {
-		rc = fd_check(fd, off, len, seed, NULL);
-	} else {
-		rc = map_check(map, off, len, seed, NULL);
+	if (what & P_FILL && map)
+		map_fill(map, off, len, seed);
+	else if (what & P_FILL)
+		rc = fd_fill(fd, off, len, seed);
+	if (map && o.close_fd) {
+		close(fd);
+		fd = -1;
+		if (!strncmp(argv[0], "fd:", 3))
+			close(atoi(argv[0] + 3));
+	}
+	if (!rc && what & P_WAIT) {
+		printf("ready\n");
+		if (wait_for_stop() < 0)
+			rc = report_setup_errno("wait", "signal", errno);
+	}
+	if (!rc && what & P_CHECK)
+		rc = map ? map_check(map, off, len, seed, NULL) :
+			   fd_check(fd, off, len, seed, NULL);
+	if (map)
 		munmap((void *)map, (size_t)len);
-	}
 	if (fd >= 0)
 		close(fd);
 	if (!rc)
-		printf("intact\n");
+		printf(what & P_WAIT ? "intact\n" : "OK\n");
 	return rc;
 }
 
@@ -911,10 +838,11 @@ static int cmd_pin_scatter(int argc, char **argv)
 
 #define WRAP(name, fn, arg) \
 	static int name(int argc, char **argv) { return fn(argc, argv, arg); }
-WRAP(cmd_mmap_fill,   cmd_mmap_fill_verify, 0)
-WRAP(cmd_mmap_verify, cmd_mmap_fill_verify, 1)
-WRAP(cmd_write_fill,  cmd_fd_fill_verify,   0)
-WRAP(cmd_read_verify, cmd_fd_fill_verify,   1)
+WRAP(cmd_mmap_fill,   cmd_pattern,          P_MAP | P_FILL)
+WRAP(cmd_mmap_verify, cmd_pattern,          P_MAP | P_CHECK)
+WRAP(cmd_write_fill,  cmd_pattern,          P_FILL)
+WRAP(cmd_read_verify, cmd_pattern,          P_CHECK)
+WRAP(cmd_hold,        cmd_pattern,          P_MAP | P_FILL | P_WAIT | P_CHECK)
 WRAP(cmd_pread_try,   cmd_prw_try,          0)
 WRAP(cmd_pwrite_try,  cmd_prw_try,          1)
 WRAP(cmd_mkdir_try,   cmd_dir_try,          1)

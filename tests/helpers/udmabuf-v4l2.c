@@ -34,29 +34,15 @@
 #define _GNU_SOURCE
 #define _FILE_OFFSET_BITS 64
 #include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <inttypes.h>
 #include <poll.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <unistd.h>
 
 #include <linux/dma-buf.h>
-#include <linux/udmabuf-cfs.h>
 #include <linux/videodev2.h>
 
 static const char *prog = "udmabuf-v4l2";
 
-#define UDMABUF_HELPERS_SHELL
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wunused-function"
 #include "udmabuf-helpers.h"
-#pragma GCC diagnostic pop
 
 #define MAX_BUFS	16
 #define FILL_A		0xa5
@@ -81,17 +67,6 @@ struct cap {
 	struct v4l2_pix_format pix;
 	unsigned char *ref;	/* the first frame */
 };
-
-/* The usage, after MSG if there is one. */
-static int usage(const char *msg)
-{
-	if (msg)
-		fprintf(stderr, "%s: %s\n", prog, msg);
-	fprintf(msg ? stderr : stdout,
-		"usage: %s capture DEV NBUF FRAMES [CMD]   (see the source's header)\n",
-		prog);
-	return msg ? EXIT_USAGE : 0;
-}
 
 static int mismatch(const char *what, unsigned int index, size_t off)
 {
@@ -131,27 +106,21 @@ static int find_node(char *path, size_t len)
 	if (!d)
 		return -ENOENT;
 	while (!found && (e = readdir(d))) {
-		char file[512], name[64] = "";
-		FILE *f;
+		char file[512], name[64];
+		size_t n;
 
-		if (strncmp(e->d_name, "video", 5))
-			continue;
 		snprintf(file, sizeof(file), "%s/%s/name", cls, e->d_name);
-		f = fopen(file, "r");
-		if (!f)
+		if (strncmp(e->d_name, "video", 5) ||
+		    read_file(file, name, sizeof(name)))
 			continue;
-		if (fgets(name, sizeof(name), f)) {
-			name[strcspn(name, "\n")] = '\0';
-			size_t n = strlen(name);
-
-			if (*want ? !strcmp(name, want) :
-			    !strncmp(name, "vivid-", 6) && n > 8 &&
-			    !strcmp(name + n - 8, "-vid-cap")) {
-				snprintf(path, len, "/dev/%s", e->d_name);
-				found = 1;
-			}
+		name[strcspn(name, "\n")] = '\0';
+		n = strlen(name);
+		if (*want ? !strcmp(name, want) :
+		    !strncmp(name, "vivid-", 6) && n > 8 &&
+		    !strcmp(name + n - 8, "-vid-cap")) {
+			snprintf(path, len, "/dev/%s", e->d_name);
+			found = 1;
 		}
-		fclose(f);
 	}
 	closedir(d);
 	return found ? 0 : -ENODEV;
@@ -420,9 +389,10 @@ static int let_go_of_dev(struct cap *c, const char *cmd)
 	return run_shell(cmd);
 }
 
-static int cmd_capture(const char *dev, unsigned int nbuf,
-		       unsigned int frames, const char *cmd)
+static int cmd_capture(int argc, char **argv)
 {
+	const char *dev = argv[0], *cmd = argc == 4 ? argv[3] : NULL;
+	uint32_t nbuf, frames;
 	enum v4l2_buf_type type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
 	struct v4l2_requestbuffers req = {
 		.type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
@@ -434,11 +404,12 @@ static int cmd_capture(const char *dev, unsigned int nbuf,
 	unsigned int i, f;
 	int ret;
 
-	c.fd = open(dev, O_RDWR | O_CLOEXEC);
-	if (c.fd < 0)
-		return report_setup_errno("open", dev, errno);
-	if (xioctl(c.fd, UDMABUF_CFS_IOC_GET_INFO, &info))
-		return report_setup_errno("GET_INFO", dev, errno);
+	if (argc < 3 || argc > 4 || parse_u32(argv[1], &nbuf) || !nbuf ||
+	    nbuf > MAX_BUFS || parse_u32(argv[2], &frames) || !frames)
+		return bad_args();
+	ret = open_info(dev, O_RDWR, &info, &c.fd);
+	if (ret)
+		return ret;
 	c.size = info.size - info.size % page;
 	c.map = mmap(NULL, c.size, PROT_READ | PROT_WRITE, MAP_SHARED, c.fd,
 		     0);
@@ -525,20 +496,12 @@ static int cmd_capture(const char *dev, unsigned int nbuf,
 	return 0;
 }
 
+static const struct command commands[] = {
+	{ "capture", "DEV NBUF FRAMES [CMD]  (NBUF 1..16)", cmd_capture },
+	{ NULL, NULL, NULL },
+};
+
 int main(int argc, char **argv)
 {
-	unsigned long nbuf, frames;
-	char *end;
-
-	if (argc == 2 && !strcmp(argv[1], "--help"))
-		return usage(NULL);
-	if ((argc != 5 && argc != 6) || strcmp(argv[1], "capture"))
-		return usage("unknown command or wrong arguments");
-	nbuf = strtoul(argv[3], &end, 0);
-	if (*end || nbuf < 1 || nbuf > MAX_BUFS)
-		return usage("NBUF must be 1..16");
-	frames = strtoul(argv[4], &end, 0);
-	if (*end || frames < 1 || frames > 100000)
-		return usage("FRAMES must be 1..100000");
-	return cmd_capture(argv[2], nbuf, frames, argc == 6 ? argv[5] : NULL);
+	return command_main(commands, argc, argv);
 }

@@ -54,41 +54,25 @@
  */
 #define _GNU_SOURCE
 #define _FILE_OFFSET_BITS 64
-#include <errno.h>
-#include <fcntl.h>
-#include <inttypes.h>
 #include <setjmp.h>
 #include <signal.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/ptrace.h>
 #include <stdbool.h>
 #include <sys/sendfile.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
-#include <unistd.h>
 
 #include <linux/aio_abi.h>
 #include <linux/dma-buf.h>
 #include <linux/io_uring.h>
-#include <linux/udmabuf-cfs.h>
 
 static const char *prog = "udmabuf-zc";
 
-#define UDMABUF_HELPERS_SHELL
-#define UDMABUF_HELPERS_MAP
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wunused-function"
 #include "udmabuf-helpers.h"
-#pragma GCC diagnostic pop
 #include "udmabuf-uring.h"
 
 /* DRM's uapi, as far as PRIME import and dumb mapping go. */
@@ -126,22 +110,9 @@ struct zc {
 	unsigned char *map;
 	size_t size;		/* bytes mapped: the buffer up to ZC_MAX */
 	long page;
+	char **argv;		/* the command's arguments after DEV */
+	int arg;		/* the command table's argument */
 };
-
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: %s odirect|odirect-hold|vmsplice|pvm|procmem|ptrace|fork|mremap|munmap|\n"
-		"       mprotect|madvise|sendfile|sendfile-in|iouring|export|dmabuf|dmabuf-hold|vgem\n"
-		"       DEV [ARGS...]   (see the source's header)\n", prog);
-}
-
-static int usage_error(const char *msg)
-{
-	fprintf(stderr, "%s: %s\n", prog, msg);
-	usage(stderr);
-	return EXIT_USAGE;
-}
 
 static int mismatch(const char *what, size_t off)
 {
@@ -150,29 +121,15 @@ static int mismatch(const char *what, size_t off)
 	return EXIT_MISMATCH;
 }
 
-/* 0 if P holds the pattern, else the first difference in WHAT printed. */
-static int expect(const void *p, size_t len, uint64_t seed, const char *what)
-{
-	uint64_t got, want;
-	int64_t at = map_mismatch((volatile uint8_t *)p, 0, len, seed, &got,
-				  &want);
-
-	return at < 0 ? 0 : mismatch(what, (size_t)at);
-}
-
 static int zc_open(struct zc *z, const char *dev)
 {
-	struct stat st;
 	struct udmabuf_cfs_info info;
-
 	int rdonly = getenv("ZC_RDONLY") != NULL;
+	int ret = open_info(dev, rdonly ? O_RDONLY : O_RDWR, &info, &z->fd);
 
+	if (ret)
+		return ret;
 	z->page = sysconf(_SC_PAGESIZE);
-	z->fd = open_dev_arg(dev, rdonly ? O_RDONLY : O_RDWR);
-	if (z->fd < 0)
-		return report_setup_errno("open", dev, errno);
-	if (fstat(z->fd, &st) || ioctl(z->fd, UDMABUF_CFS_IOC_GET_INFO, &info))
-		return report_setup_errno("GET_INFO", dev, errno);
 	z->size = info.size < ZC_MAX ? info.size : ZC_MAX;
 	z->size -= z->size % (2 * z->page);
 	if (z->size < 4 * (size_t)z->page) {
@@ -189,8 +146,9 @@ static int zc_open(struct zc *z, const char *dev)
 /* ------------------------------------------------------------------ */
 /* get_user_pages() users                                              */
 
-static int cmd_odirect(struct zc *z, const char *blk)
+static int cmd_odirect(struct zc *z)
 {
+	const char *blk = z->argv[0];
 	size_t half = z->size / 2;
 	int fd;
 
@@ -203,7 +161,7 @@ static int cmd_odirect(struct zc *z, const char *blk)
 		return report_errno(errno);
 	if (pread(fd, z->map + half, half, 0) != (ssize_t)half)
 		return report_errno(errno);
-	if (expect(z->map + half, half, SEED_A, "O_DIRECT read back"))
+	if (map_check(z->map + half, 0, half, SEED_A, "O_DIRECT read back"))
 		return EXIT_MISMATCH;
 	close(fd);
 	printf("OK\n");
@@ -251,14 +209,14 @@ static int disk_io(const char *path, int write, size_t len, off_t off,
 		return report_setup_errno(write ? "pwrite" : "pread", path,
 					  n < 0 ? errno : EIO);
 	}
-	ret = write ? 0 : expect(tmp, len, seed, "the disk after the held write");
+	ret = write ? 0 : map_check(tmp, 0, len, seed, "the disk after the held write");
 	free(tmp);
 	return ret;
 }
 
-static int cmd_odirect_hold(struct zc *z, const char *slow, const char *fast,
-			    const char *cmd)
+static int cmd_odirect_hold(struct zc *z)
 {
+	const char *slow = z->argv[0], *fast = z->argv[1], *cmd = z->argv[2];
 	size_t half = z->size / 2;
 	struct io_event ev[2];
 	struct iocb io[2] = { 0 }, *ios[2] = { &io[0], &io[1] };
@@ -323,8 +281,10 @@ static int cmd_odirect_hold(struct zc *z, const char *slow, const char *fast,
 	return 0;
 }
 
-static int cmd_vmsplice(struct zc *z, const char *cmd)
+/* CMD: z->argv[0], NULL if none. */
+static int cmd_vmsplice(struct zc *z)
 {
+	const char *cmd = z->argv[0];
 	size_t len = 16 * z->page, got = 0;
 	struct iovec iov = { z->map, len };
 	unsigned char *copy;
@@ -357,7 +317,7 @@ static int cmd_vmsplice(struct zc *z, const char *cmd)
 			return report_errno(n ? errno : EIO);
 		got += n;
 	}
-	if (expect(copy, len, SEED_A, "pipe contents"))
+	if (map_check(copy, 0, len, SEED_A, "pipe contents"))
 		return EXIT_MISMATCH;
 	printf("OK\n");
 	return 0;
@@ -365,42 +325,36 @@ static int cmd_vmsplice(struct zc *z, const char *cmd)
 
 /*
  * The mapping read and written from elsewhere: through process_vm_readv
- * and _writev, or (MEM an fd of /proc/self/mem) pread and pwrite of it.
+ * and _writev, or (z->arg) pread and pwrite of /proc/self/mem.
  */
-static int peek_poke(struct zc *z, int mem)
+static int cmd_peek_poke(struct zc *z)
 {
 	size_t len = z->size;
 	unsigned char *local = malloc(len);
 	struct iovec liov = { local, len }, riov = { z->map, len };
 	off_t at = (off_t)(uintptr_t)z->map;
+	int mem = z->arg ? open("/proc/self/mem", O_RDWR) : -1;
 
 	if (!local)
 		return report_errno(ENOMEM);
+	if (z->arg && mem < 0)
+		return report_setup_errno("open", "/proc/self/mem", errno);
 	map_fill(z->map, 0, len, SEED_A);
 	if ((mem < 0 ? process_vm_readv(getpid(), &liov, 1, &riov, 1, 0) :
 	     pread(mem, local, len, at)) != (ssize_t)len)
 		return report_errno(errno);
-	if (expect(local, len, SEED_A, mem < 0 ? "process_vm_readv" :
+	if (map_check(local, 0, len, SEED_A, mem < 0 ? "process_vm_readv" :
 		   "/proc/self/mem read"))
 		return EXIT_MISMATCH;
 	map_fill(local, 0, len, SEED_B);
 	if ((mem < 0 ? process_vm_writev(getpid(), &liov, 1, &riov, 1, 0) :
 	     pwrite(mem, local, len, at)) != (ssize_t)len)
 		return report_errno(errno);
-	if (expect(z->map, len, SEED_B, mem < 0 ? "process_vm_writev" :
+	if (map_check(z->map, 0, len, SEED_B, mem < 0 ? "process_vm_writev" :
 		   "/proc/self/mem write"))
 		return EXIT_MISMATCH;
 	printf("OK\n");
 	return 0;
-}
-
-static int cmd_procmem(struct zc *z)
-{
-	int fd = open("/proc/self/mem", O_RDWR);
-
-	if (fd < 0)
-		return report_setup_errno("open", "/proc/self/mem", errno);
-	return peek_poke(z, fd);
 }
 
 static int cmd_ptrace(struct zc *z)
@@ -529,7 +483,7 @@ static int cmd_mremap(struct zc *z)
 	q = mremap(p, z->page, z->page, MREMAP_MAYMOVE | MREMAP_FIXED,
 		   p + 64 * z->page);
 	move = result(q);
-	if (q != MAP_FAILED && expect(q, z->page, SEED_A, "moved mapping"))
+	if (q != MAP_FAILED && map_check(q, 0, z->page, SEED_A, "moved mapping"))
 		return EXIT_MISMATCH;
 	printf("grow=%s shrink=%s move=%s\n", grow, shrink, move);
 	return 0;
@@ -537,7 +491,7 @@ static int cmd_mremap(struct zc *z)
 
 static int cmd_munmap(struct zc *z)
 {
-	size_t pg = z->page, bad;
+	size_t pg = z->page;
 	int sig;
 
 	map_fill(z->map, 0, 4 * pg, SEED_A);
@@ -548,11 +502,10 @@ static int cmd_munmap(struct zc *z)
 		fprintf(stderr, "%s: unmapped page: signal %d\n", prog, sig);
 		return mismatch("unmapped page readable", pg);
 	}
-	if (expect(z->map, pg, SEED_A, "page before the hole"))
+	if (map_check(z->map, 0, pg, SEED_A, "page before the hole") ||
+	    map_check(z->map + 2 * pg, 2 * pg, 2 * pg, SEED_A,
+		      "pages after the hole"))
 		return EXIT_MISMATCH;
-	for (bad = 2 * pg; bad < 4 * pg; bad++)
-		if (z->map[bad] != pattern_byte(SEED_A, bad))
-			return mismatch("pages after the hole", bad);
 	printf("OK\n");
 	return 0;
 }
@@ -573,7 +526,7 @@ static int cmd_mprotect(struct zc *z)
 		return report_errno(errno);
 	if (try_access(z->map, 1))
 		return mismatch("store after PROT_WRITE again", 0);
-	if (expect(z->map, z->page, SEED_A, "data after mprotect"))
+	if (map_check(z->map, 0, z->page, SEED_A, "data after mprotect"))
 		return EXIT_MISMATCH;
 	printf("OK\n");
 	return 0;
@@ -584,19 +537,21 @@ static int cmd_madvise(struct zc *z)
 	map_fill(z->map, 0, z->size, SEED_A);
 	if (madvise(z->map, z->size, MADV_DONTNEED))
 		return report_errno(errno);
-	if (expect(z->map, z->size, SEED_A, "data after MADV_DONTNEED"))
+	if (map_check(z->map, 0, z->size, SEED_A, "data after MADV_DONTNEED"))
 		return EXIT_MISMATCH;
 	printf("OK\n");
 	return 0;
 }
 
 /*
- * sendfile DEV -> FILE, then FILE -> DEV; with @from_dev false only the
- * second (kernels before 5.19 take only regular files and block devices
- * as sendfile's input).
+ * sendfile DEV -> FILE, then FILE -> DEV; with z->arg 0 only the second
+ * (kernels before 5.19 take only regular files and block devices as
+ * sendfile's input).
  */
-static int cmd_sendfile(struct zc *z, const char *path, bool from_dev)
+static int cmd_sendfile(struct zc *z)
 {
+	const char *path = z->argv[0];
+	bool from_dev = z->arg;
 	size_t len = z->size;
 	off_t off = 0;
 	int fd;
@@ -616,7 +571,7 @@ static int cmd_sendfile(struct zc *z, const char *path, bool from_dev)
 	if (z->map == MAP_FAILED)
 		return report_setup_errno("mmap", path, errno);
 	if (from_dev) {
-		if (expect(z->map, len, SEED_A, "file written by sendfile"))
+		if (map_check(z->map, 0, len, SEED_A, "file written by sendfile"))
 			return EXIT_MISMATCH;
 	}
 
@@ -630,7 +585,7 @@ static int cmd_sendfile(struct zc *z, const char *path, bool from_dev)
 	z->map = mmap(NULL, len, PROT_READ, MAP_SHARED, z->fd, 0);
 	if (z->map == MAP_FAILED)
 		return report_setup_errno("mmap", "buffer", errno);
-	if (expect(z->map, len, SEED_B, "buffer written by sendfile"))
+	if (map_check(z->map, 0, len, SEED_B, "buffer written by sendfile"))
 		return EXIT_MISMATCH;
 	printf("OK\n");
 	return 0;
@@ -650,13 +605,14 @@ static int ring_check(struct udmabuf_ring *r, void *addr, size_t len, int file,
 		return report_errno(-n);
 	if ((size_t)n != len || pread(file, copy, len, off) != (ssize_t)len)
 		return report_errno(EIO);
-	ret = expect(copy, len, seed, what);
+	ret = map_check(copy, 0, len, seed, what);
 	free(copy);
 	return ret;
 }
 
-static int cmd_iouring(struct zc *z, const char *cmd)
+static int cmd_iouring(struct zc *z)
 {
+	const char *cmd = z->argv[0];
 	struct iovec iov = { z->map, z->size };
 	unsigned char *pattern;
 	struct udmabuf_ring r;
@@ -736,31 +692,28 @@ static int parse_flags(const char *s, uint32_t *flags)
 	return 0;
 }
 
-static int do_export(struct zc *z, uint64_t off, uint64_t size,
-		     uint32_t flags, int *fd)
+/* The dma-buf's fd, or -errno. */
+static int do_export(struct zc *z, uint64_t off, uint64_t size, uint32_t flags)
 {
 	struct udmabuf_cfs_export exp = {
 		.offset = off, .size = size, .flags = flags, .fd = -1,
 	};
 
-	if (ioctl(z->fd, UDMABUF_CFS_IOC_EXPORT_DMABUF, &exp))
-		return -errno;
-	*fd = exp.fd;
-	return 0;
+	return ioctl(z->fd, UDMABUF_CFS_IOC_EXPORT_DMABUF, &exp) ? -errno : exp.fd;
 }
 
-static int cmd_export(struct zc *z, char **argv)
+static int cmd_export(struct zc *z)
 {
-	uint64_t off = strtoull(argv[0], NULL, 0);
-	uint64_t size = strtoull(argv[1], NULL, 0);
+	uint64_t off = strtoull(z->argv[0], NULL, 0);
+	uint64_t size = strtoull(z->argv[1], NULL, 0);
 	uint32_t flags;
-	int fd, ret, fdflags;
+	int fd, fdflags;
 
-	if (parse_flags(argv[2], &flags))
+	if (parse_flags(z->argv[2], &flags))
 		return usage_error("bad FLAGS");
-	ret = do_export(z, off, size, flags, &fd);
-	if (ret)
-		return report_errno(-ret);
+	fd = do_export(z, off, size, flags);
+	if (fd < 0)
+		return report_errno(-fd);
 	fdflags = fcntl(fd, F_GETFD);
 	printf("OK fd-cloexec=%d mode=%s\n", !!(fdflags & FD_CLOEXEC),
 	       (fcntl(fd, F_GETFL) & O_ACCMODE) == O_RDWR ? "rdwr" : "rdonly");
@@ -784,7 +737,7 @@ static int check_dmabuf(int fd, size_t len, uint64_t seed)
 		return report_setup_errno("mmap", "dma-buf", errno);
 	if (dmabuf_sync(fd, DMA_BUF_SYNC_START | DMA_BUF_SYNC_RW))
 		return report_errno(errno);
-	if (expect(p, len, seed, "dma-buf mapping"))
+	if (map_check(p, 0, len, seed, "dma-buf mapping"))
 		return EXIT_MISMATCH;
 	map_fill(p, 0, len, SEED_B);
 	if (dmabuf_sync(fd, DMA_BUF_SYNC_END | DMA_BUF_SYNC_RW))
@@ -793,10 +746,10 @@ static int check_dmabuf(int fd, size_t len, uint64_t seed)
 	return 0;
 }
 
-static int cmd_dmabuf(struct zc *z, char **argv)
+static int cmd_dmabuf(struct zc *z)
 {
-	uint64_t off = strtoull(argv[0], NULL, 0);
-	uint64_t size = strtoull(argv[1], NULL, 0);
+	uint64_t off = strtoull(z->argv[0], NULL, 0);
+	uint64_t size = strtoull(z->argv[1], NULL, 0);
 	size_t len;
 	int fd, ret;
 
@@ -806,26 +759,27 @@ static int cmd_dmabuf(struct zc *z, char **argv)
 	if (off + len > z->size)
 		len = z->size - off;
 	map_fill(z->map + off, 0, len, SEED_A);
-	ret = do_export(z, off, size, O_RDWR | O_CLOEXEC, &fd);
-	if (ret)
-		return report_errno(-ret);
+	fd = do_export(z, off, size, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return report_errno(-fd);
 	ret = check_dmabuf(fd, len, SEED_A);
 	if (ret)
 		return ret;
-	if (expect(z->map + off, len, SEED_B, "buffer after a store through the dma-buf"))
+	if (map_check(z->map + off, 0, len, SEED_B, "buffer after a store through the dma-buf"))
 		return EXIT_MISMATCH;
 	printf("OK\n");
 	return 0;
 }
 
-static int cmd_dmabuf_hold(struct zc *z, const char *cmd)
+static int cmd_dmabuf_hold(struct zc *z)
 {
+	const char *cmd = z->argv[0];
 	int fd, ret;
 
 	map_fill(z->map, 0, z->size, SEED_A);
-	ret = do_export(z, 0, 0, O_RDWR, &fd);
-	if (ret)
-		return report_errno(-ret);
+	fd = do_export(z, 0, 0, O_RDWR);
+	if (fd < 0)
+		return report_errno(-fd);
 	munmap(z->map, z->size);
 	close(z->fd);
 	if (run_shell(cmd))
@@ -859,22 +813,23 @@ static int dmabuf_attached(const char *name)
  * DRM refuses dumb mappings of imported objects (drm_gem_dumb_map_offset:
  * EINVAL); where it maps one, the bytes must be ours.
  */
-static int cmd_vgem(struct zc *z, const char *card)
+static int cmd_vgem(struct zc *z)
 {
+	const char *card = z->argv[0];
 	struct zc_drm_prime_handle prime = { 0 };
 	struct zc_drm_mode_map_dumb map = { 0 };
 	struct zc_drm_gem_close gclose = { 0 };
 	const char *map_result = "OK";
 	unsigned char *p;
-	int drm, ret, attached;
+	int drm, attached;
 
 	drm = open(card, O_RDWR | O_CLOEXEC);
 	if (drm < 0)
 		return report_setup_errno("open", card, errno);
 	map_fill(z->map, 0, z->size, SEED_A);
-	ret = do_export(z, 0, 0, O_RDWR | O_CLOEXEC, &prime.fd);
-	if (ret)
-		return report_errno(-ret);
+	prime.fd = do_export(z, 0, 0, O_RDWR | O_CLOEXEC);
+	if (prime.fd < 0)
+		return report_errno(-prime.fd);
 	if (ioctl(drm, ZC_DRM_IOCTL_PRIME_FD_TO_HANDLE, &prime))
 		return report_errno(errno);
 	/* The GEM object holds the dma-buf: the fd is not needed any more. */
@@ -889,10 +844,10 @@ static int cmd_vgem(struct zc *z, const char *card)
 			 drm, map.offset);
 		if (p == MAP_FAILED)
 			return report_errno(errno);
-		if (expect(p, z->size, SEED_A, "vgem's mapping of the import"))
+		if (map_check(p, 0, z->size, SEED_A, "vgem's mapping of the import"))
 			return EXIT_MISMATCH;
 		map_fill(p, 0, z->size, SEED_B);
-		if (expect(z->map, z->size, SEED_B, "buffer after a store through vgem"))
+		if (map_check(z->map, 0, z->size, SEED_B, "buffer after a store through vgem"))
 			return EXIT_MISMATCH;
 		munmap(p, z->size);
 	}
@@ -905,61 +860,55 @@ static int cmd_vgem(struct zc *z, const char *card)
 	return 0;
 }
 
+/* The commands: DEV and from MIN to MAX more arguments, ARGS in the help. */
+static const struct zc_command {
+	const char *name, *args;
+	int min, max;
+	int (*fn)(struct zc *z);
+	int arg;
+} commands[] = {
+	{ "odirect", "BLOCKDEV", 1, 1, cmd_odirect, 0 },
+	{ "odirect-hold", "SLOW FAST CMD", 3, 3, cmd_odirect_hold, 0 },
+	{ "vmsplice", "[CMD]", 0, 1, cmd_vmsplice, 0 },
+	{ "pvm", "", 0, 0, cmd_peek_poke, 0 },
+	{ "procmem", "", 0, 0, cmd_peek_poke, 1 },
+	{ "ptrace", "", 0, 0, cmd_ptrace, 0 },
+	{ "fork", "", 0, 0, cmd_fork, 0 },
+	{ "mremap", "", 0, 0, cmd_mremap, 0 },
+	{ "munmap", "", 0, 0, cmd_munmap, 0 },
+	{ "mprotect", "", 0, 0, cmd_mprotect, 0 },
+	{ "madvise", "", 0, 0, cmd_madvise, 0 },
+	{ "sendfile", "FILE", 1, 1, cmd_sendfile, 1 },
+	{ "sendfile-in", "FILE", 1, 1, cmd_sendfile, 0 },
+	{ "iouring", "[CMD]", 0, 1, cmd_iouring, 0 },
+	{ "export", "OFF SIZE FLAGS", 3, 3, cmd_export, 0 },
+	{ "dmabuf", "OFF SIZE", 2, 2, cmd_dmabuf, 0 },
+	{ "dmabuf-hold", "CMD", 1, 1, cmd_dmabuf_hold, 0 },
+	{ "vgem", "CARD", 1, 1, cmd_vgem, 0 },
+	{ NULL, NULL, 0, 0, NULL, 0 },
+};
+
 int main(int argc, char **argv)
 {
-	const char *cmd;
-	struct zc z = { .fd = -1 };
+	const struct zc_command *c;
+	struct zc z = { .fd = -1, .argv = argv + 3 };
 	int ret;
 
-	if (argc < 3) {
-		if (argc == 2 && !strcmp(argv[1], "--help")) {
-			usage(stdout);
-			return 0;
-		}
-		return usage_error("need a command and a device");
+	if (argc == 2 && !strcmp(argv[1], "--help")) {
+		printf("usage: %s COMMAND DEV ARGS...  (the source's header tells more)\n\n",
+		       prog);
+		for (c = commands; c->name; c++)
+			printf("  %s DEV %s\n", c->name, c->args);
+		return 0;
 	}
-	cmd = argv[1];
-	ret = zc_open(&z, argv[2]);
-	if (ret)
-		return ret;
-	argc -= 3;
-	argv += 3;
-
-	if (!strcmp(cmd, "odirect") && argc == 1)
-		return cmd_odirect(&z, argv[0]);
-	if (!strcmp(cmd, "odirect-hold") && argc == 3)
-		return cmd_odirect_hold(&z, argv[0], argv[1], argv[2]);
-	if (!strcmp(cmd, "vmsplice") && argc <= 1)
-		return cmd_vmsplice(&z, argc ? argv[0] : NULL);
-	if (!strcmp(cmd, "pvm") && !argc)
-		return peek_poke(&z, -1);
-	if (!strcmp(cmd, "procmem") && !argc)
-		return cmd_procmem(&z);
-	if (!strcmp(cmd, "ptrace") && !argc)
-		return cmd_ptrace(&z);
-	if (!strcmp(cmd, "fork") && !argc)
-		return cmd_fork(&z);
-	if (!strcmp(cmd, "mremap") && !argc)
-		return cmd_mremap(&z);
-	if (!strcmp(cmd, "munmap") && !argc)
-		return cmd_munmap(&z);
-	if (!strcmp(cmd, "mprotect") && !argc)
-		return cmd_mprotect(&z);
-	if (!strcmp(cmd, "madvise") && !argc)
-		return cmd_madvise(&z);
-	if (!strcmp(cmd, "sendfile") && argc == 1)
-		return cmd_sendfile(&z, argv[0], true);
-	if (!strcmp(cmd, "sendfile-in") && argc == 1)
-		return cmd_sendfile(&z, argv[0], false);
-	if (!strcmp(cmd, "iouring") && argc <= 1)
-		return cmd_iouring(&z, argc ? argv[0] : NULL);
-	if (!strcmp(cmd, "export") && argc == 3)
-		return cmd_export(&z, argv);
-	if (!strcmp(cmd, "dmabuf") && argc == 2)
-		return cmd_dmabuf(&z, argv);
-	if (!strcmp(cmd, "dmabuf-hold") && argc == 1)
-		return cmd_dmabuf_hold(&z, argv[0]);
-	if (!strcmp(cmd, "vgem") && argc == 1)
-		return cmd_vgem(&z, argv[0]);
+	for (c = commands; argc >= 3 && c->name; c++) {
+		if (strcmp(c->name, argv[1]))
+			continue;
+		if (argc - 3 < c->min || argc - 3 > c->max)
+			break;
+		ret = zc_open(&z, argv[2]);
+		z.arg = c->arg;
+		return ret ? ret : c->fn(&z);
+	}
 	return usage_error("unknown command or wrong arguments");
 }

@@ -29,7 +29,7 @@ edu_present() {
 }
 
 # edu_roundtrip DEV OFFSET [helper options]: the device reads the range the
-# CPU filled and writes it back over the complement.
+# CPU filled and writes it back over other data.
 edu_roundtrip() {
 	local dev=$1 off=$2
 	shift 2
