@@ -273,7 +273,7 @@ pool_base() {
 CHUNK=4032
 
 # dt_roundtrip NAME OFFSET [--sync]: the edu reads the range the CPU wrote
-# and writes it back over the complement; checked through the mapping.
+# and writes it back over other data; checked through the mapping.
 dt_roundtrip() {
 	run udmabuf-edu --pci "$UDMABUF_EDU" roundtrip "/dev/$1" "$2" "$CHUNK" \
 		"$(($2 + 3))" "${@:3}"
