@@ -438,11 +438,8 @@ static int cmd_uevent_open(int argc, char **argv)
 	child = fork();
 	if (child < 0)
 		return report_setup_errno("fork", "", errno);
-	if (!child) {
-		int efd = open(argv[1], O_WRONLY);
-
-		_exit(efd < 0 || write(efd, "1", 1) != 1 ? 1 : 0);
-	}
+	if (!child)
+		_exit(write_file(argv[1], "1") ? 1 : 0);
 	if (sched_setscheduler(0, SCHED_FIFO, &sp) < 0)
 		return report_setup_errno("sched_setscheduler", "FIFO", errno);
 
