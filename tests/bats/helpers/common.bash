@@ -630,10 +630,15 @@ common_setup() {
 	fi
 	# The last test's teardown left the mark; the first test makes one.
 	read -r KMSG_SEQ 2>/dev/null <"$KMSG_MARK_FILE" || kmsg_mark
-	# For common_teardown to put back (none in a module before
-	# process-scoped buffers, where the tests of them fail on their own).
-	read -r PROCESS_MAX 2>/dev/null <"/sys/module/$MODNAME/parameters/process_max" ||
-		PROCESS_MAX=
+	# The parameters tests change, for common_teardown to put back (a
+	# module before process-scoped buffers has neither: the tests of them
+	# fail on their own).
+	local p v
+	SAVED_PARAMS=()
+	for p in process_max place_hold; do
+		read -r v 2>/dev/null <"/sys/module/$MODNAME/parameters/$p" &&
+			SAVED_PARAMS+=("$p=$v")
+	done
 }
 
 # give_node GROUP: /dev/udmabuf-cfs given to GROUP with mode 0660, as the
@@ -644,13 +649,14 @@ give_node() {
 }
 
 common_teardown() {
-	local rc=0 left d
+	local rc=0 left d p
 	kill_holders
-	# What a test changed of process_max and of the node, even when it
+	# What a test changed of the parameters and of the node, even when it
 	# failed half-way.
-	if [ -n "${PROCESS_MAX:-}" ] && [ -e "/sys/module/$MODNAME/parameters/process_max" ]; then
-		set_attr "/sys/module/$MODNAME/parameters/process_max" "$PROCESS_MAX" || rc=1
-	fi
+	for p in "${SAVED_PARAMS[@]}"; do
+		[ -e "/sys/module/$MODNAME/parameters/${p%%=*}" ] || continue
+		set_attr "/sys/module/$MODNAME/parameters/${p%%=*}" "${p#*=}" || rc=1
+	done
 	if [ -n "${NODE_GIVEN:-}" ] && [ -e "$NODE" ]; then
 		chmod 0600 "$NODE" && chgrp root "$NODE" || rc=1
 	fi
