@@ -11,6 +11,7 @@
 #include <linux/list.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
+#include <linux/ratelimit.h>
 #include <linux/rwsem.h>
 #include <linux/sched.h>
 #include <linux/types.h>
@@ -191,6 +192,9 @@ struct udmabuf_config {
  * @sc_device: a bit per page, set while the device owns it; made when the
  *	checker is first turned on
  * @sync_violations: reports of the sync checker
+ * @sc_ratelimit: the rate limit of the buffer's reports in the kernel log,
+ *	the buffer's own: a program that keeps breaking the rules on one
+ *	buffer does not hide the first report of another buffer
  */
 struct udmabuf_buffer {
 	struct kref ref;
@@ -243,6 +247,7 @@ struct udmabuf_buffer {
 	spinlock_t sc_lock;	/* see above */
 	unsigned long *sc_device;
 	atomic64_t sync_violations;
+	struct ratelimit_state sc_ratelimit;
 };
 
 static inline struct udmabuf_buffer *to_udmabuf(struct device *dev)

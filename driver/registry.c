@@ -234,6 +234,8 @@ struct udmabuf_buffer *udmabuf_create(const struct udmabuf_config *cfg)
 	udmabuf_dma_init_buffer(buf);
 	spin_lock_init(&buf->sc_lock);
 	atomic64_set(&buf->sync_violations, 0);
+	ratelimit_state_init(&buf->sc_ratelimit, DEFAULT_RATELIMIT_INTERVAL,
+			     DEFAULT_RATELIMIT_BURST);
 	/* From here on, udmabuf_ref_put() frees whatever has been set up. */
 
 	ret = dev_set_name(&buf->dev, "%s", cfg->name);

@@ -23,14 +23,14 @@
  *   %UDMABUF_CFS_SYNC_CHECK_SIGBUS the faulting access gets SIGBUS, for a
  *   debugger; otherwise the fault is served and the program goes on.
  *
- * A report is a rate-limited line in the kernel log, naming the buffer,
- * the offset, the process and what was missing, and one more in
- * sync_violations.  Ownership is per page: a sync whose ends fall inside
- * a page gives the whole page; one whose ends fall inside a cache line is
- * reported, since on a non-coherent CPU the rest of the line is written
- * back or thrown away with it.  Only mappings the program asked to be
- * cached are checked: an uncached or write-combined mapping needs no
- * sync, on any architecture.
+ * A report is a line in the kernel log, naming the buffer, the offset,
+ * the process and what was missing, rate-limited per buffer (the kernel's
+ * default: 10 in 5 s), and one more in sync_violations.  Ownership is per
+ * page: a sync whose ends fall inside a page gives the whole page; one
+ * whose ends fall inside a cache line is reported, since on a non-coherent
+ * CPU the rest of the line is written back or thrown away with it.  Only
+ * mappings the program asked to be cached are checked: an uncached or
+ * write-combined mapping needs no sync, on any architecture.
  *
  * Off (the default), nothing of this runs: no bitmap, no entry is taken
  * away, mappings are made whole at mmap() as always.
@@ -66,10 +66,11 @@ void udmabuf_sc_report(struct udmabuf_buffer *buf, u64 offset,
 		       const char *what, const char *missing)
 {
 	atomic64_inc(&buf->sync_violations);
-	dev_notice_ratelimited(&buf->dev,
-			       "sync check: %s at offset %#llx by %s[%d]: %s\n",
-			       what, offset, current->comm,
-			       task_tgid_nr(current), missing);
+	if (__ratelimit(&buf->sc_ratelimit))
+		dev_notice(&buf->dev,
+			   "sync check: %s at offset %#llx by %s[%d]: %s\n",
+			   what, offset, current->comm, task_tgid_nr(current),
+			   missing);
 }
 
 /**
