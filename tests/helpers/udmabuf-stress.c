@@ -51,7 +51,7 @@
  * in a pipe (big_defer).
  *
  * Data: a word (64 bits, native order) of a private buffer is 0 (never
- * written) or pattern_word(tag, index), where the tag names the owner, the
+ * written) or tag_word(tag, index), where the tag names the owner, the
  * slot and a sequence number.  The owner checks the exact tag it last wrote,
  * through every file and mapping it holds, also after others removed the
  * buffer: memory stays valid while open or mapped.  Anyone else can check
@@ -132,21 +132,11 @@
 /* 64-bit file offsets (pread, lseek, mmap) on 32-bit systems too. */
 #define _FILE_OFFSET_BITS 64
 #include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <inttypes.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -157,18 +147,19 @@
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
-#include <unistd.h>
 
 #include <linux/dma-buf.h>
 #include <linux/io_uring.h>
-#include <linux/udmabuf-cfs.h>
 
+static const char *prog = "udmabuf-stress";
+
+/* errno names, sync_ioctl(), write_file(), mix64(), usage_error() */
+#include "udmabuf-helpers.h"
 #include "udmabuf-uring.h"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 #define EXIT_FAILED	1
-#define EXIT_USAGE	64
 
 #define CFS		"/sys/kernel/config/udmabuf"
 #define CLASS		"/sys/class/udmabuf"
@@ -433,7 +424,7 @@ struct uring {
 
 /* What a range must hold. */
 struct expect {
-	bool exact;		/* every word is pattern_word(tag) (tag 0: 0) */
+	bool exact;		/* every word is tag_word(tag) (tag 0: 0) */
 	uint32_t tag;
 	unsigned int owner, slot;	/* else: 0 or a word of these */
 };
@@ -470,13 +461,6 @@ static struct board_entry board[MAX_THREADS];
 
 /* ------------------------------------------------------------------ */
 /* small helpers                                                       */
-
-static uint64_t mix64(uint64_t z)
-{
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
 
 static uint64_t rnd(struct worker *w)
 {
@@ -664,17 +648,6 @@ static int load_module(const char *ko, const char *params)
 	return err;
 }
 
-static int sync_ioctl(int fd, bool for_cpu, uint64_t off, uint64_t size,
-		      uint32_t dir, uint32_t flags)
-{
-	struct udmabuf_cfs_sync s = {
-		.offset = off, .size = size, .direction = dir, .flags = flags,
-	};
-
-	return ioctl(fd, for_cpu ? UDMABUF_CFS_IOC_SYNC_FOR_CPU :
-			 UDMABUF_CFS_IOC_SYNC_FOR_DEVICE, &s) ? errno : 0;
-}
-
 static int get_info(int fd, struct udmabuf_cfs_info *info)
 {
 	memset(info, 0, sizeof(*info));
@@ -699,7 +672,7 @@ static uint32_t make_tag(unsigned int owner, unsigned int slot, uint16_t seq)
 	return TAG_MARK | (owner & 0x7ff) << 20 | (slot & 0xf) << 16 | seq;
 }
 
-static uint64_t pattern_word(uint32_t tag, uint64_t idx)
+static uint64_t tag_word(uint32_t tag, uint64_t idx)
 {
 	uint64_t hi = (uint64_t)tag << 32;
 
@@ -711,11 +684,11 @@ static bool word_ok(const struct expect *x, uint64_t idx, uint64_t v)
 	uint32_t tag = (uint32_t)(v >> 32);
 
 	if (x->exact)
-		return v == (x->tag ? pattern_word(x->tag, idx) : 0);
+		return v == (x->tag ? tag_word(x->tag, idx) : 0);
 	if (!v)
 		return true;
 	return (tag & TAG_MARK) && (tag >> 20 & 0x7ff) == x->owner &&
-	       (tag >> 16 & 0xf) == x->slot && v == pattern_word(tag, idx);
+	       (tag >> 16 & 0xf) == x->slot && v == tag_word(tag, idx);
 }
 
 static void describe_expect(const struct expect *x, uint64_t idx, char *buf,
@@ -723,7 +696,7 @@ static void describe_expect(const struct expect *x, uint64_t idx, char *buf,
 {
 	if (x->exact)
 		snprintf(buf, len, "0x%016" PRIx64,
-			 x->tag ? pattern_word(x->tag, idx) : 0);
+			 x->tag ? tag_word(x->tag, idx) : 0);
 	else
 		snprintf(buf, len, "0 or a word of worker %u slot %u",
 			 x->owner, x->slot);
@@ -735,7 +708,7 @@ static void fill_map(volatile uint8_t *map, uint64_t base, uint64_t len,
 	uint64_t o;
 
 	for (o = 0; o + 8 <= len; o += 8)
-		*(volatile uint64_t *)(map + o) = pattern_word(tag, (base + o) / 8);
+		*(volatile uint64_t *)(map + o) = tag_word(tag, (base + o) / 8);
 }
 
 /* Buffer offset of the first bad word of a mapped range, or -1. */
@@ -867,7 +840,7 @@ static int fill_fd(struct worker *w, int fd, uint64_t size, uint32_t tag,
 		if (n > sizeof(w->chunk))
 			n = sizeof(w->chunk);
 		for (i = 0; i < n / 8; i++)
-			w->chunk[i] = pattern_word(tag, off / 8 + i);
+			w->chunk[i] = tag_word(tag, off / 8 + i);
 		if (sequential)
 			r = write(fd, w->chunk, n);
 		else
@@ -1672,9 +1645,9 @@ static void op_mmap(struct worker *w)
 static bool sync_both(struct worker *w, enum op op, int fd)
 {
 	return expect(w, op, "SYNC_FOR_DEVICE", sync_ioctl(fd, false, 0, 0,
-			UDMABUF_CFS_DIR_BIDIRECTIONAL, 0), M(OK)) &&
+			UDMABUF_CFS_DIR_BIDIRECTIONAL, 0) ? errno : 0, M(OK)) &&
 	       expect(w, op, "SYNC_FOR_CPU", sync_ioctl(fd, true, 0, 0,
-			UDMABUF_CFS_DIR_BIDIRECTIONAL, 0), M(OK));
+			UDMABUF_CFS_DIR_BIDIRECTIONAL, 0) ? errno : 0, M(OK));
 }
 
 /* Write a new pattern through a handle, and hand it to the device and back. */
@@ -1793,12 +1766,12 @@ static void op_ioctl(struct worker *w)
 	len = coin(w, 30) ? 0 : 1 + rnd(w) % (h->o.size - off);
 	dir = rnd_below(w, 3);
 	expect(w, OP_ioctl, "SYNC_FOR_DEVICE",
-	       sync_ioctl(h->fd, false, off, len, dir, 0), M(OK));
+	       sync_ioctl(h->fd, false, off, len, dir, 0) ? errno : 0, M(OK));
 	/* Giving the CPU a range back may discard what others cached. */
 	if (!own_data(h->o.kind))
 		dir = UDMABUF_CFS_DIR_TO_DEVICE;
 	expect(w, OP_ioctl, "SYNC_FOR_CPU",
-	       sync_ioctl(h->fd, true, off, len, dir, 0), M(OK));
+	       sync_ioctl(h->fd, true, off, len, dir, 0) ? errno : 0, M(OK));
 }
 
 static void op_close(struct worker *w)
@@ -2558,7 +2531,7 @@ static void op_bad(struct worker *w)
 		break;
 	case B_SYNC:
 		err = sync_ioctl(h->fd, coin(w, 50), off, len, (uint32_t)b->a,
-				 (uint32_t)b->b);
+				 (uint32_t)b->b) ? errno : 0;
 		break;
 	case B_EXPORT:
 		err = export_range(h->fd, off, len, (uint32_t)b->a, &fd);
@@ -3755,7 +3728,7 @@ static bool sentinel_create(struct sentinel *st, int gen)
 	st->tag = make_tag(SENTINEL_OWNER, 0, (uint16_t)gen);
 	fill_map(st->map, 0, SENTINEL_SIZE, st->tag);
 	return expect(NULL, OP_sentinel, "SYNC_FOR_DEVICE",
-		      sync_ioctl(st->fd, false, 0, 0, 0, 0), M(OK));
+		      sync_ioctl(st->fd, false, 0, 0, 0, 0) ? errno : 0, M(OK));
 }
 
 static void sentinel_remove(struct sentinel *st)
@@ -4254,18 +4227,7 @@ static void usage(FILE *f)
 	fprintf(f,
 "usage: udmabuf-stress [--seconds N] [--seed N] [--module FILE.ko]\n"
 "                      [--selftest corrupt|leak|errno|splice|procleak|modref|memfree]\n"
-"\n"
-"Concurrent stress test of udmabuf-cfs (needs root, the module loaded and no\n"
-"buffer), 10 s by default.  With --module, the module is unloaded and loaded\n"
-"again between phases.  Exit status: 0 passed, 1 failed, 64 usage error.\n");
-}
-
-static int usage_error(const char *msg, const char *arg)
-{
-	fprintf(stderr, "udmabuf-stress: %s%s%s\n"
-		"Try 'udmabuf-stress --help' for more information.\n",
-		msg, arg ? ": " : "", arg ? arg : "");
-	return EXIT_USAGE;
+"(tests/helpers/udmabuf-stress.c tells more)\n");
 }
 
 static bool parse_selftest(const char *s)
@@ -4344,7 +4306,7 @@ static int parse_args(int argc, char **argv)
 			return 0;
 		}
 		if (!v)
-			return usage_error("missing value or unknown option", a);
+			return usage_error("missing value or unknown option: %s", a);
 		i++;
 		n = strtoull(v, &end, 0);	/* overflow: ULLONG_MAX */
 		num = *v && !*end;
@@ -4359,10 +4321,10 @@ static int parse_args(int argc, char **argv)
 		} else if (!strcmp(a, "--selftest")) {
 			ok = parse_selftest(v);
 		} else {
-			return usage_error("unknown option", a);
+			return usage_error("unknown option: %s", a);
 		}
 		if (!ok)
-			return usage_error("bad value", v);
+			return usage_error("bad value: %s", v);
 	}
 	return -1;
 }
