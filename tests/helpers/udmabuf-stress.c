@@ -3226,15 +3226,19 @@ static void worker_resume(struct worker *w)
 	stale_make(w);
 }
 
-/* Wait until the coordinator lets the workers run again; false: exit. */
-static bool worker_park(int gen)
+/*
+ * Wait until the coordinator lets the workers run again (*GEN: the
+ * generation they ran in, then the new one); false: exit.
+ */
+static bool worker_park(int *gen)
 {
 	atomic_fetch_add(&sh->parked, 1);
-	while (atomic_load(&sh->gen) == gen) {
+	while (atomic_load(&sh->gen) == *gen) {
 		if (atomic_load(&sh->mode) == MODE_EXIT)
 			return false;
 		sleep_ms(2);
 	}
+	*gen = atomic_load(&sh->gen);
 	return atomic_load(&sh->mode) != MODE_EXIT;
 }
 
@@ -3254,12 +3258,10 @@ static void *worker_main(void *arg)
 				one_op(w);
 		}
 		release_all(w);
-		if (!worker_park(gen))
-			break;
-		gen = atomic_load(&sh->gen);
+		if (!worker_park(&gen))
+			return NULL;
 		worker_resume(w);
 	}
-	return NULL;
 }
 
 static struct worker *worker_new(int id, int tidx)
@@ -3651,17 +3653,14 @@ static void *churner_main(void *arg)
 	struct worker *w = arg;
 	int gen = atomic_load(&sh->gen);
 
-	for (;;) {
+	do {
 		while (running()) {
 			if (sh->param_size[PARAM_CONTIG])
 				op_param_churn(w);
 			else
 				sleep_ms(20);
 		}
-		if (!worker_park(gen))
-			break;
-		gen = atomic_load(&sh->gen);
-	}
+	} while (worker_park(&gen));
 	return NULL;
 }
 
@@ -3682,14 +3681,11 @@ static void placer_main(struct worker *w)
 			 PREFIX, i);
 		pitems[i].fd = -1;
 	}
-	for (;;) {
+	do {
 		while (running())
 			placer_op(w);
 		placer_release(w);
-		if (!worker_park(gen))
-			break;
-		gen = atomic_load(&sh->gen);
-	}
+	} while (worker_park(&gen));
 	pthread_join(churner, NULL);
 	_exit(0);
 }
