@@ -612,25 +612,6 @@ static int write_attr(const char *path, const char *val)
 	return err;
 }
 
-/* Read a small attribute into @buf (NUL-terminated); open and read errors. */
-static int read_attr(const char *path, char *buf, size_t len, int *read_err)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	*read_err = 0;
-	buf[0] = '\0';
-	if (fd < 0)
-		return errno;
-	n = read(fd, buf, len - 1);
-	if (n < 0)
-		*read_err = errno;
-	else
-		buf[n] = '\0';
-	close(fd);
-	return 0;
-}
-
 static int delete_module(void)
 {
 	return syscall(SYS_delete_module, MODNAME, O_NONBLOCK) ? errno : 0;
@@ -1857,7 +1838,7 @@ static void op_inspect(struct worker *w)
 	char path[160], val[64];
 	unsigned int maj, min;
 	struct stat st;
-	int err, rerr;
+	int err;
 
 	if (!s->enabled)
 		return;
@@ -1878,8 +1859,8 @@ static void op_inspect(struct worker *w)
 		failf(w, "inspect: %s is mode %o, minor %u; want a char device, mode %o, minor %d",
 		      path, st.st_mode, minor(st.st_rdev), s->mode, s->minor);
 	cfs_path(path, sizeof(path), s->name, "dev");
-	err = read_attr(path, val, sizeof(val), &rerr);
-	if (!expect(w, OP_inspect, path, err ? err : rerr, M(OK) | M(ENOENT)) ||
+	err = read_file(path, val, sizeof(val));
+	if (!expect(w, OP_inspect, path, err, M(OK) | M(ENOENT)) ||
 	    err || !val[0])
 		return;
 	if (sscanf(val, "%u:%u", &maj, &min) != 2 || (int)min != s->minor)
@@ -1994,18 +1975,22 @@ static void op_attack_sysfs(struct worker *w)
 	};
 	const char *attr = attrs[rnd_below(w, 10)];
 	struct victim v;
-	char path[160], val[128];
-	int err, rerr;
+	char path[160], val[128] = "";	/* read() leaves it terminated */
+	ssize_t n;
+	int fd;
 
 	if (!pick_victim(w, &v))
 		return;
 	snprintf(path, sizeof(path), CLASS "/%s/%s", v.name, attr);
-	err = read_attr(path, val, sizeof(val), &rerr);
-	if (!expect(w, OP_attack_sysfs, path, err, M(OK) | M(ENOENT) | M(ENODEV)) ||
-	    err)
+	/* The device may go between open (ENOENT too) and read (ENODEV only). */
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (!expect(w, OP_attack_sysfs, path, fd < 0 ? errno : 0,
+		    M(OK) | M(ENOENT) | M(ENODEV)) || fd < 0)
 		return;
-	if (expect(w, OP_attack_sysfs, path, rerr, M(OK) | M(ENODEV)) && !rerr &&
-	    !sysfs_value_ok(attr, val))
+	n = read(fd, val, sizeof(val) - 1);
+	close(fd);
+	if (expect(w, OP_attack_sysfs, path, n < 0 ? errno : 0, M(OK) | M(ENODEV)) &&
+	    n >= 0 && !sysfs_value_ok(attr, val))
 		failf(w, "attack_sysfs: %s reads \"%s\"", path, val);
 }
 
@@ -3779,9 +3764,8 @@ static void remove_pool(void)
 static long long read_number(const char *path)
 {
 	char buf[64];
-	int rerr;
 
-	if (read_attr(path, buf, sizeof(buf), &rerr) || rerr || !buf[0])
+	if (read_file(path, buf, sizeof(buf)) || !buf[0])
 		return -1;
 	return strtoll(buf, NULL, 10);
 }
@@ -3826,11 +3810,9 @@ static bool param_allocator_ok(unsigned int k)
 		[PARAM_PLACED] = "placed\n",
 	};
 	char path[96], val[32];
-	int rerr, err;
 
 	snprintf(path, sizeof(path), CLASS "/udmabuf%u/allocator", k);
-	err = read_attr(path, val, sizeof(val), &rerr);
-	if (!expect(NULL, OP_reload, path, err ? err : rerr, M(OK)))
+	if (!expect(NULL, OP_reload, path, read_file(path, val, sizeof(val)), M(OK)))
 		return false;
 	if (strcmp(val, want[k])) {
 		failf(NULL, "%s reads \"%.*s\", want \"%.*s\"", path,
