@@ -585,16 +585,6 @@ static bool running(void)
 /* ------------------------------------------------------------------ */
 /* system calls, returning 0 or the errno                              */
 
-static int do_mkdir(const char *path)
-{
-	return mkdir(path, 0755) ? errno : 0;
-}
-
-static int do_rmdir(const char *path)
-{
-	return rmdir(path) ? errno : 0;
-}
-
 /* One write(2) of @val; a short write is reported as EIO. */
 static int write_attr(const char *path, const char *val)
 {
@@ -1276,6 +1266,18 @@ static int item_write(struct worker *w, enum op op, const char *name,
 	return expect(w, op, what, err, ok) ? err : -1;
 }
 
+/* mkdir (@make) or rmdir of the item @name: as item_write(). */
+static int item_dir(struct worker *w, enum op op, const char *name, bool make,
+		    unsigned int ok)
+{
+	char path[160];
+	int err;
+
+	cfs_path(path, sizeof(path), name, NULL);
+	err = (make ? mkdir(path, 0755) : rmdir(path)) ? errno : 0;
+	return expect(w, op, path, err, ok) ? err : -1;
+}
+
 /* Write one attribute of an own item; false if the item is gone or bad. */
 static bool slot_write(struct worker *w, enum op op, struct slot *s,
 		       const char *attr, const char *val, unsigned int ok)
@@ -1335,15 +1337,8 @@ static void slot_setup(struct worker *w, struct slot *s)
 
 static void slot_mkdir(struct worker *w, struct slot *s)
 {
-	char path[160];
-	int err;
-
-	cfs_path(path, sizeof(path), s->name, NULL);
-	err = do_mkdir(path);
-	if (!expect(w, OP_mkdir, path, err,
-		    s->exists ? M(OK) | M(EEXIST) : M(OK)))
-		return;
-	if (err)
+	if (item_dir(w, OP_mkdir, s->name, true,
+		     s->exists ? M(OK) | M(EEXIST) : M(OK)))
 		return;
 	/* Removed by another worker; its rmdir has finished. */
 	slot_lost(s, true);
@@ -1505,13 +1500,10 @@ static void op_disable(struct worker *w)
 static void op_rmdir(struct worker *w)
 {
 	struct slot *s = pick_slot(w, true);
-	char path[160];
 
-	if (!s->exists)
-		return;
-	cfs_path(path, sizeof(path), s->name, NULL);
 	/* ENOENT: another worker's rmdir, which has finished. */
-	if (expect(w, OP_rmdir, path, do_rmdir(path), M(OK) | M(ENOENT)))
+	if (s->exists &&
+	    item_dir(w, OP_rmdir, s->name, false, M(OK) | M(ENOENT)) >= 0)
 		slot_lost(s, true);
 }
 
@@ -1524,10 +1516,9 @@ static void op_absent(struct worker *w)
 
 	if (s->exists)
 		return;
-	cfs_path(path, sizeof(path), s->name, NULL);
 	switch (rnd_below(w, 3)) {
 	case 0:
-		expect(w, OP_absent, path, do_rmdir(path), M(ENOENT));
+		item_dir(w, OP_absent, s->name, false, M(ENOENT));
 		break;
 	case 1:
 		cfs_path(path, sizeof(path), s->name, "size");
@@ -2027,12 +2018,11 @@ static void op_attack_write(struct worker *w)
 
 	if (!pick_victim(w, &v))
 		return;
-	snprintf(path, sizeof(path), "%s/%s", a->dir, v.name);
 	if (!a->attr) {
-		expect(w, w->op, path, do_rmdir(path), a->ok);
+		item_dir(w, w->op, v.name, false, a->ok);
 		return;
 	}
-	snprintf(path + strlen(path), sizeof(path) - strlen(path), "/%s", a->attr);
+	snprintf(path, sizeof(path), "%s/%s/%s", a->dir, v.name, a->attr);
 	snprintf(val, sizeof(val), "%u", rnd_below(w, 8));
 	expect(w, w->op, path, write_attr(path, a->val ? a->val : val), a->ok);
 }
@@ -2104,20 +2094,17 @@ static void op_pool(struct worker *w)
 {
 	struct slot s = { .kind = S_PROBE, .mode = 0600 };
 	unsigned int a = rnd_below(w, 6), ok = M(OK) | M(EBUSY) | M(ENOENT);
-	char path[160], val[8];
+	char val[8];
 	uint64_t size;
-	int err;
 
 	pool_name(s.name, sizeof(s.name), rnd_below(w, POOL_ITEMS));
 	probe_setup_names(w, &s);
-	cfs_path(path, sizeof(path), s.name, NULL);
 	if (w->op == OP_pool_rmdir) {
-		expect(w, w->op, path, do_rmdir(path), M(OK) | M(ENOENT));
+		item_dir(w, w->op, s.name, false, M(OK) | M(ENOENT));
 		return;
 	}
 	if (w->op == OP_pool_mkdir) {
-		err = do_mkdir(path);
-		if (!expect(w, w->op, path, err, M(OK) | M(EEXIST)) || err)
+		if (item_dir(w, w->op, s.name, true, M(OK) | M(EEXIST)))
 			return;
 		a = 0;	/* and its size */
 	}
@@ -3068,7 +3055,6 @@ static void one_op(struct worker *w)
 /* Close everything and remove own items: nothing may stay behind. */
 static void release_all(struct worker *w)
 {
-	char path[160];
 	unsigned int i;
 
 	for (i = 0; i < MAX_PIPES; i++)
@@ -3089,11 +3075,9 @@ static void release_all(struct worker *w)
 	for (i = 0; i <= cfg.slots; i++) {
 		struct slot *s = &w->slots[i];
 
-		if (s->exists && !(w->leak && i == 0)) {
-			cfs_path(path, sizeof(path), s->name, NULL);
-			expect(w, OP_release, path, do_rmdir(path),
-			       M(OK) | M(ENOENT));
-		}
+		if (s->exists && !(w->leak && i == 0))
+			item_dir(w, OP_release, s->name, false,
+				 M(OK) | M(ENOENT));
 		slot_lost(s, true);
 	}
 	w->leak = false;
@@ -3391,15 +3375,14 @@ static bool pitem_disable(struct worker *w, enum op op, struct pitem *it)
 static bool pitem_fresh(struct worker *w, enum op op, struct pitem *it,
 			uint64_t size)
 {
-	char path[160], val[32];
+	char val[32];
 
 	if (!pitem_disable(w, op, it))
 		return false;
-	cfs_path(path, sizeof(path), it->name, NULL);
-	if (it->exists && !expect(w, op, path, do_rmdir(path), M(OK)))
+	if (it->exists && item_dir(w, op, it->name, false, M(OK)))
 		return false;
 	it->exists = false;
-	if (!expect(w, op, path, do_mkdir(path), M(OK)))
+	if (item_dir(w, op, it->name, true, M(OK)))
 		return false;
 	it->exists = true;
 	it->where = PW_NONE;
@@ -3610,7 +3593,6 @@ static void placer_op(struct worker *w)
 /* Everything of the placer's goes; the last range it freed is published. */
 static void placer_release(struct worker *w)
 {
-	char path[208];
 	unsigned int i;
 
 	for (i = 0; i < PLACE_ITEMS; i++)
@@ -3620,10 +3602,8 @@ static void placer_release(struct worker *w)
 		struct pitem *it = &pitems[i];
 
 		pitem_disable(w, OP_release, it);
-		if (it->exists) {
-			cfs_path(path, sizeof(path), it->name, NULL);
-			expect(w, OP_release, path, do_rmdir(path), M(OK));
-		}
+		if (it->exists)
+			item_dir(w, OP_release, it->name, false, M(OK));
 		it->exists = false;
 		it->where = PW_NONE;
 	}
@@ -3691,9 +3671,8 @@ static bool sentinel_create(struct sentinel *st, int gen)
 	void *p;
 
 	snprintf(st->name, sizeof(st->name), "%s-sentinel", PREFIX);
-	cfs_path(path, sizeof(path), st->name, NULL);
 	snprintf(val, sizeof(val), "%d", MINOR_SENTINEL);
-	if (!expect(NULL, OP_sentinel, path, do_mkdir(path), M(OK)) ||
+	if (item_dir(NULL, OP_sentinel, st->name, true, M(OK)) ||
 	    item_write(NULL, OP_sentinel, st->name, "size", "65536", M(OK)) ||
 	    item_write(NULL, OP_sentinel, st->name, "minor", val, M(OK)) ||
 	    item_write(NULL, OP_sentinel, st->name, "enable", "1", M(OK)))
@@ -3715,7 +3694,6 @@ static bool sentinel_create(struct sentinel *st, int gen)
 static void sentinel_remove(struct sentinel *st)
 {
 	struct expect x = { .exact = true, .tag = st->tag };
-	char path[160];
 	int64_t bad;
 
 	if (st->map) {
@@ -3729,8 +3707,7 @@ static void sentinel_remove(struct sentinel *st)
 	if (st->fd >= 0)
 		close(st->fd);
 	st->fd = -1;
-	cfs_path(path, sizeof(path), st->name, NULL);
-	expect(NULL, OP_sentinel, path, do_rmdir(path), M(OK) | M(ENOENT));
+	item_dir(NULL, OP_sentinel, st->name, false, M(OK) | M(ENOENT));
 }
 
 static bool exists(const char *path)
@@ -3750,13 +3727,12 @@ static bool check_clean(void)
 
 static void remove_pool(void)
 {
-	char name[48], path[160];
+	char name[48];
 	unsigned int k;
 
 	for (k = 0; k < POOL_ITEMS; k++) {
 		pool_name(name, sizeof(name), k);
-		cfs_path(path, sizeof(path), name, NULL);
-		expect(NULL, OP_release, path, do_rmdir(path), M(OK) | M(ENOENT));
+		item_dir(NULL, OP_release, name, false, M(OK) | M(ENOENT));
 	}
 }
 
