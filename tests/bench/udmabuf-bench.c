@@ -19,17 +19,8 @@
 #define _GNU_SOURCE
 /* 64-bit file offsets (pread, lseek, mmap) on 32-bit systems too. */
 #define _FILE_OFFSET_BITS 64
-#include <errno.h>
-#include <fcntl.h>
-#include <inttypes.h>
 #include <limits.h>
 #include <spawn.h>
-#include <stdarg.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -37,13 +28,10 @@
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
-#include <unistd.h>
-
-#include <linux/udmabuf-cfs.h>
 
 static const char *prog = "udmabuf-bench";
 
-/* read_file() and sync_ioctl() */
+/* read_file(), sync_ioctl() and the usual headers (stdio.h, errno.h, ...) */
 #include "../helpers/udmabuf-helpers.h"
 #include "../../tools/udmabufctl/bufloops.h"
 

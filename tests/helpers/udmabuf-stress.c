@@ -153,7 +153,7 @@
 
 static const char *prog = "udmabuf-stress";
 
-/* errno names, sync_ioctl(), write_file(), mix64(), usage_error() */
+/* mix64(), sync_ioctl(), read_file(), usage_error(), the usual headers */
 #include "udmabuf-helpers.h"
 #include "udmabuf-uring.h"
 
