@@ -4181,7 +4181,7 @@ static void usage(FILE *f)
 	fprintf(f,
 "usage: udmabuf-stress [--seconds N] [--seed N] [--module FILE.ko]\n"
 "                      [--selftest corrupt|leak|errno|splice|procleak|modref|memfree]\n"
-"(tests/helpers/udmabuf-stress.c tells more)\n");
+"(tests/helpers/%s.c tells more)\n", prog);
 }
 
 static bool parse_selftest(const char *s)
