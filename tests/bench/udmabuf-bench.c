@@ -19,17 +19,8 @@
 #define _GNU_SOURCE
 /* 64-bit file offsets (pread, lseek, mmap) on 32-bit systems too. */
 #define _FILE_OFFSET_BITS 64
-#include <errno.h>
-#include <fcntl.h>
-#include <inttypes.h>
 #include <limits.h>
 #include <spawn.h>
-#include <stdarg.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -37,10 +28,11 @@
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
-#include <unistd.h>
 
-#include <linux/udmabuf-cfs.h>
+static const char *prog = "udmabuf-bench";
 
+/* read_file(), sync_ioctl() and the usual headers (stdio.h, errno.h, ...) */
+#include "../helpers/udmabuf-helpers.h"
 #include "../../tools/udmabufctl/bufloops.h"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
@@ -57,7 +49,6 @@
 
 extern char **environ;
 
-static const char *prog = "udmabuf-bench";
 static const char *cfs_root = "/sys/kernel/config/udmabuf";
 static const char *class_root = "/sys/class/udmabuf";
 static const char *tmpdir;	/* $TMPDIR, else /tmp: tmpfs for the baselines */
@@ -282,23 +273,15 @@ static int write_str(const char *path, const char *val, int flags)
 	return err;
 }
 
-/* The first line of path into buf; "?" if it cannot be read. */
+/* The first line of path into buf, "?" if it cannot be read: the errno. */
 static int read_str(const char *path, char *buf, size_t len)
 {
-	ssize_t n;
-	int fd;
+	int err = read_file(path, buf, len);
 
-	snprintf(buf, len, "?");
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n < 0)
-		return -errno;
-	buf[n] = '\0';
+	if (err)
+		snprintf(buf, len, "?");
 	buf[strcspn(buf, "\n")] = '\0';
-	return 0;
+	return err;
 }
 
 /* Attribute ATTR of buffer NAME under ROOT (cfs_root or class_root). */
@@ -934,15 +917,11 @@ static void mmap_floor_row(uint64_t size)
 static double time_round(void *ctx)
 {
 	struct map_ctx *c = ctx;
-	struct udmabuf_cfs_sync range = {
-		.offset = 0, .size = c->size,
-		.direction = UDMABUF_CFS_DIR_BIDIRECTIONAL,
-	};
 	double t0 = now_ns();
 
-	if (ioctl(c->fd, UDMABUF_CFS_IOC_SYNC_FOR_DEVICE, &range))
+	if (sync_ioctl(c->fd, 0, 0, c->size, UDMABUF_CFS_DIR_BIDIRECTIONAL, 0))
 		die(c->name, "ioctl SYNC_FOR_DEVICE", errno);
-	if (ioctl(c->fd, UDMABUF_CFS_IOC_SYNC_FOR_CPU, &range))
+	if (sync_ioctl(c->fd, 1, 0, c->size, UDMABUF_CFS_DIR_BIDIRECTIONAL, 0))
 		die(c->name, "ioctl SYNC_FOR_CPU", errno);
 	touch_pages(c->p, c->size, TOUCH_WRITE);
 	return now_ns() - t0;
@@ -1048,9 +1027,10 @@ struct sync_ctx {
 static void op_read_file(void *path)
 {
 	char buf[64];
+	int err = read_str(path, buf, sizeof(buf));
 
-	if (read_str(path, buf, sizeof(buf)))
-		die(path, "read", errno);
+	if (err)
+		die(path, "read", err);
 	sink += buf[0];
 }
 

@@ -51,7 +51,7 @@
  * in a pipe (big_defer).
  *
  * Data: a word (64 bits, native order) of a private buffer is 0 (never
- * written) or pattern_word(tag, index), where the tag names the owner, the
+ * written) or tag_word(tag, index), where the tag names the owner, the
  * slot and a sequence number.  The owner checks the exact tag it last wrote,
  * through every file and mapping it holds, also after others removed the
  * buffer: memory stays valid while open or mapped.  Anyone else can check
@@ -132,21 +132,11 @@
 /* 64-bit file offsets (pread, lseek, mmap) on 32-bit systems too. */
 #define _FILE_OFFSET_BITS 64
 #include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <inttypes.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -157,18 +147,19 @@
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
-#include <unistd.h>
 
 #include <linux/dma-buf.h>
 #include <linux/io_uring.h>
-#include <linux/udmabuf-cfs.h>
 
+static const char *prog = "udmabuf-stress";
+
+/* mix64(), sync_ioctl(), read_file(), usage_error(), the usual headers */
+#include "udmabuf-helpers.h"
 #include "udmabuf-uring.h"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 #define EXIT_FAILED	1
-#define EXIT_USAGE	64
 
 #define CFS		"/sys/kernel/config/udmabuf"
 #define CLASS		"/sys/class/udmabuf"
@@ -433,7 +424,7 @@ struct uring {
 
 /* What a range must hold. */
 struct expect {
-	bool exact;		/* every word is pattern_word(tag) (tag 0: 0) */
+	bool exact;		/* every word is tag_word(tag) (tag 0: 0) */
 	uint32_t tag;
 	unsigned int owner, slot;	/* else: 0 or a word of these */
 };
@@ -470,13 +461,6 @@ static struct board_entry board[MAX_THREADS];
 
 /* ------------------------------------------------------------------ */
 /* small helpers                                                       */
-
-static uint64_t mix64(uint64_t z)
-{
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
 
 static uint64_t rnd(struct worker *w)
 {
@@ -601,16 +585,6 @@ static bool running(void)
 /* ------------------------------------------------------------------ */
 /* system calls, returning 0 or the errno                              */
 
-static int do_mkdir(const char *path)
-{
-	return mkdir(path, 0755) ? errno : 0;
-}
-
-static int do_rmdir(const char *path)
-{
-	return rmdir(path) ? errno : 0;
-}
-
 /* One write(2) of @val; a short write is reported as EIO. */
 static int write_attr(const char *path, const char *val)
 {
@@ -628,25 +602,6 @@ static int write_attr(const char *path, const char *val)
 	return err;
 }
 
-/* Read a small attribute into @buf (NUL-terminated); open and read errors. */
-static int read_attr(const char *path, char *buf, size_t len, int *read_err)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	*read_err = 0;
-	buf[0] = '\0';
-	if (fd < 0)
-		return errno;
-	n = read(fd, buf, len - 1);
-	if (n < 0)
-		*read_err = errno;
-	else
-		buf[n] = '\0';
-	close(fd);
-	return 0;
-}
-
 static int delete_module(void)
 {
 	return syscall(SYS_delete_module, MODNAME, O_NONBLOCK) ? errno : 0;
@@ -662,17 +617,6 @@ static int load_module(const char *ko, const char *params)
 		err = errno;
 	close(fd);
 	return err;
-}
-
-static int sync_ioctl(int fd, bool for_cpu, uint64_t off, uint64_t size,
-		      uint32_t dir, uint32_t flags)
-{
-	struct udmabuf_cfs_sync s = {
-		.offset = off, .size = size, .direction = dir, .flags = flags,
-	};
-
-	return ioctl(fd, for_cpu ? UDMABUF_CFS_IOC_SYNC_FOR_CPU :
-			 UDMABUF_CFS_IOC_SYNC_FOR_DEVICE, &s) ? errno : 0;
 }
 
 static int get_info(int fd, struct udmabuf_cfs_info *info)
@@ -699,7 +643,7 @@ static uint32_t make_tag(unsigned int owner, unsigned int slot, uint16_t seq)
 	return TAG_MARK | (owner & 0x7ff) << 20 | (slot & 0xf) << 16 | seq;
 }
 
-static uint64_t pattern_word(uint32_t tag, uint64_t idx)
+static uint64_t tag_word(uint32_t tag, uint64_t idx)
 {
 	uint64_t hi = (uint64_t)tag << 32;
 
@@ -711,11 +655,11 @@ static bool word_ok(const struct expect *x, uint64_t idx, uint64_t v)
 	uint32_t tag = (uint32_t)(v >> 32);
 
 	if (x->exact)
-		return v == (x->tag ? pattern_word(x->tag, idx) : 0);
+		return v == (x->tag ? tag_word(x->tag, idx) : 0);
 	if (!v)
 		return true;
 	return (tag & TAG_MARK) && (tag >> 20 & 0x7ff) == x->owner &&
-	       (tag >> 16 & 0xf) == x->slot && v == pattern_word(tag, idx);
+	       (tag >> 16 & 0xf) == x->slot && v == tag_word(tag, idx);
 }
 
 static void describe_expect(const struct expect *x, uint64_t idx, char *buf,
@@ -723,7 +667,7 @@ static void describe_expect(const struct expect *x, uint64_t idx, char *buf,
 {
 	if (x->exact)
 		snprintf(buf, len, "0x%016" PRIx64,
-			 x->tag ? pattern_word(x->tag, idx) : 0);
+			 x->tag ? tag_word(x->tag, idx) : 0);
 	else
 		snprintf(buf, len, "0 or a word of worker %u slot %u",
 			 x->owner, x->slot);
@@ -735,7 +679,7 @@ static void fill_map(volatile uint8_t *map, uint64_t base, uint64_t len,
 	uint64_t o;
 
 	for (o = 0; o + 8 <= len; o += 8)
-		*(volatile uint64_t *)(map + o) = pattern_word(tag, (base + o) / 8);
+		*(volatile uint64_t *)(map + o) = tag_word(tag, (base + o) / 8);
 }
 
 /* Buffer offset of the first bad word of a mapped range, or -1. */
@@ -867,7 +811,7 @@ static int fill_fd(struct worker *w, int fd, uint64_t size, uint32_t tag,
 		if (n > sizeof(w->chunk))
 			n = sizeof(w->chunk);
 		for (i = 0; i < n / 8; i++)
-			w->chunk[i] = pattern_word(tag, off / 8 + i);
+			w->chunk[i] = tag_word(tag, off / 8 + i);
 		if (sequential)
 			r = write(fd, w->chunk, n);
 		else
@@ -1322,6 +1266,18 @@ static int item_write(struct worker *w, enum op op, const char *name,
 	return expect(w, op, what, err, ok) ? err : -1;
 }
 
+/* mkdir (@make) or rmdir of the item @name: as item_write(). */
+static int item_dir(struct worker *w, enum op op, const char *name, bool make,
+		    unsigned int ok)
+{
+	char path[160];
+	int err;
+
+	cfs_path(path, sizeof(path), name, NULL);
+	err = (make ? mkdir(path, 0755) : rmdir(path)) ? errno : 0;
+	return expect(w, op, path, err, ok) ? err : -1;
+}
+
 /* Write one attribute of an own item; false if the item is gone or bad. */
 static bool slot_write(struct worker *w, enum op op, struct slot *s,
 		       const char *attr, const char *val, unsigned int ok)
@@ -1381,15 +1337,8 @@ static void slot_setup(struct worker *w, struct slot *s)
 
 static void slot_mkdir(struct worker *w, struct slot *s)
 {
-	char path[160];
-	int err;
-
-	cfs_path(path, sizeof(path), s->name, NULL);
-	err = do_mkdir(path);
-	if (!expect(w, OP_mkdir, path, err,
-		    s->exists ? M(OK) | M(EEXIST) : M(OK)))
-		return;
-	if (err)
+	if (item_dir(w, OP_mkdir, s->name, true,
+		     s->exists ? M(OK) | M(EEXIST) : M(OK)))
 		return;
 	/* Removed by another worker; its rmdir has finished. */
 	slot_lost(s, true);
@@ -1551,13 +1500,10 @@ static void op_disable(struct worker *w)
 static void op_rmdir(struct worker *w)
 {
 	struct slot *s = pick_slot(w, true);
-	char path[160];
 
-	if (!s->exists)
-		return;
-	cfs_path(path, sizeof(path), s->name, NULL);
 	/* ENOENT: another worker's rmdir, which has finished. */
-	if (expect(w, OP_rmdir, path, do_rmdir(path), M(OK) | M(ENOENT)))
+	if (s->exists &&
+	    item_dir(w, OP_rmdir, s->name, false, M(OK) | M(ENOENT)) >= 0)
 		slot_lost(s, true);
 }
 
@@ -1570,10 +1516,9 @@ static void op_absent(struct worker *w)
 
 	if (s->exists)
 		return;
-	cfs_path(path, sizeof(path), s->name, NULL);
 	switch (rnd_below(w, 3)) {
 	case 0:
-		expect(w, OP_absent, path, do_rmdir(path), M(ENOENT));
+		item_dir(w, OP_absent, s->name, false, M(ENOENT));
 		break;
 	case 1:
 		cfs_path(path, sizeof(path), s->name, "size");
@@ -1672,9 +1617,9 @@ static void op_mmap(struct worker *w)
 static bool sync_both(struct worker *w, enum op op, int fd)
 {
 	return expect(w, op, "SYNC_FOR_DEVICE", sync_ioctl(fd, false, 0, 0,
-			UDMABUF_CFS_DIR_BIDIRECTIONAL, 0), M(OK)) &&
+			UDMABUF_CFS_DIR_BIDIRECTIONAL, 0) ? errno : 0, M(OK)) &&
 	       expect(w, op, "SYNC_FOR_CPU", sync_ioctl(fd, true, 0, 0,
-			UDMABUF_CFS_DIR_BIDIRECTIONAL, 0), M(OK));
+			UDMABUF_CFS_DIR_BIDIRECTIONAL, 0) ? errno : 0, M(OK));
 }
 
 /* Write a new pattern through a handle, and hand it to the device and back. */
@@ -1793,12 +1738,12 @@ static void op_ioctl(struct worker *w)
 	len = coin(w, 30) ? 0 : 1 + rnd(w) % (h->o.size - off);
 	dir = rnd_below(w, 3);
 	expect(w, OP_ioctl, "SYNC_FOR_DEVICE",
-	       sync_ioctl(h->fd, false, off, len, dir, 0), M(OK));
+	       sync_ioctl(h->fd, false, off, len, dir, 0) ? errno : 0, M(OK));
 	/* Giving the CPU a range back may discard what others cached. */
 	if (!own_data(h->o.kind))
 		dir = UDMABUF_CFS_DIR_TO_DEVICE;
 	expect(w, OP_ioctl, "SYNC_FOR_CPU",
-	       sync_ioctl(h->fd, true, off, len, dir, 0), M(OK));
+	       sync_ioctl(h->fd, true, off, len, dir, 0) ? errno : 0, M(OK));
 }
 
 static void op_close(struct worker *w)
@@ -1884,7 +1829,7 @@ static void op_inspect(struct worker *w)
 	char path[160], val[64];
 	unsigned int maj, min;
 	struct stat st;
-	int err, rerr;
+	int err;
 
 	if (!s->enabled)
 		return;
@@ -1905,8 +1850,8 @@ static void op_inspect(struct worker *w)
 		failf(w, "inspect: %s is mode %o, minor %u; want a char device, mode %o, minor %d",
 		      path, st.st_mode, minor(st.st_rdev), s->mode, s->minor);
 	cfs_path(path, sizeof(path), s->name, "dev");
-	err = read_attr(path, val, sizeof(val), &rerr);
-	if (!expect(w, OP_inspect, path, err ? err : rerr, M(OK) | M(ENOENT)) ||
+	err = read_file(path, val, sizeof(val));
+	if (!expect(w, OP_inspect, path, err, M(OK) | M(ENOENT)) ||
 	    err || !val[0])
 		return;
 	if (sscanf(val, "%u:%u", &maj, &min) != 2 || (int)min != s->minor)
@@ -2021,18 +1966,22 @@ static void op_attack_sysfs(struct worker *w)
 	};
 	const char *attr = attrs[rnd_below(w, 10)];
 	struct victim v;
-	char path[160], val[128];
-	int err, rerr;
+	char path[160], val[128] = "";	/* read() leaves it terminated */
+	ssize_t n;
+	int fd;
 
 	if (!pick_victim(w, &v))
 		return;
 	snprintf(path, sizeof(path), CLASS "/%s/%s", v.name, attr);
-	err = read_attr(path, val, sizeof(val), &rerr);
-	if (!expect(w, OP_attack_sysfs, path, err, M(OK) | M(ENOENT) | M(ENODEV)) ||
-	    err)
+	/* The device may go between open (ENOENT too) and read (ENODEV only). */
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (!expect(w, OP_attack_sysfs, path, fd < 0 ? errno : 0,
+		    M(OK) | M(ENOENT) | M(ENODEV)) || fd < 0)
 		return;
-	if (expect(w, OP_attack_sysfs, path, rerr, M(OK) | M(ENODEV)) && !rerr &&
-	    !sysfs_value_ok(attr, val))
+	n = read(fd, val, sizeof(val) - 1);
+	close(fd);
+	if (expect(w, OP_attack_sysfs, path, n < 0 ? errno : 0, M(OK) | M(ENODEV)) &&
+	    n >= 0 && !sysfs_value_ok(attr, val))
 		failf(w, "attack_sysfs: %s reads \"%s\"", path, val);
 }
 
@@ -2069,12 +2018,11 @@ static void op_attack_write(struct worker *w)
 
 	if (!pick_victim(w, &v))
 		return;
-	snprintf(path, sizeof(path), "%s/%s", a->dir, v.name);
 	if (!a->attr) {
-		expect(w, w->op, path, do_rmdir(path), a->ok);
+		item_dir(w, w->op, v.name, false, a->ok);
 		return;
 	}
-	snprintf(path + strlen(path), sizeof(path) - strlen(path), "/%s", a->attr);
+	snprintf(path, sizeof(path), "%s/%s/%s", a->dir, v.name, a->attr);
 	snprintf(val, sizeof(val), "%u", rnd_below(w, 8));
 	expect(w, w->op, path, write_attr(path, a->val ? a->val : val), a->ok);
 }
@@ -2146,20 +2094,17 @@ static void op_pool(struct worker *w)
 {
 	struct slot s = { .kind = S_PROBE, .mode = 0600 };
 	unsigned int a = rnd_below(w, 6), ok = M(OK) | M(EBUSY) | M(ENOENT);
-	char path[160], val[8];
+	char val[8];
 	uint64_t size;
-	int err;
 
 	pool_name(s.name, sizeof(s.name), rnd_below(w, POOL_ITEMS));
 	probe_setup_names(w, &s);
-	cfs_path(path, sizeof(path), s.name, NULL);
 	if (w->op == OP_pool_rmdir) {
-		expect(w, w->op, path, do_rmdir(path), M(OK) | M(ENOENT));
+		item_dir(w, w->op, s.name, false, M(OK) | M(ENOENT));
 		return;
 	}
 	if (w->op == OP_pool_mkdir) {
-		err = do_mkdir(path);
-		if (!expect(w, w->op, path, err, M(OK) | M(EEXIST)) || err)
+		if (item_dir(w, w->op, s.name, true, M(OK) | M(EEXIST)))
 			return;
 		a = 0;	/* and its size */
 	}
@@ -2558,7 +2503,7 @@ static void op_bad(struct worker *w)
 		break;
 	case B_SYNC:
 		err = sync_ioctl(h->fd, coin(w, 50), off, len, (uint32_t)b->a,
-				 (uint32_t)b->b);
+				 (uint32_t)b->b) ? errno : 0;
 		break;
 	case B_EXPORT:
 		err = export_range(h->fd, off, len, (uint32_t)b->a, &fd);
@@ -3110,7 +3055,6 @@ static void one_op(struct worker *w)
 /* Close everything and remove own items: nothing may stay behind. */
 static void release_all(struct worker *w)
 {
-	char path[160];
 	unsigned int i;
 
 	for (i = 0; i < MAX_PIPES; i++)
@@ -3131,11 +3075,9 @@ static void release_all(struct worker *w)
 	for (i = 0; i <= cfg.slots; i++) {
 		struct slot *s = &w->slots[i];
 
-		if (s->exists && !(w->leak && i == 0)) {
-			cfs_path(path, sizeof(path), s->name, NULL);
-			expect(w, OP_release, path, do_rmdir(path),
-			       M(OK) | M(ENOENT));
-		}
+		if (s->exists && !(w->leak && i == 0))
+			item_dir(w, OP_release, s->name, false,
+				 M(OK) | M(ENOENT));
 		slot_lost(s, true);
 	}
 	w->leak = false;
@@ -3253,15 +3195,19 @@ static void worker_resume(struct worker *w)
 	stale_make(w);
 }
 
-/* Wait until the coordinator lets the workers run again; false: exit. */
-static bool worker_park(int gen)
+/*
+ * Wait until the coordinator lets the workers run again (*GEN: the
+ * generation they ran in, then the new one); false: exit.
+ */
+static bool worker_park(int *gen)
 {
 	atomic_fetch_add(&sh->parked, 1);
-	while (atomic_load(&sh->gen) == gen) {
+	while (atomic_load(&sh->gen) == *gen) {
 		if (atomic_load(&sh->mode) == MODE_EXIT)
 			return false;
 		sleep_ms(2);
 	}
+	*gen = atomic_load(&sh->gen);
 	return atomic_load(&sh->mode) != MODE_EXIT;
 }
 
@@ -3281,12 +3227,10 @@ static void *worker_main(void *arg)
 				one_op(w);
 		}
 		release_all(w);
-		if (!worker_park(gen))
-			break;
-		gen = atomic_load(&sh->gen);
+		if (!worker_park(&gen))
+			return NULL;
 		worker_resume(w);
 	}
-	return NULL;
 }
 
 static struct worker *worker_new(int id, int tidx)
@@ -3431,15 +3375,14 @@ static bool pitem_disable(struct worker *w, enum op op, struct pitem *it)
 static bool pitem_fresh(struct worker *w, enum op op, struct pitem *it,
 			uint64_t size)
 {
-	char path[160], val[32];
+	char val[32];
 
 	if (!pitem_disable(w, op, it))
 		return false;
-	cfs_path(path, sizeof(path), it->name, NULL);
-	if (it->exists && !expect(w, op, path, do_rmdir(path), M(OK)))
+	if (it->exists && item_dir(w, op, it->name, false, M(OK)))
 		return false;
 	it->exists = false;
-	if (!expect(w, op, path, do_mkdir(path), M(OK)))
+	if (item_dir(w, op, it->name, true, M(OK)))
 		return false;
 	it->exists = true;
 	it->where = PW_NONE;
@@ -3650,7 +3593,6 @@ static void placer_op(struct worker *w)
 /* Everything of the placer's goes; the last range it freed is published. */
 static void placer_release(struct worker *w)
 {
-	char path[208];
 	unsigned int i;
 
 	for (i = 0; i < PLACE_ITEMS; i++)
@@ -3660,10 +3602,8 @@ static void placer_release(struct worker *w)
 		struct pitem *it = &pitems[i];
 
 		pitem_disable(w, OP_release, it);
-		if (it->exists) {
-			cfs_path(path, sizeof(path), it->name, NULL);
-			expect(w, OP_release, path, do_rmdir(path), M(OK));
-		}
+		if (it->exists)
+			item_dir(w, OP_release, it->name, false, M(OK));
 		it->exists = false;
 		it->where = PW_NONE;
 	}
@@ -3678,17 +3618,14 @@ static void *churner_main(void *arg)
 	struct worker *w = arg;
 	int gen = atomic_load(&sh->gen);
 
-	for (;;) {
+	do {
 		while (running()) {
 			if (sh->param_size[PARAM_CONTIG])
 				op_param_churn(w);
 			else
 				sleep_ms(20);
 		}
-		if (!worker_park(gen))
-			break;
-		gen = atomic_load(&sh->gen);
-	}
+	} while (worker_park(&gen));
 	return NULL;
 }
 
@@ -3709,14 +3646,11 @@ static void placer_main(struct worker *w)
 			 PREFIX, i);
 		pitems[i].fd = -1;
 	}
-	for (;;) {
+	do {
 		while (running())
 			placer_op(w);
 		placer_release(w);
-		if (!worker_park(gen))
-			break;
-		gen = atomic_load(&sh->gen);
-	}
+	} while (worker_park(&gen));
 	pthread_join(churner, NULL);
 	_exit(0);
 }
@@ -3737,9 +3671,8 @@ static bool sentinel_create(struct sentinel *st, int gen)
 	void *p;
 
 	snprintf(st->name, sizeof(st->name), "%s-sentinel", PREFIX);
-	cfs_path(path, sizeof(path), st->name, NULL);
 	snprintf(val, sizeof(val), "%d", MINOR_SENTINEL);
-	if (!expect(NULL, OP_sentinel, path, do_mkdir(path), M(OK)) ||
+	if (item_dir(NULL, OP_sentinel, st->name, true, M(OK)) ||
 	    item_write(NULL, OP_sentinel, st->name, "size", "65536", M(OK)) ||
 	    item_write(NULL, OP_sentinel, st->name, "minor", val, M(OK)) ||
 	    item_write(NULL, OP_sentinel, st->name, "enable", "1", M(OK)))
@@ -3755,13 +3688,12 @@ static bool sentinel_create(struct sentinel *st, int gen)
 	st->tag = make_tag(SENTINEL_OWNER, 0, (uint16_t)gen);
 	fill_map(st->map, 0, SENTINEL_SIZE, st->tag);
 	return expect(NULL, OP_sentinel, "SYNC_FOR_DEVICE",
-		      sync_ioctl(st->fd, false, 0, 0, 0, 0), M(OK));
+		      sync_ioctl(st->fd, false, 0, 0, 0, 0) ? errno : 0, M(OK));
 }
 
 static void sentinel_remove(struct sentinel *st)
 {
 	struct expect x = { .exact = true, .tag = st->tag };
-	char path[160];
 	int64_t bad;
 
 	if (st->map) {
@@ -3775,8 +3707,7 @@ static void sentinel_remove(struct sentinel *st)
 	if (st->fd >= 0)
 		close(st->fd);
 	st->fd = -1;
-	cfs_path(path, sizeof(path), st->name, NULL);
-	expect(NULL, OP_sentinel, path, do_rmdir(path), M(OK) | M(ENOENT));
+	item_dir(NULL, OP_sentinel, st->name, false, M(OK) | M(ENOENT));
 }
 
 static bool exists(const char *path)
@@ -3796,13 +3727,12 @@ static bool check_clean(void)
 
 static void remove_pool(void)
 {
-	char name[48], path[160];
+	char name[48];
 	unsigned int k;
 
 	for (k = 0; k < POOL_ITEMS; k++) {
 		pool_name(name, sizeof(name), k);
-		cfs_path(path, sizeof(path), name, NULL);
-		expect(NULL, OP_release, path, do_rmdir(path), M(OK) | M(ENOENT));
+		item_dir(NULL, OP_release, name, false, M(OK) | M(ENOENT));
 	}
 }
 
@@ -3810,9 +3740,8 @@ static void remove_pool(void)
 static long long read_number(const char *path)
 {
 	char buf[64];
-	int rerr;
 
-	if (read_attr(path, buf, sizeof(buf), &rerr) || rerr || !buf[0])
+	if (read_file(path, buf, sizeof(buf)) || !buf[0])
 		return -1;
 	return strtoll(buf, NULL, 10);
 }
@@ -3857,11 +3786,9 @@ static bool param_allocator_ok(unsigned int k)
 		[PARAM_PLACED] = "placed\n",
 	};
 	char path[96], val[32];
-	int rerr, err;
 
 	snprintf(path, sizeof(path), CLASS "/udmabuf%u/allocator", k);
-	err = read_attr(path, val, sizeof(val), &rerr);
-	if (!expect(NULL, OP_reload, path, err ? err : rerr, M(OK)))
+	if (!expect(NULL, OP_reload, path, read_file(path, val, sizeof(val)), M(OK)))
 		return false;
 	if (strcmp(val, want[k])) {
 		failf(NULL, "%s reads \"%.*s\", want \"%.*s\"", path,
@@ -4254,18 +4181,7 @@ static void usage(FILE *f)
 	fprintf(f,
 "usage: udmabuf-stress [--seconds N] [--seed N] [--module FILE.ko]\n"
 "                      [--selftest corrupt|leak|errno|splice|procleak|modref|memfree]\n"
-"\n"
-"Concurrent stress test of udmabuf-cfs (needs root, the module loaded and no\n"
-"buffer), 10 s by default.  With --module, the module is unloaded and loaded\n"
-"again between phases.  Exit status: 0 passed, 1 failed, 64 usage error.\n");
-}
-
-static int usage_error(const char *msg, const char *arg)
-{
-	fprintf(stderr, "udmabuf-stress: %s%s%s\n"
-		"Try 'udmabuf-stress --help' for more information.\n",
-		msg, arg ? ": " : "", arg ? arg : "");
-	return EXIT_USAGE;
+"(tests/helpers/%s.c tells more)\n", prog);
 }
 
 static bool parse_selftest(const char *s)
@@ -4344,7 +4260,7 @@ static int parse_args(int argc, char **argv)
 			return 0;
 		}
 		if (!v)
-			return usage_error("missing value or unknown option", a);
+			return usage_error("missing value or unknown option: %s", a);
 		i++;
 		n = strtoull(v, &end, 0);	/* overflow: ULLONG_MAX */
 		num = *v && !*end;
@@ -4359,10 +4275,10 @@ static int parse_args(int argc, char **argv)
 		} else if (!strcmp(a, "--selftest")) {
 			ok = parse_selftest(v);
 		} else {
-			return usage_error("unknown option", a);
+			return usage_error("unknown option: %s", a);
 		}
 		if (!ok)
-			return usage_error("bad value", v);
+			return usage_error("bad value: %s", v);
 	}
 	return -1;
 }
