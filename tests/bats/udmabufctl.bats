@@ -330,66 +330,9 @@ state() {
 }
 
 # ---------------------------------------------------------------------------
-# bench: its signals and the sync checker on a real module.  The shape of
-# its table, CACHE as sysfs says, its refusals and temporary buffers are
+# bench on a real module: under the sync checker.  The shape of its table,
+# CACHE as sysfs says, its refusals, temporary buffers and signals are
 # test-cli.sh's; TCG has no cache model, so no timing is judged here.
-
-# bench_signalled IGNORE: bench tbuf (sync mode 2) in the background, with
-# SIGINT ignored if IGNORE is 1, sent SIGINT from when it maps the buffer with
-# O_SYNC (sync_mode 1: its handlers are in place) until it ends; sets status,
-# output and stderr.  100 repetitions keep sync_mode 1 for most of a second,
-# which a poll every 50 ms cannot miss.
-bench_signalled() {
-	local pid mode sent=0 disp=- _
-	if [ "$1" = 1 ]; then
-		disp=''
-	fi
-	run -0 "$CTL" create tbuf --size 2M --sync-mode 2
-	# SIGINT is set explicitly either way: bash ignores it in some
-	# background commands of its own accord.
-	# shellcheck disable=SC2064 # the disposition, expanded now
-	(trap "$disp" INT; exec "$CTL" bench tbuf --reps 100 --sync-modes 1 \
-		-r -n -o OP,O-SYNC,SYNC-MODE) >"$BATS_TEST_TMPDIR/out" \
-		2>"$BATS_TEST_TMPDIR/err" &
-	pid=$!
-	for _ in $(seq 1 600); do
-		read -r mode <"$CLASS/tbuf/sync_mode"
-		[ "$mode" = 1 ] && break
-		proc_running "$pid" || break
-		sleep 0.05
-	done
-	[ "$mode" = 1 ] || fail "bench never set sync_mode 1 (it is $mode)"
-	while proc_running "$pid"; do
-		kill -INT "$pid" 2>/dev/null && sent=$((sent + 1))
-		sleep 0.1
-	done
-	status=0
-	wait "$pid" || status=$?
-	(( sent > 0 )) || fail "bench ended before a SIGINT reached it"
-	output=$(cat "$BATS_TEST_TMPDIR/out")
-	stderr=$(cat "$BATS_TEST_TMPDIR/err")
-}
-
-@test "bench interrupted by SIGINT says so, exits 1 and puts the sync_mode back" {
-	bench_signalled 0
-	assert_equal "$status" 1
-	assert_equal "$stderr" "udmabufctl: tbuf: bench: interrupted"
-	assert_output ""
-	assert_attr "$CLASS/tbuf/sync_mode" 2
-}
-
-@test "bench started with SIGINT ignored (a background job) ignores it and finishes" {
-	bench_signalled 1
-	assert_equal "$stderr" ""
-	assert_equal "$status" 0
-	assert_output "check_buf 0 2
-clear_buf 0 2
-sync_for_cpu 0 2
-sync_for_device 0 2
-check_buf 1 1
-clear_buf 1 1"
-	assert_attr "$CLASS/tbuf/sync_mode" 2
-}
 
 # bench under the sync checker: a buffer NAME made with --sync-check, and
 # the temporary ones with UDMABUF_SYNC_CHECK=report.  The checker is on (a

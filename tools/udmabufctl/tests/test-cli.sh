@@ -1198,25 +1198,47 @@ run_fake bench bench0
 printf '1\n' >"$BT/config/udmabuf/bench0/enable"
 status_is 1 && err_is "udmabufctl: bench0: bench: not enabled"
 check "bench of a disabled item says it is not enabled"
-# Interrupted while it runs: the sync_mode still comes back.
+# Signals while it runs (bench catches SIGINT, SIGTERM and SIGHUP unless
+# ignored): the sync_mode still comes back.
 attrs "$BT/config/udmabuf/big0" enable=1 device_name=big0 size=33554432
 mkdir -p "$BT/class/udmabuf/big0"
 cp "$BT/class/udmabuf/bench0/"* "$BT/class/udmabuf/big0/"
 attrs "$BT/class/udmabuf/big0" size=33554432 sync_mode=6
 truncate -s 32M "$BT/dev/big0"
-LD_PRELOAD=$SHIM "$BIN" bench big0 --size 32M --reps 100 >"$OUT" 2>"$ERR" &
-pid=$!
-# The rows without O_SYNC set sync_mode 2 first.
-for _ in $(seq 1 100); do
-	[ "$(mode_of big0)" = 2 ] && break
-	sleep 0.05
+# bench_bg RUNNER... ARGS: bench in the background, its pid in $pid, once
+# it has set sync_mode 2 (the rows without O_SYNC come first) and its
+# mode then in $mode.  sh starts it with SIGINT ignored, as a shell starts
+# a background job; timeout(1) as the RUNNER catches SIGINT and passes it
+# on to a bench that has SIGINT's default.
+bench_bg() {
+	LD_PRELOAD=$SHIM "$@" >"$OUT" 2>"$ERR" &
+	pid=$!
+	for _ in $(seq 1 100); do
+		[ "$(mode_of big0)" = 2 ] && break
+		sleep 0.05
+	done
+	sleep 0.2
+	mode=$(mode_of big0)
+}
+for sig in INT TERM; do
+	bench_bg timeout 600 "$BIN" bench big0 --size 32M --reps 100
+	kill -"$sig" "$pid"
+	wait "$pid"; rc=$?
+	status_is 1 && [ ! -s "$OUT" ] && err_is "udmabufctl: big0: bench: interrupted" &&
+		[ "$mode" != 6 ] && [ "$(mode_of big0)" = 6 ]
+	check "bench NAME stopped by SIG$sig exits 1 and puts its sync_mode back"
 done
-sleep 0.2
-kill -TERM "$pid"
+bench_bg "$BIN" bench big0 --size 32M --reps 20 --sync-modes 1 -r -n -o OP,O-SYNC,SYNC-MODE
+kill -INT "$pid"
 wait "$pid"; rc=$?
-status_is 1 && [ ! -s "$OUT" ] && err_is "udmabufctl: big0: bench: interrupted" &&
-	[ "$(mode_of big0)" = 6 ]
-check "bench NAME stopped by SIGTERM exits 1 and puts its sync_mode back"
+status_is 0 && [ ! -s "$ERR" ] && [ "$mode" != 6 ] && [ "$(mode_of big0)" = 6 ] &&
+	out_is "check_buf 0 2
+clear_buf 0 2
+sync_for_cpu 0 2
+sync_for_device 0 2
+check_buf 1 1
+clear_buf 1 1"
+check "bench started with SIGINT ignored (a background job) ignores it and finishes"
 rm -r "$BT/config/udmabuf/big0" "$BT/class/udmabuf/big0" "$BT/dev/big0"
 
 UDMABUF_FAKE_ERRNO=class/sync_mode=EACCES
