@@ -371,16 +371,6 @@ class FakeModuleTest(TreeTest):
         self.assertIn("mode=0640", self.log())
         self.assertEqual(len(self.items()), 2, (a, b))
 
-    def test_process_scoped_errors_name_the_cause_and_leave_nothing(self):
-        os.environ["UDMABUF_FAKE_ERRNO"] = "alloc=ENOMEM"
-        with self.assertRaises(OSError) as cm:
-            udmabuf.allocate(1 << 20, np.uint8)
-        self.assertEqual(cm.exception.errno, errno.ENOMEM)
-        self.assertIn("process_max", str(cm.exception))
-        self.assertEqual(self.procs(), [])
-        self.assertNothingLeft()
-        self.assertGone()
-
     # -- attributes ----------------------------------------------------------
 
     def test_virtual_address_and_the_defaults(self):
