@@ -596,11 +596,7 @@ unset UDMABUF_FAKE_ERRNO
 R=$T/restore/udmabuf	# restore wants a tree without buffers
 attrs "$R" features=size,enable,dma_device
 UDMABUF_CONFIGFS_DIR=$R
-printf 'r1 size=4096 sync_mode=2 dma_device=pci/0000:00:10.0 enable=1\n' >"$T/bound.conf"
-run_fake restore "$T/bound.conf"
-status_is 0 && printf '%s\n' size=4096 sync_mode=2 dma_device=pci/0000:00:10.0 enable=1 |
-	cmp -s - "$T/writes"
-check "restore writes a saved dma_device last before enable"
+mkdir "$R/r1"	# a buffer made before
 printf 'r2 size=4096\n' >"$T/other.conf"
 run_fake restore "$T/other.conf"
 status_is 0 && [ -d "$R/r1" ] && [ -d "$R/r2" ]
@@ -632,10 +628,6 @@ create --sync-check writes sync_check=1 (report) after sync_mode|k1 --size 4K --
 create --sync-check=sigbus writes 2|k2 --size 4K --sync-check=sigbus|size=4096 sync_check=2 enable=1
 create --sync-check=off writes nothing: off is the default|k3 --size 4K --sync-check=off|size=4096 enable=1
 EOF
-UDMABUF_SYNC_CHECK=yes run_fake create k6 --size 4K
-status_is 1 && [ ! -s "$OUT" ] && [ ! -e "$K/k6" ] && [ ! -e "$T/writes" ] &&
-	err_is "udmabufctl: k6: UDMABUF_SYNC_CHECK='yes' is not report, sigbus or off: Invalid argument"
-check "a bad UDMABUF_SYNC_CHECK fails create before anything is made, and says why"
 printf 'k7 size=4096 sync_check=2\n' >"$T/check.conf"
 run_fake restore "$T/check.conf"
 status_is 0 && printf '%s\n' size=4096 sync_check=2 enable=1 | cmp -s - "$T/writes"
@@ -707,9 +699,6 @@ UDMABUF_SAVE_FILE=$UDMABUF_SAVE_FILE.svc run_fake restore --state "$ST"
 status_is 1 && err_is "udmabufctl: $ST:1: read: Invalid argument" && [ ! -e "$U/s1" ]
 check "restore --state with a record it cannot read changes nothing"
 rm -f "$ST"
-grep -q '^ExecStop=@SBINDIR@/udmabufctl clear --state ' "$SVC" &&
-	! grep -q '^ExecStop=.*clear *$' "$SVC"
-check "the unit's stop is clear --state, not clear of every buffer"
 UDMABUF_CONFIGFS_DIR=$C
 
 # --- without buffers: nothing, as util-linux's tools print -------------------
