@@ -9,8 +9,8 @@
  *    configfs item does);
  *  - each write(2) to a file there is appended to $UDMABUF_FAKE_LOG as
  *    "ATTR=VALUE" lines, in order;
- *  - $UDMABUF_FAKE_ERRNO="ATTR=ERRNO" (EINVAL, ENODEV, EBUSY, ENOMEM,
- *    EACCES or a number) makes every write to ATTR fail with that errno,
+ *  - $UDMABUF_FAKE_ERRNO="ATTR=ERRNO" (EINVAL, ENODEV, EBUSY, ENOMEM or
+ *    EACCES) makes every write to ATTR fail with that errno,
  *    as a kernel store that refuses the value would; "class/ATTR=ERRNO"
  *    does the same for ATTR under $UDMABUF_SYSFS_DIR (a test run as root
  *    cannot make a file unwritable);
@@ -31,9 +31,8 @@
  *    with the access mode and O_CLOEXEC asked for (unlike the kernel's, it
  *    has a path and is not removed when closed), and, with
  *    $UDMABUF_SYSFS_DIR set, its class directory with the sync_mode and
- *    sync_check asked for (plain files, also left behind); reserved
- *    fields set are
- *    EINVAL, and $UDMABUF_FAKE_ERRNO="alloc=ERRNO" makes it fail;
+ *    sync_check asked for (plain files, also left behind), and
+ *    $UDMABUF_FAKE_ERRNO="alloc=ERRNO" makes it fail;
  *  - with $UDMABUF_FAKE_DEV_DIR set, writing 1 to an item's enable makes its
  *    device node there (a file of the item's size named by its device_name,
  *    else by the item), unless one exists; writing 0 removes it.
@@ -116,7 +115,7 @@ static int errno_of(const char *s)
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (!strcmp(s, names[i].name))
 			return names[i].err;
-	return atoi(s) > 0 ? atoi(s) : EIO;
+	return EIO;
 }
 
 /* The errno $UDMABUF_FAKE_ERRNO (after PREFIX) gives writes to ATTR, else 0. */
@@ -279,7 +278,6 @@ static int fake_alloc(const char *path, struct udmabuf_cfs_alloc *req)
 	const char *fail = getenv("UDMABUF_FAKE_ERRNO");
 	static unsigned int seq;
 	char line[512], buf[PATH_MAX];
-	size_t i;
 	int fd;
 
 	snprintf(line, sizeof(line), "alloc %llu %o %u %u %u %.*s",
@@ -292,13 +290,6 @@ static int fake_alloc(const char *path, struct udmabuf_cfs_alloc *req)
 	log_write("ioctl", line, strlen(line));
 	if (fail && !strncmp(fail, "alloc=", 6)) {
 		errno = errno_of(fail + 6);
-		return -1;
-	}
-	for (i = 0; i < sizeof(req->reserved) / sizeof(req->reserved[0]); i++)
-		if (req->reserved[i])
-			req->size = 0;
-	if (!req->size) {
-		errno = EINVAL;
 		return -1;
 	}
 	snprintf(buf, sizeof(buf), "%.*s/proc-%d-%u",
