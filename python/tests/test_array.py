@@ -475,7 +475,7 @@ class FakeModuleTest(TreeTest):
                   a.flush, a.invalidate, a.sync_to_device, a.sync_from_device):
             with self.assertRaises(ValueError) as cm:
                 f()
-            self.assertIn("closed", str(cm.exception))
+            self.assertRegex(str(cm.exception), rf"^{a.buffer.name}: .*closed")
         # An exception in the block goes on, the buffer goes too.
         with self.assertRaises(KeyError):
             with udmabuf.allocate(4):

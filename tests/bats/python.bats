@@ -25,8 +25,6 @@ bats_require_minimum_version 1.5.0
 @test "allocate makes a configfs buffer of whole pages, enabled and zeroed, which freebuffer removes" {
 	py <<-'EOF'
 		a = udmabuf.allocate((3, 1000), dtype=np.uint16, name="pyb")
-		assert type(a) is udmabuf.BufferArray and isinstance(a, np.ndarray)
-		assert a.shape == (3, 1000) and a.dtype == np.uint16
 		assert attr("pyb", "enable") == "1"
 		# 6000 bytes, rounded up to whole pages.
 		assert int(attr("pyb", "size")) == -(-6000 // PAGE) * PAGE, attr("pyb", "size")
@@ -98,7 +96,8 @@ except PermissionError as e:
 	assert [ ! -e "$cfs/pyb" ]
 }
 
-@test "freebuffer removes the buffer at once; the array stays usable, its address and syncs are ValueError" {
+# (Its address and syncs are then ValueError: python/tests.)
+@test "freebuffer removes the buffer at once; the array stays usable" {
 	py <<-'EOF'
 		a = udmabuf.allocate(PAGE, dtype=np.uint8, name="pyb")
 		a[:] = 0x11
@@ -107,9 +106,6 @@ except PermissionError as e:
 		assert (a == 0x11).all()
 		a[:] = 0x22
 		assert (a == 0x22).all()
-		for f in (lambda: a.physical_address, a.flush, a.invalidate):
-		    e = raises(ValueError, None, f)
-		    assert "pyb" in str(e) and "closed" in str(e), e
 		a.freebuffer()
 		del a
 		gc.collect()
