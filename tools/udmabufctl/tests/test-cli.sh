@@ -131,16 +131,11 @@ TRY="Try 'udmabufctl --help' for more information."
 # --- help, version, usage errors ---------------------------------------------
 
 run --help
-status_is 0 && out_has "Usage:" && [ ! -s "$ERR" ]
-check "--help prints the usage to stdout and exits 0"
-out_has "Exit status:"
-check "--help documents the exit statuses"
-out_has "     --dma-device BUS/DEVICE" && out_has " DMA-DEVICE  DMA master, BUS/DEVICE"
-check "--help documents --dma-device and the DMA-DEVICE column"
-out_has "  ALLOCATOR  where the memory came from: page, cma, dma, contig, placed, pool"
-check "--help documents the ALLOCATOR column"
-out_has " bench            " && out_has "Available output columns of bench:"
-check "--help lists bench and its columns"
+status_is 0 && out_has "Usage:" && [ ! -s "$ERR" ] && out_has "Exit status:" &&
+	out_has "     --dma-device BUS/DEVICE" && out_has " DMA-DEVICE  DMA master, BUS/DEVICE" &&
+	out_has "  ALLOCATOR  where the memory came from: page, cma, dma, contig, placed, pool" &&
+	out_has " bench            " && out_has "Available output columns of bench:"
+check "--help prints the usage to stdout and exits 0: exit statuses, --dma-device, columns (DMA-DEVICE, ALLOCATOR), bench and its columns"
 for verb in list info create delete sync save restore clear bench; do
 	run "$verb" --help
 	status_is 0 && [ ! -s "$ERR" ] && sed -n 2p "$OUT" | grep -q "^ udmabufctl \(\[\)\?$verb" &&
