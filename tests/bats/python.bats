@@ -247,8 +247,8 @@ while True:
 	py <<-'EOF'
 		a = udmabuf.allocate(16, persistent=True)
 		name = a.buffer.name
-		assert name.startswith(f"pyudmabuf-{os.getpid()}-") and not a.buffer.process_scoped, name
-		assert a.buffer.path == f"/dev/{name}" and configfs_items() == [name] and proc_bufs() == []
+		# (Its name and path: python/tests' test_persistent_buffer_stays.)
+		assert configfs_items() == [name] and proc_bufs() == [], name
 		assert a.physical_address == ctl_dma_addr(name)
 		a[:] = 0x1234
 		a.freebuffer()
