@@ -9,8 +9,8 @@
  *    configfs item does);
  *  - each write(2) to a file there is appended to $UDMABUF_FAKE_LOG as
  *    "ATTR=VALUE" lines, in order;
- *  - $UDMABUF_FAKE_ERRNO="ATTR=ERRNO" (EINVAL, ENODEV, EBUSY, ENOMEM or
- *    EACCES) makes every write to ATTR fail with that errno,
+ *  - $UDMABUF_FAKE_ERRNO="ATTR=ERRNO" (EINVAL, ENODEV, EBUSY, ENOMEM,
+ *    EACCES or a number) makes every write to ATTR fail with that errno,
  *    as a kernel store that refuses the value would; "class/ATTR=ERRNO"
  *    does the same for ATTR under $UDMABUF_SYSFS_DIR (a test run as root
  *    cannot make a file unwritable);
@@ -115,7 +115,7 @@ static int errno_of(const char *s)
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (!strcmp(s, names[i].name))
 			return names[i].err;
-	return EIO;
+	return atoi(s) > 0 ? atoi(s) : EIO;
 }
 
 /* The errno $UDMABUF_FAKE_ERRNO (after PREFIX) gives writes to ATTR, else 0. */
