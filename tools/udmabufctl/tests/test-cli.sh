@@ -394,11 +394,8 @@ while IFS='|' read -r name status args text <&3; do
 	expect "$name" "$status" "$args" "$text"
 done 3<<'EOF'
 list --pairs -b shows sizes in bytes|0|list --pairs -b -o NAME,SIZE cam0|NAME="cam0" SIZE="4194304"
-list /dev/NAME shows that device's buffer|0|list -n -o NAME /dev/udmabuf0|udmabuf0
-list -P without -y keeps the column names|0|list -P -o NAME,MAJ:MIN udmabuf0|NAME="udmabuf0" MAJ:MIN="240:0"
 info -P -y as list -P -y|0|info -P -y -o NAME,DMA-DEVICE cam0|NAME="cam0" DMA_DEVICE="pci/0000:00:10.0"
 info -b shows sizes in bytes only|0|info -b -o SIZE cam0|size: 4194304
-info -n shows the values without keys|0|info -n -o DMA-ADDR cam0|0x000000003f000000
 info -n shows a size as the plain number of bytes, for scripts|0|info -n -o SIZE cam0|4194304
 info -r shows a size as the plain number of bytes|0|info -r -o SIZE cam0|size: 4194304
 info of a missing buffer names it, the action and the reason|1|info nope|udmabufctl: nope: info: no such buffer
