@@ -122,7 +122,7 @@ class HostTest(TreeTest):
                 _libudmabuf.lib.udmabuf_flush
             self.assertEqual(cm.exception.errno, errno.ENOSYS)
             # What 1.0 has works (opening and named buffers: test_array.py's
-            # test_a_1_0_library_makes_named_buffers_and_refuses_process_scoped).
+            # test_a_1_0_library_makes_named_buffers).
             self.assertEqual(udmabuf.library_version(), version)
         self.assertTrue(_libudmabuf.lib.has("udmabuf_alloc"))
 
