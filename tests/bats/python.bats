@@ -21,8 +21,9 @@ load helpers/python
 
 bats_require_minimum_version 1.5.0
 
-# (Its addresses, and its slices': python-dma.bats, python/tests.)
-@test "allocate makes a configfs buffer of whole pages, enabled and zeroed, which freebuffer removes" {
+# (Its addresses, and its slices': python-dma.bats, python/tests; a freed
+# array's address and syncs being ValueError: python/tests.)
+@test "allocate makes a configfs buffer of whole pages, enabled and zeroed; freebuffer removes it at once, the array stays usable" {
 	py <<-'EOF'
 		a = udmabuf.allocate((3, 1000), dtype=np.uint16, name="pyb")
 		assert attr("pyb", "enable") == "1"
@@ -30,10 +31,20 @@ bats_require_minimum_version 1.5.0
 		assert int(attr("pyb", "size")) == -(-6000 // PAGE) * PAGE, attr("pyb", "size")
 		assert a.buffer.name == "pyb" and a.buffer.path == "/dev/pyb"
 		assert not (a != 0).any(), "a new buffer is not zeroed"
+		a[:] = 0x11
 		a.freebuffer()
 		assert not item_exists("pyb") and not device_exists("pyb")
+		assert (a == 0x11).all()
+		a[:] = 0x22
+		assert (a == 0x22).all()
+		a.freebuffer()
+		del a
+		gc.collect()
 		print("OK")
 	EOF
+	# The memory went with the last mapping: nothing left to see or remove.
+	run -0 udmabufctl list -n
+	assert_output ""
 }
 
 @test "Buffer(NAME) opens a buffer made by udmabufctl by name or /dev path and does not remove it" {
@@ -94,26 +105,6 @@ except PermissionError as e:
     print(errno.errorcode[e.errno], "pyb" in str(e))'
 	assert_output "EACCES True"
 	assert [ ! -e "$cfs/pyb" ]
-}
-
-# (Its address and syncs are then ValueError: python/tests.)
-@test "freebuffer removes the buffer at once; the array stays usable" {
-	py <<-'EOF'
-		a = udmabuf.allocate(PAGE, dtype=np.uint8, name="pyb")
-		a[:] = 0x11
-		a.freebuffer()
-		assert not item_exists("pyb") and not device_exists("pyb")
-		assert (a == 0x11).all()
-		a[:] = 0x22
-		assert (a == 0x22).all()
-		a.freebuffer()
-		del a
-		gc.collect()
-		print("OK")
-	EOF
-	# The memory went with the last mapping: nothing left to see or remove.
-	run -0 udmabufctl list -n
-	assert_output ""
 }
 
 # (With its last array or a with block: python/tests, the removal freebuffer's.)
