@@ -47,7 +47,7 @@ bats_require_minimum_version 1.5.0
 	assert_output ""
 }
 
-@test "Buffer(NAME) opens a buffer made by udmabufctl by name or /dev path and does not remove it" {
+@test "Buffer(NAME) opens a buffer made by udmabufctl by name or /dev path and does not remove it; a closed Buffer's arrays keep the mapping, which goes with the last of them" {
 	run -0 udmabufctl create ub --size 64K --device-name ubdev
 	py <<-'EOF'
 		for n in ("ub", "ubdev", "/dev/ubdev"):
@@ -67,17 +67,12 @@ bats_require_minimum_version 1.5.0
 		v = r.array((16, 4), "u8", offset=PAGE)
 		assert (v == 7).all() and not v.flags.writeable
 		r.close()
-		print("OK")
-	EOF
-	assert_attr "$cfs/ub/enable" 1
-}
-
-@test "a closed Buffer's arrays keep the mapping; it goes with the last of them" {
-	run -0 udmabufctl create ub --size 64K
-	py <<-'EOF'
 		def users():
-		    with open(f"{CLASS}/ub/users") as f:
+		    with open(f"{CLASS}/ubdev/users") as f:
 		        return int(f.read())
+		del a, w, v
+		gc.collect()
+		assert users() == 0, users()
 		b = udmabuf.Buffer("ub")
 		a = b.array(dtype="u4")
 		v = a[10:20]
@@ -92,6 +87,7 @@ bats_require_minimum_version 1.5.0
 		assert users() == 0, users()
 		print("OK")
 	EOF
+	assert_attr "$cfs/ub/enable" 1
 	# Not mapped any more: the buffer can be disabled.
 	run -0 udmabufctl delete ub
 }
