@@ -92,17 +92,6 @@ bats_require_minimum_version 1.5.0
 	run -0 udmabufctl delete ub
 }
 
-@test "allocate as a user who may not create buffers is PermissionError" {
-	run -0 --separate-stderr as_nobody env PYTHONPATH="$PYTHONPATH" python3 -c '
-import errno, udmabuf
-try:
-    udmabuf.allocate(16, name="pyb")
-except PermissionError as e:
-    print(errno.errorcode[e.errno], "pyb" in str(e))'
-	assert_output "EACCES True"
-	assert [ ! -e "$cfs/pyb" ]
-}
-
 # (With its last array or a with block: python/tests, the removal freebuffer's.)
 @test "a buffer made by allocate and still alive at the interpreter's exit goes then" {
 	py <<-'EOF'
@@ -164,13 +153,18 @@ except PermissionError as e:
 }
 
 # (That a member of group udmabuf may: the next test.)
-@test "process-scoped allocate as a user the node refuses is PermissionError, nobody's after the node is group udmabuf's too" {
+@test "allocate as a user who may not create buffers, or whom the node refuses, is PermissionError naming the buffer or the node; nobody's after the node is group udmabuf's too" {
+	# prog [NAME]: allocate as the user, a named buffer NAME if given.
 	local prog='
-import errno, udmabuf
+import errno, sys, udmabuf
+kw = {"name": sys.argv[1]} if sys.argv[1:] else {}
 try:
-    udmabuf.allocate(16)
+    udmabuf.allocate(16, **kw)
 except PermissionError as e:
-    print(errno.errorcode[e.errno], "udmabuf-cfs" in str(e))'
+    print(errno.errorcode[e.errno], kw.get("name", "udmabuf-cfs") in str(e))'
+	run -0 --separate-stderr as_nobody env PYTHONPATH="$PYTHONPATH" python3 -c "$prog" pyb
+	assert_output "EACCES True"
+	assert [ ! -e "$cfs/pyb" ]
 	run -0 --separate-stderr as_nobody env PYTHONPATH="$PYTHONPATH" python3 -c "$prog"
 	assert_output "EACCES True"
 	run -0 --separate-stderr as_pyuser env PYTHONPATH="$PYTHONPATH" python3 -c "$prog"
