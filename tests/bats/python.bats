@@ -92,16 +92,6 @@ bats_require_minimum_version 1.5.0
 	run -0 udmabufctl delete ub
 }
 
-# (With its last array or a with block: python/tests, the removal freebuffer's.)
-@test "a buffer made by allocate and still alive at the interpreter's exit goes then" {
-	py <<-'EOF'
-		c = udmabuf.allocate(16, name="atexit")
-		assert item_exists("atexit")
-		print("OK")
-	EOF
-	assert [ ! -e "$cfs/atexit" ]
-}
-
 @test "a process-scoped array's addresses are its buffer's GET_INFO and sysfs ones; its memory goes with its last array" {
 	py <<-'EOF'
 		used0 = process_used()
@@ -224,8 +214,12 @@ while True:
 	assert_equal "$(process_used)" "$used0"
 }
 
-@test "persistent=True makes a named configfs buffer that outlives freebuffer and the program" {
+# (A buffer goes with its last array or a with block: python/tests, the
+# removal freebuffer's.)
+@test "persistent=True makes a named configfs buffer that outlives freebuffer and the program; one not persistent still alive at the interpreter's exit goes then" {
 	py <<-'EOF'
+		c = udmabuf.allocate(16, name="atexit")
+		assert item_exists("atexit")
 		a = udmabuf.allocate(16, persistent=True)
 		name = a.buffer.name
 		# (Its name and path: python/tests' test_persistent_buffer_stays.)
@@ -240,6 +234,7 @@ while True:
 		b.flush()
 		print("OK")
 	EOF
+	assert [ ! -e "$cfs/atexit" ]
 	run -0 udmabufctl list -n -o NAME
 	assert_line keep
 	assert_line --regexp '^pyudmabuf-[0-9]+-[0-9]+$'
