@@ -84,15 +84,6 @@ assert_buffer() {
 	assert_no_device tbuf
 }
 
-@test "create writes minor, sync mode, DMA mask and mode" {
-	run -0 "$CTL" create tbuf --size 64K --minor 7 --sync-mode 3 --dma-mask 40 --mode 0640
-	assert_attr "$cfs/tbuf/sync_mode" 3
-	assert_attr "$cfs/tbuf/dma_mask" 40
-	assert_attr "$cfs/tbuf/mode" 0640
-	assert_equal "$(minor_of "$(cat "$CLASS/tbuf/dev")")" 7
-	assert_equal "$(stat -c %a /dev/tbuf)" 640
-}
-
 @test "create with a minor in use fails with EBUSY, with a device name in use with File exists, and leaves nothing behind" {
 	run -0 "$CTL" create a --size 64K --minor 3
 	run -1 --separate-stderr "$CTL" create b --size 64K --minor 3
@@ -242,14 +233,19 @@ cma_hint_re() {
 	assert_output "$dma $cpu"
 }
 
-@test "info shows key: value lines that match sysfs, the allocator too (page for 1 MiB)" {
-	run -0 "$CTL" create tbuf --size 1M --sync-mode 2
+@test "create writes minor, sync mode, DMA mask and mode; info shows key: value lines that match sysfs, the allocator too (page for 1 MiB)" {
+	run -0 "$CTL" create tbuf --size 1M --minor 7 --sync-mode 3 --dma-mask 40 --mode 0640
+	assert_attr "$cfs/tbuf/sync_mode" 3
+	assert_attr "$cfs/tbuf/dma_mask" 40
+	assert_attr "$cfs/tbuf/mode" 0640
+	assert_equal "$(minor_of "$(cat "$CLASS/tbuf/dev")")" 7
+	assert_equal "$(stat -c %a /dev/tbuf)" 640
 	run -0 --separate-stderr "$CTL" info tbuf
 	assert_line "name:            tbuf"
 	assert_line "device:          /dev/tbuf"
 	assert_line "maj:min:         $(cat "$CLASS/tbuf/dev")"
 	assert_line "size:            1048576 (1M)"
-	assert_line "sync-mode:       2"
+	assert_line "sync-mode:       3"
 	assert_line "origin:          configfs"
 	assert_line "users:           0"
 	assert_line "cache:           $(cat "$CLASS/tbuf/cache_mode")"
