@@ -76,10 +76,20 @@ py_checked() {
 	EOF
 }
 
-# (The ranges a view refuses: python/tests' test_a_slice_syncs_ranges_of_its_own_bytes.)
-@test "flush and invalidate take the whole array, a view or a byte range, and refuse ranges outside with EINVAL" {
+# (The ranges a view refuses, the addresses of slices: python/tests'
+# test_a_slice_syncs_ranges_of_its_own_bytes and
+# test_slices_have_offset_addresses_and_sync_their_bytes.)
+@test "an array's DMA address, CPU physical address and coherent flag are the driver's; flush and invalidate take the whole array, a view or a byte range, and refuse ranges outside with EINVAL" {
 	py <<-'EOF'
 		a = udmabuf.allocate(2 * PAGE, dtype=np.uint8, name="pyb")
+		dma = ctl_dma_addr("pyb")
+		cpu = ctl_cpu_phys_addr("pyb")
+		assert a.physical_address == a.device_address == dma, (hex(a.physical_address), hex(dma))
+		assert a.cpu_physical_address == a.buffer.cpu_physical_address == cpu, (hex(a.cpu_physical_address), hex(cpu))
+		# No IOMMU in the guest: the two are the same address.
+		assert cpu == dma, (hex(cpu), hex(dma))
+		with open(f"{CLASS}/pyb/dma_coherent") as f:
+		    assert a.coherent is (f.read().strip() == "1") and a[2:].coherent is a.coherent
 		for f in (a.flush, a.invalidate, a.sync_to_device, a.sync_from_device):
 		    f()
 		    f(0, 16)
@@ -147,22 +157,6 @@ py_checked() {
 		ctl.invalidate()
 		assert (ctl == 0xee).all()
 		assert_no_missing_sync(src, dst, ctl)
-		print("OK")
-	EOF
-}
-
-# (The offsets of its slices: python/tests' test_slices_have_offset_addresses_and_sync_their_bytes.)
-@test "an array's DMA address, CPU physical address and coherent flag are the driver's" {
-	py <<-'EOF'
-		a = udmabuf.allocate((8, 16), "u4", name="pyb")
-		dma = ctl_dma_addr("pyb")
-		cpu = ctl_cpu_phys_addr("pyb")
-		assert a.physical_address == a.device_address == dma, (hex(a.physical_address), hex(dma))
-		assert a.cpu_physical_address == a.buffer.cpu_physical_address == cpu, (hex(a.cpu_physical_address), hex(cpu))
-		# No IOMMU in the guest: the two are the same address.
-		assert cpu == dma, (hex(cpu), hex(dma))
-		with open(f"{CLASS}/pyb/dma_coherent") as f:
-		    assert a.coherent is (f.read().strip() == "1") and a[2:].coherent is a.coherent
 		print("OK")
 	EOF
 }
