@@ -369,20 +369,17 @@ class FakeModuleTest(TreeTest):
 
     # -- attributes ----------------------------------------------------------
 
-    def test_virtual_address_and_the_defaults(self):
+    def test_virtual_address_cacheable_and_coherent_is_what_the_driver_says(self):
         # (The addresses: the slice tests, and for a Buffer
         # test_buffer_opens_an_existing_buffer_and_leaves_it.)
         a = udmabuf.allocate((8, 16), "u4")
         self.assertEqual(a.virtual_address, a.__array_interface__["data"][0])
         self.assertIs(a.cacheable, True)
         self.assertIs(a.coherent, False)
-
-    def test_coherent_is_what_the_driver_says(self):
         os.environ["UDMABUF_FAKE_INFO_FLAGS"] = "1"
-        a = udmabuf.allocate(16)
-        self.assertIs(a.coherent, True)
-        self.assertIs(a[4:].coherent, True)
-        self.assertIs(a.buffer.coherent, True)
+        b = udmabuf.allocate(16)
+        for coherent in (b.coherent, b[4:].coherent, b.buffer.coherent):
+            self.assertIs(coherent, True)
 
     def test_syncs_of_the_whole_array_cover_its_bytes(self):
         # (Its ranges are those of a slice at offset 0: the slice tests.)
