@@ -60,7 +60,7 @@ assert_buffer() {
 # ---------------------------------------------------------------------------
 # create
 
-@test "create prints the device node of the new buffer, named by --device-name if given; with --no-enable none, and leaves the item disabled; delete removes a buffer" {
+@test "create prints the device node of the new buffer, named by --device-name if given; with --no-enable none, and leaves the item disabled; delete removes a buffer; a minor in use is EBUSY, a device name in use File exists, and nothing is left" {
 	run -0 --separate-stderr "$CTL" create tbuf --size 1M
 	assert_output /dev/tbuf
 	assert_equal "$stderr" ""
@@ -82,9 +82,7 @@ assert_buffer() {
 	assert_equal "$stderr" ""
 	[ ! -e "$cfs/tbuf" ] || fail "the item is still there"
 	assert_no_device tbuf
-}
-
-@test "create with a minor in use fails with EBUSY, with a device name in use with File exists, and leaves nothing behind" {
+	# A minor in use: EBUSY; a device name in use: File exists; nothing left.
 	run -0 "$CTL" create a --size 64K --minor 3
 	run -1 --separate-stderr "$CTL" create b --size 64K --minor 3
 	assert_equal "${stderr_lines[0]}" "udmabufctl: b: enable: Device or resource busy"
