@@ -218,8 +218,6 @@ while True:
 # removal freebuffer's.)
 @test "persistent=True makes a named configfs buffer that outlives freebuffer and the program; one not persistent still alive at the interpreter's exit goes then" {
 	py <<-'EOF'
-		c = udmabuf.allocate(16, name="atexit")
-		assert item_exists("atexit")
 		a = udmabuf.allocate(16, persistent=True)
 		name = a.buffer.name
 		# (Its name and path: python/tests' test_persistent_buffer_stays.)
@@ -232,6 +230,8 @@ while True:
 		assert b.buffer.name == "keep" and attr("keep", "sync_mode") == "1"
 		b[:] = 0x5678
 		b.flush()
+		c = udmabuf.allocate(16, name="atexit")
+		assert item_exists("atexit")
 		print("OK")
 	EOF
 	assert [ ! -e "$cfs/atexit" ]
