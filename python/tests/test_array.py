@@ -456,7 +456,7 @@ class FakeModuleTest(TreeTest):
 
     # -- lifetime --------------------------------------------------------------
 
-    def test_context_manager_frees_and_returns_the_array(self):
+    def test_context_manager_of_an_array_or_a_slice_frees_and_returns_it(self):
         with udmabuf.allocate((2, 8), "u2") as a:
             self.assertIs(type(a), udmabuf.BufferArray)
             self.assertEqual(self.open_procs(), self.held(a))
@@ -474,15 +474,12 @@ class FakeModuleTest(TreeTest):
             with udmabuf.allocate(4):
                 raise KeyError("x")
         self.assertNothingLeft()
-        a = f = cm = None     # what held the buffers
-        self.assertGone()
-
-    def test_a_slice_as_context_manager_frees_the_buffer(self):
-        a = udmabuf.allocate(64, np.uint8)
-        with a[8:16] as v:
+        # A slice as context manager frees its buffer.
+        b = udmabuf.allocate(64, np.uint8)
+        with b[8:16] as v:
             self.assertEqual(v.physical_address, DMA + 8)
         self.assertNothingLeft()
-        del a, v
+        a = b = v = f = cm = None     # what held the buffers
         self.assertGone()
 
     def test_freebuffer_twice_and_close(self):
