@@ -462,10 +462,9 @@ cat >"$T/expected.conf" <<EOF
 cam0 size=4194304 minor=1 sync_mode=3 dma_mask=32 mode=0660 sync_check=1 dma_device=pci/0000:00:10.0 enable=1
 spare size=1536 minor=5 sync_mode=1 dma_mask=64 mode=0600 sync_check=2 enable=0
 EOF
-status_is 0 && sed '/^#/d' "$UDMABUF_SAVE_FILE" | cmp -s - "$T/expected.conf"
-check "save writes the configfs buffers to the default file"
-[ "$(ls "$T/etc")" = udmabuf.conf ]
-check "save leaves no temporary file"
+status_is 0 && sed '/^#/d' "$UDMABUF_SAVE_FILE" | cmp -s - "$T/expected.conf" &&
+	[ "$(ls "$T/etc")" = udmabuf.conf ]
+check "save writes the configfs buffers to the default file and leaves no temporary file"
 UDMABUF_SAVE_FILE=$T/none.conf run restore
 status_is 0 && [ ! -s "$ERR" ]
 check "restore of a missing default file does nothing"
