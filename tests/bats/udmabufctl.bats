@@ -60,7 +60,7 @@ assert_buffer() {
 # ---------------------------------------------------------------------------
 # create
 
-@test "create prints the device node of the new buffer, named by --device-name if given; with --no-enable none, and leaves the item disabled" {
+@test "create prints the device node of the new buffer, named by --device-name if given; with --no-enable none, and leaves the item disabled; delete removes a buffer; a minor in use is EBUSY, a device name in use File exists, and nothing is left" {
 	run -0 --separate-stderr "$CTL" create tbuf --size 1M
 	assert_output /dev/tbuf
 	assert_equal "$stderr" ""
@@ -76,18 +76,13 @@ assert_buffer() {
 	assert_output ""
 	assert_attr "$cfs/nbuf/enable" 0
 	assert_no_device nbuf
-}
-
-@test "create writes minor, sync mode, DMA mask and mode" {
-	run -0 "$CTL" create tbuf --size 64K --minor 7 --sync-mode 3 --dma-mask 40 --mode 0640
-	assert_attr "$cfs/tbuf/sync_mode" 3
-	assert_attr "$cfs/tbuf/dma_mask" 40
-	assert_attr "$cfs/tbuf/mode" 0640
-	assert_equal "$(minor_of "$(cat "$CLASS/tbuf/dev")")" 7
-	assert_equal "$(stat -c %a /dev/tbuf)" 640
-}
-
-@test "create with a minor in use fails with EBUSY, with a device name in use with File exists, and leaves nothing behind" {
+	# delete disables and removes a buffer, silently.
+	run -0 --separate-stderr "$CTL" delete tbuf
+	assert_output ""
+	assert_equal "$stderr" ""
+	[ ! -e "$cfs/tbuf" ] || fail "the item is still there"
+	assert_no_device tbuf
+	# A minor in use: EBUSY; a device name in use: File exists; nothing left.
 	run -0 "$CTL" create a --size 64K --minor 3
 	run -1 --separate-stderr "$CTL" create b --size 64K --minor 3
 	assert_equal "${stderr_lines[0]}" "udmabufctl: b: enable: Device or resource busy"
@@ -205,15 +200,6 @@ cma_hint_re() {
 # ---------------------------------------------------------------------------
 # delete
 
-@test "delete disables and removes a buffer" {
-	run -0 "$CTL" create tbuf --size 64K
-	run -0 --separate-stderr "$CTL" delete tbuf
-	assert_output ""
-	assert_equal "$stderr" ""
-	[ ! -e "$cfs/tbuf" ] || fail "the item is still there"
-	assert_no_device tbuf
-}
-
 @test "delete refuses a buffer in use and names the process; delete --force removes it and its user keeps intact data" {
 	run -0 "$CTL" create tbuf --size 64K
 	start_holder /dev/tbuf 0 65536 1
@@ -233,39 +219,32 @@ cma_hint_re() {
 # ---------------------------------------------------------------------------
 # list and info
 
-@test "DMA-ADDR is GET_INFO's DMA address, CPU-PHYS-ADDR its CPU physical address, in list, info and JSON" {
-	command -v udmabuf-ioctl >/dev/null || skip "needs udmabuf-ioctl in the guest"
+@test "create writes minor, sync mode, DMA mask and mode; info shows key: value lines that match sysfs, the allocator too (page for 1 MiB); DMA-ADDR and CPU-PHYS-ADDR are GET_INFO's" {
 	local dma cpu
-	run -0 "$CTL" create tbuf --size 64K
-	dma=$(udmabuf-ioctl info /dev/tbuf | sed -n 's/^dma_addr=//p')
-	cpu=$(udmabuf-ioctl info /dev/tbuf | sed -n 's/^phys_addr=//p')
-	[ -n "$dma" ] && [ -n "$cpu" ] || fail "udmabuf-ioctl info: no addresses"
-	run -0 --separate-stderr "$CTL" list -n -r -o DMA-ADDR,CPU-PHYS-ADDR tbuf
-	assert_output "$dma $cpu"
-	run -0 --separate-stderr "$CTL" info tbuf
-	assert_line "dma-addr:        $dma"
-	assert_line "cpu-phys-addr:   $cpu"
-	if command -v jq >/dev/null; then
-		run -0 --separate-stderr "$CTL" list -J -o DMA-ADDR,CPU-PHYS-ADDR tbuf
-		# shellcheck disable=SC2016 # $d and $c are jq's
-		run -0 jq -e --arg d "$dma" --arg c "$cpu" \
-			'.buffers[0]["dma-addr"] == $d and .buffers[0]["cpu-phys-addr"] == $c' <<<"$output"
-	fi
-}
-
-@test "info shows key: value lines that match sysfs, the allocator too (page for 1 MiB)" {
-	run -0 "$CTL" create tbuf --size 1M --sync-mode 2
+	run -0 "$CTL" create tbuf --size 1M --minor 7 --sync-mode 3 --dma-mask 40 --mode 0640
+	assert_attr "$cfs/tbuf/sync_mode" 3
+	assert_attr "$cfs/tbuf/dma_mask" 40
+	assert_attr "$cfs/tbuf/mode" 0640
+	assert_equal "$(minor_of "$(cat "$CLASS/tbuf/dev")")" 7
+	assert_equal "$(stat -c %a /dev/tbuf)" 640
 	run -0 --separate-stderr "$CTL" info tbuf
 	assert_line "name:            tbuf"
 	assert_line "device:          /dev/tbuf"
 	assert_line "maj:min:         $(cat "$CLASS/tbuf/dev")"
 	assert_line "size:            1048576 (1M)"
-	assert_line "sync-mode:       2"
+	assert_line "sync-mode:       3"
 	assert_line "origin:          configfs"
 	assert_line "users:           0"
 	assert_line "cache:           $(cat "$CLASS/tbuf/cache_mode")"
 	assert_line "allocator:       page"
 	assert_line "allocator:       $(cat "$CLASS/tbuf/allocator")"
+	# DMA-ADDR is GET_INFO's DMA address, CPU-PHYS-ADDR its CPU physical
+	# address (the same columns in info and JSON: test-cli.sh).
+	dma=$(udmabuf-ioctl info /dev/tbuf | sed -n 's/^dma_addr=//p')
+	cpu=$(udmabuf-ioctl info /dev/tbuf | sed -n 's/^phys_addr=//p')
+	[ -n "$dma" ] && [ -n "$cpu" ] || fail "udmabuf-ioctl info: no addresses"
+	run -0 --separate-stderr "$CTL" list -n -r -o DMA-ADDR,CPU-PHYS-ADDR tbuf
+	assert_output "$dma $cpu"
 }
 
 # ---------------------------------------------------------------------------
@@ -276,7 +255,7 @@ state() {
 	"$CTL" list -n -r -b -o NAME,DEVNAME,MAJ:MIN,SIZE,SYNC-MODE,DMA-MASK,MODE,ENABLED
 }
 
-@test "save, clear and restore re-create identical buffers; restore --clear replaces existing ones" {
+@test "save, clear and restore re-create identical buffers; restore --clear replaces existing ones; clear --state leaves a buffer made again under a name restore used" {
 	run -0 "$CTL" create a --size 64K --minor 5 --sync-mode 2 --mode 0640
 	run -0 "$CTL" create b --size 1M --dma-mask 40
 	run -0 "$CTL" create c --size 8K --no-enable
@@ -294,23 +273,19 @@ state() {
 	assert_buffer a
 	[ ! -e "$cfs/other" ] || fail "restore --clear kept 'other'"
 	assert_equal "$(state)" "$before"
-}
-
-# The service: restore --state at start, clear --state at stop.  What
-# the record does is the host's; here, that configfs's inode numbers tell
-# a buffer made again from the one restore made.
-
-@test "clear --state leaves a buffer made again under a name restore used" {
-	run -0 "$CTL" create a --size 64K
-	run -0 "$CTL" save
-	run -0 "$CTL" delete a
+	# The service: restore --state at start, clear --state at stop.  What
+	# the record does is the host's; here, that configfs's inode numbers
+	# tell a buffer made again from the one restore made: clear --state
+	# leaves it.
 	local st=$BATS_TEST_TMPDIR/restored
+	run -0 "$CTL" clear
 	run -0 "$CTL" restore --state "$st"
 	run -0 "$CTL" delete a
 	make_buf a 65536
 	run -0 --separate-stderr "$CTL" clear --state "$st"
 	assert_equal "$stderr" ""
 	assert_buffer a
+	[ ! -e "$cfs/b" ] || fail "clear --state kept b"
 }
 
 # ---------------------------------------------------------------------------
@@ -330,66 +305,9 @@ state() {
 }
 
 # ---------------------------------------------------------------------------
-# bench: its signals and the sync checker on a real module.  The shape of
-# its table, CACHE as sysfs says, its refusals and temporary buffers are
+# bench on a real module: under the sync checker.  The shape of its table,
+# CACHE as sysfs says, its refusals, temporary buffers and signals are
 # test-cli.sh's; TCG has no cache model, so no timing is judged here.
-
-# bench_signalled IGNORE: bench tbuf (sync mode 2) in the background, with
-# SIGINT ignored if IGNORE is 1, sent SIGINT from when it maps the buffer with
-# O_SYNC (sync_mode 1: its handlers are in place) until it ends; sets status,
-# output and stderr.  100 repetitions keep sync_mode 1 for most of a second,
-# which a poll every 50 ms cannot miss.
-bench_signalled() {
-	local pid mode sent=0 disp=- _
-	if [ "$1" = 1 ]; then
-		disp=''
-	fi
-	run -0 "$CTL" create tbuf --size 2M --sync-mode 2
-	# SIGINT is set explicitly either way: bash ignores it in some
-	# background commands of its own accord.
-	# shellcheck disable=SC2064 # the disposition, expanded now
-	(trap "$disp" INT; exec "$CTL" bench tbuf --reps 100 --sync-modes 1 \
-		-r -n -o OP,O-SYNC,SYNC-MODE) >"$BATS_TEST_TMPDIR/out" \
-		2>"$BATS_TEST_TMPDIR/err" &
-	pid=$!
-	for _ in $(seq 1 600); do
-		read -r mode <"$CLASS/tbuf/sync_mode"
-		[ "$mode" = 1 ] && break
-		proc_running "$pid" || break
-		sleep 0.05
-	done
-	[ "$mode" = 1 ] || fail "bench never set sync_mode 1 (it is $mode)"
-	while proc_running "$pid"; do
-		kill -INT "$pid" 2>/dev/null && sent=$((sent + 1))
-		sleep 0.1
-	done
-	status=0
-	wait "$pid" || status=$?
-	(( sent > 0 )) || fail "bench ended before a SIGINT reached it"
-	output=$(cat "$BATS_TEST_TMPDIR/out")
-	stderr=$(cat "$BATS_TEST_TMPDIR/err")
-}
-
-@test "bench interrupted by SIGINT says so, exits 1 and puts the sync_mode back" {
-	bench_signalled 0
-	assert_equal "$status" 1
-	assert_equal "$stderr" "udmabufctl: tbuf: bench: interrupted"
-	assert_output ""
-	assert_attr "$CLASS/tbuf/sync_mode" 2
-}
-
-@test "bench started with SIGINT ignored (a background job) ignores it and finishes" {
-	bench_signalled 1
-	assert_equal "$stderr" ""
-	assert_equal "$status" 0
-	assert_output "check_buf 0 2
-clear_buf 0 2
-sync_for_cpu 0 2
-sync_for_device 0 2
-check_buf 1 1
-clear_buf 1 1"
-	assert_attr "$CLASS/tbuf/sync_mode" 2
-}
 
 # bench under the sync checker: a buffer NAME made with --sync-check, and
 # the temporary ones with UDMABUF_SYNC_CHECK=report.  The checker is on (a
@@ -418,6 +336,7 @@ clear_buf 1 1"
 	refute_output --partial "sync check:"
 }
 
+# (The save file's sync_check and UDMABUF_SYNC_CHECK: test-cli.sh, test_lib.c.)
 @test "create --sync-check turns the checker on; info shows its mode and count; save and restore keep it" {
 	requires_jq
 	run -0 "$CTL" create tbuf --size 64K --sync-check
@@ -425,10 +344,6 @@ clear_buf 1 1"
 	assert_attr "$cfs/tbuf/sync_check" 1
 	run -0 "$CTL" create tbuf2 --size 64K --sync-check=sigbus
 	assert_attr "$CLASS/tbuf2/sync_check" 2
-	run -0 "$CTL" info -o NAME,SYNC-CHECK,SYNC-VIOLATIONS tbuf
-	assert_output "name:            tbuf
-sync-check:      report
-sync-violations: 0"
 	# A program with a missing sync for the CPU: counted, info says so.
 	run -0 udmabuf-syncbug load /dev/tbuf 12288
 	assert_attr "$CLASS/tbuf/sync_violations" 1
@@ -437,13 +352,8 @@ sync-violations: 0"
 	assert_output "tbuf report 1
 tbuf2 sigbus 0"
 	run -0 "$CTL" save
-	run -0 grep -E '^tbuf .* sync_check=1 ' "$UDMABUF_SAVE_FILE"
-	run -0 grep -E '^tbuf2 .* sync_check=2 ' "$UDMABUF_SAVE_FILE"
 	run -0 "$CTL" restore --clear
 	assert_attr "$cfs/tbuf/sync_check" 1
 	assert_attr "$cfs/tbuf2/sync_check" 2
 	assert_attr "$CLASS/tbuf/sync_violations" 0
-	# And from the environment.
-	UDMABUF_SYNC_CHECK=sigbus run -0 "$CTL" create tbuf3 --size 64K
-	assert_attr "$CLASS/tbuf3/sync_check" 2
 }

@@ -31,9 +31,8 @@
  *    with the access mode and O_CLOEXEC asked for (unlike the kernel's, it
  *    has a path and is not removed when closed), and, with
  *    $UDMABUF_SYSFS_DIR set, its class directory with the sync_mode and
- *    sync_check asked for (plain files, also left behind); reserved
- *    fields set are
- *    EINVAL, and $UDMABUF_FAKE_ERRNO="alloc=ERRNO" makes it fail;
+ *    sync_check asked for (plain files, also left behind), and
+ *    $UDMABUF_FAKE_ERRNO="alloc=ERRNO" makes it fail;
  *  - with $UDMABUF_FAKE_DEV_DIR set, writing 1 to an item's enable makes its
  *    device node there (a file of the item's size named by its device_name,
  *    else by the item), unless one exists; writing 0 removes it.
@@ -279,7 +278,6 @@ static int fake_alloc(const char *path, struct udmabuf_cfs_alloc *req)
 	const char *fail = getenv("UDMABUF_FAKE_ERRNO");
 	static unsigned int seq;
 	char line[512], buf[PATH_MAX];
-	size_t i;
 	int fd;
 
 	snprintf(line, sizeof(line), "alloc %llu %o %u %u %u %.*s",
@@ -292,13 +290,6 @@ static int fake_alloc(const char *path, struct udmabuf_cfs_alloc *req)
 	log_write("ioctl", line, strlen(line));
 	if (fail && !strncmp(fail, "alloc=", 6)) {
 		errno = errno_of(fail + 6);
-		return -1;
-	}
-	for (i = 0; i < sizeof(req->reserved) / sizeof(req->reserved[0]); i++)
-		if (req->reserved[i])
-			req->size = 0;
-	if (!req->size) {
-		errno = EINVAL;
 		return -1;
 	}
 	snprintf(buf, sizeof(buf), "%.*s/proc-%d-%u",

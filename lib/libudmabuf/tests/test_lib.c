@@ -229,13 +229,9 @@ static void test_open_map_sync(void)
 	      !strcmp(udmabuf_get_name(b), "buf0") &&
 	      !strcmp(udmabuf_get_driver_version(b), "fake"),
 	      "size, name and driver version come from GET_INFO");
-	CHECK(udmabuf_get_dma_addr(b, &addr) == 0 && addr == 0x3f000000 &&
-	      udmabuf_get_phys_addr(b, &addr) == 0 && addr == 0x3f000000 &&
-	      udmabuf_get_flags(b, &flags) == 0 && flags == 0 &&
+	CHECK(udmabuf_get_flags(b, &flags) == 0 && flags == 0 &&
 	      udmabuf_get_sync_mode(b, &mode) == 0 && mode == 1,
-	      "DMA and physical address, flags and sync mode through the ioctl");
-	log = take_log();
-	CHECK(!has(log, "phys_addr"), "nothing reads the root-only phys_addr file");
+	      "flags and sync mode through the ioctl");
 
 	/* Behind an IOMMU the two addresses differ: each getter gives its own. */
 	setenv("UDMABUF_FAKE_DMA_ADDR", "0x80000000", 1);
@@ -254,6 +250,8 @@ static void test_open_map_sync(void)
 	      (unsigned long long)addr);
 	unsetenv("UDMABUF_FAKE_DMA_ADDR");
 	unsetenv("UDMABUF_FAKE_PHYS_ADDR");
+	log = take_log();
+	CHECK(!has(log, "phys_addr"), "nothing reads the root-only phys_addr file");
 
 	CHECK(udmabuf_map(b, 4096 + 5, 10, 0, (void **)&p) == 0 &&
 	      p[0] == (unsigned char)(4096 + 5) && p[9] == (unsigned char)(4096 + 14),
@@ -326,13 +324,11 @@ static void test_create(void)
 	struct udmabuf_config *cfg = udmabuf_config_new();
 
 	CHECK(cfg != NULL, "config_new");
-	CHECK(udmabuf_config_set_device_name(cfg, "a/b") == -EINVAL &&
-	      udmabuf_config_set_device_name(cfg, "..") == -EINVAL &&
-	      udmabuf_config_set_dma_device(cfg, "pci") == -EINVAL &&
+	CHECK(udmabuf_config_set_dma_device(cfg, "pci") == -EINVAL &&
 	      udmabuf_config_set_dma_device(cfg, "/x") == -EINVAL &&
 	      udmabuf_config_set_attr(cfg, "enable", "1") == -EINVAL &&
 	      udmabuf_config_set_attr(cfg, "../x", "1") == -EINVAL,
-	      "setters refuse malformed values");
+	      "setters refuse malformed values (device names: test_limits)");
 	CHECK(has(udmabuf_last_error(), "../x"), "and name them: %s",
 	      udmabuf_last_error());
 
