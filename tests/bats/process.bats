@@ -382,7 +382,8 @@ memory_cgroup() {
 	exec {fd}<"$NODE"
 	assert_errno EAGAIN "$UT" rmmod-try "$MODNAME"
 	exec {fd}<&-
-	assert_unloads_once_released
+	wait_module_released
+	assert_errno OK "$UT" rmmod-try "$MODNAME"
 	[ ! -e "$NODE" ] || fail "$NODE outlived the module"
 }
 

@@ -60,14 +60,6 @@ setup() {
 	apply_rule misc udmabuf-cfs
 }
 
-# as_user USER CMD ARGS...: run CMD as USER, with USER's groups.
-as_user() {
-	local user=$1
-	shift
-	# shellcheck disable=SC2016 # expanded by the user's shell
-	su -s /bin/sh -c 'exec "$0" "$@"' -- "$user" "$@"
-}
-
 # user_gets USER EXPECTED CMD ARGS...: CMD run as USER gives EXPECTED.
 user_gets() {
 	local user=$1 expected=$2

@@ -170,11 +170,11 @@ requires_file() {
 # untrace_helpers: call first in setup().  bats runs with functrace (set -T),
 # so its DEBUG trap, which records a stack trace, runs before every command
 # of every function a test calls: our helpers, bats-assert, command
-# substitutions.  Under emulation that was a fifth of the time of an average
-# test.  With functrace off from here on, the trap still runs for the
-# commands of the test body itself (the test function was entered with it),
-# so a failure is still reported at the line of the test that failed; the
-# ERR trap (set -E) that detects failures is not affected.
+# substitutions, a fifth of an average test's time under emulation.  With
+# functrace off from here on, the trap still runs for the commands of the
+# test body itself (the test function was entered with it), so a failure is
+# still reported at the line of the test that failed; the ERR trap (set -E)
+# that detects failures is not affected.
 untrace_helpers() {
 	set +T
 }
@@ -271,12 +271,6 @@ wait_module_released() {
 	fail "module refcnt $n 10 s after the hold went"
 }
 
-# assert_unloads_once_released: as wait_module_released, then rmmod works.
-assert_unloads_once_released() {
-	wait_module_released
-	assert_errno OK "$UT" rmmod-try "$MODNAME"
-}
-
 # is_dt_buffer DEVNAME: the buffer was made from a device-tree node.
 is_dt_buffer() {
 	local origin
@@ -353,19 +347,6 @@ assert_device() {
 	node=$(node_devnum "/dev/$1")
 	sys=$(cat "$CLASS/$1/dev")
 	[ "$node" = "$sys" ] || fail "/dev/$1 is $node but $CLASS/$1/dev says $sys"
-}
-
-# The lowest minor not used by any udmabuf device.
-first_free_minor() {
-	local m=0 used=" " d
-	for d in "$CLASS"/*/dev; do
-		[ -e "$d" ] || continue
-		used="$used$(minor_of "$(cat "$d")") "
-	done
-	while [[ $used == *" $m "* ]]; do
-		m=$((m + 1))
-	done
-	echo "$m"
 }
 
 # ---------------------------------------------------------------------------
@@ -697,11 +678,18 @@ teardown_kmsg_check() {
 # ---------------------------------------------------------------------------
 # Other users, and outcomes read from stdout alone.
 
+# as_user USER CMD ARGS...: run CMD as USER, with USER's groups.
+as_user() {
+	local user=$1
+	shift
+	# shellcheck disable=SC2016 # expanded by the user's shell
+	su -s /bin/sh -c 'exec "$0" "$@"' -- "$user" "$@"
+}
+
 # as_nobody CMD ARGS...: run CMD as the unprivileged user nobody (uid 65534,
 # no capabilities, no supplementary groups but nogroup).
 as_nobody() {
-	# shellcheck disable=SC2016 # expanded by the user's shell
-	su -s /bin/sh -c 'exec "$0" "$@"' -- nobody "$@"
+	as_user nobody "$@"
 }
 
 # assert_outcome EXPECTED CMD ARGS...: CMD is an outcome command (OK or an
