@@ -47,12 +47,6 @@ setup() {
 
 # --- device_name ------------------------------------------------------------
 
-@test "device_name defaults to the directory name" {
-	assert_attr "$a/device_name" tbuf
-	check mkdir "$cfs/other.name-1_x"
-	assert_attr "$cfs/other.name-1_x/device_name" other.name-1_x
-}
-
 @test "device_name accepts letters, digits, '_', '.' and '-', 1 and 32 characters, strips one trailing newline; rejects '.', '..' and other characters with EINVAL" {
 	local n32=abcdefghijklmnopqrstuvwxyz012345
 	assert_equal "${#n32}" 32
@@ -63,21 +57,20 @@ setup() {
 	assert_attr "$a/device_name" mydev
 }
 
-@test "device_name cannot be written while enabled: EBUSY" {
-	set_attr "$a/size" 4096
-	set_attr "$a/enable" 1
-	assert_write EBUSY "$a/device_name" other
-	assert_attr "$a/device_name" tbuf
-	assert_device tbuf
-}
-
-@test "device_name names the device node and the class device" {
+@test "device_name names the device node and the class device, and cannot be written while enabled: EBUSY; dev is MAJ:MIN and matches them" {
 	set_attr "$a/size" 4096
 	set_attr "$a/device_name" renamed0
 	set_attr "$a/enable" 1
 	assert_device renamed0
 	[ ! -e /dev/tbuf ] || fail "/dev/tbuf exists too"
 	[ ! -e "$CLASS/tbuf" ] || fail "$CLASS/tbuf exists too"
+	assert_write EBUSY "$a/device_name" other
+	assert_attr "$a/device_name" renamed0
+	assert_device renamed0
+	run cat "$a/dev"
+	assert_output --regexp '^[0-9]+:[0-9]+$'
+	assert_attr "$a/dev" "$(cat "$CLASS/renamed0/dev")"
+	assert_attr "$a/dev" "$(node_devnum /dev/renamed0)"
 }
 
 # --- sync_mode --------------------------------------------------------------
@@ -128,15 +121,4 @@ setup() {
 		assert_output "${m#0} 0:0"
 		set_attr "$a/enable" 0
 	done
-}
-
-# --- dev ------------------------------------------------------------------
-
-@test "dev is MAJ:MIN and matches the class device and the node" {
-	set_attr "$a/size" 4096
-	set_attr "$a/enable" 1
-	run cat "$a/dev"
-	assert_output --regexp '^[0-9]+:[0-9]+$'
-	assert_attr "$a/dev" "$(cat "$CLASS/tbuf/dev")"
-	assert_attr "$a/dev" "$(node_devnum /dev/tbuf)"
 }
