@@ -40,36 +40,23 @@ setup() {
 	assert_write OK "$cfs/tbuf/enable" 0
 }
 
-@test "rmdir while mapped succeeds and removes the device at once; a new buffer with the same name does not touch the holder's memory" {
-	local minor
+@test "rmdir while mapped, mapped with O_SYNC or open succeeds and removes the device at once; new buffers, one with the same name and minor, do not touch the holder's memory" {
+	local how i minor
 	minor=$(minor_of "$(cat "$cfs/tbuf/dev")")
-	start_holder /dev/tbuf 0 "$SZ" 4 --close-fd
-	assert_errno OK "$UT" rmdir-try "$cfs/tbuf"
-	[ ! -e "$cfs/tbuf" ] || fail "$cfs/tbuf still exists"
-	assert_no_device tbuf
-	make_buf tbuf "$SZ"
-	assert_equal "$(minor_of "$(cat "$cfs/tbuf/dev")")" "$minor"
-	run "$UT" mmap-fill /dev/tbuf 0 "$SZ" 5
-	assert_success
-	run "$UT" write-fill /dev/tbuf 0 "$SZ" 6
-	assert_success
-	run "$UT" mmap-verify /dev/tbuf 0 "$SZ" 6
-	assert_success
-	stop_holder "$HOLDER_PID"
-	assert_success
-	assert_output intact
-}
-
-@test "after rmdir while mapped (O_SYNC) or open, several new buffers do not touch the holder's memory" {
-	local how i
-	for how in --sync --no-map; do
+	for how in --close-fd --sync --no-map; do
 		# The setup's or the last round's buffers go first.
 		remove_all_items
 		make_buf tbuf "$SZ"
 		start_holder /dev/tbuf 0 "$SZ" 7 "$how"
-		check rmdir "$cfs/tbuf"
+		assert_errno OK "$UT" rmdir-try "$cfs/tbuf"
+		[ ! -e "$cfs/tbuf" ] || fail "$cfs/tbuf still exists"
 		assert_no_device tbuf
-		for i in 1 2 3 4; do
+		make_buf tbuf "$SZ"
+		assert_equal "$(minor_of "$(cat "$cfs/tbuf/dev")")" "$minor"
+		run -0 "$UT" mmap-fill /dev/tbuf 0 "$SZ" 5
+		run -0 "$UT" write-fill /dev/tbuf 0 "$SZ" 6
+		run -0 "$UT" mmap-verify /dev/tbuf 0 "$SZ" 6
+		for i in 1 2 3; do
 			make_buf "new$i" "$SZ"
 			run -0 "$UT" mmap-fill "/dev/new$i" 0 "$SZ" "$((100 + i))"
 		done
