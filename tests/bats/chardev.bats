@@ -12,18 +12,7 @@ setup() {
 	d=/dev/tbuf
 }
 
-@test "dd from /dev/urandom into the buffer and back gives the same bytes" {
-	local t=$BATS_TEST_TMPDIR
-	check dd if=/dev/urandom of="$t/in" bs=64k count=16
-	run timeout 60 dd if="$t/in" of="$d" bs=64k
-	assert_success
-	run timeout 60 dd if="$d" of="$t/out" bs=64k
-	assert_success
-	run cmp "$t/in" "$t/out"
-	assert_success
-}
-
-@test "dd past the end writes the whole buffer first and stops with 'No space left on device'" {
+@test "dd past the end writes the whole buffer first, which reads back the same bytes, and stops with 'No space left on device'" {
 	local t=$BATS_TEST_TMPDIR
 	check dd if=/dev/urandom of="$t/in" bs=64k count=17
 	run timeout 60 dd if="$t/in" of="$d" bs=64k
