@@ -305,7 +305,7 @@ delayed_disk() {
 	assert_errno OK "$ZC" dmabuf /dev/tbuf $((3 * PAGE_SIZE)) $((5 * PAGE_SIZE))
 }
 
-@test "an export counts in users and makes enable=0 fail with EBUSY; rmdir while exported removes the device, the dma-buf keeps the data" {
+@test "an export counts in users and makes enable=0 fail with EBUSY; rmdir while exported removes the device, the dma-buf keeps the data and rmmod is refused until it goes" {
 	run "$ZC" dmabuf-hold /dev/tbuf \
 		"test \$(cat $CLASS/tbuf/users) = 1 && udmabuf-test write-attr $cfs/tbuf/enable 0 | grep -qx EBUSY"
 	assert_success
@@ -313,15 +313,10 @@ delayed_disk() {
 	assert_attr "$CLASS/tbuf/users" 0
 	assert_write OK "$cfs/tbuf/enable" 0
 	assert_write OK "$cfs/tbuf/enable" 1
-	assert_errno OK "$ZC" dmabuf-hold /dev/tbuf "rmdir $cfs/tbuf && test ! -e /dev/tbuf && $REUSE"
+	assert_errno OK "$ZC" dmabuf-hold /dev/tbuf "rmdir $cfs/tbuf && test ! -e /dev/tbuf &&
+		test \$(udmabuf-test rmmod-try $MODNAME) != OK && test -d /sys/module/$MODNAME && $REUSE"
 	assert_no_device tbuf
-}
-
-@test "rmmod is refused while a dma-buf exists" {
-	run "$ZC" dmabuf-hold /dev/tbuf \
-		"rmdir $cfs/tbuf && test \$(udmabuf-test rmmod-try $MODNAME) != OK && test -d /sys/module/$MODNAME"
-	assert_success
-	assert_output OK
+	remove_all_items
 	unload_module
 	load_module
 }
