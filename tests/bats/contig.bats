@@ -45,7 +45,7 @@ cpu_addr_dev() {
 }
 
 cpu_addr() {
-	cpu_addr_dev "$(devname "$1")"
+	cpu_addr_dev "$(cat "$cfs/$1/device_name")"
 }
 
 # free_range [BITS]: print the CPU address of memory that was just a buffer

@@ -315,12 +315,6 @@ make_buf() {
 	fi
 }
 
-# devname NAME: the device name of configfs item NAME.
-devname() {
-	local n
-	read -r n <"$cfs/$1/device_name" && printf '%s\n' "$n"
-}
-
 # node_devnum PATH: "MAJ:MIN" (decimal) of a character device node.
 node_devnum() {
 	local t
