@@ -368,7 +368,6 @@ memory_cgroup() {
 		exec 8>&-
 		wait
 	done
-	assert_no_kernel_warnings
 }
 
 @test "rmmod while a process-scoped buffer or the node is open is refused, and works once they are closed" {
