@@ -42,8 +42,7 @@ bound_buf() {
 }
 
 @test "the edu DMA master answers, and the lane's IOMMU is what it declares" {
-	run "$ED" find
-	assert_success
+	run -0 "$ED" find
 	assert_line "$EDU"
 	assert_errno OK "$ED" --pci "$EDU" probe
 	if iommu_on; then
@@ -133,16 +132,13 @@ bound_buf() {
 @test "data arrives by DMA: a buffer receives what another one sent through the device; without the transfer it does not" {
 	bound_buf 64K
 	make_buf c 64K dma_device="pci/$EDU"
-	run "$ED" --pci "$EDU" send /dev/b 0 "$CHUNK" 1
-	assert_success
+	run -0 "$ED" --pci "$EDU" send /dev/b 0 "$CHUNK" 1
 	# New data in b, but no DMA: the device still holds seed 1.
-	run "$ED" --pci "$EDU" send /dev/b 0 "$CHUNK" 2 --no-dma
-	assert_success
+	run -0 "$ED" --pci "$EDU" send /dev/b 0 "$CHUNK" 2 --no-dma
 	run "$ED" --pci "$EDU" recv /dev/c 0 "$CHUNK" 2
 	assert_failure 2
 	assert_output --partial MISMATCH
-	run "$ED" --pci "$EDU" recv /dev/c 0 "$CHUNK" 1
-	assert_success
+	run -0 "$ED" --pci "$EDU" recv /dev/c 0 "$CHUNK" 1
 }
 
 @test "an unbound buffer is reached at its physical address without an IOMMU, and blocked behind one" {
@@ -155,10 +151,8 @@ bound_buf() {
 	# Behind the IOMMU: the device may read nothing of u.  Give the device
 	# known data from a bound buffer first, then let it read u's address.
 	bound_buf 64K
-	run "$ED" --pci "$EDU" send /dev/b 0 "$CHUNK" 5
-	assert_success
-	run "$ED" --pci "$EDU" send /dev/u 0 "$CHUNK" 6
-	assert_success
+	run -0 "$ED" --pci "$EDU" send /dev/b 0 "$CHUNK" 5
+	run -0 "$ED" --pci "$EDU" send /dev/u 0 "$CHUNK" 6
 	run "$ED" --pci "$EDU" recv /dev/b 0 "$CHUNK" 6
 	assert_failure 2
 	kernel_log_has 'DMAR: .*fault|arm-smmu-v3 .*event' ||

@@ -6,13 +6,14 @@
 # shellcheck disable=SC2154
 load helpers/common
 
+bats_require_minimum_version 1.5.0
+
 @test "loading the module creates the configfs subsystem with a features file: one line of comma-separated names, exactly the attributes of an item, which has every attribute of the contract" {
 	[ -d "$cfs" ]
 	[ -f "$cfs/features" ]
 	run stat -c %a "$cfs/features"
 	assert_output 444
-	run cat "$cfs/features"
-	assert_success
+	run -0 cat "$cfs/features"
 	assert_equal "${#lines[@]}" 1
 	assert_output --regexp '^[a-z_]+(,[a-z_]+)*$'
 	new_item tbuf
@@ -26,8 +27,7 @@ load helpers/common
 }
 
 @test "mkdir creates an item with the documented defaults" {
-	run mkdir "$cfs/tbuf"
-	assert_success
+	run -0 mkdir "$cfs/tbuf"
 	assert_attr "$cfs/tbuf/size" 0
 	assert_attr "$cfs/tbuf/minor" -1
 	assert_attr "$cfs/tbuf/device_name" tbuf
@@ -74,8 +74,7 @@ load helpers/common
 	assert_attr "$cfs/tbuf/dev" "$dev"
 	assert_attr "$cfs/tbuf/phys_addr" "$phys"
 	assert_device tbuf
-	run "$UT" read-verify /dev/tbuf 0 8192 11
-	assert_success
+	run -0 "$UT" read-verify /dev/tbuf 0 8192 11
 }
 
 @test "enable=0 removes the device node and the class device, keeps the item and its configuration; the buffer can be enabled again" {
@@ -93,8 +92,7 @@ load helpers/common
 	assert_write OK "$cfs/tbuf/enable" 1
 	assert_device tbuf
 	assert_attr "$CLASS/tbuf/size" 16384
-	run "$UT" mmap-fill /dev/tbuf 0 16384 3
-	assert_success
+	run -0 "$UT" mmap-fill /dev/tbuf 0 16384 3
 }
 
 @test "enable accepts y/n/on/off, and 0 on a disabled item; rejects garbage with EINVAL" {
@@ -143,8 +141,7 @@ load helpers/common
 	new_item "$long" size=4096
 	assert_write EINVAL "$cfs/$long/enable" 1
 	assert_no_device "$long"
-	run mkdir "$cfs/has space"
-	assert_success
+	run -0 mkdir "$cfs/has space"
 	assert_attr "$cfs/has space/device_name" "has space"
 	set_attr "$cfs/has space/size" 4096
 	assert_write EINVAL "$cfs/has space/enable" 1

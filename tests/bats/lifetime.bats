@@ -31,8 +31,7 @@ setup() {
 		assert_write EBUSY "$cfs/tbuf/enable" 0
 		assert_attr "$cfs/tbuf/enable" 1
 		assert_device tbuf
-		run "$UT" read-verify /dev/tbuf 0 "$SZ" 1
-		assert_success
+		run -0 "$UT" read-verify /dev/tbuf 0 "$SZ" 1
 		stop_holder "$HOLDER_PID"
 		assert_success
 		assert_output intact
@@ -72,8 +71,7 @@ setup() {
 	check rmdir "$cfs/tbuf"
 	new_item idle size=4096
 	assert_errno EAGAIN "$UT" rmmod-try "$MODNAME"
-	run module_loaded
-	assert_success
+	run -0 module_loaded
 }
 
 @test "rmmod is refused while an fd or a mapping of a removed buffer is left, and works once it goes, leaving nothing" {
@@ -247,6 +245,5 @@ stale_node() {
 	check rmdir "$cfs/tbuf"
 	make_buf again 8192 minor="${DEV#*:}"
 	check "$UT" write-fill /dev/again 0 8192 13
-	run "$UT" read-verify "$STALE" 0 8192 13
-	assert_success
+	run -0 "$UT" read-verify "$STALE" 0 8192 13
 }

@@ -31,14 +31,10 @@ setup() {
 	assert_errno OK "$UT" mmap-try "$d" $((SZ - PAGE_SIZE)) "$PAGE_SIZE"
 	check "$UT" write-fill "$d" 0 "$SZ" 1
 	check "$UT" mmap-fill "$d" $((3 * PAGE_SIZE)) $((2 * PAGE_SIZE)) 2
-	run "$UT" read-verify "$d" 0 $((3 * PAGE_SIZE)) 1
-	assert_success
-	run "$UT" read-verify "$d" $((3 * PAGE_SIZE)) $((2 * PAGE_SIZE)) 2
-	assert_success
-	run "$UT" read-verify "$d" $((5 * PAGE_SIZE)) $((SZ - 5 * PAGE_SIZE)) 1
-	assert_success
-	run "$UT" mmap-verify "$d" $((3 * PAGE_SIZE)) "$PAGE_SIZE" 2
-	assert_success
+	run -0 "$UT" read-verify "$d" 0 $((3 * PAGE_SIZE)) 1
+	run -0 "$UT" read-verify "$d" $((3 * PAGE_SIZE)) $((2 * PAGE_SIZE)) 2
+	run -0 "$UT" read-verify "$d" $((5 * PAGE_SIZE)) $((SZ - 5 * PAGE_SIZE)) 1
+	run -0 "$UT" mmap-verify "$d" $((3 * PAGE_SIZE)) "$PAGE_SIZE" 2
 }
 
 @test "a buffer whose size is not a page multiple maps PAGE_ALIGN(size) and round-trips through mmap" {
@@ -48,8 +44,7 @@ setup() {
 	assert_errno EINVAL "$UT" mmap-try /dev/odd 0 $((3 * PAGE_SIZE))
 	assert_errno EINVAL "$UT" mmap-try /dev/odd $((2 * PAGE_SIZE)) "$PAGE_SIZE"
 	check "$UT" mmap-fill /dev/odd 0 "$n" 77
-	run "$UT" read-verify /dev/odd 0 "$n" 77
-	assert_success
+	run -0 "$UT" read-verify /dev/odd 0 "$n" 77
 	run "$UT" pread-try /dev/odd 0 $((2 * PAGE_SIZE))
 	assert_output "$n"
 }
@@ -87,12 +82,9 @@ sync_roundtrip() {
 @test "an O_DSYNC mapping works and keeps data; a mapping made before a sync_mode change keeps working" {
 	set_attr "$cfs/tbuf/sync_mode" 1
 	check "$UT" write-fill "$d" 0 "$SZ" 55
-	run "$UT" mmap-verify "$d" 0 "$SZ" 55 --dsync
-	assert_success
-	run "$UT" mmap-fill "$d" 0 "$SZ" 56 --dsync
-	assert_success
-	run "$UT" read-verify "$d" 0 "$SZ" 56
-	assert_success
+	run -0 "$UT" mmap-verify "$d" 0 "$SZ" 55 --dsync
+	run -0 "$UT" mmap-fill "$d" 0 "$SZ" 56 --dsync
+	run -0 "$UT" read-verify "$d" 0 "$SZ" 56
 	start_holder "$d" 0 "$SZ" 61 --sync
 	set_attr "$cfs/tbuf/sync_mode" 0
 	set_attr "$cfs/tbuf/sync_mode" 2
@@ -143,8 +135,7 @@ expect_cache_modes() {
 	*) assert_attr "$CLASS/tbuf/cache_mode" write-combine ;;
 	esac
 	# Both are read-only.
-	run stat -c %a "$CLASS/tbuf/cache_mode" "$CLASS/tbuf/cache_mode_sync"
-	assert_success
+	run -0 stat -c %a "$CLASS/tbuf/cache_mode" "$CLASS/tbuf/cache_mode_sync"
 	assert_equal "${lines[0]}" 444
 	assert_equal "${lines[1]}" 444
 }

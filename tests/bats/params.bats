@@ -6,6 +6,8 @@
 # Variables such as cfs, CLASS and UT come from helpers/common.bash.
 # shellcheck disable=SC2154
 load helpers/common
+
+bats_require_minimum_version 1.5.0
 load helpers/edu
 
 PARAMS=/sys/module/udmabuf_cfs/parameters
@@ -62,14 +64,10 @@ insmod_ok() {
 
 @test "a parameter buffer round-trips data through mmap and read(), and has the seed's sysfs attributes" {
 	insmod_ok udmabuf0=1M
-	run "$UT" mmap-fill /dev/udmabuf0 0 1M 31
-	assert_success
-	run "$UT" read-verify /dev/udmabuf0 0 1M 31
-	assert_success
-	run "$UT" mmap-fill /dev/udmabuf0 0 1M 32 --sync
-	assert_success
-	run "$UT" read-verify /dev/udmabuf0 0 1M 32
-	assert_success
+	run -0 "$UT" mmap-fill /dev/udmabuf0 0 1M 31
+	run -0 "$UT" read-verify /dev/udmabuf0 0 1M 31
+	run -0 "$UT" mmap-fill /dev/udmabuf0 0 1M 32 --sync
+	run -0 "$UT" read-verify /dev/udmabuf0 0 1M 32
 	run cat "$CLASS/udmabuf0/phys_addr"
 	assert_output --regexp '^0x[0-9a-f]{16}$'
 	assert_attr "$CLASS/udmabuf0/sync_mode" 1

@@ -248,8 +248,7 @@ delayed_disk() {
 }
 
 @test "mremap: cannot grow past the mapping, shrinks and moves with its data" {
-	run "$ZC" mremap /dev/tbuf
-	assert_success
+	run -0 "$ZC" mremap /dev/tbuf
 	assert_output "grow=EFAULT shrink=OK move=OK"
 }
 
@@ -292,11 +291,9 @@ delayed_disk() {
 	assert_errno EINVAL "$ZC" export /dev/tbuf "$SZ" 0 rdwr
 	assert_errno EINVAL "$ZC" export /dev/tbuf "$pg" "$SZ" rdwr
 	assert_errno EINVAL "$ZC" export /dev/tbuf 0x100000000000 "$pg" rdwr
-	run "$ZC" export /dev/tbuf 0 0 rdwr+cloexec
-	assert_success
+	run -0 "$ZC" export /dev/tbuf 0 0 rdwr+cloexec
 	assert_output "OK fd-cloexec=1 mode=rdwr"
-	run "$ZC" export /dev/tbuf "$PAGE_SIZE" "$PAGE_SIZE" rdonly
-	assert_success
+	run -0 "$ZC" export /dev/tbuf "$PAGE_SIZE" "$PAGE_SIZE" rdonly
 	assert_output "OK fd-cloexec=0 mode=rdonly"
 }
 
@@ -325,8 +322,7 @@ delayed_disk() {
 	need_module vgem
 	local card
 	card=$(vgem_card)
-	run "$ZC" vgem /dev/tbuf "$card"
-	assert_success
+	run -0 "$ZC" vgem /dev/tbuf "$card"
 	# Import maps the attachment at once; DRM does not map imported dumb
 	# objects to user space (drm_gem_dumb_map_offset), on 6.1 and 6.12.
 	assert_output "OK attached=yes map-dumb=EINVAL"
