@@ -557,8 +557,7 @@ kernel_image() {
 	local addr
 	addr=$(free_range)
 	[ "$addr" != none ] || skip "no free range beyond CMA is left in this guest"
-	run udmabufctl create placed --size 2M --dma-mask 64 --phys-addr "$addr"
-	assert_success
+	run -0 udmabufctl create placed --size 2M --dma-mask 64 --phys-addr "$addr"
 	assert_output /dev/placed
 	[ "$(cpu_addr placed)" = "$addr" ] || fail "at $(cpu_addr placed), not $addr"
 	run -0 udmabufctl info -n -o ALLOCATOR,CPU-PHYS-ADDR placed
@@ -571,8 +570,7 @@ $addr"
 	run -0 grep '^placed ' "$UDMABUF_SAVE_FILE"
 	[[ $output =~ " phys_addr="(0x[0-9a-f]+)" " ]] || fail "no phys_addr saved: $output"
 	(( BASH_REMATCH[1] == addr )) || fail "saved ${BASH_REMATCH[1]}, placed at $addr"
-	run udmabufctl create again --size 2M --dma-mask 64 --phys-addr "$addr"
-	assert_failure 1
+	run -1 udmabufctl create again --size 2M --dma-mask 64 --phys-addr "$addr"
 	assert_output --partial "in use"
 	[ ! -e "$cfs/again" ] || fail "a refused create left $cfs/again"
 	run udmabufctl create bad --size 2M --phys-addr 0x12

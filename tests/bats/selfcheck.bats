@@ -20,28 +20,24 @@ teardown() {
 	echo "$old" >/dev/kmsg
 	kmsg_mark
 	echo "$new" >/dev/kmsg
-	run "$UT" kmsg-since "$KMSG_SEQ"
-	assert_success
+	run -0 "$UT" kmsg-since "$KMSG_SEQ"
 	assert_output --partial "$new"
 	refute_output --partial "$old"
 }
 
 @test "write-attr reports the errno name of a failed open" {
-	run "$UT" write-attr /nonexistent/file 1
-	assert_failure 1
+	run -1 "$UT" write-attr /nonexistent/file 1
 	assert_line --index 0 ENOENT
 }
 
 @test "a wrong pattern is detected through read() and, at its offset, through mmap" {
 	make_buf tbuf 8192
 	check "$UT" write-fill /dev/tbuf 0 8192 1
-	run "$UT" read-verify /dev/tbuf 0 8192 2
-	assert_failure 2
+	run -2 "$UT" read-verify /dev/tbuf 0 8192 2
 	assert_output --partial MISMATCH
 	check "$UT" mmap-fill /dev/tbuf 0 8192 1
 	check "$UT" write-fill /dev/tbuf 4096 8 3
-	run "$UT" mmap-verify /dev/tbuf 0 8192 1
-	assert_failure 2
+	run -2 "$UT" mmap-verify /dev/tbuf 0 8192 1
 	assert_output --partial "offset 4096"
 }
 
@@ -111,14 +107,12 @@ teardown() {
 planted() {
 	local kind=$1
 	shift
-	run "$STRESS" --seconds 2 --selftest "$kind" "$@"
-	assert_failure 1
+	run -1 "$STRESS" --seconds 2 --selftest "$kind" "$@"
 }
 
 @test "the stress program refuses to start while a buffer exists" {
 	make_buf tbuf 4096
-	run "$STRESS" --seconds 1
-	assert_failure 1
+	run -1 "$STRESS" --seconds 1
 	assert_output --partial "not a clean start"
 }
 
