@@ -344,9 +344,7 @@ dt_last() {
 	assert_device dtplain
 	assert_attr "$CLASS/dtplain/origin" dt
 	assert_attr "$CLASS/dtplain/size" 1048576
-	stop_holder "$pid"
-	[ "$status" -eq 0 ] || fail "holder: status $status: $output"
-	assert_output intact
+	stop_holder_intact "$pid"
 	run -0 "$UT" mmap-fill /dev/dtplain 0 1M 52
 	run -0 "$UT" read-verify /dev/dtplain 0 1M 52
 	run -0 "$UT" write-fill /dev/dtplain 0 1M 53
@@ -373,9 +371,7 @@ dt_last() {
 	"$UT" kmsg-since "$KMSG_SEQ" | grep -qE 'cannot create dtnomap .*not enough contiguous memory.*ENOMEM' ||
 		fail "no ENOMEM line for dtnomap: $("$UT" kmsg-since "$KMSG_SEQ")"
 	kill -0 "$pid" || fail "the holder died"
-	stop_holder "$pid"
-	[ "$status" -eq 0 ] || fail "holder: status $status: $output"
-	assert_output intact
+	stop_holder_intact "$pid"
 	bind_dev dtnomap
 	assert_device dtnomap
 	assert_attr "$CLASS/dtnomap/origin" dt

@@ -32,9 +32,7 @@ setup() {
 		assert_attr "$cfs/tbuf/enable" 1
 		assert_device tbuf
 		run -0 "$UT" read-verify /dev/tbuf 0 "$SZ" 1
-		stop_holder "$HOLDER_PID"
-		assert_success
-		assert_output intact
+		stop_holder_intact "$HOLDER_PID"
 	done
 	assert_write OK "$cfs/tbuf/enable" 0
 }
@@ -59,9 +57,7 @@ setup() {
 			make_buf "new$i" "$SZ"
 			run -0 "$UT" mmap-fill "/dev/new$i" 0 "$SZ" "$((100 + i))"
 		done
-		stop_holder "$HOLDER_PID"
-		assert_success
-		assert_output intact
+		stop_holder_intact "$HOLDER_PID"
 	done
 }
 
@@ -82,9 +78,7 @@ setup() {
 		start_holder /dev/held 0 "$SZ" 11 "$how"
 		check rmdir "$cfs/held"
 		assert_errno EAGAIN "$UT" rmmod-try "$MODNAME"
-		stop_holder "$HOLDER_PID"
-		assert_success
-		assert_output intact
+		stop_holder_intact "$HOLDER_PID"
 		assert_errno OK "$UT" rmmod-try "$MODNAME"
 		[ ! -d "$cfs" ] || fail "$cfs still exists"
 		[ ! -e "$CLASS" ] || [ -z "$(ls "$CLASS")" ] ||

@@ -88,9 +88,7 @@ sync_roundtrip() {
 	start_holder "$d" 0 "$SZ" 61 --sync
 	set_attr "$cfs/tbuf/sync_mode" 0
 	set_attr "$cfs/tbuf/sync_mode" 2
-	stop_holder "$HOLDER_PID"
-	assert_success
-	assert_output intact
+	stop_holder_intact "$HOLDER_PID"
 }
 
 # --- cache_mode / cache_mode_sync -------------------------------------------

@@ -143,9 +143,7 @@ insmod_ok() {
 	exec 7>&-
 	start_holder /dev/udmabuf0 0 1M 41 --close-fd
 	assert_errno EAGAIN "$UT" rmmod-try "$MODNAME"
-	stop_holder "$HOLDER_PID"
-	assert_success
-	assert_output intact
+	stop_holder_intact "$HOLDER_PID"
 	assert_errno OK "$UT" rmmod-try "$MODNAME"
 	[ ! -e /dev/udmabuf0 ] || fail "/dev/udmabuf0 exists"
 	[ ! -e /dev/udmabuf3 ] || fail "/dev/udmabuf3 exists"

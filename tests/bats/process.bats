@@ -128,9 +128,7 @@ assert_used() {
 	# Configured buffers have no owner.
 	make_buf tbuf 4096
 	[ ! -e "$CLASS/tbuf/owner" ] || fail "a configfs buffer has an owner attribute"
-	stop_holder "$BG_PID"
-	assert_equal "$status" 0
-	assert_output intact
+	stop_holder_intact "$BG_PID"
 	wait_gone "$name"
 	assert_used 0
 }
@@ -150,8 +148,7 @@ assert_used() {
 	# The cap is full: nothing more.
 	run -1 "$PROC" alloc 4096
 	assert_output ENOMEM
-	stop_holder "$BG_PID"
-	assert_output intact
+	stop_holder_intact "$BG_PID"
 	wait_gone "$name"
 	assert_used 0
 	# Half of it at least: a range goes back page by page, and 6.12's
@@ -198,9 +195,7 @@ kill_owner() {
 	run -0 ls -l "/proc/$recv/fd"
 	refute_output --partial anon_inode:udmabuf-cfs
 	assert_used "$SZ"
-	stop_holder "$recv"
-	assert_equal "$status" 0
-	assert_output intact
+	stop_holder_intact "$recv"
 	wait_gone "$name"
 	assert_used 0
 }
@@ -374,8 +369,7 @@ memory_cgroup() {
 	spawn_ready "$PROC" run "$SZ" -- "$UT" hold fd:{} 0 4096 3 --close-fd
 	assert_errno EAGAIN "$UT" rmmod-try "$MODNAME"
 	module_loaded || fail "the module went"
-	stop_holder "$BG_PID"
-	assert_output intact
+	stop_holder_intact "$BG_PID"
 	wait_module_released
 	local fd
 	exec {fd}<"$NODE"

@@ -52,15 +52,13 @@ setup() {
 	assert_attr "$s/users" 0
 	start_holder /dev/tbuf 0 4096 5 --close-fd
 	assert_attr "$s/users" 1
-	stop_holder "$HOLDER_PID"
-	assert_success
+	stop_holder_intact "$HOLDER_PID"
 	assert_attr "$s/users" 0
 	start_holder /dev/tbuf 0 4096 5
 	exec 7<"/dev/tbuf"
 	assert_attr "$s/users" 2
 	exec 7<&-
-	stop_holder "$HOLDER_PID"
-	assert_success
+	stop_holder_intact "$HOLDER_PID"
 	assert_attr "$s/users" 0
 }
 

@@ -388,6 +388,13 @@ stop_holder() {
 	mapfile -t lines <<<"$output"
 }
 
+# stop_holder_intact PID: stop_holder; the holder found its data intact.
+stop_holder_intact() {
+	stop_holder "$1"
+	[ "$status" -eq 0 ] && [ "$output" = intact ] ||
+		fail "holder $1: status $status: $output"
+}
+
 # spawn CMD ARGS...: start CMD in the background as a holder (killed at
 # teardown, stop_holder works on it), without waiting.  Sets BG_PID, BG_OUT.
 spawn() {
