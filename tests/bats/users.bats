@@ -167,21 +167,6 @@ both_buffers() {
 	user_buffer bob
 }
 
-# attrs_snapshot NAME: every attribute of buffer NAME and its value, as
-# root reads them (grep says nothing of the write-only ones and of the
-# directories, but exits 2 for them).
-attrs_snapshot() {
-	grep -sH '' "$CLASS/$1"/* || true
-}
-
-# assert_attrs_unchanged NAME BEFORE
-assert_attrs_unchanged() {
-	local after
-	after=$(attrs_snapshot "$1")
-	[ "$after" = "$2" ] ||
-		fail "$(printf '%s changed:\n%s' "$1" "$(diff <(echo "$2") <(echo "$after"))")"
-}
-
 # writable_attrs NAME: the attributes of buffer NAME that someone may write
 # (any w bit) but the sync triggers and the driver core's uevent.
 writable_attrs() {
@@ -254,14 +239,14 @@ new_value() {
 	for u in alice bob; do
 		other=${OTHER[$u]}
 		name=${BUF[$other]}
-		before=$(attrs_snapshot "$name")
+		before=$(state_snapshot)
 		for a in $(writable_attrs "$name"); do
 			user_gets "$u" EACCES "$UT" write-attr "$CLASS/$name/$a" "$(new_value "$a")"
 			n=$((n + 1))
 		done
 		# The driver core's, which would send an event for the device.
 		user_gets "$u" EACCES "$UT" write-attr "$CLASS/$name/uevent" change
-		assert_attrs_unchanged "$name" "$before"
+		assert_state_unchanged "$before" "$name"
 		# The sync triggers.  The device owns it: a sync for the CPU
 		# would show.
 		set_attr "$CLASS/$name/sync_for_device" 1
@@ -291,7 +276,7 @@ new_value() {
 			check chmod g+w "$f" || fail "chmod g+w $f"
 		done
 		set_attr "$CLASS/$name/sync_for_device" 1
-		before=$(attrs_snapshot "$name")
+		before=$(state_snapshot)
 		for u in "$owner" "${OTHER[$owner]}"; do
 			for a in $(writable_attrs "$name"); do
 				user_gets "$u" EPERM "$UT" write-attr "$CLASS/$name/$a" "$(new_value "$a")"
@@ -300,7 +285,7 @@ new_value() {
 			user_gets "$u" EPERM "$UT" write-attr "$CLASS/$name/sync_for_cpu" "0 4096 2"
 			user_gets "$u" EPERM "$UT" write-attr "$CLASS/$name/sync_for_device" "0 4096 1"
 		done
-		assert_attrs_unchanged "$name" "$before"
+		assert_state_unchanged "$before" "$name"
 	done
 }
 
