@@ -93,9 +93,6 @@ assert_probe_failed() {
 	assert_kmsg "(probe of $node|$node: probe with driver udmabuf-cfs) failed with error -$n"
 }
 
-# ---------------------------------------------------------------------------
-# What probed
-
 @test "exactly the valid DT nodes and the parameter buffer exist; each has origin dt, is bound to its platform device, its parent" {
 	local want got n
 	want=$(printf '%s\n' "${GOOD_DT[@]}" udmabuf5 | sort)
@@ -285,9 +282,6 @@ dt_last() {
 	run -2 "$ED" --pci "$EDU" recv /dev/dtsize64 0 "$CHUNK" 12
 }
 
-# ---------------------------------------------------------------------------
-# Invalid nodes
-
 # Node | what its log line says (ERE) | the errno of the same mistake every
 # way in (config.bats), if the probe fails with one.
 @test "invalid nodes fail with a log line, the errno of the same mistake every way in, and leave nothing" {
@@ -318,9 +312,6 @@ dt_last() {
 	[ "$(minor_of "$(cat "$CLASS/udmabuf5/dev")")" = 5 ] || fail "udmabuf5 is not minor 5"
 }
 
-# ---------------------------------------------------------------------------
-# udmabufctl
-
 @test "udmabufctl list shows the DT buffers with origin dt" {
 	local n
 	run -0 --separate-stderr udmabufctl list -n -r -o NAME,ORIGIN
@@ -329,9 +320,6 @@ dt_last() {
 	done
 	assert_line "udmabuf5 param"
 }
-
-# ---------------------------------------------------------------------------
-# Unbind and bind
 
 @test "unbind while mapped: the device goes, the mapping keeps its data, bind makes a new buffer, which does mmap and read/write like a configfs one; unbind and bind of an idle one" {
 	start_holder /dev/dtplain 0 1048576 51
@@ -378,9 +366,6 @@ dt_last() {
 	run -0 "$UT" mmap-fill /dev/dtnomap 0 16M 62
 	run -0 "$UT" read-verify /dev/dtnomap 0 16M 62
 }
-
-# ---------------------------------------------------------------------------
-# Module
 
 @test "the module unloads with DT buffers and loads again with all of them" {
 	unload_module

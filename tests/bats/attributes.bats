@@ -15,8 +15,6 @@ setup() {
 	a=$cfs/tbuf
 }
 
-# --- size -------------------------------------------------------------------
-
 @test "size accepts decimal, hex, K, M, G and T suffixes in either case, a hex value with a suffix and 0; rejects garbage with EINVAL and overflowing values with ERANGE, keeping its value" {
 	assert_accepts "$a/size" 12345 12345 0x100000 1048576 0x10K 16384 \
 		4K 4096 3M 3145728 2G 2147483648 8k 8192 1m 1048576 1g 1073741824 \
@@ -29,16 +27,12 @@ setup() {
 	assert_attr "$a/size" 8192
 }
 
-# --- minor ------------------------------------------------------------------
-
 @test "minor accepts 0, 1048575 and -1 to go back to automatic; rejects 2^32 with ERANGE and garbage with EINVAL" {
 	assert_accepts "$a/minor" 0 0 1048575 1048575 -1 -1
 	assert_write ERANGE "$a/minor" 4294967296
 	assert_writes EINVAL "$a/minor" 1x 1.0
 	assert_attr "$a/minor" -1
 }
-
-# --- device_name ------------------------------------------------------------
 
 @test "device_name accepts letters, digits, '_', '.' and '-', 1 and 32 characters, strips one trailing newline; rejects '.', '..' and other characters with EINVAL" {
 	local n32=abcdefghijklmnopqrstuvwxyz012345
@@ -66,8 +60,6 @@ setup() {
 	assert_attr "$a/dev" "$(node_devnum /dev/renamed0)"
 }
 
-# --- sync_mode --------------------------------------------------------------
-
 @test "sync_mode accepts 0 to 7, rejects 100 with ERANGE and garbage with EINVAL" {
 	assert_accepts "$a/sync_mode" 0 0 1 1 2 2 3 3 4 4 5 5 6 6 7 7
 	assert_write ERANGE "$a/sync_mode" 100
@@ -84,16 +76,12 @@ setup() {
 	assert_attr "$CLASS/tbuf/sync_mode" 3
 }
 
-# --- dma_mask ---------------------------------------------------------------
-
 @test "dma_mask accepts 12 and 64, rejects 0 and 128 with ERANGE and abc with EINVAL" {
 	assert_accepts "$a/dma_mask" 12 12 64 64
 	assert_writes ERANGE "$a/dma_mask" 0 128
 	assert_write EINVAL "$a/dma_mask" abc
 	assert_attr "$a/dma_mask" 64
 }
-
-# --- mode -------------------------------------------------------------------
 
 @test "mode accepts octal and reads back with four digits, rejects 0000, 4755 and values that are not octal" {
 	assert_accepts "$a/mode" 644 0644 0660 0660 0777 0777

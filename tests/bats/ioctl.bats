@@ -62,9 +62,6 @@ ioctl_programs() {
 	return 0
 }
 
-# ---------------------------------------------------------------------------
-# GET_INFO
-
 @test "GET_INFO of a read-only open: ABI 1, size, addresses, minor, flags, version as sysfs, configfs, pagemap and the module say" {
 	# "info" opens O_RDONLY; the device node is 0600 root, we are root.
 	local a p
@@ -120,9 +117,6 @@ ioctl_programs() {
 	esac
 }
 
-# ---------------------------------------------------------------------------
-# SYNC_FOR_CPU / SYNC_FOR_DEVICE: valid ranges
-
 @test "sync ioctls of the whole buffer with size 0 in every direction, the exact whole buffer, an unaligned range, the last byte and up to the end (size 0) succeed" {
 	local io args
 	ioctl_programs
@@ -177,9 +171,6 @@ ioctl_programs() {
 	done
 }
 
-# ---------------------------------------------------------------------------
-# Bad pointers
-
 @test "GET_INFO, SYNC_FOR_CPU and SYNC_FOR_DEVICE with a NULL, unmapped, straddling or kernel pointer fail with EFAULT; the syncs read their argument from a read-only page" {
 	local io op c
 	ioctl_programs
@@ -195,9 +186,6 @@ ioctl_programs() {
 	assert_errno OK "$IO" bad-pointer "$d" sync-cpu readonly
 	assert_errno OK "$IO" bad-pointer "$d" sync-device readonly
 }
-
-# ---------------------------------------------------------------------------
-# Command numbers
 
 @test "the ioctl numbers are 0x8068d500, 0x4018d501 and 0x4018d502; unknown numbers, with the driver's magic or a known number's other size or direction, fail with ENOTTY" {
 	# A zeroed argument: GET_INFO fills it, the syncs cover the whole buffer.

@@ -49,8 +49,6 @@ setup() {
 	assert_output "$n"
 }
 
-# --- O_SYNC x sync_mode ----------------------------------------------------
-
 # sync_roundtrip MODE: with sync_mode MODE, mappings opened with and without
 # O_SYNC both work and agree with read()/write().
 sync_roundtrip() {
@@ -90,8 +88,6 @@ sync_roundtrip() {
 	set_attr "$cfs/tbuf/sync_mode" 2
 	stop_holder_intact "$HOLDER_PID"
 }
-
-# --- cache_mode / cache_mode_sync -------------------------------------------
 
 # expect_cache_modes MODE PLAIN SYNC
 expect_cache_modes() {

@@ -131,9 +131,6 @@ udmabufctl: hint: this needs root"
 	assert_failure
 }
 
-# ---------------------------------------------------------------------------
-# Given with mode 0666
-
 @test "nobody can open, read, write, map, sync and export a buffer given with mode 0666, and GET_INFO gives it the DMA address; not chmod its node (EPERM)" {
 	make_buf tbuf "$SZ" mode=0666
 	local acc

@@ -192,8 +192,6 @@ new_value() {
 	esac
 }
 
-# ---------------------------------------------------------------------------
-
 @test "alice and bob are unprivileged members of the group udmabuf, which the rule lets allocate" {
 	local u
 	run -0 stat -c '%a %U %G' "$NODE"
