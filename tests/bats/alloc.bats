@@ -3,8 +3,6 @@
 # Allocation: large buffers, CMA on arm64, highmem on armhf, failures
 # without kernel warnings.
 
-# Variables such as cfs, CLASS and UT come from helpers/common.bash.
-# shellcheck disable=SC2154
 load helpers/common
 
 bats_require_minimum_version 1.5.0

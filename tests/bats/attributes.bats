@@ -5,8 +5,6 @@
 # rows: a write while enabled, to dev or phys_addr, and the values named
 # there) are catalogue.bats's; the ones here are the others.
 
-# Variables such as cfs, CLASS and UT come from helpers/common.bash.
-# shellcheck disable=SC2154
 load helpers/common
 
 setup() {

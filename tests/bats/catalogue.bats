@@ -23,8 +23,6 @@
 # Documentation/bad-input.rst holds the same table; tests/catalogue/check
 # (make check-host) fails if the two, or the tests below, drift apart.
 
-# Variables such as cfs, CLASS and UT come from helpers/common.bash.
-# shellcheck disable=SC2154
 load helpers/common
 
 CATALOGUE=$BATS_TEST_DIRNAME/bad-input.tsv

@@ -8,8 +8,6 @@
 # refused search saw it.
 # check-all: weight 60
 
-# Variables such as cfs, CLASS and UT come from helpers/common.bash.
-# shellcheck disable=SC2154
 load helpers/common
 
 bats_require_minimum_version 1.5.0

@@ -12,8 +12,6 @@
 # (UDMABUF_IOMMU=intel or smmuv3: the --iommu lanes and the debug kernel),
 # where only a buffer bound to the edu (dma_device) may reach it.
 
-# Variables such as cfs come from helpers/common.bash, stderr from bats' run.
-# shellcheck disable=SC2154
 load helpers/common
 load helpers/edu
 

@@ -20,8 +20,6 @@
 # about this driver; the slab allocations above it cover the same error
 # paths of ours.
 
-# Variables such as cfs, CLASS and UT come from helpers/common.bash.
-# shellcheck disable=SC2154
 load helpers/common
 
 FAULT=udmabuf-fault

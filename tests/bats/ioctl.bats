@@ -5,8 +5,6 @@
 # bad pointers, unknown commands, and all of it again from a 32-bit program
 # through the kernel's compat_ioctl path.
 
-# Variables such as cfs, CLASS and UT come from helpers/common.bash.
-# shellcheck disable=SC2154
 load helpers/common
 
 IO=udmabuf-ioctl

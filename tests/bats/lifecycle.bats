@@ -2,8 +2,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # configfs item lifecycle: mkdir, defaults, enable, disable, rmdir.
 
-# Variables such as cfs, CLASS and UT come from helpers/common.bash.
-# shellcheck disable=SC2154
 load helpers/common
 
 bats_require_minimum_version 1.5.0

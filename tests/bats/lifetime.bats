@@ -3,8 +3,6 @@
 # Lifetime: enable=0, rmdir and rmmod while a process keeps the buffer
 # open or mapped; stale device nodes.
 
-# Variables such as cfs, CLASS and UT come from helpers/common.bash.
-# shellcheck disable=SC2154
 load helpers/common
 
 bats_require_minimum_version 1.5.0

@@ -2,8 +2,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # mmap of /dev/<device>: round trips, bounds, MAP_PRIVATE, O_SYNC x sync_mode.
 
-# Variables such as cfs, CLASS and UT come from helpers/common.bash.
-# shellcheck disable=SC2154
 load helpers/common
 
 bats_require_minimum_version 1.5.0

@@ -2,8 +2,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # Several buffers at once: minors, names, independence.
 
-# Variables such as cfs, CLASS and UT come from helpers/common.bash.
-# shellcheck disable=SC2154
 load helpers/common
 
 minor_of_item() {

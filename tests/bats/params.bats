@@ -3,8 +3,6 @@
 # Module parameters udmabuf0..udmabuf7 (the seed's way to create buffers).
 # Every test starts with the module unloaded; teardown loads it plainly again.
 
-# Variables such as cfs, CLASS and UT come from helpers/common.bash.
-# shellcheck disable=SC2154
 load helpers/common
 
 bats_require_minimum_version 1.5.0

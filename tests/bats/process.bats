@@ -8,8 +8,6 @@
 # helper udmabuf-proc allocates, and runs the other helpers on "fd:N";
 # udmabuf-lib does the same through libudmabuf (udmabuf_alloc).
 
-# Variables such as cfs, CLASS and UT come from helpers/common.bash.
-# shellcheck disable=SC2154
 load helpers/common
 load helpers/edu
 

@@ -11,8 +11,6 @@
 # file permissions refuse, EPERM where a capability is missing or only the
 # owner may act.
 
-# Variables such as cfs, CLASS and UT come from helpers/common.bash.
-# shellcheck disable=SC2154
 load helpers/common
 
 bats_require_minimum_version 1.5.0

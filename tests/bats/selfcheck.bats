@@ -2,8 +2,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # The test tools themselves: a check that cannot fail proves nothing.
 
-# Variables such as cfs, CLASS and UT come from helpers/common.bash.
-# shellcheck disable=SC2154
 load helpers/common
 bats_require_minimum_version 1.5.0
 

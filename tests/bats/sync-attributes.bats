@@ -7,8 +7,6 @@
 # range, "OFFSET SIZE DIRECTION" in one write).  Parsers and range checks:
 # the same C on every arch; the data they move is sync.bats's.
 
-# Variables such as cfs, CLASS and UT come from helpers/common.bash.
-# shellcheck disable=SC2154
 load helpers/common
 
 SZ=$((256 * 1024))

@@ -11,8 +11,6 @@
 # errors, not a missing cache flush; on real non-coherent hardware the
 # same commands catch that too.
 
-# Variables such as cfs, CLASS and UT come from helpers/common.bash.
-# shellcheck disable=SC2154
 load helpers/common
 
 bats_require_minimum_version 1.5.0

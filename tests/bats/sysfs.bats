@@ -2,8 +2,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # /sys/class/udmabuf/<device>/ attributes.
 
-# Variables such as cfs, CLASS and UT come from helpers/common.bash.
-# shellcheck disable=SC2154
 load helpers/common
 
 setup() {

@@ -14,8 +14,6 @@
 # its own.  Every refusal is checked for its errno and for the values it
 # left alone.
 
-# Variables such as cfs, CLASS and UT come from helpers/common.bash.
-# shellcheck disable=SC2154
 load helpers/common
 
 bats_require_minimum_version 1.5.0

@@ -12,8 +12,6 @@
 # page by page, without holding the module.  CMA's memory is
 # mapped by PFN (long-term pins of it would spin): none of this takes it.
 
-# Variables such as cfs, CLASS and UT come from helpers/common.bash.
-# shellcheck disable=SC2154
 load helpers/common
 
 bats_require_minimum_version 1.5.0
