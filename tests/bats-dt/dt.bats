@@ -13,7 +13,6 @@
 # tests/bats is the guest's /tests (tests/vm/run).
 load /tests/helpers/common
 load /tests/helpers/edu
-bats_require_minimum_version 1.5.0
 
 PDRV=/sys/bus/platform/drivers/udmabuf-cfs
 PDEV=/sys/bus/platform/devices

@@ -5,8 +5,6 @@
 
 load helpers/common
 
-bats_require_minimum_version 1.5.0
-
 # A size no guest can allocate.  size_t is 32 bits wide on armhf: larger
 # sizes than it holds are refused when written (ERANGE, tested below).
 HUGE=64G

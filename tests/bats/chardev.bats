@@ -4,8 +4,6 @@
 
 load helpers/common
 
-bats_require_minimum_version 1.5.0
-
 setup() {
 	common_setup
 	make_buf tbuf 1M

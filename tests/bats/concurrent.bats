@@ -10,8 +10,6 @@
 
 load helpers/common
 
-bats_require_minimum_version 1.5.0
-
 RACE=udmabuf-race
 ROUNDS=20
 # Larger than the page allocator's largest block on every arch (4 or 8

@@ -16,8 +16,6 @@
 
 load helpers/common
 
-bats_require_minimum_version 1.5.0
-
 PROC=udmabuf-proc
 
 setup() {

@@ -8,7 +8,6 @@
 # udmabufN_phys parameter) and the ways placement is refused; and the
 # kernel's line saying why an allocation failed.
 
-bats_require_minimum_version 1.5.0
 load helpers/common
 load helpers/edu
 

@@ -15,8 +15,6 @@
 load helpers/common
 load helpers/edu
 
-bats_require_minimum_version 1.5.0
-
 IO=udmabuf-ioctl
 
 setup() {

@@ -8,7 +8,6 @@
 # IOMMU in the -iommu lanes.
 # vm: needs python
 
-bats_require_minimum_version 1.5.0
 load helpers/common
 load helpers/edu
 

@@ -4,8 +4,6 @@
 
 load helpers/common
 
-bats_require_minimum_version 1.5.0
-
 @test "loading the module creates the configfs subsystem with a features file: one line of comma-separated names, exactly the attributes of an item, which has every attribute of the contract" {
 	[ -d "$cfs" ]
 	[ -f "$cfs/features" ]

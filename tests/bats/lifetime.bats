@@ -5,8 +5,6 @@
 
 load helpers/common
 
-bats_require_minimum_version 1.5.0
-
 SZ=$((1024 * 1024))
 
 setup() {

@@ -5,7 +5,6 @@
 
 load helpers/common
 
-bats_require_minimum_version 1.5.0
 load helpers/edu
 
 PARAMS=/sys/module/udmabuf_cfs/parameters

@@ -11,8 +11,6 @@
 load helpers/common
 load helpers/edu
 
-bats_require_minimum_version 1.5.0
-
 PROC=udmabuf-proc
 LIB=udmabuf-lib
 IO=udmabuf-ioctl

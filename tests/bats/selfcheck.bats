@@ -3,7 +3,6 @@
 # The test tools themselves: a check that cannot fail proves nothing.
 
 load helpers/common
-bats_require_minimum_version 1.5.0
 
 STRESS=udmabuf-stress
 

@@ -13,8 +13,6 @@
 
 load helpers/common
 
-bats_require_minimum_version 1.5.0
-
 IO=udmabuf-ioctl
 SZ=$((256 * 1024))
 

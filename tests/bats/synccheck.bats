@@ -10,8 +10,6 @@
 
 load helpers/common
 
-bats_require_minimum_version 1.5.0
-
 BUG=udmabuf-syncbug
 SZ=65536
 OFF=12288

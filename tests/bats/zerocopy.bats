@@ -14,8 +14,6 @@
 
 load helpers/common
 
-bats_require_minimum_version 1.5.0
-
 ZC=udmabuf-zc
 SZ=$((1024 * 1024))
 

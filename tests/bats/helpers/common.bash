@@ -13,6 +13,8 @@
 
 bats_load_library bats-support
 bats_load_library bats-assert
+# For run -N (the exit status a run must have).
+bats_require_minimum_version 1.5.0
 
 cfs=/sys/kernel/config/udmabuf
 CLASS=/sys/class/udmabuf
