@@ -56,13 +56,6 @@ setup() {
 	apply_rule misc udmabuf-cfs
 }
 
-# user_gets USER EXPECTED CMD ARGS...: CMD run as USER gives EXPECTED.
-user_gets() {
-	local user=$1 expected=$2
-	shift 2
-	assert_outcome "$expected" as_user "$user" "$@"
-}
-
 # apply_rule SUBSYSTEM NAME: do what $RULES does on the "add" event of the
 # class device NAME of SUBSYSTEM, as udevd would: a line applies when all
 # its matches hold (SUBSYSTEM, ACTION, KERNEL, ATTR{FILE}; == and != with
@@ -176,18 +169,6 @@ writable_attrs() {
 	done < <(stat -c '%a %n' "$CLASS/$1"/*)
 }
 
-# new_value ATTR: a valid value for ATTR of a buffer of $SZ, other than
-# the one it has after allocation, so that a write that went through shows.
-new_value() {
-	case $1 in
-	sync_mode) echo 3 ;;
-	sync_offset) echo 4096 ;;
-	sync_size) echo 8192 ;;
-	sync_direction) echo 2 ;;
-	*) echo 1 ;;
-	esac
-}
-
 @test "alice and bob are unprivileged members of the group udmabuf, which the rule lets allocate" {
 	local u
 	run -0 stat -c '%a %U %G' "$NODE"
@@ -235,7 +216,7 @@ new_value() {
 		name=${BUF[$other]}
 		before=$(state_snapshot)
 		for a in $(writable_attrs "$name"); do
-			user_gets "$u" EACCES "$UT" write-attr "$CLASS/$name/$a" "$(new_value "$a")"
+			user_gets "$u" EACCES "$UT" write-attr "$CLASS/$name/$a" "$(valid_value "$a")"
 			n=$((n + 1))
 		done
 		# The driver core's, which would send an event for the device.
@@ -273,7 +254,7 @@ new_value() {
 		before=$(state_snapshot)
 		for u in "$owner" "${OTHER[$owner]}"; do
 			for a in $(writable_attrs "$name"); do
-				user_gets "$u" EPERM "$UT" write-attr "$CLASS/$name/$a" "$(new_value "$a")"
+				user_gets "$u" EPERM "$UT" write-attr "$CLASS/$name/$a" "$(valid_value "$a")"
 			done
 			user_gets "$u" EPERM "$UT" write-attr "$CLASS/$name/sync_for_cpu" 1
 			user_gets "$u" EPERM "$UT" write-attr "$CLASS/$name/sync_for_cpu" "0 4096 2"
@@ -334,8 +315,8 @@ new_value() {
 	user_buffer alice
 	local name=${BUF[alice]} a
 	for a in $(writable_attrs "$name"); do
-		assert_write OK "$CLASS/$name/$a" "$(new_value "$a")"
-		assert_attr "$CLASS/$name/$a" "$(new_value "$a")"
+		assert_write OK "$CLASS/$name/$a" "$(valid_value "$a")"
+		assert_attr "$CLASS/$name/$a" "$(valid_value "$a")"
 	done
 	assert_write OK "$CLASS/$name/sync_for_device" 1
 	assert_attr "$CLASS/$name/sync_owner" 1

@@ -695,6 +695,32 @@ as_nobody() {
 	as_user nobody "$@"
 }
 
+# user_gets USER EXPECTED CMD ARGS...: CMD run as USER gives EXPECTED
+# (assert_outcome).
+user_gets() {
+	local user=$1 expected=$2
+	shift 2
+	assert_outcome "$expected" as_user "$user" "$@"
+}
+
+# valid_value ATTR: a value attribute ATTR of a 64 KiB buffer accepts, other
+# than the one it has after creation, so that a write that went through
+# shows.
+valid_value() {
+	case $1 in
+	size | sync_size) echo 8192 ;;
+	minor) echo 9 ;;
+	device_name) echo mine ;;
+	sync_mode) echo 3 ;;
+	sync_direction) echo 2 ;;
+	dma_mask) echo 64 ;;
+	mode) echo 0666 ;;
+	enable) echo 0 ;;
+	sync_offset) echo 4096 ;;
+	*) echo 1 ;;
+	esac
+}
+
 # assert_outcome EXPECTED CMD ARGS...: CMD is an outcome command (OK or an
 # errno name on stdout, status 0 or 1).  Unlike assert_errno, only stdout
 # is the answer: a failed open(2) that is the point of the test is printed
