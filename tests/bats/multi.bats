@@ -44,8 +44,7 @@ minor_of_item() {
 	set_attr "$cfs/bufb/enable" 0
 	assert_no_device bufb
 	assert_device bufc
-	run "$UT" mmap-verify /dev/bufc 0 4096 9
-	assert_success
+	run -0 "$UT" mmap-verify /dev/bufc 0 4096 9
 	make_buf bufd 4096
 	assert_equal "$(minor_of_item bufd)" 1
 	check rmdir "$cfs/bufa"
@@ -65,8 +64,7 @@ minor_of_item() {
 	assert_device bufd
 	run node_devnum /dev/bufd
 	assert_output --regexp ':1048575$'
-	run "$UT" mmap-fill /dev/bufd 0 4096 5
-	assert_success
+	run -0 "$UT" mmap-fill /dev/bufd 0 4096 5
 }
 
 @test "an explicit minor taken by an automatic one fails with EBUSY; it is free again once that buffer is disabled" {
