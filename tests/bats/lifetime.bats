@@ -57,18 +57,14 @@ setup() {
 	done
 }
 
-@test "rmmod is refused while an enabled or a disabled configfs item exists" {
+@test "rmmod is refused while an enabled or a disabled configfs item, or an fd or a mapping of a removed buffer, is left, and works once it goes, leaving nothing" {
+	local how
 	assert_errno EAGAIN "$UT" rmmod-try "$MODNAME"
 	assert_device tbuf
 	check rmdir "$cfs/tbuf"
 	new_item idle size=4096
 	assert_errno EAGAIN "$UT" rmmod-try "$MODNAME"
-	run -0 module_loaded
-}
-
-@test "rmmod is refused while an fd or a mapping of a removed buffer is left, and works once it goes, leaving nothing" {
-	local how
-	check rmdir "$cfs/tbuf"
+	check rmdir "$cfs/idle"
 	for how in --no-map --close-fd; do
 		make_buf held "$SZ"
 		start_holder /dev/held 0 "$SZ" 11 "$how"
@@ -219,7 +215,7 @@ stale_node() {
 	check mknod "$STALE" c "${DEV%%:*}" "${DEV#*:}"
 }
 
-@test "a stale node of a disabled or a removed buffer fails to open with ENODEV" {
+@test "a stale node of a disabled or a removed buffer fails to open with ENODEV, and reaches the new buffer that took its minor" {
 	stale_node
 	assert_errno OK "$UT" open-try "$STALE"
 	set_attr "$cfs/tbuf/enable" 0
@@ -228,11 +224,6 @@ stale_node() {
 	stale_node
 	check rmdir "$cfs/tbuf"
 	assert_errno ENODEV "$UT" open-try "$STALE"
-}
-
-@test "a stale node reaches the new buffer that took its minor" {
-	stale_node
-	check rmdir "$cfs/tbuf"
 	make_buf again 8192 minor="${DEV#*:}"
 	check "$UT" write-fill /dev/again 0 8192 13
 	run -0 "$UT" read-verify "$STALE" 0 8192 13
