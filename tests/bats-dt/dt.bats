@@ -213,7 +213,7 @@ pool_base() {
 	((a >= base && a + 1048576 <= base + 2097152)) || fail "dtshare1 at $a, pool at $base"
 	((b >= base && b + 1048576 <= base + 2097152)) || fail "dtshare2 at $b, pool at $base"
 	edu_roundtrip /dev/dtshare1 0
-	edu_roundtrip /dev/dtshare2 "$(dt_last dtshare2)"
+	edu_roundtrip /dev/dtshare2 "$(last_chunk 1048576)"
 }
 
 @test "the no-map buffer is the start of its pool, mapped dma-coherent with and without O_SYNC, and round-trips through mmap and read()" {
@@ -258,21 +258,16 @@ pool_base() {
 
 EDU=$UDMABUF_EDU
 
-# dt_last NAME: last_chunk of buffer NAME.
-dt_last() {
-	last_chunk "$(cat "$CLASS/$1/size")"
-}
-
 @test "DT buffers, the no-map pool's and the 160 MiB reusable pool's among them: the edu DMA master reads and writes them at both ends" {
 	local n
 	run -0 "$ED" --pci "$EDU" probe
 	for n in dtplain dtsize64 dtcoherent dtsync dtmask dtnomap; do
 		edu_roundtrip "/dev/$n" 0
-		edu_roundtrip "/dev/$n" "$(dt_last "$n")" --sync
+		edu_roundtrip "/dev/$n" "$(last_chunk "$(cat "$CLASS/$n/size")")" --sync
 	done
 	# Contiguous for the device: its first and last page.
 	edu_roundtrip /dev/dtcma 0
-	edu_roundtrip /dev/dtcma "$(dt_last dtcma)"
+	edu_roundtrip /dev/dtcma "$(last_chunk 167772160)"
 }
 
 @test "negative control: a DT buffer whose data was never sent does not arrive" {
