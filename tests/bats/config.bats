@@ -23,10 +23,6 @@ setup() {
 	new_item cfg size=64K
 }
 
-teardown() {
-	common_teardown
-}
-
 # insmod_fails ERRNO PARAM...: loading with PARAM fails with ERRNO and
 # leaves the module out; then it is loaded again as the tests expect.
 insmod_fails() {

@@ -6,7 +6,6 @@ load helpers/common
 
 STRESS=udmabuf-stress
 
-setup() { common_setup; }
 teardown() {
 	rm -f /tmp/stress-stale-*
 	common_teardown
