@@ -12,7 +12,7 @@
 
 # tests/bats is the guest's /tests (tests/vm/run).
 load /tests/helpers/common
-bats_require_minimum_version 1.5.0
+load /tests/helpers/edu
 
 PDRV=/sys/bus/platform/drivers/udmabuf-cfs
 PDEV=/sys/bus/platform/devices
@@ -45,7 +45,7 @@ setup() {
 
 # Kill holders, rebind what a test unbound, fail on kernel warnings.
 teardown() {
-	local n left rc=0
+	local n rc=0
 	kill_holders
 	if module_loaded; then
 		for n in dtplain dtnomap; do
@@ -56,11 +56,8 @@ teardown() {
 			}
 		done
 	fi
-	left=$("$UT" kmsg-since "${KMSG_SEQ:--1}" | grep -E "$KMSG_BAD") || true
-	if [ -n "$left" ]; then
-		printf '# teardown: the kernel logged during this test:\n%s\n' "$left" >&2
-		rc=1
-	fi
+	# (Skipped before kmsg_mark: nothing to check.)
+	[ -z "${KMSG_SEQ:-}" ] || teardown_kmsg_check || rc=1
 	return "$rc"
 }
 
@@ -94,9 +91,6 @@ assert_probe_failed() {
 	# 6.1, "NODE: probe with driver DRIVER failed with error -N" since.
 	assert_kmsg "(probe of $node|$node: probe with driver udmabuf-cfs) failed with error -$n"
 }
-
-# ---------------------------------------------------------------------------
-# What probed
 
 @test "exactly the valid DT nodes and the parameter buffer exist; each has origin dt, is bound to its platform device, its parent" {
 	local want got n
@@ -166,14 +160,6 @@ assert_probe_failed() {
 	run -0 "$UT" read-verify /dev/dthigh 0 1M 6
 }
 
-@test "a plain DT buffer does mmap and read/write like a configfs one" {
-	run -0 "$UT" mmap-fill /dev/dtplain 0 1M 21
-	run -0 "$UT" read-verify /dev/dtplain 0 1M 21
-	run -0 "$UT" write-fill /dev/dtplain 0 1M 22
-	run -0 "$UT" mmap-verify /dev/dtplain 0 1M 22
-	assert_errno EINVAL "$UT" mmap-try /dev/dtplain 0 2M
-}
-
 # ---------------------------------------------------------------------------
 # Reserved memory
 
@@ -226,8 +212,8 @@ pool_base() {
 	[ "$a" != "$b" ] || fail "both buffers report $a"
 	((a >= base && a + 1048576 <= base + 2097152)) || fail "dtshare1 at $a, pool at $base"
 	((b >= base && b + 1048576 <= base + 2097152)) || fail "dtshare2 at $b, pool at $base"
-	dt_roundtrip dtshare1 0
-	dt_roundtrip dtshare2 "$(dt_last dtshare2)"
+	edu_roundtrip /dev/dtshare1 0
+	edu_roundtrip /dev/dtshare2 "$(last_chunk 1048576)"
 }
 
 @test "the no-map buffer is the start of its pool, mapped dma-coherent with and without O_SYNC, and round-trips through mmap and read()" {
@@ -270,42 +256,25 @@ pool_base() {
 # DMA device is its own platform device, which has no IOMMU here, so its
 # address is the bus address the edu uses too.
 
-CHUNK=4032
-
-# dt_roundtrip NAME OFFSET [--sync]: the edu reads the range the CPU wrote
-# and writes it back over other data; checked through the mapping.
-dt_roundtrip() {
-	run udmabuf-edu --pci "$UDMABUF_EDU" roundtrip "/dev/$1" "$2" "$CHUNK" \
-		"$(($2 + 3))" "${@:3}"
-	[ "$status" -eq 0 ] && [ "$output" = OK ] ||
-		fail "edu roundtrip on $1 at $2 (status $status): $output"
-}
-
-# The last 8-byte aligned chunk of a buffer.
-dt_last() {
-	echo $((($(cat "$CLASS/$1/size") - CHUNK) / 8 * 8))
-}
+EDU=$UDMABUF_EDU
 
 @test "DT buffers, the no-map pool's and the 160 MiB reusable pool's among them: the edu DMA master reads and writes them at both ends" {
 	local n
-	run -0 udmabuf-edu --pci "$UDMABUF_EDU" probe
+	run -0 "$ED" --pci "$EDU" probe
 	for n in dtplain dtsize64 dtcoherent dtsync dtmask dtnomap; do
-		dt_roundtrip "$n" 0
-		dt_roundtrip "$n" "$(dt_last "$n")" --sync
+		edu_roundtrip "/dev/$n" 0
+		edu_roundtrip "/dev/$n" "$(last_chunk "$(cat "$CLASS/$n/size")")" --sync
 	done
 	# Contiguous for the device: its first and last page.
-	dt_roundtrip dtcma 0
-	dt_roundtrip dtcma "$(dt_last dtcma)"
+	edu_roundtrip /dev/dtcma 0
+	edu_roundtrip /dev/dtcma "$(last_chunk 167772160)"
 }
 
 @test "negative control: a DT buffer whose data was never sent does not arrive" {
-	run -0 udmabuf-edu --pci "$UDMABUF_EDU" send /dev/dtplain 0 "$CHUNK" 11
-	run -0 udmabuf-edu --pci "$UDMABUF_EDU" send /dev/dtplain 0 "$CHUNK" 12 --no-dma
-	run -2 udmabuf-edu --pci "$UDMABUF_EDU" recv /dev/dtsize64 0 "$CHUNK" 12
+	run -0 "$ED" --pci "$EDU" send /dev/dtplain 0 "$CHUNK" 11
+	run -0 "$ED" --pci "$EDU" send /dev/dtplain 0 "$CHUNK" 12 --no-dma
+	run -2 "$ED" --pci "$EDU" recv /dev/dtsize64 0 "$CHUNK" 12
 }
-
-# ---------------------------------------------------------------------------
-# Invalid nodes
 
 # Node | what its log line says (ERE) | the errno of the same mistake every
 # way in (config.bats), if the probe fails with one.
@@ -337,9 +306,6 @@ dt_last() {
 	[ "$(minor_of "$(cat "$CLASS/udmabuf5/dev")")" = 5 ] || fail "udmabuf5 is not minor 5"
 }
 
-# ---------------------------------------------------------------------------
-# udmabufctl
-
 @test "udmabufctl list shows the DT buffers with origin dt" {
 	local n
 	run -0 --separate-stderr udmabufctl list -n -r -o NAME,ORIGIN
@@ -349,10 +315,7 @@ dt_last() {
 	assert_line "udmabuf5 param"
 }
 
-# ---------------------------------------------------------------------------
-# Unbind and bind
-
-@test "unbind while mapped: the device goes, the mapping keeps its data, bind makes a new buffer; unbind and bind of an idle one" {
+@test "unbind while mapped: the device goes, the mapping keeps its data, bind makes a new buffer, which does mmap and read/write like a configfs one; unbind and bind of an idle one" {
 	start_holder /dev/dtplain 0 1048576 51
 	local pid=$HOLDER_PID
 	unbind_dev dtplain
@@ -363,11 +326,12 @@ dt_last() {
 	assert_device dtplain
 	assert_attr "$CLASS/dtplain/origin" dt
 	assert_attr "$CLASS/dtplain/size" 1048576
-	stop_holder "$pid"
-	[ "$status" -eq 0 ] || fail "holder: status $status: $output"
-	assert_output intact
+	stop_holder_intact "$pid"
 	run -0 "$UT" mmap-fill /dev/dtplain 0 1M 52
 	run -0 "$UT" read-verify /dev/dtplain 0 1M 52
+	run -0 "$UT" write-fill /dev/dtplain 0 1M 53
+	run -0 "$UT" mmap-verify /dev/dtplain 0 1M 53
+	assert_errno EINVAL "$UT" mmap-try /dev/dtplain 0 2M
 	# And of an idle one.
 	unbind_dev dtsize64
 	assert_no_device dtsize64
@@ -389,18 +353,13 @@ dt_last() {
 	"$UT" kmsg-since "$KMSG_SEQ" | grep -qE 'cannot create dtnomap .*not enough contiguous memory.*ENOMEM' ||
 		fail "no ENOMEM line for dtnomap: $("$UT" kmsg-since "$KMSG_SEQ")"
 	kill -0 "$pid" || fail "the holder died"
-	stop_holder "$pid"
-	[ "$status" -eq 0 ] || fail "holder: status $status: $output"
-	assert_output intact
+	stop_holder_intact "$pid"
 	bind_dev dtnomap
 	assert_device dtnomap
 	assert_attr "$CLASS/dtnomap/origin" dt
 	run -0 "$UT" mmap-fill /dev/dtnomap 0 16M 62
 	run -0 "$UT" read-verify /dev/dtnomap 0 16M 62
 }
-
-# ---------------------------------------------------------------------------
-# Module
 
 @test "the module unloads with DT buffers and loads again with all of them" {
 	unload_module

@@ -13,7 +13,6 @@
 
 # tests/bats is the guest's /tests (tests/vm/run).
 load /tests/helpers/common
-bats_require_minimum_version 1.5.0
 
 DT=/sys/firmware/devicetree/base
 BUF=soc-dma

@@ -13,7 +13,6 @@
 
 # tests/bats is the guest's /tests (tests/vm/run).
 load /tests/helpers/common
-bats_require_minimum_version 1.5.0
 
 PDEV=/sys/bus/platform/devices
 # The kernel's own dmaengine and the test module that drives it.

@@ -1,7 +1,5 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0
-# (tests/vm/check-all: two state snapshots per row; the parser areas about
-# 250 s on the debug kernel, the others about 30 s on stock amd64.)
 # check-all: weight 70
 # The bad-input catalogue: every row of bad-input.tsv, one test per area.
 #
@@ -25,8 +23,6 @@
 # Documentation/bad-input.rst holds the same table; tests/catalogue/check
 # (make check-host) fails if the two, or the tests below, drift apart.
 
-# Variables such as cfs, CLASS and UT come from helpers/common.bash.
-# shellcheck disable=SC2154
 load helpers/common
 
 CATALOGUE=$BATS_TEST_DIRNAME/bad-input.tsv

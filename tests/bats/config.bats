@@ -14,21 +14,13 @@
 # (configfs: cfs-28, 39; parameter: params.bats), direction 3 EINVAL
 # (sysfs-05, sysfs-11, ioctl-13).  Here are the ones no other file has.
 
-# Variables such as cfs, CLASS and UT come from helpers/common.bash.
-# shellcheck disable=SC2154
 load helpers/common
-
-bats_require_minimum_version 1.5.0
 
 PROC=udmabuf-proc
 
 setup() {
 	common_setup || return 1
 	new_item cfg size=64K
-}
-
-teardown() {
-	common_teardown
 }
 
 # insmod_fails ERRNO PARAM...: loading with PARAM fails with ERRNO and

@@ -8,9 +8,6 @@
 # IOMMU in the -iommu lanes.
 # vm: needs python
 
-# Variables such as cfs come from helpers/common.bash.
-# shellcheck disable=SC2154
-bats_require_minimum_version 1.5.0
 load helpers/common
 load helpers/edu
 

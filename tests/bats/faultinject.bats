@@ -1,7 +1,5 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0
-# (tests/vm/check-all: about 230 s on the amd64 debug guest; the weight is
-# that in the lane's tests of 2.4 s.)
 # check-all: weight 96
 # Fault injection (debug kernels): an allocation fails at each point in
 # turn, N = 1, 2, ..., during enable, mkdir and insmod with buffer
@@ -22,8 +20,6 @@
 # about this driver; the slab allocations above it cover the same error
 # paths of ours.
 
-# Variables such as cfs, CLASS and UT come from helpers/common.bash.
-# shellcheck disable=SC2154
 load helpers/common
 
 FAULT=udmabuf-fault

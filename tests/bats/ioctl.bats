@@ -5,8 +5,6 @@
 # bad pointers, unknown commands, and all of it again from a 32-bit program
 # through the kernel's compat_ioctl path.
 
-# Variables such as cfs, CLASS and UT come from helpers/common.bash.
-# shellcheck disable=SC2154
 load helpers/common
 
 IO=udmabuf-ioctl
@@ -21,22 +19,22 @@ setup() {
 	s=$CLASS/tbuf
 }
 
-# info_get KEY [PROGRAM]: one value of "udmabuf-ioctl info" of $info_dev
+# info_get KEY: one value of "udmabuf-ioctl info" of $info_dev
 # (default: the test's buffer).
 info_get() {
 	local out dev=${info_dev:-$d}
-	out=$("${2:-$IO}" info "$dev") || {
-		printf '# %s info %s failed: %s\n' "${2:-$IO}" "$dev" "$out" >&2
+	out=$("$IO" info "$dev") || {
+		printf '# %s info %s failed: %s\n' "$IO" "$dev" "$out" >&2
 		return 1
 	}
 	awk -F= -v k="$1" '$1 == k { print substr($0, length(k) + 2); found = 1 }
 		END { exit !found }' <<<"$out"
 }
 
-# assert_info KEY EXPECTED [PROGRAM]
+# assert_info KEY EXPECTED
 assert_info() {
 	local got
-	got=$(info_get "$1" "${3:-}") || fail "no $1 in the GET_INFO output"
+	got=$(info_get "$1") || fail "no $1 in the GET_INFO output"
 	[ "$got" = "$2" ] || fail "GET_INFO $1: expected '$2', got '$got'"
 }
 
@@ -61,9 +59,6 @@ ioctl_programs() {
 	[ -e "$IO32" ] && "$IO32" abi >/dev/null 2>&1 && IOS+=("$IO32")
 	return 0
 }
-
-# ---------------------------------------------------------------------------
-# GET_INFO
 
 @test "GET_INFO of a read-only open: ABI 1, size, addresses, minor, flags, version as sysfs, configfs, pagemap and the module say" {
 	# "info" opens O_RDONLY; the device node is 0600 root, we are root.
@@ -91,14 +86,12 @@ ioctl_programs() {
 }
 
 @test "GET_INFO size is exact for a size that is not a page multiple; minor is the one requested in configfs" {
-	local m
 	make_buf odd 12345
 	info_dev=/dev/odd
 	assert_info size 12345
-	m=$(($(first_free_minor) + 7))
-	make_buf mbuf 4K minor="$m"
+	make_buf mbuf 4K minor=1000
 	info_dev=/dev/mbuf
-	assert_info minor "$m"
+	assert_info minor 1000
 }
 
 @test "GET_INFO sync_mode follows writes to the sysfs sync_mode" {
@@ -122,26 +115,13 @@ ioctl_programs() {
 	esac
 }
 
-# ---------------------------------------------------------------------------
-# SYNC_FOR_CPU / SYNC_FOR_DEVICE: valid ranges
-
-@test "sync ioctls of the whole buffer with size 0 succeed in every direction" {
-	local io who dir
-	ioctl_programs
-	for io in "${IOS[@]}"; do
-		for who in cpu device; do
-			for dir in 0 1 2; do
-				assert_errno OK "$io" sync "$d" "$who" 0 0 "$dir"
-			done
-		done
-	done
-}
-
-@test "sync ioctls of the exact whole buffer, an unaligned range, the last byte and up to the end (size 0) succeed" {
+@test "sync ioctls of the whole buffer with size 0 in every direction, the exact whole buffer, an unaligned range, the last byte and up to the end (size 0) succeed" {
 	local io args
 	ioctl_programs
 	for io in "${IOS[@]}"; do
-		for args in "device 0 $SZ 1" "cpu 0 $SZ 2" \
+		for args in "cpu 0 0 0" "cpu 0 0 1" "cpu 0 0 2" \
+			"device 0 0 0" "device 0 0 1" "device 0 0 2" \
+			"device 0 $SZ 1" "cpu 0 $SZ 2" \
 			"device $((PAGE_SIZE + 3)) 100 1" "cpu $((PAGE_SIZE + 3)) 100 2" \
 			"device $((SZ - 1)) 1 0" "cpu $((SZ - 1)) 1 0" \
 			"device $((SZ - 1)) 0 1" "cpu $((SZ / 2)) 0 2"; do
@@ -189,9 +169,6 @@ ioctl_programs() {
 	done
 }
 
-# ---------------------------------------------------------------------------
-# Bad pointers
-
 @test "GET_INFO, SYNC_FOR_CPU and SYNC_FOR_DEVICE with a NULL, unmapped, straddling or kernel pointer fail with EFAULT; the syncs read their argument from a read-only page" {
 	local io op c
 	ioctl_programs
@@ -207,9 +184,6 @@ ioctl_programs() {
 	assert_errno OK "$IO" bad-pointer "$d" sync-cpu readonly
 	assert_errno OK "$IO" bad-pointer "$d" sync-device readonly
 }
-
-# ---------------------------------------------------------------------------
-# Command numbers
 
 @test "the ioctl numbers are 0x8068d500, 0x4018d501 and 0x4018d502; unknown numbers, with the driver's magic or a known number's other size or direction, fail with ENOTTY" {
 	# A zeroed argument: GET_INFO fills it, the syncs cover the whole buffer.
@@ -247,8 +221,6 @@ ioctl_programs() {
 	i64=$("$IO" info "$d")
 	i32=$("$IO32" info "$d")
 	[ "$i64" = "$i32" ] || fail "64-bit:"$'\n'"$i64"$'\n'"32-bit:"$'\n'"$i32"
-	assert_info abi_version 1 "$IO32"
-	assert_info size "$SZ" "$IO32"
 }
 
 @test "sync ioctls from a 32-bit program keep all 64 bits of offset and size" {

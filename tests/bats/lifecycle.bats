@@ -2,8 +2,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # configfs item lifecycle: mkdir, defaults, enable, disable, rmdir.
 
-# Variables such as cfs, CLASS and UT come from helpers/common.bash.
-# shellcheck disable=SC2154
 load helpers/common
 
 @test "loading the module creates the configfs subsystem with a features file: one line of comma-separated names, exactly the attributes of an item, which has every attribute of the contract" {
@@ -11,8 +9,7 @@ load helpers/common
 	[ -f "$cfs/features" ]
 	run stat -c %a "$cfs/features"
 	assert_output 444
-	run cat "$cfs/features"
-	assert_success
+	run -0 cat "$cfs/features"
 	assert_equal "${#lines[@]}" 1
 	assert_output --regexp '^[a-z_]+(,[a-z_]+)*$'
 	new_item tbuf
@@ -26,8 +23,7 @@ load helpers/common
 }
 
 @test "mkdir creates an item with the documented defaults" {
-	run mkdir "$cfs/tbuf"
-	assert_success
+	run -0 mkdir "$cfs/tbuf"
 	assert_attr "$cfs/tbuf/size" 0
 	assert_attr "$cfs/tbuf/minor" -1
 	assert_attr "$cfs/tbuf/device_name" tbuf
@@ -74,8 +70,7 @@ load helpers/common
 	assert_attr "$cfs/tbuf/dev" "$dev"
 	assert_attr "$cfs/tbuf/phys_addr" "$phys"
 	assert_device tbuf
-	run "$UT" read-verify /dev/tbuf 0 8192 11
-	assert_success
+	run -0 "$UT" read-verify /dev/tbuf 0 8192 11
 }
 
 @test "enable=0 removes the device node and the class device, keeps the item and its configuration; the buffer can be enabled again" {
@@ -93,14 +88,16 @@ load helpers/common
 	assert_write OK "$cfs/tbuf/enable" 1
 	assert_device tbuf
 	assert_attr "$CLASS/tbuf/size" 16384
-	run "$UT" mmap-fill /dev/tbuf 0 16384 3
-	assert_success
+	run -0 "$UT" mmap-fill /dev/tbuf 0 16384 3
 }
 
-@test "enable accepts y/n/on/off, and 0 on a disabled item" {
+@test "enable accepts y/n/on/off, and 0 on a disabled item; rejects garbage with EINVAL" {
 	new_item tbuf size=4096
 	assert_write OK "$cfs/tbuf/enable" 0
 	assert_attr "$cfs/tbuf/enable" 0
+	assert_writes EINVAL "$cfs/tbuf/enable" x -1
+	assert_attr "$cfs/tbuf/enable" 0
+	assert_no_device tbuf
 	assert_write OK "$cfs/tbuf/enable" y
 	assert_attr "$cfs/tbuf/enable" 1
 	assert_write OK "$cfs/tbuf/enable" n
@@ -113,37 +110,34 @@ load helpers/common
 	assert_no_device tbuf
 }
 
-@test "enable rejects garbage with EINVAL" {
-	new_item tbuf size=4096
-	assert_writes EINVAL "$cfs/tbuf/enable" x -1
-	assert_attr "$cfs/tbuf/enable" 0
-	assert_no_device tbuf
-}
-
-@test "a refused enable leaves its minor and its device name free" {
+@test "a refused enable leaves its minor, the first free minor and its device name free; the item is enabled once its size is fixed" {
+	local want
 	new_item bad minor=4 size="$(unallocatable_size)" device_name=shared
 	assert_write ENOMEM "$cfs/bad/enable" 1
 	assert_no_device shared
 	make_buf good 4096 minor=4 device_name=shared
 	assert_device shared
 	assert_equal "$(minor_of "$(cat "$cfs/good/dev")")" 4
+	# The first free minor: the one a buffer made and removed had.
+	make_buf probe 4096
+	want=$(minor_of "$(cat "$cfs/probe/dev")")
+	check rmdir "$cfs/probe"
+	new_item nosize
+	assert_write EINVAL "$cfs/nosize/enable" 1
+	make_buf auto 4096
+	assert_equal "$(minor_of "$(cat "$cfs/auto/dev")")" "$want"
+	assert_write OK "$cfs/nosize/size" 4096
+	assert_write OK "$cfs/nosize/enable" 1
+	assert_device nosize
 }
 
-@test "a refused enable does not use up the first free minor; the item is enabled once its size is fixed" {
-	local want
-	want=$(first_free_minor)
-	new_item bad
-	assert_write EINVAL "$cfs/bad/enable" 1
-	make_buf good 4096
-	assert_equal "$(minor_of "$(cat "$cfs/good/dev")")" "$want"
-	assert_write OK "$cfs/bad/size" 4096
-	assert_write OK "$cfs/bad/enable" 1
-	assert_device bad
-}
-
-@test "mkdir accepts a name that is not a valid device name; enable fails with EINVAL until device_name makes it usable" {
-	run mkdir "$cfs/has space"
-	assert_success
+@test "mkdir accepts a name that is not a valid device name (a space, 33 characters); enable fails with EINVAL until device_name makes it usable" {
+	local long=abcdefghijklmnopqrstuvwxyz0123456
+	assert_equal "${#long}" 33
+	new_item "$long" size=4096
+	assert_write EINVAL "$cfs/$long/enable" 1
+	assert_no_device "$long"
+	run -0 mkdir "$cfs/has space"
 	assert_attr "$cfs/has space/device_name" "has space"
 	set_attr "$cfs/has space/size" 4096
 	assert_write EINVAL "$cfs/has space/enable" 1
@@ -153,14 +147,6 @@ load helpers/common
 	assert_write OK "$cfs/has space/device_name" good_name
 	assert_write OK "$cfs/has space/enable" 1
 	assert_device good_name
-}
-
-@test "enable fails with EINVAL when the directory name is longer than 32 characters" {
-	local long=abcdefghijklmnopqrstuvwxyz0123456
-	assert_equal "${#long}" 33
-	new_item "$long" size=4096
-	assert_write EINVAL "$cfs/$long/enable" 1
-	assert_no_device "$long"
 }
 
 @test "a buffer opens the moment its uevent announces it, as a udev rule would" {

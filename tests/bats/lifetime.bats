@@ -3,11 +3,7 @@
 # Lifetime: enable=0, rmdir and rmmod while a process keeps the buffer
 # open or mapped; stale device nodes.
 
-# Variables such as cfs, CLASS and UT come from helpers/common.bash.
-# shellcheck disable=SC2154
 load helpers/common
-
-bats_require_minimum_version 1.5.0
 
 SZ=$((1024 * 1024))
 
@@ -31,75 +27,50 @@ setup() {
 		assert_write EBUSY "$cfs/tbuf/enable" 0
 		assert_attr "$cfs/tbuf/enable" 1
 		assert_device tbuf
-		run "$UT" read-verify /dev/tbuf 0 "$SZ" 1
-		assert_success
-		stop_holder "$HOLDER_PID"
-		assert_success
-		assert_output intact
+		run -0 "$UT" read-verify /dev/tbuf 0 "$SZ" 1
+		stop_holder_intact "$HOLDER_PID"
 	done
 	assert_write OK "$cfs/tbuf/enable" 0
 }
 
-@test "rmdir while mapped succeeds and removes the device at once; a new buffer with the same name does not touch the holder's memory" {
-	local minor
+@test "rmdir while mapped, mapped with O_SYNC or open succeeds and removes the device at once; new buffers, one with the same name and minor, do not touch the holder's memory" {
+	local how i minor
 	minor=$(minor_of "$(cat "$cfs/tbuf/dev")")
-	start_holder /dev/tbuf 0 "$SZ" 4 --close-fd
-	assert_errno OK "$UT" rmdir-try "$cfs/tbuf"
-	[ ! -e "$cfs/tbuf" ] || fail "$cfs/tbuf still exists"
-	assert_no_device tbuf
-	make_buf tbuf "$SZ"
-	assert_equal "$(minor_of "$(cat "$cfs/tbuf/dev")")" "$minor"
-	run "$UT" mmap-fill /dev/tbuf 0 "$SZ" 5
-	assert_success
-	run "$UT" write-fill /dev/tbuf 0 "$SZ" 6
-	assert_success
-	run "$UT" mmap-verify /dev/tbuf 0 "$SZ" 6
-	assert_success
-	stop_holder "$HOLDER_PID"
-	assert_success
-	assert_output intact
-}
-
-@test "after rmdir while mapped (O_SYNC) or open, several new buffers do not touch the holder's memory" {
-	local how i
-	for how in --sync --no-map; do
+	for how in --close-fd --sync --no-map; do
 		# The setup's or the last round's buffers go first.
 		remove_all_items
 		make_buf tbuf "$SZ"
 		start_holder /dev/tbuf 0 "$SZ" 7 "$how"
-		check rmdir "$cfs/tbuf"
+		assert_errno OK "$UT" rmdir-try "$cfs/tbuf"
+		[ ! -e "$cfs/tbuf" ] || fail "$cfs/tbuf still exists"
 		assert_no_device tbuf
-		for i in 1 2 3 4; do
+		make_buf tbuf "$SZ"
+		assert_equal "$(minor_of "$(cat "$cfs/tbuf/dev")")" "$minor"
+		run -0 "$UT" mmap-fill /dev/tbuf 0 "$SZ" 5
+		run -0 "$UT" write-fill /dev/tbuf 0 "$SZ" 6
+		run -0 "$UT" mmap-verify /dev/tbuf 0 "$SZ" 6
+		for i in 1 2 3; do
 			make_buf "new$i" "$SZ"
 			run -0 "$UT" mmap-fill "/dev/new$i" 0 "$SZ" "$((100 + i))"
 		done
-		stop_holder "$HOLDER_PID"
-		assert_success
-		assert_output intact
+		stop_holder_intact "$HOLDER_PID"
 	done
 }
 
-@test "rmmod is refused while an enabled or a disabled configfs item exists" {
+@test "rmmod is refused while an enabled or a disabled configfs item, or an fd or a mapping of a removed buffer, is left, and works once it goes, leaving nothing" {
+	local how
 	assert_errno EAGAIN "$UT" rmmod-try "$MODNAME"
 	assert_device tbuf
 	check rmdir "$cfs/tbuf"
 	new_item idle size=4096
 	assert_errno EAGAIN "$UT" rmmod-try "$MODNAME"
-	run module_loaded
-	assert_success
-}
-
-@test "rmmod is refused while an fd or a mapping of a removed buffer is left, and works once it goes, leaving nothing" {
-	local how
-	check rmdir "$cfs/tbuf"
+	check rmdir "$cfs/idle"
 	for how in --no-map --close-fd; do
 		make_buf held "$SZ"
 		start_holder /dev/held 0 "$SZ" 11 "$how"
 		check rmdir "$cfs/held"
 		assert_errno EAGAIN "$UT" rmmod-try "$MODNAME"
-		stop_holder "$HOLDER_PID"
-		assert_success
-		assert_output intact
+		stop_holder_intact "$HOLDER_PID"
 		assert_errno OK "$UT" rmmod-try "$MODNAME"
 		[ ! -d "$cfs" ] || fail "$cfs still exists"
 		[ ! -e "$CLASS" ] || [ -z "$(ls "$CLASS")" ] ||
@@ -244,7 +215,7 @@ stale_node() {
 	check mknod "$STALE" c "${DEV%%:*}" "${DEV#*:}"
 }
 
-@test "a stale node of a disabled or a removed buffer fails to open with ENODEV" {
+@test "a stale node of a disabled or a removed buffer fails to open with ENODEV, and reaches the new buffer that took its minor" {
 	stale_node
 	assert_errno OK "$UT" open-try "$STALE"
 	set_attr "$cfs/tbuf/enable" 0
@@ -253,13 +224,7 @@ stale_node() {
 	stale_node
 	check rmdir "$cfs/tbuf"
 	assert_errno ENODEV "$UT" open-try "$STALE"
-}
-
-@test "a stale node reaches the new buffer that took its minor" {
-	stale_node
-	check rmdir "$cfs/tbuf"
 	make_buf again 8192 minor="${DEV#*:}"
 	check "$UT" write-fill /dev/again 0 8192 13
-	run "$UT" read-verify "$STALE" 0 8192 13
-	assert_success
+	run -0 "$UT" read-verify "$STALE" 0 8192 13
 }

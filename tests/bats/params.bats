@@ -3,9 +3,8 @@
 # Module parameters udmabuf0..udmabuf7 (the seed's way to create buffers).
 # Every test starts with the module unloaded; teardown loads it plainly again.
 
-# Variables such as cfs, CLASS and UT come from helpers/common.bash.
-# shellcheck disable=SC2154
 load helpers/common
+
 load helpers/edu
 
 PARAMS=/sys/module/udmabuf_cfs/parameters
@@ -62,14 +61,10 @@ insmod_ok() {
 
 @test "a parameter buffer round-trips data through mmap and read(), and has the seed's sysfs attributes" {
 	insmod_ok udmabuf0=1M
-	run "$UT" mmap-fill /dev/udmabuf0 0 1M 31
-	assert_success
-	run "$UT" read-verify /dev/udmabuf0 0 1M 31
-	assert_success
-	run "$UT" mmap-fill /dev/udmabuf0 0 1M 32 --sync
-	assert_success
-	run "$UT" read-verify /dev/udmabuf0 0 1M 32
-	assert_success
+	run -0 "$UT" mmap-fill /dev/udmabuf0 0 1M 31
+	run -0 "$UT" read-verify /dev/udmabuf0 0 1M 31
+	run -0 "$UT" mmap-fill /dev/udmabuf0 0 1M 32 --sync
+	run -0 "$UT" read-verify /dev/udmabuf0 0 1M 32
 	run cat "$CLASS/udmabuf0/phys_addr"
 	assert_output --regexp '^0x[0-9a-f]{16}$'
 	assert_attr "$CLASS/udmabuf0/sync_mode" 1
@@ -145,9 +140,7 @@ insmod_ok() {
 	exec 7>&-
 	start_holder /dev/udmabuf0 0 1M 41 --close-fd
 	assert_errno EAGAIN "$UT" rmmod-try "$MODNAME"
-	stop_holder "$HOLDER_PID"
-	assert_success
-	assert_output intact
+	stop_holder_intact "$HOLDER_PID"
 	assert_errno OK "$UT" rmmod-try "$MODNAME"
 	[ ! -e /dev/udmabuf0 ] || fail "/dev/udmabuf0 exists"
 	[ ! -e /dev/udmabuf3 ] || fail "/dev/udmabuf3 exists"

@@ -11,11 +11,7 @@
 # file permissions refuse, EPERM where a capability is missing or only the
 # owner may act.
 
-# Variables such as cfs, CLASS and UT come from helpers/common.bash.
-# shellcheck disable=SC2154
 load helpers/common
-
-bats_require_minimum_version 1.5.0
 
 IO=udmabuf-ioctl
 ZC=udmabuf-zc
@@ -23,35 +19,14 @@ SZ=65536
 ITEM_ATTRS="size minor device_name sync_mode dma_mask mode enable"
 SYNC_ATTRS="sync_offset sync_size sync_direction sync_mode"
 
-# nobody_gets EXPECTED CMD ARGS...: CMD run as nobody gives EXPECTED.
-nobody_gets() {
-	local expected=$1
-	shift
-	assert_outcome "$expected" as_nobody "$@"
-}
-
 # nobody_cannot_write ERRNO FILE VALUE...: every VALUE written by nobody
 # to FILE is refused with ERRNO.
 nobody_cannot_write() {
 	local errno=$1 file=$2 v
 	shift 2
 	for v in "$@"; do
-		nobody_gets "$errno" "$UT" write-attr "$file" "$v"
+		user_gets nobody "$errno" "$UT" write-attr "$file" "$v"
 	done
-}
-
-# A configfs attribute's value that would be valid for it.
-valid_value() {
-	case $1 in
-	size) echo 8192 ;;
-	minor) echo 9 ;;
-	device_name) echo mine ;;
-	sync_mode | sync_direction) echo 2 ;;
-	dma_mask) echo 64 ;;
-	mode) echo 0666 ;;
-	enable) echo 0 ;;
-	sync_offset | sync_size) echo 4096 ;;
-	esac
 }
 
 # nobody_cannot_configure NAME: no attribute of item NAME nor of its class
@@ -71,16 +46,16 @@ nobody_cannot_configure() {
 	else
 		nobody_cannot_write EACCES "$cfs/$name/enable" 1
 	fi
-	nobody_gets EACCES "$UT" rmdir-try "$cfs/$name"
+	user_gets nobody EACCES "$UT" rmdir-try "$cfs/$name"
 }
 
 # nobody_cannot_see_phys NAME: phys_addr in configfs and sysfs is root's.
 nobody_cannot_see_phys() {
-	nobody_gets EACCES "$UT" read-try "$cfs/$1/phys_addr"
-	nobody_gets EACCES "$UT" read-try "$CLASS/$1/phys_addr"
+	user_gets nobody EACCES "$UT" read-try "$cfs/$1/phys_addr"
+	user_gets nobody EACCES "$UT" read-try "$CLASS/$1/phys_addr"
 	# ... while the other attributes are readable: the refusal is specific.
-	nobody_gets OK "$UT" read-try "$cfs/$1/size"
-	nobody_gets OK "$UT" read-try "$CLASS/$1/size"
+	user_gets nobody OK "$UT" read-try "$cfs/$1/size"
+	user_gets nobody OK "$UT" read-try "$CLASS/$1/size"
 }
 
 # ---------------------------------------------------------------------------
@@ -112,52 +87,47 @@ udmabufctl: hint: this needs root"
 	check "$UT" write-fill /dev/tbuf 0 "$SZ" 6 >/dev/null
 	before=$(state_snapshot)
 	for acc in rdonly wronly rdwr; do
-		nobody_gets EACCES "$UT" open-try /dev/tbuf "$acc"
+		user_gets nobody EACCES "$UT" open-try /dev/tbuf "$acc"
 	done
-	nobody_gets EACCES "$UT" mmap-try /dev/tbuf 0 "$SZ"
-	nobody_gets EACCES "$UT" pread-try /dev/tbuf 0 16
-	nobody_gets EACCES "$UT" pwrite-try /dev/tbuf 0 16
-	nobody_gets EACCES "$IO" info /dev/tbuf
-	nobody_gets EACCES "$IO" sync /dev/tbuf device 0 0 0
+	user_gets nobody EACCES "$UT" mmap-try /dev/tbuf 0 "$SZ"
+	user_gets nobody EACCES "$UT" pread-try /dev/tbuf 0 16
+	user_gets nobody EACCES "$UT" pwrite-try /dev/tbuf 0 16
+	user_gets nobody EACCES "$IO" info /dev/tbuf
+	user_gets nobody EACCES "$IO" sync /dev/tbuf device 0 0 0
 	assert_state_unchanged "$before"
 }
 
 @test "nobody cannot load or unload the module: EPERM" {
-	nobody_gets EPERM "$UT" rmmod-try "$MODNAME"
+	user_gets nobody EPERM "$UT" rmmod-try "$MODNAME"
 	module_loaded || fail "the module was unloaded"
 	unload_module
-	nobody_gets EPERM "$UT" insmod-try "$UDMABUF_KO"
+	user_gets nobody EPERM "$UT" insmod-try "$UDMABUF_KO"
 	run module_loaded
 	assert_failure
 }
-
-# ---------------------------------------------------------------------------
-# Given with mode 0666
 
 @test "nobody can open, read, write, map, sync and export a buffer given with mode 0666, and GET_INFO gives it the DMA address; not chmod its node (EPERM)" {
 	make_buf tbuf "$SZ" mode=0666
 	local acc
 	for acc in rdonly wronly rdwr; do
-		nobody_gets OK "$UT" open-try /dev/tbuf "$acc"
+		user_gets nobody OK "$UT" open-try /dev/tbuf "$acc"
 	done
-	nobody_gets OK "$UT" write-fill /dev/tbuf 100 5000 21
-	nobody_gets OK "$UT" read-verify /dev/tbuf 100 5000 21
+	user_gets nobody OK "$UT" write-fill /dev/tbuf 100 5000 21
+	user_gets nobody OK "$UT" read-verify /dev/tbuf 100 5000 21
 	# Root sees what nobody wrote and mapped: it is the buffer, not a copy.
-	run "$UT" read-verify /dev/tbuf 100 5000 21
-	assert_success
-	nobody_gets OK "$UT" mmap-fill /dev/tbuf 0 "$SZ" 22
-	run "$UT" read-verify /dev/tbuf 0 "$SZ" 22
-	assert_success
+	run -0 "$UT" read-verify /dev/tbuf 100 5000 21
+	user_gets nobody OK "$UT" mmap-fill /dev/tbuf 0 "$SZ" 22
+	run -0 "$UT" read-verify /dev/tbuf 0 "$SZ" 22
 	check "$UT" write-fill /dev/tbuf 0 "$SZ" 23 >/dev/null
-	nobody_gets OK "$UT" mmap-verify /dev/tbuf 0 "$SZ" 23
-	nobody_gets OK "$IO" sync /dev/tbuf device 0 0 1
+	user_gets nobody OK "$UT" mmap-verify /dev/tbuf 0 "$SZ" 23
+	user_gets nobody OK "$IO" sync /dev/tbuf device 0 0 1
 	assert_attr "$CLASS/tbuf/sync_owner" 1
-	nobody_gets OK "$IO" sync /dev/tbuf cpu 4096 4096 2
+	user_gets nobody OK "$IO" sync /dev/tbuf cpu 4096 4096 2
 	assert_attr "$CLASS/tbuf/sync_owner" 0
 	run -0 as_nobody "$ZC" export /dev/tbuf 0 0 rdwr
 	assert_output "OK fd-cloexec=0 mode=rdwr"
 	# Only the owner (root) may change the node's permissions.
-	nobody_gets EPERM "$UT" chmod-try /dev/tbuf 0600
+	user_gets nobody EPERM "$UT" chmod-try /dev/tbuf 0600
 	assert_equal "$(stat -c %a /dev/tbuf)" 666
 	# The contract: the ioctl gives the address to whoever may open the
 	# device, while the sysfs and configfs attributes are root's.
@@ -176,19 +146,19 @@ udmabufctl: hint: this needs root"
 	local fd before
 	exec {fd}</dev/tbuf
 	# The file did reach nobody (so EBADF below is the write's, not fd:N's).
-	nobody_gets OK "$UT" read-verify "fd:$fd" 0 "$SZ" 31
-	nobody_gets OK "$UT" mmap-try "fd:$fd" 0 "$SZ" shared rdonly r
+	user_gets nobody OK "$UT" read-verify "fd:$fd" 0 "$SZ" 31
+	user_gets nobody OK "$UT" mmap-try "fd:$fd" 0 "$SZ" shared rdonly r
 	run -0 as_nobody "$IO" info "fd:$fd"
 	assert_line "dma_addr=$(cat "$CLASS/tbuf/phys_addr")"
 	assert_line "size=$SZ"
 	# A reader must see what the device wrote: syncs need no write access.
-	nobody_gets OK "$IO" sync "fd:$fd" cpu 0 0 2
+	user_gets nobody OK "$IO" sync "fd:$fd" cpu 0 0 2
 	run -0 as_nobody env ZC_RDONLY=1 "$ZC" export "fd:$fd" 0 0 rdonly
 	assert_output "OK fd-cloexec=0 mode=rdonly"
 	before=$(state_snapshot)
-	nobody_gets EBADF "$UT" pwrite-try "fd:$fd" 0 16
-	nobody_gets EACCES "$UT" mmap-try "fd:$fd" 0 "$SZ" shared rdonly rw
-	nobody_gets EACCES "$UT" mmap-try "fd:$fd" 0 "$SZ" shared rdonly w
+	user_gets nobody EBADF "$UT" pwrite-try "fd:$fd" 0 16
+	user_gets nobody EACCES "$UT" mmap-try "fd:$fd" 0 "$SZ" shared rdonly rw
+	user_gets nobody EACCES "$UT" mmap-try "fd:$fd" 0 "$SZ" shared rdonly w
 	# The driver's own check: a writable dma-buf needs a writable file.
 	assert_errno EACCES as_nobody env ZC_RDONLY=1 "$ZC" export "fd:$fd" 0 0 rdwr
 	# Holding the file gives nothing in sysfs or configfs.

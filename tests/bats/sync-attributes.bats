@@ -7,8 +7,6 @@
 # range, "OFFSET SIZE DIRECTION" in one write).  Parsers and range checks:
 # the same C on every arch; the data they move is sync.bats's.
 
-# Variables such as cfs, CLASS and UT come from helpers/common.bash.
-# shellcheck disable=SC2154
 load helpers/common
 
 SZ=$((256 * 1024))
@@ -26,9 +24,6 @@ setup() {
 # past the end, overflowing, in direction 3 or with two fields) are
 # catalogue.bats's; the ones here are the others.
 
-# ---------------------------------------------------------------------------
-# Defaults
-
 @test "sync_offset, sync_direction and sync_owner default to 0, sync_size to the exact buffer size" {
 	assert_attr "$s/sync_offset" 0
 	assert_attr "$s/sync_size" "$SZ"
@@ -38,9 +33,6 @@ setup() {
 	assert_attr "$CLASS/odd/sync_size" 12345
 }
 
-# ---------------------------------------------------------------------------
-# sync_offset
-
 @test "sync_offset accepts 0, a middle value, the last byte, hex, a K suffix and a trailing newline; rejects 2^64-1, garbage, a negative number and an empty line with EINVAL, keeping its value" {
 	assert_accepts "$s/sync_offset" 0 0 $((SZ / 2 + 3)) $((SZ / 2 + 3)) \
 		$((SZ - 1)) $((SZ - 1)) 0x1000 4096 8K 8192 $'12\n' 12
@@ -48,9 +40,6 @@ setup() {
 	assert_writes EINVAL "$s/sync_offset" "$U64_MAX" abc -1 12x $'\n' "$SZ"
 	assert_attr "$s/sync_offset" 4096
 }
-
-# ---------------------------------------------------------------------------
-# sync_size
 
 @test "sync_size accepts 0, a small value, the buffer size, and hex and an M suffix within the buffer; rejects garbage and a negative number with EINVAL, a suffixed number beyond 64 bits with ERANGE, keeping its value" {
 	assert_accepts "$s/sync_size" 0 0 1 1 "$SZ" "$SZ"
@@ -62,18 +51,12 @@ setup() {
 	assert_attr "$s/sync_size" 100
 }
 
-# ---------------------------------------------------------------------------
-# sync_direction
-
 @test "sync_direction accepts 0, 1 and 2, rejects garbage and a negative number with EINVAL, keeping its value" {
 	assert_accepts "$s/sync_direction" 1 1 2 2 0 0
 	assert_write OK "$s/sync_direction" 2
 	assert_writes EINVAL "$s/sync_direction" to-device -1 3
 	assert_attr "$s/sync_direction" 2
 }
-
-# ---------------------------------------------------------------------------
-# sync_for_cpu / sync_for_device with "1"
 
 @test "sync_for_device 1 sets sync_owner to 1 and sync_for_cpu 1 to 0, with or without a newline; 0 and other single words are EINVAL" {
 	local one
@@ -108,9 +91,6 @@ setup() {
 	assert_write EINVAL "$s/sync_for_cpu" 1
 	assert_attr "$s/sync_owner" 1
 }
-
-# ---------------------------------------------------------------------------
-# sync_for_cpu / sync_for_device with "OFFSET SIZE DIRECTION"
 
 @test "the one-write form syncs the whole buffer with 0 0 0, an unaligned partial range in every direction, the exact whole buffer, the last byte; accepts hex, suffixes, tabs, extra spaces, a newline" {
 	local dir

@@ -11,11 +11,7 @@
 # errors, not a missing cache flush; on real non-coherent hardware the
 # same commands catch that too.
 
-# Variables such as cfs, CLASS and UT come from helpers/common.bash.
-# shellcheck disable=SC2154
 load helpers/common
-
-bats_require_minimum_version 1.5.0
 
 IO=udmabuf-ioctl
 SZ=$((256 * 1024))
@@ -32,25 +28,21 @@ setup() {
 
 @test "write() and read() on O_SYNC files round-trip an unaligned range; such a write() is seen through a cached and an O_SYNC mapping, what an O_SYNC mapping stored such a read() returns" {
 	check "$UT" write-fill "$d" 13 $((3 * PAGE_SIZE + 7)) 601 --sync
-	run "$UT" read-verify "$d" 13 $((3 * PAGE_SIZE + 7)) 601 --sync
-	assert_success
+	run -0 "$UT" read-verify "$d" 13 $((3 * PAGE_SIZE + 7)) 601 --sync
 	set_attr "$s/sync_mode" 1
 	check "$UT" write-fill "$d" 0 "$SZ" 602 --sync
 	run -0 "$UT" mmap-verify "$d" 0 "$SZ" 602
 	run -0 "$UT" mmap-verify "$d" 0 "$SZ" 602 --sync
 	check "$UT" mmap-fill "$d" 0 "$SZ" 604 --sync
-	run "$UT" read-verify "$d" 0 "$SZ" 604 --sync
-	assert_success
+	run -0 "$UT" read-verify "$d" 0 "$SZ" 604 --sync
 }
 
 @test "read() and write() with sync_mode 5 and no O_SYNC match an O_SYNC mapping" {
 	set_attr "$s/sync_mode" 5
 	check "$UT" write-fill "$d" 0 "$SZ" 605
-	run "$UT" mmap-verify "$d" 0 "$SZ" 605 --sync
-	assert_success
+	run -0 "$UT" mmap-verify "$d" 0 "$SZ" 605 --sync
 	check "$UT" mmap-fill "$d" 0 "$SZ" 606 --sync
-	run "$UT" read-verify "$d" 0 "$SZ" 606
-	assert_success
+	run -0 "$UT" read-verify "$d" 0 "$SZ" 606
 }
 
 # ---------------------------------------------------------------------------

@@ -8,11 +8,7 @@
 # done right is not.  sync_check 2 turns a faulting access into SIGBUS.
 # Off, the checker takes no entry away (kprobe on unmap_mapping_range).
 
-# Variables such as cfs, CLASS and UT come from helpers/common.bash.
-# shellcheck disable=SC2154
 load helpers/common
-
-bats_require_minimum_version 1.5.0
 
 BUG=udmabuf-syncbug
 SZ=65536

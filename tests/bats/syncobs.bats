@@ -25,7 +25,6 @@
 # 2 from the device.  Stock kernels only: the debug kernel is built without
 # kprobe events.
 
-bats_require_minimum_version 1.5.0
 load helpers/common
 load helpers/edu
 

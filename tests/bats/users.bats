@@ -14,11 +14,7 @@
 # its own.  Every refusal is checked for its errno and for the values it
 # left alone.
 
-# Variables such as cfs, CLASS and UT come from helpers/common.bash.
-# shellcheck disable=SC2154
 load helpers/common
-
-bats_require_minimum_version 1.5.0
 
 PROC=udmabuf-proc
 IO=udmabuf-ioctl
@@ -58,21 +54,6 @@ setup() {
 	# shellcheck disable=SC2034 # read by common_teardown
 	NODE_GIVEN=1
 	apply_rule misc udmabuf-cfs
-}
-
-# as_user USER CMD ARGS...: run CMD as USER, with USER's groups.
-as_user() {
-	local user=$1
-	shift
-	# shellcheck disable=SC2016 # expanded by the user's shell
-	su -s /bin/sh -c 'exec "$0" "$@"' -- "$user" "$@"
-}
-
-# user_gets USER EXPECTED CMD ARGS...: CMD run as USER gives EXPECTED.
-user_gets() {
-	local user=$1 expected=$2
-	shift 2
-	assert_outcome "$expected" as_user "$user" "$@"
 }
 
 # apply_rule SUBSYSTEM NAME: do what $RULES does on the "add" event of the
@@ -175,21 +156,6 @@ both_buffers() {
 	user_buffer bob
 }
 
-# attrs_snapshot NAME: every attribute of buffer NAME and its value, as
-# root reads them (grep says nothing of the write-only ones and of the
-# directories, but exits 2 for them).
-attrs_snapshot() {
-	grep -sH '' "$CLASS/$1"/* || true
-}
-
-# assert_attrs_unchanged NAME BEFORE
-assert_attrs_unchanged() {
-	local after
-	after=$(attrs_snapshot "$1")
-	[ "$after" = "$2" ] ||
-		fail "$(printf '%s changed:\n%s' "$1" "$(diff <(echo "$2") <(echo "$after"))")"
-}
-
 # writable_attrs NAME: the attributes of buffer NAME that someone may write
 # (any w bit) but the sync triggers and the driver core's uevent.
 writable_attrs() {
@@ -202,20 +168,6 @@ writable_attrs() {
 		esac
 	done < <(stat -c '%a %n' "$CLASS/$1"/*)
 }
-
-# new_value ATTR: a valid value for ATTR of a buffer of $SZ, other than
-# the one it has after allocation, so that a write that went through shows.
-new_value() {
-	case $1 in
-	sync_mode) echo 3 ;;
-	sync_offset) echo 4096 ;;
-	sync_size) echo 8192 ;;
-	sync_direction) echo 2 ;;
-	*) echo 1 ;;
-	esac
-}
-
-# ---------------------------------------------------------------------------
 
 @test "alice and bob are unprivileged members of the group udmabuf, which the rule lets allocate" {
 	local u
@@ -262,14 +214,14 @@ new_value() {
 	for u in alice bob; do
 		other=${OTHER[$u]}
 		name=${BUF[$other]}
-		before=$(attrs_snapshot "$name")
+		before=$(state_snapshot)
 		for a in $(writable_attrs "$name"); do
-			user_gets "$u" EACCES "$UT" write-attr "$CLASS/$name/$a" "$(new_value "$a")"
+			user_gets "$u" EACCES "$UT" write-attr "$CLASS/$name/$a" "$(valid_value "$a")"
 			n=$((n + 1))
 		done
 		# The driver core's, which would send an event for the device.
 		user_gets "$u" EACCES "$UT" write-attr "$CLASS/$name/uevent" change
-		assert_attrs_unchanged "$name" "$before"
+		assert_state_unchanged "$before" "$name"
 		# The sync triggers.  The device owns it: a sync for the CPU
 		# would show.
 		set_attr "$CLASS/$name/sync_for_device" 1
@@ -299,16 +251,16 @@ new_value() {
 			check chmod g+w "$f" || fail "chmod g+w $f"
 		done
 		set_attr "$CLASS/$name/sync_for_device" 1
-		before=$(attrs_snapshot "$name")
+		before=$(state_snapshot)
 		for u in "$owner" "${OTHER[$owner]}"; do
 			for a in $(writable_attrs "$name"); do
-				user_gets "$u" EPERM "$UT" write-attr "$CLASS/$name/$a" "$(new_value "$a")"
+				user_gets "$u" EPERM "$UT" write-attr "$CLASS/$name/$a" "$(valid_value "$a")"
 			done
 			user_gets "$u" EPERM "$UT" write-attr "$CLASS/$name/sync_for_cpu" 1
 			user_gets "$u" EPERM "$UT" write-attr "$CLASS/$name/sync_for_cpu" "0 4096 2"
 			user_gets "$u" EPERM "$UT" write-attr "$CLASS/$name/sync_for_device" "0 4096 1"
 		done
-		assert_attrs_unchanged "$name" "$before"
+		assert_state_unchanged "$before" "$name"
 	done
 }
 
@@ -363,8 +315,8 @@ new_value() {
 	user_buffer alice
 	local name=${BUF[alice]} a
 	for a in $(writable_attrs "$name"); do
-		assert_write OK "$CLASS/$name/$a" "$(new_value "$a")"
-		assert_attr "$CLASS/$name/$a" "$(new_value "$a")"
+		assert_write OK "$CLASS/$name/$a" "$(valid_value "$a")"
+		assert_attr "$CLASS/$name/$a" "$(valid_value "$a")"
 	done
 	assert_write OK "$CLASS/$name/sync_for_device" 1
 	assert_attr "$CLASS/$name/sync_owner" 1

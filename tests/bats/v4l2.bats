@@ -9,9 +9,6 @@
 # default (vmalloc) writes through the dma-buf's vmap, dma-contig
 # (allocators=1) also attaches vivid's device and maps the ranges for it.
 
-# Variables such as cfs, CLASS and UT come from helpers/common.bash.
-# shellcheck disable=SC2154
-bats_require_minimum_version 1.5.0
 load helpers/common
 
 V4L2=udmabuf-v4l2

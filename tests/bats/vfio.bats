@@ -12,9 +12,6 @@
 # cannot do) and is refused at once.  For the lanes with an IOMMU: VT-d on
 # amd64, SMMUv3 on arm64.
 
-# Variables such as cfs come from helpers/common.bash.
-# shellcheck disable=SC2154
-bats_require_minimum_version 1.5.0
 load helpers/common
 load helpers/edu
 

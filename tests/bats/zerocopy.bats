@@ -12,11 +12,7 @@
 # page by page, without holding the module.  CMA's memory is
 # mapped by PFN (long-term pins of it would spin): none of this takes it.
 
-# Variables such as cfs, CLASS and UT come from helpers/common.bash.
-# shellcheck disable=SC2154
 load helpers/common
-
-bats_require_minimum_version 1.5.0
 
 ZC=udmabuf-zc
 SZ=$((1024 * 1024))
@@ -248,8 +244,7 @@ delayed_disk() {
 }
 
 @test "mremap: cannot grow past the mapping, shrinks and moves with its data" {
-	run "$ZC" mremap /dev/tbuf
-	assert_success
+	run -0 "$ZC" mremap /dev/tbuf
 	assert_output "grow=EFAULT shrink=OK move=OK"
 }
 
@@ -292,11 +287,9 @@ delayed_disk() {
 	assert_errno EINVAL "$ZC" export /dev/tbuf "$SZ" 0 rdwr
 	assert_errno EINVAL "$ZC" export /dev/tbuf "$pg" "$SZ" rdwr
 	assert_errno EINVAL "$ZC" export /dev/tbuf 0x100000000000 "$pg" rdwr
-	run "$ZC" export /dev/tbuf 0 0 rdwr+cloexec
-	assert_success
+	run -0 "$ZC" export /dev/tbuf 0 0 rdwr+cloexec
 	assert_output "OK fd-cloexec=1 mode=rdwr"
-	run "$ZC" export /dev/tbuf "$PAGE_SIZE" "$PAGE_SIZE" rdonly
-	assert_success
+	run -0 "$ZC" export /dev/tbuf "$PAGE_SIZE" "$PAGE_SIZE" rdonly
 	assert_output "OK fd-cloexec=0 mode=rdonly"
 }
 
@@ -305,7 +298,7 @@ delayed_disk() {
 	assert_errno OK "$ZC" dmabuf /dev/tbuf $((3 * PAGE_SIZE)) $((5 * PAGE_SIZE))
 }
 
-@test "an export counts in users and makes enable=0 fail with EBUSY; rmdir while exported removes the device, the dma-buf keeps the data" {
+@test "an export counts in users and makes enable=0 fail with EBUSY; rmdir while exported removes the device, the dma-buf keeps the data and rmmod is refused until it goes" {
 	run "$ZC" dmabuf-hold /dev/tbuf \
 		"test \$(cat $CLASS/tbuf/users) = 1 && udmabuf-test write-attr $cfs/tbuf/enable 0 | grep -qx EBUSY"
 	assert_success
@@ -313,15 +306,10 @@ delayed_disk() {
 	assert_attr "$CLASS/tbuf/users" 0
 	assert_write OK "$cfs/tbuf/enable" 0
 	assert_write OK "$cfs/tbuf/enable" 1
-	assert_errno OK "$ZC" dmabuf-hold /dev/tbuf "rmdir $cfs/tbuf && test ! -e /dev/tbuf && $REUSE"
+	assert_errno OK "$ZC" dmabuf-hold /dev/tbuf "rmdir $cfs/tbuf && test ! -e /dev/tbuf &&
+		test \$(udmabuf-test rmmod-try $MODNAME) != OK && test -d /sys/module/$MODNAME && $REUSE"
 	assert_no_device tbuf
-}
-
-@test "rmmod is refused while a dma-buf exists" {
-	run "$ZC" dmabuf-hold /dev/tbuf \
-		"rmdir $cfs/tbuf && test \$(udmabuf-test rmmod-try $MODNAME) != OK && test -d /sys/module/$MODNAME"
-	assert_success
-	assert_output OK
+	remove_all_items
 	unload_module
 	load_module
 }
@@ -330,8 +318,7 @@ delayed_disk() {
 	need_module vgem
 	local card
 	card=$(vgem_card)
-	run "$ZC" vgem /dev/tbuf "$card"
-	assert_success
+	run -0 "$ZC" vgem /dev/tbuf "$card"
 	# Import maps the attachment at once; DRM does not map imported dumb
 	# objects to user space (drm_gem_dumb_map_offset), on 6.1 and 6.12.
 	assert_output "OK attached=yes map-dumb=EINVAL"

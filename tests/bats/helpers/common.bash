@@ -13,6 +13,8 @@
 
 bats_load_library bats-support
 bats_load_library bats-assert
+# For run -N (the exit status a run must have).
+bats_require_minimum_version 1.5.0
 
 cfs=/sys/kernel/config/udmabuf
 CLASS=/sys/class/udmabuf
@@ -170,11 +172,11 @@ requires_file() {
 # untrace_helpers: call first in setup().  bats runs with functrace (set -T),
 # so its DEBUG trap, which records a stack trace, runs before every command
 # of every function a test calls: our helpers, bats-assert, command
-# substitutions.  Under emulation that was a fifth of the time of an average
-# test.  With functrace off from here on, the trap still runs for the
-# commands of the test body itself (the test function was entered with it),
-# so a failure is still reported at the line of the test that failed; the
-# ERR trap (set -E) that detects failures is not affected.
+# substitutions, a fifth of an average test's time under emulation.  With
+# functrace off from here on, the trap still runs for the commands of the
+# test body itself (the test function was entered with it), so a failure is
+# still reported at the line of the test that failed; the ERR trap (set -E)
+# that detects failures is not affected.
 untrace_helpers() {
 	set +T
 }
@@ -271,12 +273,6 @@ wait_module_released() {
 	fail "module refcnt $n 10 s after the hold went"
 }
 
-# assert_unloads_once_released: as wait_module_released, then rmmod works.
-assert_unloads_once_released() {
-	wait_module_released
-	assert_errno OK "$UT" rmmod-try "$MODNAME"
-}
-
 # is_dt_buffer DEVNAME: the buffer was made from a device-tree node.
 is_dt_buffer() {
 	local origin
@@ -321,12 +317,6 @@ make_buf() {
 	fi
 }
 
-# devname NAME: the device name of configfs item NAME.
-devname() {
-	local n
-	read -r n <"$cfs/$1/device_name" && printf '%s\n' "$n"
-}
-
 # node_devnum PATH: "MAJ:MIN" (decimal) of a character device node.
 node_devnum() {
 	local t
@@ -353,19 +343,6 @@ assert_device() {
 	node=$(node_devnum "/dev/$1")
 	sys=$(cat "$CLASS/$1/dev")
 	[ "$node" = "$sys" ] || fail "/dev/$1 is $node but $CLASS/$1/dev says $sys"
-}
-
-# The lowest minor not used by any udmabuf device.
-first_free_minor() {
-	local m=0 used=" " d
-	for d in "$CLASS"/*/dev; do
-		[ -e "$d" ] || continue
-		used="$used$(minor_of "$(cat "$d")") "
-	done
-	while [[ $used == *" $m "* ]]; do
-		m=$((m + 1))
-	done
-	echo "$m"
 }
 
 # ---------------------------------------------------------------------------
@@ -411,6 +388,13 @@ stop_holder() {
 	output=$(grep -vx ready "$out")
 	# shellcheck disable=SC2034 # lines is bats' convention, used by callers
 	mapfile -t lines <<<"$output"
+}
+
+# stop_holder_intact PID: stop_holder; the holder found its data intact.
+stop_holder_intact() {
+	stop_holder "$1"
+	[ "$status" -eq 0 ] && [ "$output" = intact ] ||
+		fail "holder $1: status $status: $output"
 }
 
 # spawn CMD ARGS...: start CMD in the background as a holder (killed at
@@ -697,11 +681,44 @@ teardown_kmsg_check() {
 # ---------------------------------------------------------------------------
 # Other users, and outcomes read from stdout alone.
 
+# as_user USER CMD ARGS...: run CMD as USER, with USER's groups.
+as_user() {
+	local user=$1
+	shift
+	# shellcheck disable=SC2016 # expanded by the user's shell
+	su -s /bin/sh -c 'exec "$0" "$@"' -- "$user" "$@"
+}
+
 # as_nobody CMD ARGS...: run CMD as the unprivileged user nobody (uid 65534,
 # no capabilities, no supplementary groups but nogroup).
 as_nobody() {
-	# shellcheck disable=SC2016 # expanded by the user's shell
-	su -s /bin/sh -c 'exec "$0" "$@"' -- nobody "$@"
+	as_user nobody "$@"
+}
+
+# user_gets USER EXPECTED CMD ARGS...: CMD run as USER gives EXPECTED
+# (assert_outcome).
+user_gets() {
+	local user=$1 expected=$2
+	shift 2
+	assert_outcome "$expected" as_user "$user" "$@"
+}
+
+# valid_value ATTR: a value attribute ATTR of a 64 KiB buffer accepts, other
+# than the one it has after creation, so that a write that went through
+# shows.
+valid_value() {
+	case $1 in
+	size | sync_size) echo 8192 ;;
+	minor) echo 9 ;;
+	device_name) echo mine ;;
+	sync_mode) echo 3 ;;
+	sync_direction) echo 2 ;;
+	dma_mask) echo 64 ;;
+	mode) echo 0666 ;;
+	enable) echo 0 ;;
+	sync_offset) echo 4096 ;;
+	*) echo 1 ;;
+	esac
 }
 
 # assert_outcome EXPECTED CMD ARGS...: CMD is an outcome command (OK or an
@@ -723,7 +740,8 @@ assert_outcome() {
 # state_snapshot: everything a rejected input must leave alone, as text:
 # whether the module is loaded and its parameters, the configfs items and
 # every attribute (phys_addr too: root reads it), the class devices and
-# their attributes, the data of every buffer, and the names in /dev.
+# their attributes, the data of every buffer with a node, and the names in
+# /dev.
 # (grep -H reads a whole directory in one process: forks are slow in TCG.)
 state_snapshot() {
 	local d items=() devs=()
@@ -741,7 +759,7 @@ state_snapshot() {
 	done
 	for d in "$CLASS"/*; do
 		[ -e "$d" ] || continue
-		devs+=("/dev/${d##*/}")
+		[ ! -e "/dev/${d##*/}" ] || devs+=("/dev/${d##*/}")
 		items+=("$d"/*)
 	done
 	# Directories and write-only files are not read (-s: quietly).
