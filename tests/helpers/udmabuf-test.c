@@ -5,23 +5,15 @@
  * Every "-try" command performs one system call and prints its outcome on
  * stdout: "OK" (or a number, where the call returns one) on success, the
  * errno's symbolic name (EINVAL, EBUSY, ...) on failure, so that a test can
- * assert the exact errno instead of matching strerror() text.
- *
- * The fill/verify commands use a deterministic pattern that depends only on
- * the seed and the absolute byte offset in the buffer, so a range written at
- * one offset can be verified through any other window.  Mappings are only
- * ever touched with naturally aligned volatile loads and stores (never
- * memcpy/memset): on arm64 an uncached mapping is Device memory, where
- * unaligned accesses and DC ZVA fault.
+ * assert the exact errno instead of matching strerror() text.  The fill and
+ * verify commands store and check the pattern of udmabuf-helpers.h.
  *
  * The commands and their arguments are in the table at the end (--help
  * prints it); what is not plain from the name is said above each command's
  * function.  Numbers accept decimal, 0x hex and K/M/G suffixes; --sync
  * opens with O_SYNC, --dsync with O_DSYNC; DEV may be fd:N, a descriptor
- * passed down (its access mode then applies).
- *
- * Exit status: 0 success, 1 system call failed (errno name printed),
- * 2 data mismatch, 64 usage error.
+ * passed down (its access mode then applies).  Exit statuses: those of
+ * udmabuf-helpers.h.
  */
 #define _GNU_SOURCE
 /* 64-bit file offsets (pread, lseek, mmap) on 32-bit systems too. */
@@ -176,16 +168,10 @@ static int cmd_mmap_try(int argc, char **argv)
 	return outcome(0, fd);
 }
 
-static int parse_range_seed(int n, char **argv, uint64_t *off, uint64_t *len, uint64_t *seed)
-{
-	return n != 4 || parse_u64(argv[1], off) || parse_u64(argv[2], len) ||
-	       parse_u64(argv[3], seed);
-}
-
 static int cmd_lseek_try(int argc, char **argv)
 {
 	int64_t off;
-	int whence, fd, err;
+	int whence, fd;
 	off_t r;
 
 	if (argc != 3 || parse_s64(argv[1], &off))
@@ -202,10 +188,9 @@ static int cmd_lseek_try(int argc, char **argv)
 	if (fd < 0)
 		return report_setup_errno("open", argv[0], errno);
 	r = lseek(fd, (off_t)off, whence);
-	err = errno;
-	close(fd);
 	if (r < 0)
-		return report_errno(err);
+		return outcome(r, fd);
+	close(fd);
 	printf("%lld\n", (long long)r);
 	return 0;
 }
@@ -215,7 +200,7 @@ static int cmd_prw_try(int argc, char **argv, int write_it)
 	uint64_t off, len;
 	uint8_t *buf;
 	ssize_t r;
-	int fd, err;
+	int fd;
 
 	if (argc != 3 || parse_u64(argv[1], &off) || parse_u64(argv[2], &len) ||
 	    len > 256 * 1024 * 1024)
@@ -232,11 +217,10 @@ static int cmd_prw_try(int argc, char **argv, int write_it)
 		r = pwrite(fd, buf, (size_t)len, (off_t)off);
 	else
 		r = pread(fd, buf, (size_t)len, (off_t)off);
-	err = errno;
+	if (r < 0)
+		return outcome(r, fd);
 	close(fd);
 	free(buf);
-	if (r < 0)
-		return report_errno(err);
 	printf("%zd\n", r);
 	return 0;
 }
@@ -381,16 +365,6 @@ static int cmd_kmsg_check(int argc, char **argv)
 	return 0;
 }
 
-/* Pin the caller to CPU 0. */
-static int pin_cpu0(void)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(0, &set);
-	return sched_setaffinity(0, sizeof(set), &set);
-}
-
 /* Does the uevent in MSG (LEN bytes of NUL-separated strings) add NAME? */
 static int uevent_adds(const char *msg, ssize_t len, const char *name)
 {
@@ -421,6 +395,7 @@ static int cmd_uevent_open(int argc, char **argv)
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = 1 };
 	struct sched_param sp = { .sched_priority = 10 };
 	char msg[8192], path[256];
+	cpu_set_t cpu0;
 	int sock, fd, status, ret;
 	pid_t child;
 	ssize_t len;
@@ -432,7 +407,9 @@ static int cmd_uevent_open(int argc, char **argv)
 		      NETLINK_KOBJECT_UEVENT);
 	if (sock < 0 || bind(sock, (struct sockaddr *)&sa, sizeof(sa)) < 0)
 		return report_setup_errno("netlink", "uevent", errno);
-	if (pin_cpu0() < 0)
+	CPU_ZERO(&cpu0);
+	CPU_SET(0, &cpu0);
+	if (sched_setaffinity(0, sizeof(cpu0), &cpu0) < 0)
 		return report_setup_errno("sched_setaffinity", "0", errno);
 
 	child = fork();
@@ -452,11 +429,7 @@ static int cmd_uevent_open(int argc, char **argv)
 			break;
 	}
 	fd = open(path, O_RDWR | O_CLOEXEC);
-	ret = fd < 0 ? report_errno(errno) : 0;
-	if (fd >= 0) {
-		printf("OK\n");
-		close(fd);
-	}
+	ret = outcome(fd, fd);
 	sp.sched_priority = 0;
 	sched_setscheduler(0, SCHED_OTHER, &sp);
 	if (waitpid(child, &status, 0) < 0 || !WIFEXITED(status) ||
@@ -510,7 +483,8 @@ static int cmd_pattern(int argc, char **argv, int what)
 
 	if (n < 0)
 		return EXIT_USAGE;
-	if (parse_range_seed(n, argv, &off, &len, &seed) || (o.no_map && o.close_fd))
+	if (n != 4 || parse_u64(argv[1], &off) || parse_u64(argv[2], &len) ||
+	    parse_u64(argv[3], &seed) || (o.no_map && o.close_fd))
 		return bad_args();
 	if (o.no_map)
 		what &= ~P_MAP;
