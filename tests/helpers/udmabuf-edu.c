@@ -47,12 +47,9 @@
  * of 64 bytes below the end) and LEN must not be 0; anything else is
  * refused with EINVAL before the device is touched.
  *
- * The buffer is touched only with naturally aligned volatile 64-bit loads
- * and stores, never memcpy/memset: on arm an uncached mapping is Device
- * memory, where unaligned accesses and DC ZVA fault.  OFFSET and LEN are
- * therefore multiples of 8.  The pattern is the one of udmabuf-test: the
- * word at absolute buffer offset 8*i is pattern_word(SEED, i), so a range
- * received at OFFSET matches only what was sent from the same OFFSET.
+ * OFFSET and LEN are multiples of 8, the words of udmabuf-helpers.h's
+ * pattern, which depends on the buffer offset: a range received at OFFSET
+ * matches only what was sent from the same OFFSET.
  *
  * Needs root (sysfs PCI config and resource files).  Instances serialise on
  * a lock of the device's resource0, so concurrent tests do not interleave
@@ -69,8 +66,7 @@
  *
  * Options before the command: --pci BDF, the edu to use (every command
  * but find needs it); --vfio IOVA, above.  Every DMA waits for the device
- * (1 ms polls, ETIMEDOUT after 20 s).  Numbers accept decimal, 0x hex and
- * K/M/G suffixes.
+ * (1 ms polls, ETIMEDOUT after 20 s).
  *
  * Exit status: 0 success, 1 a system call failed or the device refused
  * (errno name printed on stdout: ENODEV not an edu, or the buffer's DMA
@@ -583,16 +579,10 @@ struct ubuf {
 	int vfio_mapped;		/* the window is registered at bus */
 };
 
-/* Argument checks that need no device: EINVAL before touching anything. */
-static int ubuf_check_args(const struct ubuf *b)
-{
-	if (b->off % 8 || b->len % 8)
-		return fail(EINVAL, "offset %" PRIu64 ", length %" PRIu64
-			    ": must be multiples of 8", b->off, b->len);
-	return xfer_check(0, b->len, 0);
-}
-
-/* Open DEV, learn its dma_addr and map the page-aligned window of the range. */
+/*
+ * Check the range (EINVAL before anything is touched), open DEV, learn its
+ * dma_addr and map the page-aligned window of the range.
+ */
 static int ubuf_open(struct ubuf *b, int o_sync)
 {
 	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
@@ -600,6 +590,12 @@ static int ubuf_open(struct ubuf *b, int o_sync)
 	void *p;
 	int rc;
 
+	if (b->off % 8 || b->len % 8)
+		return fail(EINVAL, "offset %" PRIu64 ", length %" PRIu64
+			    ": must be multiples of 8", b->off, b->len);
+	rc = xfer_check(0, b->len, 0);
+	if (rc)
+		return rc;
 	/* "fd:N" too: a process-scoped buffer has no node (process.bats). */
 	rc = open_info(b->dev, O_RDWR | (o_sync ? O_SYNC : 0), &b->info, &b->fd);
 	if (rc)
@@ -810,9 +806,6 @@ static int cmd_buffer(int argc, char **argv, int what)
 		return bad_args();
 	b.dev = argv[0];
 
-	rc = ubuf_check_args(&b);
-	if (rc)
-		return rc;
 	/* The buffer first: its range checks come before edu is touched. */
 	rc = ubuf_open(&b, o.sync);
 	if (rc)
