@@ -13,23 +13,11 @@
  * with an edu without an IOMMU in between, or with a buffer bound to that
  * edu (then it is the edu's IOVA).
  *
- * The device (PCI 1234:11e8) as this program uses it: BAR0 is 1 MiB of
- * MMIO, of which the first 4 KiB are mapped through sysfs resource0.
- *
- *   0x00  identification, 32 bits: 0xRRrr00ed (version RR.rr); low byte 0xed
- *   0x04  liveness check, 32 bits: reads back the complement of what was
- *         last written
- *   0x80  DMA source address, 64 bits
- *   0x88  DMA destination address, 64 bits
- *   0x90  DMA transfer count in bytes, 64 bits
- *   0x98  DMA command: bit 0 start (the device clears it when done, about
- *         100 ms of virtual time later), bit 1 direction (0: RAM to edu,
- *         1: edu to RAM), bit 2 raise an interrupt (never set here: nobody
- *         would acknowledge it)
- *
- * edu's own buffer is 4 KiB at the device-side address 0x40000, which is
- * what goes into the source or destination register for the edu end of a
- * transfer.  The RAM end is a bus address that edu ANDs with its dma_mask
+ * The device (PCI 1234:11e8) as this program uses it: the first 4 KiB of
+ * BAR0's 1 MiB of MMIO, whose registers are EDU_REG_* below.  edu's own
+ * buffer is 4 KiB at the device-side address 0x40000, which is what goes
+ * into the source or destination register for the edu end of a transfer.
+ * The RAM end is a bus address that edu ANDs with its dma_mask
  * property (28 bits unless the VM says otherwise).  The address and count
  * registers ignore writes while a transfer runs, so every transfer first
  * waits for the previous one to finish, and registers are read back.
@@ -99,15 +87,17 @@ static const char *prog = "udmabuf-edu";
 #define EDU_DEVICE		0x11e8
 #define EDU_MAP_SIZE		4096
 
-#define EDU_REG_ID		0x00
-#define EDU_REG_LIVENESS	0x04
-#define EDU_REG_DMA_SRC		0x80
-#define EDU_REG_DMA_DST		0x88
-#define EDU_REG_DMA_COUNT	0x90
+#define EDU_REG_ID		0x00	/* 32 bits: 0xRRrr00ed, version RR.rr */
+#define EDU_REG_LIVENESS	0x04	/* 32 bits: the last write, inverted */
+#define EDU_REG_DMA_SRC		0x80	/* 64 bits */
+#define EDU_REG_DMA_DST		0x88	/* 64 bits */
+#define EDU_REG_DMA_COUNT	0x90	/* 64 bits: bytes */
 #define EDU_REG_DMA_CMD		0x98
 
 #define EDU_ID_MAGIC		0xed
+/* Cleared by the device when done, about 100 ms of virtual time later. */
 #define EDU_CMD_START		0x1
+/* From edu to RAM, else RAM to edu.  (0x4, an interrupt, nobody would ack.) */
 #define EDU_CMD_TO_RAM		0x2
 
 #define EDU_BUF_ADDR		0x40000ULL
