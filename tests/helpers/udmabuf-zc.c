@@ -720,27 +720,25 @@ static int cmd_export(struct zc *z)
 	return 0;
 }
 
-static int dmabuf_sync(int fd, uint64_t flags)
-{
-	struct dma_buf_sync sync = { .flags = flags };
-
-	return ioctl(fd, DMA_BUF_IOCTL_SYNC, &sync) ? -errno : 0;
-}
-
-/* The dma-buf's mapping holds what the buffer's mapping has at OFF. */
+/*
+ * The dma-buf's mapping holds SEED's pattern, between the CPU access's
+ * start and end; it stores SEED_B's.
+ */
 static int check_dmabuf(int fd, size_t len, uint64_t seed)
 {
+	struct dma_buf_sync sync = { DMA_BUF_SYNC_START | DMA_BUF_SYNC_RW };
 	unsigned char *p;
 
 	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (p == MAP_FAILED)
 		return report_setup_errno("mmap", "dma-buf", errno);
-	if (dmabuf_sync(fd, DMA_BUF_SYNC_START | DMA_BUF_SYNC_RW))
+	if (ioctl(fd, DMA_BUF_IOCTL_SYNC, &sync))
 		return report_errno(errno);
 	if (map_check(p, 0, len, seed, "dma-buf mapping"))
 		return EXIT_MISMATCH;
 	map_fill(p, 0, len, SEED_B);
-	if (dmabuf_sync(fd, DMA_BUF_SYNC_END | DMA_BUF_SYNC_RW))
+	sync.flags = DMA_BUF_SYNC_END | DMA_BUF_SYNC_RW;
+	if (ioctl(fd, DMA_BUF_IOCTL_SYNC, &sync))
 		return report_errno(errno);
 	munmap(p, len);
 	return 0;
