@@ -1,11 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * udmabuf-fault - fail the Nth allocation of one system call, N = 1, 2, ...,
- * for the fault-injection tests of udmabuf-cfs on a debug kernel.
- *
- *   udmabuf-fault enable ITEM [OPTIONS]          write "1" to ITEM/enable
- *   udmabuf-fault mkdir PATH [OPTIONS]           make a configfs item
- *   udmabuf-fault insmod MODULE.ko [PARAM=VALUE...] [OPTIONS]
+ * for the fault-injection tests of udmabuf-cfs on a debug kernel: write
+ * "1" to ITEM/enable, make a configfs item (mkdir) or load the module
+ * (insmod), as usage() shows, with the options
  *
  *   --gone PATH        PATH must not exist after a failure either
  *   --allow ERR=TEXT   a failure may also be ERR (EINVAL, ...) when the
@@ -289,7 +287,6 @@ static const struct target_ops enable_ops = {
 static bool enable_init(struct target *t, const char *item)
 {
 	char path[256];
-	size_t n;
 
 	t->ops = &enable_ops;
 	t->path = item;
@@ -298,9 +295,7 @@ static bool enable_init(struct target *t, const char *item)
 		fail("cannot read %s", path);
 		return false;
 	}
-	n = strlen(t->dev);
-	if (t->dev[n - 1] == '\n')
-		t->dev[n - 1] = '\0';
+	t->dev[strcspn(t->dev, "\n")] = '\0';
 	return true;
 }
 
