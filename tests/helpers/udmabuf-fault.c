@@ -364,8 +364,9 @@ static bool udmabuf_major(void)
 	return found;
 }
 
-static bool module_clean(struct target *t, const char *after)
+static bool insmod_clean(struct target *t)
 {
+	const char *after = "after a failed insmod";
 	static const char *const paths[] = {
 		"/sys/module/" MODNAME, CFS, CLASS,
 		"/sys/bus/platform/drivers/udmabuf-cfs",
@@ -386,11 +387,6 @@ static bool module_clean(struct target *t, const char *after)
 	}
 	ok = no_dma_entries(NULL, after) && ok;
 	return gone_all(t, after) && ok;
-}
-
-static bool insmod_clean(struct target *t)
-{
-	return module_clean(t, "after a failed insmod");
 }
 
 static bool insmod_works(struct target *t)
