@@ -238,25 +238,6 @@ static void reg_write32(const struct edu *e, unsigned int reg, uint32_t val)
 	*(volatile uint32_t *)(e->regs + reg) = val;
 }
 
-/* A 32-bit build reads the low half: it never writes more (xfer_check). */
-static uint64_t reg_read64(const struct edu *e, unsigned int reg)
-{
-#if __SIZEOF_POINTER__ == 4
-	return reg_read32(e, reg);
-#else
-	return *(volatile uint64_t *)(e->regs + reg);
-#endif
-}
-
-static void reg_write64(const struct edu *e, unsigned int reg, uint64_t val)
-{
-#if __SIZEOF_POINTER__ == 4
-	reg_write32(e, reg, (uint32_t)val);
-#else
-	*(volatile uint64_t *)(e->regs + reg) = val;
-#endif
-}
-
 /*
  * Order the buffer accesses against the register accesses: the pattern
  * stores before the start of a transfer, the checks after its end.
@@ -512,12 +493,21 @@ static int edu_wait_idle(const struct edu *e, const char *what)
 	return 0;
 }
 
+/*
+ * Write a 64-bit register and read it back.  A 32-bit build writes and
+ * reads the low half: it never needs more (xfer_check).
+ */
 static int edu_set_reg(const struct edu *e, unsigned int reg, uint64_t val)
 {
+#if __SIZEOF_POINTER__ == 4
+	volatile uint32_t *r = (volatile uint32_t *)(e->regs + reg);
+#else
+	volatile uint64_t *r = (volatile uint64_t *)(e->regs + reg);
+#endif
 	uint64_t got;
 
-	reg_write64(e, reg, val);
-	got = reg_read64(e, reg);
+	*r = val;
+	got = *r;
 	if (got != val)
 		return fail(EBUSY, "%s: register 0x%02x: wrote 0x%" PRIx64
 			    ", read 0x%" PRIx64 " (did someone else start a transfer?)",
