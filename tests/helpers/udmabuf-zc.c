@@ -176,15 +176,6 @@ static int cmd_odirect(struct zc *z)
  * copies from the held pages and the read lands in them.  FAST sets the
  * scene and checks the outcome without the delay.
  */
-static long ms_since(const struct timespec *t0)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (t.tv_sec - t0->tv_sec) * 1000 +
-	       (t.tv_nsec - t0->tv_nsec) / 1000000;
-}
-
 static int disk_io(const char *path, int write, size_t len, off_t off,
 		   uint64_t seed)
 {
@@ -259,9 +250,11 @@ static int cmd_odirect_hold(struct zc *z)
 		return EXIT_SYSCALL;
 	n = syscall(__NR_io_getevents, ctx, 0, 2, ev, &now);
 	if (n != 0) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
 		printf("INFLIGHT-LOST\n");
 		fprintf(stderr, "%s: the I/O ended before the command did (%ld ms)\n",
-			prog, ms_since(&t0));
+			prog, (long)(now.tv_sec - t0.tv_sec) * 1000 +
+			(now.tv_nsec - t0.tv_nsec) / 1000000);
 		return EXIT_SYSCALL;
 	}
 	for (i = 0; i < 2; i += n) {
