@@ -159,21 +159,14 @@ static int cmd_alloc(int argc, char **argv)
 /* ARG with every "{}" in it replaced by NUM (a new string), or ARG. */
 static char *subst_fd(char *arg, const char *num)
 {
-	size_t n = 0, len;
-	char *out, *o;
-	const char *p;
+	char *out = malloc(strlen(arg) / 2 * strlen(num) + strlen(arg) + 1);
+	char *o = out, *p = arg;
 
-	for (p = strstr(arg, "{}"); p; p = strstr(p + 2, "{}"))
-		n++;
-	if (!n)
-		return arg;
-	len = strlen(arg) + n * strlen(num) + 1;
-	out = malloc(len);
 	if (!out)
 		return arg;
-	for (o = out, p = arg; *p;) {
+	while (*p) {
 		if (p[0] == '{' && p[1] == '}') {
-			o += sprintf(o, "%s", num);
+			o = stpcpy(o, num);
 			p += 2;
 		} else {
 			*o++ = *p++;
