@@ -214,12 +214,8 @@ static int udmabuf_sync(struct cap *c, unsigned int i, int for_cpu)
 	};
 
 	/* Once the buffer's fd is gone, the dma-buf is what is left. */
-	if (c->fd < 0) {
-		if (xioctl(c->dmabuf[i], DMA_BUF_IOCTL_SYNC, &ds))
-			return report_errno(errno);
-		return 0;
-	}
-	if (sync_ioctl(c->fd, for_cpu, (uint64_t)i * c->region, c->region,
+	if (c->fd < 0 ? xioctl(c->dmabuf[i], DMA_BUF_IOCTL_SYNC, &ds) :
+	    sync_ioctl(c->fd, for_cpu, (uint64_t)i * c->region, c->region,
 		       UDMABUF_CFS_DIR_FROM_DEVICE, 0))
 		return report_errno(errno);
 	return 0;
