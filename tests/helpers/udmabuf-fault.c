@@ -97,7 +97,9 @@ struct target {
 	const struct target_ops *ops;
 	const char *path;		/* item, directory or module file */
 	char dev[64];			/* device name of an item */
-	int fd;
+	char file[256];			/* ITEM/enable or the module file, */
+	int file_flags;			/* opened with these */
+	int fd;				/* by open_file() */
 	char params[512];
 	int nparams;
 	int param_minor[MAX_PARAMS];
@@ -220,14 +222,12 @@ out:
 /* ------------------------------------------------------------------ */
 /* enable                                                              */
 
-static bool enable_prepare(struct target *t)
+/* The prepare of enable and insmod. */
+static bool open_file(struct target *t)
 {
-	char path[256];
-
-	snprintf(path, sizeof(path), "%s/enable", t->path);
-	t->fd = open(path, O_WRONLY | O_CLOEXEC);
+	t->fd = open(t->file, t->file_flags | O_CLOEXEC);
 	if (t->fd < 0)
-		fail("open %s: %s", path, err_name(errno));
+		fail("open %s: %s", t->file, err_name(errno));
 	return t->fd >= 0;
 }
 
@@ -273,14 +273,11 @@ static bool enable_works(struct target *t)
 
 static int enable_undo(struct target *t)
 {
-	char path[256];
-
-	snprintf(path, sizeof(path), "%s/enable", t->path);
-	return write_file(path, "0");
+	return write_file(t->file, "0");
 }
 
 static const struct target_ops enable_ops = {
-	"enable", enable_prepare, enable_call, close_fd, enable_works,
+	"enable", open_file, enable_call, close_fd, enable_works,
 	enable_undo, enable_clean,
 };
 
@@ -290,6 +287,8 @@ static bool enable_init(struct target *t, const char *item)
 
 	t->ops = &enable_ops;
 	t->path = item;
+	snprintf(t->file, sizeof(t->file), "%s/enable", item);
+	t->file_flags = O_WRONLY;
 	snprintf(path, sizeof(path), "%s/device_name", item);
 	if (read_file(path, t->dev, sizeof(t->dev)) || !t->dev[0]) {
 		fail("cannot read %s", path);
@@ -333,14 +332,6 @@ static const struct target_ops mkdir_ops = {
 
 /* ------------------------------------------------------------------ */
 /* insmod                                                              */
-
-static bool insmod_prepare(struct target *t)
-{
-	t->fd = open(t->path, O_RDONLY | O_CLOEXEC);
-	if (t->fd < 0)
-		fail("open %s: %s", t->path, err_name(errno));
-	return t->fd >= 0;
-}
 
 static int insmod_call(struct target *t)
 {
@@ -413,7 +404,7 @@ static int insmod_undo(struct target *t)
 }
 
 static const struct target_ops insmod_ops = {
-	"insmod", insmod_prepare, insmod_call, close_fd, insmod_works,
+	"insmod", open_file, insmod_call, close_fd, insmod_works,
 	insmod_undo, insmod_clean,
 };
 
@@ -424,6 +415,8 @@ static bool insmod_init(struct target *t, int argc, char **argv)
 
 	t->ops = &insmod_ops;
 	t->path = argv[0];
+	snprintf(t->file, sizeof(t->file), "%s", argv[0]);
+	t->file_flags = O_RDONLY;
 	for (i = 1; i < argc; i++) {
 		used += (size_t)snprintf(t->params + used, sizeof(t->params) - used,
 					 "%s%s", i > 1 ? " " : "", argv[i]);
