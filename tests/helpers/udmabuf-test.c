@@ -643,9 +643,7 @@ static struct dm_ioctl *dm_request(void *buf, const char *name)
 	struct dm_ioctl *io = buf;
 
 	memset(buf, 0, DM_BUF_SIZE);
-	io->version[0] = DM_VERSION_MAJOR;
-	io->version[1] = 0;
-	io->version[2] = 0;
+	io->version[0] = DM_VERSION_MAJOR;	/* minor and patch level 0 */
 	io->data_size = DM_BUF_SIZE;
 	io->data_start = sizeof(*io);
 	snprintf(io->name, sizeof(io->name), "%s", name);
