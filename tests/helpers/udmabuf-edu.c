@@ -7,8 +7,7 @@
  * Everything else in the tests moves data with the CPU; here a device does
  * it (send, recv, roundtrip: phase()).  A wrong dma_addr, a missing cache
  * flush or invalidate, or a mapping that is not the memory the device sees,
- * all show up as a mismatch.  --no-sync and --no-dma are the negative
- * controls.
+ * all show up as a mismatch.  --no-dma is the negative control.
  * The dma_addr is valid for the buffer's DMA device only: the tests use it
  * with an edu without an IOMMU in between, or with a buffer bound to that
  * edu (then it is the edu's IOVA).
@@ -127,13 +126,11 @@ static int fail(int err, const char *fmt, ...)
 
 struct opts {
 	int sync;	/* open DEV with O_SYNC */
-	int no_sync;	/* skip the SYNC ioctls */
 	int no_dma;	/* send: start no transfer */
 };
 
 static const struct flag opt_flags[] = {
 	FLAG("--sync", sync),
-	FLAG("--no-sync", no_sync),
 	FLAG("--no-dma", no_dma),
 	{ NULL, 0 },
 };
@@ -674,10 +671,9 @@ static int ubuf_sync(const struct ubuf *b, int for_cpu, uint32_t dir)
 }
 
 /*
- * The range's way to edu (RECV 0) or from it (RECV 1), with its syncs (none
- * with --no-sync): send stores the pattern, syncs it for the device
- * (TO_DEVICE) and lets edu copy it into its own memory (not with
- * --no-dma); recv stores another seed's pattern, syncs it for the device
+ * The range's way to edu (RECV 0) or from it (RECV 1), with its syncs:
+ * send stores the pattern, syncs it for the device (TO_DEVICE) and lets
+ * edu copy it into its own memory (not with --no-dma); recv stores another seed's pattern, syncs it for the device
  * (BIDIRECTIONAL: written back and dropped from the caches), lets edu copy
  * its memory back, syncs for the CPU (FROM_DEVICE) and checks the pattern.
  */
@@ -687,16 +683,14 @@ static int phase(const struct ubuf *b, const struct edu *e,
 	int rc = 0;
 
 	map_fill(b->at, b->off, b->len, recv ? ~b->seed : b->seed);
-	if (!o->no_sync)
-		rc = ubuf_sync(b, 0, recv ? UDMABUF_CFS_DIR_BIDIRECTIONAL :
-					    UDMABUF_CFS_DIR_TO_DEVICE);
+	rc = ubuf_sync(b, 0, recv ? UDMABUF_CFS_DIR_BIDIRECTIONAL :
+				    UDMABUF_CFS_DIR_TO_DEVICE);
 	if (rc || o->no_dma)
 		return rc;
 	rc = edu_dma(e, recv, b->bus + b->off, b->len, 0);
 	if (rc || !recv)
 		return rc;
-	if (!o->no_sync)
-		rc = ubuf_sync(b, 1, UDMABUF_CFS_DIR_FROM_DEVICE);
+	rc = ubuf_sync(b, 1, UDMABUF_CFS_DIR_FROM_DEVICE);
 	return rc ? rc : map_check(b->at, b->off, b->len, b->seed,
 				   "the range edu wrote");
 }
@@ -825,7 +819,7 @@ WRAP(cmd_recv,      cmd_buffer, DO_RECV)
 WRAP(cmd_roundtrip, cmd_buffer, DO_SEND | DO_RECV)
 #undef WRAP
 
-#define BUFFER_ARGS "DEV OFFSET LEN SEED [--sync] [--no-sync]"
+#define BUFFER_ARGS "DEV OFFSET LEN SEED [--sync]"
 
 static const struct command commands[] = {
 	{ "find", " (the BDF of every edu, one a line, sorted)", cmd_find },
