@@ -314,13 +314,10 @@ static int cmd_export(int argc, char **argv)
 static int cmd_ioctl(int argc, char **argv)
 {
 	static uint64_t arg[512];
-	const char *dev = MISC_DEV;
 	unsigned long cmd;
 	int fd;
 
-	if (argc == 3 && !strcmp(argv[1], "--dev"))
-		dev = argv[2];
-	else if (argc != 1)
+	if (argc != 1)
 		return bad_args();
 	if (!strcmp(argv[0], "info"))
 		cmd = UDMABUF_CFS_IOC_GET_INFO;
@@ -330,9 +327,9 @@ static int cmd_ioctl(int argc, char **argv)
 		cmd = UDMABUF_CFS_IOC_EXPORT_DMABUF;
 	else
 		return bad_args();
-	fd = open_dev_arg(dev, O_RDWR | O_CLOEXEC);
+	fd = open(MISC_DEV, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
-		return report_setup_errno("open", dev, errno);
+		return report_setup_errno("open", MISC_DEV, errno);
 	return outcome(ioctl(fd, cmd, arg), fd);
 }
 
@@ -369,7 +366,7 @@ static const struct command commands[] = {
 	  cmd_recv },
 	{ "export", "FD -- CMD ARGS...  (a read-write dma-buf of all of FD; FD closed)",
 	  cmd_export },
-	{ "ioctl", "info|sync|export [--dev DEV]  (zeroed argument; default " MISC_DEV ")",
+	{ "ioctl", "info|sync|export  (zeroed argument, to " MISC_DEV ")",
 	  cmd_ioctl },
 	{ "getfd", "PID FD  (pidfd_open, pidfd_getfd: what ptrace would allow)",
 	  cmd_getfd },
