@@ -178,8 +178,6 @@ static int cmd_lseek_try(int argc, char **argv)
 		return bad_args();
 	if (!strcmp(argv[2], "set"))
 		whence = SEEK_SET;
-	else if (!strcmp(argv[2], "cur"))
-		whence = SEEK_CUR;
 	else if (!strcmp(argv[2], "end"))
 		whence = SEEK_END;
 	else
@@ -825,7 +823,7 @@ static const struct command commands[] = {
 	{ "open-try", "DEV [rdonly|wronly|rdwr] [--sync|--dsync]", cmd_open_try },
 	{ "mmap-try", "DEV OFFSET LENGTH [shared|private [rdonly|wronly|rdwr r|w|rw]] [--sync]",
 	  cmd_mmap_try },
-	{ "lseek-try", "DEV OFFSET set|cur|end", cmd_lseek_try },
+	{ "lseek-try", "DEV OFFSET set|end", cmd_lseek_try },
 	{ "pread-try", "DEV OFFSET LENGTH", cmd_pread_try },
 	{ "pwrite-try", "DEV OFFSET LENGTH", cmd_pwrite_try },
 	{ "mkdir-try", "PATH", cmd_mkdir_try },
