@@ -30,9 +30,9 @@
  * Why at most 4032 bytes: QEMU 7.2 does not fail a transfer whose edu-side
  * range leaves the edu buffer, it stops the whole VM (hw_error), and its
  * bounds check already trips on a range that ends exactly at the end of the
- * buffer.  So EDU_OFF + LEN must stay within the first 4032 bytes (a margin
- * of 64 bytes below the end) and LEN must not be 0; anything else is
- * refused with EINVAL before the device is touched.
+ * buffer.  So a transfer moves 1 to 4032 bytes (a margin of 64 bytes below
+ * the end) at the start of the edu buffer; anything else is refused with
+ * EINVAL before the device is touched.
  *
  * OFFSET and LEN are multiples of 8, the words of udmabuf-helpers.h's
  * pattern, which depends on the buffer offset: a range received at OFFSET
@@ -136,15 +136,14 @@ static const struct flag opt_flags[] = {
 };
 
 /*
- * Can edu move LEN bytes between bus address ADDR and its buffer at
- * EDU_OFF?  0 or the errno (reported) that refuses it.
+ * Can edu move LEN bytes between bus address ADDR and its buffer?  0 or
+ * the errno (reported) that refuses it.
  */
-static int xfer_check(uint64_t addr, uint64_t len, uint64_t edu_off)
+static int xfer_check(uint64_t addr, uint64_t len)
 {
-	if (!len || edu_off > EDU_XFER_MAX || len > EDU_XFER_MAX - edu_off)
-		return fail(EINVAL, "edu offset %" PRIu64 " + length %" PRIu64
-			    ": must be 1..%llu bytes within the first %llu of the edu buffer",
-			    edu_off, len, EDU_XFER_MAX, EDU_XFER_MAX);
+	if (!len || len > EDU_XFER_MAX)
+		return fail(EINVAL, "length %" PRIu64 ": must be 1..%llu bytes",
+			    len, EDU_XFER_MAX);
 	if (len - 1 > UINT64_MAX - addr)
 		return fail(EINVAL, "bus address 0x%" PRIx64 " + %" PRIu64
 			    " wraps around", addr, len);
@@ -513,14 +512,14 @@ static int edu_set_reg(const struct edu *e, unsigned int reg, uint64_t val)
 }
 
 /*
- * Move LEN bytes between bus address ADDR and the edu buffer at EDU_OFF
- * (TO_RAM: from edu to ADDR) and wait for the end.  The caller has passed
- * the arguments through xfer_check().  0 or an exit code (reported).
+ * Move LEN bytes between bus address ADDR and the edu buffer (TO_RAM: from
+ * edu to ADDR) and wait for the end.  The caller has passed the arguments
+ * through xfer_check().  0 or an exit code (reported).
  */
 static int edu_dma(const struct edu *e, int to_ram, uint64_t addr,
-		   uint64_t len, uint64_t edu_off)
+		   uint64_t len)
 {
-	uint64_t dev = EDU_BUF_ADDR + edu_off;
+	uint64_t dev = EDU_BUF_ADDR;
 	uint32_t cmd = EDU_CMD_START | (to_ram ? EDU_CMD_TO_RAM : 0);
 	int rc;
 
@@ -570,7 +569,7 @@ static int ubuf_open(struct ubuf *b, int o_sync)
 	if (b->off % 8 || b->len % 8)
 		return fail(EINVAL, "offset %" PRIu64 ", length %" PRIu64
 			    ": must be multiples of 8", b->off, b->len);
-	rc = xfer_check(0, b->len, 0);
+	rc = xfer_check(0, b->len);
 	if (rc)
 		return rc;
 	/* "fd:N" too: a process-scoped buffer has no node (process.bats). */
@@ -592,7 +591,7 @@ static int ubuf_open(struct ubuf *b, int o_sync)
 		goto out;
 	}
 	b->bus = opt_vfio ? opt_iova : b->info.dma_addr;
-	rc = xfer_check(b->bus + b->off, b->len, 0);
+	rc = xfer_check(b->bus + b->off, b->len);
 	if (rc)
 		goto out;
 
@@ -687,7 +686,7 @@ static int phase(const struct ubuf *b, const struct edu *e,
 				    UDMABUF_CFS_DIR_TO_DEVICE);
 	if (rc || o->no_dma)
 		return rc;
-	rc = edu_dma(e, recv, b->bus + b->off, b->len, 0);
+	rc = edu_dma(e, recv, b->bus + b->off, b->len);
 	if (rc || !recv)
 		return rc;
 	rc = ubuf_sync(b, 1, UDMABUF_CFS_DIR_FROM_DEVICE);
@@ -739,20 +738,19 @@ static int cmd_probe(int argc, char **argv)
 
 static int cmd_xfer(int argc, char **argv, int to_ram)
 {
-	uint64_t addr, len, edu_off = 0;
+	uint64_t addr, len;
 	struct edu e;
 	int rc;
 
-	if (argc < 2 || argc > 3 || parse_u64(argv[0], &addr) ||
-	    parse_u64(argv[1], &len) || (argc == 3 && parse_u64(argv[2], &edu_off)))
+	if (argc != 2 || parse_u64(argv[0], &addr) || parse_u64(argv[1], &len))
 		return bad_args();
-	rc = xfer_check(addr, len, edu_off);
+	rc = xfer_check(addr, len);
 	if (rc)
 		return rc;
 	rc = edu_open(&e, opt_pci);
 	if (rc)
 		return rc;
-	rc = edu_dma(&e, to_ram, addr, len, edu_off);
+	rc = edu_dma(&e, to_ram, addr, len);
 	edu_close(&e);
 	if (!rc)
 		printf("OK\n");
@@ -825,9 +823,9 @@ static const struct command commands[] = {
 	{ "find", " (the BDF of every edu, one a line, sorted)", cmd_find },
 	{ "probe", " (identification, liveness; enable memory and bus mastering)",
 	  cmd_probe },
-	{ "to-dev", "ADDR LEN [EDU_OFF]  (DMA from bus address ADDR into edu)",
+	{ "to-dev", "ADDR LEN  (DMA from bus address ADDR into edu)",
 	  cmd_to_dev },
-	{ "from-dev", "ADDR LEN [EDU_OFF]  (DMA from edu to bus address ADDR)",
+	{ "from-dev", "ADDR LEN  (DMA from edu to bus address ADDR)",
 	  cmd_from_dev },
 	{ "send", BUFFER_ARGS " [--no-dma]", cmd_send },
 	{ "recv", BUFFER_ARGS, cmd_recv },
