@@ -83,10 +83,11 @@ static const struct {
 
 static int cmd_info(int argc, char **argv)
 {
+	static const struct udmabuf_cfs_info zero;
 	struct udmabuf_cfs_info info;
-	size_t vlen, i;
 	uint32_t known = 0;
-	int fd = -1, rc, reserved_zero = 1;
+	int fd = -1, rc;
+	size_t i;
 
 	if (argc != 1)
 		return bad_args();
@@ -100,12 +101,6 @@ static int cmd_info(int argc, char **argv)
 		return outcome(rc, fd);
 	close(fd);
 
-	vlen = strnlen(info.driver_version, sizeof(info.driver_version));
-	for (i = 0; i < sizeof(info.reserved) / sizeof(info.reserved[0]); i++)
-		if (info.reserved[i])
-			reserved_zero = 0;
-	if (info.reserved0)
-		reserved_zero = 0;
 	printf("abi_version=%" PRIu32 "\n", (uint32_t)info.abi_version);
 	printf("flags=0x%08" PRIx32 "\n", (uint32_t)info.flags);
 	printf("size=%" PRIu64 "\n", (uint64_t)info.size);
@@ -116,17 +111,17 @@ static int cmd_info(int argc, char **argv)
 	printf("sync_check=%" PRIu32 "\n", (uint32_t)info.sync_check);
 	printf("sync_violations=%" PRIu64 "\n",
 	       (uint64_t)info.sync_violations);
-	if (vlen < sizeof(info.driver_version))
-		printf("driver_version=%s\n", info.driver_version);
-	else
-		printf("driver_version=UNTERMINATED\n");
+	printf("driver_version=%s\n",
+	       strnlen(info.driver_version, sizeof(info.driver_version)) <
+	       sizeof(info.driver_version) ? info.driver_version : "UNTERMINATED");
 	for (i = 0; i < sizeof(info_flags) / sizeof(info_flags[0]); i++) {
 		printf("%s=%d\n", info_flags[i].name,
 		       !!(info.flags & info_flags[i].flag));
 		known |= info_flags[i].flag;
 	}
 	printf("unknown_flags=0x%08" PRIx32 "\n", (uint32_t)info.flags & ~known);
-	printf("reserved_zero=%d\n", reserved_zero);
+	printf("reserved_zero=%d\n", !info.reserved0 &&
+	       !memcmp(info.reserved, zero.reserved, sizeof(zero.reserved)));
 	return 0;
 }
 
