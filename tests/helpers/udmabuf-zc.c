@@ -228,16 +228,14 @@ static int cmd_odirect_hold(struct zc *z)
 		return report_setup_errno("open", slow, errno);
 	if (syscall(__NR_io_setup, 2, &ctx))
 		return report_setup_errno("io_setup", "", errno);
+	/* The write from the first half to the disk's, the read into the second. */
 	for (i = 0; i < 2; i++) {
+		io[i].aio_lio_opcode = i ? IOCB_CMD_PREAD : IOCB_CMD_PWRITE;
 		io[i].aio_fildes = fd;
+		io[i].aio_buf = (uintptr_t)(z->map + i * half);
 		io[i].aio_nbytes = half;
+		io[i].aio_offset = i * half;
 	}
-	io[0].aio_lio_opcode = IOCB_CMD_PWRITE;
-	io[0].aio_buf = (uintptr_t)z->map;
-	io[0].aio_offset = 0;
-	io[1].aio_lio_opcode = IOCB_CMD_PREAD;
-	io[1].aio_buf = (uintptr_t)(z->map + half);
-	io[1].aio_offset = half;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	n = syscall(__NR_io_submit, ctx, 2, ios);
 	if (n != 2)
