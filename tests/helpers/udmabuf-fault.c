@@ -3,7 +3,7 @@
  * udmabuf-fault - fail the Nth allocation of one system call, N = 1, 2, ...,
  * for the fault-injection tests of udmabuf-cfs on a debug kernel: write
  * "1" to ITEM/enable, make a configfs item (mkdir) or load the module
- * (insmod), as usage() shows, with the options
+ * (insmod), as --help shows, with the options
  *
  *   --gone PATH        PATH must not exist after a failure either
  *   --allow ERR=TEXT   a failure may also be ERR (EINVAL, ...) when the
@@ -572,17 +572,6 @@ static int run(struct target *t)
 
 /* ------------------------------------------------------------------ */
 
-static int usage(FILE *f, int status)
-{
-	fprintf(f,
-"usage: udmabuf-fault enable ITEM [--gone PATH]... [--allow ERR=TEXT]\n"
-"       udmabuf-fault mkdir PATH [--gone PATH]... [--allow ERR=TEXT]\n"
-"       udmabuf-fault insmod MODULE.ko [PARAM=VALUE...] [--gone PATH]...\n"
-"                     [--allow ERR=TEXT]\n"
-"(the header of tests/helpers/udmabuf-fault.c says what they check)\n");
-	return status;
-}
-
 /* ERR=TEXT of --allow. */
 static bool parse_allow(struct target *t, char *arg)
 {
@@ -628,18 +617,15 @@ static int take_options(struct target *t, int argc, char **argv)
 	return n;
 }
 
-int main(int argc, char **argv)
+/* The command of OPS on the target ARGV names (options taken out). */
+static int cmd_fault(int argc, char **argv, const struct target_ops *ops)
 {
-	struct target t = { .fd = -1, .kmsg = -1 };
-	const char *cmd = argc > 1 ? argv[1] : "";
-	int n;
+	struct target t = { .ops = ops, .path = argv[0], .fd = -1, .kmsg = -1 };
+	int n = take_options(&t, argc, argv);
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h"))
-		return usage(stdout, 0);
-	n = take_options(&t, argc - 2, argv + 2);
-	if (n < 1)
-		return usage(stderr, EXIT_USAGE);
+	if (n < 1 || (ops != &insmod_ops && n != 1) ||
+	    (ops == &insmod_ops && !insmod_init(&t, n, argv)))
+		return bad_args();
 	if (t.allow_text) {
 		t.kmsg = open(KMSG, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 		if (t.kmsg < 0) {
@@ -647,17 +633,25 @@ int main(int argc, char **argv)
 			return EXIT_FAILED;
 		}
 	}
-	if (!strcmp(cmd, "enable") && n == 1) {
-		if (!enable_init(&t, argv[2]))
-			return EXIT_FAILED;
-	} else if (!strcmp(cmd, "mkdir") && n == 1) {
-		t.ops = &mkdir_ops;
-		t.path = argv[2];
-	} else if (!strcmp(cmd, "insmod")) {
-		if (!insmod_init(&t, n, argv + 2))
-			return usage(stderr, EXIT_USAGE);
-	} else {
-		return usage(stderr, EXIT_USAGE);
-	}
+	if (ops == &enable_ops && !enable_init(&t, argv[0]))
+		return EXIT_FAILED;
 	return run(&t);
 }
+
+#define WRAP(name, ops) \
+	static int name(int argc, char **argv) { return cmd_fault(argc, argv, ops); }
+WRAP(cmd_enable, &enable_ops)
+WRAP(cmd_mkdir,  &mkdir_ops)
+WRAP(cmd_insmod, &insmod_ops)
+#undef WRAP
+
+#define OPTIONS "[--gone PATH]... [--allow ERR=TEXT]"
+
+static const struct command commands[] = {
+	{ "enable", "ITEM " OPTIONS, cmd_enable },
+	{ "mkdir", "PATH " OPTIONS, cmd_mkdir },
+	{ "insmod", "MODULE.ko [PARAM=VALUE...] " OPTIONS, cmd_insmod },
+	{ NULL, NULL, NULL },
+};
+
+COMMAND_MAIN(commands)
