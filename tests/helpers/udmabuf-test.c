@@ -223,11 +223,14 @@ static int cmd_prw_try(int argc, char **argv, int write_it)
 	return 0;
 }
 
-static int cmd_dir_try(int argc, char **argv, int make)
+/* One call on the name ARGV[0]: mkdir (OP 'm'), rmdir ('r') or rmmod. */
+static int cmd_name_try(int argc, char **argv, int op)
 {
 	if (argc != 1)
 		return bad_args();
-	return outcome(make ? mkdir(argv[0], 0755) : rmdir(argv[0]), -1);
+	return outcome(op == 'm' ? mkdir(argv[0], 0755) :
+		       op == 'r' ? rmdir(argv[0]) :
+		       syscall(SYS_delete_module, argv[0], O_NONBLOCK), -1);
 }
 
 /* finit_module(2) of MODULE.ko with the parameters, one string. */
@@ -246,14 +249,6 @@ static int cmd_insmod_try(int argc, char **argv)
 	if (fd < 0)
 		return report_setup_errno("open", argv[0], errno);
 	return outcome(syscall(SYS_finit_module, fd, params, 0), fd);
-}
-
-/* delete_module(2) with O_NONBLOCK. */
-static int cmd_rmmod_try(int argc, char **argv)
-{
-	if (argc != 1)
-		return bad_args();
-	return outcome(syscall(SYS_delete_module, argv[0], O_NONBLOCK), -1);
 }
 
 static int cmd_pagesize(int argc, char **argv)
@@ -812,8 +807,9 @@ WRAP(cmd_read_verify, cmd_pattern,          P_CHECK)
 WRAP(cmd_hold,        cmd_pattern,          P_MAP | P_FILL | P_WAIT | P_CHECK)
 WRAP(cmd_pread_try,   cmd_prw_try,          0)
 WRAP(cmd_pwrite_try,  cmd_prw_try,          1)
-WRAP(cmd_mkdir_try,   cmd_dir_try,          1)
-WRAP(cmd_rmdir_try,   cmd_dir_try,          0)
+WRAP(cmd_mkdir_try,   cmd_name_try,         'm')
+WRAP(cmd_rmdir_try,   cmd_name_try,         'r')
+WRAP(cmd_rmmod_try,   cmd_name_try,         0)
 #undef WRAP
 
 static const struct command commands[] = {
@@ -829,7 +825,7 @@ static const struct command commands[] = {
 	{ "mkdir-try", "PATH", cmd_mkdir_try },
 	{ "rmdir-try", "PATH", cmd_rmdir_try },
 	{ "insmod-try", "MODULE.ko [PARAM=VALUE...]", cmd_insmod_try },
-	{ "rmmod-try", "MODULE_NAME", cmd_rmmod_try },
+	{ "rmmod-try", "MODULE_NAME  (delete_module(2), O_NONBLOCK)", cmd_rmmod_try },
 	{ "read-try", "FILE", cmd_read_try },
 	{ "chmod-try", "PATH OCTAL_MODE", cmd_chmod_try },
 	{ "mmap-phys", "DEV OFFSET LENGTH", cmd_mmap_phys },
