@@ -251,15 +251,6 @@ static int cmd_insmod_try(int argc, char **argv)
 	return outcome(syscall(SYS_finit_module, fd, params, 0), fd);
 }
 
-static int cmd_pagesize(int argc, char **argv)
-{
-	(void)argv;
-	if (argc != 0)
-		return bad_args();
-	printf("%ld\n", sysconf(_SC_PAGESIZE));
-	return 0;
-}
-
 /*
  * /dev/kmsg records: "PRIO,SEQ,USEC,FLAGS[,...];MESSAGE\n" followed by
  * optional continuation lines starting with a space.  One record per read.
@@ -315,12 +306,16 @@ static int kmsg_walk(int64_t after, int print, const regex_t *match,
 	return 0;
 }
 
-static int cmd_kmsg_seq(int argc, char **argv)
+/* A number without arguments: the page size, or (KMSG) the last record's. */
+static int cmd_number(int argc, char **argv, int kmsg)
 {
 	(void)argv;
 	if (argc != 0)
 		return bad_args();
-	return kmsg_walk(0, 0, NULL, NULL, 0);
+	if (kmsg)
+		return kmsg_walk(0, 0, NULL, NULL, 0);
+	printf("%ld\n", sysconf(_SC_PAGESIZE));
+	return 0;
 }
 
 static int cmd_kmsg_since(int argc, char **argv)
@@ -810,6 +805,8 @@ WRAP(cmd_pwrite_try,  cmd_prw_try,          1)
 WRAP(cmd_mkdir_try,   cmd_name_try,         'm')
 WRAP(cmd_rmdir_try,   cmd_name_try,         'r')
 WRAP(cmd_rmmod_try,   cmd_name_try,         0)
+WRAP(cmd_pagesize,    cmd_number,           0)
+WRAP(cmd_kmsg_seq,    cmd_number,           1)
 #undef WRAP
 
 static const struct command commands[] = {
