@@ -101,23 +101,12 @@ static int range_sync(struct range *r, int for_device, uint32_t dir)
 	return 0;
 }
 
-/* One write of "SRC DST LENGTH" to the module's copy file. */
-static int engine_copy(uint64_t src, uint64_t dst, uint64_t len)
-{
-	char cmd[80];
-	int err;
-
-	snprintf(cmd, sizeof(cmd), "0x%" PRIx64 " 0x%" PRIx64 " %" PRIu64,
-		 src, dst, len);
-	err = write_file(COPY_FILE, cmd);
-	return err ? report_errno(err) : 0;
-}
-
 static int cmd_copy(int argc, char **argv)
 {
 	struct range src, dst;
 	uint64_t soff, doff, len, seed, got = 0, want = 0;
 	struct opts o;
+	char cmd[80];
 	int64_t at;
 	int n, rc;
 
@@ -145,9 +134,12 @@ static int cmd_copy(int argc, char **argv)
 		if (rc)
 			return rc;
 	}
-	rc = engine_copy(src.dma, dst.dma, len);
+	/* One write of "SRC DST LENGTH" to the module's copy file. */
+	snprintf(cmd, sizeof(cmd), "0x%" PRIx64 " 0x%" PRIx64 " %" PRIu64,
+		 src.dma, dst.dma, len);
+	rc = write_file(COPY_FILE, cmd);
 	if (rc)
-		return rc;
+		return report_errno(rc);
 	if (!o.no_sync) {
 		rc = range_sync(&dst, 0, UDMABUF_CFS_DIR_FROM_DEVICE);
 		if (!rc)
@@ -175,7 +167,4 @@ static const struct command commands[] = {
 	{ NULL, NULL, NULL },
 };
 
-int main(int argc, char **argv)
-{
-	return command_main(commands, argc, argv);
-}
+COMMAND_MAIN(commands)

@@ -7,29 +7,16 @@
  * Everything else in the tests moves data with the CPU; here a device does
  * it (send, recv, roundtrip: phase()).  A wrong dma_addr, a missing cache
  * flush or invalidate, or a mapping that is not the memory the device sees,
- * all show up as a mismatch.  --no-sync and --no-dma are the negative
- * controls.
+ * all show up as a mismatch.  --no-dma is the negative control.
  * The dma_addr is valid for the buffer's DMA device only: the tests use it
  * with an edu without an IOMMU in between, or with a buffer bound to that
  * edu (then it is the edu's IOVA).
  *
- * The device (PCI 1234:11e8) as this program uses it: BAR0 is 1 MiB of
- * MMIO, of which the first 4 KiB are mapped through sysfs resource0.
- *
- *   0x00  identification, 32 bits: 0xRRrr00ed (version RR.rr); low byte 0xed
- *   0x04  liveness check, 32 bits: reads back the complement of what was
- *         last written
- *   0x80  DMA source address, 64 bits
- *   0x88  DMA destination address, 64 bits
- *   0x90  DMA transfer count in bytes, 64 bits
- *   0x98  DMA command: bit 0 start (the device clears it when done, about
- *         100 ms of virtual time later), bit 1 direction (0: RAM to edu,
- *         1: edu to RAM), bit 2 raise an interrupt (never set here: nobody
- *         would acknowledge it)
- *
- * edu's own buffer is 4 KiB at the device-side address 0x40000, which is
- * what goes into the source or destination register for the edu end of a
- * transfer.  The RAM end is a bus address that edu ANDs with its dma_mask
+ * The device (PCI 1234:11e8) as this program uses it: the first 4 KiB of
+ * BAR0's 1 MiB of MMIO, whose registers are EDU_REG_* below.  edu's own
+ * buffer is 4 KiB at the device-side address 0x40000, which is what goes
+ * into the source or destination register for the edu end of a transfer.
+ * The RAM end is a bus address that edu ANDs with its dma_mask
  * property (28 bits unless the VM says otherwise).  The address and count
  * registers ignore writes while a transfer runs, so every transfer first
  * waits for the previous one to finish, and registers are read back.
@@ -43,16 +30,13 @@
  * Why at most 4032 bytes: QEMU 7.2 does not fail a transfer whose edu-side
  * range leaves the edu buffer, it stops the whole VM (hw_error), and its
  * bounds check already trips on a range that ends exactly at the end of the
- * buffer.  So EDU_OFF + LEN must stay within the first 4032 bytes (a margin
- * of 64 bytes below the end) and LEN must not be 0; anything else is
- * refused with EINVAL before the device is touched.
+ * buffer.  So a transfer moves 1 to 4032 bytes (a margin of 64 bytes below
+ * the end) at the start of the edu buffer; anything else is refused with
+ * EINVAL before the device is touched.
  *
- * The buffer is touched only with naturally aligned volatile 64-bit loads
- * and stores, never memcpy/memset: on arm an uncached mapping is Device
- * memory, where unaligned accesses and DC ZVA fault.  OFFSET and LEN are
- * therefore multiples of 8.  The pattern is the one of udmabuf-test: the
- * word at absolute buffer offset 8*i is pattern_word(SEED, i), so a range
- * received at OFFSET matches only what was sent from the same OFFSET.
+ * OFFSET and LEN are multiples of 8, the words of udmabuf-helpers.h's
+ * pattern, which depends on the buffer offset: a range received at OFFSET
+ * matches only what was sent from the same OFFSET.
  *
  * Needs root (sysfs PCI config and resource files).  Instances serialise on
  * a lock of the device's resource0, so concurrent tests do not interleave
@@ -69,8 +53,7 @@
  *
  * Options before the command: --pci BDF, the edu to use (every command
  * but find needs it); --vfio IOVA, above.  Every DMA waits for the device
- * (1 ms polls, ETIMEDOUT after 20 s).  Numbers accept decimal, 0x hex and
- * K/M/G suffixes.
+ * (1 ms polls, ETIMEDOUT after 20 s).
  *
  * Exit status: 0 success, 1 a system call failed or the device refused
  * (errno name printed on stdout: ENODEV not an edu, or the buffer's DMA
@@ -103,15 +86,17 @@ static const char *prog = "udmabuf-edu";
 #define EDU_DEVICE		0x11e8
 #define EDU_MAP_SIZE		4096
 
-#define EDU_REG_ID		0x00
-#define EDU_REG_LIVENESS	0x04
-#define EDU_REG_DMA_SRC		0x80
-#define EDU_REG_DMA_DST		0x88
-#define EDU_REG_DMA_COUNT	0x90
+#define EDU_REG_ID		0x00	/* 32 bits: 0xRRrr00ed, version RR.rr */
+#define EDU_REG_LIVENESS	0x04	/* 32 bits: the last write, inverted */
+#define EDU_REG_DMA_SRC		0x80	/* 64 bits */
+#define EDU_REG_DMA_DST		0x88	/* 64 bits */
+#define EDU_REG_DMA_COUNT	0x90	/* 64 bits: bytes */
 #define EDU_REG_DMA_CMD		0x98
 
 #define EDU_ID_MAGIC		0xed
+/* Cleared by the device when done, about 100 ms of virtual time later. */
 #define EDU_CMD_START		0x1
+/* From edu to RAM, else RAM to edu.  (0x4, an interrupt, nobody would ack.) */
 #define EDU_CMD_TO_RAM		0x2
 
 #define EDU_BUF_ADDR		0x40000ULL
@@ -141,27 +126,24 @@ static int fail(int err, const char *fmt, ...)
 
 struct opts {
 	int sync;	/* open DEV with O_SYNC */
-	int no_sync;	/* skip the SYNC ioctls */
 	int no_dma;	/* send: start no transfer */
 };
 
 static const struct flag opt_flags[] = {
 	FLAG("--sync", sync),
-	FLAG("--no-sync", no_sync),
 	FLAG("--no-dma", no_dma),
 	{ NULL, 0 },
 };
 
 /*
- * Can edu move LEN bytes between bus address ADDR and its buffer at
- * EDU_OFF?  0 or the errno (reported) that refuses it.
+ * Can edu move LEN bytes between bus address ADDR and its buffer?  0 or
+ * the errno (reported) that refuses it.
  */
-static int xfer_check(uint64_t addr, uint64_t len, uint64_t edu_off)
+static int xfer_check(uint64_t addr, uint64_t len)
 {
-	if (!len || edu_off > EDU_XFER_MAX || len > EDU_XFER_MAX - edu_off)
-		return fail(EINVAL, "edu offset %" PRIu64 " + length %" PRIu64
-			    ": must be 1..%llu bytes within the first %llu of the edu buffer",
-			    edu_off, len, EDU_XFER_MAX, EDU_XFER_MAX);
+	if (!len || len > EDU_XFER_MAX)
+		return fail(EINVAL, "length %" PRIu64 ": must be 1..%llu bytes",
+			    len, EDU_XFER_MAX);
 	if (len - 1 > UINT64_MAX - addr)
 		return fail(EINVAL, "bus address 0x%" PRIx64 " + %" PRIu64
 			    " wraps around", addr, len);
@@ -250,25 +232,6 @@ static uint32_t reg_read32(const struct edu *e, unsigned int reg)
 static void reg_write32(const struct edu *e, unsigned int reg, uint32_t val)
 {
 	*(volatile uint32_t *)(e->regs + reg) = val;
-}
-
-/* A 32-bit build reads the low half: it never writes more (xfer_check). */
-static uint64_t reg_read64(const struct edu *e, unsigned int reg)
-{
-#if __SIZEOF_POINTER__ == 4
-	return reg_read32(e, reg);
-#else
-	return *(volatile uint64_t *)(e->regs + reg);
-#endif
-}
-
-static void reg_write64(const struct edu *e, unsigned int reg, uint64_t val)
-{
-#if __SIZEOF_POINTER__ == 4
-	reg_write32(e, reg, (uint32_t)val);
-#else
-	*(volatile uint64_t *)(e->regs + reg) = val;
-#endif
 }
 
 /*
@@ -526,12 +489,21 @@ static int edu_wait_idle(const struct edu *e, const char *what)
 	return 0;
 }
 
+/*
+ * Write a 64-bit register and read it back.  A 32-bit build writes and
+ * reads the low half: it never needs more (xfer_check).
+ */
 static int edu_set_reg(const struct edu *e, unsigned int reg, uint64_t val)
 {
+#if __SIZEOF_POINTER__ == 4
+	volatile uint32_t *r = (volatile uint32_t *)(e->regs + reg);
+#else
+	volatile uint64_t *r = (volatile uint64_t *)(e->regs + reg);
+#endif
 	uint64_t got;
 
-	reg_write64(e, reg, val);
-	got = reg_read64(e, reg);
+	*r = val;
+	got = *r;
 	if (got != val)
 		return fail(EBUSY, "%s: register 0x%02x: wrote 0x%" PRIx64
 			    ", read 0x%" PRIx64 " (did someone else start a transfer?)",
@@ -540,14 +512,14 @@ static int edu_set_reg(const struct edu *e, unsigned int reg, uint64_t val)
 }
 
 /*
- * Move LEN bytes between bus address ADDR and the edu buffer at EDU_OFF
- * (TO_RAM: from edu to ADDR) and wait for the end.  The caller has passed
- * the arguments through xfer_check().  0 or an exit code (reported).
+ * Move LEN bytes between bus address ADDR and the edu buffer (TO_RAM: from
+ * edu to ADDR) and wait for the end.  The caller has passed the arguments
+ * through xfer_check().  0 or an exit code (reported).
  */
 static int edu_dma(const struct edu *e, int to_ram, uint64_t addr,
-		   uint64_t len, uint64_t edu_off)
+		   uint64_t len)
 {
-	uint64_t dev = EDU_BUF_ADDR + edu_off;
+	uint64_t dev = EDU_BUF_ADDR;
 	uint32_t cmd = EDU_CMD_START | (to_ram ? EDU_CMD_TO_RAM : 0);
 	int rc;
 
@@ -583,16 +555,10 @@ struct ubuf {
 	int vfio_mapped;		/* the window is registered at bus */
 };
 
-/* Argument checks that need no device: EINVAL before touching anything. */
-static int ubuf_check_args(const struct ubuf *b)
-{
-	if (b->off % 8 || b->len % 8)
-		return fail(EINVAL, "offset %" PRIu64 ", length %" PRIu64
-			    ": must be multiples of 8", b->off, b->len);
-	return xfer_check(0, b->len, 0);
-}
-
-/* Open DEV, learn its dma_addr and map the page-aligned window of the range. */
+/*
+ * Check the range (EINVAL before anything is touched), open DEV, learn its
+ * dma_addr and map the page-aligned window of the range.
+ */
 static int ubuf_open(struct ubuf *b, int o_sync)
 {
 	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
@@ -600,6 +566,12 @@ static int ubuf_open(struct ubuf *b, int o_sync)
 	void *p;
 	int rc;
 
+	if (b->off % 8 || b->len % 8)
+		return fail(EINVAL, "offset %" PRIu64 ", length %" PRIu64
+			    ": must be multiples of 8", b->off, b->len);
+	rc = xfer_check(0, b->len);
+	if (rc)
+		return rc;
 	/* "fd:N" too: a process-scoped buffer has no node (process.bats). */
 	rc = open_info(b->dev, O_RDWR | (o_sync ? O_SYNC : 0), &b->info, &b->fd);
 	if (rc)
@@ -619,7 +591,7 @@ static int ubuf_open(struct ubuf *b, int o_sync)
 		goto out;
 	}
 	b->bus = opt_vfio ? opt_iova : b->info.dma_addr;
-	rc = xfer_check(b->bus + b->off, b->len, 0);
+	rc = xfer_check(b->bus + b->off, b->len);
 	if (rc)
 		goto out;
 
@@ -698,10 +670,9 @@ static int ubuf_sync(const struct ubuf *b, int for_cpu, uint32_t dir)
 }
 
 /*
- * The range's way to edu (RECV 0) or from it (RECV 1), with its syncs (none
- * with --no-sync): send stores the pattern, syncs it for the device
- * (TO_DEVICE) and lets edu copy it into its own memory (not with
- * --no-dma); recv stores another seed's pattern, syncs it for the device
+ * The range's way to edu (RECV 0) or from it (RECV 1), with its syncs:
+ * send stores the pattern, syncs it for the device (TO_DEVICE) and lets
+ * edu copy it into its own memory (not with --no-dma); recv stores another seed's pattern, syncs it for the device
  * (BIDIRECTIONAL: written back and dropped from the caches), lets edu copy
  * its memory back, syncs for the CPU (FROM_DEVICE) and checks the pattern.
  */
@@ -711,16 +682,14 @@ static int phase(const struct ubuf *b, const struct edu *e,
 	int rc = 0;
 
 	map_fill(b->at, b->off, b->len, recv ? ~b->seed : b->seed);
-	if (!o->no_sync)
-		rc = ubuf_sync(b, 0, recv ? UDMABUF_CFS_DIR_BIDIRECTIONAL :
-					    UDMABUF_CFS_DIR_TO_DEVICE);
+	rc = ubuf_sync(b, 0, recv ? UDMABUF_CFS_DIR_BIDIRECTIONAL :
+				    UDMABUF_CFS_DIR_TO_DEVICE);
 	if (rc || o->no_dma)
 		return rc;
-	rc = edu_dma(e, recv, b->bus + b->off, b->len, 0);
+	rc = edu_dma(e, recv, b->bus + b->off, b->len);
 	if (rc || !recv)
 		return rc;
-	if (!o->no_sync)
-		rc = ubuf_sync(b, 1, UDMABUF_CFS_DIR_FROM_DEVICE);
+	rc = ubuf_sync(b, 1, UDMABUF_CFS_DIR_FROM_DEVICE);
 	return rc ? rc : map_check(b->at, b->off, b->len, b->seed,
 				   "the range edu wrote");
 }
@@ -769,20 +738,19 @@ static int cmd_probe(int argc, char **argv)
 
 static int cmd_xfer(int argc, char **argv, int to_ram)
 {
-	uint64_t addr, len, edu_off = 0;
+	uint64_t addr, len;
 	struct edu e;
 	int rc;
 
-	if (argc < 2 || argc > 3 || parse_u64(argv[0], &addr) ||
-	    parse_u64(argv[1], &len) || (argc == 3 && parse_u64(argv[2], &edu_off)))
+	if (argc != 2 || parse_u64(argv[0], &addr) || parse_u64(argv[1], &len))
 		return bad_args();
-	rc = xfer_check(addr, len, edu_off);
+	rc = xfer_check(addr, len);
 	if (rc)
 		return rc;
 	rc = edu_open(&e, opt_pci);
 	if (rc)
 		return rc;
-	rc = edu_dma(&e, to_ram, addr, len, edu_off);
+	rc = edu_dma(&e, to_ram, addr, len);
 	edu_close(&e);
 	if (!rc)
 		printf("OK\n");
@@ -810,9 +778,6 @@ static int cmd_buffer(int argc, char **argv, int what)
 		return bad_args();
 	b.dev = argv[0];
 
-	rc = ubuf_check_args(&b);
-	if (rc)
-		return rc;
 	/* The buffer first: its range checks come before edu is touched. */
 	rc = ubuf_open(&b, o.sync);
 	if (rc)
@@ -852,15 +817,15 @@ WRAP(cmd_recv,      cmd_buffer, DO_RECV)
 WRAP(cmd_roundtrip, cmd_buffer, DO_SEND | DO_RECV)
 #undef WRAP
 
-#define BUFFER_ARGS "DEV OFFSET LEN SEED [--sync] [--no-sync]"
+#define BUFFER_ARGS "DEV OFFSET LEN SEED [--sync]"
 
 static const struct command commands[] = {
 	{ "find", " (the BDF of every edu, one a line, sorted)", cmd_find },
 	{ "probe", " (identification, liveness; enable memory and bus mastering)",
 	  cmd_probe },
-	{ "to-dev", "ADDR LEN [EDU_OFF]  (DMA from bus address ADDR into edu)",
+	{ "to-dev", "ADDR LEN  (DMA from bus address ADDR into edu)",
 	  cmd_to_dev },
-	{ "from-dev", "ADDR LEN [EDU_OFF]  (DMA from edu to bus address ADDR)",
+	{ "from-dev", "ADDR LEN  (DMA from edu to bus address ADDR)",
 	  cmd_from_dev },
 	{ "send", BUFFER_ARGS " [--no-dma]", cmd_send },
 	{ "recv", BUFFER_ARGS, cmd_recv },

@@ -1,11 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * udmabuf-fault - fail the Nth allocation of one system call, N = 1, 2, ...,
- * for the fault-injection tests of udmabuf-cfs on a debug kernel.
- *
- *   udmabuf-fault enable ITEM [OPTIONS]          write "1" to ITEM/enable
- *   udmabuf-fault mkdir PATH [OPTIONS]           make a configfs item
- *   udmabuf-fault insmod MODULE.ko [PARAM=VALUE...] [OPTIONS]
+ * for the fault-injection tests of udmabuf-cfs on a debug kernel: write
+ * "1" to ITEM/enable, make a configfs item (mkdir) or load the module
+ * (insmod), as --help shows, with the options
  *
  *   --gone PATH        PATH must not exist after a failure either
  *   --allow ERR=TEXT   a failure may also be ERR (EINVAL, ...) when the
@@ -99,7 +97,9 @@ struct target {
 	const struct target_ops *ops;
 	const char *path;		/* item, directory or module file */
 	char dev[64];			/* device name of an item */
-	int fd;
+	char file[256];			/* ITEM/enable or the module file, */
+	int file_flags;			/* opened with these */
+	int fd;				/* by open_file() */
 	char params[512];
 	int nparams;
 	int param_minor[MAX_PARAMS];
@@ -222,14 +222,12 @@ out:
 /* ------------------------------------------------------------------ */
 /* enable                                                              */
 
-static bool enable_prepare(struct target *t)
+/* The prepare of enable and insmod. */
+static bool open_file(struct target *t)
 {
-	char path[256];
-
-	snprintf(path, sizeof(path), "%s/enable", t->path);
-	t->fd = open(path, O_WRONLY | O_CLOEXEC);
+	t->fd = open(t->file, t->file_flags | O_CLOEXEC);
 	if (t->fd < 0)
-		fail("open %s: %s", path, err_name(errno));
+		fail("open %s: %s", t->file, err_name(errno));
 	return t->fd >= 0;
 }
 
@@ -275,32 +273,28 @@ static bool enable_works(struct target *t)
 
 static int enable_undo(struct target *t)
 {
-	char path[256];
-
-	snprintf(path, sizeof(path), "%s/enable", t->path);
-	return write_file(path, "0");
+	return write_file(t->file, "0");
 }
 
 static const struct target_ops enable_ops = {
-	"enable", enable_prepare, enable_call, close_fd, enable_works,
+	"enable", open_file, enable_call, close_fd, enable_works,
 	enable_undo, enable_clean,
 };
 
 static bool enable_init(struct target *t, const char *item)
 {
 	char path[256];
-	size_t n;
 
 	t->ops = &enable_ops;
 	t->path = item;
+	snprintf(t->file, sizeof(t->file), "%s/enable", item);
+	t->file_flags = O_WRONLY;
 	snprintf(path, sizeof(path), "%s/device_name", item);
 	if (read_file(path, t->dev, sizeof(t->dev)) || !t->dev[0]) {
 		fail("cannot read %s", path);
 		return false;
 	}
-	n = strlen(t->dev);
-	if (t->dev[n - 1] == '\n')
-		t->dev[n - 1] = '\0';
+	t->dev[strcspn(t->dev, "\n")] = '\0';
 	return true;
 }
 
@@ -339,14 +333,6 @@ static const struct target_ops mkdir_ops = {
 /* ------------------------------------------------------------------ */
 /* insmod                                                              */
 
-static bool insmod_prepare(struct target *t)
-{
-	t->fd = open(t->path, O_RDONLY | O_CLOEXEC);
-	if (t->fd < 0)
-		fail("open %s: %s", t->path, err_name(errno));
-	return t->fd >= 0;
-}
-
 static int insmod_call(struct target *t)
 {
 	return syscall(SYS_finit_module, t->fd, t->params, 0) ? errno : 0;
@@ -369,8 +355,9 @@ static bool udmabuf_major(void)
 	return found;
 }
 
-static bool module_clean(struct target *t, const char *after)
+static bool insmod_clean(struct target *t)
 {
+	const char *after = "after a failed insmod";
 	static const char *const paths[] = {
 		"/sys/module/" MODNAME, CFS, CLASS,
 		"/sys/bus/platform/drivers/udmabuf-cfs",
@@ -391,11 +378,6 @@ static bool module_clean(struct target *t, const char *after)
 	}
 	ok = no_dma_entries(NULL, after) && ok;
 	return gone_all(t, after) && ok;
-}
-
-static bool insmod_clean(struct target *t)
-{
-	return module_clean(t, "after a failed insmod");
 }
 
 static bool insmod_works(struct target *t)
@@ -422,7 +404,7 @@ static int insmod_undo(struct target *t)
 }
 
 static const struct target_ops insmod_ops = {
-	"insmod", insmod_prepare, insmod_call, close_fd, insmod_works,
+	"insmod", open_file, insmod_call, close_fd, insmod_works,
 	insmod_undo, insmod_clean,
 };
 
@@ -433,6 +415,8 @@ static bool insmod_init(struct target *t, int argc, char **argv)
 
 	t->ops = &insmod_ops;
 	t->path = argv[0];
+	snprintf(t->file, sizeof(t->file), "%s", argv[0]);
+	t->file_flags = O_RDONLY;
 	for (i = 1; i < argc; i++) {
 		used += (size_t)snprintf(t->params + used, sizeof(t->params) - used,
 					 "%s%s", i > 1 ? " " : "", argv[i]);
@@ -588,17 +572,6 @@ static int run(struct target *t)
 
 /* ------------------------------------------------------------------ */
 
-static int usage(FILE *f, int status)
-{
-	fprintf(f,
-"usage: udmabuf-fault enable ITEM [--gone PATH]... [--allow ERR=TEXT]\n"
-"       udmabuf-fault mkdir PATH [--gone PATH]... [--allow ERR=TEXT]\n"
-"       udmabuf-fault insmod MODULE.ko [PARAM=VALUE...] [--gone PATH]...\n"
-"                     [--allow ERR=TEXT]\n"
-"(the header of tests/helpers/udmabuf-fault.c says what they check)\n");
-	return status;
-}
-
 /* ERR=TEXT of --allow. */
 static bool parse_allow(struct target *t, char *arg)
 {
@@ -644,18 +617,15 @@ static int take_options(struct target *t, int argc, char **argv)
 	return n;
 }
 
-int main(int argc, char **argv)
+/* The command of OPS on the target ARGV names (options taken out). */
+static int cmd_fault(int argc, char **argv, const struct target_ops *ops)
 {
-	struct target t = { .fd = -1, .kmsg = -1 };
-	const char *cmd = argc > 1 ? argv[1] : "";
-	int n;
+	struct target t = { .ops = ops, .path = argv[0], .fd = -1, .kmsg = -1 };
+	int n = take_options(&t, argc, argv);
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h"))
-		return usage(stdout, 0);
-	n = take_options(&t, argc - 2, argv + 2);
-	if (n < 1)
-		return usage(stderr, EXIT_USAGE);
+	if (n < 1 || (ops != &insmod_ops && n != 1) ||
+	    (ops == &insmod_ops && !insmod_init(&t, n, argv)))
+		return bad_args();
 	if (t.allow_text) {
 		t.kmsg = open(KMSG, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 		if (t.kmsg < 0) {
@@ -663,17 +633,25 @@ int main(int argc, char **argv)
 			return EXIT_FAILED;
 		}
 	}
-	if (!strcmp(cmd, "enable") && n == 1) {
-		if (!enable_init(&t, argv[2]))
-			return EXIT_FAILED;
-	} else if (!strcmp(cmd, "mkdir") && n == 1) {
-		t.ops = &mkdir_ops;
-		t.path = argv[2];
-	} else if (!strcmp(cmd, "insmod")) {
-		if (!insmod_init(&t, n, argv + 2))
-			return usage(stderr, EXIT_USAGE);
-	} else {
-		return usage(stderr, EXIT_USAGE);
-	}
+	if (ops == &enable_ops && !enable_init(&t, argv[0]))
+		return EXIT_FAILED;
 	return run(&t);
 }
+
+#define WRAP(name, ops) \
+	static int name(int argc, char **argv) { return cmd_fault(argc, argv, ops); }
+WRAP(cmd_enable, &enable_ops)
+WRAP(cmd_mkdir,  &mkdir_ops)
+WRAP(cmd_insmod, &insmod_ops)
+#undef WRAP
+
+#define OPTIONS "[--gone PATH]... [--allow ERR=TEXT]"
+
+static const struct command commands[] = {
+	{ "enable", "ITEM " OPTIONS, cmd_enable },
+	{ "mkdir", "PATH " OPTIONS, cmd_mkdir },
+	{ "insmod", "MODULE.ko [PARAM=VALUE...] " OPTIONS, cmd_insmod },
+	{ NULL, NULL, NULL },
+};
+
+COMMAND_MAIN(commands)

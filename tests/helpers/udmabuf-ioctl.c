@@ -9,9 +9,8 @@
  * commands run through the compat_ioctl path of a 64-bit kernel.
  *
  * Outcome commands print "OK" (or their result) on success and the errno's
- * symbolic name on failure, never strerror() text.  Exit status: 0 success,
- * 1 the call under test failed, 2 data mismatch, 64 usage error.  Numbers
- * accept decimal, 0x hex and K/M/G suffixes and the whole 64-bit range.
+ * symbolic name on failure.  Exit statuses and numbers (the whole 64-bit
+ * range): those of udmabuf-helpers.h.
  *
  * bad-pointer makes one ioctl with an invalid argument pointer and prints
  * its errno.
@@ -28,13 +27,8 @@
  * pattern (write() of an O_SYNC file, or an O_SYNC mapping), syncs for the
  * CPU (FROM_DEVICE), then checks the cached mapping.  --sysfs syncs by
  * writing "OFFSET LENGTH DIRECTION" to /sys/class/udmabuf/<device>/
- * sync_for_{cpu,device} instead of the ioctl.
- *
- * The data pattern is the one of udmabuf-test (it depends only on the seed
- * and the absolute byte offset), so either tool can verify what the other
- * wrote.  Mappings are touched with naturally aligned volatile accesses only:
- * on arm64 an uncached mapping is Device memory, where unaligned accesses and
- * the DC ZVA of libc's memset fault.
+ * sync_for_{cpu,device} instead of the ioctl.  The pattern is
+ * udmabuf-helpers.h's, which udmabuf-test stores and checks too.
  */
 #define _GNU_SOURCE
 /* 64-bit file offsets (pread, lseek, mmap) on 32-bit systems too. */
@@ -72,16 +66,6 @@ static int open_dev(const char *dev, int flags, int *fdp)
 	return 0;
 }
 
-/* Read a whole range through MAP so that its lines are in the CPU cache. */
-static uint64_t map_touch(volatile uint8_t *map, uint64_t len)
-{
-	uint64_t o, sum = 0;
-
-	for (o = 0; o + 8 <= len; o += 8)
-		sum += *(volatile uint64_t *)(map + o);
-	return sum;
-}
-
 /* ------------------------------------------------------------------ */
 /* commands                                                            */
 
@@ -99,10 +83,11 @@ static const struct {
 
 static int cmd_info(int argc, char **argv)
 {
+	static const struct udmabuf_cfs_info zero;
 	struct udmabuf_cfs_info info;
-	size_t vlen, i;
 	uint32_t known = 0;
-	int fd = -1, rc, reserved_zero = 1;
+	int fd = -1, rc;
+	size_t i;
 
 	if (argc != 1)
 		return bad_args();
@@ -116,12 +101,6 @@ static int cmd_info(int argc, char **argv)
 		return outcome(rc, fd);
 	close(fd);
 
-	vlen = strnlen(info.driver_version, sizeof(info.driver_version));
-	for (i = 0; i < sizeof(info.reserved) / sizeof(info.reserved[0]); i++)
-		if (info.reserved[i])
-			reserved_zero = 0;
-	if (info.reserved0)
-		reserved_zero = 0;
 	printf("abi_version=%" PRIu32 "\n", (uint32_t)info.abi_version);
 	printf("flags=0x%08" PRIx32 "\n", (uint32_t)info.flags);
 	printf("size=%" PRIu64 "\n", (uint64_t)info.size);
@@ -132,28 +111,17 @@ static int cmd_info(int argc, char **argv)
 	printf("sync_check=%" PRIu32 "\n", (uint32_t)info.sync_check);
 	printf("sync_violations=%" PRIu64 "\n",
 	       (uint64_t)info.sync_violations);
-	if (vlen < sizeof(info.driver_version))
-		printf("driver_version=%s\n", info.driver_version);
-	else
-		printf("driver_version=UNTERMINATED\n");
+	printf("driver_version=%s\n",
+	       strnlen(info.driver_version, sizeof(info.driver_version)) <
+	       sizeof(info.driver_version) ? info.driver_version : "UNTERMINATED");
 	for (i = 0; i < sizeof(info_flags) / sizeof(info_flags[0]); i++) {
 		printf("%s=%d\n", info_flags[i].name,
 		       !!(info.flags & info_flags[i].flag));
 		known |= info_flags[i].flag;
 	}
 	printf("unknown_flags=0x%08" PRIx32 "\n", (uint32_t)info.flags & ~known);
-	printf("reserved_zero=%d\n", reserved_zero);
-	return 0;
-}
-
-static int parse_who(const char *s, int *for_cpu)
-{
-	if (!strcmp(s, "cpu"))
-		*for_cpu = 1;
-	else if (!strcmp(s, "device"))
-		*for_cpu = 0;
-	else
-		return -1;
+	printf("reserved_zero=%d\n", !info.reserved0 &&
+	       !memcmp(info.reserved, zero.reserved, sizeof(zero.reserved)));
 	return 0;
 }
 
@@ -163,7 +131,8 @@ static int cmd_sync(int argc, char **argv)
 	uint32_t dir, flags = 0;
 	int for_cpu, fd = -1, rc;
 
-	if (argc < 5 || argc > 6 || parse_who(argv[1], &for_cpu) ||
+	for_cpu = argc > 1 && !strcmp(argv[1], "cpu");
+	if (argc < 5 || argc > 6 || (!for_cpu && strcmp(argv[1], "device")) ||
 	    parse_u64(argv[2], &off) || parse_u64(argv[3], &size) ||
 	    parse_u32(argv[4], &dir) || (argc == 6 && parse_u32(argv[5], &flags)))
 		return bad_args();
@@ -229,29 +198,19 @@ static int bad_pointers(void *ptrs[NCASES])
 	return 0;
 }
 
-/* The index of S in NAMES (N of them, STRIDE bytes apart), or -1. */
-static int find_name(const char *s, const char *const *names, size_t n,
-		     size_t stride)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (!strcmp(s, *(const char *const *)((const char *)names + i * stride)))
-			return (int)i;
-	return -1;
-}
-
 static int cmd_bad_pointer(int argc, char **argv)
 {
 	void *ptrs[NCASES];
-	int fd = -1, rc, io = -1, bc = -1;
+	size_t io = 0, bc = 0;
+	int fd = -1, rc;
 
-	if (argc == 3) {
-		io = find_name(argv[1], &bad_ioctls[0].name, NIOCTLS,
-			       sizeof(bad_ioctls[0]));
-		bc = find_name(argv[2], bad_cases, NCASES, sizeof(bad_cases[0]));
-	}
-	if (io < 0 || bc < 0)
+	if (argc != 3)
+		return bad_args();
+	while (io < NIOCTLS && strcmp(argv[1], bad_ioctls[io].name))
+		io++;
+	while (bc < NCASES && strcmp(argv[2], bad_cases[bc]))
+		bc++;
+	if (io == NIOCTLS || bc == NCASES)
 		return bad_args();
 	if (bad_pointers(ptrs))
 		return report_setup_errno("mmap", "scratch pages", errno);
@@ -480,7 +439,7 @@ static int cmd_cpu_to_device(int argc, char **argv)
 static int cmd_device_to_cpu(int argc, char **argv)
 {
 	struct pattern_ctx c;
-	uint64_t old;
+	uint64_t old, o;
 	int rc;
 
 	rc = pattern_open(&c, argc, argv, "device-to-cpu");
@@ -494,8 +453,9 @@ static int cmd_device_to_cpu(int argc, char **argv)
 	    sync_ioctl(c.fdc, 0, c.map_off, c.win_end - c.map_off,
 			  UDMABUF_CFS_DIR_TO_DEVICE, 0) < 0)
 		rc = report_setup_errno("ioctl", "SYNC_FOR_DEVICE", errno);
-	if (!rc)
-		(void)map_touch(c.cached, c.win_end - c.map_off);
+	/* Read it all, so that its lines are in the CPU cache. */
+	for (o = 0; !rc && o + 8 <= c.win_end - c.map_off; o += 8)
+		(void)*(volatile uint64_t *)(c.cached + o);
 
 	/* The device writes the range: it owns the buffer meanwhile. */
 	if (!rc)
@@ -525,7 +485,4 @@ static const struct command commands[] = {
 	{ NULL, NULL, NULL },
 };
 
-int main(int argc, char **argv)
-{
-	return command_main(commands, argc, argv);
-}
+COMMAND_MAIN(commands)

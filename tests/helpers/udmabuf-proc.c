@@ -159,21 +159,14 @@ static int cmd_alloc(int argc, char **argv)
 /* ARG with every "{}" in it replaced by NUM (a new string), or ARG. */
 static char *subst_fd(char *arg, const char *num)
 {
-	size_t n = 0, len;
-	char *out, *o;
-	const char *p;
+	char *out = malloc(strlen(arg) / 2 * strlen(num) + strlen(arg) + 1);
+	char *o = out, *p = arg;
 
-	for (p = strstr(arg, "{}"); p; p = strstr(p + 2, "{}"))
-		n++;
-	if (!n)
-		return arg;
-	len = strlen(arg) + n * strlen(num) + 1;
-	out = malloc(len);
 	if (!out)
 		return arg;
-	for (o = out, p = arg; *p;) {
+	while (*p) {
 		if (p[0] == '{' && p[1] == '}') {
-			o += sprintf(o, "%s", num);
+			o = stpcpy(o, num);
 			p += 2;
 		} else {
 			*o++ = *p++;
@@ -321,13 +314,10 @@ static int cmd_export(int argc, char **argv)
 static int cmd_ioctl(int argc, char **argv)
 {
 	static uint64_t arg[512];
-	const char *dev = MISC_DEV;
 	unsigned long cmd;
 	int fd;
 
-	if (argc == 3 && !strcmp(argv[1], "--dev"))
-		dev = argv[2];
-	else if (argc != 1)
+	if (argc != 1)
 		return bad_args();
 	if (!strcmp(argv[0], "info"))
 		cmd = UDMABUF_CFS_IOC_GET_INFO;
@@ -337,9 +327,9 @@ static int cmd_ioctl(int argc, char **argv)
 		cmd = UDMABUF_CFS_IOC_EXPORT_DMABUF;
 	else
 		return bad_args();
-	fd = open_dev_arg(dev, O_RDWR | O_CLOEXEC);
+	fd = open(MISC_DEV, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
-		return report_setup_errno("open", dev, errno);
+		return report_setup_errno("open", MISC_DEV, errno);
 	return outcome(ioctl(fd, cmd, arg), fd);
 }
 
@@ -376,14 +366,11 @@ static const struct command commands[] = {
 	  cmd_recv },
 	{ "export", "FD -- CMD ARGS...  (a read-write dma-buf of all of FD; FD closed)",
 	  cmd_export },
-	{ "ioctl", "info|sync|export [--dev DEV]  (zeroed argument; default " MISC_DEV ")",
+	{ "ioctl", "info|sync|export  (zeroed argument, to " MISC_DEV ")",
 	  cmd_ioctl },
 	{ "getfd", "PID FD  (pidfd_open, pidfd_getfd: what ptrace would allow)",
 	  cmd_getfd },
 	{ NULL, NULL, NULL },
 };
 
-int main(int argc, char **argv)
-{
-	return command_main(commands, argc, argv);
-}
+COMMAND_MAIN(commands)

@@ -268,7 +268,4 @@ static const struct command commands[] = {
 	{ NULL, NULL, NULL },
 };
 
-int main(int argc, char **argv)
-{
-	return command_main(commands, argc, argv);
-}
+COMMAND_MAIN(commands)

@@ -5,23 +5,15 @@
  * Every "-try" command performs one system call and prints its outcome on
  * stdout: "OK" (or a number, where the call returns one) on success, the
  * errno's symbolic name (EINVAL, EBUSY, ...) on failure, so that a test can
- * assert the exact errno instead of matching strerror() text.
- *
- * The fill/verify commands use a deterministic pattern that depends only on
- * the seed and the absolute byte offset in the buffer, so a range written at
- * one offset can be verified through any other window.  Mappings are only
- * ever touched with naturally aligned volatile loads and stores (never
- * memcpy/memset): on arm64 an uncached mapping is Device memory, where
- * unaligned accesses and DC ZVA fault.
+ * assert the exact errno instead of matching strerror() text.  The fill and
+ * verify commands store and check the pattern of udmabuf-helpers.h.
  *
  * The commands and their arguments are in the table at the end (--help
  * prints it); what is not plain from the name is said above each command's
  * function.  Numbers accept decimal, 0x hex and K/M/G suffixes; --sync
  * opens with O_SYNC, --dsync with O_DSYNC; DEV may be fd:N, a descriptor
- * passed down (its access mode then applies).
- *
- * Exit status: 0 success, 1 system call failed (errno name printed),
- * 2 data mismatch, 64 usage error.
+ * passed down (its access mode then applies).  Exit statuses: those of
+ * udmabuf-helpers.h.
  */
 #define _GNU_SOURCE
 /* 64-bit file offsets (pread, lseek, mmap) on 32-bit systems too. */
@@ -176,24 +168,16 @@ static int cmd_mmap_try(int argc, char **argv)
 	return outcome(0, fd);
 }
 
-static int parse_range_seed(int n, char **argv, uint64_t *off, uint64_t *len, uint64_t *seed)
-{
-	return n != 4 || parse_u64(argv[1], off) || parse_u64(argv[2], len) ||
-	       parse_u64(argv[3], seed);
-}
-
 static int cmd_lseek_try(int argc, char **argv)
 {
 	int64_t off;
-	int whence, fd, err;
+	int whence, fd;
 	off_t r;
 
 	if (argc != 3 || parse_s64(argv[1], &off))
 		return bad_args();
 	if (!strcmp(argv[2], "set"))
 		whence = SEEK_SET;
-	else if (!strcmp(argv[2], "cur"))
-		whence = SEEK_CUR;
 	else if (!strcmp(argv[2], "end"))
 		whence = SEEK_END;
 	else
@@ -202,10 +186,9 @@ static int cmd_lseek_try(int argc, char **argv)
 	if (fd < 0)
 		return report_setup_errno("open", argv[0], errno);
 	r = lseek(fd, (off_t)off, whence);
-	err = errno;
-	close(fd);
 	if (r < 0)
-		return report_errno(err);
+		return outcome(r, fd);
+	close(fd);
 	printf("%lld\n", (long long)r);
 	return 0;
 }
@@ -215,7 +198,7 @@ static int cmd_prw_try(int argc, char **argv, int write_it)
 	uint64_t off, len;
 	uint8_t *buf;
 	ssize_t r;
-	int fd, err;
+	int fd;
 
 	if (argc != 3 || parse_u64(argv[1], &off) || parse_u64(argv[2], &len) ||
 	    len > 256 * 1024 * 1024)
@@ -232,20 +215,22 @@ static int cmd_prw_try(int argc, char **argv, int write_it)
 		r = pwrite(fd, buf, (size_t)len, (off_t)off);
 	else
 		r = pread(fd, buf, (size_t)len, (off_t)off);
-	err = errno;
+	if (r < 0)
+		return outcome(r, fd);
 	close(fd);
 	free(buf);
-	if (r < 0)
-		return report_errno(err);
 	printf("%zd\n", r);
 	return 0;
 }
 
-static int cmd_dir_try(int argc, char **argv, int make)
+/* One call on the name ARGV[0]: mkdir (OP 'm'), rmdir ('r') or rmmod. */
+static int cmd_name_try(int argc, char **argv, int op)
 {
 	if (argc != 1)
 		return bad_args();
-	return outcome(make ? mkdir(argv[0], 0755) : rmdir(argv[0]), -1);
+	return outcome(op == 'm' ? mkdir(argv[0], 0755) :
+		       op == 'r' ? rmdir(argv[0]) :
+		       syscall(SYS_delete_module, argv[0], O_NONBLOCK), -1);
 }
 
 /* finit_module(2) of MODULE.ko with the parameters, one string. */
@@ -264,23 +249,6 @@ static int cmd_insmod_try(int argc, char **argv)
 	if (fd < 0)
 		return report_setup_errno("open", argv[0], errno);
 	return outcome(syscall(SYS_finit_module, fd, params, 0), fd);
-}
-
-/* delete_module(2) with O_NONBLOCK. */
-static int cmd_rmmod_try(int argc, char **argv)
-{
-	if (argc != 1)
-		return bad_args();
-	return outcome(syscall(SYS_delete_module, argv[0], O_NONBLOCK), -1);
-}
-
-static int cmd_pagesize(int argc, char **argv)
-{
-	(void)argv;
-	if (argc != 0)
-		return bad_args();
-	printf("%ld\n", sysconf(_SC_PAGESIZE));
-	return 0;
 }
 
 /*
@@ -338,12 +306,16 @@ static int kmsg_walk(int64_t after, int print, const regex_t *match,
 	return 0;
 }
 
-static int cmd_kmsg_seq(int argc, char **argv)
+/* A number without arguments: the page size, or (KMSG) the last record's. */
+static int cmd_number(int argc, char **argv, int kmsg)
 {
 	(void)argv;
 	if (argc != 0)
 		return bad_args();
-	return kmsg_walk(0, 0, NULL, NULL, 0);
+	if (kmsg)
+		return kmsg_walk(0, 0, NULL, NULL, 0);
+	printf("%ld\n", sysconf(_SC_PAGESIZE));
+	return 0;
 }
 
 static int cmd_kmsg_since(int argc, char **argv)
@@ -381,16 +353,6 @@ static int cmd_kmsg_check(int argc, char **argv)
 	return 0;
 }
 
-/* Pin the caller to CPU 0. */
-static int pin_cpu0(void)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(0, &set);
-	return sched_setaffinity(0, sizeof(set), &set);
-}
-
 /* Does the uevent in MSG (LEN bytes of NUL-separated strings) add NAME? */
 static int uevent_adds(const char *msg, ssize_t len, const char *name)
 {
@@ -421,6 +383,7 @@ static int cmd_uevent_open(int argc, char **argv)
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = 1 };
 	struct sched_param sp = { .sched_priority = 10 };
 	char msg[8192], path[256];
+	cpu_set_t cpu0;
 	int sock, fd, status, ret;
 	pid_t child;
 	ssize_t len;
@@ -432,7 +395,9 @@ static int cmd_uevent_open(int argc, char **argv)
 		      NETLINK_KOBJECT_UEVENT);
 	if (sock < 0 || bind(sock, (struct sockaddr *)&sa, sizeof(sa)) < 0)
 		return report_setup_errno("netlink", "uevent", errno);
-	if (pin_cpu0() < 0)
+	CPU_ZERO(&cpu0);
+	CPU_SET(0, &cpu0);
+	if (sched_setaffinity(0, sizeof(cpu0), &cpu0) < 0)
 		return report_setup_errno("sched_setaffinity", "0", errno);
 
 	child = fork();
@@ -452,11 +417,7 @@ static int cmd_uevent_open(int argc, char **argv)
 			break;
 	}
 	fd = open(path, O_RDWR | O_CLOEXEC);
-	ret = fd < 0 ? report_errno(errno) : 0;
-	if (fd >= 0) {
-		printf("OK\n");
-		close(fd);
-	}
+	ret = outcome(fd, fd);
 	sp.sched_priority = 0;
 	sched_setscheduler(0, SCHED_OTHER, &sp);
 	if (waitpid(child, &status, 0) < 0 || !WIFEXITED(status) ||
@@ -510,7 +471,8 @@ static int cmd_pattern(int argc, char **argv, int what)
 
 	if (n < 0)
 		return EXIT_USAGE;
-	if (parse_range_seed(n, argv, &off, &len, &seed) || (o.no_map && o.close_fd))
+	if (n != 4 || parse_u64(argv[1], &off) || parse_u64(argv[2], &len) ||
+	    parse_u64(argv[3], &seed) || (o.no_map && o.close_fd))
 		return bad_args();
 	if (o.no_map)
 		what &= ~P_MAP;
@@ -669,9 +631,7 @@ static struct dm_ioctl *dm_request(void *buf, const char *name)
 	struct dm_ioctl *io = buf;
 
 	memset(buf, 0, DM_BUF_SIZE);
-	io->version[0] = DM_VERSION_MAJOR;
-	io->version[1] = 0;
-	io->version[2] = 0;
+	io->version[0] = DM_VERSION_MAJOR;	/* minor and patch level 0 */
 	io->data_size = DM_BUF_SIZE;
 	io->data_start = sizeof(*io);
 	snprintf(io->name, sizeof(io->name), "%s", name);
@@ -842,8 +802,11 @@ WRAP(cmd_read_verify, cmd_pattern,          P_CHECK)
 WRAP(cmd_hold,        cmd_pattern,          P_MAP | P_FILL | P_WAIT | P_CHECK)
 WRAP(cmd_pread_try,   cmd_prw_try,          0)
 WRAP(cmd_pwrite_try,  cmd_prw_try,          1)
-WRAP(cmd_mkdir_try,   cmd_dir_try,          1)
-WRAP(cmd_rmdir_try,   cmd_dir_try,          0)
+WRAP(cmd_mkdir_try,   cmd_name_try,         'm')
+WRAP(cmd_rmdir_try,   cmd_name_try,         'r')
+WRAP(cmd_rmmod_try,   cmd_name_try,         0)
+WRAP(cmd_pagesize,    cmd_number,           0)
+WRAP(cmd_kmsg_seq,    cmd_number,           1)
 #undef WRAP
 
 static const struct command commands[] = {
@@ -853,13 +816,13 @@ static const struct command commands[] = {
 	{ "open-try", "DEV [rdonly|wronly|rdwr] [--sync|--dsync]", cmd_open_try },
 	{ "mmap-try", "DEV OFFSET LENGTH [shared|private [rdonly|wronly|rdwr r|w|rw]] [--sync]",
 	  cmd_mmap_try },
-	{ "lseek-try", "DEV OFFSET set|cur|end", cmd_lseek_try },
+	{ "lseek-try", "DEV OFFSET set|end", cmd_lseek_try },
 	{ "pread-try", "DEV OFFSET LENGTH", cmd_pread_try },
 	{ "pwrite-try", "DEV OFFSET LENGTH", cmd_pwrite_try },
 	{ "mkdir-try", "PATH", cmd_mkdir_try },
 	{ "rmdir-try", "PATH", cmd_rmdir_try },
 	{ "insmod-try", "MODULE.ko [PARAM=VALUE...]", cmd_insmod_try },
-	{ "rmmod-try", "MODULE_NAME", cmd_rmmod_try },
+	{ "rmmod-try", "MODULE_NAME  (delete_module(2), O_NONBLOCK)", cmd_rmmod_try },
 	{ "read-try", "FILE", cmd_read_try },
 	{ "chmod-try", "PATH OCTAL_MODE", cmd_chmod_try },
 	{ "mmap-phys", "DEV OFFSET LENGTH", cmd_mmap_phys },
@@ -882,7 +845,4 @@ static const struct command commands[] = {
 	{ NULL, NULL, NULL },
 };
 
-int main(int argc, char **argv)
-{
-	return command_main(commands, argc, argv);
-}
+COMMAND_MAIN(commands)

@@ -76,16 +76,6 @@ static int mismatch(const char *what, unsigned int index, size_t off)
 	return EXIT_MISMATCH;
 }
 
-static int xioctl(int fd, unsigned long req, void *arg)
-{
-	int ret;
-
-	do
-		ret = ioctl(fd, req, arg);
-	while (ret && errno == EINTR);
-	return ret;
-}
-
 /*
  * vivid's video capture node, from the names in sysfs: vivid names it
  * "vivid-NNN-vid-cap", NNN its instance.
@@ -131,18 +121,18 @@ static int osd_off(int video)
 {
 	struct v4l2_queryctrl qc = { .id = V4L2_CTRL_FLAG_NEXT_CTRL };
 
-	while (!xioctl(video, VIDIOC_QUERYCTRL, &qc)) {
+	while (!ioctl(video, VIDIOC_QUERYCTRL, &qc)) {
 		if (!strcmp((const char *)qc.name, "OSD Text Mode")) {
 			struct v4l2_querymenu m = { .id = qc.id };
 			struct v4l2_control c = { .id = qc.id };
 
 			for (m.index = qc.minimum; m.index <= (__u32)qc.maximum;
 			     m.index++) {
-				if (xioctl(video, VIDIOC_QUERYMENU, &m) ||
+				if (ioctl(video, VIDIOC_QUERYMENU, &m) ||
 				    strcmp((const char *)m.name, "None"))
 					continue;
 				c.value = m.index;
-				if (xioctl(video, VIDIOC_S_CTRL, &c))
+				if (ioctl(video, VIDIOC_S_CTRL, &c))
 					return report_setup_errno("S_CTRL",
 						"OSD Text Mode", errno);
 				return 0;
@@ -169,7 +159,7 @@ static int setup_video(struct cap *c)
 	c->video = open(path, O_RDWR | O_CLOEXEC);
 	if (c->video < 0)
 		return report_setup_errno("open", path, errno);
-	if (xioctl(c->video, VIDIOC_QUERYCAP, &caps))
+	if (ioctl(c->video, VIDIOC_QUERYCAP, &caps))
 		return report_setup_errno("QUERYCAP", path, errno);
 	if (!(caps.device_caps & V4L2_CAP_VIDEO_CAPTURE) ||
 	    !(caps.device_caps & V4L2_CAP_STREAMING)) {
@@ -179,7 +169,7 @@ static int setup_video(struct cap *c)
 		return EXIT_SYSCALL;
 	}
 	/* Input 0 is vivid's webcam: no signal to lock, progressive. */
-	if (xioctl(c->video, VIDIOC_S_INPUT, &input))
+	if (ioctl(c->video, VIDIOC_S_INPUT, &input))
 		return report_setup_errno("S_INPUT", path, errno);
 	ret = osd_off(c->video);
 	if (ret)
@@ -189,7 +179,7 @@ static int setup_video(struct cap *c)
 	fmt.fmt.pix.height = HEIGHT;
 	fmt.fmt.pix.pixelformat = V4L2_PIX_FMT_YUYV;
 	fmt.fmt.pix.field = V4L2_FIELD_NONE;
-	if (xioctl(c->video, VIDIOC_S_FMT, &fmt))
+	if (ioctl(c->video, VIDIOC_S_FMT, &fmt))
 		return report_setup_errno("S_FMT", path, errno);
 	c->pix = fmt.fmt.pix;
 	if (c->pix.pixelformat != V4L2_PIX_FMT_YUYV ||
@@ -214,12 +204,8 @@ static int udmabuf_sync(struct cap *c, unsigned int i, int for_cpu)
 	};
 
 	/* Once the buffer's fd is gone, the dma-buf is what is left. */
-	if (c->fd < 0) {
-		if (xioctl(c->dmabuf[i], DMA_BUF_IOCTL_SYNC, &ds))
-			return report_errno(errno);
-		return 0;
-	}
-	if (sync_ioctl(c->fd, for_cpu, (uint64_t)i * c->region, c->region,
+	if (c->fd < 0 ? ioctl(c->dmabuf[i], DMA_BUF_IOCTL_SYNC, &ds) :
+	    sync_ioctl(c->fd, for_cpu, (uint64_t)i * c->region, c->region,
 		       UDMABUF_CFS_DIR_FROM_DEVICE, 0))
 		return report_errno(errno);
 	return 0;
@@ -245,7 +231,7 @@ static int queue(struct cap *c, unsigned int i)
 	if (ret)
 		return ret;
 	b.m.fd = c->dmabuf[i];
-	if (xioctl(c->video, VIDIOC_QBUF, &b))
+	if (ioctl(c->video, VIDIOC_QBUF, &b))
 		return report_errno(errno);
 	return 0;
 }
@@ -312,7 +298,7 @@ static int dequeue(struct cap *c, unsigned int frame, unsigned int *index)
 			FRAME_TIMEOUT_MS);
 		return report_errno(ETIMEDOUT);
 	}
-	if (xioctl(c->video, VIDIOC_DQBUF, &b))
+	if (ioctl(c->video, VIDIOC_DQBUF, &b))
 		return report_errno(errno);
 	*index = b.index;
 	if (b.index >= c->nbuf)
@@ -421,7 +407,7 @@ static int cmd_capture(int argc, char **argv)
 
 	c.region = (c.pix.sizeimage + page - 1) / page * page;
 	req.count = nbuf;
-	if (xioctl(c.video, VIDIOC_REQBUFS, &req))
+	if (ioctl(c.video, VIDIOC_REQBUFS, &req))
 		return report_errno(errno);
 	c.nbuf = req.count;
 	if (c.nbuf < nbuf || c.nbuf > MAX_BUFS ||
@@ -440,7 +426,7 @@ static int cmd_capture(int argc, char **argv)
 			.fd = -1,
 		};
 
-		if (xioctl(c.fd, UDMABUF_CFS_IOC_EXPORT_DMABUF, &exp))
+		if (ioctl(c.fd, UDMABUF_CFS_IOC_EXPORT_DMABUF, &exp))
 			return report_errno(errno);
 		c.dmabuf[i] = exp.fd;
 		c.base[i] = c.map + exp.offset;
@@ -449,7 +435,7 @@ static int cmd_capture(int argc, char **argv)
 		if (ret)
 			return ret;
 	}
-	if (xioctl(c.video, VIDIOC_STREAMON, &type))
+	if (ioctl(c.video, VIDIOC_STREAMON, &type))
 		return report_errno(errno);
 
 	for (f = 0; f < frames; f++) {
@@ -468,7 +454,7 @@ static int cmd_capture(int argc, char **argv)
 		}
 	}
 
-	if (xioctl(c.video, VIDIOC_STREAMOFF, &type))
+	if (ioctl(c.video, VIDIOC_STREAMOFF, &type))
 		return report_errno(errno);
 	if (c.map) {
 		ret = check_beyond(&c);
@@ -481,7 +467,7 @@ static int cmd_capture(int argc, char **argv)
 	}
 	/* The queue lets go of the dma-bufs; then so do we. */
 	req.count = 0;
-	if (xioctl(c.video, VIDIOC_REQBUFS, &req))
+	if (ioctl(c.video, VIDIOC_REQBUFS, &req))
 		return report_errno(errno);
 	for (i = 0; i < c.nbuf; i++)
 		close(c.dmabuf[i]);
@@ -501,7 +487,4 @@ static const struct command commands[] = {
 	{ NULL, NULL, NULL },
 };
 
-int main(int argc, char **argv)
-{
-	return command_main(commands, argc, argv);
-}
+COMMAND_MAIN(commands)

@@ -176,15 +176,6 @@ static int cmd_odirect(struct zc *z)
  * copies from the held pages and the read lands in them.  FAST sets the
  * scene and checks the outcome without the delay.
  */
-static long ms_since(const struct timespec *t0)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (t.tv_sec - t0->tv_sec) * 1000 +
-	       (t.tv_nsec - t0->tv_nsec) / 1000000;
-}
-
 static int disk_io(const char *path, int write, size_t len, off_t off,
 		   uint64_t seed)
 {
@@ -237,16 +228,14 @@ static int cmd_odirect_hold(struct zc *z)
 		return report_setup_errno("open", slow, errno);
 	if (syscall(__NR_io_setup, 2, &ctx))
 		return report_setup_errno("io_setup", "", errno);
+	/* The write from the first half to the disk's, the read into the second. */
 	for (i = 0; i < 2; i++) {
+		io[i].aio_lio_opcode = i ? IOCB_CMD_PREAD : IOCB_CMD_PWRITE;
 		io[i].aio_fildes = fd;
+		io[i].aio_buf = (uintptr_t)(z->map + i * half);
 		io[i].aio_nbytes = half;
+		io[i].aio_offset = i * half;
 	}
-	io[0].aio_lio_opcode = IOCB_CMD_PWRITE;
-	io[0].aio_buf = (uintptr_t)z->map;
-	io[0].aio_offset = 0;
-	io[1].aio_lio_opcode = IOCB_CMD_PREAD;
-	io[1].aio_buf = (uintptr_t)(z->map + half);
-	io[1].aio_offset = half;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	n = syscall(__NR_io_submit, ctx, 2, ios);
 	if (n != 2)
@@ -259,9 +248,11 @@ static int cmd_odirect_hold(struct zc *z)
 		return EXIT_SYSCALL;
 	n = syscall(__NR_io_getevents, ctx, 0, 2, ev, &now);
 	if (n != 0) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
 		printf("INFLIGHT-LOST\n");
 		fprintf(stderr, "%s: the I/O ended before the command did (%ld ms)\n",
-			prog, ms_since(&t0));
+			prog, (long)(now.tv_sec - t0.tv_sec) * 1000 +
+			(now.tv_nsec - t0.tv_nsec) / 1000000);
 		return EXIT_SYSCALL;
 	}
 	for (i = 0; i < 2; i += n) {
@@ -720,27 +711,25 @@ static int cmd_export(struct zc *z)
 	return 0;
 }
 
-static int dmabuf_sync(int fd, uint64_t flags)
-{
-	struct dma_buf_sync sync = { .flags = flags };
-
-	return ioctl(fd, DMA_BUF_IOCTL_SYNC, &sync) ? -errno : 0;
-}
-
-/* The dma-buf's mapping holds what the buffer's mapping has at OFF. */
+/*
+ * The dma-buf's mapping holds SEED's pattern, between the CPU access's
+ * start and end; it stores SEED_B's.
+ */
 static int check_dmabuf(int fd, size_t len, uint64_t seed)
 {
+	struct dma_buf_sync sync = { DMA_BUF_SYNC_START | DMA_BUF_SYNC_RW };
 	unsigned char *p;
 
 	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (p == MAP_FAILED)
 		return report_setup_errno("mmap", "dma-buf", errno);
-	if (dmabuf_sync(fd, DMA_BUF_SYNC_START | DMA_BUF_SYNC_RW))
+	if (ioctl(fd, DMA_BUF_IOCTL_SYNC, &sync))
 		return report_errno(errno);
 	if (map_check(p, 0, len, seed, "dma-buf mapping"))
 		return EXIT_MISMATCH;
 	map_fill(p, 0, len, SEED_B);
-	if (dmabuf_sync(fd, DMA_BUF_SYNC_END | DMA_BUF_SYNC_RW))
+	sync.flags = DMA_BUF_SYNC_END | DMA_BUF_SYNC_RW;
+	if (ioctl(fd, DMA_BUF_IOCTL_SYNC, &sync))
 		return report_errno(errno);
 	munmap(p, len);
 	return 0;
