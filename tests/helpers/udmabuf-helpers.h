@@ -383,10 +383,6 @@ static inline int command_main(const struct command *commands, int argc,
 	return run_command(commands, argc - 1, argv + 1);
 }
 
-/* A helper's main(): it exits with command_main() of COMMANDS. */
-#define COMMAND_MAIN(commands) \
-	int main(int argc, char **argv) { exit(command_main(commands, argc, argv)); }
-
 /* ------------------------------------------------------------------ */
 /* the pattern through a mapping                                       */
 
