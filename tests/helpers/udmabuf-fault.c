@@ -654,4 +654,7 @@ static const struct command commands[] = {
 	{ NULL, NULL, NULL },
 };
 
-COMMAND_MAIN(commands)
+int main(int argc, char **argv)
+{
+	return command_main(commands, argc, argv);
+}
