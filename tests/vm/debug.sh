@@ -61,17 +61,14 @@ vm_debug_fetch_source() {
 	local root ver base tarball
 	root=$(vm_debug_root)
 	mkdir -p "$root"
-	ver=${UDMABUF_DEBUG_SRC_VERSION:-}
+	# The newest version already unpacked, else apt's candidate.
+	ver=$(vm_debug_newest_source)
 	if [[ -z $ver ]]; then
-		# The newest version already unpacked, else apt's candidate.
-		ver=$(vm_debug_newest_source)
-		if [[ -z $ver ]]; then
-			vm_apt_known "$VM_DEBUG_SRC_PKG" || vm_apt_update
-			ver=$(vm_apt_cache policy "$VM_DEBUG_SRC_PKG" 2>/dev/null |
-				awk '/Candidate:/ {print $2}')
-			[[ -n $ver && $ver != "(none)" ]] ||
-				vm_die "apt does not know $VM_DEBUG_SRC_PKG (bookworm-security)"
-		fi
+		vm_apt_known "$VM_DEBUG_SRC_PKG" || vm_apt_update
+		ver=$(vm_apt_cache policy "$VM_DEBUG_SRC_PKG" 2>/dev/null |
+			awk '/Candidate:/ {print $2}')
+		[[ -n $ver && $ver != "(none)" ]] ||
+			vm_die "apt does not know $VM_DEBUG_SRC_PKG (bookworm-security)"
 	fi
 	VM_DEBUG_VERSION=$ver
 	base=$root/src-$ver
@@ -188,10 +185,35 @@ vm_kernel_build_key() {
 	} | sha256sum | cut -c1-12
 }
 
+# vm_kernel_make OBJ LOG WHAT TARGET...: make TARGETs with kmake (the
+# caller's), then modules_install into OBJ/root.
+vm_kernel_make() {
+	local obj=$1 log=$2 what=$3
+	shift 3
+	vm_run_logged "$log" "${kmake[@]}" "$@" || vm_die "the $what build failed ($log)"
+	rm -rf "$obj/root"
+	vm_run_logged "$log" "${kmake[@]}" INSTALL_MOD_PATH="$obj/root" modules_install ||
+		vm_die "modules_install of the $what failed ($log)"
+}
+
+# vm_kernel_built OBJ IMAGE: VM_KREL, VM_VMLINUZ, VM_MODDIR, VM_KCONFIG of
+# the kernel built in OBJ; build directories of ROOT (OBJ's parent) but
+# OBJ's, a week unused, go.
+vm_kernel_built() {
+	local obj=$1
+	VM_KREL=$(cat "$obj/include/config/kernel.release")
+	VM_VMLINUZ=$obj/$2
+	VM_MODDIR=$obj/root/lib/modules/$VM_KREL
+	VM_KCONFIG=$obj/.config
+	touch "$obj"
+	find "${obj%/*}" -maxdepth 1 -name 'build-*' ! -name "${obj##*/}" ! -name '*.lock' -mtime +7 \
+		-exec rm -rf {} + 2>/dev/null || true
+}
+
 # Build (or bring up to date) the debug kernel and the in-tree module.
 # Fills VM_VMLINUZ, VM_MODDIR, VM_KCONFIG, VM_DEBUG_RELEASE, VM_DEBUG_KO.
 vm_debug_build() {
-	local root key obj log kmake rel inputs
+	local root key obj log kmake inputs
 	vm_debug_setup
 	root=$(vm_debug_root)
 	mkdir -p "${root%/*}"
@@ -223,24 +245,13 @@ vm_debug_build() {
 			vm_log "building the $VM_ARCH debug kernel (cold: many minutes; log: $log)"
 		fi
 		# Incremental: after the first build only the driver's objects change.
-		vm_run_logged "$log" "${kmake[@]}" "${VM_DEBUG_IMAGE##*/}" modules ||
-			vm_die "debug kernel build failed"
+		vm_kernel_make "$obj" "$log" "$VM_ARCH debug kernel" "${VM_DEBUG_IMAGE##*/}" modules
 		touch "$obj/.built"
-		rm -rf "$obj/root"
-		vm_run_logged "$log" "${kmake[@]}" INSTALL_MOD_PATH="$obj/root" modules_install ||
-			vm_die "modules_install failed"
 		printf '%s\n' "$inputs" >"$obj/.inputs"
 	fi
-	rel=$(cat "$obj/include/config/kernel.release")
-	VM_DEBUG_RELEASE=$rel
-	VM_VMLINUZ=$obj/$VM_DEBUG_IMAGE
-	VM_MODDIR=$obj/root/lib/modules/$rel
-	VM_KCONFIG=$obj/.config
+	vm_kernel_built "$obj" "$VM_DEBUG_IMAGE"
+	VM_DEBUG_RELEASE=$VM_KREL
 	VM_DEBUG_KO=$(find "$VM_MODDIR/kernel" -name udmabuf-cfs.ko -print -quit)
 	[[ -n $VM_DEBUG_KO ]] || vm_die "the debug kernel build has no udmabuf-cfs.ko"
-	# Old build directories (another fragment or version) are dead weight.
-	find "$root" -maxdepth 1 -name 'build-*' ! -name "build-$key" -mtime +7 \
-		-exec rm -rf {} + 2>/dev/null || true
-	touch "$obj"
 	flock -u "$debug_lock"
 }
