@@ -162,8 +162,8 @@ vm_inputs_hash() {
 	} | sha256sum | cut -c1-16
 }
 
-# vm_cc_id CC: the compiler's name and version.
-vm_cc_id() { "$1" --version 2>/dev/null | head -n 1; }
+# vm_cc_id [EXEC] CC: the compiler's name and version (EXEC: where it runs).
+vm_cc_id() { "$@" --version 2>/dev/null | head -n 1; }
 
 # vm_cached_build NAME KEY FUNC: FUNC DIR builds into the empty directory
 # DIR; the result is kept as builds/NAME-KEY and shared by every later run
