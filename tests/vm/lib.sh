@@ -495,18 +495,12 @@ vm_buildroot_dir() { printf '%s\n' "$(vm_cache_root)/buildroot/$(vm_suite)"; }
 # vm_buildroot: make (or bring up to date) the suite's build root.  Needs
 # root (debootstrap, chroot).
 vm_buildroot() {
-	local root lock
+	local root lock stamp uri
 	root=$(vm_buildroot_dir)
 	mkdir -p "${root%/*}"
 	# The lanes of every arch share it: one makes it, the others wait.
 	exec {lock}>"$root.lock"
 	flock "$lock"
-	vm_buildroot_locked "$root"
-	exec {lock}>&-
-}
-
-vm_buildroot_locked() {
-	local root=$1 stamp uri
 	stamp="$VM_BUILDROOT_RECIPE ${VM_BUILDROOT_PACKAGES[*]}"
 	if [[ -f $root.complete && $(<"$root.complete") == "$stamp" ]]; then
 		# A week old: the release's compiler may have moved on with its
@@ -519,6 +513,7 @@ vm_buildroot_locked() {
 				vm_warn "updating the $(vm_suite) build root failed ($root.log); building with it as it is"
 			fi
 		fi
+		exec {lock}>&-
 		return 0
 	fi
 	vm_is_root || vm_die "the $(vm_suite) kernel is built in a $(vm_suite) chroot: run as root (debootstrap, chroot)"
@@ -537,6 +532,7 @@ vm_buildroot_locked() {
 	}
 	rm -rf "$root/var/cache/apt/archives"/*.deb
 	printf '%s\n' "$stamp" >"$root.complete"
+	exec {lock}>&-
 }
 
 # vm_buildroot_add PKG...: the suite's build root (vm_buildroot) with the
@@ -1127,7 +1123,7 @@ vm_lanes() {
 # unknown name.
 vm_lane_read() {
 	local name=$1 row opts files after weight w f
-	local -a drop=()
+	local -A drop=()
 	row=$(awk -F'|' -v n="$name" '
 		/^[[:space:]]*#/ {next}
 		{k = $1; gsub(/[[:space:]]/, "", k)}
@@ -1151,23 +1147,21 @@ vm_lane_read() {
 	done
 	VM_LANE_FILES=()
 	for w in $files; do
+		[[ $w == -* ]] && drop[tests/bats/${w#-}.bats]=1
+	done
+	for w in $files; do
 		case $w in
 		all)
 			for f in "$REPO_ROOT"/tests/bats/*.bats; do
-				VM_LANE_FILES+=("${f#"$REPO_ROOT"/}")
+				f=${f#"$REPO_ROOT"/}
+				[[ -n ${drop[$f]:-} ]] || VM_LANE_FILES+=("$f")
 			done
 			;;
-		-*) drop+=("tests/bats/${w#-}.bats") ;;
+		-*) ;;
 		*/*) VM_LANE_FILES+=("$w") ;;
 		*) VM_LANE_FILES+=("tests/bats/$w.bats") ;;
 		esac
 	done
-	for w in "${drop[@]}"; do
-		for f in "${!VM_LANE_FILES[@]}"; do
-			[[ ${VM_LANE_FILES[f]} == "$w" ]] && unset 'VM_LANE_FILES[f]'
-		done
-	done
-	VM_LANE_FILES=("${VM_LANE_FILES[@]}")
 	VM_LANE_AFTER=()
 	for w in $after; do
 		[[ $w == - ]] || VM_LANE_AFTER+=("$w")
