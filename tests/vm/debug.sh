@@ -1,37 +1,26 @@
 # shellcheck shell=bash
 # shellcheck disable=SC2034 # the VM_* it sets are read by tests/vm/run
 # The debug kernel of 'make check-debug': Debian's linux-source-6.12 built
-# for the amd64 or (cross-built) arm64 guest, the arch vm_arch_setup set,
-# from 'tinyconfig' plus tests/vm/debug.config (KASAN, lockdep, kmemleak,
-# DMA-API debugging, fault injection, UBSAN, debug objects) and the arch's
-# debug-ARCH.config, with udmabuf-cfs built in-tree as
-# drivers/misc/udmabuf-cfs through its Kconfig.  Sourced by tests/vm/run
-# and tests/vm/debug-kernel after lib.sh.
+# for the amd64 or (cross-built) arm64 guest from 'tinyconfig' plus the
+# fragments vm_debug_setup names (KASAN, lockdep, kmemleak, DMA-API
+# debugging, fault injection, UBSAN, debug objects), with udmabuf-cfs
+# built in-tree as drivers/misc/udmabuf-cfs through its Kconfig.  Sourced
+# by tests/vm/run and tests/vm/debug-kernel after lib.sh.
 #
 # Cache layout, below $(vm_cache_root)/debug:
-#   src-VERSION/       the unpacked source tree (shared by every config), into
-#                      which the driver is synced before each build
-#   build-KEY/         O= build directory; KEY hashes the source version, the
-#                      config fragments, the compiler and this file's build
-#                      recipe, so that a change of any of them builds afresh
-#                      (the arch is in the fragments and the compiler)
-#   build-KEY/root/    modules_install output (lib/modules/RELEASE/...)
-# A warm run only recompiles what the driver's changes touch.
+#   src-VERSION/     the unpacked source (shared), the driver synced into it
+#   build-KEY/       O= build directory (vm_kernel_build_key), a warm run
+#                    recompiling only what the driver's changes touch
+#   build-KEY/root/  modules_install output (lib/modules/RELEASE/...)
 
 VM_DEBUG_SRC_PKG=linux-source-6.12
 # Bump when the recipe below changes in a way the key would not see.
 VM_DEBUG_RECIPE=1
 
-# Fills VM_DEBUG_FRAGMENTS, in the order they are merged: debug.config
-# (amd64's), and for arm64 debug-arm64.config (what differs from the PC),
-# debug-zerocopy.config (block layer, device mapper, vgem, vivid: the
-# zero-copy and dma-buf importer files run under the arm64 debug kernel
-# only) and debug-kobject-release.config (every kobject released late:
-# lifetime.bats runs there).  One kernel per arch: each is a long cold
-# build, and a cold make check must stay within its budget
-# (tests/README.md).
-# Fills VM_DEBUG_KARCH, VM_DEBUG_IMAGE too: the kernel's ARCH= and its boot
-# image.
+# Fills VM_DEBUG_FRAGMENTS (in the order they are merged; each says what
+# it is for), VM_DEBUG_KARCH (ARCH=) and VM_DEBUG_IMAGE (the boot image).
+# One kernel per arch: each is a long cold build, and a cold make check
+# must stay within its budget (tests/README.md).
 vm_debug_setup() {
 	VM_DEBUG_FRAGMENTS=("$VM_LIB_DIR/debug.config")
 	case $VM_ARCH in

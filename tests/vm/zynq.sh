@@ -1,22 +1,19 @@
 # shellcheck shell=bash
 # shellcheck disable=SC2034 # the VM_* it sets are read by tests/vm/run
-# The Zynq-7000 kernel of the armhf-zynq7000 lane (tests/vm/run --arch armhf
-# --machine xilinx-zynq-a9): Debian's linux-source-6.12, the tree the debug
-# kernels are built from (tests/vm/debug.sh unpacks it), cross-built for
-# 32-bit ARM from 'tinyconfig' plus tests/vm/zynq7000.config, with
-# udmabuf-cfs built out of tree against it as against Debian's headers, and
-# the ZC702's device tree of that source.  Sourced by tests/vm/run after
-# lib.sh (and debug.sh, whose source tree it shares).
+# The Zynq-7000 kernel of the armhf-zynq7000 lane (--machine
+# xilinx-zynq-a9): the debug kernels' source tree (tests/vm/debug.sh),
+# cross-built for 32-bit ARM from 'tinyconfig' plus tests/vm/zynq7000.config,
+# with udmabuf-cfs built out of tree against it as against Debian's headers,
+# and the ZC702's device tree of that source.  Sourced by tests/vm/run after
+# lib.sh and debug.sh.
 #
 # Cache layout, below $(vm_cache_root)/zynq7000:
-#   build-KEY/        O= build directory, also the kbuild directory the
-#                     module and tests/kmod are built against; KEY hashes the
-#                     source version, the fragment, the compiler and
-#                     VM_ZYNQ_RECIPE
+#   build-KEY/        O= build directory (vm_kernel_build_key) and the
+#                     kbuild directory of the module and tests/kmod; a warm
+#                     run finds build-KEY/.built and runs no make at all
 #   build-KEY/root/   modules_install output (lib/modules/RELEASE/...)
 #   build-KEY/zynq-zc702.dts  the board's tree, preprocessed (its labels
 #                     kept, so that a --dt fragment can refer to &amba)
-# A warm run finds build-KEY/.built and runs no make at all.
 
 # Bump when the recipe below changes in a way the key would not see.
 VM_ZYNQ_RECIPE=1
