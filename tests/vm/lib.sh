@@ -248,14 +248,11 @@ vm_arch_setup() {
 # ---------------------------------------------------------------------------
 # apt access
 #
-# amd64 is the host architecture: the system's apt configuration and lists are
-# used as they are.  arm64 gets a private apt configuration inside the cache
-# (own lists, own empty dpkg status, APT::Architecture=arm64, sources copied
-# from the system) so that the host's dpkg/apt state is never modified.
-
-# UDMABUF_KERNEL_SUITE: a Debian release other than the host's (sid,
-# bullseye) whose kernel the guest boots; its packages come through a private
-# apt tree of their own, for every arch.
+# The host's arch and release (amd64, bookworm) use the system's apt
+# configuration and lists as they are; another arch or release
+# (UDMABUF_KERNEL_SUITE: sid, bullseye) a private one in the cache (own
+# lists and dpkg status, APT::Architecture), so that the host's dpkg and
+# apt state is never modified.
 vm_suite() { printf '%s\n' "${UDMABUF_KERNEL_SUITE:-}"; }
 
 vm_apt_private() { [[ $VM_ARCH != amd64 || -n $(vm_suite) ]]; }
