@@ -1022,13 +1022,10 @@ vm_python_compile() {
 # (numpy-VERSION.egg-info or .dist-info) gives it.
 vm_python_numpy() {
 	local d
-	for d in "$VM_PYROOT"/usr/lib/python3/dist-packages/numpy-*-info; do
-		[[ -d $d ]] || continue
-		d=${d##*/numpy-}
-		printf '%s\n' "${d%.*-info}"
-		return 0
-	done
-	return 1
+	d=$(compgen -G "$VM_PYROOT/usr/lib/python3/dist-packages/numpy-*-info") || return 1
+	d=${d%%$'\n'*}
+	d=${d##*/numpy-}
+	printf '%s\n' "${d%.*-info}"
 }
 
 # Fills VM_PYROOT: a tree with python3 and numpy for the arch, pruned of
