@@ -118,14 +118,16 @@ vm_run_logged() {
 	fi
 }
 
-# TAP of the host checks that source this file: vm_tap_ok STATUS TEXT is
-# a check, passed if STATUS is 0; vm_tap_plan ends, failing if one failed.
+# TAP of the host checks that source this file: vm_tap_ok STATUS TEXT
+# [WHY] is a check, passed if STATUS is 0, WHY's lines shown if not;
+# vm_tap_plan ends, failing if one failed.
 VM_TAP_N=0
 VM_TAP_FAILED=0
 vm_tap_ok() {
 	VM_TAP_N=$((VM_TAP_N + 1))
 	(($1 == 0)) || { VM_TAP_FAILED=1; printf 'not '; }
 	echo "ok $VM_TAP_N - $2"
+	(($1 == 0)) || [[ -z ${3:-} ]] || printf '# %s\n' "${3//$'\n'/$'\n'# }"
 }
 vm_tap_plan() {
 	echo "1..$VM_TAP_N"
