@@ -1,37 +1,26 @@
 # shellcheck shell=bash
 # shellcheck disable=SC2034 # the VM_* it sets are read by tests/vm/run
 # The debug kernel of 'make check-debug': Debian's linux-source-6.12 built
-# for the amd64 or (cross-built) arm64 guest, the arch vm_arch_setup set,
-# from 'tinyconfig' plus tests/vm/debug.config (KASAN, lockdep, kmemleak,
-# DMA-API debugging, fault injection, UBSAN, debug objects) and the arch's
-# debug-ARCH.config, with udmabuf-cfs built in-tree as
-# drivers/misc/udmabuf-cfs through its Kconfig.  Sourced by tests/vm/run
-# and tests/vm/debug-kernel after lib.sh.
+# for the amd64 or (cross-built) arm64 guest from 'tinyconfig' plus the
+# fragments vm_debug_setup names (KASAN, lockdep, kmemleak, DMA-API
+# debugging, fault injection, UBSAN, debug objects), with udmabuf-cfs
+# built in-tree as drivers/misc/udmabuf-cfs through its Kconfig.  Sourced
+# by tests/vm/run and tests/vm/debug-kernel after lib.sh.
 #
 # Cache layout, below $(vm_cache_root)/debug:
-#   src-VERSION/       the unpacked source tree (shared by every config), into
-#                      which the driver is synced before each build
-#   build-KEY/         O= build directory; KEY hashes the source version, the
-#                      config fragments, the compiler and this file's build
-#                      recipe, so that a change of any of them builds afresh
-#                      (the arch is in the fragments and the compiler)
-#   build-KEY/root/    modules_install output (lib/modules/RELEASE/...)
-# A warm run only recompiles what the driver's changes touch.
+#   src-VERSION/     the unpacked source (shared), the driver synced into it
+#   build-KEY/       O= build directory (vm_kernel_build_key), a warm run
+#                    recompiling only what the driver's changes touch
+#   build-KEY/root/  modules_install output (lib/modules/RELEASE/...)
 
 VM_DEBUG_SRC_PKG=linux-source-6.12
 # Bump when the recipe below changes in a way the key would not see.
 VM_DEBUG_RECIPE=1
 
-# Fills VM_DEBUG_FRAGMENTS, in the order they are merged: debug.config
-# (amd64's), and for arm64 debug-arm64.config (what differs from the PC),
-# debug-zerocopy.config (block layer, device mapper, vgem, vivid: the
-# zero-copy and dma-buf importer files run under the arm64 debug kernel
-# only) and debug-kobject-release.config (every kobject released late:
-# lifetime.bats runs there).  One kernel per arch: each is a long cold
-# build, and a cold make check must stay within its budget
-# (tests/README.md).
-# Fills VM_DEBUG_KARCH, VM_DEBUG_IMAGE too: the kernel's ARCH= and its boot
-# image.
+# Fills VM_DEBUG_FRAGMENTS (in the order they are merged; each says what
+# it is for), VM_DEBUG_KARCH (ARCH=) and VM_DEBUG_IMAGE (the boot image).
+# One kernel per arch: each is a long cold build, and a cold make check
+# must stay within its budget (tests/README.md).
 vm_debug_setup() {
 	VM_DEBUG_FRAGMENTS=("$VM_LIB_DIR/debug.config")
 	case $VM_ARCH in
@@ -61,17 +50,14 @@ vm_debug_fetch_source() {
 	local root ver base tarball
 	root=$(vm_debug_root)
 	mkdir -p "$root"
-	ver=${UDMABUF_DEBUG_SRC_VERSION:-}
+	# The newest version already unpacked, else apt's candidate.
+	ver=$(vm_debug_newest_source)
 	if [[ -z $ver ]]; then
-		# The newest version already unpacked, else apt's candidate.
-		ver=$(vm_debug_newest_source)
-		if [[ -z $ver ]]; then
-			vm_apt_known "$VM_DEBUG_SRC_PKG" || vm_apt_update
-			ver=$(vm_apt_cache policy "$VM_DEBUG_SRC_PKG" 2>/dev/null |
-				awk '/Candidate:/ {print $2}')
-			[[ -n $ver && $ver != "(none)" ]] ||
-				vm_die "apt does not know $VM_DEBUG_SRC_PKG (bookworm-security)"
-		fi
+		vm_apt_known "$VM_DEBUG_SRC_PKG" || vm_apt_update
+		ver=$(vm_apt_cache policy "$VM_DEBUG_SRC_PKG" 2>/dev/null |
+			awk '/Candidate:/ {print $2}')
+		[[ -n $ver && $ver != "(none)" ]] ||
+			vm_die "apt does not know $VM_DEBUG_SRC_PKG (bookworm-security)"
 	fi
 	VM_DEBUG_VERSION=$ver
 	base=$root/src-$ver
@@ -188,10 +174,35 @@ vm_kernel_build_key() {
 	} | sha256sum | cut -c1-12
 }
 
+# vm_kernel_make OBJ LOG WHAT TARGET...: make TARGETs with kmake (the
+# caller's), then modules_install into OBJ/root.
+vm_kernel_make() {
+	local obj=$1 log=$2 what=$3
+	shift 3
+	vm_run_logged "$log" "${kmake[@]}" "$@" || vm_die "the $what build failed ($log)"
+	rm -rf "$obj/root"
+	vm_run_logged "$log" "${kmake[@]}" INSTALL_MOD_PATH="$obj/root" modules_install ||
+		vm_die "modules_install of the $what failed ($log)"
+}
+
+# vm_kernel_built OBJ IMAGE: VM_KREL, VM_VMLINUZ, VM_MODDIR, VM_KCONFIG of
+# the kernel built in OBJ; build directories of ROOT (OBJ's parent) but
+# OBJ's, a week unused, go.
+vm_kernel_built() {
+	local obj=$1
+	VM_KREL=$(cat "$obj/include/config/kernel.release")
+	VM_VMLINUZ=$obj/$2
+	VM_MODDIR=$obj/root/lib/modules/$VM_KREL
+	VM_KCONFIG=$obj/.config
+	touch "$obj"
+	find "${obj%/*}" -maxdepth 1 -name 'build-*' ! -name "${obj##*/}" ! -name '*.lock' -mtime +7 \
+		-exec rm -rf {} + 2>/dev/null || true
+}
+
 # Build (or bring up to date) the debug kernel and the in-tree module.
 # Fills VM_VMLINUZ, VM_MODDIR, VM_KCONFIG, VM_DEBUG_RELEASE, VM_DEBUG_KO.
 vm_debug_build() {
-	local root key obj log kmake rel inputs
+	local root key obj log kmake inputs
 	vm_debug_setup
 	root=$(vm_debug_root)
 	mkdir -p "${root%/*}"
@@ -223,24 +234,13 @@ vm_debug_build() {
 			vm_log "building the $VM_ARCH debug kernel (cold: many minutes; log: $log)"
 		fi
 		# Incremental: after the first build only the driver's objects change.
-		vm_run_logged "$log" "${kmake[@]}" "${VM_DEBUG_IMAGE##*/}" modules ||
-			vm_die "debug kernel build failed"
+		vm_kernel_make "$obj" "$log" "$VM_ARCH debug kernel" "${VM_DEBUG_IMAGE##*/}" modules
 		touch "$obj/.built"
-		rm -rf "$obj/root"
-		vm_run_logged "$log" "${kmake[@]}" INSTALL_MOD_PATH="$obj/root" modules_install ||
-			vm_die "modules_install failed"
 		printf '%s\n' "$inputs" >"$obj/.inputs"
 	fi
-	rel=$(cat "$obj/include/config/kernel.release")
-	VM_DEBUG_RELEASE=$rel
-	VM_VMLINUZ=$obj/$VM_DEBUG_IMAGE
-	VM_MODDIR=$obj/root/lib/modules/$rel
-	VM_KCONFIG=$obj/.config
+	vm_kernel_built "$obj" "$VM_DEBUG_IMAGE"
+	VM_DEBUG_RELEASE=$VM_KREL
 	VM_DEBUG_KO=$(find "$VM_MODDIR/kernel" -name udmabuf-cfs.ko -print -quit)
 	[[ -n $VM_DEBUG_KO ]] || vm_die "the debug kernel build has no udmabuf-cfs.ko"
-	# Old build directories (another fragment or version) are dead weight.
-	find "$root" -maxdepth 1 -name 'build-*' ! -name "build-$key" -mtime +7 \
-		-exec rm -rf {} + 2>/dev/null || true
-	touch "$obj"
 	flock -u "$debug_lock"
 }

@@ -58,14 +58,10 @@ VM_HOST_PACKAGES=(
 	libsmartcols-dev
 )
 
-# Guest userland packages for arm64, armhf and riscv64, downloaded for the
-# guest's architecture (amd64 uses the host's binaries; riscv64's are sid's,
-# vm_fetch_userland).  jq
-# (JSON checks in tests) needs libjq1, libonig5 and libc6; vm_copy_elf
-# checks that every NEEDED library was found, so a new dependency shows up
-# as a clear build error.  libsmartcols1 and libsmartcols-dev: udmabufctl is
-# cross-linked against them (Debian ships no static libsmartcols, so the
-# guests' udmabufctl is dynamic) and runs with the first.
+# Guest userland packages of arm64, armhf and riscv64 (vm_fetch_userland;
+# amd64 uses the host's binaries): jq and its libraries (vm_copy_elf fails
+# on a NEEDED library not found); libsmartcols, which udmabufctl is
+# cross-linked against (Debian ships no static one) and runs with.
 VM_CROSS_USERLAND=(busybox-static bash-static libc6 jq libjq1 libonig5 libsmartcols1
 	libsmartcols-dev)
 
@@ -122,14 +118,16 @@ vm_run_logged() {
 	fi
 }
 
-# TAP of the host checks that source this file: vm_tap_ok STATUS TEXT is
-# a check, passed if STATUS is 0; vm_tap_plan ends, failing if one failed.
+# TAP of the host checks that source this file: vm_tap_ok STATUS TEXT
+# [WHY] is a check, passed if STATUS is 0, WHY's lines shown if not;
+# vm_tap_plan ends, failing if one failed.
 VM_TAP_N=0
 VM_TAP_FAILED=0
 vm_tap_ok() {
 	VM_TAP_N=$((VM_TAP_N + 1))
 	(($1 == 0)) || { VM_TAP_FAILED=1; printf 'not '; }
 	echo "ok $VM_TAP_N - $2"
+	(($1 == 0)) || [[ -z ${3:-} ]] || printf '# %s\n' "${3//$'\n'/$'\n'# }"
 }
 vm_tap_plan() {
 	echo "1..$VM_TAP_N"
@@ -162,8 +160,8 @@ vm_inputs_hash() {
 	} | sha256sum | cut -c1-16
 }
 
-# vm_cc_id CC: the compiler's name and version.
-vm_cc_id() { "$1" --version 2>/dev/null | head -n 1; }
+# vm_cc_id [EXEC] CC: the compiler's name and version (EXEC: where it runs).
+vm_cc_id() { "$@" --version 2>/dev/null | head -n 1; }
 
 # vm_cached_build NAME KEY FUNC: FUNC DIR builds into the empty directory
 # DIR; the result is kept as builds/NAME-KEY and shared by every later run
@@ -252,14 +250,11 @@ vm_arch_setup() {
 # ---------------------------------------------------------------------------
 # apt access
 #
-# amd64 is the host architecture: the system's apt configuration and lists are
-# used as they are.  arm64 gets a private apt configuration inside the cache
-# (own lists, own empty dpkg status, APT::Architecture=arm64, sources copied
-# from the system) so that the host's dpkg/apt state is never modified.
-
-# UDMABUF_KERNEL_SUITE: a Debian release other than the host's (sid,
-# bullseye) whose kernel the guest boots; its packages come through a private
-# apt tree of their own, for every arch.
+# The host's arch and release (amd64, bookworm) use the system's apt
+# configuration and lists as they are; another arch or release
+# (UDMABUF_KERNEL_SUITE: sid, bullseye) a private one in the cache (own
+# lists and dpkg status, APT::Architecture), so that the host's dpkg and
+# apt state is never modified.
 vm_suite() { printf '%s\n' "${UDMABUF_KERNEL_SUITE:-}"; }
 
 vm_apt_private() { [[ $VM_ARCH != amd64 || -n $(vm_suite) ]]; }
@@ -355,9 +350,8 @@ vm_suite_sources() {
 		"$uri" "$(vm_suite)" /usr/share/keyrings/debian-archive-keyring.gpg
 }
 
-# The private lists follow the host's: when the host's apt lists were updated
-# after ours (e.g. by tests/vm/deps or a security update), update ours too, so
-# that both architectures boot the same kernel ABI.  Without that, no network.
+# The private lists follow the host's (updated after ours: ours too), so
+# that every arch boots the same kernel ABI; otherwise no network.
 vm_apt_private_follow_host() {
 	vm_apt_private || return 0
 	local stamp newest
@@ -478,27 +472,21 @@ vm_resolve_abi() {
 # Build roots
 #
 # A kernel of another Debian release is built against with that release's
-# compiler and kbuild host programs: sid's headers name gcc 16 and flags
-# that bookworm's gcc 12 rejects (-fmin-function-alignment), sid's kbuild
-# programs need a newer glibc, and bullseye's 5.10 was built with gcc 10.
-# The module is built in a chroot of that release (debootstrap
-# --variant=minbase, made once and kept in the cache, brought up to date
-# once a week) with the cache bind-mounted at its own path inside it, in a
-# mount namespace of the build's own: every path of the kernel tree and the
-# build means the same inside and out, and nothing stays mounted.
-# dwarves: pahole, which the headers run on every module for BTF;
-# the cross compilers: the arm64 and armhf modules.
+# compiler and kbuild host programs (sid's headers name flags bookworm's gcc
+# rejects, its kbuild programs need a newer glibc; bullseye's 5.10 wants gcc
+# 10): in a chroot of that release (debootstrap --variant=minbase, made once,
+# brought up to date weekly) with the cache bind-mounted at its own path, in
+# a mount namespace of the build's own, so that every path means the same
+# inside and out and nothing stays mounted.  dwarves: pahole (BTF).
 VM_BUILDROOT_PACKAGES=(gcc libc6-dev make libelf-dev bc bison flex kmod dwarves
 	gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf)
 # Bump when the recipe changes: the root is made again.
 VM_BUILDROOT_RECIPE=1
-# riscv64's cross compiler, C library and pkg-config, added to the root
-# when a riscv64 guest is built (vm_buildroot_add), not in the recipe above:
-# a change of that list makes the root again for every lane, and a
-# checkout whose list differs (an older branch, sharing the cache) would
-# make it again in turn.  Its module and its programs are built there
-# (VM_CC_EXEC): sid's libsmartcols, which the guest's udmabufctl links,
-# needs glibc 2.38, and bookworm's cross C library is 2.36.
+# riscv64's cross compiler, C library and pkg-config, added to the root by
+# vm_buildroot_add (in the recipe, a change of either list would make the
+# root again for every lane and checkout sharing the cache).  Its module
+# and programs are built there (VM_CC_EXEC): sid's libsmartcols needs a
+# newer glibc than bookworm's cross C library.
 VM_BUILDROOT_RISCV64=(gcc-riscv64-linux-gnu libc6-dev-riscv64-cross pkgconf)
 
 vm_buildroot_dir() { printf '%s\n' "$(vm_cache_root)/buildroot/$(vm_suite)"; }
@@ -506,18 +494,12 @@ vm_buildroot_dir() { printf '%s\n' "$(vm_cache_root)/buildroot/$(vm_suite)"; }
 # vm_buildroot: make (or bring up to date) the suite's build root.  Needs
 # root (debootstrap, chroot).
 vm_buildroot() {
-	local root lock
+	local root lock stamp uri
 	root=$(vm_buildroot_dir)
 	mkdir -p "${root%/*}"
 	# The lanes of every arch share it: one makes it, the others wait.
 	exec {lock}>"$root.lock"
 	flock "$lock"
-	vm_buildroot_locked "$root"
-	exec {lock}>&-
-}
-
-vm_buildroot_locked() {
-	local root=$1 stamp uri
 	stamp="$VM_BUILDROOT_RECIPE ${VM_BUILDROOT_PACKAGES[*]}"
 	if [[ -f $root.complete && $(<"$root.complete") == "$stamp" ]]; then
 		# A week old: the release's compiler may have moved on with its
@@ -530,6 +512,7 @@ vm_buildroot_locked() {
 				vm_warn "updating the $(vm_suite) build root failed ($root.log); building with it as it is"
 			fi
 		fi
+		exec {lock}>&-
 		return 0
 	fi
 	vm_is_root || vm_die "the $(vm_suite) kernel is built in a $(vm_suite) chroot: run as root (debootstrap, chroot)"
@@ -548,6 +531,7 @@ vm_buildroot_locked() {
 	}
 	rm -rf "$root/var/cache/apt/archives"/*.deb
 	printf '%s\n' "$stamp" >"$root.complete"
+	exec {lock}>&-
 }
 
 # vm_buildroot_add PKG...: the suite's build root (vm_buildroot) with the
@@ -686,17 +670,12 @@ vm_fix_headers() {
 	[[ -d $VM_KROOT/usr/lib/$kb/scripts ]] || vm_die "$kb has no scripts/"
 }
 
-# The host's modpost cannot check a 32-bit ARM module: it knows the sizes
-# of the device-table structures (struct of_device_id, ...) of the
-# architecture it was built for, amd64, also when it reads 32-bit objects,
-# and refuses the module ("sizeof(struct of_device_id)=200 is not a modulo
-# of the size of section ...").  armhf's own modpost,
-# from linux-kbuild of the headers' version for armhf, knows ARM's; it runs
-# under qemu-user with the cross C library.  The armhf tree's kbuild is
-# therefore a directory of its own: links to the host's files, except
-# scripts/mod/, which has armhf's modpost.real-lsb-32 and a modpost that
-# runs it.  The rest (fixdep, genksyms, recordmcount) works on ARM objects
-# as it is.
+# The host's modpost knows amd64's sizes of the device-table structures,
+# also for 32-bit objects, and refuses an ARM module ("sizeof(struct
+# of_device_id)=200 is not a modulo ...").  armhf's own (linux-kbuild of the
+# headers' version for armhf) runs under qemu-user: the armhf tree's kbuild
+# is links to the host's files but scripts/mod/, which runs that one.  The
+# rest (fixdep, genksyms, recordmcount) works on ARM objects as it is.
 vm_kbuild_armhf() {
 	local base=$1 kb=$VM_KROOT/usr/lib/$VM_KBUILD_PKG host=/usr/lib/$VM_KBUILD_PKG
 	local f unpacked=$base/kbuild-armhf version
@@ -806,18 +785,12 @@ vm_fetch_userland() {
 # QEMU for riscv64
 #
 # Linux does non-coherent DMA on RISC-V with the Zicbom cache-block
-# operations (cbo.clean, cbo.inval, cbo.flush), which it uses only where
-# the device tree says the CPU has them (riscv,isa-extensions and
-# riscv,cbom-block-size).  The host's QEMU (bookworm's 7.2) models no
-# Zicbom: its rv64 CPU has no zicbom property, and a dma-noncoherent node
-# then has the kernel warn at probe ("device non-coherent but no
-# non-coherent operations supported") and skip every cache operation.
-# bookworm-backports' QEMU (10.0) has it, and its rv64 CPU writes it into the tree
-# with a 64-byte block.  It is built against bookworm's libraries (those of
-# the host's qemu-system-x86), so its packages are downloaded through a
-# private apt tree and unpacked into the cache, not installed: the other
-# lanes keep the host's QEMU.  opensbi (the M-mode firmware QEMU starts)
-# comes with it.
+# operations, only where the device tree says the CPU has them.  bookworm's
+# QEMU 7.2 models no Zicbom (the kernel then warns at probe of a
+# dma-noncoherent node and skips every cache operation); bookworm-backports'
+# has it and writes it into the tree.  Its packages (built against the
+# host's libraries, with opensbi) are unpacked into the cache, not
+# installed: the other lanes keep the host's QEMU.
 VM_QEMU_RISCV64_PACKAGES=(qemu-system-riscv qemu-system-data opensbi)
 
 # vm_fetch_qemu: on riscv64, fills VM_QEMU (the unpacked
@@ -983,12 +956,9 @@ vm_kconfig_enabled() {
 
 # ---------------------------------------------------------------------------
 # Python for the guest (tests/bats/python.bats): Debian's python3 and
-# python3-numpy of the guest's architecture, for both arches unpacked from
-# the archive's packages (not the host's files), so that the binding is
-# tested with what a bookworm user runs.  libc6 comes along so that every
-# glibc piece of the guest is from one package.  libblas3/liblapack3 are
-# reached through alternatives on a real system; the tree gets the links
-# update-alternatives would make.
+# python3-numpy of the guest's architecture, from the archive's packages
+# (what a bookworm user runs, not the host's files), with libc6, so that
+# every glibc piece of the guest is from one package.
 VM_PYTHON_USERLAND=(python3.11-minimal libpython3.11-minimal libpython3.11-stdlib
 	python3-numpy libblas3 liblapack3 libgfortran5 libgcc-s1 libffi8 zlib1g
 	libexpat1 libc6)
@@ -997,12 +967,10 @@ VM_PYTHON_VERSION=3.11
 VM_PYTHON_RECIPE=1
 
 # The suites (--suite) whose guests carry that release's own python3 and
-# NumPy instead of the host release's: sid (NumPy 2).  Only releases newer
-# than the host's: the python tree's glibc replaces the guest's, and the
-# programs built here (jq, udmabufctl, libudmabuf) run on a newer glibc,
-# not on bullseye's older one.  Its packages are sid's default python3's
-# (python3-minimal's python3.X-minimal) and what sid's numpy needs besides
-# bookworm's list (libstdc++6; sid's libgfortran5 needs no libquadmath0).
+# NumPy: sid (NumPy 2).  Only releases newer than the host's: the python
+# tree's glibc replaces the guest's, and the programs built here run on a
+# newer glibc, not an older one.  Its packages: sid's default python3's,
+# and what sid's numpy needs (libstdc++6, no libquadmath0).
 VM_PYTHON_SUITES=(sid)
 VM_PYTHON_SUITE_USERLAND=(python3-numpy libblas3 liblapack3 libgfortran5
 	libgcc-s1 libstdc++6 libffi8 zlib1g libexpat1 libc6)
@@ -1056,26 +1024,20 @@ vm_python_compile() {
 # (numpy-VERSION.egg-info or .dist-info) gives it.
 vm_python_numpy() {
 	local d
-	for d in "$VM_PYROOT"/usr/lib/python3/dist-packages/numpy-*-info; do
-		[[ -d $d ]] || continue
-		d=${d##*/numpy-}
-		printf '%s\n' "${d%.*-info}"
-		return 0
-	done
-	return 1
+	d=$(compgen -G "$VM_PYROOT/usr/lib/python3/dist-packages/numpy-*-info") || return 1
+	d=${d%%$'\n'*}
+	d=${d##*/numpy-}
+	printf '%s\n' "${d%.*-info}"
 }
 
 # Fills VM_PYROOT: a tree with python3 and numpy for the arch, pruned of
-# what the tests never load (documentation, test suites, the extension
-# modules whose libraries are not there: _ssl, _sqlite3, readline, ...),
-# with byte code compiled by a python3 of the same version (under
+# what the tests never load (documentation, test suites, extension modules
+# whose libraries are not there), with byte code compiled here (under
 # emulation, compiling numpy's modules at every start would cost seconds).
-# The host release's (<cache>/ARCH/python), or, for a suite of
-# VM_PYTHON_SUITES, the suite's (<cache>/ARCH/python-SUITE: its python3.X
-# as VM_PYTHON_VERSION; its packages' versions are part of the stamp, so
-# that the tree follows the suite as its kernel does).  Also sets
-# VM_PYTHON_RELEASE (the Debian release: bookworm, sid) and VM_PYTHON_NUMPY
-# (NumPy's version, vm_python_numpy).
+# The host release's (<cache>/ARCH/python), or a suite's (python-SUITE,
+# whose packages' versions are in the stamp: the tree follows the suite as
+# its kernel does).  Also sets VM_PYTHON_VERSION, VM_PYTHON_RELEASE
+# (bookworm, sid) and VM_PYTHON_NUMPY (vm_python_numpy).
 vm_fetch_python() {
 	local base pkgs p deb f stamp suite
 	suite=$(vm_python_suite)
@@ -1157,7 +1119,7 @@ vm_lanes() {
 # unknown name.
 vm_lane_read() {
 	local name=$1 row opts files after weight w f
-	local -a drop=()
+	local -A drop=()
 	row=$(awk -F'|' -v n="$name" '
 		/^[[:space:]]*#/ {next}
 		{k = $1; gsub(/[[:space:]]/, "", k)}
@@ -1181,23 +1143,21 @@ vm_lane_read() {
 	done
 	VM_LANE_FILES=()
 	for w in $files; do
+		[[ $w == -* ]] && drop[tests/bats/${w#-}.bats]=1
+	done
+	for w in $files; do
 		case $w in
 		all)
 			for f in "$REPO_ROOT"/tests/bats/*.bats; do
-				VM_LANE_FILES+=("${f#"$REPO_ROOT"/}")
+				f=${f#"$REPO_ROOT"/}
+				[[ -n ${drop[$f]:-} ]] || VM_LANE_FILES+=("$f")
 			done
 			;;
-		-*) drop+=("tests/bats/${w#-}.bats") ;;
+		-*) ;;
 		*/*) VM_LANE_FILES+=("$w") ;;
 		*) VM_LANE_FILES+=("tests/bats/$w.bats") ;;
 		esac
 	done
-	for w in "${drop[@]}"; do
-		for f in "${!VM_LANE_FILES[@]}"; do
-			[[ ${VM_LANE_FILES[f]} == "$w" ]] && unset 'VM_LANE_FILES[f]'
-		done
-	done
-	VM_LANE_FILES=("${VM_LANE_FILES[@]}")
 	VM_LANE_AFTER=()
 	for w in $after; do
 		[[ $w == - ]] || VM_LANE_AFTER+=("$w")

@@ -1,22 +1,19 @@
 # shellcheck shell=bash
 # shellcheck disable=SC2034 # the VM_* it sets are read by tests/vm/run
-# The Zynq-7000 kernel of the armhf-zynq7000 lane (tests/vm/run --arch armhf
-# --machine xilinx-zynq-a9): Debian's linux-source-6.12, the tree the debug
-# kernels are built from (tests/vm/debug.sh unpacks it), cross-built for
-# 32-bit ARM from 'tinyconfig' plus tests/vm/zynq7000.config, with
-# udmabuf-cfs built out of tree against it as against Debian's headers, and
-# the ZC702's device tree of that source.  Sourced by tests/vm/run after
-# lib.sh (and debug.sh, whose source tree it shares).
+# The Zynq-7000 kernel of the armhf-zynq7000 lane (--machine
+# xilinx-zynq-a9): the debug kernels' source tree (tests/vm/debug.sh),
+# cross-built for 32-bit ARM from 'tinyconfig' plus tests/vm/zynq7000.config,
+# with udmabuf-cfs built out of tree against it as against Debian's headers,
+# and the ZC702's device tree of that source.  Sourced by tests/vm/run after
+# lib.sh and debug.sh.
 #
 # Cache layout, below $(vm_cache_root)/zynq7000:
-#   build-KEY/        O= build directory, also the kbuild directory the
-#                     module and tests/kmod are built against; KEY hashes the
-#                     source version, the fragment, the compiler and
-#                     VM_ZYNQ_RECIPE
+#   build-KEY/        O= build directory (vm_kernel_build_key) and the
+#                     kbuild directory of the module and tests/kmod; a warm
+#                     run finds build-KEY/.built and runs no make at all
 #   build-KEY/root/   modules_install output (lib/modules/RELEASE/...)
 #   build-KEY/zynq-zc702.dts  the board's tree, preprocessed (its labels
 #                     kept, so that a --dt fragment can refer to &amba)
-# A warm run finds build-KEY/.built and runs no make at all.
 
 # Bump when the recipe below changes in a way the key would not see.
 VM_ZYNQ_RECIPE=1
@@ -34,11 +31,11 @@ vm_zynq_fetch_source() {
 	local root lock ver
 	root=$(vm_debug_root)
 	mkdir -p "$root"
-	ver=${UDMABUF_DEBUG_SRC_VERSION:-$(vm_debug_newest_source)}
+	ver=$(vm_debug_newest_source)
 	if [[ -z $ver || ! -f $root/src-$ver/.complete ]]; then
 		exec {lock}>"$root.lock"
 		while ! flock -n "$lock"; do
-			ver=${UDMABUF_DEBUG_SRC_VERSION:-$(vm_debug_newest_source)}
+			ver=$(vm_debug_newest_source)
 			[[ -n $ver && -f $root/src-$ver/.complete ]] && break
 			sleep 5
 		done
@@ -84,10 +81,7 @@ vm_zynq_build() {
 		vm_log "building the Zynq-7000 kernel ($VM_DEBUG_SRC_PKG $VM_DEBUG_VERSION, cold: minutes; log: $log)"
 		kmake=(make -C "$VM_DEBUG_SRC" O="$obj" ARCH=arm CROSS_COMPILE="$VM_CROSS" -j"$(nproc)")
 		vm_kernel_configure "$obj" "$log" "${kmake[@]}"
-		vm_run_logged "$log" "${kmake[@]}" zImage modules "xilinx/$VM_ZYNQ_DTS_NAME.dtb" ||
-			vm_die "the Zynq-7000 kernel build failed ($log)"
-		vm_run_logged "$log" "${kmake[@]}" INSTALL_MOD_PATH="$obj/root" modules_install ||
-			vm_die "modules_install failed ($log)"
+		vm_kernel_make "$obj" "$log" "Zynq-7000 kernel" zImage modules "xilinx/$VM_ZYNQ_DTS_NAME.dtb"
 		# The board's tree as dtc reads it: the C preprocessor's output
 		# of the source (as kbuild makes the .dtb from), so that the
 		# fragment tests/vm/run appends can use its labels.
@@ -99,17 +93,11 @@ vm_zynq_build() {
 		echo "built in $((SECONDS - t0)) s" >>"$log"
 		touch "$obj/.built"
 	fi
-	VM_ZYNQ_RELEASE=$(cat "$obj/include/config/kernel.release")
-	VM_VMLINUZ=$obj/arch/arm/boot/zImage
+	vm_kernel_built "$obj" arch/arm/boot/zImage
+	VM_ZYNQ_RELEASE=$VM_KREL
 	VM_KDIR=$obj
-	VM_MODDIR=$obj/root/lib/modules/$VM_ZYNQ_RELEASE
-	VM_KCONFIG=$obj/.config
 	VM_ZYNQ_DTS=$obj/$VM_ZYNQ_DTS_NAME.dts
-	touch "$obj"
 	exec {lock}>&-
-	# Builds of another key (fragment, version, compiler) a week unused.
-	find "$root" -maxdepth 1 -name 'build-*' ! -name "build-$key" ! -name '*.lock' -mtime +7 \
-		-exec rm -rf {} + 2>/dev/null || true
 }
 
 # vm_zynq_build_kmods DIR: the test-only kernel modules of tests/kmod,
