@@ -509,7 +509,9 @@ int udmabuf_alloc_placed(struct udmabuf_buffer *buf)
 		addr = udmabuf_dma_reach(&buf->dev, buf->place, buf->alloc_size);
 		if (addr == buf->place)
 			return udmabuf_contig_taken(buf, pfn);
-		udmabuf_free_range(pfn, nr);
+		/* Refused for this device: the range stays held for another. */
+		if (!udmabuf_hold(pfn, nr))
+			udmabuf_free_range(pfn, nr);
 		return addr == DMA_MAPPING_ERROR ? -ERANGE : -EINVAL;
 	}
 	if (!page || !udmabuf_range_in_zone(page_zone(page), pfn, nr, &bad))
