@@ -71,8 +71,8 @@ free_range() {
 	echo "$addr"
 }
 
-# place_fresh NAME: a 16 MiB buffer NAME placed (64-bit mask) at the start
-# of a range free_range just freed, and enabled.  The page allocator may
+# place_fresh NAME [BITS]: a 16 MiB buffer NAME placed (64-bit mask) at the
+# start of a range free_range [BITS] just freed, and enabled.  The page allocator may
 # hand a page of that range out again at once, to a user that keeps it
 # (EBUSY: alloc_contig_range() cannot take a page in use); after 5 s of
 # that the next range is tried, three in all.  Prints the address, or
@@ -80,7 +80,7 @@ free_range() {
 place_fresh() {
 	local name=$1 addr i out
 	for _ in 1 2 3; do
-		addr=$(free_range) || return 1
+		addr=$(free_range "${2:-64}") || return 1
 		if [ "$addr" = none ]; then
 			echo none
 			return 0
@@ -99,6 +99,20 @@ place_fresh() {
 	done
 	echo "# three ranges just freed stayed busy (EBUSY)" >&2
 	return 1
+}
+
+# held_range [BITS]: print the CPU address of a 16 MiB range below 2^BITS
+# that was placed and freed (place_fresh), so that it is held: a buffer
+# placed within it in the next place_hold seconds (30) takes it from the
+# hold, where no page of it can have gone to another user.  Or "none".
+held_range() {
+	local addr
+	addr=$(place_fresh held "${1:-64}") || return 1
+	if [ "$addr" != none ]; then
+		set_attr "$cfs/held/enable" 0 >&2 || return 1
+		rmdir "$cfs/held"
+	fi
+	echo "$addr"
 }
 
 # (What allocator refuses: the bad-input catalogue, cfs-49 to cfs-52.)
@@ -286,40 +300,52 @@ reclaim_mark() {
 	done
 }
 
-# A hold is memory nobody uses: it must not outlast a need for memory, and
-# only root's buffers may take it away, not a program's failed request.
-# Reclaim may run at any time (kswapd, another allocation's direct
-# reclaim) and give the hold back, as it must: a try where it may have
-# run tells nothing about the request, and is made again.
-@test "a held range gives way to memory pressure; a program's failed request does not take it" {
-	local held=/sys/module/$MODNAME/parameters/place_held
-	local params=/sys/module/$MODNAME/parameters
-	local addr try mark
-	assert_attr "$params/place_hold" 30
-	# No hold runs out while a try lasts (common_teardown puts it back).
+# hold_kept_by WHAT CMD...: place a 16 MiB range (place_fresh) and free it,
+# so that it is held, then run CMD (the range's address in $addr) and fail
+# unless the hold is still all there.  Reclaim gives holds back first
+# (drop_caches runs every shrinker) and no hold runs out meanwhile
+# (place_hold is 600 s here; common_teardown puts it back).  Reclaim may
+# still run at any time (kswapd, another allocation's direct reclaim) and
+# give the hold back, as it must: a try where it may have run tells nothing
+# about CMD, and is made again, three in all.
+hold_kept_by() {
+	local what=$1 params=/sys/module/$MODNAME/parameters try mark
+	shift
 	set_attr "$params/place_hold" 600
-	# Page cache and slabs dropped first: kswapd has nothing to do.
 	echo 3 >/proc/sys/vm/drop_caches
-	# A process-scoped request that no memory can satisfy (common_teardown
-	# puts process_max back).
-	set_attr "$params/process_max" 0x7fffffff000
+	assert_attr "$params/place_held" 0
 	for try in 1 2 3; do
 		mark=$(reclaim_mark)
 		addr=$(place_fresh cyc) || fail "no range to place at"
 		[ "$addr" != none ] || skip "no free range beyond CMA is left in this guest"
 		assert_write OK "$cfs/cyc/enable" 0
 		rmdir "$cfs/cyc"
-		run -1 udmabuf-proc alloc "$(unallocatable_size)" --allocator 2
-		assert_output ENOMEM
-		(( $(cat "$held") >= 16 * MiB )) && break
+		"$@"
+		(( $(cat "$params/place_held") == 16 * MiB )) && return 0
 		[ "$(reclaim_mark)" != "$mark" ] ||
-			fail "a failed process-scoped request took the hold: place_held $(cat "$held"), and no reclaim ran"
+			fail "$what took the hold: place_held $(cat "$params/place_held"), and no reclaim ran"
 		echo "# try $try: reclaim may have run and given the hold back; again" >&3
-		(( try < 3 )) || fail "reclaim gave the hold back in each of 3 tries"
 	done
+	fail "reclaim gave the hold back in each of 3 tries"
+}
+
+# A hold is memory nobody uses: it must not outlast a need for memory, and
+# only root's buffers may take it away, not a program's failed request.
+@test "a held range gives way to memory pressure; a program's failed request does not take it" {
+	local addr
+	assert_attr "/sys/module/$MODNAME/parameters/place_hold" 30
+	# A process-scoped request that no memory can satisfy (common_teardown
+	# puts process_max back).
+	set_attr "/sys/module/$MODNAME/parameters/process_max" 0x7fffffff000
+	hold_kept_by "a failed process-scoped request" unallocatable_request
 	# Reclaim (drop_caches runs every shrinker) gives it back.
 	echo 2 >/proc/sys/vm/drop_caches
-	assert_attr "$held" 0
+	assert_attr "/sys/module/$MODNAME/parameters/place_held" 0
+}
+
+unallocatable_request() {
+	run -1 udmabuf-proc alloc "$(unallocatable_size)" --allocator 2
+	assert_output ENOMEM
 }
 
 @test "a placed range in use fails with EBUSY and leaves nothing behind" {
@@ -484,27 +510,33 @@ kernel_image() {
 
 # (What phys_addr refuses: the bad-input catalogue, cfs-36 and cfs-46 to
 # cfs-48.)
-@test "phys_addr: an empty line places freely again; a placement beyond the DMA mask fails with ERANGE" {
+@test "phys_addr: an empty line places freely again; a placement beyond the DMA mask fails with ERANGE and keeps the range's hold" {
 	local addr
 	new_item p size=4M dma_mask=64 phys_addr=0x7f0000000000
 	assert_write OK "$cfs/p/phys_addr" $'\n'
 	assert_empty_attr "$cfs/p/phys_addr"
 	assert_write OK "$cfs/p/enable" 1
-	addr=$(free_range)
-	[ "$addr" != none ] || skip "no free range beyond CMA is left in this guest"
-	(( addr >= 1 << 32 )) ||
-		skip "this guest has no RAM above 4 GiB (the range was at $addr)"
-	new_item low size=4M dma_mask=32 phys_addr="$addr"
-	assert_write ERANGE "$cfs/low/enable" 1
-	assert_no_device low
+	# A held range: placing there again takes it from the hold, not from
+	# the page allocator, where a page of it may be in use for a while.
+	hold_kept_by "a placement refused for its DMA mask" placed_beyond_mask
 	set_attr "$cfs/low/dma_mask" 64
 	assert_write OK "$cfs/low/enable" 1
+	assert_attr "$cfs/low/phys_addr" "$addr"
+}
+
+placed_beyond_mask() {
+	(( addr >= 1 << 32 )) ||
+		skip "this guest has no RAM above 4 GiB (the range was at $addr)"
+	[ ! -d "$cfs/low" ] || rmdir "$cfs/low"
+	new_item low size=16M dma_mask=32 phys_addr="$addr"
+	assert_write ERANGE "$cfs/low/enable" 1
+	assert_no_device low
 }
 
 @test "placed and bound: the device sees it at the CPU address, or enable fails with EINVAL behind an IOMMU" {
 	local addr
 	# uio_pci_generic leaves the edu's mask at the PCI default, 32 bits.
-	addr=$(free_range 32)
+	addr=$(held_range 32) || fail "no range to place at"
 	[ "$addr" != none ] || skip "no free range beyond CMA is left in this guest"
 	new_item pb size=2M dma_mask=64 dma_device="pci/$EDU" phys_addr="$addr"
 	if iommu_on; then
@@ -519,12 +551,20 @@ kernel_image() {
 }
 
 @test "udmabufN_phys places a parameter buffer" {
-	local addr
-	# Parameter buffers have the default 32-bit mask.
-	addr=$(free_range 32)
-	[ "$addr" != none ] || skip "no free range beyond CMA is left in this guest"
-	unload_module
-	load_module udmabuf0=2M udmabuf0_phys="$addr"
+	local addr out try
+	# Parameter buffers have the default 32-bit mask.  Unloading gives the
+	# holds back: the page allocator may hand a page of the range out again
+	# before the module is loaded (EBUSY); then another range, three in all.
+	for try in 1 2 3; do
+		addr=$(free_range 32)
+		[ "$addr" != none ] || skip "no free range beyond CMA is left in this guest"
+		unload_module
+		out=$("$UT" insmod-try "$UDMABUF_KO" udmabuf0=2M udmabuf0_phys="$addr")
+		[ "$out" = EBUSY ] || break
+		echo "# try $try: $addr in use again (EBUSY)" >&3
+		load_module
+	done
+	[ "$out" = OK ] || fail "insmod with udmabuf0_phys=$addr: $out (try $try)"
 	[ "$(cpu_addr_dev udmabuf0)" = "$addr" ] ||
 		fail "udmabuf0 at $(cpu_addr_dev udmabuf0), not $addr"
 	assert_attr "$CLASS/udmabuf0/allocator" placed
@@ -553,7 +593,7 @@ kernel_image() {
 
 @test "udmabufctl create --phys-addr places a buffer, which info shows and save keeps, and says why it cannot" {
 	local addr
-	addr=$(free_range)
+	addr=$(held_range) || fail "no range to place at"
 	[ "$addr" != none ] || skip "no free range beyond CMA is left in this guest"
 	run -0 udmabufctl create placed --size 2M --dma-mask 64 --phys-addr "$addr"
 	assert_output /dev/placed
