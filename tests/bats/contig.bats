@@ -72,10 +72,10 @@ free_range() {
 }
 
 # place_fresh NAME [BITS]: a 16 MiB buffer NAME placed (64-bit mask) at the
-# start of a range free_range [BITS] just freed, and enabled.  The page allocator may
-# hand a page of that range out again at once, to a user that keeps it
-# (EBUSY: alloc_contig_range() cannot take a page in use); after 5 s of
-# that the next range is tried, three in all.  Prints the address, or
+# start of a range free_range [BITS] just freed, and enabled.  The page
+# allocator may hand a page of that range out again at once, to a user that
+# keeps it (EBUSY: alloc_contig_range() cannot take a page in use); after
+# 5 s of that the next range is tried, three in all.  Prints the address, or
 # "none" when no range is left (free_range).
 place_fresh() {
 	local name=$1 addr i out
