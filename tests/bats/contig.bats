@@ -300,9 +300,9 @@ reclaim_mark() {
 	done
 }
 
-# hold_kept_by WHAT CMD...: place a 16 MiB range (place_fresh) and free it,
-# so that it is held, then run CMD (the range's address in $addr) and fail
-# unless the hold is still all there.  Reclaim gives holds back first
+# hold_kept_by WHAT CMD...: a 16 MiB range held (held_range), then CMD (the
+# range's address in $addr); fail unless the hold is still all there.
+# Reclaim gives holds back first
 # (drop_caches runs every shrinker) and no hold runs out meanwhile
 # (place_hold is 600 s here; common_teardown puts it back).  Reclaim may
 # still run at any time (kswapd, another allocation's direct reclaim) and
@@ -316,10 +316,8 @@ hold_kept_by() {
 	assert_attr "$params/place_held" 0
 	for try in 1 2 3; do
 		mark=$(reclaim_mark)
-		addr=$(place_fresh cyc) || fail "no range to place at"
+		addr=$(held_range) || fail "no range to place at"
 		[ "$addr" != none ] || skip "no free range beyond CMA is left in this guest"
-		assert_write OK "$cfs/cyc/enable" 0
-		rmdir "$cfs/cyc"
 		"$@"
 		(( $(cat "$params/place_held") == 16 * MiB )) && return 0
 		[ "$(reclaim_mark)" != "$mark" ] ||
