@@ -247,18 +247,27 @@ static const struct {
 
 #define M(r)	(1u << RES_##r)
 
-#define OPS(X)								\
-	X(mkdir, 40) X(config, 50) X(bad_value, 20) X(enable, 50)	\
-	X(disable, 30) X(rmdir, 25) X(absent, 10) X(open, 50)		\
-	X(mmap, 40) X(fill, 40) X(verify, 50)				\
-	X(read_seq, 15) X(io_edges, 15) X(ioctl, 25)			\
-	X(close, 35) X(unmap, 25) X(fork_verify, 8) X(publish, 10)	\
-	X(sibling_verify, 15) X(inspect, 15)				\
-	X(attack_open, 35) X(attack_verify, 20) X(attack_sysfs, 20)	\
+/*
+ * The operations and their weights.  op_FN() of an S() row is given a
+ * random own slot (the probe too if the third column says so), of an H()
+ * row a random handle that passes the third column's test (none: no call).
+ */
+#define OPS(X, S, H)							\
+	S(mkdir, 40, true) S(config, 50, true) S(bad_value, 20, true)	\
+	S(enable, 50, true) S(disable, 30, true) S(rmdir, 25, true)	\
+	S(absent, 10, true) S(open, 50, true)				\
+	H(mmap, 40, h_fd_unmapped) H(fill, 40, h_own_writer)		\
+	H(verify, 50, h_checkable) H(read_seq, 15, h_own_fd)		\
+	H(io_edges, 15, h_has_fd) H(ioctl, 25, h_has_fd)		\
+	H(close, 35, h_has_fd) H(unmap, 25, h_has_map)			\
+	H(fork_verify, 8, h_forkable) H(publish, 10, h_publishable)	\
+	X(sibling_verify, 15) S(inspect, 15, false)			\
+	X(attack_open, 35) H(attack_verify, 20, h_victim) X(attack_sysfs, 20) \
 	X(stale_open, 10) X(pool_open, 10) X(rmmod, 5)			\
-	X(palloc, 25) X(export, 20)					\
-	X(dbuf_map, 15) X(dbuf_close, 12) X(vmsplice, 15)		\
-	X(pipe_drain, 10) X(pipe_close, 5) X(uring, 8) X(uring_close, 6)	\
+	X(palloc, 25) H(export, 20, h_has_fd)				\
+	X(dbuf_map, 15) X(dbuf_close, 12) H(vmsplice, 15, h_has_map)	\
+	X(pipe_drain, 10) X(pipe_close, 5) H(uring, 8, h_has_map)	\
+	X(uring_close, 6)						\
 	X(kill9, 5) X(param_open, 12) X(param_churn, 4) X(big_defer, 2)
 
 /* Operations that share a function, op_FN(), which looks at w->op. */
@@ -277,17 +286,22 @@ static const struct {
 	X(place_pipe) X(place_hold) X(selftest)
 
 #define OP_ENUM(n, ...) OP_##n,
-enum op { OPS(OP_ENUM) SHARED_OPS(OP_ENUM) OTHER_OPS(OP_ENUM) OP_NUM };
+enum op {
+	OPS(OP_ENUM, OP_ENUM, OP_ENUM) SHARED_OPS(OP_ENUM) OTHER_OPS(OP_ENUM)
+	OP_NUM
+};
 #undef OP_ENUM
 
 #define OP_NAME(n, ...) #n,
 static const char *const op_names[OP_NUM] = {
-	OPS(OP_NAME) SHARED_OPS(OP_NAME) OTHER_OPS(OP_NAME)
+	OPS(OP_NAME, OP_NAME, OP_NAME) SHARED_OPS(OP_NAME) OTHER_OPS(OP_NAME)
 };
 #undef OP_NAME
 
 #define OP_WEIGHT(n, wt, ...) [OP_##n] = wt,
-static const unsigned int op_weights[OP_NUM] = { OPS(OP_WEIGHT) SHARED_OPS(OP_WEIGHT) };
+static const unsigned int op_weights[OP_NUM] = {
+	OPS(OP_WEIGHT, OP_WEIGHT, OP_WEIGHT) SHARED_OPS(OP_WEIGHT)
+};
 #undef OP_WEIGHT
 
 /* ------------------------------------------------------------------ */
@@ -1042,7 +1056,7 @@ static bool scan_origin(struct worker *w, enum op op, const char *what,
 	return scan(w, op, what, v, off > o->size ? off : o->size, end, &tx);
 }
 
-static void board_publish(struct worker *w, struct handle *h)
+static void op_publish(struct worker *w, struct handle *h)
 {
 	struct board_entry *b = &board[w->tidx];
 
@@ -1335,7 +1349,7 @@ static void slot_setup(struct worker *w, struct slot *s)
 	s->ready = true;
 }
 
-static void slot_mkdir(struct worker *w, struct slot *s)
+static void op_mkdir(struct worker *w, struct slot *s)
 {
 	if (item_dir(w, OP_mkdir, s->name, true,
 		     s->exists ? M(OK) | M(EEXIST) : M(OK)))
@@ -1344,11 +1358,6 @@ static void slot_mkdir(struct worker *w, struct slot *s)
 	slot_lost(s, true);
 	s->exists = true;
 	slot_setup(w, s);
-}
-
-static void op_mkdir(struct worker *w)
-{
-	slot_mkdir(w, pick_slot(w, true));
 }
 
 /*
@@ -1390,9 +1399,8 @@ static int config_write(struct worker *w, struct slot *s, unsigned int a,
 }
 
 /* A configuration write; enabled items refuse it unless someone disabled. */
-static void op_config(struct worker *w)
+static void op_config(struct worker *w, struct slot *s)
 {
-	struct slot *s = pick_slot(w, true);
 	unsigned int a = rnd_below(w, 6), ok = M(OK) | M(ENOENT);
 	uint64_t size = 0;
 	int err;
@@ -1438,9 +1446,8 @@ static const struct {
 	{ "dev", "1:2", RES_EACCES },
 };
 
-static void op_bad_value(struct worker *w)
+static void op_bad_value(struct worker *w, struct slot *s)
 {
-	struct slot *s = pick_slot(w, true);
 	unsigned int i = rnd_below(w, ARRAY_SIZE(bad_values));
 
 	if (!s->exists)
@@ -1450,7 +1457,7 @@ static void op_bad_value(struct worker *w)
 		   1u << bad_values[i].res | M(ENOENT));
 }
 
-static void slot_enable(struct worker *w, struct slot *s)
+static void op_enable(struct worker *w, struct slot *s)
 {
 	unsigned int ok = M(OK) | M(ENOENT) | M(ENOMEM);
 
@@ -1477,14 +1484,8 @@ static void slot_enable(struct worker *w, struct slot *s)
 		s->cur = inst_new(s->size);
 }
 
-static void op_enable(struct worker *w)
+static void op_disable(struct worker *w, struct slot *s)
 {
-	slot_enable(w, pick_slot(w, true));
-}
-
-static void op_disable(struct worker *w)
-{
-	struct slot *s = pick_slot(w, true);
 	unsigned int ok = M(OK) | M(EBUSY) | M(ENOENT);
 
 	if (!s->exists)
@@ -1497,10 +1498,8 @@ static void op_disable(struct worker *w)
 		slot_down(s, true);
 }
 
-static void op_rmdir(struct worker *w)
+static void op_rmdir(struct worker *w, struct slot *s)
 {
-	struct slot *s = pick_slot(w, true);
-
 	/* ENOENT: another worker's rmdir, which has finished. */
 	if (s->exists &&
 	    item_dir(w, OP_rmdir, s->name, false, M(OK) | M(ENOENT)) >= 0)
@@ -1508,9 +1507,8 @@ static void op_rmdir(struct worker *w)
 }
 
 /* What is certainly gone answers ENOENT, and nothing else. */
-static void op_absent(struct worker *w)
+static void op_absent(struct worker *w, struct slot *s)
 {
-	struct slot *s = pick_slot(w, true);
 	char path[160];
 	struct stat st;
 
@@ -1572,9 +1570,9 @@ static struct handle *slot_open(struct worker *w, struct slot *s, bool rdwr)
 	return h;
 }
 
-static void op_open(struct worker *w)
+static void op_open(struct worker *w, struct slot *s)
 {
-	slot_open(w, pick_slot(w, true), coin(w, 70));
+	slot_open(w, s, coin(w, 70));
 }
 
 /* Map all of a handle's buffer, or a random part of it; then check it. */
@@ -1606,12 +1604,9 @@ static void handle_map(struct worker *w, struct handle *h, bool whole)
 	handle_check(w, OP_mmap, h, false);
 }
 
-static void op_mmap(struct worker *w)
+static void op_mmap(struct worker *w, struct handle *h)
 {
-	struct handle *h = pick_handle(w, h_fd_unmapped);
-
-	if (h)
-		handle_map(w, h, coin(w, 60));
+	handle_map(w, h, coin(w, 60));
 }
 
 static bool sync_both(struct worker *w, enum op op, int fd)
@@ -1641,35 +1636,25 @@ static bool handle_fill(struct worker *w, struct handle *h)
 	return true;
 }
 
-static void op_fill(struct worker *w)
+static void op_fill(struct worker *w, struct handle *h)
 {
-	struct handle *h = pick_handle(w, h_own_writer);
-
-	if (h)
-		handle_fill(w, h);
+	handle_fill(w, h);
 }
 
-static void op_verify(struct worker *w)
+static void op_verify(struct worker *w, struct handle *h)
 {
-	struct handle *h = pick_handle(w, h_checkable);
-
-	if (!h)
-		return;
 	handle_check(w, OP_verify, h, !h->map || (h->fd >= 0 && coin(w, 30)));
 }
 
 /* read() from offset 0 in random pieces up to end of file. */
-static void op_read_seq(struct worker *w)
+static void op_read_seq(struct worker *w, struct handle *h)
 {
-	struct handle *h = pick_handle(w, h_own_fd);
 	struct view v = { .map = (volatile const uint8_t *)w->chunk, .fd = -1 };
 	struct expect x;
 	uint64_t off = 0;
 	ssize_t r;
 	size_t n;
 
-	if (!h)
-		return;
 	origin_expect(&h->o, &x);
 	if (!expect(w, OP_read_seq, "lseek to 0",
 		    lseek(h->fd, 0, SEEK_SET) ? errno ? errno : EIO : 0, M(OK)))
@@ -1697,15 +1682,12 @@ static void op_read_seq(struct worker *w)
 }
 
 /* The edges of a file of fixed size: EOF, ENOSPC, lseek limits. */
-static void op_io_edges(struct worker *w)
+static void op_io_edges(struct worker *w, struct handle *h)
 {
-	struct handle *h = pick_handle(w, h_has_fd);
 	uint64_t word = 0;
 	off_t pos;
 	ssize_t r;
 
-	if (!h)
-		return;
 	r = pread(h->fd, &word, 8, (off_t)h->o.size);
 	if (expect(w, OP_io_edges, "pread at the end", r < 0 ? errno : 0, M(OK)) &&
 	    r != 0)
@@ -1723,14 +1705,11 @@ static void op_io_edges(struct worker *w)
 		      (long long)pos, h->o.size);
 }
 
-static void op_ioctl(struct worker *w)
+static void op_ioctl(struct worker *w, struct handle *h)
 {
-	struct handle *h = pick_handle(w, h_has_fd);
 	uint64_t size, off, len;
 	uint32_t dir;
 
-	if (!h)
-		return;
 	if (!check_info(w, OP_ioctl, h->fd, h->o.size,
 			h->o.kind == H_PROC ? MINOR_NONE : -1, &size, NULL))
 		return;
@@ -1746,12 +1725,8 @@ static void op_ioctl(struct worker *w)
 	       sync_ioctl(h->fd, true, off, len, dir, 0) ? errno : 0, M(OK));
 }
 
-static void op_close(struct worker *w)
+static void op_close(struct worker *w, struct handle *h)
 {
-	struct handle *h = pick_handle(w, h_has_fd);
-
-	if (!h)
-		return;
 	if (h->map && coin(w, 50)) {	/* the mapping keeps the file */
 		expect(w, OP_close, "close", close(h->fd) ? errno : 0, M(OK));
 		h->fd = -1;
@@ -1760,26 +1735,19 @@ static void op_close(struct worker *w)
 	handle_release(w, h);
 }
 
-static void op_unmap(struct worker *w)
+static void op_unmap(struct worker *w, struct handle *h)
 {
-	struct handle *h = pick_handle(w, h_has_map);
-
-	if (!h)
-		return;
 	handle_unmap(w, h);
 	if (h->fd < 0)
 		handle_drop(h);
 }
 
 /* A child checks the mapping it inherited, then exits (and drops it). */
-static void op_fork_verify(struct worker *w)
+static void op_fork_verify(struct worker *w, struct handle *h)
 {
-	struct handle *h = pick_handle(w, h_forkable);
 	int status;
 	pid_t pid;
 
-	if (!h)
-		return;
 	pid = fork();
 	if (pid == 0)
 		_exit(handle_check(w, OP_fork_verify, h, false) ? 0 : 2);
@@ -1792,14 +1760,6 @@ static void op_fork_verify(struct worker *w)
 	if (!WIFEXITED(status) || WEXITSTATUS(status))
 		failf(w, "fork_verify: the child found other data in the inherited mapping (status 0x%x)",
 		      status);
-}
-
-static void op_publish(struct worker *w)
-{
-	struct handle *h = pick_handle(w, h_publishable);
-
-	if (h)
-		board_publish(w, h);
 }
 
 /* Check a mapping a sibling thread published, while it goes on working. */
@@ -1823,9 +1783,8 @@ static void op_sibling_verify(struct worker *w)
 }
 
 /* /dev node, configfs dev and the class device tell the same story. */
-static void op_inspect(struct worker *w)
+static void op_inspect(struct worker *w, struct slot *s)
 {
-	struct slot *s = pick_slot(w, false);
 	char path[160], val[64];
 	unsigned int maj, min;
 	struct stat st;
@@ -1925,13 +1884,11 @@ static void op_attack_open(struct worker *w)
 }
 
 /* Check a victim's buffer through its file or mapping, or map it (read-only). */
-static void op_attack_verify(struct worker *w)
+static void op_attack_verify(struct worker *w, struct handle *h)
 {
-	struct handle *h = pick_handle(w, h_victim);
-
-	if (h && !h->map && h->fd >= 0 && coin(w, 50))
+	if (!h->map && h->fd >= 0 && coin(w, 50))
 		handle_map(w, h, true);
-	else if (h)
+	else
 		handle_check(w, OP_attack_verify, h, h->fd >= 0 && coin(w, 30));
 }
 
@@ -2335,16 +2292,14 @@ static void dbuf_release(struct worker *w, struct dbuf *d, bool all)
 	}
 }
 
-static void op_export(struct worker *w)
+static void op_export(struct worker *w, struct handle *h)
 {
-	struct handle *h = pick_handle(w, h_has_fd);
+	struct dbuf *d = NEW_ENTRY(w->d);
 	uint64_t alloc, off, size;
-	struct dbuf *d;
 	bool rdwr;
 	int err;
 
-	d = NEW_ENTRY(w->d);
-	if (!h || !d)
+	if (!d)
 		return;
 	alloc = page_round(h->o.size);
 	off = rnd_below(w, (unsigned int)(alloc / cfg.page)) * cfg.page;
@@ -2628,14 +2583,13 @@ static void spipe_drain(struct worker *w, enum op op, struct spipe *p)
 	p->used = false;
 }
 
-static void op_vmsplice(struct worker *w)
+static void op_vmsplice(struct worker *w, struct handle *h)
 {
-	struct handle *h = pick_handle(w, h_has_map);
 	struct spipe *p = NEW_ENTRY(w->p);
 	uint64_t off, len;
 	int err;
 
-	if (!h || !p)
+	if (!p)
 		return;
 	pick_pages(w, h, &off, &len);
 	err = splice_pages(h->map + (off - h->map_off), len, p->fd);
@@ -2718,14 +2672,13 @@ static void uring_check(struct worker *w, struct uring *u)
 	check_copy(w, OP_uring, "pages a ring pinned", u->off, u->len, &u->o);
 }
 
-static void op_uring(struct worker *w)
+static void op_uring(struct worker *w, struct handle *h)
 {
-	struct handle *h = pick_handle(w, h_has_map);
 	struct uring *u = NEW_ENTRY(w->u);
 	uint64_t off, len;
 	int err;
 
-	if (!h || !u)
+	if (!u)
 		return;
 	err = ring_init(&u->r);
 	if (!expect(w, OP_uring, "io_uring_setup", -err, M(OK)) || err)
@@ -2911,6 +2864,8 @@ static bool dir_clean(const char *dir, bool dirs_only, const char *prefix)
 	return clean;
 }
 
+static void run_op(struct worker *w, enum op op);
+
 #define KILL_SPLICE	1u
 #define KILL_EXPORT	2u
 #define KILL_URING	4u
@@ -2951,11 +2906,11 @@ kill9_child(struct worker *w, struct handle *h, unsigned int steps, int ready)
 		own = h != NULL;
 	}
 	if (steps & KILL_SPLICE)
-		op_vmsplice(w);
+		run_op(w, OP_vmsplice);
 	if (steps & KILL_EXPORT)
-		op_export(w);
+		run_op(w, OP_export);
 	if (steps & KILL_URING)
-		op_uring(w);
+		run_op(w, OP_uring);
 	if ((steps & KILL_PARAM) && sh->param_size[k])
 		param_splice(w, OP_kill9, k, 0, p);
 	if (own && (steps & KILL_CLOSE))
@@ -3027,15 +2982,40 @@ static void op_kill9(struct worker *w)
 /* ------------------------------------------------------------------ */
 /* the worker loop                                                     */
 
-#define OP_FN(n, wt) [OP_##n] = op_##n,
-#define SHARED_FN(n, wt, fn) [OP_##n] = op_##fn,
-static void (*const op_fns[OP_NUM])(struct worker *w) = {
-	OPS(OP_FN) SHARED_OPS(SHARED_FN)
+#define OP_FN(n, wt) [OP_##n] = { .fn = op_##n },
+#define SLOT_FN(n, wt, p) [OP_##n] = { .slot_fn = op_##n, .probes = p },
+#define HANDLE_FN(n, wt, t) [OP_##n] = { .handle_fn = op_##n, .want = t },
+#define SHARED_FN(n, wt, f) [OP_##n] = { .fn = op_##f },
+static const struct {
+	void (*fn)(struct worker *w);
+	void (*slot_fn)(struct worker *w, struct slot *s);
+	void (*handle_fn)(struct worker *w, struct handle *h);
+	bool probes;
+	bool (*want)(const struct handle *h);
+} op_fns[OP_NUM] = {
+	OPS(OP_FN, SLOT_FN, HANDLE_FN) SHARED_OPS(SHARED_FN)
 };
 #undef SHARED_FN
+#undef HANDLE_FN
+#undef SLOT_FN
 #undef OP_FN
 
 static unsigned int weight_total;
+
+static void run_op(struct worker *w, enum op op)
+{
+	struct handle *h;
+
+	if (op_fns[op].fn) {
+		op_fns[op].fn(w);
+	} else if (op_fns[op].slot_fn) {
+		op_fns[op].slot_fn(w, pick_slot(w, op_fns[op].probes));
+	} else {
+		h = pick_handle(w, op_fns[op].want);
+		if (h)
+			op_fns[op].handle_fn(w, h);
+	}
+}
 
 static void one_op(struct worker *w)
 {
@@ -3045,7 +3025,7 @@ static void one_op(struct worker *w)
 	for (op = 0; op < OP_NUM; op++) {
 		if (r < op_weights[op]) {
 			w->op = (enum op)op;
-			op_fns[op](w);
+			run_op(w, w->op);
 			return;
 		}
 		r -= op_weights[op];
@@ -3155,11 +3135,11 @@ static void selftest(struct worker *w)
 		selftest_child(w);
 		return;
 	}
-	slot_mkdir(w, s);
+	op_mkdir(w, s);
 	if (s->ready && !s->size && slot_write(w, OP_config, s, "size", "8192",
 					       M(OK)))
 		s->size = 8192;
-	slot_enable(w, s);
+	op_enable(w, s);
 	h = s->enabled ? slot_open(w, s, true) : NULL;
 	if (h)
 		handle_map(w, h, true);
