@@ -65,8 +65,7 @@ static long pagesize;
 /* Results of loops nobody reads end up here, so no loop can be elided. */
 static volatile uint64_t sink;
 
-/* ------------------------------------------------------------------ */
-/* Errors                                                              */
+/* ---- Errors ---- */
 
 /* "udmabuf-bench: OBJECT: ACTION: REASON" and exit. */
 static void __attribute__((noreturn))
@@ -83,8 +82,7 @@ static void or_die(int err, const char *obj, const char *action)
 		die(obj, action, -err);
 }
 
-/* ------------------------------------------------------------------ */
-/* Time and statistics                                                 */
+/* ---- Time and statistics ---- */
 
 static double now_ns(void)
 {
@@ -134,8 +132,7 @@ static struct stats stats_of(const double *v, int n)
 	return st;
 }
 
-/* ------------------------------------------------------------------ */
-/* Results                                                             */
+/* ---- Results ---- */
 
 /**
  * struct result - one row of the output
@@ -251,8 +248,7 @@ static void info(const char *key, const char *fmt, ...)
 	fflush(stdout);
 }
 
-/* ------------------------------------------------------------------ */
-/* Files, configfs and sysfs                                           */
+/* ---- Files, configfs and sysfs ---- */
 
 /* Write val to path, opened with flags (O_CREAT: mode 0644) added. */
 static int write_str(const char *path, const char *val, int flags)
@@ -456,8 +452,7 @@ static void op_run(void *cmds)
 		run_quiet(*c);
 }
 
-/* ------------------------------------------------------------------ */
-/* Timing                                                              */
+/* ---- Timing ---- */
 
 /* A sample: one timed operation on ctx; ns. */
 typedef double (*sample_fn)(void *ctx);
@@ -556,8 +551,7 @@ static void getppid_row(const char *group, const char *test,
 	emit(&r);
 }
 
-/* ------------------------------------------------------------------ */
-/* 1. check_buf and clear_buf                                          */
+/* ---- 1. check_buf and clear_buf ---- */
 
 /*
  * A loop of bufloops.h on n bytes at p: clear_buf, or check_buf with a new
@@ -657,8 +651,7 @@ static void bench_check(void)
 	}
 }
 
-/* ------------------------------------------------------------------ */
-/* 2. read() and write()                                               */
+/* ---- 2. read() and write() ---- */
 
 /* RW_SIZE bytes of fd in blocks of bs, with pread or pwrite; or memcpy. */
 struct rw_ctx {
@@ -760,8 +753,7 @@ static void bench_rw(void)
 	free(src);
 }
 
-/* ------------------------------------------------------------------ */
-/* 3. mmap and first touch of the largest buffer                       */
+/* ---- 3. mmap and first touch of the largest buffer ---- */
 
 /* The number after "KEY" and SEP on a line of the /proc file PATH, or -1. */
 static long proc_value(const char *path, const char *key, char sep)
@@ -1008,8 +1000,7 @@ static void bench_mmap(void)
 	mmap_floor_row(buf.size);
 }
 
-/* ------------------------------------------------------------------ */
-/* 4. Cache synchronisation                                            */
+/* ---- 4. Cache synchronisation ---- */
 
 /* ioctl(fd, cmd, arg); pwrite of text to fd; or write_str(path, text). */
 struct sync_ctx {
@@ -1126,8 +1117,7 @@ static void bench_sync(void)
 	buf_delete(name);
 }
 
-/* ------------------------------------------------------------------ */
-/* 5. create -> enable -> delete cycles                                */
+/* ---- 5. create -> enable -> delete cycles ---- */
 
 /* The tmpfs directory dir with its files size and enable. */
 struct cycle_ctx {
@@ -1196,8 +1186,7 @@ static void bench_cycle(void)
 		  op_run, cli_cycle, op_run, two_helps);
 }
 
-/* ------------------------------------------------------------------ */
-/* 6. Scaling with the number of buffers                               */
+/* ---- 6. Scaling with the number of buffers ---- */
 
 static void scale_name(char *buf, size_t len, long i)
 {
@@ -1367,8 +1356,7 @@ static void bench_scale(void)
 	scale_delete(1, have);
 }
 
-/* ------------------------------------------------------------------ */
-/* 7. Calibration: primitives to compare the guest with real hardware  */
+/* ---- 7. Calibration: primitives to compare the guest with real hardware ---- */
 
 static void op_byte_loop(void *ctx)
 {
@@ -1420,8 +1408,7 @@ static void bench_calib(void)
 		    "", why);
 }
 
-/* ------------------------------------------------------------------ */
-/* Large buffers: the contiguous-range allocator beyond CMA            */
+/* ---- Large buffers: the contiguous-range allocator beyond CMA ---- */
 
 /* A counter of /proc/vmstat, or -1. */
 static long vmstat(const char *key)
@@ -1557,8 +1544,7 @@ static void bench_large(void)
 	unlink(path);
 }
 
-/* ------------------------------------------------------------------ */
-/* Main                                                                */
+/* ---- Main ---- */
 
 static void machine_info(int module)
 {

@@ -121,8 +121,7 @@ static int fail(int err, const char *fmt, ...)
 	return report_errno(err);
 }
 
-/* ------------------------------------------------------------------ */
-/* argument parsing                                                    */
+/* ---- argument parsing ---- */
 
 struct opts {
 	int sync;	/* open DEV with O_SYNC */
@@ -156,8 +155,7 @@ static int xfer_check(uint64_t addr, uint64_t len)
 	return 0;
 }
 
-/* ------------------------------------------------------------------ */
-/* finding the device                                                  */
+/* ---- finding the device ---- */
 
 /* Read a sysfs file of BDF holding one hex number. */
 static int read_sysfs_hex(const char *bdf, const char *attr, unsigned long *val)
@@ -210,8 +208,7 @@ static int find_edus(struct dirent ***list, int *count)
 		    EDU_VENDOR, EDU_DEVICE, PCI_DEVICES);
 }
 
-/* ------------------------------------------------------------------ */
-/* registers                                                           */
+/* ---- registers ---- */
 
 /* --vfio IOVA: drive the edu through VFIO, the buffer at IOVA. */
 static int opt_vfio;
@@ -249,8 +246,7 @@ static void io_fence(void)
 #endif
 }
 
-/* ------------------------------------------------------------------ */
-/* opening the device                                                  */
+/* ---- opening the device ---- */
 
 /*
  * Turn on memory decoding and bus mastering in the PCI command register of
@@ -463,8 +459,7 @@ static int edu_liveness(const struct edu *e)
 	return 0;
 }
 
-/* ------------------------------------------------------------------ */
-/* DMA                                                                 */
+/* ---- DMA ---- */
 
 static uint64_t now_ms(void)
 {
@@ -539,8 +534,7 @@ static int edu_dma(const struct edu *e, int to_ram, uint64_t addr,
 	return rc;
 }
 
-/* ------------------------------------------------------------------ */
-/* the buffer                                                          */
+/* ---- the buffer ---- */
 
 struct ubuf {
 	const char *dev;
@@ -694,8 +688,7 @@ static int phase(const struct ubuf *b, const struct edu *e,
 				   "the range edu wrote");
 }
 
-/* ------------------------------------------------------------------ */
-/* commands                                                            */
+/* ---- commands ---- */
 
 static const char *opt_pci;
 

@@ -78,8 +78,7 @@ static const char *err_name(int err)
 	return err ? errno_name(err) : "OK";
 }
 
-/* ------------------------------------------------------------------ */
-/* what a call is, and what it must leave                              */
+/* ---- what a call is, and what it must leave ---- */
 
 struct target;
 
@@ -169,8 +168,7 @@ static bool no_dma_entries(const char *name, const char *after)
 	return ok;
 }
 
-/* ------------------------------------------------------------------ */
-/* a device that works                                                 */
+/* ---- a device that works ---- */
 
 /* Open /dev/@dev, check its size, write through mmap and read it back. */
 static bool device_works(const char *dev, uint64_t want_size, const char *after)
@@ -219,8 +217,7 @@ out:
 	return ok;
 }
 
-/* ------------------------------------------------------------------ */
-/* enable                                                              */
+/* ---- enable ---- */
 
 /* The prepare of enable and insmod. */
 static bool open_file(struct target *t)
@@ -298,8 +295,7 @@ static bool enable_init(struct target *t, const char *item)
 	return true;
 }
 
-/* ------------------------------------------------------------------ */
-/* mkdir                                                               */
+/* ---- mkdir ---- */
 
 static int mkdir_call(struct target *t)
 {
@@ -330,8 +326,7 @@ static const struct target_ops mkdir_ops = {
 	"mkdir", NULL, mkdir_call, NULL, mkdir_works, mkdir_undo, mkdir_clean,
 };
 
-/* ------------------------------------------------------------------ */
-/* insmod                                                              */
+/* ---- insmod ---- */
 
 static int insmod_call(struct target *t)
 {
@@ -429,8 +424,7 @@ static bool insmod_init(struct target *t, int argc, char **argv)
 	return true;
 }
 
-/* ------------------------------------------------------------------ */
-/* the kernel log of one call                                          */
+/* ---- the kernel log of one call ---- */
 
 static void kmsg_skip_to_end(struct target *t)
 {
@@ -469,8 +463,7 @@ static bool errno_allowed(struct target *t, int err)
 	       kmsg_logged(t, t->allow_text);
 }
 
-/* ------------------------------------------------------------------ */
-/* the loop                                                            */
+/* ---- the loop ---- */
 
 static bool nth_write(int fd, unsigned int n)
 {
@@ -569,8 +562,6 @@ static int run(struct target *t)
 	printf("\n");
 	return 0;
 }
-
-/* ------------------------------------------------------------------ */
 
 /* ERR=TEXT of --allow. */
 static bool parse_allow(struct target *t, char *arg)

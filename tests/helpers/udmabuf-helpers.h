@@ -41,8 +41,7 @@
 #define EXIT_USAGE	64
 #endif
 
-/* ------------------------------------------------------------------ */
-/* errno names                                                         */
+/* ---- errno names ---- */
 
 /* glibc's name of ERR (EAGAIN, not EWOULDBLOCK), or E and its number. */
 static inline const char *errno_name(int err)
@@ -103,8 +102,7 @@ static inline int report_setup_errno(const char *what, const char *arg, int err)
 	return EXIT_SYSCALL;
 }
 
-/* ------------------------------------------------------------------ */
-/* device arguments                                                    */
+/* ---- device arguments ---- */
 
 /*
  * open_dev_arg - open(2) PATH with FLAGS, or take "fd:N", a descriptor the
@@ -181,8 +179,7 @@ static inline int open_info(const char *dev, int flags,
 	return report_setup_errno("UDMABUF_CFS_IOC_GET_INFO", dev, err);
 }
 
-/* ------------------------------------------------------------------ */
-/* the pattern                                                         */
+/* ---- the pattern ---- */
 
 static inline uint64_t mix64(uint64_t z)
 {
@@ -209,8 +206,7 @@ static inline uint8_t pattern_byte(uint64_t seed, uint64_t off)
 	return (uint8_t)(w >> (8 * b));
 }
 
-/* ------------------------------------------------------------------ */
-/* number arguments                                                    */
+/* ---- number arguments ---- */
 
 /* Unsigned 64-bit: decimal or 0x hex, optional K/M/G suffix, no sign. */
 static inline int parse_u64(const char *s, uint64_t *out)
@@ -261,8 +257,7 @@ static inline int parse_s64(const char *s, int64_t *out)
 	return 0;
 }
 
-/* ------------------------------------------------------------------ */
-/* command lines                                                       */
+/* ---- command lines ---- */
 
 /* "prog: MESSAGE" and where the help is, on stderr; returns EXIT_USAGE. */
 static inline int usage_error(const char *fmt, ...)
@@ -383,8 +378,7 @@ static inline int command_main(const struct command *commands, int argc,
 	return run_command(commands, argc - 1, argv + 1);
 }
 
-/* ------------------------------------------------------------------ */
-/* the pattern through a mapping                                       */
+/* ---- the pattern through a mapping ---- */
 
 /*
  * Fill or check [BASE, BASE+LEN) of the buffer through MAP, a mapping that
@@ -521,8 +515,7 @@ static inline int fd_check(int fd, uint64_t off, uint64_t len, uint64_t seed,
 	return 0;
 }
 
-/* ------------------------------------------------------------------ */
-/* shell commands                                                      */
+/* ---- shell commands ---- */
 
 /* Run CMD with sh -c; if it fails, print CMDFAIL and return EXIT_SYSCALL. */
 static inline int run_shell(const char *cmd)

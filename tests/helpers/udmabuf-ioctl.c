@@ -40,8 +40,7 @@ static const char *prog = "udmabuf-ioctl";
 
 #include "udmabuf-helpers.h"
 
-/* ------------------------------------------------------------------ */
-/* argument parsing                                                    */
+/* ---- argument parsing ---- */
 
 struct opts {
 	int sysfs;
@@ -66,8 +65,7 @@ static int open_dev(const char *dev, int flags, int *fdp)
 	return 0;
 }
 
-/* ------------------------------------------------------------------ */
-/* commands                                                            */
+/* ---- commands ---- */
 
 /* The flags GET_INFO knows, each printed as NAME=0|1. */
 static const struct {
@@ -468,8 +466,6 @@ static int cmd_device_to_cpu(int argc, char **argv)
 		rc = window_check(&c, 1, c.seed, old);
 	return pattern_done(&c, rc);
 }
-
-/* ------------------------------------------------------------------ */
 
 #define PATTERN_ARGS "DEV OFFSET LENGTH SEED [--sysfs] [--uncached-view] [--no-sync]"
 

@@ -36,8 +36,7 @@ static const char *prog = "udmabuf-test";
 
 #include "udmabuf-helpers.h"
 
-/* ------------------------------------------------------------------ */
-/* argument parsing                                                    */
+/* ---- argument parsing ---- */
 
 struct opts {
 	int sync;	/* O_SYNC */
@@ -80,8 +79,7 @@ static int parse_access(const char *s, int *acc)
 	return 0;
 }
 
-/* ------------------------------------------------------------------ */
-/* commands                                                            */
+/* ---- commands ---- */
 
 static int cmd_write_attr(int argc, char **argv)
 {
@@ -516,8 +514,7 @@ static int cmd_pattern(int argc, char **argv, int what)
 	return rc;
 }
 
-/* ------------------------------------------------------------------ */
-/* where the mapping really is: /proc/self/pagemap, not the driver's word */
+/* ---- where the mapping really is: /proc/self/pagemap, not the driver's word ---- */
 
 #define PM_PRESENT	(1ULL << 63)
 #define PM_PFN_MASK	((1ULL << 55) - 1)
@@ -585,8 +582,7 @@ static int cmd_mmap_phys(int argc, char **argv)
 	return rc;
 }
 
-/* ------------------------------------------------------------------ */
-/* access checks: a refused open(2) is an outcome here, not a setup error */
+/* ---- access checks: a refused open(2) is an outcome here, not a setup error ---- */
 
 /* open(2) read-only and read(2) to the end. */
 static int cmd_read_try(int argc, char **argv)
@@ -620,8 +616,7 @@ static int cmd_chmod_try(int argc, char **argv)
 	return outcome(chmod(argv[0], (mode_t)mode), -1);
 }
 
-/* ------------------------------------------------------------------ */
-/* device-mapper: a delay target, without dmsetup (the guest has none)  */
+/* ---- device-mapper: a delay target, without dmsetup (the guest has none) ---- */
 
 #define DM_BUF_SIZE	4096
 
@@ -790,8 +785,6 @@ static int cmd_pin_scatter(int argc, char **argv)
 		return EXIT_SYSCALL;
 	return WEXITSTATUS(status);
 }
-
-/* ------------------------------------------------------------------ */
 
 #define WRAP(name, fn, arg) \
 	static int name(int argc, char **argv) { return fn(argc, argv, arg); }

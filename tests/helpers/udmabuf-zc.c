@@ -143,8 +143,7 @@ static int zc_open(struct zc *z, const char *dev)
 	return 0;
 }
 
-/* ------------------------------------------------------------------ */
-/* get_user_pages() users                                              */
+/* ---- get_user_pages() users ---- */
 
 static int cmd_odirect(struct zc *z)
 {
@@ -414,8 +413,7 @@ static int cmd_fork(struct zc *z)
 	return 0;
 }
 
-/* ------------------------------------------------------------------ */
-/* the mapping's own rules                                             */
+/* ---- the mapping's own rules ---- */
 
 static sigjmp_buf fault_jmp;
 
@@ -652,8 +650,7 @@ static int cmd_iouring(struct zc *z)
 	return 0;
 }
 
-/* ------------------------------------------------------------------ */
-/* dma-buf                                                             */
+/* ---- dma-buf ---- */
 
 static int parse_flags(const char *s, uint32_t *flags)
 {
