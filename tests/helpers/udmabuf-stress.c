@@ -641,10 +641,8 @@ static int get_info(int fd, struct udmabuf_cfs_info *info)
 
 static void cfs_path(char *buf, size_t len, const char *item, const char *attr)
 {
-	if (attr)
-		snprintf(buf, len, CFS "/%s/%s", item, attr);
-	else
-		snprintf(buf, len, CFS "/%s", item);
+	snprintf(buf, len, CFS "/%s%s%s", item, attr ? "/" : "",
+		 attr ? attr : "");
 }
 
 /* ------------------------------------------------------------------ */
@@ -1225,21 +1223,6 @@ static void slot_names(struct slot *s, int worker, unsigned int i)
 	s->gone = true;
 }
 
-static void contended_name(char *buf, size_t len, unsigned int k)
-{
-	snprintf(buf, len, "%s-c%u", PREFIX, k);
-}
-
-static void pool_name(char *buf, size_t len, unsigned int k)
-{
-	snprintf(buf, len, "%s-pool%u", PREFIX, k);
-}
-
-static void dev_path(char *buf, size_t len, const char *dev)
-{
-	snprintf(buf, len, "/dev/%s", dev);
-}
-
 /* ------------------------------------------------------------------ */
 /* own items                                                           */
 
@@ -1312,7 +1295,8 @@ static void probe_setup_names(struct worker *w, struct slot *s)
 	if (s->probe == P_MINOR)
 		s->minor = MINOR_CONTENDED + (int)rnd_below(w, CONTENDED);
 	else if (s->probe == P_NAME)
-		contended_name(s->dev, sizeof(s->dev), rnd_below(w, CONTENDED));
+		snprintf(s->dev, sizeof(s->dev), PREFIX "-c%u",
+			 rnd_below(w, CONTENDED));
 }
 
 /* Size, minor, device name (and sometimes mode) right after mkdir. */
@@ -1550,7 +1534,7 @@ static struct handle *slot_open(struct worker *w, struct slot *s, bool rdwr)
 		return NULL;
 	if (!s->enabled && slot_dev_is_ours(s))
 		ok = s->gone ? M(ENOENT) : M(ENOENT) | M(ENODEV);
-	dev_path(path, sizeof(path), s->dev);
+	snprintf(path, sizeof(path), "/dev/%s", s->dev);
 	fd = open(path, open_flags(w, rdwr));
 	err = fd < 0 ? errno : 0;
 	if (!expect(w, OP_open, path, err, ok))
@@ -1792,7 +1776,7 @@ static void op_inspect(struct worker *w, struct slot *s)
 
 	if (!s->enabled)
 		return;
-	dev_path(path, sizeof(path), s->dev);
+	snprintf(path, sizeof(path), "/dev/%s", s->dev);
 	err = stat(path, &st) ? errno : 0;
 	/*
 	 * Other workers disable and remove this buffer at any time.  devtmpfs
@@ -1843,15 +1827,18 @@ static bool pick_victim(struct worker *w, struct victim *v)
 	return true;
 }
 
-/* Check the first 64 KiB of a victim's buffer through the file. */
-static void peek_victim(struct worker *w, enum op op, int fd, uint64_t size,
+/* GET_INFO and the first 64 KiB of a victim's buffer, through @fd; close it. */
+static void peek_victim(struct worker *w, enum op op, int fd,
 			const struct victim *v, const char *what)
 {
 	struct view view = { .map = NULL, .fd = fd };
 	struct expect x = { .exact = false, .owner = v->owner, .slot = v->slot };
+	uint64_t size;
 
-	if (scan(w, op, what, &view, 0, size < 65536 ? size : 65536, &x))
+	if (check_info(w, op, fd, 0, v->minor, &size, NULL) &&
+	    scan(w, op, what, &view, 0, size < 65536 ? size : 65536, &x))
 		atomic_fetch_add(&sh->victim_checks, 1);
+	close(fd);
 }
 
 static void op_attack_open(struct worker *w)
@@ -1859,12 +1846,11 @@ static void op_attack_open(struct worker *w)
 	struct victim v;
 	struct handle *h;
 	char path[96];
-	uint64_t size;
 	int fd, err;
 
 	if (!pick_victim(w, &v))
 		return;
-	dev_path(path, sizeof(path), v.name);
+	snprintf(path, sizeof(path), "/dev/%s", v.name);
 	fd = open(path, open_flags(w, false));
 	err = fd < 0 ? errno : 0;
 	if (!expect(w, OP_attack_open, path, err, M(OK) | M(ENOENT) | M(ENODEV)) ||
@@ -1878,9 +1864,7 @@ static void op_attack_open(struct worker *w)
 		}
 		return;
 	}
-	if (check_info(w, OP_attack_open, fd, 0, v.minor, &size, NULL))
-		peek_victim(w, OP_attack_open, fd, size, &v, path);
-	close(fd);
+	peek_victim(w, OP_attack_open, fd, &v, path);
 }
 
 /* Check a victim's buffer through its file or mapping, or map it (read-only). */
@@ -2021,7 +2005,6 @@ static void stale_make(struct worker *w)
 static void op_stale_open(struct worker *w)
 {
 	struct victim v;
-	uint64_t size;
 	int fd, err;
 
 	if (w->stale_minor < 0 || coin(w, 10)) {
@@ -2030,13 +2013,12 @@ static void op_stale_open(struct worker *w)
 	}
 	v.owner = (unsigned int)(w->stale_minor - MINOR_PRIVATE) / 16;
 	v.slot = (unsigned int)(w->stale_minor - MINOR_PRIVATE) % 16;
+	v.minor = w->stale_minor;
 	fd = open(w->stale, O_RDONLY | O_CLOEXEC);
 	err = fd < 0 ? errno : 0;
 	if (!expect(w, OP_stale_open, w->stale, err, M(OK) | M(ENODEV)) || err)
 		return;
-	if (check_info(w, OP_stale_open, fd, 0, w->stale_minor, &size, NULL))
-		peek_victim(w, OP_stale_open, fd, size, &v, w->stale);
-	close(fd);
+	peek_victim(w, OP_stale_open, fd, &v, w->stale);
 }
 
 /* ------------------------------------------------------------------ */
@@ -2054,7 +2036,8 @@ static void op_pool(struct worker *w)
 	char val[8];
 	uint64_t size;
 
-	pool_name(s.name, sizeof(s.name), rnd_below(w, POOL_ITEMS));
+	snprintf(s.name, sizeof(s.name), PREFIX "-pool%u",
+		 rnd_below(w, POOL_ITEMS));
 	probe_setup_names(w, &s);
 	if (w->op == OP_pool_rmdir) {
 		item_dir(w, w->op, s.name, false, M(OK) | M(ENOENT));
@@ -2086,10 +2069,12 @@ static void op_pool_open(struct worker *w)
 	if (!free_handles(w))
 		return;
 	if (coin(w, 50))
-		pool_name(name, sizeof(name), rnd_below(w, POOL_ITEMS));
+		snprintf(name, sizeof(name), PREFIX "-pool%u",
+			 rnd_below(w, POOL_ITEMS));
 	else
-		contended_name(name, sizeof(name), rnd_below(w, CONTENDED));
-	dev_path(path, sizeof(path), name);
+		snprintf(name, sizeof(name), PREFIX "-c%u",
+			 rnd_below(w, CONTENDED));
+	snprintf(path, sizeof(path), "/dev/%s", name);
 	fd = open(path, open_flags(w, rdwr));
 	err = fd < 0 ? errno : 0;
 	if (expect(w, OP_pool_open, path, err, M(OK) | M(ENOENT) | M(ENODEV)) &&
@@ -2720,11 +2705,6 @@ static void op_uring_close(struct worker *w)
 /* ------------------------------------------------------------------ */
 /* parameter buffers                                                   */
 
-static void param_path(char *buf, size_t len, unsigned int k)
-{
-	snprintf(buf, len, "/dev/udmabuf%u", k);
-}
-
 static void op_param_open(struct worker *w)
 {
 	unsigned int k = rnd_below(w, PARAMS_MAX);
@@ -2735,7 +2715,7 @@ static void op_param_open(struct worker *w)
 
 	if (!sh->param_size[k] || !free_handles(w))
 		return;
-	param_path(path, sizeof(path), k);
+	snprintf(path, sizeof(path), "/dev/udmabuf%u", k);
 	fd = open(path, open_flags(w, rdwr));
 	if (!expect(w, OP_param_open, path, fd < 0 ? errno : 0, M(OK)))
 		return;
@@ -2755,7 +2735,7 @@ static bool param_splice(struct worker *w, enum op op, unsigned int k,
 	char path[64];
 	int fd, err;
 
-	param_path(path, sizeof(path), k);
+	snprintf(path, sizeof(path), "/dev/udmabuf%u", k);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (!expect(w, op, path, fd < 0 ? errno : 0, M(OK)))
 		return false;
@@ -3319,7 +3299,7 @@ static bool pitem_open(struct worker *w, enum op op, struct pitem *it)
 
 	if (it->fd >= 0)
 		return true;
-	dev_path(path, sizeof(path), it->name);
+	snprintf(path, sizeof(path), "/dev/%s", it->name);
 	it->fd = open(path, O_RDWR | O_CLOEXEC);
 	if (!expect(w, op, path, it->fd < 0 ? errno : 0, M(OK)))
 		return false;
@@ -3483,7 +3463,7 @@ static void place_elsewhere(struct worker *w, struct pitem *it)
 	default:
 		if (!sh->param_size[k])
 			return;
-		param_path(path, sizeof(path), k);
+		snprintf(path, sizeof(path), "/dev/udmabuf%u", k);
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (!expect(w, OP_place_inuse, path, fd < 0 ? errno : 0, M(OK)))
 			return;
@@ -3657,7 +3637,7 @@ static bool sentinel_create(struct sentinel *st, int gen)
 	    item_write(NULL, OP_sentinel, st->name, "minor", val, M(OK)) ||
 	    item_write(NULL, OP_sentinel, st->name, "enable", "1", M(OK)))
 		return false;
-	dev_path(path, sizeof(path), st->name);
+	snprintf(path, sizeof(path), "/dev/%s", st->name);
 	st->fd = open(path, O_RDWR | O_CLOEXEC);
 	if (!expect(NULL, OP_sentinel, path, st->fd < 0 ? errno : 0, M(OK)))
 		return false;
@@ -3711,7 +3691,7 @@ static void remove_pool(void)
 	unsigned int k;
 
 	for (k = 0; k < POOL_ITEMS; k++) {
-		pool_name(name, sizeof(name), k);
+		snprintf(name, sizeof(name), PREFIX "-pool%u", k);
 		item_dir(NULL, OP_release, name, false, M(OK) | M(ENOENT));
 	}
 }
