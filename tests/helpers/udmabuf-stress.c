@@ -223,8 +223,7 @@ static const char *prog = "udmabuf-stress";
  */
 #define MEMFREE_MARGIN_KIB	8192
 
-/* ------------------------------------------------------------------ */
-/* outcomes and operations                                             */
+/* ---- outcomes and operations ---- */
 
 /* The outcomes counted by name; any other errno is RES_OTHER. */
 #define RESULTS(X)							\
@@ -304,8 +303,7 @@ static const unsigned int op_weights[OP_NUM] = {
 };
 #undef OP_WEIGHT
 
-/* ------------------------------------------------------------------ */
-/* state shared by all processes                                       */
+/* ---- state shared by all processes ---- */
 
 enum mode { MODE_RUN, MODE_PARK, MODE_EXIT };
 enum selftest {
@@ -351,8 +349,7 @@ static struct {
 	.seconds = 10, .procs = 2, .threads = 3, .slots = 3,
 };
 
-/* ------------------------------------------------------------------ */
-/* per-worker state                                                    */
+/* ---- per-worker state ---- */
 
 /* One allocation of a private buffer, as its owner knows it. */
 struct instance {
@@ -473,8 +470,7 @@ struct board_entry {
 
 static struct board_entry board[MAX_THREADS];
 
-/* ------------------------------------------------------------------ */
-/* small helpers                                                       */
+/* ---- small helpers ---- */
 
 static uint64_t rnd(struct worker *w)
 {
@@ -596,8 +592,7 @@ static bool running(void)
 	return atomic_load(&sh->mode) == MODE_RUN && !atomic_load(&sh->failed);
 }
 
-/* ------------------------------------------------------------------ */
-/* system calls, returning 0 or the errno                              */
+/* ---- system calls, returning 0 or the errno ---- */
 
 /* One write(2) of @val; a short write is reported as EIO. */
 static int write_attr(const char *path, const char *val)
@@ -645,8 +640,7 @@ static void cfs_path(char *buf, size_t len, const char *item, const char *attr)
 		 attr ? attr : "");
 }
 
-/* ------------------------------------------------------------------ */
-/* the data                                                            */
+/* ---- the data ---- */
 
 #define TAG_MARK	0x80000000u
 
@@ -836,8 +830,7 @@ static int fill_fd(struct worker *w, int fd, uint64_t size, uint32_t tag,
 	return 0;
 }
 
-/* ------------------------------------------------------------------ */
-/* instances, slots and handles                                        */
+/* ---- instances, slots and handles ---- */
 
 static struct instance *inst_new(uint64_t size)
 {
@@ -1108,8 +1101,7 @@ static void handle_release(struct worker *w, struct handle *h)
 	handle_drop(h);
 }
 
-/* ------------------------------------------------------------------ */
-/* checks through handles                                              */
+/* ---- checks through handles ---- */
 
 /* Check what @h sees through its mapping (or, with @use_fd, its file); count it. */
 static bool handle_check(struct worker *w, enum op op, struct handle *h,
@@ -1201,8 +1193,7 @@ static struct handle *handle_take(struct worker *w, enum op op, int fd,
 	return h;
 }
 
-/* ------------------------------------------------------------------ */
-/* naming                                                              */
+/* ---- naming ---- */
 
 static int private_minor(int worker, unsigned int slot)
 {
@@ -1223,8 +1214,7 @@ static void slot_names(struct slot *s, int worker, unsigned int i)
 	s->gone = true;
 }
 
-/* ------------------------------------------------------------------ */
-/* own items                                                           */
+/* ---- own items ---- */
 
 static struct slot *pick_slot(struct worker *w, bool probes)
 {
@@ -1802,8 +1792,7 @@ static void op_inspect(struct worker *w, struct slot *s)
 		      s->minor);
 }
 
-/* ------------------------------------------------------------------ */
-/* attacks on other workers' buffers                                   */
+/* ---- attacks on other workers' buffers ---- */
 
 struct victim {
 	unsigned int owner, slot;
@@ -2021,8 +2010,7 @@ static void op_stale_open(struct worker *w)
 	peek_victim(w, OP_stale_open, fd, &v, w->stale);
 }
 
-/* ------------------------------------------------------------------ */
-/* the pool: items anyone makes, changes and removes                   */
+/* ---- the pool: items anyone makes, changes and removes ---- */
 
 /*
  * mkdir (and a size), a configuration write (values as a probe's),
@@ -2089,8 +2077,7 @@ static void op_rmmod(struct worker *w)
 	       M(EAGAIN));
 }
 
-/* ------------------------------------------------------------------ */
-/* process-scoped buffers                                              */
+/* ---- process-scoped buffers ---- */
 
 /* A random valid request for a buffer of up to MAX_SIZE bytes. */
 static void alloc_request(struct worker *w, struct udmabuf_cfs_alloc *req,
@@ -2159,8 +2146,7 @@ static void op_palloc(struct worker *w)
 		handle_map(w, h, coin(w, 70));
 }
 
-/* ------------------------------------------------------------------ */
-/* pages held elsewhere: dma-bufs, pipes, rings                        */
+/* ---- pages held elsewhere: dma-bufs, pipes, rings ---- */
 
 /*
  * Check a copy in w->chunk of [off, off + len) of a buffer: what a pipe or
@@ -2702,8 +2688,7 @@ static void op_uring_close(struct worker *w)
 	uring_release(u);
 }
 
-/* ------------------------------------------------------------------ */
-/* parameter buffers                                                   */
+/* ---- parameter buffers ---- */
 
 static void op_param_open(struct worker *w)
 {
@@ -2802,8 +2787,7 @@ static void op_big_defer(struct worker *w)
 		   "a freed buffer's page in a pipe");
 }
 
-/* ------------------------------------------------------------------ */
-/* children killed with SIGKILL                                        */
+/* ---- children killed with SIGKILL ---- */
 
 /* A parameter buffer of this phase, whose device stays while it is loaded. */
 static bool param_loaded(const char *name)
@@ -2959,8 +2943,7 @@ static void op_kill9(struct worker *w)
 		atomic_fetch_add(&sh->kill_gone, 1);
 }
 
-/* ------------------------------------------------------------------ */
-/* the worker loop                                                     */
+/* ---- the worker loop ---- */
 
 #define OP_FN(n, wt) [OP_##n] = { .fn = op_##n },
 #define SLOT_FN(n, wt, p) [OP_##n] = { .slot_fn = op_##n, .probes = p },
@@ -3234,8 +3217,7 @@ static void process_main(unsigned int p)
 	_exit(0);
 }
 
-/* ------------------------------------------------------------------ */
-/* the placer                                                          */
+/* ---- the placer ---- */
 
 #define PLACE_ITEMS	2
 #define PLACE_FAR	0x100000000000ULL	/* 16 TiB: beyond the guests' RAM */
@@ -3615,8 +3597,7 @@ static void placer_main(struct worker *w)
 	_exit(0);
 }
 
-/* ------------------------------------------------------------------ */
-/* the coordinator                                                     */
+/* ---- the coordinator ---- */
 
 struct sentinel {
 	char name[48];
