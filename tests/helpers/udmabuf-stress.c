@@ -864,7 +864,6 @@ static void slot_down(struct slot *s, bool certain)
 	s->cur = NULL;
 }
 
-/* The item of @s was removed. */
 static void slot_lost(struct slot *s, bool certain)
 {
 	slot_down(s, certain);
@@ -957,7 +956,6 @@ static int free_handles(struct worker *w)
 	return n;
 }
 
-/* A random used handle that satisfies @want, or NULL. */
 static struct handle *pick_handle(struct worker *w,
 				  bool (*want)(const struct handle *h))
 {
@@ -1090,7 +1088,6 @@ static void handle_drop(struct handle *h)
 	h->used = false;
 }
 
-/* Unmap and close everything of @h. */
 static void handle_release(struct worker *w, struct handle *h)
 {
 	if (h->map)
@@ -1216,11 +1213,6 @@ static void slot_names(struct slot *s, int worker, unsigned int i)
 
 /* ---- own items ---- */
 
-static struct slot *pick_slot(struct worker *w, bool probes)
-{
-	return &w->slots[rnd_below(w, cfg.slots + probes)];
-}
-
 static uint64_t private_size(struct worker *w)
 {
 	static const uint64_t sizes[] = { 4096, 16384, 65536, 262144 };
@@ -1276,7 +1268,6 @@ static bool slot_write(struct worker *w, enum op op, struct slot *s,
 	return !err;
 }
 
-/* Choose the clash a probe is set up for. */
 static void probe_setup_names(struct worker *w, struct slot *s)
 {
 	s->probe = (enum pkind)rnd_below(w, 3);
@@ -1583,14 +1574,6 @@ static void op_mmap(struct worker *w, struct handle *h)
 	handle_map(w, h, coin(w, 60));
 }
 
-static bool sync_both(struct worker *w, enum op op, int fd)
-{
-	return expect(w, op, "SYNC_FOR_DEVICE", sync_ioctl(fd, false, 0, 0,
-			UDMABUF_CFS_DIR_BIDIRECTIONAL, 0) ? errno : 0, M(OK)) &&
-	       expect(w, op, "SYNC_FOR_CPU", sync_ioctl(fd, true, 0, 0,
-			UDMABUF_CFS_DIR_BIDIRECTIONAL, 0) ? errno : 0, M(OK));
-}
-
 /* Write a new pattern through a handle, and hand it to the device and back. */
 static bool handle_fill(struct worker *w, struct handle *h)
 {
@@ -1604,7 +1587,10 @@ static bool handle_fill(struct worker *w, struct handle *h)
 			   fill_fd(w, h->fd, in->size, tag, coin(w, 50)), M(OK))) {
 		return false;
 	}
-	if (!sync_both(w, OP_fill, h->fd))
+	if (!expect(w, OP_fill, "SYNC_FOR_DEVICE", sync_ioctl(h->fd, false, 0, 0,
+			UDMABUF_CFS_DIR_BIDIRECTIONAL, 0) ? errno : 0, M(OK)) ||
+	    !expect(w, OP_fill, "SYNC_FOR_CPU", sync_ioctl(h->fd, true, 0, 0,
+			UDMABUF_CFS_DIR_BIDIRECTIONAL, 0) ? errno : 0, M(OK)))
 		return false;
 	in->tag = tag;
 	return true;
@@ -1957,7 +1943,6 @@ static void op_attack_write(struct worker *w)
 	expect(w, w->op, path, write_attr(path, a->val ? a->val : val), a->ok);
 }
 
-/* The major of udmabuf in /proc/devices, or 0. */
 static unsigned int udmabuf_major(void)
 {
 	FILE *f = fopen("/proc/devices", "re");
@@ -2385,7 +2370,6 @@ static uint64_t bad_at(const struct handle *h, size_t at)
 	return v[at];
 }
 
-/* Change the member of @req that @b names. */
 static void bad_member(struct worker *w, struct udmabuf_cfs_alloc *req,
 		       const struct bad *b)
 {
@@ -2538,15 +2522,6 @@ static bool pipe_check(struct worker *w, enum op op, int p[2], uint64_t off,
 	return true;
 }
 
-static void spipe_close(struct spipe *p)
-{
-	close(p->fd[0]);
-	close(p->fd[1]);
-	origin_put(&p->o);
-	p->used = false;
-}
-
-/* Read what the pipe holds, check it, close it. */
 static void spipe_drain(struct worker *w, enum op op, struct spipe *p)
 {
 	pipe_check(w, op, p->fd, p->off, p->len, &p->o, "pages a pipe held");
@@ -2586,8 +2561,12 @@ static void op_pipe_close(struct worker *w)
 {
 	struct spipe *p = PICK_ENTRY(w, w->p);
 
-	if (p)
-		spipe_close(p);
+	if (!p)
+		return;
+	close(p->fd[0]);
+	close(p->fd[1]);
+	origin_put(&p->o);
+	p->used = false;
 }
 
 /*
@@ -2602,7 +2581,6 @@ static unsigned int uring_want(bool pages, bool writable)
 	return cfg.uring_pins ? M(OK) : M(EOPNOTSUPP);
 }
 
-/* IORING_REGISTER_BUFFERS of @len bytes at @addr: the errno. */
 static int uring_register(struct udmabuf_ring *r, volatile uint8_t *addr,
 			  uint64_t len)
 {
@@ -2676,7 +2654,6 @@ static void uring_release(struct uring *u)
 	u->used = false;
 }
 
-/* Check the pinned pages once more, or not; close the ring. */
 static void op_uring_close(struct worker *w)
 {
 	struct uring *u = PICK_ENTRY(w, w->u);
@@ -2972,7 +2949,8 @@ static void run_op(struct worker *w, enum op op)
 	if (op_fns[op].fn) {
 		op_fns[op].fn(w);
 	} else if (op_fns[op].slot_fn) {
-		op_fns[op].slot_fn(w, pick_slot(w, op_fns[op].probes));
+		op_fns[op].slot_fn(w, &w->slots[rnd_below(w, cfg.slots +
+							  op_fns[op].probes)]);
 	} else {
 		h = pick_handle(w, op_fns[op].want);
 		if (h)
@@ -3365,7 +3343,6 @@ static unsigned int place_want(const struct pitem *it)
 	return M(OK) | M(EBUSY) | M(ENOMEM);
 }
 
-/* Place a disabled item at @phys and enable it. */
 static void pitem_place(struct worker *w, enum op op, struct pitem *it,
 			enum pwhere where, uint64_t phys)
 {
