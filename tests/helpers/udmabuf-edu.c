@@ -724,9 +724,7 @@ static int cmd_probe(int argc, char **argv)
 		return rc;
 	rc = edu_liveness(&e);
 	edu_close(&e);
-	if (!rc)
-		printf("OK\n");
-	return rc;
+	return rc ?: print_ok();
 }
 
 static int cmd_xfer(int argc, char **argv, int to_ram)
@@ -745,9 +743,7 @@ static int cmd_xfer(int argc, char **argv, int to_ram)
 		return rc;
 	rc = edu_dma(&e, to_ram, addr, len);
 	edu_close(&e);
-	if (!rc)
-		printf("OK\n");
-	return rc;
+	return rc ?: print_ok();
 }
 
 enum { DO_SEND = 1, DO_RECV = 2 };
@@ -796,19 +792,14 @@ static int cmd_buffer(int argc, char **argv, int what)
 		edu_close(&e);
 	}
 	ubuf_close(&b);
-	if (!rc)
-		printf("OK\n");
-	return rc;
+	return rc ?: print_ok();
 }
 
-#define WRAP(name, fn, arg) \
-	static int name(int argc, char **argv) { return fn(argc, argv, arg); }
 WRAP(cmd_to_dev,    cmd_xfer,   0)
 WRAP(cmd_from_dev,  cmd_xfer,   1)
 WRAP(cmd_send,      cmd_buffer, DO_SEND)
 WRAP(cmd_recv,      cmd_buffer, DO_RECV)
 WRAP(cmd_roundtrip, cmd_buffer, DO_SEND | DO_RECV)
-#undef WRAP
 
 #define BUFFER_ARGS "DEV OFFSET LEN SEED [--sync]"
 

@@ -629,12 +629,9 @@ static int cmd_fault(int argc, char **argv, const struct target_ops *ops)
 	return run(&t);
 }
 
-#define WRAP(name, ops) \
-	static int name(int argc, char **argv) { return cmd_fault(argc, argv, ops); }
-WRAP(cmd_enable, &enable_ops)
-WRAP(cmd_mkdir,  &mkdir_ops)
-WRAP(cmd_insmod, &insmod_ops)
-#undef WRAP
+WRAP(cmd_enable, cmd_fault, &enable_ops)
+WRAP(cmd_mkdir,  cmd_fault, &mkdir_ops)
+WRAP(cmd_insmod, cmd_fault, &insmod_ops)
 
 #define OPTIONS "[--gone PATH]... [--allow ERR=TEXT]"
 

@@ -62,6 +62,13 @@ static inline int report_errno(int err)
 	return EXIT_SYSCALL;
 }
 
+/* "OK": a command's success; returns 0. */
+static inline int print_ok(void)
+{
+	printf("OK\n");
+	return 0;
+}
+
 /*
  * The outcome of the call under test, which returned R: its errno's name
  * and EXIT_SYSCALL if R < 0, else "OK" and 0.  FD, if not -1, is closed
@@ -73,10 +80,7 @@ static inline int outcome(long r, int fd)
 
 	if (fd >= 0)
 		close(fd);
-	if (r < 0)
-		return report_errno(err);
-	printf("OK\n");
-	return 0;
+	return r < 0 ? report_errno(err) : print_ok();
 }
 
 /*
@@ -325,6 +329,10 @@ struct command {
 	const char *args;
 	int (*fn)(int argc, char **argv);
 };
+
+/* NAME, a command's function that runs FN(argc, argv, ARG). */
+#define WRAP(name, fn, arg) \
+	static int name(int argc, char **argv) { return fn(argc, argv, arg); }
 
 /* The command that runs (run_command). */
 static const struct command *this_command;

@@ -393,9 +393,7 @@ static int pattern_done(struct pattern_ctx *c, int rc)
 	munmap((void *)c->cached, (size_t)c->map_len);
 	close(c->fds);
 	close(c->fdc);
-	if (!rc)
-		printf("OK\n");
-	return rc;
+	return rc ?: print_ok();
 }
 
 /*

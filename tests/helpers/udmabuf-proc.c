@@ -152,8 +152,7 @@ static int cmd_alloc(int argc, char **argv)
 	if (fd < 0)
 		return EXIT_SYSCALL;
 	close(fd);
-	printf("OK\n");
-	return 0;
+	return print_ok();
 }
 
 /* ARG with every "{}" in it replaced by NUM (a new string), or ARG. */

@@ -102,8 +102,7 @@ static int cmd_write_attr(int argc, char **argv)
 		printf("SHORT write: %zd of %zu bytes\n", w, len);
 		return EXIT_SYSCALL;
 	}
-	printf("OK\n");
-	return 0;
+	return print_ok();
 }
 
 static int cmd_open_try(int argc, char **argv)
@@ -730,9 +729,7 @@ static int cmd_dm_remove(int argc, char **argv)
 	ret = dm_call(ctl, DM_DEV_REMOVE, dm_request(buf, argv[0]),
 		      "DM_DEV_REMOVE");
 	close(ctl);
-	if (!ret)
-		printf("OK\n");
-	return ret;
+	return ret ?: print_ok();
 }
 
 /*
@@ -786,8 +783,6 @@ static int cmd_pin_scatter(int argc, char **argv)
 	return WEXITSTATUS(status);
 }
 
-#define WRAP(name, fn, arg) \
-	static int name(int argc, char **argv) { return fn(argc, argv, arg); }
 WRAP(cmd_mmap_fill,   cmd_pattern,          P_MAP | P_FILL)
 WRAP(cmd_mmap_verify, cmd_pattern,          P_MAP | P_CHECK)
 WRAP(cmd_write_fill,  cmd_pattern,          P_FILL)
@@ -800,7 +795,6 @@ WRAP(cmd_rmdir_try,   cmd_name_try,         'r')
 WRAP(cmd_rmmod_try,   cmd_name_try,         0)
 WRAP(cmd_pagesize,    cmd_number,           0)
 WRAP(cmd_kmsg_seq,    cmd_number,           1)
-#undef WRAP
 
 static const struct command commands[] = {
 	/* Outcome commands: print OK, a number, or the errno name. */

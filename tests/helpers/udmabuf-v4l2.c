@@ -478,8 +478,7 @@ static int cmd_capture(int argc, char **argv)
 	fprintf(stderr, "%s: %u frames of %ux%u YUYV (%u bytes) in %u buffers of %zu bytes\n",
 		prog, frames, c.pix.width, c.pix.height, c.pix.sizeimage,
 		c.nbuf, c.region);
-	printf("OK\n");
-	return 0;
+	return print_ok();
 }
 
 static const struct command commands[] = {

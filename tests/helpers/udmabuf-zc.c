@@ -160,11 +160,8 @@ static int cmd_odirect(struct zc *z)
 		return report_errno(errno);
 	if (pread(fd, z->map + half, half, 0) != (ssize_t)half)
 		return report_errno(errno);
-	if (map_check(z->map + half, 0, half, SEED_A, "O_DIRECT read back"))
-		return EXIT_MISMATCH;
 	close(fd);
-	printf("OK\n");
-	return 0;
+	return map_check(z->map + half, 0, half, SEED_A, "O_DIRECT read back");
 }
 
 /*
@@ -264,11 +261,7 @@ static int cmd_odirect_hold(struct zc *z)
 			return report_errno(ev[i].res < 0 ? (int)-ev[i].res : EIO);
 	close(fd);
 	syscall(__NR_io_destroy, ctx);
-	ret = disk_io(fast, 0, half, 0, SEED_A);
-	if (ret)
-		return ret;
-	printf("OK\n");
-	return 0;
+	return disk_io(fast, 0, half, 0, SEED_A);
 }
 
 /* CMD: z->argv[0], NULL if none. */
@@ -307,10 +300,7 @@ static int cmd_vmsplice(struct zc *z)
 			return report_errno(n ? errno : EIO);
 		got += n;
 	}
-	if (map_check(copy, 0, len, SEED_A, "pipe contents"))
-		return EXIT_MISMATCH;
-	printf("OK\n");
-	return 0;
+	return map_check(copy, 0, len, SEED_A, "pipe contents");
 }
 
 /*
@@ -340,11 +330,8 @@ static int cmd_peek_poke(struct zc *z)
 	if ((mem < 0 ? process_vm_writev(getpid(), &liov, 1, &riov, 1, 0) :
 	     pwrite(mem, local, len, at)) != (ssize_t)len)
 		return report_errno(errno);
-	if (map_check(z->map, 0, len, SEED_B, mem < 0 ? "process_vm_writev" :
-		   "/proc/self/mem write"))
-		return EXIT_MISMATCH;
-	printf("OK\n");
-	return 0;
+	return map_check(z->map, 0, len, SEED_B, mem < 0 ? "process_vm_writev" :
+			 "/proc/self/mem write");
 }
 
 static int cmd_ptrace(struct zc *z)
@@ -388,7 +375,6 @@ static int cmd_ptrace(struct zc *z)
 	/* 32-bit: PEEK/POKE move the word's first half only. */
 	if (sizeof(long) == 8 && (!WIFEXITED(status) || WEXITSTATUS(status)))
 		return mismatch("word in the child after POKEDATA", 0);
-	printf("OK\n");
 	return 0;
 }
 
@@ -409,7 +395,6 @@ static int cmd_fork(struct zc *z)
 	waitpid(pid, &status, 0);
 	if (w[0] != pattern_word(SEED_A, 0))
 		return mismatch("store by the child", 0);
-	printf("OK\n");
 	return 0;
 }
 
@@ -491,12 +476,9 @@ static int cmd_munmap(struct zc *z)
 		fprintf(stderr, "%s: unmapped page: signal %d\n", prog, sig);
 		return mismatch("unmapped page readable", pg);
 	}
-	if (map_check(z->map, 0, pg, SEED_A, "page before the hole") ||
-	    map_check(z->map + 2 * pg, 2 * pg, 2 * pg, SEED_A,
-		      "pages after the hole"))
-		return EXIT_MISMATCH;
-	printf("OK\n");
-	return 0;
+	return map_check(z->map, 0, pg, SEED_A, "page before the hole") ?:
+	       map_check(z->map + 2 * pg, 2 * pg, 2 * pg, SEED_A,
+			 "pages after the hole");
 }
 
 static int cmd_mprotect(struct zc *z)
@@ -515,10 +497,7 @@ static int cmd_mprotect(struct zc *z)
 		return report_errno(errno);
 	if (try_access(z->map, 1))
 		return mismatch("store after PROT_WRITE again", 0);
-	if (map_check(z->map, 0, z->page, SEED_A, "data after mprotect"))
-		return EXIT_MISMATCH;
-	printf("OK\n");
-	return 0;
+	return map_check(z->map, 0, z->page, SEED_A, "data after mprotect");
 }
 
 static int cmd_madvise(struct zc *z)
@@ -526,10 +505,7 @@ static int cmd_madvise(struct zc *z)
 	map_fill(z->map, 0, z->size, SEED_A);
 	if (madvise(z->map, z->size, MADV_DONTNEED))
 		return report_errno(errno);
-	if (map_check(z->map, 0, z->size, SEED_A, "data after MADV_DONTNEED"))
-		return EXIT_MISMATCH;
-	printf("OK\n");
-	return 0;
+	return map_check(z->map, 0, z->size, SEED_A, "data after MADV_DONTNEED");
 }
 
 /*
@@ -574,10 +550,7 @@ static int cmd_sendfile(struct zc *z)
 	z->map = mmap(NULL, len, PROT_READ, MAP_SHARED, z->fd, 0);
 	if (z->map == MAP_FAILED)
 		return report_setup_errno("mmap", "buffer", errno);
-	if (map_check(z->map, 0, len, SEED_B, "buffer written by sendfile"))
-		return EXIT_MISMATCH;
-	printf("OK\n");
-	return 0;
+	return map_check(z->map, 0, len, SEED_B, "buffer written by sendfile");
 }
 
 /* What the registered pages hold, through a fixed write to @file at @off. */
@@ -614,10 +587,8 @@ static int cmd_iouring(struct zc *z)
 	if (syscall(__NR_io_uring_register, r.fd, IORING_REGISTER_BUFFERS,
 		    &iov, 1))
 		return report_errno(errno);
-	if (!cmd) {
-		printf("OK\n");
+	if (!cmd)
 		return 0;
-	}
 	/* The registration's pins are all that is left of the buffer. */
 	munmap(z->map, z->size);
 	close(z->fd);
@@ -642,12 +613,8 @@ static int cmd_iouring(struct zc *z)
 		return report_errno(-n);
 	if ((size_t)n != z->size)
 		return report_errno(EIO);
-	ret = ring_check(&r, iov.iov_base, z->size, file, 2 * z->size, SEED_B,
-			 "registered pages after a fixed read");
-	if (ret)
-		return ret;
-	printf("OK\n");
-	return 0;
+	return ring_check(&r, iov.iov_base, z->size, file, 2 * z->size, SEED_B,
+			  "registered pages after a fixed read");
 }
 
 /* ---- dma-buf ---- */
@@ -751,16 +718,14 @@ static int cmd_dmabuf(struct zc *z)
 	ret = check_dmabuf(fd, len, SEED_A);
 	if (ret)
 		return ret;
-	if (map_check(z->map + off, 0, len, SEED_B, "buffer after a store through the dma-buf"))
-		return EXIT_MISMATCH;
-	printf("OK\n");
-	return 0;
+	return map_check(z->map + off, 0, len, SEED_B,
+			 "buffer after a store through the dma-buf");
 }
 
 static int cmd_dmabuf_hold(struct zc *z)
 {
 	const char *cmd = z->argv[0];
-	int fd, ret;
+	int fd;
 
 	map_fill(z->map, 0, z->size, SEED_A);
 	fd = do_export(z, 0, 0, O_RDWR);
@@ -770,11 +735,7 @@ static int cmd_dmabuf_hold(struct zc *z)
 	close(z->fd);
 	if (run_shell(cmd))
 		return EXIT_SYSCALL;
-	ret = check_dmabuf(fd, z->size, SEED_A);
-	if (ret)
-		return ret;
-	printf("OK\n");
-	return 0;
+	return check_dmabuf(fd, z->size, SEED_A);
 }
 
 /* True if debugfs lists an attachment of device NAME to some dma-buf. */
@@ -846,32 +807,35 @@ static int cmd_vgem(struct zc *z)
 	return 0;
 }
 
-/* The commands: DEV and from MIN to MAX more arguments, ARGS in the help. */
+/*
+ * The commands: DEV and from MIN to MAX more arguments, ARGS in the help.
+ * A command's success prints OK, unless it prints its own line (OWN).
+ */
 static const struct zc_command {
 	const char *name, *args;
 	int min, max;
 	int (*fn)(struct zc *z);
-	int arg;
+	int arg, own;
 } commands[] = {
-	{ "odirect", "BLOCKDEV", 1, 1, cmd_odirect, 0 },
-	{ "odirect-hold", "SLOW FAST CMD", 3, 3, cmd_odirect_hold, 0 },
-	{ "vmsplice", "[CMD]", 0, 1, cmd_vmsplice, 0 },
-	{ "pvm", "", 0, 0, cmd_peek_poke, 0 },
-	{ "procmem", "", 0, 0, cmd_peek_poke, 1 },
-	{ "ptrace", "", 0, 0, cmd_ptrace, 0 },
-	{ "fork", "", 0, 0, cmd_fork, 0 },
-	{ "mremap", "", 0, 0, cmd_mremap, 0 },
-	{ "munmap", "", 0, 0, cmd_munmap, 0 },
-	{ "mprotect", "", 0, 0, cmd_mprotect, 0 },
-	{ "madvise", "", 0, 0, cmd_madvise, 0 },
-	{ "sendfile", "FILE", 1, 1, cmd_sendfile, 1 },
-	{ "sendfile-in", "FILE", 1, 1, cmd_sendfile, 0 },
-	{ "iouring", "[CMD]", 0, 1, cmd_iouring, 0 },
-	{ "export", "OFF SIZE FLAGS", 3, 3, cmd_export, 0 },
-	{ "dmabuf", "OFF SIZE", 2, 2, cmd_dmabuf, 0 },
-	{ "dmabuf-hold", "CMD", 1, 1, cmd_dmabuf_hold, 0 },
-	{ "vgem", "CARD", 1, 1, cmd_vgem, 0 },
-	{ NULL, NULL, 0, 0, NULL, 0 },
+	{ "odirect", "BLOCKDEV", 1, 1, cmd_odirect, 0, 0 },
+	{ "odirect-hold", "SLOW FAST CMD", 3, 3, cmd_odirect_hold, 0, 0 },
+	{ "vmsplice", "[CMD]", 0, 1, cmd_vmsplice, 0, 0 },
+	{ "pvm", "", 0, 0, cmd_peek_poke, 0, 0 },
+	{ "procmem", "", 0, 0, cmd_peek_poke, 1, 0 },
+	{ "ptrace", "", 0, 0, cmd_ptrace, 0, 0 },
+	{ "fork", "", 0, 0, cmd_fork, 0, 0 },
+	{ "mremap", "", 0, 0, cmd_mremap, 0, 1 },
+	{ "munmap", "", 0, 0, cmd_munmap, 0, 0 },
+	{ "mprotect", "", 0, 0, cmd_mprotect, 0, 0 },
+	{ "madvise", "", 0, 0, cmd_madvise, 0, 0 },
+	{ "sendfile", "FILE", 1, 1, cmd_sendfile, 1, 0 },
+	{ "sendfile-in", "FILE", 1, 1, cmd_sendfile, 0, 0 },
+	{ "iouring", "[CMD]", 0, 1, cmd_iouring, 0, 0 },
+	{ "export", "OFF SIZE FLAGS", 3, 3, cmd_export, 0, 1 },
+	{ "dmabuf", "OFF SIZE", 2, 2, cmd_dmabuf, 0, 0 },
+	{ "dmabuf-hold", "CMD", 1, 1, cmd_dmabuf_hold, 0, 0 },
+	{ "vgem", "CARD", 1, 1, cmd_vgem, 0, 1 },
+	{ NULL, NULL, 0, 0, NULL, 0, 0 },
 };
 
 int main(int argc, char **argv)
@@ -894,7 +858,10 @@ int main(int argc, char **argv)
 			break;
 		ret = zc_open(&z, argv[2]);
 		z.arg = c->arg;
-		return ret ? ret : c->fn(&z);
+		ret = ret ?: c->fn(&z);
+		if (!ret && !c->own)
+			printf("OK\n");
+		return ret;
 	}
 	return usage_error("unknown command or wrong arguments");
 }
