@@ -82,6 +82,15 @@ json_check() {
 	status_is 0 && [ ! -s "$ERR" ] && python3 -c "$2" "$OUT"
 	check "$1"
 }
+# checks 3<<EOF: lines "NAME|COMMAND|CONDITION": COMMAND (run, run_fake or
+# any other) and then CONDITION are evaluated, and NAME checked by it
+checks() {
+	while IFS='|' read -r name cmd cond <&3; do
+		eval "$cmd"
+		eval "$cond"
+		check "$name"
+	done
+}
 
 # --- the fake tree -----------------------------------------------------------
 
@@ -143,17 +152,11 @@ for verb in list info create delete sync save restore clear bench; do
 		[ "$(grep -c '^ udmabufctl ' "$OUT")" -eq 1 ]
 	check "$verb --help shows the usage of $verb only"
 done
-run list --help
-out_has "Available output columns:" && out_has "NAME..." && out_has " -y, --shell" &&
-	out_has "MAJ_MIN"
-check "list --help shows the columns, the NAME filter and -y, --shell"
-run delete --help
-out_has "--force" && ! out_has "--size"
-check "delete --help shows delete's options, not create's"
-run info --help
-out_has " -o, --output LIST" && out_has " -n, --noheadings" && out_has " -r, --raw" &&
-	out_has " -b, --bytes"
-check "info --help shows -o, -n, -r and -b"
+checks 3<<'EOF'
+list --help shows the columns, the NAME filter and -y, --shell|run list --help|out_has "Available output columns:" && out_has "NAME..." && out_has " -y, --shell" && out_has "MAJ_MIN"
+delete --help shows delete's options, not create's|run delete --help|out_has "--force" && ! out_has "--size"
+info --help shows -o, -n, -r and -b|run info --help|out_has " -o, --output LIST" && out_has " -n, --noheadings" && out_has " -r, --raw" && out_has " -b, --bytes"
+EOF
 expect "--version prints the tool's and the module's versions" 0 "--version" \
 "udmabufctl 0.1.0
 udmabuf-cfs module 0.1.0"
@@ -309,12 +312,10 @@ check "list of an unknown NAME among others names it and exits 2, like info"
 expect "list of unknown NAMEs only exits 1" 1 "list -n -o NAME ghost nope" \
 "udmabufctl: ghost: list: no such buffer
 udmabufctl: nope: list: no such buffer"
-run -J -b list -o NAME,SIZE cam0
-status_is 0 && out_has '"size": 4194304' && ! out_has spare
-check "options before the verb apply to it (-J -b list)"
-run --json info -o NAME spare
-status_is 0 && out_has '"name": "spare"' && ! out_has '"size"'
-check "options before the verb apply to it (--json info)"
+checks 3<<'EOF'
+options before the verb apply to it (-J -b list)|run -J -b list -o NAME,SIZE cam0|status_is 0 && out_has '"size": 4194304' && ! out_has spare
+options before the verb apply to it (--json info)|run --json info -o NAME spare|status_is 0 && out_has '"name": "spare"' && ! out_has '"size"'
+EOF
 expect "options without a verb are the default command's" 0 "-n -o NAME,SIZE -b" \
 "cam0     4194304
 spare       1536
@@ -465,12 +466,10 @@ EOF
 status_is 0 && sed '/^#/d' "$UDMABUF_SAVE_FILE" | cmp -s - "$T/expected.conf" &&
 	[ "$(ls "$T/etc")" = udmabuf.conf ]
 check "save writes the configfs buffers to the default file and leaves no temporary file"
-UDMABUF_SAVE_FILE=$T/none.conf run restore
-status_is 0 && [ ! -s "$ERR" ]
-check "restore of a missing default file does nothing"
-run restore "$T/none.conf"
-status_is 1 && err_is "udmabufctl: $T/none.conf: restore: No such file or directory"
-check "restore of a missing named file fails"
+checks 3<<'EOF'
+restore of a missing default file does nothing|UDMABUF_SAVE_FILE=$T/none.conf run restore|status_is 0 && [ ! -s "$ERR" ]
+restore of a missing named file fails|run restore "$T/none.conf"|status_is 1 && err_is "udmabufctl: $T/none.conf: restore: No such file or directory"
+EOF
 printf 'ok1 size=4K\n\n   # comment\nbad size=12Q\n' >"$T/bad.conf"
 run restore --clear "$T/bad.conf"
 status_is 1 && err_has "udmabufctl: $T/bad.conf:4: restore: Invalid argument" && [ -d "$C/cam0" ]
@@ -532,14 +531,10 @@ L=$T/live/udmabuf	# a module with dma_device, with fake-configfs.so
 attrs "$L" features=size,minor,device_name,sync_mode,dma_mask,mode,enable,phys_addr,dma_device,dev
 UDMABUF_CONFIGFS_DIR=$L
 
-run_fake create b1 --size 64K --sync-mode 2 --dma-device pci/0000:00:10.0 sync_mode=3
-status_is 0 && out_is "$D/b1" && [ ! -s "$ERR" ] && printf '%s\n' \
-	size=65536 sync_mode=2 sync_mode=3 dma_device=pci/0000:00:10.0 enable=1 |
-	cmp -s - "$T/writes"
-check "create --dma-device writes dma_device after the other attributes, then enable"
-run_fake create b3 --size 64K --dma-device ""
-status_is 0 && ! grep -q dma_device "$T/writes"
-check "create --dma-device '' is the module's own device and writes nothing"
+checks 3<<'EOF'
+create --dma-device writes dma_device after the other attributes, then enable|run_fake create b1 --size 64K --sync-mode 2 --dma-device pci/0000:00:10.0 sync_mode=3|status_is 0 && out_is "$D/b1" && [ ! -s "$ERR" ] && printf '%s\n' size=65536 sync_mode=2 sync_mode=3 dma_device=pci/0000:00:10.0 enable=1 | cmp -s - "$T/writes"
+create --dma-device '' is the module's own device and writes nothing|run_fake create b3 --size 64K --dma-device ""|status_is 0 && ! grep -q dma_device "$T/writes"
+EOF
 UDMABUF_CONFIGFS_DIR=$O
 attrs "$O" features=size,enable
 run_fake create old1 --size 64K
@@ -568,16 +563,10 @@ EOF
 UDMABUF_FAKE_ERRNO=enable=ENOMEM
 export UDMABUF_FAKE_ERRNO
 # ENOMEM: the facts come from this host's /proc, so only their form is fixed.
-run_fake create b7 --size 1G
-status_is 1 && [ ! -e "$L/b7" ] && [ "$(wc -l <"$ERR")" -eq 3 ] &&
-	err_has "udmabufctl: b7: enable: Cannot allocate memory" &&
-	grep -Eq '^udmabufctl: hint: no 1G of contiguous memory within the 32-bit DMA mask(: the page allocator.s largest free block is [0-9.]+[BKMG]| \(see dmesg\):) and (there is no CMA area|the CMA area has [0-9.]+[BKMG] of [0-9.]+[BKMG] free)$' "$ERR" &&
-	grep -Eq '^udmabufctl: hint: try a smaller size(, | or )(a larger )?cma=SIZE at boot.* or --dma-mask 64 if the device can address all memory$|^udmabufctl: hint: try a smaller size: 1G is more than' "$ERR"
-check "enable refused with ENOMEM names the size, the largest free block, CMA, the mask and the fix"
-run_fake create b7 --size 1T --dma-mask 12 dma_mask=64 size=2T
-status_is 1 && err_has "udmabufctl: hint: no 2T of contiguous memory within the 64-bit DMA mask" &&
-	err_has "udmabufctl: hint: try a smaller size: 2T is more than the " && ! err_has -- "--dma-mask 64"
-check "the ENOMEM hint takes size and mask from ATTR=VALUE arguments, which are written last"
+checks 3<<'EOF'
+enable refused with ENOMEM names the size, the largest free block, CMA, the mask and the fix|run_fake create b7 --size 1G|status_is 1 && [ ! -e "$L/b7" ] && [ "$(wc -l <"$ERR")" -eq 3 ] && err_has "udmabufctl: b7: enable: Cannot allocate memory" && grep -Eq '^udmabufctl: hint: no 1G of contiguous memory within the 32-bit DMA mask(: the page allocator.s largest free block is [0-9.]+[BKMG]| \(see dmesg\):) and (there is no CMA area|the CMA area has [0-9.]+[BKMG] of [0-9.]+[BKMG] free)$' "$ERR" && grep -Eq '^udmabufctl: hint: try a smaller size(, | or )(a larger )?cma=SIZE at boot.* or --dma-mask 64 if the device can address all memory$|^udmabufctl: hint: try a smaller size: 1G is more than' "$ERR"
+the ENOMEM hint takes size and mask from ATTR=VALUE arguments, which are written last|run_fake create b7 --size 1T --dma-mask 12 dma_mask=64 size=2T|status_is 1 && err_has "udmabufctl: hint: no 2T of contiguous memory within the 64-bit DMA mask" && err_has "udmabufctl: hint: try a smaller size: 2T is more than the " && ! err_has -- "--dma-mask 64"
+EOF
 unset UDMABUF_FAKE_ERRNO
 
 R=$T/restore/udmabuf	# restore wants a tree without buffers
@@ -787,12 +776,10 @@ cam0     0x000000003f000000 0x0000000080000000
 spare
 udmabuf0 0x000000003f000000 0x0000000080000000"
 check "list -o CPU-PHYS-ADDR shows the CPU physical address, DMA-ADDR beside it the DMA address"
-run_fake info -n -o PHYS-ADDR cam0
-status_is 0 && out_is "0x000000003f000000"
-check "-o PHYS-ADDR, DMA-ADDR's former name, is the DMA address, not the CPU one"
-run_fake info -o NAME,DMA-ADDR cam0
-status_is 0 && [ ! -e "$T/writes" ]
-check "info without the CPU-PHYS-ADDR column opens no device"
+checks 3<<'EOF'
+-o PHYS-ADDR, DMA-ADDR's former name, is the DMA address, not the CPU one|run_fake info -n -o PHYS-ADDR cam0|status_is 0 && out_is "0x000000003f000000"
+info without the CPU-PHYS-ADDR column opens no device|run_fake info -o NAME,DMA-ADDR cam0|status_is 0 && [ ! -e "$T/writes" ]
+EOF
 # Without the root-only sysfs phys_addr (a user the node's group lets in),
 # the DMA address comes from GET_INFO too; a detached buffer has none.
 mv "$S/udmabuf0/phys_addr" "$T/phys_addr.saved"
@@ -888,26 +875,18 @@ cross_item b c 2
 attrs "$X" features=size,device_name,enable
 UDMABUF_CONFIGFS_DIR=$X
 UDMABUF_SYSFS_DIR=$XS
-run info -J /dev/b
-status_is 0 && out_has '"name": "a"' && ! out_has '"name": "b"'
-check "info /dev/b is the buffer whose device is b, not the item called b"
-run info -J b
-status_is 0 && out_has '"name": "b"' && out_has '"devname": "c"'
-check "info NAME is the item NAME first"
-run info -J c
-status_is 0 && out_has '"name": "b"' && out_has '"devname": "c"'
-check "info NAME is the buffer whose device is NAME when no item has that name"
+checks 3<<'EOF'
+info /dev/b is the buffer whose device is b, not the item called b|run info -J /dev/b|status_is 0 && out_has '"name": "a"' && ! out_has '"name": "b"'
+info NAME is the item NAME first|run info -J b|status_is 0 && out_has '"name": "b"' && out_has '"devname": "c"'
+info NAME is the buffer whose device is NAME when no item has that name|run info -J c|status_is 0 && out_has '"name": "b"' && out_has '"devname": "c"'
+EOF
 expect "info /dev/a fails when no device is called a, even though an item is" 1 "info /dev/a" \
 "udmabufctl: /dev/a: info: no such buffer"
-run_fake delete /dev/b
-status_is 0 && [ ! -e "$X/a" ] && [ -d "$X/b" ]
-check "delete /dev/b removes the buffer whose device is b, not the item called b"
-run_fake delete b ghost
-status_is 2 && [ ! -e "$X/b" ] && err_is "udmabufctl: ghost: delete: no such buffer"
-check "delete with some names missing deletes the others and exits 2"
-run_fake delete ghost nope
-status_is 1 && [ "$(wc -l <"$ERR")" -eq 2 ]
-check "delete with every name missing exits 1"
+checks 3<<'EOF'
+delete /dev/b removes the buffer whose device is b, not the item called b|run_fake delete /dev/b|status_is 0 && [ ! -e "$X/a" ] && [ -d "$X/b" ]
+delete with some names missing deletes the others and exits 2|run_fake delete b ghost|status_is 2 && [ ! -e "$X/b" ] && err_is "udmabufctl: ghost: delete: no such buffer"
+delete with every name missing exits 1|run_fake delete ghost nope|status_is 1 && [ "$(wc -l <"$ERR")" -eq 2 ]
+EOF
 if command -v bash >/dev/null 2>&1; then
 	mkdir "$X/a b" "$X/x\$(touch pwned)"
 	COMP_SRC=$(cd "$(dirname "$0")/.." && pwd)/udmabufctl.bash-completion
@@ -1026,15 +1005,10 @@ sync_mode:     3"
 
 # --- bench ---------------------------------------------------------------------
 
-run bench -H
-status_is 0 && [ "$(wc -l <"$OUT")" -eq 13 ] && grep -q '^ *OP <string>' "$OUT" &&
-	grep -q '^ *RATIO <float>' "$OUT" && grep -q '^ *TIME <integer>' "$OUT" &&
-	! grep -q '^ *DEVICE ' "$OUT"
-check "bench -H lists bench's columns, not list's"
-run bench --help
-status_is 0 && out_has "Available output columns of bench:" && out_has "--sync-modes LIST" &&
-	out_has " -y, --shell" && ! out_has "MAJ:MIN"
-check "bench --help shows its options and columns"
+checks 3<<'EOF'
+bench -H lists bench's columns, not list's|run bench -H|status_is 0 && [ "$(wc -l <"$OUT")" -eq 13 ] && grep -q '^ *OP <string>' "$OUT" && grep -q '^ *RATIO <float>' "$OUT" && grep -q '^ *TIME <integer>' "$OUT" && ! grep -q '^ *DEVICE ' "$OUT"
+bench --help shows its options and columns|run bench --help|status_is 0 && out_has "Available output columns of bench:" && out_has "--sync-modes LIST" && out_has " -y, --shell" && ! out_has "MAJ:MIN"
+EOF
 sed -n '/^\.SH BENCH/,/^\.SH /p' "$MAN8" >"$T/man-bench"
 missing=
 for c in $("$BIN" bench -H -r | cut -d' ' -f1); do
@@ -1138,12 +1112,10 @@ for r in d:
 	# TIME is rounded to the nanosecond, RATE is of the exact median.
 	assert abs(r["rate"] - 65536e9 / r["time"]) <= r["rate"] * 1e-3, r
 '
-run_fake bench bench0 --size 8K --reps 1 --sync-modes 1 -r -n -o TIME,MIN,MAX,RATE,BASE-TIME -b
-status_is 0 && [ "$(grep -cEx '[0-9]+ [0-9]+ [0-9]+ [0-9]+ [0-9]+' "$OUT")" -eq 6 ]
-check "bench -b: times in nanoseconds, rates in bytes/s"
-run_fake bench bench0 --size 8K --reps 1 --sync-modes 1 -r -n -o SIZE,TIME,RATE
-status_is 0 && [ "$(grep -cEx '8K [0-9.]+(ns|us|ms|s) [0-9.]+[BKMGT]/s' "$OUT")" -eq 6 ]
-check "bench without -b: human sizes, times and rates"
+checks 3<<'EOF'
+bench -b: times in nanoseconds, rates in bytes/s|run_fake bench bench0 --size 8K --reps 1 --sync-modes 1 -r -n -o TIME,MIN,MAX,RATE,BASE-TIME -b|status_is 0 && [ "$(grep -cEx '[0-9]+ [0-9]+ [0-9]+ [0-9]+ [0-9]+' "$OUT")" -eq 6 ]
+bench without -b: human sizes, times and rates|run_fake bench bench0 --size 8K --reps 1 --sync-modes 1 -r -n -o SIZE,TIME,RATE|status_is 0 && [ "$(grep -cEx '8K [0-9.]+(ns|us|ms|s) [0-9.]+[BKMGT]/s' "$OUT")" -eq 6 ]
+EOF
 
 printf '6\n' >"$BT/class/udmabuf/bench0/sync_mode"
 run_fake bench bench0 --size 8K --reps 1 --sync-modes 1 -r -n -o OP,O-SYNC,SYNC-MODE
