@@ -17,7 +17,6 @@
  * with memset/memcpy (tools/udmabufctl/bufloops.h says why).
  */
 #define _GNU_SOURCE
-/* 64-bit file offsets (pread, lseek, mmap) on 32-bit systems too. */
 #define _FILE_OFFSET_BITS 64
 #include <limits.h>
 #include <spawn.h>
@@ -31,7 +30,6 @@
 
 static const char *prog = "udmabuf-bench";
 
-/* read_file(), sync_ioctl() and the usual headers (stdio.h, errno.h, ...) */
 #include "../helpers/udmabuf-helpers.h"
 #include "../../tools/udmabufctl/bufloops.h"
 

@@ -34,7 +34,6 @@
  * and exits 1; usage errors exit 64.
  */
 #define _GNU_SOURCE
-/* 64-bit file offsets (pread, lseek, mmap) on 32-bit systems too. */
 #define _FILE_OFFSET_BITS 64
 #include <stdbool.h>
 #include <sys/mman.h>

@@ -162,6 +162,17 @@ static inline int read_file(const char *path, char *buf, size_t len)
 	return err;
 }
 
+/* UDMABUF_CFS_IOC_EXPORT_DMABUF of [OFF, OFF+SIZE) of FD: the dma-buf, or -errno. */
+static inline int export_dmabuf(int fd, uint64_t off, uint64_t size,
+				uint32_t flags)
+{
+	struct udmabuf_cfs_export exp = {
+		.offset = off, .size = size, .flags = flags, .fd = -1,
+	};
+
+	return ioctl(fd, UDMABUF_CFS_IOC_EXPORT_DMABUF, &exp) ? -errno : exp.fd;
+}
+
 /*
  * open_info - open_dev_arg() DEV with FLAGS (close-on-exec) and read its
  * UDMABUF_CFS_IOC_GET_INFO into INFO: 0 with the file in *FD, or the

@@ -31,7 +31,6 @@
  * udmabuf-helpers.h's, which udmabuf-test stores and checks too.
  */
 #define _GNU_SOURCE
-/* 64-bit file offsets (pread, lseek, mmap) on 32-bit systems too. */
 #define _FILE_OFFSET_BITS 64
 #include <sys/mman.h>
 #include <sys/types.h>

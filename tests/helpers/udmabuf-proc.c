@@ -31,7 +31,6 @@
 
 static const char *prog = "udmabuf-proc";
 
-/* Of the pattern, nothing is used here. */
 #include "udmabuf-helpers.h"
 
 struct request {

@@ -16,7 +16,6 @@
  * udmabuf-helpers.h.
  */
 #define _GNU_SOURCE
-/* 64-bit file offsets (pread, lseek, mmap) on 32-bit systems too. */
 #define _FILE_OFFSET_BITS 64
 #include <regex.h>
 #include <signal.h>

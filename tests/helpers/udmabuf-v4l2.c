@@ -419,17 +419,11 @@ static int cmd_capture(int argc, char **argv)
 	memset(c.map, FILL_A, c.size);
 
 	for (i = 0; i < c.nbuf; i++) {
-		struct udmabuf_cfs_export exp = {
-			.offset = (uint64_t)i * c.region,
-			.size = c.region,
-			.flags = O_RDWR | O_CLOEXEC,
-			.fd = -1,
-		};
-
-		if (ioctl(c.fd, UDMABUF_CFS_IOC_EXPORT_DMABUF, &exp))
-			return report_errno(errno);
-		c.dmabuf[i] = exp.fd;
-		c.base[i] = c.map + exp.offset;
+		c.dmabuf[i] = export_dmabuf(c.fd, (uint64_t)i * c.region,
+					    c.region, O_RDWR | O_CLOEXEC);
+		if (c.dmabuf[i] < 0)
+			return report_errno(-c.dmabuf[i]);
+		c.base[i] = c.map + (size_t)i * c.region;
 		c.fill[i] = FILL_B;	/* queue() turns it into FILL_A */
 		ret = queue(&c, i);
 		if (ret)

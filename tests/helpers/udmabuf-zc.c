@@ -647,16 +647,6 @@ static int parse_flags(const char *s, uint32_t *flags)
 	return 0;
 }
 
-/* The dma-buf's fd, or -errno. */
-static int do_export(struct zc *z, uint64_t off, uint64_t size, uint32_t flags)
-{
-	struct udmabuf_cfs_export exp = {
-		.offset = off, .size = size, .flags = flags, .fd = -1,
-	};
-
-	return ioctl(z->fd, UDMABUF_CFS_IOC_EXPORT_DMABUF, &exp) ? -errno : exp.fd;
-}
-
 static int cmd_export(struct zc *z)
 {
 	uint64_t off = strtoull(z->argv[0], NULL, 0);
@@ -666,7 +656,7 @@ static int cmd_export(struct zc *z)
 
 	if (parse_flags(z->argv[2], &flags))
 		return usage_error("bad FLAGS");
-	fd = do_export(z, off, size, flags);
+	fd = export_dmabuf(z->fd, off, size, flags);
 	if (fd < 0)
 		return report_errno(-fd);
 	fdflags = fcntl(fd, F_GETFD);
@@ -712,7 +702,7 @@ static int cmd_dmabuf(struct zc *z)
 	if (off + len > z->size)
 		len = z->size - off;
 	map_fill(z->map + off, 0, len, SEED_A);
-	fd = do_export(z, off, size, O_RDWR | O_CLOEXEC);
+	fd = export_dmabuf(z->fd, off, size, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		return report_errno(-fd);
 	ret = check_dmabuf(fd, len, SEED_A);
@@ -728,7 +718,7 @@ static int cmd_dmabuf_hold(struct zc *z)
 	int fd;
 
 	map_fill(z->map, 0, z->size, SEED_A);
-	fd = do_export(z, 0, 0, O_RDWR);
+	fd = export_dmabuf(z->fd, 0, 0, O_RDWR);
 	if (fd < 0)
 		return report_errno(-fd);
 	munmap(z->map, z->size);
@@ -774,7 +764,7 @@ static int cmd_vgem(struct zc *z)
 	if (drm < 0)
 		return report_setup_errno("open", card, errno);
 	map_fill(z->map, 0, z->size, SEED_A);
-	prime.fd = do_export(z, 0, 0, O_RDWR | O_CLOEXEC);
+	prime.fd = export_dmabuf(z->fd, 0, 0, O_RDWR | O_CLOEXEC);
 	if (prime.fd < 0)
 		return report_errno(-prime.fd);
 	if (ioctl(drm, ZC_DRM_IOCTL_PRIME_FD_TO_HANDLE, &prime))
