@@ -83,9 +83,11 @@ json_check() {
 	check "$1"
 }
 # checks 3<<EOF: lines "NAME|COMMAND|CONDITION": COMMAND (run, run_fake or
-# any other) and then CONDITION are evaluated, and NAME checked by it
+# any other) and then CONDITION are evaluated, and NAME checked by it (lines
+# starting with # are comments)
 checks() {
 	while IFS='|' read -r name cmd cond <&3; do
+		case $name in '#'*) continue ;; esac
 		eval "$cmd"
 		eval "$cond"
 		check "$name"
@@ -292,9 +294,6 @@ status_is 0 && [ ! -s "$ERR" ] && [ "$(wc -l <"$OUT")" -eq 21 ] &&
 	grep -qx '     SYNC-CHECK <string>  sync checker: off, report or sigbus' "$OUT" &&
 	grep -q '^SYNC-VIOLATIONS <integer> missing syncs the sync checker reported' "$OUT"
 check "list -H lists every column with its JSON type and description"
-run info --list-columns -r
-status_is 0 && grep -qx 'DMA-MASK <integer> DMA\\x20address\\x20bits' "$OUT"
-check "info --list-columns -r lists the columns raw"
 UDMABUF_CONFIGFS_DIR=$T/none/udmabuf run -H -J
 json_check "-H -J lists the columns as JSON, without the module" '
 import json, sys
@@ -306,15 +305,17 @@ assert "DMA-ADDR" in [c["holder"] for c in d], d
 expect "list NAME... shows only those buffers" 0 "list -n -o NAME,SIZE udmabuf0 cam0" \
 "cam0       4M
 udmabuf0   1M"
-run list -n -o NAME cam0 ghost
-status_is 2 && out_is "cam0" && err_is "udmabufctl: ghost: list: no such buffer"
-check "list of an unknown NAME among others names it and exits 2, like info"
 expect "list of unknown NAMEs only exits 1" 1 "list -n -o NAME ghost nope" \
 "udmabufctl: ghost: list: no such buffer
 udmabufctl: nope: list: no such buffer"
 checks 3<<'EOF'
+info --list-columns -r lists the columns raw|run info --list-columns -r|status_is 0 && grep -qx 'DMA-MASK <integer> DMA\\x20address\\x20bits' "$OUT"
+list of an unknown NAME among others names it and exits 2, like info|run list -n -o NAME cam0 ghost|status_is 2 && out_is "cam0" && err_is "udmabufctl: ghost: list: no such buffer"
 options before the verb apply to it (-J -b list)|run -J -b list -o NAME,SIZE cam0|status_is 0 && out_has '"size": 4194304' && ! out_has spare
 options before the verb apply to it (--json info)|run --json info -o NAME spare|status_is 0 && out_has '"name": "spare"' && ! out_has '"size"'
+udmabufctl NAME... exits 2 when some NAMEs are no buffer, as list does|run cam0 frobnicate|status_is 2 && out_has cam0 && err_is "udmabufctl: frobnicate: list: no such buffer"
+info with some missing names exits 2|run info cam0 nope|status_is 2 && out_has "name:            cam0"
+list -J with every name missing prints no JSON|run list -J ghost|status_is 1 && [ ! -s "$OUT" ]
 EOF
 expect "options without a verb are the default command's" 0 "-n -o NAME,SIZE -b" \
 "cam0     4194304
@@ -331,9 +332,6 @@ expect "a first word that is no command and no buffer says both, exits 1 and lis
 	"frobnicate" \
 "udmabufctl: frobnicate: list: no such buffer
 udmabufctl: hint: 'frobnicate' is not a command either (see 'udmabufctl --help')"
-run cam0 frobnicate
-status_is 2 && out_has cam0 && err_is "udmabufctl: frobnicate: list: no such buffer"
-check "udmabufctl NAME... exits 2 when some NAMEs are no buffer, as list does"
 run list --json --output-all
 json_check "list --json --output-all is valid JSON with numbers as numbers, null where unknown" '
 import json, sys
@@ -409,9 +407,6 @@ sync of a disabled buffer says it is not enabled|1|sync spare --for-cpu|udmabufc
 bench of a missing buffer says so|1|bench nosuch|udmabufctl: nosuch: bench: no such buffer
 bench of a disabled item says it is not enabled|1|bench spare|udmabufctl: spare: bench: not enabled
 EOF
-run info cam0 nope
-status_is 2 && out_has "name:            cam0"
-check "info with some missing names exits 2"
 expect "info shows the sync checker a disabled item will have, - where the module has none" 0 \
 	"info -o NAME,SYNC-CHECK,SYNC-VIOLATIONS spare udmabuf0" \
 "name:            spare
@@ -436,9 +431,6 @@ attrs "$C/cam0" sync_check=3
 expect "a sync checker mode this tool has no word for is its number" 0 \
 	"info -n -o SYNC-CHECK cam0" "3"
 attrs "$C/cam0" sync_check=1
-run list -J ghost
-status_is 1 && [ ! -s "$OUT" ]
-check "list -J with every name missing prints no JSON"
 
 # --- delete, create, sync (what a fake tree can show) -----------------------------
 
@@ -450,11 +442,9 @@ status_is 1 && err_has "udmabufctl: newbuf: set size: No such file or directory"
 check "a failed create names the failed step"
 # A regular file stands in for a device node that does not know the ioctls.
 mkdir -p "$T/dev" && : >"$T/dev/cam0"
-UDMABUF_DEV_DIR=$T/dev run sync cam0 --for-cpu
-status_is 1 && err_is \
+UDMABUF_DEV_DIR=$T/dev expect "sync without module support says so" 1 "sync cam0 --for-cpu" \
 "udmabufctl: cam0: sync: Operation not supported
 udmabufctl: hint: cam0 does not answer the udmabuf-cfs sync ioctls; is the loaded module older than this tool?"
-check "sync without module support says so"
 
 # --- save / restore ------------------------------------------------------------
 
@@ -469,15 +459,9 @@ check "save writes the configfs buffers to the default file and leaves no tempor
 checks 3<<'EOF'
 restore of a missing default file does nothing|UDMABUF_SAVE_FILE=$T/none.conf run restore|status_is 0 && [ ! -s "$ERR" ]
 restore of a missing named file fails|run restore "$T/none.conf"|status_is 1 && err_is "udmabufctl: $T/none.conf: restore: No such file or directory"
+restore checks the whole file before changing anything|printf 'ok1 size=4K\n\n   # comment\nbad size=12Q\n' >"$T/bad.conf"; run restore --clear "$T/bad.conf"|status_is 1 && err_has "udmabufctl: $T/bad.conf:4: restore: Invalid argument" && [ -d "$C/cam0" ]
+restore refuses a name listed twice|printf 'a size=4K\na size=8K\n' >"$T/dup.conf"; run restore "$T/dup.conf"|status_is 1 && err_has "udmabufctl: $T/dup.conf:2: restore: File exists"
 EOF
-printf 'ok1 size=4K\n\n   # comment\nbad size=12Q\n' >"$T/bad.conf"
-run restore --clear "$T/bad.conf"
-status_is 1 && err_has "udmabufctl: $T/bad.conf:4: restore: Invalid argument" && [ -d "$C/cam0" ]
-check "restore checks the whole file before changing anything"
-printf 'a size=4K\na size=8K\n' >"$T/dup.conf"
-run restore "$T/dup.conf"
-status_is 1 && err_has "udmabufctl: $T/dup.conf:2: restore: File exists"
-check "restore refuses a name listed twice"
 # In a directory of its own, where a file named - would show.
 HERE=$(pwd)
 cd "$T/cwd" || exit 1
@@ -513,19 +497,11 @@ expect "create --dma-device on a module without the feature says it is too old" 
 	"create newbuf --size 4M --dma-device pci/0000:00:10.0" \
 "udmabufctl: newbuf: set dma_device: Operation not supported
 udmabufctl: hint: the loaded udmabuf-cfs module is too old for --dma-device ($O/features does not list dma_device)"
-run create newbuf --size 4M dma_device=pci/0000:00:10.0
-status_is 1 && err_has "udmabufctl: newbuf: set dma_device: Operation not supported"
-check "a dma_device=VALUE argument is checked like --dma-device"
-rm "$O/features"
-run create newbuf --size 4M --dma-device pci/0000:00:10.0
-status_is 1 && err_has "udmabufctl: newbuf: set dma_device: Operation not supported" &&
-	[ ! -e "$O/newbuf" ]
-check "create --dma-device on a module without a features attribute says it is too old"
-UDMABUF_CONFIGFS_DIR=$T/none/udmabuf
-run create newbuf --size 4M --dma-device pci/0000:00:10.0
-status_is 1 && err_has "udmabufctl: create: no configfs directory $T/none/udmabuf" &&
-	! err_has "too old"
-check "create --dma-device without the subsystem reports that, not an old module"
+checks 3<<'EOF'
+a dma_device=VALUE argument is checked like --dma-device|run create newbuf --size 4M dma_device=pci/0000:00:10.0|status_is 1 && err_has "udmabufctl: newbuf: set dma_device: Operation not supported"
+create --dma-device on a module without a features attribute says it is too old|rm "$O/features"; run create newbuf --size 4M --dma-device pci/0000:00:10.0|status_is 1 && err_has "udmabufctl: newbuf: set dma_device: Operation not supported" && [ ! -e "$O/newbuf" ]
+create --dma-device without the subsystem reports that, not an old module|UDMABUF_CONFIGFS_DIR=$T/none/udmabuf run create newbuf --size 4M --dma-device pci/0000:00:10.0|status_is 1 && err_has "udmabufctl: create: no configfs directory $T/none/udmabuf" && ! err_has "too old"
+EOF
 
 L=$T/live/udmabuf	# a module with dma_device, with fake-configfs.so
 attrs "$L" features=size,minor,device_name,sync_mode,dma_mask,mode,enable,phys_addr,dma_device,dev
@@ -563,30 +539,27 @@ EOF
 UDMABUF_FAKE_ERRNO=enable=ENOMEM
 export UDMABUF_FAKE_ERRNO
 # ENOMEM: the facts come from this host's /proc, so only their form is fixed.
-checks 3<<'EOF'
-enable refused with ENOMEM names the size, the largest free block, CMA, the mask and the fix|run_fake create b7 --size 1G|status_is 1 && [ ! -e "$L/b7" ] && [ "$(wc -l <"$ERR")" -eq 3 ] && err_has "udmabufctl: b7: enable: Cannot allocate memory" && grep -Eq '^udmabufctl: hint: no 1G of contiguous memory within the 32-bit DMA mask(: the page allocator.s largest free block is [0-9.]+[BKMG]| \(see dmesg\):) and (there is no CMA area|the CMA area has [0-9.]+[BKMG] of [0-9.]+[BKMG] free)$' "$ERR" && grep -Eq '^udmabufctl: hint: try a smaller size(, | or )(a larger )?cma=SIZE at boot.* or --dma-mask 64 if the device can address all memory$|^udmabufctl: hint: try a smaller size: 1G is more than' "$ERR"
-the ENOMEM hint takes size and mask from ATTR=VALUE arguments, which are written last|run_fake create b7 --size 1T --dma-mask 12 dma_mask=64 size=2T|status_is 1 && err_has "udmabufctl: hint: no 2T of contiguous memory within the 64-bit DMA mask" && err_has "udmabufctl: hint: try a smaller size: 2T is more than the " && ! err_has -- "--dma-mask 64"
-EOF
+run_fake create b7 --size 1G
+status_is 1 && [ ! -e "$L/b7" ] && [ "$(wc -l <"$ERR")" -eq 3 ] &&
+	err_has "udmabufctl: b7: enable: Cannot allocate memory" &&
+	grep -Eq '^udmabufctl: hint: no 1G of contiguous memory within the 32-bit DMA mask(: the page allocator.s largest free block is [0-9.]+[BKMG]| \(see dmesg\):) and (there is no CMA area|the CMA area has [0-9.]+[BKMG] of [0-9.]+[BKMG] free)$' "$ERR" &&
+	grep -Eq '^udmabufctl: hint: try a smaller size(, | or )(a larger )?cma=SIZE at boot.* or --dma-mask 64 if the device can address all memory$|^udmabufctl: hint: try a smaller size: 1G is more than' "$ERR"
+check "enable refused with ENOMEM names the size, the largest free block, CMA, the mask and the fix"
+run_fake create b7 --size 1T --dma-mask 12 dma_mask=64 size=2T
+status_is 1 && err_has "udmabufctl: hint: no 2T of contiguous memory within the 64-bit DMA mask" &&
+	err_has "udmabufctl: hint: try a smaller size: 2T is more than the " && ! err_has -- "--dma-mask 64"
+check "the ENOMEM hint takes size and mask from ATTR=VALUE arguments, which are written last"
 unset UDMABUF_FAKE_ERRNO
 
 R=$T/restore/udmabuf	# restore wants a tree without buffers
 attrs "$R" features=size,enable,dma_device
 UDMABUF_CONFIGFS_DIR=$R
 mkdir "$R/r1"	# a buffer made before
-printf 'r2 size=4096\n' >"$T/other.conf"
-run_fake restore "$T/other.conf"
-status_is 0 && [ -d "$R/r1" ] && [ -d "$R/r2" ]
-check "restore creates new names next to existing buffers"
-printf 'r3 size=4096\nr1 size=4096\n' >"$T/clash.conf"
-run_fake restore "$T/clash.conf"
-status_is 1 && [ ! -e "$R/r3" ] && err_has "udmabufctl: r1: restore: File exists" &&
-	! err_has "r2:" && ! err_has "r3:"
-check "restore refuses a file with a name that exists, naming only that one, and creates nothing"
-printf 'r4 size=8192 sync_mode=3\n' >"$T/stdin.conf"
-run_fake restore - <"$T/stdin.conf"
-status_is 0 && [ ! -s "$ERR" ] && [ "$(cat "$R/r4/size")" = 8192 ] &&
-	[ "$(cat "$R/r4/sync_mode")" = 3 ]
-check "restore - creates the buffers read from standard input"
+checks 3<<'EOF'
+restore creates new names next to existing buffers|printf 'r2 size=4096\n' >"$T/other.conf"; run_fake restore "$T/other.conf"|status_is 0 && [ -d "$R/r1" ] && [ -d "$R/r2" ]
+restore refuses a file with a name that exists, naming only that one, and creates nothing|printf 'r3 size=4096\nr1 size=4096\n' >"$T/clash.conf"; run_fake restore "$T/clash.conf"|status_is 1 && [ ! -e "$R/r3" ] && err_has "udmabufctl: r1: restore: File exists" && ! err_has "r2:" && ! err_has "r3:"
+restore - creates the buffers read from standard input|printf 'r4 size=8192 sync_mode=3\n' >"$T/stdin.conf"; run_fake restore - <"$T/stdin.conf"|status_is 0 && [ ! -s "$ERR" ] && [ "$(cat "$R/r4/size")" = 8192 ] && [ "$(cat "$R/r4/sync_mode")" = 3 ]
+EOF
 
 # --- create --sync-check, UDMABUF_SYNC_CHECK ------------------------------------
 
@@ -643,37 +616,17 @@ mkdir -p "$T/run"	# /run exists; restore makes /run/udmabuf
 UDMABUF_CONFIGFS_DIR=$U
 mkdir "$U/byhand"	# made by someone else before the start
 printf 's1 size=4096\ns2 size=4096 enable=0\n' >"$UDMABUF_SAVE_FILE.svc"
-unit ExecStart
-status_is 0 && [ -d "$U/s1" ] && [ -d "$U/s2" ] && [ ! -s "$ERR" ] &&
-	[ "$(grep -c ' ino=' "$ST")" -eq 2 ]
-check "the unit's start restores the saved buffers and records them under /run"
-mkdir "$U/late"		# made by someone else while the unit is active
-unit ExecStop
-status_is 0 && [ ! -e "$U/s1" ] && [ ! -e "$U/s2" ] && [ -d "$U/byhand" ] &&
-	[ -d "$U/late" ] && [ ! -e "$ST" ] && [ ! -s "$ERR" ]
-check "the unit's stop deletes what its start made and leaves the other buffers"
-unit ExecStop
-status_is 0 && [ -d "$U/byhand" ] && [ ! -s "$ERR" ]
-check "a second stop, without a record, deletes nothing"
-unit ExecStart
+checks 3<<'EOF'
+the unit's start restores the saved buffers and records them under /run|unit ExecStart|status_is 0 && [ -d "$U/s1" ] && [ -d "$U/s2" ] && [ ! -s "$ERR" ] && [ "$(grep -c ' ino=' "$ST")" -eq 2 ]
+# late: made by someone else while the unit is active
+the unit's stop deletes what its start made and leaves the other buffers|mkdir "$U/late"; unit ExecStop|status_is 0 && [ ! -e "$U/s1" ] && [ ! -e "$U/s2" ] && [ -d "$U/byhand" ] && [ -d "$U/late" ] && [ ! -e "$ST" ] && [ ! -s "$ERR" ]
+a second stop, without a record, deletes nothing|unit ExecStop|status_is 0 && [ -d "$U/byhand" ] && [ ! -s "$ERR" ]
 # s1 deleted and made again by someone else: a directory of its own.
-mkdir "$U/s1.new" && rm -r "$U/s1" && mv "$U/s1.new" "$U/s1"
-unit ExecStop
-status_is 0 && [ -d "$U/s1" ] && [ ! -e "$U/s2" ] && [ ! -e "$ST" ]
-check "stop leaves a buffer of a recorded name that someone else made again"
-rmdir "$U/s1"
-unit ExecStart
-UDMABUF_FAKE_ERRNO=enable=EBUSY unit ExecStop
-status_is 1 && err_has "udmabufctl: s1: delete: Device or resource busy" &&
-	[ "$(grep -v '^#' "$ST" | cut -d' ' -f1 | tr '\n' ' ')" = "s1 s2 " ]
-check "stop keeps the records of the buffers it could not delete"
-unit ExecStop
-status_is 0 && [ ! -e "$U/s1" ] && [ ! -e "$ST" ] && [ -d "$U/byhand" ]
-check "the next stop deletes it"
-printf 'garbage\n' >"$ST"
-UDMABUF_SAVE_FILE=$UDMABUF_SAVE_FILE.svc run_fake restore --state "$ST"
-status_is 1 && err_is "udmabufctl: $ST:1: read: Invalid argument" && [ ! -e "$U/s1" ]
-check "restore --state with a record it cannot read changes nothing"
+stop leaves a buffer of a recorded name that someone else made again|unit ExecStart; mkdir "$U/s1.new" && rm -r "$U/s1" && mv "$U/s1.new" "$U/s1"; unit ExecStop|status_is 0 && [ -d "$U/s1" ] && [ ! -e "$U/s2" ] && [ ! -e "$ST" ]
+stop keeps the records of the buffers it could not delete|rmdir "$U/s1"; unit ExecStart; UDMABUF_FAKE_ERRNO=enable=EBUSY unit ExecStop|status_is 1 && err_has "udmabufctl: s1: delete: Device or resource busy" && [ "$(grep -v '^#' "$ST" | cut -d' ' -f1 | tr '\n' ' ')" = "s1 s2 " ]
+the next stop deletes it|unit ExecStop|status_is 0 && [ ! -e "$U/s1" ] && [ ! -e "$ST" ] && [ -d "$U/byhand" ]
+restore --state with a record it cannot read changes nothing|printf 'garbage\n' >"$ST"; UDMABUF_SAVE_FILE=$UDMABUF_SAVE_FILE.svc run_fake restore --state "$ST"|status_is 1 && err_is "udmabufctl: $ST:1: read: Invalid argument" && [ ! -e "$U/s1" ]
+EOF
 rm -f "$ST"
 UDMABUF_CONFIGFS_DIR=$C
 
