@@ -42,6 +42,14 @@ static void failed(const char *what, int ret)
 	exit(1);
 }
 
+/* CALL must return 0; else failed(WHAT, what it returned). */
+#define MUST(call, what) do {						\
+		int _ret = (call);					\
+									\
+		if (_ret)						\
+			failed((what), _ret);				\
+	} while (0)
+
 #define CHECK(cond, ...) do {						\
 		if (!(cond)) {						\
 			printf("FAIL ");				\
@@ -166,28 +174,18 @@ static int roundtrip(int argc, char **argv)
 	CHECK(!ret && dma, "DMA address %#" PRIx64, dma);
 	ret = udmabuf_get_cpu_phys_addr(buf, &cpu);
 	CHECK(!ret && cpu, "CPU physical address %#" PRIx64, cpu);
-	ret = udmabuf_map(buf, 0, 0, 0, (void **)&p);
-	if (ret)
-		failed("map", ret);
+	MUST(udmabuf_map(buf, 0, 0, 0, (void **)&p), "map");
 	fill(p, size, 3);
-	ret = udmabuf_flush(buf, 0, 0);
-	if (ret)
-		failed("flush", ret);
-	ret = udmabuf_invalidate(buf, 0, 0);
-	if (ret)
-		failed("invalidate", ret);
+	MUST(udmabuf_flush(buf, 0, 0), "flush");
+	MUST(udmabuf_invalidate(buf, 0, 0), "invalidate");
 	CHECK(verify(p, size, 3), "the data changed over flush and invalidate");
 	ret = udmabuf_flush(buf, size, 1);
 	CHECK(ret == -EINVAL, "a flush past the end gave %d", ret);
 	/* A second handle of the same file sees the same bytes. */
-	ret = udmabuf_open_fd(udmabuf_get_fd(buf), &again);
-	if (ret)
-		failed("open_fd", ret);
+	MUST(udmabuf_open_fd(udmabuf_get_fd(buf), &again), "open_fd");
 	CHECK(!strcmp(udmabuf_get_name(again), name),
 	      "udmabuf_open_fd names it %s", udmabuf_get_name(again));
-	ret = udmabuf_map(again, 4096, 4096, PROT_READ, (void **)&q);
-	if (ret)
-		failed("map again", ret);
+	MUST(udmabuf_map(again, 4096, 4096, PROT_READ, (void **)&q), "map again");
 	CHECK(verify(q, 4096, (4096 * 7 + 3) & 0xff), "the second handle's mapping differs");
 	dmabuf = udmabuf_export_dmabuf(buf, 0, 0, O_RDWR | O_CLOEXEC);
 	if (dmabuf < 0)
@@ -235,9 +233,7 @@ static int rdonly_map(int argc, char **argv)
 
 	flags = O_RDONLY;
 	buf = alloc(argc, argv);
-	ret = udmabuf_map(buf, 0, 0, 0, &p);
-	if (ret)
-		failed("map read-only", ret);
+	MUST(udmabuf_map(buf, 0, 0, 0, &p), "map read-only");
 	udmabuf_unmap_mapping(buf, p);
 	ret = udmabuf_map(buf, 0, 0, PROT_READ | PROT_WRITE, &p);
 	CHECK(ret < 0, "an O_RDONLY buffer mapped writable");
@@ -251,21 +247,17 @@ static int hold(int argc, char **argv)
 	uint64_t size = udmabuf_get_size(buf);
 	sigset_t set;
 	uint8_t *p;
-	int sig, ret;
+	int sig;
 
 	sigemptyset(&set);
 	sigaddset(&set, SIGUSR1);
 	sigprocmask(SIG_BLOCK, &set, NULL);
-	ret = udmabuf_map(buf, 0, 0, 0, (void **)&p);
-	if (ret)
-		failed("map", ret);
+	MUST(udmabuf_map(buf, 0, 0, 0, (void **)&p), "map");
 	fill(p, size, 5);
 	printf("ready\n%s\n", udmabuf_get_name(buf));
 	fflush(stdout);
 	sigwait(&set, &sig);
-	ret = udmabuf_invalidate(buf, 0, 0);
-	if (ret)
-		failed("invalidate", ret);
+	MUST(udmabuf_invalidate(buf, 0, 0), "invalidate");
 	printf("%s\n", verify(p, size, 5) ? "intact" : "changed");
 	udmabuf_unmap_mapping(buf, p);
 	udmabuf_close(buf);
