@@ -328,19 +328,14 @@ class FakeModuleTest(TreeTest):
 
     def test_a_1_2_library_has_no_sync_check_and_says_so(self):
         with old_library("1.2"):
-            with self.assertRaises(OSError) as cm:
-                udmabuf.allocate(16, sync_check=True)
-            self.assertEqual(cm.exception.errno, errno.ENOSYS)
-            for what in ("udmabuf_config_set_sync_check()", "libudmabuf 1.3"):
-                self.assertIn(what, str(cm.exception))
+            self.assertOSError(errno.ENOSYS, lambda: udmabuf.allocate(16, sync_check=True),
+                               says=("udmabuf_config_set_sync_check()", "libudmabuf 1.3"))
             self.assertEqual(self.allocs(), [])
             # Off needs no setter; the rest works, the count says ENOSYS.
             a = udmabuf.allocate(16, sync_check=False)
             self.assertEqual(self.allocs(), [self.alloc_req()])
-            with self.assertRaises(OSError) as cm:
-                a.sync_violations
-            self.assertEqual(cm.exception.errno, errno.ENOSYS)
-            self.assertIn("udmabuf_get_sync_violations()", str(cm.exception))
+            self.assertOSError(errno.ENOSYS, lambda: a.sync_violations,
+                               says=("udmabuf_get_sync_violations()",))
             a.freebuffer()
         self.assertNothingLeft()
 
@@ -386,9 +381,7 @@ class FakeModuleTest(TreeTest):
         a = udmabuf.allocate(100, np.uint8)
         self.assertSyncs(a, 0, 100)
         for f in (a.flush, a.invalidate, a.sync_to_device, a.sync_from_device):
-            with self.assertRaises(OSError) as cm:
-                f(0, 101)
-            self.assertEqual(cm.exception.errno, errno.EINVAL)
+            self.assertOSError(errno.EINVAL, f, 0, 101)
         # The buffer's own syncs reach the page's end.
         a.buffer.flush(0, PAGE)
         self.assertEqual(self.syncs(), [("sync_for_device", 0, PAGE, 1)])
@@ -437,9 +430,8 @@ class FakeModuleTest(TreeTest):
         self.assertEqual(self.syncs(), [("sync_for_device", 110, 20, 1),
                                         ("sync_for_cpu", 150, 50, 2)])
         for bad in ((0, 101), (101,), (-1, 1), (0, -1)):
-            with self.subTest(args=bad), self.assertRaises(OSError) as cm:
-                v.flush(*bad)
-            self.assertEqual(cm.exception.errno, errno.EINVAL)
+            with self.subTest(args=bad):
+                self.assertOSError(errno.EINVAL, v.flush, *bad)
         self.assertEqual(self.syncs(), [])
 
     def test_copies_and_results_are_no_buffer(self):

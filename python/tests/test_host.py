@@ -55,6 +55,14 @@ class TreeTest(unittest.TestCase):
         env.start()
         self.addCleanup(env.stop)
 
+    def assertOSError(self, err, func, *args, says=()):
+        """FUNC(*ARGS) raises OSError ERR, with each of SAYS in its message."""
+        with self.assertRaises(OSError) as cm:
+            func(*args)
+        self.assertEqual(cm.exception.errno, err)
+        for what in says:
+            self.assertIn(what, str(cm.exception))
+
     def tree(self, **subs):
         """For each VAR=SUB: the directory ROOT/SUB, made, in VAR; returns
         {SUB: path}."""
@@ -106,21 +114,13 @@ class HostTest(TreeTest):
             self.assertFalse(_libudmabuf.lib.has("udmabuf_alloc"))
             self.assertTrue(_libudmabuf.lib.has("udmabuf_open"))
             # allocate()'s default needs udmabuf_alloc: a clear ENOSYS.
-            with self.assertRaises(OSError) as cm:
-                udmabuf.allocate(16)
-            e = cm.exception
-            self.assertEqual(e.errno, errno.ENOSYS)
-            for what in ("udmabuf_alloc()", f"libudmabuf {version}", "libudmabuf 1.1",
-                         "name=", "persistent=True"):
-                self.assertIn(what, str(e))
+            self.assertOSError(errno.ENOSYS, udmabuf.allocate, 16,
+                               says=("udmabuf_alloc()", f"libudmabuf {version}",
+                                     "libudmabuf 1.1", "name=", "persistent=True"))
             # So does an allocator, also for a named buffer.
-            with self.assertRaises(OSError) as cm:
-                udmabuf.allocate(16, name="pybuf", allocator="page")
-            self.assertEqual(cm.exception.errno, errno.ENOSYS)
-            self.assertIn("udmabuf_config_set_allocator()", str(cm.exception))
-            with self.assertRaises(OSError) as cm:
-                _libudmabuf.lib.udmabuf_flush
-            self.assertEqual(cm.exception.errno, errno.ENOSYS)
+            self.assertOSError(errno.ENOSYS, lambda: udmabuf.allocate(
+                16, name="pybuf", allocator="page"), says=("udmabuf_config_set_allocator()",))
+            self.assertOSError(errno.ENOSYS, lambda: _libudmabuf.lib.udmabuf_flush)
             # What 1.0 has works (opening and named buffers: test_array.py's
             # test_a_1_0_library_makes_named_buffers).
             self.assertEqual(udmabuf.library_version(), version)
@@ -137,10 +137,7 @@ class HostTest(TreeTest):
                 return super().__getattr__(name)
         lib._open = lambda: Broken(real())
         with mock.patch.object(_libudmabuf, "lib", lib):
-            with self.assertRaises(OSError) as cm:
-                udmabuf.Buffer("x")
-        self.assertEqual(cm.exception.errno, errno.ENOSYS)
-        self.assertIn("udmabuf_open()", str(cm.exception))
+            self.assertOSError(errno.ENOSYS, udmabuf.Buffer, "x", says=("udmabuf_open()",))
 
 
 if __name__ == "__main__":
