@@ -35,9 +35,9 @@ result() {
 }
 # The install paths are this script's, not a calling make's.
 unset MAKEFLAGS MFLAGS MAKEOVERRIDES MAKELEVEL
+mk() { $MAKE -s --no-print-directory -C "$SRC" O="$OUT" "$@" >>"$T/log" 2>&1; }
 
-$MAKE -s --no-print-directory -C "$SRC" O="$OUT" install PREFIX=/usr \
-	DESTDIR="$D" >>"$T/log" 2>&1
+mk install PREFIX=/usr DESTDIR="$D"
 result $? "make install PREFIX=/usr DESTDIR=... succeeds"
 
 for f in usr/sbin/udmabufctl usr/share/bash-completion/completions/udmabufctl \
@@ -54,16 +54,14 @@ readelf -dW "$D/usr/sbin/udmabufctl" | grep NEEDED >"$T/needed" 2>>"$T/log"
 	cat "$T/needed" >>"$T/log"
 result $? "it links libudmabuf statically (no libudmabuf.so.1 needed) and libsmartcols"
 
-$MAKE -s --no-print-directory -C "$SRC" O="$OUT" uninstall PREFIX=/usr \
-	DESTDIR="$D" >>"$T/log" 2>&1 && [ -z "$(find "$D" ! -type d)" ] ||
+mk uninstall PREFIX=/usr DESTDIR="$D" && [ -z "$(find "$D" ! -type d)" ] ||
 	find "$D" ! -type d >>"$T/log"
 result $? "make uninstall removes every installed file"
 
 # The guests' build (tests/vm/run): udmabufctl is static only with a static
 # libsmartcols, else it needs libsmartcols and libc and no other library.
 SC_A=$(pkg-config --variable=libdir smartcols)/libsmartcols.a
-$MAKE -s --no-print-directory -C "$SRC" O="$T/static" LDFLAGS=-static all \
-	>>"$T/log" 2>&1 && [ -x "$T/static/udmabufctl" ] &&
+mk O="$T/static" LDFLAGS=-static all && [ -x "$T/static/udmabufctl" ] &&
 	if [ -e "$SC_A" ]; then
 		! readelf -l "$T/static/udmabufctl" | grep -q INTERP
 	else
