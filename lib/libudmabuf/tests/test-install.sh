@@ -81,48 +81,97 @@ awk '$2 == "T" || $2 == "D" || $2 == "B" || $2 == "W"' "$T/nm" >"$T/syms"
 check "every exported symbol is versioned LIBUDMABUF_1.0, 1.1, 1.2 or 1.3"
 # The ABI of 1.0 as released: a symbol added to, moved out of or dropped
 # from that node breaks the programs linked against it.
-# node_is N NAME: the symbols of LIBUDMABUF_1.N are the words on stdin
+# node_is N NAME: the symbols of LIBUDMABUF_1.N are those on stdin
 node_is() {
-	tr -s ' \n' '\n' >"$T/node"
+	cat >"$T/node"
 	sed -n "s/.* \([^ @]*\)@@LIBUDMABUF_1\.$1\$/\1/p" "$T/syms" | sort |
 		diff "$T/node" - >>"$T/log"
 	check "$2"
 }
 node_is 0 "LIBUDMABUF_1.0 is the released 1.0 ABI, unchanged" <<'EOF'
-udmabuf_close udmabuf_config_free udmabuf_config_new udmabuf_config_set_attr
-udmabuf_config_set_device_name udmabuf_config_set_dma_device
-udmabuf_config_set_dma_mask udmabuf_config_set_minor udmabuf_config_set_mode
-udmabuf_config_set_phys_addr udmabuf_config_set_size
-udmabuf_config_set_sync_mode udmabuf_create udmabuf_destroy
-udmabuf_export_dmabuf udmabuf_get_dma_addr udmabuf_get_driver_version
-udmabuf_get_fd udmabuf_get_flags udmabuf_get_minor udmabuf_get_name
-udmabuf_get_phys_addr udmabuf_get_size udmabuf_get_sync_mode
-udmabuf_last_error udmabuf_library_version udmabuf_map
-udmabuf_module_has_feature udmabuf_open udmabuf_open_fd udmabuf_parse_size
-udmabuf_sync_for_cpu udmabuf_sync_for_device udmabuf_unmap
+udmabuf_close
+udmabuf_config_free
+udmabuf_config_new
+udmabuf_config_set_attr
+udmabuf_config_set_device_name
+udmabuf_config_set_dma_device
+udmabuf_config_set_dma_mask
+udmabuf_config_set_minor
+udmabuf_config_set_mode
+udmabuf_config_set_phys_addr
+udmabuf_config_set_size
+udmabuf_config_set_sync_mode
+udmabuf_create
+udmabuf_destroy
+udmabuf_export_dmabuf
+udmabuf_get_dma_addr
+udmabuf_get_driver_version
+udmabuf_get_fd
+udmabuf_get_flags
+udmabuf_get_minor
+udmabuf_get_name
+udmabuf_get_phys_addr
+udmabuf_get_size
+udmabuf_get_sync_mode
+udmabuf_last_error
+udmabuf_library_version
+udmabuf_map
+udmabuf_module_has_feature
+udmabuf_open
+udmabuf_open_fd
+udmabuf_parse_size
+udmabuf_sync_for_cpu
+udmabuf_sync_for_device
+udmabuf_unmap
 EOF
 node_is 1 "LIBUDMABUF_1.1 has what 1.1 added: the CPU physical address, alloc, flush and invalidate, unmap through the handle, the listing" <<'EOF'
-udmabuf_alloc udmabuf_config_set_allocator udmabuf_entry_get_allocator
-udmabuf_entry_get_cpu_phys_addr udmabuf_entry_get_dev_path
-udmabuf_entry_get_dma_addr udmabuf_entry_get_item udmabuf_entry_get_name
-udmabuf_entry_get_origin udmabuf_entry_get_owner udmabuf_entry_get_size
-udmabuf_entry_get_sync_mode udmabuf_entry_is_enabled udmabuf_flush
-udmabuf_get_cpu_phys_addr udmabuf_invalidate udmabuf_listing_count
-udmabuf_listing_free udmabuf_listing_get udmabuf_listing_new
+udmabuf_alloc
+udmabuf_config_set_allocator
+udmabuf_entry_get_allocator
+udmabuf_entry_get_cpu_phys_addr
+udmabuf_entry_get_dev_path
+udmabuf_entry_get_dma_addr
+udmabuf_entry_get_item
+udmabuf_entry_get_name
+udmabuf_entry_get_origin
+udmabuf_entry_get_owner
+udmabuf_entry_get_size
+udmabuf_entry_get_sync_mode
+udmabuf_entry_is_enabled
+udmabuf_flush
+udmabuf_get_cpu_phys_addr
+udmabuf_invalidate
+udmabuf_listing_count
+udmabuf_listing_free
+udmabuf_listing_get
+udmabuf_listing_new
 udmabuf_unmap_mapping
 EOF
 node_is 2 "LIBUDMABUF_1.2 has what 1.2 added: directories, probe, module version, the failed step, listings by field and by name, the other getters" <<'EOF'
-udmabuf_configfs_dir udmabuf_dev_dir udmabuf_entry_get_cache_mode
-udmabuf_entry_get_cache_mode_sync udmabuf_entry_get_config_minor
-udmabuf_entry_get_devno udmabuf_entry_get_dma_coherent
-udmabuf_entry_get_dma_device udmabuf_entry_get_dma_mask udmabuf_entry_get_mode
-udmabuf_entry_get_placement udmabuf_entry_get_users udmabuf_last_error_step
-udmabuf_listing_new_fields udmabuf_listing_new_name udmabuf_module_version
-udmabuf_probe udmabuf_sysfs_dir
+udmabuf_configfs_dir
+udmabuf_dev_dir
+udmabuf_entry_get_cache_mode
+udmabuf_entry_get_cache_mode_sync
+udmabuf_entry_get_config_minor
+udmabuf_entry_get_devno
+udmabuf_entry_get_dma_coherent
+udmabuf_entry_get_dma_device
+udmabuf_entry_get_dma_mask
+udmabuf_entry_get_mode
+udmabuf_entry_get_placement
+udmabuf_entry_get_users
+udmabuf_last_error_step
+udmabuf_listing_new_fields
+udmabuf_listing_new_name
+udmabuf_module_version
+udmabuf_probe
+udmabuf_sysfs_dir
 EOF
 node_is 3 "LIBUDMABUF_1.3 has what 1.3 added: the sync checker's setter and getters" <<'EOF'
-udmabuf_config_set_sync_check udmabuf_entry_get_sync_check
-udmabuf_entry_get_sync_violations udmabuf_get_sync_check
+udmabuf_config_set_sync_check
+udmabuf_entry_get_sync_check
+udmabuf_entry_get_sync_violations
+udmabuf_get_sync_check
 udmabuf_get_sync_violations
 EOF
 sed 's/.* \([^ @]*\)@@.*/\1/' "$T/syms" | sort >"$T/exported"

@@ -82,17 +82,6 @@ json_check() {
 	status_is 0 && [ ! -s "$ERR" ] && python3 -c "$2" "$OUT"
 	check "$1"
 }
-# checks 3<<EOF: lines "NAME|COMMAND|CONDITION": COMMAND (run, run_fake or
-# any other) and then CONDITION are evaluated, and NAME checked by it (lines
-# starting with # are comments)
-checks() {
-	while IFS='|' read -r name cmd cond <&3; do
-		case $name in '#'*) continue ;; esac
-		eval "$cmd"
-		eval "$cond"
-		check "$name"
-	done
-}
 
 # --- the fake tree -----------------------------------------------------------
 
@@ -154,11 +143,17 @@ for verb in list info create delete sync save restore clear bench; do
 		[ "$(grep -c '^ udmabufctl ' "$OUT")" -eq 1 ]
 	check "$verb --help shows the usage of $verb only"
 done
-checks 3<<'EOF'
-list --help shows the columns, the NAME filter and -y, --shell|run list --help|out_has "Available output columns:" && out_has "NAME..." && out_has " -y, --shell" && out_has "MAJ_MIN"
-delete --help shows delete's options, not create's|run delete --help|out_has "--force" && ! out_has "--size"
-info --help shows -o, -n, -r and -b|run info --help|out_has " -o, --output LIST" && out_has " -n, --noheadings" && out_has " -r, --raw" && out_has " -b, --bytes"
-EOF
+run list --help
+out_has "Available output columns:" && out_has "NAME..." && out_has " -y, --shell" &&
+	out_has "MAJ_MIN"
+check "list --help shows the columns, the NAME filter and -y, --shell"
+run delete --help
+out_has "--force" && ! out_has "--size"
+check "delete --help shows delete's options, not create's"
+run info --help
+out_has " -o, --output LIST" && out_has " -n, --noheadings" && out_has " -r, --raw" &&
+	out_has " -b, --bytes"
+check "info --help shows -o, -n, -r and -b"
 expect "--version prints the tool's and the module's versions" 0 "--version" \
 "udmabufctl 0.1.0
 udmabuf-cfs module 0.1.0"
@@ -294,6 +289,9 @@ status_is 0 && [ ! -s "$ERR" ] && [ "$(wc -l <"$OUT")" -eq 21 ] &&
 	grep -qx '     SYNC-CHECK <string>  sync checker: off, report or sigbus' "$OUT" &&
 	grep -q '^SYNC-VIOLATIONS <integer> missing syncs the sync checker reported' "$OUT"
 check "list -H lists every column with its JSON type and description"
+run info --list-columns -r
+status_is 0 && grep -qx 'DMA-MASK <integer> DMA\\x20address\\x20bits' "$OUT"
+check "info --list-columns -r lists the columns raw"
 UDMABUF_CONFIGFS_DIR=$T/none/udmabuf run -H -J
 json_check "-H -J lists the columns as JSON, without the module" '
 import json, sys
@@ -305,18 +303,18 @@ assert "DMA-ADDR" in [c["holder"] for c in d], d
 expect "list NAME... shows only those buffers" 0 "list -n -o NAME,SIZE udmabuf0 cam0" \
 "cam0       4M
 udmabuf0   1M"
+run list -n -o NAME cam0 ghost
+status_is 2 && out_is "cam0" && err_is "udmabufctl: ghost: list: no such buffer"
+check "list of an unknown NAME among others names it and exits 2, like info"
 expect "list of unknown NAMEs only exits 1" 1 "list -n -o NAME ghost nope" \
 "udmabufctl: ghost: list: no such buffer
 udmabufctl: nope: list: no such buffer"
-checks 3<<'EOF'
-info --list-columns -r lists the columns raw|run info --list-columns -r|status_is 0 && grep -qx 'DMA-MASK <integer> DMA\\x20address\\x20bits' "$OUT"
-list of an unknown NAME among others names it and exits 2, like info|run list -n -o NAME cam0 ghost|status_is 2 && out_is "cam0" && err_is "udmabufctl: ghost: list: no such buffer"
-options before the verb apply to it (-J -b list)|run -J -b list -o NAME,SIZE cam0|status_is 0 && out_has '"size": 4194304' && ! out_has spare
-options before the verb apply to it (--json info)|run --json info -o NAME spare|status_is 0 && out_has '"name": "spare"' && ! out_has '"size"'
-udmabufctl NAME... exits 2 when some NAMEs are no buffer, as list does|run cam0 frobnicate|status_is 2 && out_has cam0 && err_is "udmabufctl: frobnicate: list: no such buffer"
-info with some missing names exits 2|run info cam0 nope|status_is 2 && out_has "name:            cam0"
-list -J with every name missing prints no JSON|run list -J ghost|status_is 1 && [ ! -s "$OUT" ]
-EOF
+run -J -b list -o NAME,SIZE cam0
+status_is 0 && out_has '"size": 4194304' && ! out_has spare
+check "options before the verb apply to it (-J -b list)"
+run --json info -o NAME spare
+status_is 0 && out_has '"name": "spare"' && ! out_has '"size"'
+check "options before the verb apply to it (--json info)"
 expect "options without a verb are the default command's" 0 "-n -o NAME,SIZE -b" \
 "cam0     4194304
 spare       1536
@@ -332,6 +330,9 @@ expect "a first word that is no command and no buffer says both, exits 1 and lis
 	"frobnicate" \
 "udmabufctl: frobnicate: list: no such buffer
 udmabufctl: hint: 'frobnicate' is not a command either (see 'udmabufctl --help')"
+run cam0 frobnicate
+status_is 2 && out_has cam0 && err_is "udmabufctl: frobnicate: list: no such buffer"
+check "udmabufctl NAME... exits 2 when some NAMEs are no buffer, as list does"
 run list --json --output-all
 json_check "list --json --output-all is valid JSON with numbers as numbers, null where unknown" '
 import json, sys
@@ -407,6 +408,9 @@ sync of a disabled buffer says it is not enabled|1|sync spare --for-cpu|udmabufc
 bench of a missing buffer says so|1|bench nosuch|udmabufctl: nosuch: bench: no such buffer
 bench of a disabled item says it is not enabled|1|bench spare|udmabufctl: spare: bench: not enabled
 EOF
+run info cam0 nope
+status_is 2 && out_has "name:            cam0"
+check "info with some missing names exits 2"
 expect "info shows the sync checker a disabled item will have, - where the module has none" 0 \
 	"info -o NAME,SYNC-CHECK,SYNC-VIOLATIONS spare udmabuf0" \
 "name:            spare
@@ -431,6 +435,9 @@ attrs "$C/cam0" sync_check=3
 expect "a sync checker mode this tool has no word for is its number" 0 \
 	"info -n -o SYNC-CHECK cam0" "3"
 attrs "$C/cam0" sync_check=1
+run list -J ghost
+status_is 1 && [ ! -s "$OUT" ]
+check "list -J with every name missing prints no JSON"
 
 # --- delete, create, sync (what a fake tree can show) -----------------------------
 
@@ -442,9 +449,11 @@ status_is 1 && err_has "udmabufctl: newbuf: set size: No such file or directory"
 check "a failed create names the failed step"
 # A regular file stands in for a device node that does not know the ioctls.
 mkdir -p "$T/dev" && : >"$T/dev/cam0"
-UDMABUF_DEV_DIR=$T/dev expect "sync without module support says so" 1 "sync cam0 --for-cpu" \
+UDMABUF_DEV_DIR=$T/dev run sync cam0 --for-cpu
+status_is 1 && err_is \
 "udmabufctl: cam0: sync: Operation not supported
 udmabufctl: hint: cam0 does not answer the udmabuf-cfs sync ioctls; is the loaded module older than this tool?"
+check "sync without module support says so"
 
 # --- save / restore ------------------------------------------------------------
 
@@ -456,12 +465,20 @@ EOF
 status_is 0 && sed '/^#/d' "$UDMABUF_SAVE_FILE" | cmp -s - "$T/expected.conf" &&
 	[ "$(ls "$T/etc")" = udmabuf.conf ]
 check "save writes the configfs buffers to the default file and leaves no temporary file"
-checks 3<<'EOF'
-restore of a missing default file does nothing|UDMABUF_SAVE_FILE=$T/none.conf run restore|status_is 0 && [ ! -s "$ERR" ]
-restore of a missing named file fails|run restore "$T/none.conf"|status_is 1 && err_is "udmabufctl: $T/none.conf: restore: No such file or directory"
-restore checks the whole file before changing anything|printf 'ok1 size=4K\n\n   # comment\nbad size=12Q\n' >"$T/bad.conf"; run restore --clear "$T/bad.conf"|status_is 1 && err_has "udmabufctl: $T/bad.conf:4: restore: Invalid argument" && [ -d "$C/cam0" ]
-restore refuses a name listed twice|printf 'a size=4K\na size=8K\n' >"$T/dup.conf"; run restore "$T/dup.conf"|status_is 1 && err_has "udmabufctl: $T/dup.conf:2: restore: File exists"
-EOF
+UDMABUF_SAVE_FILE=$T/none.conf run restore
+status_is 0 && [ ! -s "$ERR" ]
+check "restore of a missing default file does nothing"
+run restore "$T/none.conf"
+status_is 1 && err_is "udmabufctl: $T/none.conf: restore: No such file or directory"
+check "restore of a missing named file fails"
+printf 'ok1 size=4K\n\n   # comment\nbad size=12Q\n' >"$T/bad.conf"
+run restore --clear "$T/bad.conf"
+status_is 1 && err_has "udmabufctl: $T/bad.conf:4: restore: Invalid argument" && [ -d "$C/cam0" ]
+check "restore checks the whole file before changing anything"
+printf 'a size=4K\na size=8K\n' >"$T/dup.conf"
+run restore "$T/dup.conf"
+status_is 1 && err_has "udmabufctl: $T/dup.conf:2: restore: File exists"
+check "restore refuses a name listed twice"
 # In a directory of its own, where a file named - would show.
 HERE=$(pwd)
 cd "$T/cwd" || exit 1
@@ -497,20 +514,32 @@ expect "create --dma-device on a module without the feature says it is too old" 
 	"create newbuf --size 4M --dma-device pci/0000:00:10.0" \
 "udmabufctl: newbuf: set dma_device: Operation not supported
 udmabufctl: hint: the loaded udmabuf-cfs module is too old for --dma-device ($O/features does not list dma_device)"
-checks 3<<'EOF'
-a dma_device=VALUE argument is checked like --dma-device|run create newbuf --size 4M dma_device=pci/0000:00:10.0|status_is 1 && err_has "udmabufctl: newbuf: set dma_device: Operation not supported"
-create --dma-device on a module without a features attribute says it is too old|rm "$O/features"; run create newbuf --size 4M --dma-device pci/0000:00:10.0|status_is 1 && err_has "udmabufctl: newbuf: set dma_device: Operation not supported" && [ ! -e "$O/newbuf" ]
-create --dma-device without the subsystem reports that, not an old module|UDMABUF_CONFIGFS_DIR=$T/none/udmabuf run create newbuf --size 4M --dma-device pci/0000:00:10.0|status_is 1 && err_has "udmabufctl: create: no configfs directory $T/none/udmabuf" && ! err_has "too old"
-EOF
+run create newbuf --size 4M dma_device=pci/0000:00:10.0
+status_is 1 && err_has "udmabufctl: newbuf: set dma_device: Operation not supported"
+check "a dma_device=VALUE argument is checked like --dma-device"
+rm "$O/features"
+run create newbuf --size 4M --dma-device pci/0000:00:10.0
+status_is 1 && err_has "udmabufctl: newbuf: set dma_device: Operation not supported" &&
+	[ ! -e "$O/newbuf" ]
+check "create --dma-device on a module without a features attribute says it is too old"
+UDMABUF_CONFIGFS_DIR=$T/none/udmabuf
+run create newbuf --size 4M --dma-device pci/0000:00:10.0
+status_is 1 && err_has "udmabufctl: create: no configfs directory $T/none/udmabuf" &&
+	! err_has "too old"
+check "create --dma-device without the subsystem reports that, not an old module"
 
 L=$T/live/udmabuf	# a module with dma_device, with fake-configfs.so
 attrs "$L" features=size,minor,device_name,sync_mode,dma_mask,mode,enable,phys_addr,dma_device,dev
 UDMABUF_CONFIGFS_DIR=$L
 
-checks 3<<'EOF'
-create --dma-device writes dma_device after the other attributes, then enable|run_fake create b1 --size 64K --sync-mode 2 --dma-device pci/0000:00:10.0 sync_mode=3|status_is 0 && out_is "$D/b1" && [ ! -s "$ERR" ] && printf '%s\n' size=65536 sync_mode=2 sync_mode=3 dma_device=pci/0000:00:10.0 enable=1 | cmp -s - "$T/writes"
-create --dma-device '' is the module's own device and writes nothing|run_fake create b3 --size 64K --dma-device ""|status_is 0 && ! grep -q dma_device "$T/writes"
-EOF
+run_fake create b1 --size 64K --sync-mode 2 --dma-device pci/0000:00:10.0 sync_mode=3
+status_is 0 && out_is "$D/b1" && [ ! -s "$ERR" ] && printf '%s\n' \
+	size=65536 sync_mode=2 sync_mode=3 dma_device=pci/0000:00:10.0 enable=1 |
+	cmp -s - "$T/writes"
+check "create --dma-device writes dma_device after the other attributes, then enable"
+run_fake create b3 --size 64K --dma-device ""
+status_is 0 && ! grep -q dma_device "$T/writes"
+check "create --dma-device '' is the module's own device and writes nothing"
 UDMABUF_CONFIGFS_DIR=$O
 attrs "$O" features=size,enable
 run_fake create old1 --size 64K
@@ -555,11 +584,20 @@ R=$T/restore/udmabuf	# restore wants a tree without buffers
 attrs "$R" features=size,enable,dma_device
 UDMABUF_CONFIGFS_DIR=$R
 mkdir "$R/r1"	# a buffer made before
-checks 3<<'EOF'
-restore creates new names next to existing buffers|printf 'r2 size=4096\n' >"$T/other.conf"; run_fake restore "$T/other.conf"|status_is 0 && [ -d "$R/r1" ] && [ -d "$R/r2" ]
-restore refuses a file with a name that exists, naming only that one, and creates nothing|printf 'r3 size=4096\nr1 size=4096\n' >"$T/clash.conf"; run_fake restore "$T/clash.conf"|status_is 1 && [ ! -e "$R/r3" ] && err_has "udmabufctl: r1: restore: File exists" && ! err_has "r2:" && ! err_has "r3:"
-restore - creates the buffers read from standard input|printf 'r4 size=8192 sync_mode=3\n' >"$T/stdin.conf"; run_fake restore - <"$T/stdin.conf"|status_is 0 && [ ! -s "$ERR" ] && [ "$(cat "$R/r4/size")" = 8192 ] && [ "$(cat "$R/r4/sync_mode")" = 3 ]
-EOF
+printf 'r2 size=4096\n' >"$T/other.conf"
+run_fake restore "$T/other.conf"
+status_is 0 && [ -d "$R/r1" ] && [ -d "$R/r2" ]
+check "restore creates new names next to existing buffers"
+printf 'r3 size=4096\nr1 size=4096\n' >"$T/clash.conf"
+run_fake restore "$T/clash.conf"
+status_is 1 && [ ! -e "$R/r3" ] && err_has "udmabufctl: r1: restore: File exists" &&
+	! err_has "r2:" && ! err_has "r3:"
+check "restore refuses a file with a name that exists, naming only that one, and creates nothing"
+printf 'r4 size=8192 sync_mode=3\n' >"$T/stdin.conf"
+run_fake restore - <"$T/stdin.conf"
+status_is 0 && [ ! -s "$ERR" ] && [ "$(cat "$R/r4/size")" = 8192 ] &&
+	[ "$(cat "$R/r4/sync_mode")" = 3 ]
+check "restore - creates the buffers read from standard input"
 
 # --- create --sync-check, UDMABUF_SYNC_CHECK ------------------------------------
 
@@ -616,17 +654,37 @@ mkdir -p "$T/run"	# /run exists; restore makes /run/udmabuf
 UDMABUF_CONFIGFS_DIR=$U
 mkdir "$U/byhand"	# made by someone else before the start
 printf 's1 size=4096\ns2 size=4096 enable=0\n' >"$UDMABUF_SAVE_FILE.svc"
-checks 3<<'EOF'
-the unit's start restores the saved buffers and records them under /run|unit ExecStart|status_is 0 && [ -d "$U/s1" ] && [ -d "$U/s2" ] && [ ! -s "$ERR" ] && [ "$(grep -c ' ino=' "$ST")" -eq 2 ]
-# late: made by someone else while the unit is active
-the unit's stop deletes what its start made and leaves the other buffers|mkdir "$U/late"; unit ExecStop|status_is 0 && [ ! -e "$U/s1" ] && [ ! -e "$U/s2" ] && [ -d "$U/byhand" ] && [ -d "$U/late" ] && [ ! -e "$ST" ] && [ ! -s "$ERR" ]
-a second stop, without a record, deletes nothing|unit ExecStop|status_is 0 && [ -d "$U/byhand" ] && [ ! -s "$ERR" ]
+unit ExecStart
+status_is 0 && [ -d "$U/s1" ] && [ -d "$U/s2" ] && [ ! -s "$ERR" ] &&
+	[ "$(grep -c ' ino=' "$ST")" -eq 2 ]
+check "the unit's start restores the saved buffers and records them under /run"
+mkdir "$U/late"		# made by someone else while the unit is active
+unit ExecStop
+status_is 0 && [ ! -e "$U/s1" ] && [ ! -e "$U/s2" ] && [ -d "$U/byhand" ] &&
+	[ -d "$U/late" ] && [ ! -e "$ST" ] && [ ! -s "$ERR" ]
+check "the unit's stop deletes what its start made and leaves the other buffers"
+unit ExecStop
+status_is 0 && [ -d "$U/byhand" ] && [ ! -s "$ERR" ]
+check "a second stop, without a record, deletes nothing"
+unit ExecStart
 # s1 deleted and made again by someone else: a directory of its own.
-stop leaves a buffer of a recorded name that someone else made again|unit ExecStart; mkdir "$U/s1.new" && rm -r "$U/s1" && mv "$U/s1.new" "$U/s1"; unit ExecStop|status_is 0 && [ -d "$U/s1" ] && [ ! -e "$U/s2" ] && [ ! -e "$ST" ]
-stop keeps the records of the buffers it could not delete|rmdir "$U/s1"; unit ExecStart; UDMABUF_FAKE_ERRNO=enable=EBUSY unit ExecStop|status_is 1 && err_has "udmabufctl: s1: delete: Device or resource busy" && [ "$(grep -v '^#' "$ST" | cut -d' ' -f1 | tr '\n' ' ')" = "s1 s2 " ]
-the next stop deletes it|unit ExecStop|status_is 0 && [ ! -e "$U/s1" ] && [ ! -e "$ST" ] && [ -d "$U/byhand" ]
-restore --state with a record it cannot read changes nothing|printf 'garbage\n' >"$ST"; UDMABUF_SAVE_FILE=$UDMABUF_SAVE_FILE.svc run_fake restore --state "$ST"|status_is 1 && err_is "udmabufctl: $ST:1: read: Invalid argument" && [ ! -e "$U/s1" ]
-EOF
+mkdir "$U/s1.new" && rm -r "$U/s1" && mv "$U/s1.new" "$U/s1"
+unit ExecStop
+status_is 0 && [ -d "$U/s1" ] && [ ! -e "$U/s2" ] && [ ! -e "$ST" ]
+check "stop leaves a buffer of a recorded name that someone else made again"
+rmdir "$U/s1"
+unit ExecStart
+UDMABUF_FAKE_ERRNO=enable=EBUSY unit ExecStop
+status_is 1 && err_has "udmabufctl: s1: delete: Device or resource busy" &&
+	[ "$(grep -v '^#' "$ST" | cut -d' ' -f1 | tr '\n' ' ')" = "s1 s2 " ]
+check "stop keeps the records of the buffers it could not delete"
+unit ExecStop
+status_is 0 && [ ! -e "$U/s1" ] && [ ! -e "$ST" ] && [ -d "$U/byhand" ]
+check "the next stop deletes it"
+printf 'garbage\n' >"$ST"
+UDMABUF_SAVE_FILE=$UDMABUF_SAVE_FILE.svc run_fake restore --state "$ST"
+status_is 1 && err_is "udmabufctl: $ST:1: read: Invalid argument" && [ ! -e "$U/s1" ]
+check "restore --state with a record it cannot read changes nothing"
 rm -f "$ST"
 UDMABUF_CONFIGFS_DIR=$C
 
@@ -729,10 +787,12 @@ cam0     0x000000003f000000 0x0000000080000000
 spare
 udmabuf0 0x000000003f000000 0x0000000080000000"
 check "list -o CPU-PHYS-ADDR shows the CPU physical address, DMA-ADDR beside it the DMA address"
-checks 3<<'EOF'
--o PHYS-ADDR, DMA-ADDR's former name, is the DMA address, not the CPU one|run_fake info -n -o PHYS-ADDR cam0|status_is 0 && out_is "0x000000003f000000"
-info without the CPU-PHYS-ADDR column opens no device|run_fake info -o NAME,DMA-ADDR cam0|status_is 0 && [ ! -e "$T/writes" ]
-EOF
+run_fake info -n -o PHYS-ADDR cam0
+status_is 0 && out_is "0x000000003f000000"
+check "-o PHYS-ADDR, DMA-ADDR's former name, is the DMA address, not the CPU one"
+run_fake info -o NAME,DMA-ADDR cam0
+status_is 0 && [ ! -e "$T/writes" ]
+check "info without the CPU-PHYS-ADDR column opens no device"
 # Without the root-only sysfs phys_addr (a user the node's group lets in),
 # the DMA address comes from GET_INFO too; a detached buffer has none.
 mv "$S/udmabuf0/phys_addr" "$T/phys_addr.saved"
@@ -828,18 +888,26 @@ cross_item b c 2
 attrs "$X" features=size,device_name,enable
 UDMABUF_CONFIGFS_DIR=$X
 UDMABUF_SYSFS_DIR=$XS
-checks 3<<'EOF'
-info /dev/b is the buffer whose device is b, not the item called b|run info -J /dev/b|status_is 0 && out_has '"name": "a"' && ! out_has '"name": "b"'
-info NAME is the item NAME first|run info -J b|status_is 0 && out_has '"name": "b"' && out_has '"devname": "c"'
-info NAME is the buffer whose device is NAME when no item has that name|run info -J c|status_is 0 && out_has '"name": "b"' && out_has '"devname": "c"'
-EOF
+run info -J /dev/b
+status_is 0 && out_has '"name": "a"' && ! out_has '"name": "b"'
+check "info /dev/b is the buffer whose device is b, not the item called b"
+run info -J b
+status_is 0 && out_has '"name": "b"' && out_has '"devname": "c"'
+check "info NAME is the item NAME first"
+run info -J c
+status_is 0 && out_has '"name": "b"' && out_has '"devname": "c"'
+check "info NAME is the buffer whose device is NAME when no item has that name"
 expect "info /dev/a fails when no device is called a, even though an item is" 1 "info /dev/a" \
 "udmabufctl: /dev/a: info: no such buffer"
-checks 3<<'EOF'
-delete /dev/b removes the buffer whose device is b, not the item called b|run_fake delete /dev/b|status_is 0 && [ ! -e "$X/a" ] && [ -d "$X/b" ]
-delete with some names missing deletes the others and exits 2|run_fake delete b ghost|status_is 2 && [ ! -e "$X/b" ] && err_is "udmabufctl: ghost: delete: no such buffer"
-delete with every name missing exits 1|run_fake delete ghost nope|status_is 1 && [ "$(wc -l <"$ERR")" -eq 2 ]
-EOF
+run_fake delete /dev/b
+status_is 0 && [ ! -e "$X/a" ] && [ -d "$X/b" ]
+check "delete /dev/b removes the buffer whose device is b, not the item called b"
+run_fake delete b ghost
+status_is 2 && [ ! -e "$X/b" ] && err_is "udmabufctl: ghost: delete: no such buffer"
+check "delete with some names missing deletes the others and exits 2"
+run_fake delete ghost nope
+status_is 1 && [ "$(wc -l <"$ERR")" -eq 2 ]
+check "delete with every name missing exits 1"
 if command -v bash >/dev/null 2>&1; then
 	mkdir "$X/a b" "$X/x\$(touch pwned)"
 	COMP_SRC=$(cd "$(dirname "$0")/.." && pwd)/udmabufctl.bash-completion
@@ -958,10 +1026,15 @@ sync_mode:     3"
 
 # --- bench ---------------------------------------------------------------------
 
-checks 3<<'EOF'
-bench -H lists bench's columns, not list's|run bench -H|status_is 0 && [ "$(wc -l <"$OUT")" -eq 13 ] && grep -q '^ *OP <string>' "$OUT" && grep -q '^ *RATIO <float>' "$OUT" && grep -q '^ *TIME <integer>' "$OUT" && ! grep -q '^ *DEVICE ' "$OUT"
-bench --help shows its options and columns|run bench --help|status_is 0 && out_has "Available output columns of bench:" && out_has "--sync-modes LIST" && out_has " -y, --shell" && ! out_has "MAJ:MIN"
-EOF
+run bench -H
+status_is 0 && [ "$(wc -l <"$OUT")" -eq 13 ] && grep -q '^ *OP <string>' "$OUT" &&
+	grep -q '^ *RATIO <float>' "$OUT" && grep -q '^ *TIME <integer>' "$OUT" &&
+	! grep -q '^ *DEVICE ' "$OUT"
+check "bench -H lists bench's columns, not list's"
+run bench --help
+status_is 0 && out_has "Available output columns of bench:" && out_has "--sync-modes LIST" &&
+	out_has " -y, --shell" && ! out_has "MAJ:MIN"
+check "bench --help shows its options and columns"
 sed -n '/^\.SH BENCH/,/^\.SH /p' "$MAN8" >"$T/man-bench"
 missing=
 for c in $("$BIN" bench -H -r | cut -d' ' -f1); do
@@ -1065,10 +1138,12 @@ for r in d:
 	# TIME is rounded to the nanosecond, RATE is of the exact median.
 	assert abs(r["rate"] - 65536e9 / r["time"]) <= r["rate"] * 1e-3, r
 '
-checks 3<<'EOF'
-bench -b: times in nanoseconds, rates in bytes/s|run_fake bench bench0 --size 8K --reps 1 --sync-modes 1 -r -n -o TIME,MIN,MAX,RATE,BASE-TIME -b|status_is 0 && [ "$(grep -cEx '[0-9]+ [0-9]+ [0-9]+ [0-9]+ [0-9]+' "$OUT")" -eq 6 ]
-bench without -b: human sizes, times and rates|run_fake bench bench0 --size 8K --reps 1 --sync-modes 1 -r -n -o SIZE,TIME,RATE|status_is 0 && [ "$(grep -cEx '8K [0-9.]+(ns|us|ms|s) [0-9.]+[BKMGT]/s' "$OUT")" -eq 6 ]
-EOF
+run_fake bench bench0 --size 8K --reps 1 --sync-modes 1 -r -n -o TIME,MIN,MAX,RATE,BASE-TIME -b
+status_is 0 && [ "$(grep -cEx '[0-9]+ [0-9]+ [0-9]+ [0-9]+ [0-9]+' "$OUT")" -eq 6 ]
+check "bench -b: times in nanoseconds, rates in bytes/s"
+run_fake bench bench0 --size 8K --reps 1 --sync-modes 1 -r -n -o SIZE,TIME,RATE
+status_is 0 && [ "$(grep -cEx '8K [0-9.]+(ns|us|ms|s) [0-9.]+[BKMGT]/s' "$OUT")" -eq 6 ]
+check "bench without -b: human sizes, times and rates"
 
 printf '6\n' >"$BT/class/udmabuf/bench0/sync_mode"
 run_fake bench bench0 --size 8K --reps 1 --sync-modes 1 -r -n -o OP,O-SYNC,SYNC-MODE
