@@ -1354,7 +1354,7 @@ static void bench_scale(void)
 	scale_delete(1, have);
 }
 
-/* ---- 7. Calibration: primitives to compare the guest with real hardware ---- */
+/* ---- 7. Calibration: primitives to compare with real hardware ---- */
 
 static void op_byte_loop(void *ctx)
 {

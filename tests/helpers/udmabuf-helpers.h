@@ -162,7 +162,7 @@ static inline int read_file(const char *path, char *buf, size_t len)
 	return err;
 }
 
-/* UDMABUF_CFS_IOC_EXPORT_DMABUF of [OFF, OFF+SIZE) of FD: the dma-buf, or -errno. */
+/* EXPORT_DMABUF of [OFF, OFF+SIZE) of FD: the dma-buf's fd, or -errno. */
 static inline int export_dmabuf(int fd, uint64_t off, uint64_t size,
 				uint32_t flags)
 {

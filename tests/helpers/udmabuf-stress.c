@@ -2166,24 +2166,6 @@ static void pick_pages(struct worker *w, const struct handle *h,
 	*len = (1 + rnd_below(w, (unsigned int)most)) * cfg.page;
 }
 
-/*
- * EXPORT_DMABUF of [off, off + size) (size 0: to the end): the errno.  A
- * buffer removed meanwhile says ENODEV, but not one that cannot be removed
- * while it is held (process-scoped, parameter).
- */
-static int export_range(int fd, uint64_t off, uint64_t size, uint32_t flags,
-			int *dmabuf)
-{
-	struct udmabuf_cfs_export e = {
-		.offset = off, .size = size, .flags = flags, .fd = -1,
-	};
-
-	if (ioctl(fd, UDMABUF_CFS_IOC_EXPORT_DMABUF, &e))
-		return errno;
-	*dmabuf = e.fd;
-	return 0;
-}
-
 static void dbuf_map(struct worker *w, struct dbuf *d)
 {
 	bool rw = d->rdwr && coin(w, 50);
@@ -2253,7 +2235,7 @@ static void op_export(struct worker *w, struct handle *h)
 	struct dbuf *d = NEW_ENTRY(w->d);
 	uint64_t alloc, off, size;
 	bool rdwr;
-	int err;
+	int fd;
 
 	if (!d)
 		return;
@@ -2262,12 +2244,16 @@ static void op_export(struct worker *w, struct handle *h)
 	size = coin(w, 25) ? 0 : (1 + rnd_below(w, (unsigned int)
 				  ((alloc - off) / cfg.page))) * cfg.page;
 	rdwr = h->writable && coin(w, 50);
-	err = export_range(h->fd, off, size,
-			   (rdwr ? O_RDWR : O_RDONLY) | (coin(w, 50) ? O_CLOEXEC : 0),
-			   &d->fd);
-	if (!expect(w, OP_export, "EXPORT_DMABUF", err,
-		    h->live ? M(OK) : M(OK) | M(ENODEV)) || err)
+	fd = export_dmabuf(h->fd, off, size,
+			   (rdwr ? O_RDWR : O_RDONLY) | (coin(w, 50) ? O_CLOEXEC : 0));
+	/*
+	 * A buffer removed meanwhile says ENODEV, but not one that cannot be
+	 * removed while it is held (process-scoped, parameter).
+	 */
+	if (!expect(w, OP_export, "EXPORT_DMABUF", fd < 0 ? -fd : 0,
+		    h->live ? M(OK) : M(OK) | M(ENODEV)) || fd < 0)
 		return;
+	d->fd = fd;
 	d->used = true;
 	d->rdwr = rdwr;
 	d->off = off;
@@ -2416,7 +2402,8 @@ static void op_bad(struct worker *w)
 				 (uint32_t)b->b) ? errno : 0;
 		break;
 	case B_EXPORT:
-		err = export_range(h->fd, off, len, (uint32_t)b->a, &fd);
+		fd = export_dmabuf(h->fd, off, len, (uint32_t)b->a);
+		err = fd < 0 ? -fd : 0;
 		if (!err)
 			close(fd);
 		break;

@@ -512,7 +512,7 @@ static int cmd_pattern(int argc, char **argv, int what)
 	return rc;
 }
 
-/* ---- where the mapping really is: /proc/self/pagemap, not the driver's word ---- */
+/* ---- where the mapping is: /proc/self/pagemap, not the driver's word ---- */
 
 #define PM_PRESENT	(1ULL << 63)
 #define PM_PFN_MASK	((1ULL << 55) - 1)
@@ -580,7 +580,10 @@ static int cmd_mmap_phys(int argc, char **argv)
 	return rc;
 }
 
-/* ---- access checks: a refused open(2) is an outcome here, not a setup error ---- */
+/*
+ * ---- access checks ----
+ * A refused open(2) is an outcome here, not a setup error.
+ */
 
 /* open(2) read-only and read(2) to the end. */
 static int cmd_read_try(int argc, char **argv)
@@ -614,7 +617,7 @@ static int cmd_chmod_try(int argc, char **argv)
 	return outcome(chmod(argv[0], (mode_t)mode), -1);
 }
 
-/* ---- device-mapper: a delay target, without dmsetup (the guest has none) ---- */
+/* ---- device-mapper: a delay target; the guest has no dmsetup ---- */
 
 #define DM_BUF_SIZE	4096
 
