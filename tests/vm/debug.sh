@@ -1,19 +1,29 @@
 # shellcheck shell=bash
 # shellcheck disable=SC2034 # the VM_* it sets are read by tests/vm/run
-# The debug kernel of 'make check-debug': Debian's linux-source-6.12 built
-# for the amd64 or (cross-built) arm64 guest from 'tinyconfig' plus the
+# The debug kernels of 'make check-debug', built from 'tinyconfig' plus the
 # fragments vm_debug_setup names (KASAN, lockdep, kmemleak, DMA-API
 # debugging, fault injection, UBSAN, debug objects), with udmabuf-cfs
 # built in-tree as drivers/misc/udmabuf-cfs through its Kconfig.  Sourced
 # by tests/vm/run and tests/vm/debug-kernel after lib.sh.
 #
+# Two Debian sources, so that the checkers see two generations of mm and
+# the DMA API: amd64's kernel is sid's (the newest Debian kernel, whichever
+# linux-source-X.Y sid's linux-source depends on; built with the dmem
+# cgroup controller, which Debian's own builds leave out), arm64's is
+# cross-built from trixie's 6.12 (bookworm's linux-source-6.12), as is the
+# Zynq-7000 kernel (tests/vm/zynq.sh).
+#
 # Cache layout, below $(vm_cache_root)/debug:
-#   src-VERSION/     the unpacked source (shared), the driver synced into it
+#   src-VERSION/     an unpacked source (shared by the kernels built from
+#                    it), the driver synced into it
 #   build-KEY/       O= build directory (vm_kernel_build_key), a warm run
 #                    recompiling only what the driver's changes touch
 #   build-KEY/root/  modules_install output (lib/modules/RELEASE/...)
 
+# The source package and its Debian suite ("": the host's apt, bookworm),
+# unless vm_debug_setup picks another for the arch.
 VM_DEBUG_SRC_PKG=linux-source-6.12
+VM_DEBUG_SRC_SUITE=
 # Bump when the recipe below changes in a way the key would not see.
 VM_DEBUG_RECIPE=1
 
@@ -24,7 +34,12 @@ VM_DEBUG_RECIPE=1
 vm_debug_setup() {
 	VM_DEBUG_FRAGMENTS=("$VM_LIB_DIR/debug.config")
 	case $VM_ARCH in
-	amd64) VM_DEBUG_KARCH=x86_64 VM_DEBUG_IMAGE=arch/x86/boot/bzImage ;;
+	amd64)
+		VM_DEBUG_KARCH=x86_64 VM_DEBUG_IMAGE=arch/x86/boot/bzImage
+		VM_DEBUG_SRC_SUITE=sid
+		VM_DEBUG_SRC_PKG=$(vm_debug_apt vm_debug_series linux-source)
+		[[ -n $VM_DEBUG_SRC_PKG ]] || vm_die "cannot tell which linux-source-X.Y sid's linux-source is"
+		;;
 	arm64)
 		VM_DEBUG_KARCH=arm64 VM_DEBUG_IMAGE=arch/arm64/boot/Image
 		# debug.config is amd64's own (its text is that kernel's cache
@@ -39,10 +54,40 @@ vm_debug_setup() {
 
 vm_debug_root() { printf '%s\n' "$(vm_cache_root)/debug"; }
 
-# vm_debug_newest_source: the newest complete unpacked source's version.
+# vm_debug_newest_source: the newest complete unpacked source of
+# VM_DEBUG_SRC_PKG's series (linux-source-6.12: 6.12.*), its version.
 vm_debug_newest_source() {
-	find "$(vm_debug_root)" -maxdepth 2 -name .complete -path '*/src-*' -printf '%h\n' 2>/dev/null |
+	find "$(vm_debug_root)" -maxdepth 2 -name .complete \
+		-path "*/src-${VM_DEBUG_SRC_PKG#linux-source-}.*" -printf '%h\n' 2>/dev/null |
 		sed 's|.*/src-||' | sort -V | tail -n 1
+}
+
+# vm_debug_lock: the lock of VM_DEBUG_SRC_PKG's source tree, held while it
+# is unpacked or a kernel is built from it (the driver is synced into it).
+vm_debug_lock() { printf '%s\n' "$(vm_debug_root)-${VM_DEBUG_SRC_PKG#linux-source-}.lock"; }
+
+# vm_debug_apt CMD...: CMD with the apt options of VM_DEBUG_SRC_SUITE's
+# lists (a subshell: the caller's stay as they are).
+vm_debug_apt() {
+	(
+		UDMABUF_KERNEL_SUITE=$VM_DEBUG_SRC_SUITE
+		vm_apt_opts
+		vm_apt_private_init
+		"$@"
+	)
+}
+
+# vm_debug_series META: the linux-source-X.Y package that META depends on.
+vm_debug_series() {
+	vm_apt_known "$1" || vm_apt_update
+	vm_apt_cache depends "$1" 2>/dev/null |
+		sed -n 's/^ *Depends: \(linux-source-[0-9.]*\)$/\1/p' | head -n 1
+}
+
+# vm_debug_candidate: apt's candidate version of VM_DEBUG_SRC_PKG.
+vm_debug_candidate() {
+	vm_apt_known "$VM_DEBUG_SRC_PKG" || vm_apt_update
+	vm_apt_cache policy "$VM_DEBUG_SRC_PKG" 2>/dev/null | awk '/Candidate:/ {print $2}'
 }
 
 # Fills VM_DEBUG_VERSION and VM_DEBUG_SRC (unpacked, hooked-up source tree).
@@ -53,11 +98,9 @@ vm_debug_fetch_source() {
 	# The newest version already unpacked, else apt's candidate.
 	ver=$(vm_debug_newest_source)
 	if [[ -z $ver ]]; then
-		vm_apt_known "$VM_DEBUG_SRC_PKG" || vm_apt_update
-		ver=$(vm_apt_cache policy "$VM_DEBUG_SRC_PKG" 2>/dev/null |
-			awk '/Candidate:/ {print $2}')
+		ver=$(vm_debug_apt vm_debug_candidate)
 		[[ -n $ver && $ver != "(none)" ]] ||
-			vm_die "apt does not know $VM_DEBUG_SRC_PKG (bookworm-security)"
+			vm_die "apt does not know $VM_DEBUG_SRC_PKG (${VM_DEBUG_SRC_SUITE:-bookworm})"
 	fi
 	VM_DEBUG_VERSION=$ver
 	base=$root/src-$ver
@@ -66,7 +109,7 @@ vm_debug_fetch_source() {
 		vm_log "downloading and unpacking $VM_DEBUG_SRC_PKG $ver (once)"
 		rm -rf "$base"
 		mkdir -p "$base/deb"
-		(cd "$base/deb" && vm_apt_download "$base/download.log" "$VM_DEBUG_SRC_PKG=$ver") ||
+		(cd "$base/deb" && vm_debug_apt vm_apt_download "$base/download.log" "$VM_DEBUG_SRC_PKG=$ver") ||
 			vm_die "downloading $VM_DEBUG_SRC_PKG=$ver failed"
 		tarball=./usr/src/$VM_DEBUG_SRC_PKG.tar.xz
 		dpkg-deb --fsys-tarfile "$base"/deb/*.deb | tar -x -C "$base/deb" "$tarball" ||
@@ -206,7 +249,7 @@ vm_debug_build() {
 	vm_debug_setup
 	root=$(vm_debug_root)
 	mkdir -p "${root%/*}"
-	exec {debug_lock}>"$root.lock"
+	exec {debug_lock}>"$(vm_debug_lock)"
 	flock "$debug_lock"
 	vm_debug_fetch_source
 	key=$(vm_kernel_build_key "$VM_DEBUG_RECIPE")

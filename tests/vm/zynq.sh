@@ -33,7 +33,7 @@ vm_zynq_fetch_source() {
 	mkdir -p "$root"
 	ver=$(vm_debug_newest_source)
 	if [[ -z $ver || ! -f $root/src-$ver/.complete ]]; then
-		exec {lock}>"$root.lock"
+		exec {lock}>"$(vm_debug_lock)"
 		while ! flock -n "$lock"; do
 			ver=$(vm_debug_newest_source)
 			[[ -n $ver && -f $root/src-$ver/.complete ]] && break
