@@ -285,18 +285,23 @@ kill_owner() {
 	assert_used 0
 }
 
-# CG: a memory cgroup of the test's, under a cgroup2 mount.
-memory_cgroup() {
+# test_cgroup CONTROLLER: CG, a cgroup of the test's under a cgroup2 mount,
+# with CONTROLLER on; false if the kernel has no such controller.
+test_cgroup() {
 	CG=/sys/fs/cgroup/udmabuf-test
 	grep -qw cgroup2 /proc/filesystems ||
 		skip "this kernel has no cgroup2 (CONFIG_CGROUPS)"
 	if ! grep -q '^cgroup2 /sys/fs/cgroup ' /proc/mounts; then
 		mount -t cgroup2 none /sys/fs/cgroup || fail "cannot mount cgroup2"
 	fi
-	grep -qw memory /sys/fs/cgroup/cgroup.controllers ||
-		fail "the kernel has no memory controller"
-	echo +memory >/sys/fs/cgroup/cgroup.subtree_control
+	grep -qw "$1" /sys/fs/cgroup/cgroup.controllers || return 1
+	echo "+$1" >/sys/fs/cgroup/cgroup.subtree_control
 	[ -d "$CG" ] || mkdir "$CG"
+}
+
+# CG: a memory cgroup of the test's, its limit $1.
+memory_cgroup() {
+	test_cgroup memory || fail "the kernel has no memory controller"
 	echo "$1" >"$CG/memory.max"
 }
 
@@ -327,6 +332,61 @@ memory_cgroup() {
 	assert_equal "$(sed -n '2,4p' <<<"$output" | tr '\n' ' ')" "ENOMEM ENOMEM OK "
 	run -0 "$UT" kmsg-since "$seq"
 	assert_output --partial "process-scoped buffer of 4194304 bytes refused: over the memory cgroup's limit"
+	assert_used 0
+}
+
+# in_cgroup CMD ARGS...: CMD run as a member of CG.
+in_cgroup() {
+	sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$CG" "$@"
+}
+
+# The module's dmem region is "udmabuf-cfs", as large as RAM.  A buffer is
+# charged its size at the request, and gives the charge back whole with
+# its last page: a page left in a pipe keeps it, and the module, which
+# looks before every charge, gives back what has gone since.
+@test "contiguous and CMA memory is charged to the dmem cgroup until its last page goes, and its limit refuses a buffer beyond it" {
+	local ctl=$BATS_TEST_TMPDIR/ctl seq
+	test_cgroup dmem ||
+		skip "this kernel has no dmem cgroup controller (CONFIG_CGROUP_DMEM)"
+	run -0 grep -c '^udmabuf-cfs [1-9][0-9]*$' /sys/fs/cgroup/dmem.capacity
+	assert_output 1
+	echo "udmabuf-cfs 8M" >"$CG/dmem.max"
+	seq=$("$UT" kmsg-seq)
+	run -0 in_cgroup "$PROC" run 4M --allocator 2 -- sh -c "
+		sed -n 's/^udmabuf-cfs /dmem /p' $CG/dmem.current
+		$PROC alloc 8M --allocator 2
+		$PROC alloc 8M --allocator 3
+		$PROC alloc 4M --allocator 3
+		$PROC alloc 2M --allocator 1"
+	# 4 MiB held: 8 more, contiguous or CMA, is over the limit; 4 more of
+	# CMA reaches it and fits; the page allocator's is not the dmem
+	# cgroup's (the memory cgroup's: the test above).
+	assert_equal "$(tr '\n' ' ' <<<"$output")" "dmem 4194304 ENOMEM ENOMEM OK OK "
+	run -0 grep '^udmabuf-cfs ' "$CG/dmem.current"
+	assert_output "udmabuf-cfs 0"
+	run -0 "$UT" kmsg-since "$seq"
+	assert_output --partial "process-scoped buffer of 8388608 bytes refused: over the dmem cgroup's limit for udmabuf-cfs"
+
+	# A closed buffer's page in a pipe keeps its whole range charged.
+	echo "udmabuf-cfs 16M" >"$CG/dmem.max"
+	mkfifo "$ctl"
+	in_cgroup udmabuf-race splice-hold 16M 1M --allocator 2 \
+		<"$ctl" >"$BATS_TEST_TMPDIR/splice" 2>&1 &
+	exec 8>"$ctl"
+	wait_line "$BATS_TEST_TMPDIR/splice" '^held$' $! >/dev/null
+	run -0 grep '^udmabuf-cfs ' "$CG/dmem.current"
+	assert_output "udmabuf-cfs 16777216"
+	run -1 in_cgroup "$PROC" alloc 4M --allocator 2
+	assert_output ENOMEM
+	echo >&8
+	wait_line "$BATS_TEST_TMPDIR/splice" '^drained$' >/dev/null
+	run -0 in_cgroup "$PROC" alloc 16M --allocator 2
+	assert_output OK
+	run -0 grep '^udmabuf-cfs ' "$CG/dmem.current"
+	assert_output "udmabuf-cfs 0"
+	exec 8>&-
+	wait
+	rmdir "$CG"
 	assert_used 0
 }
 
