@@ -435,6 +435,23 @@ in_cgroup() {
 	[ ! -e "$NODE" ] || fail "$NODE outlived the module"
 }
 
+# A closed buffer's page in a pipe is the pipe's: the module goes without
+# it, and the page is still the buffer's data when the pipe gives it up.
+@test "rmmod with a closed buffer's page still in a pipe works, and the page stays valid until the pipe lets it go" {
+	local ctl=$BATS_TEST_TMPDIR/ctl
+	mkfifo "$ctl"
+	udmabuf-race splice-hold 16M 1M --allocator 2 \
+		<"$ctl" >"$BATS_TEST_TMPDIR/splice" 2>&1 &
+	exec 8>"$ctl"
+	wait_line "$BATS_TEST_TMPDIR/splice" '^held$' $! >/dev/null
+	wait_module_released
+	assert_errno OK "$UT" rmmod-try "$MODNAME"
+	echo >&8
+	wait_line "$BATS_TEST_TMPDIR/splice" '^drained$' >/dev/null
+	exec 8>&-
+	wait
+}
+
 # --- libudmabuf (udmabuf-lib: lib/libudmabuf/tests/udmabuf-lib.c) --------
 
 @test "libudmabuf: udmabuf_alloc gives proc-PID-N, which maps, flushes, invalidates, is listed with its owner and goes with its last handle" {
