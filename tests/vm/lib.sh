@@ -403,16 +403,21 @@ vm_apt_cache() { apt-cache "${VM_APT_OPTS[@]}" "$@"; }
 # vm_apt_get_update: apt-get update, tried again after 30 and 60 s if it
 # fails: a mirror in the middle of a sync serves an index of another size
 # than its Release file says ("Mirror sync in progress?") for a while.
-vm_apt_get_update() {
-	local wait log
+# One at a time (a subshell holds the lock): the private lists have no
+# lock of apt's, and a lane and a debug kernel's build may update the same.
+vm_apt_get_update() (
+	local wait log lock
 	log=$(vm_cache_root)/apt-update.log
+	mkdir -p "$(vm_cache_root)"
+	exec {lock}>"$(vm_cache_root)/apt-update.lock"
+	flock "$lock"
 	for wait in 30 60 ''; do
 		vm_run_logged "$log" vm_apt_get update && return 0
 		[[ -n $wait ]] || return 1
 		vm_warn "apt-get update failed (a mirror syncing?): trying again in $wait s"
 		sleep "$wait"
 	done
-}
+)
 
 # apt-get update for the arch's configuration: the private one always may be
 # updated; the system one only as root.
