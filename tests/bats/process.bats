@@ -305,20 +305,46 @@ memory_cgroup() {
 	echo "$1" >"$CG/memory.max"
 }
 
+# in_cgroup CMD ARGS...: CMD run as a member of CG.
+in_cgroup() {
+	sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$CG" "$@"
+}
+
+# splice_hold SIZE ALLOCATOR [WRAPPER...]: udmabuf-race splice-hold in the
+# background (through WRAPPER, e.g. in_cgroup), returning once its buffer
+# of SIZE is closed with its first 1 MiB left in a pipe ("held").  Its
+# output is $SPLICE_OUT; splice_drain lets it go on.
+splice_hold() {
+	local size=$1 alloc=$2 ctl
+	shift 2
+	ctl=$BATS_TEST_TMPDIR/ctl.$alloc.$size
+	SPLICE_OUT=$BATS_TEST_TMPDIR/splice.$alloc.$size
+	mkfifo "$ctl"
+	"$@" udmabuf-race splice-hold "$size" 1M --allocator "$alloc" \
+		<"$ctl" >"$SPLICE_OUT" 2>&1 &
+	exec 8>"$ctl"
+	wait_line "$SPLICE_OUT" '^held$' $! >/dev/null
+}
+
+# splice_drain: the holder reads its pipe back, checks every byte
+# ("drained") and ends.
+splice_drain() {
+	echo >&8
+	wait_line "$SPLICE_OUT" '^drained$' >/dev/null
+	exec 8>&-
+	wait
+}
+
 @test "page-allocator memory is charged to the memory cgroup, whose limit refuses a buffer beyond it" {
-	local script=$BATS_TEST_TMPDIR/cg.sh seq
+	local seq
 	memory_cgroup 8M
-	cat >"$script" <<-EOF
-		echo \$\$ >$CG/cgroup.procs || exit 2
-		exec $PROC run 4M --allocator 1 -- sh -c '
-			read -r cur <$CG/memory.current
-			echo "current \$cur"
-			$PROC alloc 4M --allocator 1
-			$PROC alloc 4M
-			$PROC alloc 64K --allocator 1'
-	EOF
 	seq=$("$UT" kmsg-seq)
-	run sh "$script"
+	run in_cgroup "$PROC" run 4M --allocator 1 -- sh -c "
+		read -r cur <$CG/memory.current
+		echo \"current \$cur\"
+		$PROC alloc 4M --allocator 1
+		$PROC alloc 4M
+		$PROC alloc 64K --allocator 1"
 	rmdir "$CG"
 	assert_success
 	# What the cgroup is charged for, while the first buffer lives, is at
@@ -335,17 +361,12 @@ memory_cgroup() {
 	assert_used 0
 }
 
-# in_cgroup CMD ARGS...: CMD run as a member of CG.
-in_cgroup() {
-	sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$CG" "$@"
-}
-
 # The module's dmem region is "udmabuf-cfs", as large as RAM.  A buffer is
 # charged its size at the request, and gives the charge back whole with
 # its last page: a page left in a pipe keeps it, and the module, which
 # looks before every charge, gives back what has gone since.
 @test "contiguous and CMA memory is charged to the dmem cgroup until its last page goes, and its limit refuses a buffer beyond it" {
-	local ctl=$BATS_TEST_TMPDIR/ctl seq
+	local seq
 	test_cgroup dmem ||
 		skip "this kernel has no dmem cgroup controller (CONFIG_CGROUP_DMEM)"
 	run -0 grep -c '^udmabuf-cfs [1-9][0-9]*$' /sys/fs/cgroup/dmem.capacity
@@ -369,23 +390,16 @@ in_cgroup() {
 
 	# A closed buffer's page in a pipe keeps its whole range charged.
 	echo "udmabuf-cfs 16M" >"$CG/dmem.max"
-	mkfifo "$ctl"
-	in_cgroup udmabuf-race splice-hold 16M 1M --allocator 2 \
-		<"$ctl" >"$BATS_TEST_TMPDIR/splice" 2>&1 &
-	exec 8>"$ctl"
-	wait_line "$BATS_TEST_TMPDIR/splice" '^held$' $! >/dev/null
+	splice_hold 16M 2 in_cgroup
 	run -0 grep '^udmabuf-cfs ' "$CG/dmem.current"
 	assert_output "udmabuf-cfs 16777216"
 	run -1 in_cgroup "$PROC" alloc 4M --allocator 2
 	assert_output ENOMEM
-	echo >&8
-	wait_line "$BATS_TEST_TMPDIR/splice" '^drained$' >/dev/null
+	splice_drain
 	run -0 in_cgroup "$PROC" alloc 16M --allocator 2
 	assert_output OK
 	run -0 grep '^udmabuf-cfs ' "$CG/dmem.current"
 	assert_output "udmabuf-cfs 0"
-	exec 8>&-
-	wait
 	rmdir "$CG"
 	assert_used 0
 }
@@ -394,29 +408,21 @@ in_cgroup() {
 # pages in a pipe and goes.  Those pages stay charged until the pipe lets
 # them go, from the page allocator (1) and from a contiguous range (2).
 @test "pages left in a pipe stay charged to process_max until the pipe is drained" {
-	local alloc size ctl
+	local alloc size
 	set_attr "$PARAMS/process_max" 24M
 	for alloc in 1 2; do
 		size=4M
 		[ "$alloc" = 2 ] && size=16M
-		ctl=$BATS_TEST_TMPDIR/ctl.$alloc
-		mkfifo "$ctl"
-		udmabuf-race splice-hold "$size" 1M --allocator "$alloc" \
-			<"$ctl" >"$BATS_TEST_TMPDIR/splice.$alloc" 2>&1 &
-		exec 8>"$ctl"
-		wait_line "$BATS_TEST_TMPDIR/splice.$alloc" '^held$' $! >/dev/null
+		splice_hold "$size" "$alloc"
 		# The buffer is closed and unmapped; its pages in the pipe are not.
 		assert_used 1048576
 		# 1 + 16 + 8 MiB is over the cap.
 		run -1 "$PROC" run 16M -- "$PROC" alloc 8M
 		assert_output ENOMEM
-		echo >&8
-		wait_line "$BATS_TEST_TMPDIR/splice.$alloc" '^drained$' >/dev/null
+		splice_drain
 		assert_used 0
 		run -0 "$PROC" run 16M -- "$PROC" alloc 8M
 		assert_output OK
-		exec 8>&-
-		wait
 	done
 }
 
@@ -438,18 +444,10 @@ in_cgroup() {
 # A closed buffer's page in a pipe is the pipe's: the module goes without
 # it, and the page is still the buffer's data when the pipe gives it up.
 @test "rmmod with a closed buffer's page still in a pipe works, and the page stays valid until the pipe lets it go" {
-	local ctl=$BATS_TEST_TMPDIR/ctl
-	mkfifo "$ctl"
-	udmabuf-race splice-hold 16M 1M --allocator 2 \
-		<"$ctl" >"$BATS_TEST_TMPDIR/splice" 2>&1 &
-	exec 8>"$ctl"
-	wait_line "$BATS_TEST_TMPDIR/splice" '^held$' $! >/dev/null
+	splice_hold 16M 2
 	wait_module_released
 	assert_errno OK "$UT" rmmod-try "$MODNAME"
-	echo >&8
-	wait_line "$BATS_TEST_TMPDIR/splice" '^drained$' >/dev/null
-	exec 8>&-
-	wait
+	splice_drain
 }
 
 # --- libudmabuf (udmabuf-lib: lib/libudmabuf/tests/udmabuf-lib.c) --------
