@@ -26,6 +26,8 @@ teardown() {
 	local secs=${UDMABUF_TEST_STRESS_SECONDS:-10}
 	run "$STRESS" --seconds "$secs" --module "$UDMABUF_KO"
 	grep -E '^(seed|phase|end|stats|FAIL)' <<<"$output" | sed 's/^/# /' >&3
+	# A failure's report (and check-all's summary of it) starts with why.
+	((status == 0)) || grep -E '^(seed|FAIL)' <<<"$output" | head -n 8 >&2 || true
 	assert_success
 	assert_line "stress: passed"
 	assert_line --regexp '^phase [0-9]+ of [0-9]+: .*, module unloaded and loaded again( with .*| without .*)?$'
