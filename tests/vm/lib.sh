@@ -775,7 +775,13 @@ vm_fetch_userland() {
 	base=$(vm_cache_root)/$VM_ARCH/userland
 	VM_USERROOT=$base/root
 	# The stamp holds the package list, so that a changed list refetches.
-	[[ -f $base/.complete && $(<"$base/.complete") == "${VM_CROSS_USERLAND[*]}" ]] && return 0
+	# A userland of the kernel's suite (riscv64's sid, which moves) is
+	# fetched again after each upgrade of the build root that builds its
+	# programs: they may need the newer C library they were linked with.
+	if [[ -f $base/.complete && $(<"$base/.complete") == "${VM_CROSS_USERLAND[*]}" ]] &&
+		[[ -z $suite || ! $(vm_buildroot_dir).complete -nt $base/.complete ]]; then
+		return 0
+	fi
 	local p
 	vm_apt_unpack "$base" "$VM_USERROOT" "guest userland" "${VM_CROSS_USERLAND[@]}"
 	# Packages of a merged-/usr release put everything below /usr: the
