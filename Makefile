@@ -18,7 +18,7 @@
 #   make bench                benchmarks in the guests (tests/bench)
 #   make demo                 boot a guest and walk through a buffer's life
 #   make vm-shell [VM_ARCH=arm64]   interactive guest with everything loaded
-#   make lint                 W=1 + sparse + checkpatch
+#   make lint                 W=1 + sparse + checkpatch (driver and user space) + shellcheck
 #
 # KDIR is accepted as another name for KERNEL_SRC_DIR.
 
@@ -119,8 +119,9 @@ deb:
 check-deb:
 	tests/deb/check
 
-# Static checks of the driver against the kernel in KDIR, and of the shell
-# scripts and bats files (shellcheck, warnings and errors).
+# Static checks of the driver against the kernel in KDIR, checkpatch over
+# the kernel and the user-space C, and shellcheck (warnings and errors) over
+# the shell scripts and bats files.
 SHELL_SCRIPTS := .ci/run tests/demo.sh tests/vm/run tests/vm/check-all \
 	tests/vm/lib.sh tests/vm/deps tests/vm/selftest tests/vm/debug.sh \
 	tests/vm/debug-kernel tests/vm/init tests/vm/checkpatch tests/vm/bats-preprocess \
@@ -134,6 +135,10 @@ BATS_FILES := $(wildcard tests/bats/*.bats tests/bats-dt/*.bats tests/deb/*.bats
 SHELL_SCRIPTS += tests/vm/zynq.sh tests/dt/check-socfpga
 BATS_FILES += $(wildcard tests/bats-zynq/*.bats tests/bats-zynq/*.bash)
 TEST_KMOD_SOURCES := $(wildcard tests/kmod/*.c)
+# The user-space C: library, udmabufctl, test helpers, benchmark, UAPI check.
+USER_C_SOURCES := $(wildcard lib/libudmabuf/*.[ch] lib/libudmabuf/*/*.[ch] \
+	tools/udmabufctl/*.[ch] tools/udmabufctl/tests/*.[ch] \
+	tests/helpers/*.[ch] tests/bench/*.c tests/uapi/*.c)
 lint:
 	@command -v sparse >/dev/null || \
 		{ echo "make lint: needs sparse (apt-get install sparse)" >&2; exit 1; }
@@ -141,6 +146,7 @@ lint:
 	tests/vm/checkpatch $(filter-out %.mod.c,$(wildcard driver/*.c)) \
 		driver/*.h include/uapi/linux/*.h
 	tests/vm/checkpatch $(TEST_KMOD_SOURCES)
+	tests/vm/checkpatch $(USER_C_SOURCES)
 	@command -v shellcheck >/dev/null || \
 		{ echo "make lint: needs shellcheck (apt-get install shellcheck)" >&2; exit 1; }
 	shellcheck -x -S warning $(SHELL_SCRIPTS)

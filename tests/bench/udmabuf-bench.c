@@ -699,8 +699,10 @@ static void bench_rw(void)
 	int i, b, o_sync;
 
 	progress("read/write, %llu MiB", RW_SIZE / MiB);
-	for (i = 0; i < (int)RW_SIZE; i++)
-		src[i] = mem[i] = (uint8_t)i;
+	for (i = 0; i < (int)RW_SIZE; i++) {
+		src[i] = (uint8_t)i;
+		mem[i] = (uint8_t)i;
+	}
 	or_die(buf_create(name, RW_SIZE, NULL, NULL), name, "create");
 	tmp.what = "tmpfs";
 	tmp.fd = tmp_create(path, sizeof(path), "rw");
@@ -1634,8 +1636,11 @@ int main(int argc, char **argv)
 		}
 		for (t = 0; t < NTESTS; t++)
 			if (!strcmp(argv[i], tests[t].name) ||
-			    !strcmp(argv[i], "all"))
-				want[t] = any = found = 1;
+			    !strcmp(argv[i], "all")) {
+				want[t] = 1;
+				any = 1;
+				found = 1;
+			}
 		if (!found) {
 			fprintf(stderr, "%s: unknown test or option '%s'\n",
 				prog, argv[i]);

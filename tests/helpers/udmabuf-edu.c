@@ -412,7 +412,9 @@ static int edu_open(struct edu *e, const char *bdf)
 	uint32_t id;
 	int ret;
 
-	e->fd = e->container = e->group = -1;
+	e->fd = -1;
+	e->container = -1;
+	e->group = -1;
 	e->regs = NULL;
 	if (!bdf)
 		return usage_error("which edu: --pci BDF");
@@ -666,9 +668,10 @@ static int ubuf_sync(const struct ubuf *b, int for_cpu, uint32_t dir)
 /*
  * The range's way to edu (RECV 0) or from it (RECV 1), with its syncs:
  * send stores the pattern, syncs it for the device (TO_DEVICE) and lets
- * edu copy it into its own memory (not with --no-dma); recv stores another seed's pattern, syncs it for the device
- * (BIDIRECTIONAL: written back and dropped from the caches), lets edu copy
- * its memory back, syncs for the CPU (FROM_DEVICE) and checks the pattern.
+ * edu copy it into its own memory (not with --no-dma); recv stores another
+ * seed's pattern, syncs it for the device (BIDIRECTIONAL: written back and
+ * dropped from the caches), lets edu copy its memory back, syncs for the
+ * CPU (FROM_DEVICE) and checks the pattern.
  */
 static int phase(const struct ubuf *b, const struct edu *e,
 		 const struct opts *o, int recv)
@@ -795,11 +798,30 @@ static int cmd_buffer(int argc, char **argv, int what)
 	return rc ?: print_ok();
 }
 
-WRAP(cmd_to_dev,    cmd_xfer,   0)
-WRAP(cmd_from_dev,  cmd_xfer,   1)
-WRAP(cmd_send,      cmd_buffer, DO_SEND)
-WRAP(cmd_recv,      cmd_buffer, DO_RECV)
-WRAP(cmd_roundtrip, cmd_buffer, DO_SEND | DO_RECV)
+static int cmd_to_dev(int argc, char **argv)
+{
+	return cmd_xfer(argc, argv, 0);
+}
+
+static int cmd_from_dev(int argc, char **argv)
+{
+	return cmd_xfer(argc, argv, 1);
+}
+
+static int cmd_send(int argc, char **argv)
+{
+	return cmd_buffer(argc, argv, DO_SEND);
+}
+
+static int cmd_recv(int argc, char **argv)
+{
+	return cmd_buffer(argc, argv, DO_RECV);
+}
+
+static int cmd_roundtrip(int argc, char **argv)
+{
+	return cmd_buffer(argc, argv, DO_SEND | DO_RECV);
+}
 
 #define BUFFER_ARGS "DEV OFFSET LEN SEED [--sync]"
 

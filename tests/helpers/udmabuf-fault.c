@@ -628,9 +628,20 @@ static int cmd_fault(int argc, char **argv, const struct target_ops *ops)
 	return run(&t);
 }
 
-WRAP(cmd_enable, cmd_fault, &enable_ops)
-WRAP(cmd_mkdir,  cmd_fault, &mkdir_ops)
-WRAP(cmd_insmod, cmd_fault, &insmod_ops)
+static int cmd_enable(int argc, char **argv)
+{
+	return cmd_fault(argc, argv, &enable_ops);
+}
+
+static int cmd_mkdir(int argc, char **argv)
+{
+	return cmd_fault(argc, argv, &mkdir_ops);
+}
+
+static int cmd_insmod(int argc, char **argv)
+{
+	return cmd_fault(argc, argv, &insmod_ops);
+}
 
 #define OPTIONS "[--gone PATH]... [--allow ERR=TEXT]"
 

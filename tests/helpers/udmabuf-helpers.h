@@ -237,10 +237,23 @@ static inline int parse_u64(const char *s, uint64_t *out)
 	if (errno || end == s)
 		return -1;
 	switch (*end) {
-	case 'k': case 'K': shift = 10; end++; break;
-	case 'm': case 'M': shift = 20; end++; break;
-	case 'g': case 'G': shift = 30; end++; break;
-	default: break;
+	case 'k':
+	case 'K':
+		shift = 10;
+		end++;
+		break;
+	case 'm':
+	case 'M':
+		shift = 20;
+		end++;
+		break;
+	case 'g':
+	case 'G':
+		shift = 30;
+		end++;
+		break;
+	default:
+		break;
 	}
 	if (*end)
 		return -1;
@@ -340,10 +353,6 @@ struct command {
 	const char *args;
 	int (*fn)(int argc, char **argv);
 };
-
-/* NAME, a command's function that runs FN(argc, argv, ARG). */
-#define WRAP(name, fn, arg) \
-	static int name(int argc, char **argv) { return fn(argc, argv, arg); }
 
 /* The command that runs (run_command). */
 static const struct command *this_command;

@@ -446,7 +446,7 @@ static int cmd_device_to_cpu(int argc, char **argv)
 	map_fill(c.cached, c.map_off, c.win_end - c.map_off, old);
 	if (!c.o.no_sync &&
 	    sync_ioctl(c.fdc, 0, c.map_off, c.win_end - c.map_off,
-			  UDMABUF_CFS_DIR_TO_DEVICE, 0) < 0)
+		       UDMABUF_CFS_DIR_TO_DEVICE, 0) < 0)
 		rc = report_setup_errno("ioctl", "SYNC_FOR_DEVICE", errno);
 	/* Read it all, so that its lines are in the CPU cache. */
 	for (o = 0; !rc && o + 8 <= c.win_end - c.map_off; o += 8)

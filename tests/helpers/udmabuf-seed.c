@@ -115,7 +115,8 @@ int main(int argc, char **argv)
 			unsigned long m = strtoul(argv[i], &end, 10);
 
 			if (*end || end == argv[i] || m > 7) {
-				fprintf(stderr, "%s: '%s' is not a sync_mode (0..7)\n", prog, argv[i]);
+				fprintf(stderr, "%s: '%s' is not a sync_mode (0..7)\n",
+					prog, argv[i]);
 				return EXIT_USAGE;
 			}
 			modes[n_modes++] = (unsigned int)m;
@@ -125,11 +126,13 @@ int main(int argc, char **argv)
 	rc = class_attr(name, "phys_addr", NULL, text, sizeof(text));
 	if (rc)
 		return rc;
-	sscanf(text, "%x", &phys);
+	if (sscanf(text, "%x", &phys) != 1)
+		phys = 0;	/* only printed */
 	rc = class_attr(name, "size", NULL, text, sizeof(text));
 	if (rc)
 		return rc;
-	sscanf(text, "%llu", &size);
+	if (sscanf(text, "%llu", &size) != 1)
+		size = 0;	/* unusable, below */
 	printf("phys_addr=0x%x\nsize=%llu\n", phys, size);
 	if (!size || size % 8 || size > SIZE_MAX) {
 		fprintf(stderr, "%s: %s: unusable size %llu\n", prog, name, size);

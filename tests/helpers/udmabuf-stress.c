@@ -289,18 +289,21 @@ enum op {
 	OPS(OP_ENUM, OP_ENUM, OP_ENUM) SHARED_OPS(OP_ENUM) OTHER_OPS(OP_ENUM)
 	OP_NUM
 };
+
 #undef OP_ENUM
 
 #define OP_NAME(n, ...) #n,
 static const char *const op_names[OP_NUM] = {
 	OPS(OP_NAME, OP_NAME, OP_NAME) SHARED_OPS(OP_NAME) OTHER_OPS(OP_NAME)
 };
+
 #undef OP_NAME
 
 #define OP_WEIGHT(n, wt, ...) [OP_##n] = wt,
 static const unsigned int op_weights[OP_NUM] = {
 	OPS(OP_WEIGHT, OP_WEIGHT, OP_WEIGHT) SHARED_OPS(OP_WEIGHT)
 };
+
 #undef OP_WEIGHT
 
 /* ---- state shared by all processes ---- */
@@ -968,24 +971,32 @@ static struct handle *pick_handle(struct worker *w,
 	return n ? c[rnd_below(w, (unsigned int)n)] : NULL;
 }
 
-static bool h_has_fd(const struct handle *h) { return h->fd >= 0; }
 static bool h_has_map(const struct handle *h) { return h->map; }
 static bool h_fd_unmapped(const struct handle *h) { return h->fd >= 0 && !h->map; }
 static bool own_data(enum hkind k) { return k == H_OWN || k == H_PROC; }
+static bool h_checkable(const struct handle *h) { return h->o.kind != H_VICTIM; }
+static bool h_victim(const struct handle *h) { return h->o.kind == H_VICTIM; }
+
+static bool h_has_fd(const struct handle *h)
+{
+	return h->fd >= 0;
+}
+
 static bool h_own_writer(const struct handle *h)
 {
 	return own_data(h->o.kind) && h->fd >= 0 && h->writable;
 }
-static bool h_checkable(const struct handle *h) { return h->o.kind != H_VICTIM; }
+
 static bool h_own_fd(const struct handle *h)
 {
 	return h->o.kind != H_VICTIM && h->fd >= 0;
 }
-static bool h_victim(const struct handle *h) { return h->o.kind == H_VICTIM; }
+
 static bool h_publishable(const struct handle *h)
 {
 	return h->map && h->o.kind != H_VICTIM && h->board < 0;
 }
+
 static bool h_forkable(const struct handle *h)
 {
 	return h->map && h->o.kind != H_VICTIM;
@@ -1155,7 +1166,8 @@ static bool check_info(struct worker *w, enum op op, int fd, uint64_t size,
 	    (want_minor >= 0 && info.minor != (unsigned int)want_minor) ||
 	    (size && info.size != size) || !info.size ||
 	    (!size && info.size > MAX_SIZE) || info.sync_mode > 7) {
-		failf(w, "%s: GET_INFO says abi %u, minor %u (node %u, want %d), size %llu (want %" PRIu64 "), sync_mode %u",
+		failf(w, "%s: GET_INFO says abi %u, minor %u (node %u, want %d), "
+		      "size %llu (want %" PRIu64 "), sync_mode %u",
 		      op_names[op], info.abi_version, info.minor,
 		      minor(st.st_rdev), want_minor, (unsigned long long)info.size,
 		      size, info.sync_mode);
@@ -1579,6 +1591,7 @@ static bool handle_fill(struct worker *w, struct handle *h)
 {
 	struct instance *in = h->o.inst;
 	uint32_t tag = make_tag((unsigned int)w->id, h->o.oslot, ++w->seq);
+	int err;
 
 	if (h->map && h->map_writable && h->map_off == 0 &&
 	    h->map_len >= in->alloc && coin(w, 60)) {
@@ -1587,10 +1600,11 @@ static bool handle_fill(struct worker *w, struct handle *h)
 			   fill_fd(w, h->fd, in->size, tag, coin(w, 50)), M(OK))) {
 		return false;
 	}
-	if (!expect(w, OP_fill, "SYNC_FOR_DEVICE", sync_ioctl(h->fd, false, 0, 0,
-			UDMABUF_CFS_DIR_BIDIRECTIONAL, 0) ? errno : 0, M(OK)) ||
-	    !expect(w, OP_fill, "SYNC_FOR_CPU", sync_ioctl(h->fd, true, 0, 0,
-			UDMABUF_CFS_DIR_BIDIRECTIONAL, 0) ? errno : 0, M(OK)))
+	err = sync_ioctl(h->fd, false, 0, 0, UDMABUF_CFS_DIR_BIDIRECTIONAL, 0);
+	if (!expect(w, OP_fill, "SYNC_FOR_DEVICE", err ? errno : 0, M(OK)))
+		return false;
+	err = sync_ioctl(h->fd, true, 0, 0, UDMABUF_CFS_DIR_BIDIRECTIONAL, 0);
+	if (!expect(w, OP_fill, "SYNC_FOR_CPU", err ? errno : 0, M(OK)))
 		return false;
 	in->tag = tag;
 	return true;
@@ -2459,7 +2473,8 @@ static int splice_pages(volatile uint8_t *addr, uint64_t len, int fd[2])
 	if (err) {
 		close(fd[0]);
 		close(fd[1]);
-		fd[0] = fd[1] = -1;
+		fd[0] = -1;
+		fd[1] = -1;
 	}
 	return err;
 }
@@ -2831,7 +2846,7 @@ kill9_child(struct worker *w, struct handle *h, unsigned int steps, int ready)
 			handle_map(w, h, true);
 		if (h && (!h->map || !handle_fill(w, h)))
 			_exit(3);
-		own = h != NULL;
+		own = h;
 	}
 	if (steps & KILL_SPLICE)
 		run_op(w, OP_vmsplice);
@@ -2922,6 +2937,7 @@ static const struct {
 } op_fns[OP_NUM] = {
 	OPS(OP_FN, SLOT_FN, HANDLE_FN) SHARED_OPS(SHARED_FN)
 };
+
 #undef SHARED_FN
 #undef HANDLE_FN
 #undef SLOT_FN
@@ -4084,9 +4100,9 @@ static void wait_workers(void)
 static void usage(FILE *f)
 {
 	fprintf(f,
-"usage: udmabuf-stress [--seconds N] [--seed N] [--module FILE.ko]\n"
-"                      [--selftest corrupt|leak|errno|splice|procleak|modref|memfree]\n"
-"(tests/helpers/%s.c tells more)\n", prog);
+		"usage: udmabuf-stress [--seconds N] [--seed N] [--module FILE.ko]\n"
+		"                      [--selftest corrupt|leak|errno|splice|procleak|modref|memfree]\n"
+		"(tests/helpers/%s.c tells more)\n", prog);
 }
 
 static bool parse_selftest(const char *s)
@@ -4126,8 +4142,8 @@ static uint64_t contig_param_size(void)
 	if (!f)
 		return 0;
 	if (fgets(line, sizeof(line), f))
-		for (tok = strtok_r(line, " \n", &save); tok;
-		     tok = strtok_r(NULL, " \n", &save))
+		for (tok = strtok_r(line, "\n ", &save); tok;
+		     tok = strtok_r(NULL, "\n ", &save))
 			orders += tok[0] >= '0' && tok[0] <= '9';
 	fclose(f);
 	if (orders < 2)
@@ -4198,8 +4214,10 @@ int main(int argc, char **argv)
 	rc = parse_args(argc, argv);
 	if (rc >= 0)
 		return rc;
-	if (cfg.selftest != ST_NONE)
-		cfg.procs = cfg.threads = 1;
+	if (cfg.selftest != ST_NONE) {
+		cfg.procs = 1;
+		cfg.threads = 1;
+	}
 	cfg.placer = cfg.selftest == ST_NONE;
 	cfg.uring_pins = kernel_at_least(6, 5);
 	cfg.page = (uint64_t)sysconf(_SC_PAGESIZE);

@@ -785,18 +785,65 @@ static int cmd_pin_scatter(int argc, char **argv)
 	return WEXITSTATUS(status);
 }
 
-WRAP(cmd_mmap_fill,   cmd_pattern,          P_MAP | P_FILL)
-WRAP(cmd_mmap_verify, cmd_pattern,          P_MAP | P_CHECK)
-WRAP(cmd_write_fill,  cmd_pattern,          P_FILL)
-WRAP(cmd_read_verify, cmd_pattern,          P_CHECK)
-WRAP(cmd_hold,        cmd_pattern,          P_MAP | P_FILL | P_WAIT | P_CHECK)
-WRAP(cmd_pread_try,   cmd_prw_try,          0)
-WRAP(cmd_pwrite_try,  cmd_prw_try,          1)
-WRAP(cmd_mkdir_try,   cmd_name_try,         'm')
-WRAP(cmd_rmdir_try,   cmd_name_try,         'r')
-WRAP(cmd_rmmod_try,   cmd_name_try,         0)
-WRAP(cmd_pagesize,    cmd_number,           0)
-WRAP(cmd_kmsg_seq,    cmd_number,           1)
+static int cmd_mmap_fill(int argc, char **argv)
+{
+	return cmd_pattern(argc, argv, P_MAP | P_FILL);
+}
+
+static int cmd_mmap_verify(int argc, char **argv)
+{
+	return cmd_pattern(argc, argv, P_MAP | P_CHECK);
+}
+
+static int cmd_write_fill(int argc, char **argv)
+{
+	return cmd_pattern(argc, argv, P_FILL);
+}
+
+static int cmd_read_verify(int argc, char **argv)
+{
+	return cmd_pattern(argc, argv, P_CHECK);
+}
+
+static int cmd_hold(int argc, char **argv)
+{
+	return cmd_pattern(argc, argv, P_MAP | P_FILL | P_WAIT | P_CHECK);
+}
+
+static int cmd_pread_try(int argc, char **argv)
+{
+	return cmd_prw_try(argc, argv, 0);
+}
+
+static int cmd_pwrite_try(int argc, char **argv)
+{
+	return cmd_prw_try(argc, argv, 1);
+}
+
+static int cmd_mkdir_try(int argc, char **argv)
+{
+	return cmd_name_try(argc, argv, 'm');
+}
+
+static int cmd_rmdir_try(int argc, char **argv)
+{
+	return cmd_name_try(argc, argv, 'r');
+}
+
+static int cmd_rmmod_try(int argc, char **argv)
+{
+	return cmd_name_try(argc, argv, 0);
+}
+
+static int cmd_pagesize(int argc, char **argv)
+{
+	return cmd_number(argc, argv, 0);
+}
+
+static int cmd_kmsg_seq(int argc, char **argv)
+{
+	return cmd_number(argc, argv, 1);
+}
 
 static const struct command commands[] = {
 	/* Outcome commands: print OK, a number, or the errno name. */

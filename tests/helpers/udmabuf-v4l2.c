@@ -224,8 +224,11 @@ static int queue(struct cap *c, unsigned int i)
 
 	c->fill[i] = c->fill[i] == FILL_A ? FILL_B : FILL_A;
 	/* A dma-buf of ours is handed over as a device would receive it. */
-	if (c->fd < 0 && (ret = udmabuf_sync(c, i, 1)))
-		return ret;
+	if (c->fd < 0) {
+		ret = udmabuf_sync(c, i, 1);
+		if (ret)
+			return ret;
+	}
 	memset(c->base[i], c->fill[i], c->region);
 	ret = udmabuf_sync(c, i, 0);
 	if (ret)

@@ -124,7 +124,7 @@ static int mismatch(const char *what, size_t off)
 static int zc_open(struct zc *z, const char *dev)
 {
 	struct udmabuf_cfs_info info;
-	int rdonly = getenv("ZC_RDONLY") != NULL;
+	int rdonly = !!getenv("ZC_RDONLY");
 	int ret = open_info(dev, rdonly ? O_RDONLY : O_RDWR, &info, &z->fd);
 
 	if (ret)
@@ -626,15 +626,15 @@ static int parse_flags(const char *s, uint32_t *flags)
 	*flags = 0;
 	for (tok = strtok_r(copy, "+,", &save); tok;
 	     tok = strtok_r(NULL, "+,", &save)) {
-		if (!strcmp(tok, "rdonly"))
+		if (!strcmp(tok, "rdonly")) {
 			*flags |= O_RDONLY;
-		else if (!strcmp(tok, "rdwr"))
+		} else if (!strcmp(tok, "rdwr")) {
 			*flags |= O_RDWR;
-		else if (!strcmp(tok, "wronly"))
+		} else if (!strcmp(tok, "wronly")) {
 			*flags |= O_WRONLY;
-		else if (!strcmp(tok, "cloexec"))
+		} else if (!strcmp(tok, "cloexec")) {
 			*flags |= O_CLOEXEC;
-		else {
+		} else {
 			errno = 0;
 			*flags |= strtoul(tok, &end, 0);
 			if (errno || *end) {

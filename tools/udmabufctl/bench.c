@@ -271,7 +271,8 @@ static int bench_check_name(struct bench_target *t, unsigned int modes)
 		report(t->name, "read sync_mode", -ret);
 		return ret;
 	}
-	t->orig_mode = t->cur_mode = (int)mode;
+	t->orig_mode = (int)mode;
+	t->cur_mode = (int)mode;
 	if (!t->size)
 		t->size = size < BENCH_SIZE_DEFAULT ? size : BENCH_SIZE_DEFAULT;
 	if (t->size > size) {

@@ -24,7 +24,9 @@ void create_req_init(struct create_req *r, const char *name)
 	memset(r, 0, sizeof(*r));
 	r->name = name;
 	r->minor = -1;
-	r->sync_mode = r->dma_mask = r->mode = -1;
+	r->sync_mode = -1;
+	r->dma_mask = -1;
+	r->mode = -1;
 	r->sync_check = -1;
 }
 
@@ -195,6 +197,19 @@ static void enomem_hint(const struct create_req *cfg,
 	hint("%s", fix);
 }
 
+/* Why the buffer could not be placed at ADDR: ERR is EBUSY, ERANGE or EINVAL. */
+static void placement_hint(int err, uint64_t addr)
+{
+	if (err == EBUSY)
+		hint("the memory at 0x%" PRIx64 " is in use (another buffer, the kernel, pages that cannot move, a CMA area)",
+		     addr);
+	else if (err == ERANGE)
+		hint("0x%" PRIx64 " is not RAM, or not within the DMA mask", addr);
+	else
+		hint("the DMA device would see 0x%" PRIx64 " at another address (an IOMMU or a bus offset)",
+		     addr);
+}
+
 /*
  * Report a failed create; the action names the failed step. KMSG: the
  * kernel log from before the create (kmsg_open()).
@@ -236,10 +251,7 @@ static void create_failed(const struct create_req *cfg, const char *step,
 		     cfg->dma_device);
 	else if (!strcmp(step, "enable") && cfg->placed &&
 		 (err == EBUSY || err == ERANGE || err == EINVAL))
-		hint(err == EBUSY ? "the memory at 0x%" PRIx64 " is in use (another buffer, the kernel, pages that cannot move, a CMA area)" :
-		     err == ERANGE ? "0x%" PRIx64 " is not RAM, or not within the DMA mask" :
-		     "the DMA device would see 0x%" PRIx64 " at another address (an IOMMU or a bus offset)",
-		     cfg->phys_addr);
+		placement_hint(err, cfg->phys_addr);
 	else if (!strcmp(step, "enable") && err == ENOMEM)
 		enomem_hint(cfg, dev, kmsg);
 	else if (!strcmp(step, "enable") && err == EEXIST)

@@ -199,9 +199,14 @@ static int parse_force(int argc, char **argv, unsigned int *flags)
 
 	while ((c = getopt_long(argc, argv, "fh", opts, NULL)) != -1) {
 		switch (c) {
-		case 'f': *flags |= UDMABUF_DESTROY_FORCE; break;
-		case 'h': usage_of(cur_verb); exit(EXIT_OK);
-		default: try_help();
+		case 'f':
+			*flags |= UDMABUF_DESTROY_FORCE;
+			break;
+		case 'h':
+			usage_of(cur_verb);
+			exit(EXIT_OK);
+		default:
+			try_help();
 		}
 	}
 	return optind;
@@ -222,7 +227,6 @@ int cmd_delete(int argc, char **argv)
 			failed++;
 	return status_of(failed, (size_t)(argc - optind));
 }
-
 
 int clear_all(unsigned int flags, size_t *total)
 {

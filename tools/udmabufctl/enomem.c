@@ -91,7 +91,10 @@ void mem_limits(int dma_mask, struct mem_limits *m)
 {
 	FILE *f;
 
-	m->largest_block = m->mem_total = m->cma_total = m->cma_free = -1;
+	m->largest_block = -1;
+	m->mem_total = -1;
+	m->cma_total = -1;
+	m->cma_free = -1;
 	m->longest_range = -1;
 	f = fopen("/proc/buddyinfo", "re");
 	if (f) {

@@ -17,7 +17,6 @@ static const struct option out_long_opts[] = {
 	{ NULL, 0, NULL, 0 }
 };
 
-
 /*
  * An option of the output (C, with optarg) for a table of the columns of
  * SET; 0 if C is none of them.
@@ -39,14 +38,29 @@ int out_option(int c, struct out_args *a, const struct column_set *set)
 		for (a->ncols = 0; (int)a->ncols < set->n; a->ncols++)
 			a->cols[a->ncols] = (int)a->ncols;
 		break;
-	case 'n': a->o.noheadings = 1; break;
-	case 'r': a->o.raw = 1; break;
-	case 'b': a->o.bytes = 1; break;
-	case 'J': a->o.json = 1; break;
-	case 'P': a->o.pairs = 1; break;
-	case 'y': a->o.shell = 1; break;
-	case 'H': a->list_columns = 1; break;
-	default: return 0;
+	case 'n':
+		a->o.noheadings = 1;
+		break;
+	case 'r':
+		a->o.raw = 1;
+		break;
+	case 'b':
+		a->o.bytes = 1;
+		break;
+	case 'J':
+		a->o.json = 1;
+		break;
+	case 'P':
+		a->o.pairs = 1;
+		break;
+	case 'y':
+		a->o.shell = 1;
+		break;
+	case 'H':
+		a->list_columns = 1;
+		break;
+	default:
+		return 0;
 	}
 	return 1;
 }
@@ -115,8 +129,10 @@ static size_t filter_list(const struct udmabuf_entry **v, size_t *n,
 
 		e = lookup(names[k], 0, &one, &err);
 		for (i = 0; e && i < *n; i++)
-			if (same_buffer(v[i], e))
-				found = keep[i] = 1;
+			if (same_buffer(v[i], e)) {
+				keep[i] = 1;
+				found = 1;
+			}
 		udmabuf_listing_free(one);
 		if (!found) {
 			report_lookup(names[k], "list", e ? ENOENT : -err);
@@ -178,8 +194,10 @@ int cmd_list(int argc, char **argv)
 	}
 	/* Not even a header when no NAME is a buffer: the command failed. */
 	if ((!total || failed < total) &&
-	    print_or_fail("list", print_list(stdout, v, n, a.cols, a.ncols, &a.o)))
-		failed = total = 1;
+	    print_or_fail("list", print_list(stdout, v, n, a.cols, a.ncols, &a.o))) {
+		failed = 1;
+		total = 1;
+	}
 	free(v);
 	udmabuf_listing_free(list);
 	/* As info and delete: 2 if some NAMEs are no buffer, 1 if all. */
@@ -227,8 +245,7 @@ int cmd_info(int argc, char **argv)
 		if (!a.o.json && !a.o.pairs) {
 			if (n)
 				putchar('\n');
-			if (print_or_fail("info", print_info(stdout, v[n], a.cols,
-							      a.ncols, &a.o)))
+			if (print_or_fail("info", print_info(stdout, v[n], a.cols, a.ncols, &a.o)))
 				failed = total;
 		}
 		n++;

@@ -21,27 +21,49 @@
  * (udmabuf_list_fields() always reads the names and the device number).
  */
 const struct column columns[NCOLUMNS] = {
-	[COL_NAME]	 = { "NAME",	   COL_STRING,  1, "buffer name (configfs item, else device name)", 0 },
-	[COL_DEVICE]	 = { "DEVICE",	   COL_STRING,  1, "device node", 0 },
-	[COL_MAJMIN]	 = { "MAJ:MIN",	   COL_STRING,  1, "major:minor device number", 0 },
-	[COL_SIZE_]	 = { "SIZE",	   COL_SIZE,    1, "size of the buffer", F(SIZE) },
-	[COL_SYNC_MODE]	 = { "SYNC-MODE",  COL_NUMBER,  1, "sync mode (0..7)", F(SYNC_MODE) },
-	[COL_DMA_ADDR]	 = { "DMA-ADDR",   COL_STRING,  1, "DMA address, what a device is programmed with (root)", F(DMA_ADDR) },
-	[COL_CPU_PHYS_ADDR] = { "CPU-PHYS-ADDR", COL_STRING, 0, "CPU physical address (opens the device node)", F(CPU_PHYS_ADDR) },
-	[COL_ORIGIN]	 = { "ORIGIN",	   COL_STRING,  1, "configfs, param, dt or process (/dev/udmabuf-cfs)", F(ORIGIN) },
-	[COL_USERS]	 = { "USERS",	   COL_NUMBER,  1, "open files and mappings", F(USERS) },
-	[COL_DEVNAME]	 = { "DEVNAME",	   COL_STRING,  0, "device name", 0 },
-	[COL_ENABLED]	 = { "ENABLED",	   COL_BOOLEAN, 0, "the device exists", 0 },
-	[COL_DMA_MASK]	 = { "DMA-MASK",   COL_NUMBER,  0, "DMA address bits", F(DMA_MASK) },
-	[COL_DMA_DEVICE] = { "DMA-DEVICE", COL_STRING,  0, "DMA master, BUS/DEVICE (empty: the module's own device)", F(DMA_DEVICE) },
-	[COL_MODE]	 = { "MODE",	   COL_STRING,  0, "permissions of the device node", F(MODE) },
-	[COL_COHERENT]	 = { "COHERENT",   COL_BOOLEAN, 0, "DMA is cache-coherent", F(COHERENT) },
-	[COL_CACHE]	 = { "CACHE",	   COL_STRING,  0, "CPU mapping without O_SYNC", F(CACHE_MODE) },
-	[COL_CACHE_SYNC] = { "CACHE-SYNC", COL_STRING,  0, "CPU mapping with O_SYNC", F(CACHE_MODE_SYNC) },
-	[COL_ALLOCATOR]	 = { "ALLOCATOR",  COL_STRING,  0, "where the memory came from: page, cma, dma, contig, placed, pool", F(ALLOCATOR) },
-	[COL_OWNER]	 = { "OWNER",	   COL_STRING,  0, "PID and command of the process that allocated a process-scoped buffer", F(OWNER) },
-	[COL_SYNC_CHECK] = { "SYNC-CHECK", COL_STRING,  0, "sync checker: off, report or sigbus", F(SYNC_CHECK) },
-	[COL_SYNC_VIOLATIONS] = { "SYNC-VIOLATIONS", COL_NUMBER, 0, "missing syncs the sync checker reported (see the kernel log)", F(SYNC_VIOLATIONS) },
+	[COL_NAME]	 = { "NAME",	   COL_STRING,  1,
+		"buffer name (configfs item, else device name)", 0 },
+	[COL_DEVICE]	 = { "DEVICE",	   COL_STRING,  1,
+		"device node", 0 },
+	[COL_MAJMIN]	 = { "MAJ:MIN",	   COL_STRING,  1,
+		"major:minor device number", 0 },
+	[COL_SIZE_]	 = { "SIZE",	   COL_SIZE,    1,
+		"size of the buffer", F(SIZE) },
+	[COL_SYNC_MODE]	 = { "SYNC-MODE",  COL_NUMBER,  1,
+		"sync mode (0..7)", F(SYNC_MODE) },
+	[COL_DMA_ADDR]	 = { "DMA-ADDR",   COL_STRING,  1,
+		"DMA address, what a device is programmed with (root)", F(DMA_ADDR) },
+	[COL_CPU_PHYS_ADDR] = { "CPU-PHYS-ADDR", COL_STRING, 0,
+		"CPU physical address (opens the device node)", F(CPU_PHYS_ADDR) },
+	[COL_ORIGIN]	 = { "ORIGIN",	   COL_STRING,  1,
+		"configfs, param, dt or process (/dev/udmabuf-cfs)", F(ORIGIN) },
+	[COL_USERS]	 = { "USERS",	   COL_NUMBER,  1,
+		"open files and mappings", F(USERS) },
+	[COL_DEVNAME]	 = { "DEVNAME",	   COL_STRING,  0,
+		"device name", 0 },
+	[COL_ENABLED]	 = { "ENABLED",	   COL_BOOLEAN, 0,
+		"the device exists", 0 },
+	[COL_DMA_MASK]	 = { "DMA-MASK",   COL_NUMBER,  0,
+		"DMA address bits", F(DMA_MASK) },
+	[COL_DMA_DEVICE] = { "DMA-DEVICE", COL_STRING,  0,
+		"DMA master, BUS/DEVICE (empty: the module's own device)", F(DMA_DEVICE) },
+	[COL_MODE]	 = { "MODE",	   COL_STRING,  0,
+		"permissions of the device node", F(MODE) },
+	[COL_COHERENT]	 = { "COHERENT",   COL_BOOLEAN, 0,
+		"DMA is cache-coherent", F(COHERENT) },
+	[COL_CACHE]	 = { "CACHE",	   COL_STRING,  0,
+		"CPU mapping without O_SYNC", F(CACHE_MODE) },
+	[COL_CACHE_SYNC] = { "CACHE-SYNC", COL_STRING,  0,
+		"CPU mapping with O_SYNC", F(CACHE_MODE_SYNC) },
+	[COL_ALLOCATOR]	 = { "ALLOCATOR",  COL_STRING,  0,
+		"where the memory came from: page, cma, dma, contig, placed, pool", F(ALLOCATOR) },
+	[COL_OWNER]	 = { "OWNER",	   COL_STRING,  0,
+		"PID and command of the process that allocated a process-scoped buffer", F(OWNER) },
+	[COL_SYNC_CHECK] = { "SYNC-CHECK", COL_STRING,  0,
+		"sync checker: off, report or sigbus", F(SYNC_CHECK) },
+	[COL_SYNC_VIOLATIONS] = { "SYNC-VIOLATIONS", COL_NUMBER, 0,
+		"missing syncs the sync checker reported (see the kernel log)",
+		F(SYNC_VIOLATIONS) },
 };
 
 #undef F
@@ -690,19 +712,34 @@ int print_column_list(FILE *f, const struct out_opts *o)
 /* udmabufctl bench                                                       */
 
 const struct column bench_column_v[NBENCH_COLUMNS] = {
-	[BCOL_OP]	 = { "OP",	  COL_STRING,  1, "check_buf (write, read back, compare), clear_buf (write zeros), sync_for_cpu, sync_for_device (ioctl)", 0 },
-	[BCOL_O_SYNC]	 = { "O-SYNC",	  COL_BOOLEAN, 1, "mapped as with O_SYNC (else without)", 0 },
-	[BCOL_SYNC_MODE] = { "SYNC-MODE", COL_NUMBER,  1, "the buffer's sync_mode meanwhile", 0 },
-	[BCOL_CACHE]	 = { "CACHE",	  COL_STRING,  1, "what the kernel says the mapping is (cache_mode, cache_mode_sync)", 0 },
-	[BCOL_SIZE]	 = { "SIZE",	  COL_SIZE,    1, "bytes per operation", 0 },
-	[BCOL_TIME]	 = { "TIME",	  COL_TIME,    1, "median time of one operation (JSON: ns)", 0 },
-	[BCOL_MIN]	 = { "MIN",	  COL_TIME,    1, "shortest time", 0 },
-	[BCOL_MAX]	 = { "MAX",	  COL_TIME,    1, "longest time", 0 },
-	[BCOL_RATE]	 = { "RATE",	  COL_RATE,    1, "SIZE per TIME, per second (JSON: bytes/s)", 0 },
-	[BCOL_BASELINE]	 = { "BASELINE",  COL_STRING,  1, "what RATIO compares with: malloc (the same loop on malloc'ed memory), getppid (a null system call)", 0 },
-	[BCOL_BASE_TIME] = { "BASE-TIME", COL_TIME,    0, "median time of the baseline", 0 },
-	[BCOL_RATIO]	 = { "RATIO",	  COL_FLOAT,   1, "TIME / BASE-TIME, median of the pairs (above 1: slower)", 0 },
-	[BCOL_REPS]	 = { "REPS",	  COL_NUMBER,  0, "repetitions (pairs with the baseline)", 0 },
+	[BCOL_OP]	 = { "OP",	  COL_STRING,  1,
+		"check_buf (write, read back, compare), clear_buf (write zeros), sync_for_cpu, sync_for_device (ioctl)",
+		0 },
+	[BCOL_O_SYNC]	 = { "O-SYNC",	  COL_BOOLEAN, 1,
+		"mapped as with O_SYNC (else without)", 0 },
+	[BCOL_SYNC_MODE] = { "SYNC-MODE", COL_NUMBER,  1,
+		"the buffer's sync_mode meanwhile", 0 },
+	[BCOL_CACHE]	 = { "CACHE",	  COL_STRING,  1,
+		"what the kernel says the mapping is (cache_mode, cache_mode_sync)", 0 },
+	[BCOL_SIZE]	 = { "SIZE",	  COL_SIZE,    1,
+		"bytes per operation", 0 },
+	[BCOL_TIME]	 = { "TIME",	  COL_TIME,    1,
+		"median time of one operation (JSON: ns)", 0 },
+	[BCOL_MIN]	 = { "MIN",	  COL_TIME,    1,
+		"shortest time", 0 },
+	[BCOL_MAX]	 = { "MAX",	  COL_TIME,    1,
+		"longest time", 0 },
+	[BCOL_RATE]	 = { "RATE",	  COL_RATE,    1,
+		"SIZE per TIME, per second (JSON: bytes/s)", 0 },
+	[BCOL_BASELINE]	 = { "BASELINE",  COL_STRING,  1,
+		"what RATIO compares with: malloc (the same loop on malloc'ed memory), getppid (a null system call)",
+		0 },
+	[BCOL_BASE_TIME] = { "BASE-TIME", COL_TIME,    0,
+		"median time of the baseline", 0 },
+	[BCOL_RATIO]	 = { "RATIO",	  COL_FLOAT,   1,
+		"TIME / BASE-TIME, median of the pairs (above 1: slower)", 0 },
+	[BCOL_REPS]	 = { "REPS",	  COL_NUMBER,  0,
+		"repetitions (pairs with the baseline)", 0 },
 };
 
 const struct column_set bench_columns = {
@@ -841,18 +878,25 @@ void conf_write_line(FILE *f, const struct udmabuf_entry *e,
 
 	raw_escape(f, item);
 	fprintf(f, " size=%" PRIu64, udmabuf_entry_get_size(e));
-	if (!udmabuf_entry_get_devno(e, &major, &minor))
+	if (!udmabuf_entry_get_devno(e, &major, &minor)) {
 		fprintf(f, " minor=%u", minor);
-	else if ((l = udmabuf_entry_get_config_minor(e)) >= 0)
-		fprintf(f, " minor=%ld", l);
-	if ((l = udmabuf_entry_get_sync_mode(e)) >= 0)
+	} else {
+		l = udmabuf_entry_get_config_minor(e);
+		if (l >= 0)
+			fprintf(f, " minor=%ld", l);
+	}
+	l = udmabuf_entry_get_sync_mode(e);
+	if (l >= 0)
 		fprintf(f, " sync_mode=%ld", l);
-	if ((l = udmabuf_entry_get_dma_mask(e)) >= 0)
+	l = udmabuf_entry_get_dma_mask(e);
+	if (l >= 0)
 		fprintf(f, " dma_mask=%ld", l);
-	if ((l = udmabuf_entry_get_mode(e)) >= 0)
+	l = udmabuf_entry_get_mode(e);
+	if (l >= 0)
 		fprintf(f, " mode=%04lo", l);
 	/* Off is the default, and what a module without the checker has. */
-	if ((l = udmabuf_entry_get_sync_check(e)) > 0)
+	l = udmabuf_entry_get_sync_check(e);
+	if (l > 0)
 		fprintf(f, " sync_check=%ld", l);
 	if (name[0] && strcmp(name, item)) {
 		fputs(" device_name=", f);

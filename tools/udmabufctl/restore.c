@@ -258,10 +258,17 @@ static const char *restore_options(int argc, char **argv, int *clear,
 
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'c': *clear = 1; break;
-		case 's': *state = optarg; break;
-		case 'h': usage_of(cur_verb); exit(EXIT_OK);
-		default: try_help();
+		case 'c':
+			*clear = 1;
+			break;
+		case 's':
+			*state = optarg;
+			break;
+		case 'h':
+			usage_of(cur_verb);
+			exit(EXIT_OK);
+		default:
+			try_help();
 		}
 	}
 	if (optind + 1 < argc)
@@ -300,7 +307,8 @@ int cmd_restore(int argc, char **argv)
 	}
 	if (read_saved(f, &sf))
 		goto out;
-	if (!clear && (n = conflicts(&sf))) {
+	n = clear ? 0 : conflicts(&sf);
+	if (n) {
 		hint("%zu buffer(s) of %s exist already; '" PROG " restore --clear' deletes all buffers first",
 		     n, sf.name);
 		goto out;

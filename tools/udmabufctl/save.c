@@ -92,8 +92,7 @@ static int write_save_file(FILE *f)
  * Returns 0 or -errno.
  */
 int replace_file(const char *file, const char *action,
-			int (*fill)(const char *file, FILE *f, void *ctx),
-			void *ctx)
+		 int (*fill)(const char *file, FILE *f, void *ctx), void *ctx)
 {
 	char *tmp, *dircopy;
 	int fd, ret;

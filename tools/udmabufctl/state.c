@@ -37,11 +37,11 @@ void records_free(struct records *r)
 		free(r->v[i].name);
 	free(r->v);
 	r->v = NULL;
-	r->n = r->cap = 0;
+	r->n = 0;
+	r->cap = 0;
 }
 
-int records_add(struct records *r, const char *name,
-		       unsigned long long ino)
+int records_add(struct records *r, const char *name, unsigned long long ino)
 {
 	if (r->n == r->cap) {
 		size_t cap = r->cap ? 2 * r->cap : 16;
@@ -208,10 +208,17 @@ int cmd_clear(int argc, char **argv)
 
 	while ((c = getopt_long(argc, argv, "fh", opts, NULL)) != -1) {
 		switch (c) {
-		case 'f': flags |= UDMABUF_DESTROY_FORCE; break;
-		case 's': state = optarg; break;
-		case 'h': usage_of(cur_verb); return EXIT_OK;
-		default: try_help();
+		case 'f':
+			flags |= UDMABUF_DESTROY_FORCE;
+			break;
+		case 's':
+			state = optarg;
+			break;
+		case 'h':
+			usage_of(cur_verb);
+			return EXIT_OK;
+		default:
+			try_help();
 		}
 	}
 	if (optind < argc)

@@ -46,7 +46,7 @@ void usage_of(const char *verb);
 /* "udmabufctl: MESSAGE" and "Try ... --help", exit 1. */
 void usage_error(const char *fmt, ...)
 	__attribute__((noreturn, format(printf, 1, 2)));
-void try_help(void) __attribute__((noreturn));
+__attribute__((noreturn)) void try_help(void);
 
 /* "udmabufctl: NAME: ACTION: REASON" */
 void report(const char *name, const char *action, int err);

@@ -29,16 +29,16 @@ struct udmabuf_config {
  * The limits udmabuf.h tells programs are the module's, which the UAPI
  * header gives; the setters check the UAPI's own.
  */
-_Static_assert(UDMABUF_SYNC_MODE_MAX == UDMABUF_CFS_SYNC_MODE_MAX &&
-	       UDMABUF_DMA_MASK_MIN == UDMABUF_CFS_DMA_BITS_MIN &&
-	       UDMABUF_DMA_MASK_MAX == UDMABUF_CFS_DMA_BITS_MAX &&
-	       UDMABUF_DMA_MASK_DEFAULT == UDMABUF_CFS_DMA_BITS_DEFAULT &&
-	       UDMABUF_DEVICE_NAME_MAX == UDMABUF_CFS_NAME_MAX,
+_Static_assert((UDMABUF_SYNC_MODE_MAX == UDMABUF_CFS_SYNC_MODE_MAX) &&
+	       (UDMABUF_DMA_MASK_MIN == UDMABUF_CFS_DMA_BITS_MIN) &&
+	       (UDMABUF_DMA_MASK_MAX == UDMABUF_CFS_DMA_BITS_MAX) &&
+	       (UDMABUF_DMA_MASK_DEFAULT == UDMABUF_CFS_DMA_BITS_DEFAULT) &&
+	       (UDMABUF_DEVICE_NAME_MAX == UDMABUF_CFS_NAME_MAX),
 	       "the limits of udmabuf.h differ from the UAPI's");
-_Static_assert(UDMABUF_SYNC_CHECK_OFF == UDMABUF_CFS_SYNC_CHECK_OFF &&
-	       UDMABUF_SYNC_CHECK_REPORT == UDMABUF_CFS_SYNC_CHECK_REPORT &&
-	       UDMABUF_SYNC_CHECK_SIGBUS == UDMABUF_CFS_SYNC_CHECK_SIGBUS &&
-	       UDMABUF_SYNC_CHECK_MAX == UDMABUF_CFS_SYNC_CHECK_MAX,
+_Static_assert((UDMABUF_SYNC_CHECK_OFF == UDMABUF_CFS_SYNC_CHECK_OFF) &&
+	       (UDMABUF_SYNC_CHECK_REPORT == UDMABUF_CFS_SYNC_CHECK_REPORT) &&
+	       (UDMABUF_SYNC_CHECK_SIGBUS == UDMABUF_CFS_SYNC_CHECK_SIGBUS) &&
+	       (UDMABUF_SYNC_CHECK_MAX == UDMABUF_CFS_SYNC_CHECK_MAX),
 	       "UDMABUF_SYNC_CHECK_* differ from the UAPI");
 
 /* The environment variable that turns the sync checker on everywhere. */
@@ -118,9 +118,12 @@ static int set_string(char **slot, const char *value)
 {
 	char *copy = NULL;
 
-	if (value && *value && !(copy = strdup(value)))
-		return udmabuf_fail(ENOMEM, "udmabuf config", "copy '%s'",
-				    value);
+	if (value && *value) {
+		copy = strdup(value);
+		if (!copy)
+			return udmabuf_fail(ENOMEM, "udmabuf config",
+					    "copy '%s'", value);
+	}
 	free(*slot);
 	*slot = copy;
 	return 0;

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -79,13 +80,28 @@ static int phys_addr_writable(const char *dir)
 	if (udmabuf_path_join(path, sizeof(path), dir, "phys_addr") ||
 	    stat(path, &st))
 		return 1;
-	return (st.st_mode & S_IWUSR) != 0;
+	return (st.st_mode & 0200) != 0;
+}
+
+/* Write ATTR of DIR, its value a printf FMT, and make it the step. */
+static int __attribute__((format(printf, 4, 5)))
+write_attrf(const char *dir, const char **step, const char *attr,
+	    const char *fmt, ...)
+{
+	char val[64];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(val, sizeof(val), fmt, ap);
+	va_end(ap);
+	set_step(step, attr);
+	return udmabuf_write_attr(dir, attr, val);
 }
 
 static int create_args(const struct udmabuf_create_args *args,
 		       const char **step)
 {
-	char dir[PATH_MAX], val[64];
+	char dir[PATH_MAX];
 	const char *const *a;
 	int ret;
 
@@ -120,27 +136,20 @@ static int create_args(const struct udmabuf_create_args *args,
 		ret = -EOPNOTSUPP;
 		goto undo;
 	}
-
-#define SET(attr, ...) do {						\
-		snprintf(val, sizeof(val), __VA_ARGS__);		\
-		set_step(step, attr);					\
-		ret = udmabuf_write_attr(dir, attr, val);			\
-		if (ret)						\
-			goto undo;					\
-	} while (0)
-
-	SET("size", "%" PRIu64, args->size);
-	if (args->minor >= 0)
-		SET("minor", "%ld", args->minor);
-	if (args->sync_mode >= 0)
-		SET("sync_mode", "%d", args->sync_mode);
+	ret = write_attrf(dir, step, "size", "%" PRIu64, args->size);
+	if (!ret && args->minor >= 0)
+		ret = write_attrf(dir, step, "minor", "%ld", args->minor);
+	if (!ret && args->sync_mode >= 0)
+		ret = write_attrf(dir, step, "sync_mode", "%d", args->sync_mode);
 	/* Off is the module's default: nothing to write. */
-	if (args->sync_check > 0)
-		SET("sync_check", "%d", args->sync_check);
-	if (args->dma_mask >= 0)
-		SET("dma_mask", "%d", args->dma_mask);
-	if (args->mode >= 0)
-		SET("mode", "%04o", (unsigned int)args->mode);
+	if (!ret && args->sync_check > 0)
+		ret = write_attrf(dir, step, "sync_check", "%d", args->sync_check);
+	if (!ret && args->dma_mask >= 0)
+		ret = write_attrf(dir, step, "dma_mask", "%d", args->dma_mask);
+	if (!ret && args->mode >= 0)
+		ret = write_attrf(dir, step, "mode", "%04o", (unsigned int)args->mode);
+	if (ret)
+		goto undo;
 	if (args->device_name) {
 		set_step(step, "device_name");
 		ret = udmabuf_write_attr(dir, "device_name", args->device_name);
@@ -166,9 +175,12 @@ static int create_args(const struct udmabuf_create_args *args,
 			goto undo;
 	}
 	/* After dma_device: the placement is checked against its mask. */
-	if (args->has_phys_addr)
-		SET("phys_addr", "0x%" PRIx64, args->phys_addr);
-#undef SET
+	if (args->has_phys_addr) {
+		ret = write_attrf(dir, step, "phys_addr", "0x%" PRIx64,
+				  args->phys_addr);
+		if (ret)
+			goto undo;
+	}
 	if (!(args->flags & UDMABUF_CREATE_NO_ENABLE)) {
 		set_step(step, "enable");
 		ret = udmabuf_write_attr(dir, "enable", "1");
@@ -264,10 +276,10 @@ UDMABUF_EXPORT int udmabuf_destroy(const char *name, unsigned int flags)
 		const char *dev = strrchr(name, '/') + 1;
 
 		ret = *dev ? udmabuf_item_of_device(dev, item, sizeof(item)) : -EINVAL;
-		if (ret == -ENOENT && udmabuf_path_join(dir, sizeof(dir),
-							udmabuf_sysfs_dir(), dev) == 0 &&
-							udmabuf_is_dir(dir))
-							ret = -EPERM;
+		if (ret == -ENOENT &&
+		    udmabuf_path_join(dir, sizeof(dir), udmabuf_sysfs_dir(), dev) == 0 &&
+		    udmabuf_is_dir(dir))
+			ret = -EPERM;
 	} else if (strlen(name) >= sizeof(item)) {
 		ret = -ENAMETOOLONG;
 	} else {

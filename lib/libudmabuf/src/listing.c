@@ -420,8 +420,7 @@ static int fill_from_item(const struct attr_dirs *d, const char *item,
 		info->enabled = 1;
 	} else if (ret != 0 &&
 		   udmabuf_read_attr_at(fd, dir, "enable", buf, sizeof(buf)) > 0) {
-		info->enabled = strchr("1yY", buf[0]) != NULL ||
-				!strcmp(buf, "on");
+		info->enabled = strchr("1yY", buf[0]) || !strcmp(buf, "on");
 	}
 	if ((fields & UDMABUF_FIELD_SIZE) &&
 	    udmabuf_read_u64_attr(fd, dir, "size", 10, &v) == 0)
@@ -532,7 +531,8 @@ static int read_names_of(DIR *d, int want_dirs, char ***names, size_t *count)
 				goto nomem;
 			v = nv;
 		}
-		if (!(v[n] = strdup(de->d_name)))
+		v[n] = strdup(de->d_name);
+		if (!v[n])
 			goto nomem;
 		n++;
 	}

@@ -46,11 +46,24 @@ UDMABUF_EXPORT int udmabuf_parse_size(const char *s, uint64_t *bytes)
 		return -EINVAL;
 	if (*s) {
 		switch (*s) {
-		case 'k': case 'K': shift = 10; break;
-		case 'm': case 'M': shift = 20; break;
-		case 'g': case 'G': shift = 30; break;
-		case 't': case 'T': shift = 40; break;
-		default: return -EINVAL;
+		case 'k':
+		case 'K':
+			shift = 10;
+			break;
+		case 'm':
+		case 'M':
+			shift = 20;
+			break;
+		case 'g':
+		case 'G':
+			shift = 30;
+			break;
+		case 't':
+		case 'T':
+			shift = 40;
+			break;
+		default:
+			return -EINVAL;
 		}
 		s++;
 		if (s[0] == 'i' && s[1] == 'B')

@@ -86,7 +86,10 @@ static int configfs_mountpoint(char *buf, size_t len)
 			if (p)
 				p++;
 		}
-		if (!p || !(end = strchr(p, ' ')))
+		if (!p)
+			continue;
+		end = strchr(p, ' ');
+		if (!end)
 			continue;
 		*end = '\0';
 		unescape_octal(p);

@@ -222,7 +222,8 @@ int rmdir(const char *path)
 	struct dirent *de;
 	DIR *d;
 
-	if (under("UDMABUF_CONFIGFS_DIR", path) && (d = opendir(path))) {
+	d = under("UDMABUF_CONFIGFS_DIR", path) ? opendir(path) : NULL;
+	if (d) {
 		while ((de = readdir(d)))
 			if (de->d_name[0] != '.')	/* directories stay */
 				unlinkat(dirfd(d), de->d_name, 0);

@@ -150,15 +150,16 @@ static char *take_log(void)
 
 static int has(const char *s, const char *what)
 {
-	return strstr(s, what) != NULL;
+	return !!strstr(s, what);
 }
 
 /* The fake's log since the last take_log() is WANT (shown if not). */
 #define LOG_IS(want, ...) do {						\
 		const char *_log = take_log();				\
+		int _same = !strcmp(_log, (want));			\
 									\
-		CHECK(!strcmp(_log, (want)), __VA_ARGS__);		\
-		if (strcmp(_log, (want)))				\
+		CHECK(_same, __VA_ARGS__);				\
+		if (!_same)						\
 			printf("#   log: %s\n", _log);			\
 	} while (0)
 
@@ -323,7 +324,7 @@ static void test_create(void)
 {
 	struct udmabuf_config *cfg = udmabuf_config_new();
 
-	CHECK(cfg != NULL, "config_new");
+	CHECK(cfg, "config_new");
 	CHECK(udmabuf_config_set_dma_device(cfg, "pci") == -EINVAL &&
 	      udmabuf_config_set_dma_device(cfg, "/x") == -EINVAL &&
 	      udmabuf_config_set_attr(cfg, "enable", "1") == -EINVAL &&
@@ -476,8 +477,8 @@ static void test_alloc(void)
 	      "alloc through DEV_DIR/udmabuf-cfs");
 	/* O_RDWR | O_CLOEXEC; sync_mode 1, the default; dma_bits 0, auto. */
 	snprintf(expect, sizeof(expect),
-		 "ioctl=alloc 12388 %o 1 0 0 \nioctl=get_info\n",
-		 O_RDWR | O_CLOEXEC);
+		 "ioctl=alloc 12388 %o 1 0 0 %s\nioctl=get_info\n",
+		 O_RDWR | O_CLOEXEC, "");
 	LOG_IS(expect, "one ioctl: size, O_RDWR|O_CLOEXEC, sync_mode 1, defaults");
 	snprintf(name, sizeof(name), "proc-%d-1", (int)getpid());
 	CHECK(b && !strcmp(udmabuf_get_name(b), name) &&
@@ -838,7 +839,8 @@ static void test_listing(void)
 static void test_sync_check(void)
 {
 	static const char features[] =
-		"size,minor,device_name,sync_mode,dma_mask,mode,dma_device,enable,phys_addr,dev,allocator,sync_check\n";
+		"size,minor,device_name,sync_mode,dma_mask,mode,dma_device,enable,phys_addr,dev,"
+		"allocator,sync_check\n";
 	static const struct {
 		const char *name;
 		int mode, ret;
@@ -913,7 +915,8 @@ static void test_sync_check(void)
 	CHECK(udmabuf_create("sc", cfg, 0) == -EINVAL && !exists(cfs, "sc") &&
 	      !strcmp(take_log(), "") &&
 	      !strcmp(udmabuf_last_error(),
-		      "sc: UDMABUF_SYNC_CHECK='1' is not report, sigbus or off: Invalid argument") &&
+		      "sc: UDMABUF_SYNC_CHECK='1' is not report, sigbus or off: "
+		      "Invalid argument") &&
 	      !strcmp(udmabuf_last_error_step(), ""),
 	      "a bad UDMABUF_SYNC_CHECK is EINVAL, before anything is made, and says so: %s",
 	      udmabuf_last_error());

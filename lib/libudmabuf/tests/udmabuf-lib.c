@@ -78,15 +78,15 @@ static struct udmabuf_config *parse(int argc, char **argv)
 			flags |= O_SYNC;
 			continue;
 		}
-		if (!strcmp(argv[i], "--sync-mode"))
+		if (!strcmp(argv[i], "--sync-mode")) {
 			ret = udmabuf_config_set_sync_mode(cfg, (unsigned int)atoi(v));
-		else if (!strcmp(argv[i], "--dma-mask"))
+		} else if (!strcmp(argv[i], "--dma-mask")) {
 			ret = udmabuf_config_set_dma_mask(cfg, (unsigned int)atoi(v));
-		else if (!strcmp(argv[i], "--allocator"))
+		} else if (!strcmp(argv[i], "--allocator")) {
 			ret = udmabuf_config_set_allocator(cfg, v);
-		else if (!strcmp(argv[i], "--dma-device"))
+		} else if (!strcmp(argv[i], "--dma-device")) {
 			ret = udmabuf_config_set_dma_device(cfg, v);
-		else {
+		} else {
 			fprintf(stderr, "udmabuf-lib: unknown option %s\n", argv[i]);
 			exit(3);
 		}

@@ -46,14 +46,15 @@ static void diag(const char *out)
 }
 
 #define CHECK_OUT(out, want, name) do {					\
-		int _same = !strcmp((out), (want));			\
+		const char *_out = (out), *_want = (want);		\
+		int _same = !strcmp(_out, _want);			\
 									\
 		CHECK(_same, "%s", name);				\
 		if (!_same) {						\
 			printf("#   got:\n");				\
-			diag(out);					\
+			diag(_out);					\
 			printf("#   expected:\n");			\
-			diag(want);					\
+			diag(_want);					\
 		}							\
 	} while (0)
 
@@ -154,7 +155,7 @@ static void test_utf8_sanitize(void)
 	utf8_is("caf\xc3\xa9", "caf\xc3\xa9");
 	utf8_is("\xe2\x82\xac", "\xe2\x82\xac");
 	utf8_is("\xf0\x9f\x98\x80", "\xf0\x9f\x98\x80");
-	utf8_is("a\xff" "b", "a\xef\xbf\xbd" "b");
+	utf8_is("a\xff\x62", "a\xef\xbf\xbd\x62");	/* \x62 is b: "\xffb" would be one escape */
 	utf8_is("\xc3", "\xef\xbf\xbd");
 	utf8_is("\xc0\xaf", "\xef\xbf\xbd\xef\xbf\xbd");		/* overlong */
 	utf8_is("\xed\xa0\x80", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");	/* surrogate */
@@ -264,10 +265,10 @@ static void test_bench_table(void)
 	      "11 default bench columns, OP..RATIO");
 	CAPTURE(out, print_bench(f, v, 2, cols, n, &o));
 	CHECK_OUT(out,
-		"OP           O-SYNC SYNC-MODE CACHE         SIZE   TIME    MIN    MAX   RATE BASELINE RATIO\n"
-		"check_buf    1              1 write-combine   1M  254ms  250ms  260ms 3.9M/s malloc   5.224\n"
-		"sync_for_cpu 0              1                 4K 1.50us 1.40us 1.60us 2.5G/s getppid   15.0\n",
-		"bench table (times, rates and ratios human, numbers right)");
+		  "OP           O-SYNC SYNC-MODE CACHE         SIZE   TIME    MIN    MAX   RATE BASELINE RATIO\n"
+		  "check_buf    1              1 write-combine   1M  254ms  250ms  260ms 3.9M/s malloc   5.224\n"
+		  "sync_for_cpu 0              1                 4K 1.50us 1.40us 1.60us 2.5G/s getppid   15.0\n",
+		  "bench table (times, rates and ratios human, numbers right)");
 	free(out);
 
 	o.json = 1;
@@ -281,21 +282,21 @@ static void test_bench_table(void)
 	cols[7] = BCOL_REPS;
 	CAPTURE(out, print_bench(f, v + 1, 1, cols, 8, &o));
 	CHECK_OUT(out,
-		"{\n"
-		"   \"benchmarks\": [\n"
-		"      {\n"
-		"         \"op\": \"sync_for_cpu\",\n"
-		"         \"o-sync\": false,\n"
-		"         \"cache\": null,\n"
-		"         \"time\": 1500,\n"
-		"         \"rate\": 2730666667,\n"
-		"         \"base-time\": 100,\n"
-		"         \"ratio\": 15.0000,\n"
-		"         \"reps\": 3\n"
-		"      }\n"
-		"   ]\n"
-		"}\n",
-		"bench JSON: ns, bytes/s, four decimals, null for no CACHE");
+		  "{\n"
+		  "   \"benchmarks\": [\n"
+		  "      {\n"
+		  "         \"op\": \"sync_for_cpu\",\n"
+		  "         \"o-sync\": false,\n"
+		  "         \"cache\": null,\n"
+		  "         \"time\": 1500,\n"
+		  "         \"rate\": 2730666667,\n"
+		  "         \"base-time\": 100,\n"
+		  "         \"ratio\": 15.0000,\n"
+		  "         \"reps\": 3\n"
+		  "      }\n"
+		  "   ]\n"
+		  "}\n",
+		  "bench JSON: ns, bytes/s, four decimals, null for no CACHE");
 	free(out);
 }
 
@@ -341,21 +342,34 @@ static long long buddy(const char *text, int mask)
 
 static void test_buddyinfo(void)
 {
-	/* an amd64 guest: DMA's largest order is 10, DMA32's 9, Normal's 8 */
+	/*
+	 * an amd64 guest: DMA's largest order is 10, DMA32's 9, Normal's 8;
+	 * the kernel ends each line with a space (\x20)
+	 */
 	static const char x86[] =
-		"Node 0, zone      DMA      0      0      0      0      0      0      0      0      1      1      3 \n"
-		"Node 0, zone    DMA32      1      1      4      2      5      4      3      3      4      2      0 \n"
-		"Node 0, zone   Normal   1376   1276   1468    985    626    190     84    213    219      0      0 \n";
+		"Node 0, zone      DMA      0      0      0      0      0"
+		"      0      0      0      1      1      3\x20\n"
+		"Node 0, zone    DMA32      1      1      4      2      5"
+		"      4      3      3      4      2      0\x20\n"
+		"Node 0, zone   Normal   1376   1276   1468    985    626"
+		"    190     84    213    219      0      0\x20\n";
 	static const char normal_only[] =
-		"Node 0, zone   Normal    12     3     0     1     0     0     0     0     0     0     0\n"
-		"Node 1, zone   Normal     0     0     0     0     0     0     0     0     0     1     0\n";
+		"Node 0, zone   Normal    12     3     0     1     0"
+		"     0     0     0     0     0     0\n"
+		"Node 1, zone   Normal     0     0     0     0     0"
+		"     0     0     0     0     1     0\n";
 	static const char full[] =
-		"Node 0, zone    DMA32      0      0      0      0      0      0      0      0      0      0      0 \n"
-		"Node 0, zone   Normal      5      0      0      0      0      0      0      0      0      0      0 \n";
+		"Node 0, zone    DMA32      0      0      0      0      0"
+		"      0      0      0      0      0      0\x20\n"
+		"Node 0, zone   Normal      5      0      0      0      0"
+		"      0      0      0      0      0      0\x20\n";
 	static const char high_only[] =
-		"Node 0, zone   Normal      0      0      0      0      0      0      0      0      0      0      0 \n"
-		"Node 0, zone  Movable      0      0      0      0      0      0      0      7      0      0      0 \n"
-		"Node 0, zone    DMA32      0      0      1      0      0      0      0      0      0      0      0 \n";
+		"Node 0, zone   Normal      0      0      0      0      0"
+		"      0      0      0      0      0      0\x20\n"
+		"Node 0, zone  Movable      0      0      0      0      0"
+		"      0      0      7      0      0      0\x20\n"
+		"Node 0, zone    DMA32      0      0      1      0      0"
+		"      0      0      0      0      0      0\x20\n";
 
 	CHECK(buddy(x86, 64) == 1024, "buddyinfo: 64-bit mask, largest order of any zone (10: DMA)");
 	CHECK(buddy(strchr(x86, '\n') + 1, 64) == 512,
@@ -437,22 +451,33 @@ static long long enomem_rec(const char *rec, const char *dev)
 static void test_enomem_record(void)
 {
 	static const char line[] =
-		"6,1234,56789012,-;udmabuf_cfs: huge: no 8388608 KiB of contiguous memory below 0xffffffffffffffff: page allocator's largest free block 4096 KiB, CMA 0 KiB free, largest free or movable range 3047424 KiB; try a smaller size, cma=SIZE at boot\n"
+		"6,1234,56789012,-;udmabuf_cfs: huge: no 8388608 KiB of contiguous memory "
+		"below 0xffffffffffffffff: page allocator's largest free block 4096 KiB, "
+		"CMA 0 KiB free, largest free or movable range 3047424 KiB; "
+		"try a smaller size, cma=SIZE at boot\n"
 		" SUBSYSTEM=udmabuf\n";
 	static const char other[] =
-		"6,1235,56789013,-;udmabuf_cfs: huge2: no 8388608 KiB of contiguous memory below 0xffffffff: page allocator's largest free block 4096 KiB, CMA 0 KiB free, largest free or movable range 0 KiB; try a smaller size, cma=SIZE at boot or dma_mask=64\n";
+		"6,1235,56789013,-;udmabuf_cfs: huge2: no 8388608 KiB of contiguous memory "
+		"below 0xffffffff: page allocator's largest free block 4096 KiB, "
+		"CMA 0 KiB free, largest free or movable range 0 KiB; "
+		"try a smaller size, cma=SIZE at boot or dma_mask=64\n";
 
 	CHECK(enomem_rec(line, "huge") == 3047424, "kmsg: the range of the device's line");
 	CHECK(enomem_rec(line, "hug") == -ENOENT, "kmsg: another device's line (a prefix of the name)");
 	CHECK(enomem_rec(other, "huge") == -ENOENT, "kmsg: another device's line (the name a prefix)");
 	CHECK(enomem_rec(other, "huge2") == 0, "kmsg: a range of 0 is a range");
-	CHECK(enomem_rec("6,1,2,-;udmabuf_cfs: huge: no 4 KiB: something else\n", "huge") == -ENOENT,
+	CHECK(enomem_rec("6,1,2,-;udmabuf_cfs: huge: no 4 KiB: something else\n",
+			 "huge") == -ENOENT,
 	      "kmsg: a line without the range");
-	CHECK(enomem_rec("6,1,2,-;other: huge: no 1 KiB, largest free or movable range 5 KiB\n", "huge") == -ENOENT,
+	CHECK(enomem_rec("6,1,2,-;other: huge: no 1 KiB, largest free or movable range 5 KiB\n",
+			 "huge") == -ENOENT,
 	      "kmsg: another module's line");
-	CHECK(enomem_rec("udmabuf_cfs: huge: no 1 KiB, largest free or movable range 5 KiB\n", "huge") == -ENOENT,
+	CHECK(enomem_rec("udmabuf_cfs: huge: no 1 KiB, largest free or movable range 5 KiB\n",
+			 "huge") == -ENOENT,
 	      "kmsg: not a record");
-	CHECK(enomem_rec("6,1,2,-;udmabuf_cfs: huge: no 1 KiB, largest free or movable range 99999999999999999999 KiB\n", "huge") == -ENOENT,
+	CHECK(enomem_rec("6,1,2,-;udmabuf_cfs: huge: no 1 KiB, "
+			 "largest free or movable range 99999999999999999999 KiB\n",
+			 "huge") == -ENOENT,
 	      "kmsg: a range that does not fit is none");
 }
 
