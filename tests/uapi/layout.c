@@ -22,9 +22,11 @@
 #define OFFSET(type, member, off) \
 	ASSERT(offsetof(struct type, member) == (off), \
 	       "offsetof(struct " #type ", " #member ") != " #off)
-#define MEMBER_SIZE(type, member, size) \
-	ASSERT(sizeof((*(struct type *)0).member) == (size), \
-	       "sizeof(struct " #type "." #member ") != " #size)
+/* A member's offset and size. */
+#define FIELD(type, member, off, size) \
+	ASSERT(offsetof(struct type, member) == (off) && \
+	       sizeof(((struct type *)0)->member) == (size), \
+	       "struct " #type "." #member " is not at " #off " with " #size " bytes")
 
 #ifdef EXPECT_PTR_BITS
 ASSERT(sizeof(void *) * 8 == EXPECT_PTR_BITS, "the compiler does not target the expected pointer width");
@@ -32,62 +34,43 @@ ASSERT(sizeof(void *) * 8 == EXPECT_PTR_BITS, "the compiler does not target the 
 
 /* struct udmabuf_cfs_info: 104 bytes, every __u64 naturally aligned. */
 ASSERT(sizeof(struct udmabuf_cfs_info) == 104, "sizeof(struct udmabuf_cfs_info) != 104");
-OFFSET(udmabuf_cfs_info, abi_version, 0);
-MEMBER_SIZE(udmabuf_cfs_info, abi_version, 4);
-OFFSET(udmabuf_cfs_info, flags, 4);
-MEMBER_SIZE(udmabuf_cfs_info, flags, 4);
-OFFSET(udmabuf_cfs_info, size, 8);
-MEMBER_SIZE(udmabuf_cfs_info, size, 8);
-OFFSET(udmabuf_cfs_info, dma_addr, 16);
-MEMBER_SIZE(udmabuf_cfs_info, dma_addr, 8);
-OFFSET(udmabuf_cfs_info, phys_addr, 24);
-MEMBER_SIZE(udmabuf_cfs_info, phys_addr, 8);
-OFFSET(udmabuf_cfs_info, sync_mode, 32);
-MEMBER_SIZE(udmabuf_cfs_info, sync_mode, 4);
-OFFSET(udmabuf_cfs_info, minor, 36);
-MEMBER_SIZE(udmabuf_cfs_info, minor, 4);
-OFFSET(udmabuf_cfs_info, driver_version, 40);
-MEMBER_SIZE(udmabuf_cfs_info, driver_version, 32);
-OFFSET(udmabuf_cfs_info, sync_violations, 72);
-MEMBER_SIZE(udmabuf_cfs_info, sync_violations, 8);
+FIELD(udmabuf_cfs_info, abi_version, 0, 4);
+FIELD(udmabuf_cfs_info, flags, 4, 4);
+FIELD(udmabuf_cfs_info, size, 8, 8);
+FIELD(udmabuf_cfs_info, dma_addr, 16, 8);
+FIELD(udmabuf_cfs_info, phys_addr, 24, 8);
+FIELD(udmabuf_cfs_info, sync_mode, 32, 4);
+FIELD(udmabuf_cfs_info, minor, 36, 4);
+FIELD(udmabuf_cfs_info, driver_version, 40, 32);
+FIELD(udmabuf_cfs_info, sync_violations, 72, 8);
 OFFSET(udmabuf_cfs_info, sync_check, 80);
 OFFSET(udmabuf_cfs_info, reserved0, 84);
-OFFSET(udmabuf_cfs_info, reserved, 88);
-MEMBER_SIZE(udmabuf_cfs_info, reserved, 16);
+FIELD(udmabuf_cfs_info, reserved, 88, 16);
 
 /* struct udmabuf_cfs_sync: 24 bytes. */
 ASSERT(sizeof(struct udmabuf_cfs_sync) == 24, "sizeof(struct udmabuf_cfs_sync) != 24");
-OFFSET(udmabuf_cfs_sync, offset, 0);
-MEMBER_SIZE(udmabuf_cfs_sync, offset, 8);
-OFFSET(udmabuf_cfs_sync, size, 8);
-MEMBER_SIZE(udmabuf_cfs_sync, size, 8);
-OFFSET(udmabuf_cfs_sync, direction, 16);
-MEMBER_SIZE(udmabuf_cfs_sync, direction, 4);
-OFFSET(udmabuf_cfs_sync, flags, 20);
-MEMBER_SIZE(udmabuf_cfs_sync, flags, 4);
+FIELD(udmabuf_cfs_sync, offset, 0, 8);
+FIELD(udmabuf_cfs_sync, size, 8, 8);
+FIELD(udmabuf_cfs_sync, direction, 16, 4);
+FIELD(udmabuf_cfs_sync, flags, 20, 4);
 
 ASSERT(sizeof(struct udmabuf_cfs_export) == 24, "sizeof(struct udmabuf_cfs_export) != 24");
 OFFSET(udmabuf_cfs_export, offset, 0);
 OFFSET(udmabuf_cfs_export, size, 8);
 OFFSET(udmabuf_cfs_export, flags, 16);
-OFFSET(udmabuf_cfs_export, fd, 20);
-MEMBER_SIZE(udmabuf_cfs_export, fd, 4);
+FIELD(udmabuf_cfs_export, fd, 20, 4);
 
 /* struct udmabuf_cfs_alloc: 208 bytes, every __u64 naturally aligned. */
 ASSERT(sizeof(struct udmabuf_cfs_alloc) == 208, "sizeof(struct udmabuf_cfs_alloc) != 208");
-OFFSET(udmabuf_cfs_alloc, size, 0);
-MEMBER_SIZE(udmabuf_cfs_alloc, size, 8);
+FIELD(udmabuf_cfs_alloc, size, 0, 8);
 OFFSET(udmabuf_cfs_alloc, flags, 8);
 OFFSET(udmabuf_cfs_alloc, sync_mode, 12);
 OFFSET(udmabuf_cfs_alloc, dma_bits, 16);
 OFFSET(udmabuf_cfs_alloc, allocator, 20);
-OFFSET(udmabuf_cfs_alloc, fd, 24);
-MEMBER_SIZE(udmabuf_cfs_alloc, fd, 4);
+FIELD(udmabuf_cfs_alloc, fd, 24, 4);
 OFFSET(udmabuf_cfs_alloc, sync_check, 28);
-OFFSET(udmabuf_cfs_alloc, dma_device, 32);
-MEMBER_SIZE(udmabuf_cfs_alloc, dma_device, 128);
-OFFSET(udmabuf_cfs_alloc, reserved, 160);
-MEMBER_SIZE(udmabuf_cfs_alloc, reserved, 48);
+FIELD(udmabuf_cfs_alloc, dma_device, 32, 128);
+FIELD(udmabuf_cfs_alloc, reserved, 160, 48);
 
 /* Constants. */
 ASSERT(UDMABUF_CFS_ABI_VERSION == 1, "ABI version");
