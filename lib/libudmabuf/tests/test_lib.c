@@ -475,10 +475,13 @@ static void test_alloc(void)
 	take_log();
 	CHECK(udmabuf_alloc(cfg, O_RDWR, &b) == 0 && b,
 	      "alloc through DEV_DIR/udmabuf-cfs");
-	/* O_RDWR | O_CLOEXEC; sync_mode 1, the default; dma_bits 0, auto. */
+	/*
+	 * O_RDWR | O_CLOEXEC; sync_mode 1, the default; dma_bits 0, auto;
+	 * no dma_device (the empty last field, after a space: \x20).
+	 */
 	snprintf(expect, sizeof(expect),
-		 "ioctl=alloc 12388 %o 1 0 0 %s\nioctl=get_info\n",
-		 O_RDWR | O_CLOEXEC, "");
+		 "ioctl=alloc 12388 %o 1 0 0\x20\nioctl=get_info\n",
+		 O_RDWR | O_CLOEXEC);
 	LOG_IS(expect, "one ioctl: size, O_RDWR|O_CLOEXEC, sync_mode 1, defaults");
 	snprintf(name, sizeof(name), "proc-%d-1", (int)getpid());
 	CHECK(b && !strcmp(udmabuf_get_name(b), name) &&
