@@ -96,8 +96,8 @@ static inline void kunmap_local(void *addr)
 }
 #endif
 
-/* v5.13 added zone_is_zone_device(). */
-#if LINUX_VERSION_CODE < KERNEL_VERSION(5, 13, 0)
+/* v5.12 added zone_is_zone_device(). */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(5, 12, 0)
 static inline bool zone_is_zone_device(struct zone *zone)
 {
 #ifdef CONFIG_ZONE_DEVICE
