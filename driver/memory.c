@@ -555,6 +555,15 @@ static void udmabuf_put_charged(struct udmabuf_buffer *buf)
 	udmabuf_put_pages(buf->pages, first);
 	udmabuf_put_pages(buf->pages + last + 1, nr - last - 1);
 	udmabuf_uncharge_pages(lo->cred, nr - lo->held);
+	/*
+	 * Their other users all left while the record was made: nothing is
+	 * left to hold, and a record without pages would never be scanned
+	 * to its end (its charges with it).
+	 */
+	if (!lo->held) {
+		udmabuf_leftover_done(lo);
+		return;
+	}
 
 	mutex_lock(&udmabuf_leftover_lock);
 	list_add_tail(&lo->node, &udmabuf_leftovers);
