@@ -16,7 +16,10 @@
  * - a sync for the CPU (the ioctl, sysfs, a dma-buf importer's
  *   DMA_BUF_IOCTL_SYNC) gives them back; one over a page the device was
  *   never given is reported: the device may have read what the CPU left
- *   in its cache (the flush is missing);
+ *   in its cache (the flush is missing).  A page may come back in parts
+ *   (a completion per descriptor, ping-pong halves of one page), so a
+ *   second bit per page says it was given and not yet wholly given back:
+ *   a sync for the CPU of part of such a page is right, whoever owns it;
  * - a CPU access to a page the device owns, through any mapping (it
  *   faults, having no entry), read(), write() or get_user_pages() (which
  *   faults too), is reported: the sync for the CPU is missing.  With
@@ -28,9 +31,13 @@
  * default: 10 in 5 s), and one more in sync_violations.  Ownership is per
  * page: a sync whose ends fall inside a page gives the whole page; one
  * whose ends fall inside a cache line is reported, since on a non-coherent
- * CPU the rest of the line is written back or thrown away with it.  Only
- * mappings the program asked to be cached are checked: an uncached or
- * write-combined mapping needs no sync, on any architecture.
+ * CPU the rest of the line is written back or thrown away with it.  A page
+ * given back in parts stays "given" until a sync for the CPU covers it
+ * whole or the checker is turned off, so a later sync for the CPU of it
+ * with no sync for the device before goes unreported: two bits a page
+ * cannot tell which parts came back, and a missed report is better than a
+ * false one.  Only mappings the program asked to be cached are checked: an
+ * uncached or write-combined mapping needs no sync, on any architecture.
  *
  * Off (the default), nothing of this runs: no bitmap, no entry is taken
  * away, mappings are made whole at mmap() as always.
@@ -53,6 +60,30 @@ static void udmabuf_sc_pages(u64 offset, u64 size, unsigned long *first,
 {
 	*first = offset >> PAGE_SHIFT;
 	*last = (offset + size - 1) >> PAGE_SHIFT;
+}
+
+/*
+ * The pages given to the device and not yet wholly given back: a bitmap
+ * after sc_device, in the same allocation (udmabuf_sc_set()).
+ */
+static unsigned long *udmabuf_sc_given(struct udmabuf_buffer *buf)
+{
+	return buf->sc_device + BITS_TO_LONGS(udmabuf_nr_pages(buf));
+}
+
+/*
+ * Pages [first, end) that the byte range [offset, offset + size) of @buf
+ * covers whole; the last page is whole up to the buffer's size, past
+ * which nothing is synced.
+ */
+static void udmabuf_sc_whole(struct udmabuf_buffer *buf, u64 offset, u64 size,
+			     unsigned long *first, unsigned long *end)
+{
+	*first = (offset + PAGE_SIZE - 1) >> PAGE_SHIFT;
+	if (offset + size >= buf->size)
+		*end = udmabuf_nr_pages(buf);
+	else
+		*end = (offset + size) >> PAGE_SHIFT;
 }
 
 /**
@@ -78,20 +109,22 @@ void udmabuf_sc_report(struct udmabuf_buffer *buf, u64 offset,
  * @buf: the buffer
  * @mode: %UDMABUF_CFS_SYNC_CHECK_*
  *
- * The bitmap is made the first time it is turned on and kept; turning it
- * off gives every page to the CPU, and the mappings fault their entries
- * back in as they are touched.
+ * The bitmaps are made the first time it is turned on and kept; turning
+ * it off gives every page to the CPU and forgets what was given, and the
+ * mappings fault their entries back in as they are touched.
  *
  * Return: 0, -ERANGE for a mode that does not exist, -ENOMEM.
  */
 int udmabuf_sc_set(struct udmabuf_buffer *buf, unsigned int mode)
 {
+	unsigned long longs = BITS_TO_LONGS(udmabuf_nr_pages(buf));
 	unsigned long *map;
 
 	if (udmabuf_check_sync_check(mode))
 		return -ERANGE;
 	if (mode && !READ_ONCE(buf->sc_device)) {
-		map = bitmap_zalloc(udmabuf_nr_pages(buf), GFP_KERNEL);
+		/* Both bitmaps, sc_device's and udmabuf_sc_given()'s. */
+		map = kcalloc(2 * longs, sizeof(*map), GFP_KERNEL);
 		if (!map)
 			return -ENOMEM;
 		spin_lock(&buf->sc_lock);
@@ -100,21 +133,23 @@ int udmabuf_sc_set(struct udmabuf_buffer *buf, unsigned int mode)
 			map = NULL;
 		}
 		spin_unlock(&buf->sc_lock);
-		bitmap_free(map);
+		kfree(map);
 	}
 	spin_lock(&buf->sc_lock);
-	if (!mode && buf->sc_device)
+	if (!mode && buf->sc_device) {
 		bitmap_zero(buf->sc_device, udmabuf_nr_pages(buf));
+		bitmap_zero(udmabuf_sc_given(buf), udmabuf_nr_pages(buf));
+	}
 	/* Pairs with udmabuf_sc_on(): the bitmap is there before it is on. */
 	smp_store_release(&buf->sync_check, mode);
 	spin_unlock(&buf->sc_lock);
 	return 0;
 }
 
-/* The bitmap goes with the buffer. */
+/* The bitmaps go with the buffer. */
 void udmabuf_sc_release(struct udmabuf_buffer *buf)
 {
-	bitmap_free(buf->sc_device);
+	kfree(buf->sc_device);
 	buf->sc_device = NULL;
 }
 
@@ -141,8 +176,9 @@ static bool udmabuf_sc_device_owns(struct udmabuf_buffer *buf,
  * @offset: start of the range, inside the buffer
  * @size: its length, not 0, inside the buffer
  *
- * The range's pages are the device's; the CPU's entries for them go from
- * every mapping, so that the next CPU access faults and is seen.
+ * The range's pages are the device's, and given to it until a sync for
+ * the CPU covers them whole; the CPU's entries for them go from every
+ * mapping, so that the next CPU access faults and is seen.
  */
 void udmabuf_sc_for_device(struct udmabuf_buffer *buf, u64 offset, u64 size)
 {
@@ -152,10 +188,36 @@ void udmabuf_sc_for_device(struct udmabuf_buffer *buf, u64 offset, u64 size)
 		return;
 	udmabuf_sc_pages(offset, size, &first, &last);
 	spin_lock(&buf->sc_lock);
-	if (buf->sync_check)
+	if (buf->sync_check) {
 		bitmap_set(buf->sc_device, first, last - first + 1);
+		bitmap_set(udmabuf_sc_given(buf), first, last - first + 1);
+	}
 	spin_unlock(&buf->sc_lock);
 	udmabuf_unmap_range(buf, first, last - first + 1);
+}
+
+/*
+ * The first page of [first, last] that the device neither owns nor was
+ * given without its being wholly given back since, or last + 1.  Each
+ * step stops at a clear bit of one bitmap; a clear bit in the other there
+ * ends the search.
+ */
+static unsigned long udmabuf_sc_never_given(struct udmabuf_buffer *buf,
+					    unsigned long first,
+					    unsigned long last)
+{
+	unsigned long *given = udmabuf_sc_given(buf);
+	unsigned long pg = first;
+
+	while (pg <= last) {
+		pg = find_next_zero_bit(buf->sc_device, last + 1, pg);
+		if (pg > last || !test_bit(pg, given))
+			break;
+		pg = find_next_zero_bit(given, last + 1, pg);
+		if (pg > last || !test_bit(pg, buf->sc_device))
+			break;
+	}
+	return pg;
 }
 
 /**
@@ -169,14 +231,15 @@ void udmabuf_sc_for_device(struct udmabuf_buffer *buf, u64 offset, u64 size)
  *
  * Reports a range (the first page of it) the device was never given, and
  * ends that fall inside a cache line of a page the device owns; then the
- * range's pages are the CPU's.  The line is the architecture's DMA
- * alignment, and at least UDMABUF_SC_LINE: the checker stands in for the
- * non-coherent SoCs on x86 too, whose DMA needs no alignment.
+ * range's pages are the CPU's, and those it covers whole are no longer
+ * given.  The line is the architecture's DMA alignment, and at least
+ * UDMABUF_SC_LINE: the checker stands in for the non-coherent SoCs on x86
+ * too, whose DMA needs no alignment.
  */
 void udmabuf_sc_for_cpu(struct udmabuf_buffer *buf, u64 offset, u64 size,
 			bool given)
 {
-	unsigned long first, last, pg;
+	unsigned long first, last, pg, whole, whole_end;
 	unsigned long line = max_t(unsigned long, dma_get_cache_alignment(),
 				   UDMABUF_SC_LINE);
 	u64 end = offset + size, at = 0;
@@ -185,15 +248,18 @@ void udmabuf_sc_for_cpu(struct udmabuf_buffer *buf, u64 offset, u64 size,
 	if (!READ_ONCE(buf->sync_check))
 		return;
 	udmabuf_sc_pages(offset, size, &first, &last);
+	udmabuf_sc_whole(buf, offset, size, &whole, &whole_end);
 	spin_lock(&buf->sc_lock);
 	if (!buf->sync_check) {
 		spin_unlock(&buf->sc_lock);
 		return;
 	}
-	pg = find_next_zero_bit(buf->sc_device, last + 1, first);
-	if (given && pg <= last) {
-		never = true;
-		at = max_t(u64, offset, (u64)pg << PAGE_SHIFT);
+	if (given) {
+		pg = udmabuf_sc_never_given(buf, first, last);
+		if (pg <= last) {
+			never = true;
+			at = max_t(u64, offset, (u64)pg << PAGE_SHIFT);
+		}
 	}
 	if (line > 1 && !IS_ALIGNED(offset, line) &&
 	    test_bit(first, buf->sc_device)) {
@@ -205,6 +271,8 @@ void udmabuf_sc_for_cpu(struct udmabuf_buffer *buf, u64 offset, u64 size,
 		at = end;
 	}
 	bitmap_clear(buf->sc_device, first, last - first + 1);
+	if (whole < whole_end)
+		bitmap_clear(udmabuf_sc_given(buf), whole, whole_end - whole);
 	spin_unlock(&buf->sc_lock);
 
 	if (split)
