@@ -168,21 +168,18 @@ bool udmabuf_maps_cached(struct udmabuf_buffer *buf, bool o_sync)
  * makes what is missing: a page of a mapping made with the checker on, or
  * one zapped since (madvise(MADV_DONTNEED), a sync for the device with
  * the checker on).  A page carries its own count; memory without pages
- * is inserted by its frame.
+ * is inserted by its frame.  @cached: the checker checks the mapping
+ * (udmabuf_map_pages()).
  */
-static vm_fault_t udmabuf_vm_fault(struct vm_fault *vmf)
+static vm_fault_t udmabuf_vm_fault(struct vm_fault *vmf, bool cached)
 {
 	struct vm_area_struct *vma = vmf->vma;
 	struct udmabuf_buffer *buf = vma->vm_private_data;
-	bool o_sync;
 
 	if (vmf->pgoff >= udmabuf_nr_pages(buf))
 		return VM_FAULT_SIGBUS;
-	if (READ_ONCE(buf->sync_check)) {
-		o_sync = vma->vm_file && (vma->vm_file->f_flags & O_DSYNC);
-		if (udmabuf_sc_fault(buf, vmf, udmabuf_maps_cached(buf, o_sync)))
-			return VM_FAULT_SIGBUS;
-	}
+	if (READ_ONCE(buf->sync_check) && udmabuf_sc_fault(buf, vmf, cached))
+		return VM_FAULT_SIGBUS;
 	if (!buf->page_backed)
 		return vmf_insert_pfn_prot(vma, vmf->address,
 					   page_to_pfn(buf->pages) + vmf->pgoff,
@@ -192,8 +189,28 @@ static vm_fault_t udmabuf_vm_fault(struct vm_fault *vmf)
 	return 0;
 }
 
-static const struct vm_operations_struct udmabuf_vm_ops = {
-	.fault	= udmabuf_vm_fault,
+/*
+ * A mapping's caching is fixed when mmap() makes it, whatever sync_mode
+ * says later, and so is whether the sync checker checks it: the VMA's
+ * operations say which, and every copy of the VMA (fork(), mremap(), a
+ * split) keeps them.
+ */
+static vm_fault_t udmabuf_vm_fault_cached(struct vm_fault *vmf)
+{
+	return udmabuf_vm_fault(vmf, true);
+}
+
+static vm_fault_t udmabuf_vm_fault_uncached(struct vm_fault *vmf)
+{
+	return udmabuf_vm_fault(vmf, false);
+}
+
+static const struct vm_operations_struct udmabuf_vm_ops_cached = {
+	.fault	= udmabuf_vm_fault_cached,
+};
+
+static const struct vm_operations_struct udmabuf_vm_ops_uncached = {
+	.fault	= udmabuf_vm_fault_uncached,
 };
 
 static int udmabuf_insert_pages(struct udmabuf_buffer *buf,
@@ -250,7 +267,11 @@ static pgprot_t udmabuf_insert_prot(struct udmabuf_buffer *buf,
  * @buf: the buffer, which the VMA's file keeps alive
  * @vma: the VMA; @vma->vm_pgoff is the page of @buf at its start, and the
  *	whole VMA is inside @buf (checked by the caller)
- * @cache: the CPU mapping to give
+ * @cache: the CPU mapping to give, chosen from the VMA's file and sync_mode
+ *
+ * The sync checker checks the mapping if it is cached and the program
+ * asked for it to be (x86 gives a cached one whatever is asked): decided
+ * now, as the mapping's caching is.
  *
  * The whole range is mapped at once: the memory is resident, so nothing is
  * left to fault in, and a writable mapping's entries are dirty already, so
@@ -266,11 +287,15 @@ int udmabuf_map_pages(struct udmabuf_buffer *buf, struct vm_area_struct *vma,
 		      enum udmabuf_cache cache)
 {
 	bool checked = READ_ONCE(buf->sync_check);
+	bool o_sync = vma->vm_file && (vma->vm_file->f_flags & O_DSYNC);
 	pgprot_t prot;
 	int ret;
 
 	vma->vm_page_prot = udmabuf_pgprot(cache, vma->vm_page_prot);
-	vma->vm_ops = &udmabuf_vm_ops;
+	if (cache == UDMABUF_CACHE_CACHED && udmabuf_maps_cached(buf, o_sync))
+		vma->vm_ops = &udmabuf_vm_ops_cached;
+	else
+		vma->vm_ops = &udmabuf_vm_ops_uncached;
 	vma->vm_private_data = buf;
 	if (!buf->page_backed) {
 		if (!checked)

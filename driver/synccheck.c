@@ -38,6 +38,8 @@
  * cannot tell which parts came back, and a missed report is better than a
  * false one.  Only mappings the program asked to be cached are checked: an
  * uncached or write-combined mapping needs no sync, on any architecture.
+ * A mapping's caching is what mmap() made it, whatever sync_mode says
+ * later, and the checker judges it so (mmap.c).
  *
  * Off (the default), nothing of this runs: no bitmap, no entry is taken
  * away, mappings are made whole at mmap() as always.
@@ -312,7 +314,8 @@ bool udmabuf_sc_cpu_access(struct udmabuf_buffer *buf, u64 offset, u64 size,
  * udmabuf_sc_fault - a fault of a mapping on page @pgoff
  * @buf: the buffer
  * @vmf: the fault
- * @cached: the mapping is one the program asked to be cached
+ * @cached: the program asked for the mapping to be cached, when mmap()
+ *	made it
  *
  * Return: true if the access must get SIGBUS.
  */

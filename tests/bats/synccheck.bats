@@ -194,3 +194,25 @@ assert_reported() {
 	run -0 udmabuf-ioctl sync /dev/sc cpu "$OFF" "$pg" 0
 	assert_equal "$(violations sc)" 1
 }
+
+# A mapping's caching is fixed when mmap() makes it; sync_mode may change
+# any time after.  The checker judges the mapping as it was made.
+@test "a mapping is checked as cached or not by the mode it was made with, not by a later sync_mode" {
+	# Uncached (sync_mode 5: O_SYNC or not), then sync_mode 1: no sync is
+	# needed through it, and no SIGBUS.
+	set_attr "$CLASS/sc/sync_check" 2
+	set_attr "$cfs/sc/sync_mode" 5
+	start_holder /dev/sc 0 "$SZ" 71
+	run -0 udmabuf-ioctl sync /dev/sc device 0 0 0
+	set_attr "$cfs/sc/sync_mode" 1
+	stop_holder_intact "$HOLDER_PID"
+	assert_equal "$(violations sc)" 0
+	run -0 udmabuf-ioctl sync /dev/sc cpu 0 0 0
+	# Cached (sync_mode 1, no O_SYNC), then sync_mode 5: still checked.
+	set_attr "$CLASS/sc/sync_check" 1
+	start_holder /dev/sc 0 "$SZ" 72
+	run -0 udmabuf-ioctl sync /dev/sc device "$OFF" 4096 0
+	set_attr "$cfs/sc/sync_mode" 5
+	stop_holder_intact "$HOLDER_PID"
+	assert_equal "$(violations sc)" 1
+}
