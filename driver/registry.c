@@ -18,7 +18,9 @@
  * A process-scoped buffer (process.c) has no device node and no creator
  * that outlives it: it destroys itself when its last user (file or
  * dma-buf) goes.  It still takes a name and an entry in the table, so that
- * its class device cannot clash with another buffer's.
+ * its class device cannot clash with another buffer's; the entry lies above
+ * every minor (UDMABUF_NODELESS_FIRST), so that it never takes a minor that
+ * a node may ask for and no node's minor finds it.
  */
 
 #include <linux/cdev.h>
@@ -35,8 +37,15 @@
 
 /* Protects udmabuf_table and the users and live fields of every buffer. */
 DEFINE_MUTEX(udmabuf_lock);
-/* Every buffer that owns a minor, from creation until its device is gone. */
+/*
+ * Every buffer from creation until its device is gone: one with a node at
+ * its minor, one without (process.c) at an entry above every minor.
+ */
 static DEFINE_XARRAY_ALLOC(udmabuf_table);
+
+/* The entries of buffers without a node: as many as there are minors. */
+#define UDMABUF_NODELESS_FIRST	UDMABUF_MINORS
+#define UDMABUF_NODELESS_LAST	(2 * UDMABUF_MINORS - 1)
 
 static dev_t udmabuf_devt;
 /*
@@ -109,8 +118,13 @@ static bool udmabuf_name_taken(const char *name)
 	return false;
 }
 
-/* Claim the buffer's name and a minor; it stays unopenable until live. */
-static int udmabuf_reserve(struct udmabuf_buffer *buf, int minor)
+/*
+ * Claim the buffer's name and its entry in the table: @minor, else the
+ * lowest free minor, or for a buffer without a node (@nodeless) the lowest
+ * free entry above the minors.  It stays unopenable until live.
+ */
+static int udmabuf_reserve(struct udmabuf_buffer *buf, int minor,
+			   bool nodeless)
 {
 	u32 id;
 	int ret;
@@ -118,6 +132,10 @@ static int udmabuf_reserve(struct udmabuf_buffer *buf, int minor)
 	mutex_lock(&udmabuf_lock);
 	if (udmabuf_name_taken(dev_name(&buf->dev))) {
 		ret = -EEXIST;
+	} else if (nodeless) {
+		ret = xa_alloc(&udmabuf_table, &id, buf,
+			       XA_LIMIT(UDMABUF_NODELESS_FIRST,
+					UDMABUF_NODELESS_LAST), GFP_KERNEL);
 	} else if (minor >= 0) {
 		id = minor;
 		ret = xa_insert(&udmabuf_table, id, buf, GFP_KERNEL);
@@ -252,7 +270,7 @@ struct udmabuf_buffer *udmabuf_create(const struct udmabuf_config *cfg)
 			goto out_put_buffer;
 	}
 
-	ret = udmabuf_reserve(buf, cfg->minor);
+	ret = udmabuf_reserve(buf, cfg->minor, cfg->nodeless);
 	if (ret)
 		goto out_put_buffer;
 	/* Without a devt, device_add() makes neither a node nor "dev". */
@@ -348,18 +366,19 @@ static struct udmabuf_buffer *__udmabuf_user_get(struct udmabuf_buffer *buf)
  * udmabuf_user_get - find the buffer of a minor for a new open file
  * @minor: minor number of the device node being opened
  *
+ * A minor is below UDMABUF_MINORS, so only a buffer with a node is found:
+ * a process-scoped buffer's entry lies above them.
+ *
  * Return: the buffer with a reference and a user counted, or
  * ERR_PTR(-ENODEV) if no live buffer has this minor (it was deleted, or
- * the node is a stale copy), or the buffer there has no node (a node made
- * by hand for a process-scoped buffer's entry).
+ * the node is a stale copy).
  */
 struct udmabuf_buffer *udmabuf_user_get(unsigned int minor)
 {
 	struct udmabuf_buffer *buf;
 
 	mutex_lock(&udmabuf_lock);
-	buf = xa_load(&udmabuf_table, minor);
-	buf = __udmabuf_user_get(buf && buf->dev.devt ? buf : NULL);
+	buf = __udmabuf_user_get(xa_load(&udmabuf_table, minor));
 	mutex_unlock(&udmabuf_lock);
 	return buf;
 }

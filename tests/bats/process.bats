@@ -128,6 +128,37 @@ assert_used() {
 	assert_used 0
 }
 
+# A process-scoped buffer's entry in the module's table lies above every
+# minor a node can have: a user's buffer takes no minor that root's
+# configfs item or a device-tree node may ask for later.
+@test "a user's process-scoped buffer takes no node's minor: root then enables an item with minor 0; GET_INFO's minor is above 1048575" {
+	give_node nogroup
+	spawn_ready as_nobody "$PROC" run 4096 -- "$UT" hold fd:{} 0 4096 3 --no-map
+	local d name= pid minor
+	for d in "$CLASS"/proc-*; do
+		[ -e "$d" ] && name=${d##*/}
+	done
+	[ -n "$name" ] || fail "no process-scoped buffer in $CLASS: $(ls "$CLASS")"
+	# su forks: the holder is the buffer's owner, which teardown kills too.
+	pid=${name#proc-}
+	pid=${pid%-*}
+	echo "$pid $BG_OUT" >>"$BATS_TEST_TMPDIR/holders"
+	new_item m0 size=4096 minor=0
+	assert_write OK "$cfs/m0/enable" 1
+	assert_device m0
+	run -0 node_devnum /dev/m0
+	assert_equal "$(minor_of "$output")" 0
+	# GET_INFO's minor of a process-scoped buffer is its entry: no node's.
+	run -0 "$PROC" run 4096 -- "$IO" info fd:{}
+	minor=$(sed -n 's/^minor=//p' <<<"$output")
+	[ "$minor" -ge 1048576 ] || fail "GET_INFO's minor is $minor"
+	kill -USR1 "$pid"
+	wait_exit "$pid"
+	run -0 grep -x intact "$BG_OUT"
+	wait_gone "$name"
+	assert_used 0
+}
+
 @test "the memory is freed on close: MemFree comes back and the same size can be had again" {
 	local size=$((128 << 20)) name free0 free1 free2
 	set_attr "$PARAMS/process_max" "$size"
