@@ -9,8 +9,9 @@
  *   rmdir .../NAME                           remove it even while in use
  *
  * An item is configuration plus, while enabled, the buffer made from it.
- * Configuration is refused with -EBUSY while enabled, except sync_mode,
- * which is a run-time setting of the buffer and may change at any time.
+ * Configuration is refused with -EBUSY while enabled, except sync_mode and
+ * sync_check, which are run-time settings of the buffer and may change at
+ * any time, here or through the class device's attributes.
  */
 
 #include <linux/configfs.h>
@@ -271,7 +272,8 @@ static ssize_t udmabuf_item_dma_device_show(struct config_item *item,
 
 /*
  * "BUS/DEVICE" of the DMA master the buffer is for, or empty.  Checked now
- * (a typo should fail here, not at enable) and again at enable.
+ * (a typo or a device without its driver should fail here, not at enable)
+ * and again at enable.
  */
 static ssize_t udmabuf_item_dma_device_store(struct config_item *item,
 					     const char *page, size_t count)
@@ -321,16 +323,25 @@ static int udmabuf_item_enable(struct udmabuf_item *ui)
 
 static int udmabuf_item_disable(struct udmabuf_item *ui, bool force)
 {
-	unsigned int mode = READ_ONCE(ui->buf->sync_mode);
+	struct udmabuf_buffer *buf = ui->buf;
 	int ret;
 
-	ret = udmabuf_destroy(ui->buf, force);
-	if (ret)
-		return ret;
-	/* Keep a sync_mode changed through sysfs for the next enable. */
-	ui->cfg.sync_mode = mode;
-	ui->buf = NULL;
-	return 0;
+	/* The structure outlives the creator's reference for the reads below. */
+	get_device(&buf->dev);
+	ret = udmabuf_destroy(buf, force);
+	if (!ret) {
+		/*
+		 * sync_mode and sync_check may have been changed through
+		 * sysfs: the item shows them and the next enable uses them.
+		 * Read now that the device is gone, and with it every write
+		 * to its attributes.
+		 */
+		ui->cfg.sync_mode = READ_ONCE(buf->sync_mode);
+		ui->cfg.sync_check = READ_ONCE(buf->sync_check);
+		ui->buf = NULL;
+	}
+	put_device(&buf->dev);
+	return ret;
 }
 
 static ssize_t udmabuf_item_enable_store(struct config_item *item,

@@ -74,6 +74,22 @@ setup() {
 	assert_attr "$CLASS/tbuf/sync_mode" 3
 }
 
+# The class device's sync_mode and sync_check are the buffer's run-time
+# settings, "rw always": what was written there is the item's setting from
+# then on, kept by enable=0 for configfs to show and the next enable to use.
+@test "sync_mode and sync_check written to the class device are the item's after enable=0 and in force at the next enable" {
+	set_attr "$a/size" 4096
+	set_attr "$a/enable" 1
+	assert_accepts "$CLASS/tbuf/sync_mode" 5 5
+	assert_accepts "$CLASS/tbuf/sync_check" 1 1
+	set_attr "$a/enable" 0
+	assert_attr "$a/sync_mode" 5
+	assert_attr "$a/sync_check" 1
+	set_attr "$a/enable" 1
+	assert_attr "$CLASS/tbuf/sync_mode" 5
+	assert_attr "$CLASS/tbuf/sync_check" 1
+}
+
 @test "dma_mask accepts 12 and 64, rejects 0 and 128 with ERANGE and abc with EINVAL" {
 	assert_accepts "$a/dma_mask" 12 12 64 64
 	assert_writes ERANGE "$a/dma_mask" 0 128
