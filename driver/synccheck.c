@@ -125,8 +125,15 @@ int udmabuf_sc_set(struct udmabuf_buffer *buf, unsigned int mode)
 	if (udmabuf_check_sync_check(mode))
 		return -ERANGE;
 	if (mode && !READ_ONCE(buf->sc_device)) {
-		/* Both bitmaps, sc_device's and udmabuf_sc_given()'s. */
-		map = kcalloc(2 * longs, sizeof(*map), GFP_KERNEL);
+		/*
+		 * Both bitmaps in one allocation: sc_device, then
+		 * udmabuf_sc_given()'s.  A large buffer's are larger than a
+		 * page, and its size is the caller's: vmalloc space does when
+		 * no contiguous memory is left, and a failure is ENOMEM,
+		 * silent.
+		 */
+		map = kvcalloc(2 * longs, sizeof(*map),
+			       GFP_KERNEL | __GFP_NOWARN);
 		if (!map)
 			return -ENOMEM;
 		spin_lock(&buf->sc_lock);
@@ -135,7 +142,7 @@ int udmabuf_sc_set(struct udmabuf_buffer *buf, unsigned int mode)
 			map = NULL;
 		}
 		spin_unlock(&buf->sc_lock);
-		kfree(map);
+		kvfree(map);
 	}
 	spin_lock(&buf->sc_lock);
 	if (!mode && buf->sc_device) {
@@ -151,7 +158,7 @@ int udmabuf_sc_set(struct udmabuf_buffer *buf, unsigned int mode)
 /* The bitmaps go with the buffer. */
 void udmabuf_sc_release(struct udmabuf_buffer *buf)
 {
-	kfree(buf->sc_device);
+	kvfree(buf->sc_device);
 	buf->sc_device = NULL;
 }
 

@@ -21,6 +21,7 @@ setup() {
 
 teardown() {
 	kprobe_del udmabuf/unmap_range
+	fi_restore
 	common_teardown
 }
 
@@ -215,4 +216,61 @@ assert_reported() {
 	set_attr "$cfs/sc/sync_mode" 5
 	stop_holder_intact "$HOLDER_PID"
 	assert_equal "$(violations sc)" 1
+}
+
+# Fault injection (the debug kernels, built for amd64 and arm64 only).
+FI=/sys/kernel/debug
+
+# fi_set FILE VALUE: a fault-injection setting, the old value kept for
+# fi_restore.
+fi_set() {
+	printf '%s %s\n' "$FI/$1" "$(cat "$FI/$1")" >>"$BATS_TEST_TMPDIR/fi.saved"
+	echo "$2" >"$FI/$1" || fail "cannot write $2 to $FI/$1"
+}
+
+fi_restore() {
+	local f v
+	[ -e "$BATS_TEST_TMPDIR/fi.saved" ] || return 0
+	tac "$BATS_TEST_TMPDIR/fi.saved" | while read -r f v; do
+		echo "$v" >"$f" || printf '# cannot restore %s to %s\n' "$f" "$v" >&2
+	done
+	rm -f "$BATS_TEST_TMPDIR/fi.saved"
+}
+
+# The checker's state for a buffer of many pages is larger than a page: it
+# must not need physically contiguous memory.  The first slab allocation
+# under udmabuf_sc_set() fails (failslab, /proc/thread-self/fail-nth); the
+# checker still turns on, from vmalloc space.
+@test "the checker of a large buffer turns on when no contiguous memory is left for its state" {
+	local pg range
+	requires_arch amd64 arm64
+	[ -e "$FI/failslab/require-start" ] && [ -e /proc/thread-self/fail-nth ] ||
+		skip "no $FI/failslab/require-start: needs a kernel with fault injection"
+	pg=$("$UT" pagesize)
+	# 8 * pg pages: a bit a page is pg bytes, the state more than that.
+	make_buf big $((pg * pg * 8))
+	range=$(awk '$4 == "[udmabuf_cfs]" && ($2 == "t" || $2 == "T") { print $1, $3 }' \
+		/proc/kallsyms | sort |
+		awk '$2 == "udmabuf_sc_set" { s = $1; next } s { print "0x" s, "0x" $1; exit }')
+	[ -n "$range" ] || fail "no udmabuf_sc_set in /proc/kallsyms"
+	fi_set failslab/probability 0
+	fi_set failslab/verbose 0
+	fi_set failslab/ignore-gfp-wait N
+	fi_set failslab/cache-filter N
+	fi_set failslab/stacktrace-depth 32
+	fi_set failslab/require-start "${range% *}"
+	fi_set failslab/require-end "${range#* }"
+	fi_set fail_page_alloc/require-start 0
+	fi_set fail_page_alloc/require-end 0
+	# One shell: fail-nth is the writing thread's own.
+	run bash -c 'echo 1 >/proc/thread-self/fail-nth && echo 1 >"$1" &&
+		read -r n </proc/thread-self/fail-nth && echo "$n"' - "$CLASS/big/sync_check"
+	fi_restore
+	assert_success
+	# 0: the fault was injected, and the checker turned on all the same.
+	assert_output 0
+	assert_attr "$CLASS/big/sync_check" 1
+	run -0 udmabuf-ioctl sync /dev/big device 0 "$pg" 0
+	run -0 "$UT" pread-try /dev/big 0 8
+	assert_equal "$(violations big)" 1
 }
