@@ -117,17 +117,33 @@ static struct device *udmabuf_dma_find(const char *str)
 	return dev ? dev : ERR_PTR(-ENODEV);
 }
 
+/*
+ * Whether a driver is bound to @dev (udmabuf_dma_has_driver() says why a
+ * buffer needs one).  Under the device lock the answer holds until it is
+ * dropped (udmabuf_dma_map()); without it, it is a hint that the driver may
+ * change right after, so creating a buffer checks again.
+ */
+static bool udmabuf_dma_driven(struct device *dev)
+{
+	return READ_ONCE(dev->driver);
+}
+
 /**
  * udmabuf_dma_parse - check a dma_device value as it is written
  * @str: "BUS/DEVICE", or empty (a lone newline) for the module's own device
  * @out: the value without its newline
  * @len: size of @out, at least %UDMABUF_CFS_DMA_DEVICE_LEN
  *
- * Return: 0, -EINVAL if malformed, -ENODEV if no such bus or device exists.
+ * A typo or a device not yet bound to its driver fails here, where it is
+ * written, rather than only at enable (which checks both again).
+ *
+ * Return: 0, -EINVAL if malformed, -ENODEV if no such bus or device exists,
+ * -ENXIO if the device has no driver.
  */
 int udmabuf_dma_parse(const char *str, char *out, size_t len)
 {
 	struct device *dev;
+	bool driven;
 
 	if (sysfs_streq(str, "")) {
 		out[0] = '\0';
@@ -136,7 +152,10 @@ int udmabuf_dma_parse(const char *str, char *out, size_t len)
 	dev = udmabuf_dma_find(str);
 	if (IS_ERR(dev))
 		return PTR_ERR(dev);
+	driven = udmabuf_dma_driven(dev);
 	put_device(dev);
+	if (!driven)
+		return -ENXIO;
 	strscpy(out, str, len);
 	out[strcspn(out, "\n")] = '\0';
 	return 0;
@@ -215,7 +234,7 @@ void udmabuf_dma_init_buffer(struct udmabuf_buffer *buf)
 static bool udmabuf_dma_has_driver(struct udmabuf_buffer *buf,
 				   struct device *target)
 {
-	if (buf->dma_own_target || READ_ONCE(target->driver))
+	if (buf->dma_own_target || udmabuf_dma_driven(target))
 		return true;
 	dev_notice_ratelimited(&buf->dev,
 			       "DMA device %s has no driver: bind one first (vfio-pci or uio_pci_generic for a PCI device); until then its DMA setup is incomplete\n",

@@ -259,10 +259,16 @@ assert_rebound_works() {
 	edu_roundtrip /dev/b 0
 }
 
-@test "a device without a driver is refused with ENXIO, leaving nothing; bound to a driver it works" {
+@test "a device without a driver is refused with ENXIO when dma_device is written and at enable, leaving nothing; bound to a driver it works" {
 	new_item b size=64K dma_device="pci/$EDU"
+	new_item c size=64K
 	echo "$EDU" >"$UIO/unbind"
 	[ ! -e "/sys/bus/pci/devices/$EDU/driver" ] || fail "$EDU still has a driver"
+	# Refused when written, the value left as it was ...
+	assert_write ENXIO "$cfs/c/dma_device" "pci/$EDU"
+	assert_attr "$cfs/c/dma_device" ""
+	check rmdir "$cfs/c"
+	# ... and at enable, for a value written while the device had one.
 	assert_write ENXIO "$cfs/b/enable" 1
 	assert_no_device b
 	assert_attr "$cfs/b/enable" 0
@@ -274,8 +280,8 @@ assert_rebound_works() {
 	assert_errno ENXIO "$UT" insmod-try "$UDMABUF_KO" udmabuf1=64K "udmabuf1_bind=pci/$EDU"
 	load_module
 	# With a driver again, the same configuration works.
-	new_item b size=64K dma_device="pci/$EDU"
 	edu_present "$EDU"
+	new_item b size=64K dma_device="pci/$EDU"
 	set_attr "$cfs/b/enable" 1
 	edu_roundtrip /dev/b 0
 }
