@@ -134,7 +134,7 @@ assert_used() {
 @test "a user's process-scoped buffer takes no node's minor: root then enables an item with minor 0; GET_INFO's minor is above 1048575" {
 	give_node nogroup
 	spawn_ready as_nobody "$PROC" run 4096 -- "$UT" hold fd:{} 0 4096 3 --no-map
-	local d name= pid minor
+	local d name='' pid minor
 	for d in "$CLASS"/proc-*; do
 		[ -e "$d" ] && name=${d##*/}
 	done
