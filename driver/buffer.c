@@ -30,6 +30,12 @@ static bool udmabuf_file_o_sync(struct file *file)
 	return file->f_flags & O_DSYNC;
 }
 
+/* Whether its syncs may throw away what others wrote (sync.c). */
+static bool udmabuf_file_writer(struct file *file)
+{
+	return file->f_mode & FMODE_WRITE;
+}
+
 /*
  * read() and write() through an O_SYNC file (or with sync_mode 4..7) keep
  * the device's view current: the copy is bracketed by cache maintenance,
@@ -132,7 +138,8 @@ static ssize_t udmabuf_read_iter(struct kiocb *iocb, struct iov_iter *to)
 	/* Without a DMA device there is nobody to be current with. */
 	if (udmabuf_file_syncs(buf, iocb->ki_filp))
 		udmabuf_sync_range(buf, true, pos, count,
-				   UDMABUF_CFS_DIR_FROM_DEVICE);
+				   UDMABUF_CFS_DIR_FROM_DEVICE,
+				   udmabuf_file_writer(iocb->ki_filp));
 	else
 		udmabuf_sc_cpu_access(buf, pos, count, "read()");
 	ret = udmabuf_copy(buf, to, count, pos, true);
@@ -162,7 +169,7 @@ static ssize_t udmabuf_write_iter(struct kiocb *iocb, struct iov_iter *from)
 	if (ret > 0) {
 		if (udmabuf_file_syncs(buf, iocb->ki_filp))
 			udmabuf_sync_range(buf, false, pos, ret,
-					   UDMABUF_CFS_DIR_TO_DEVICE);
+					   UDMABUF_CFS_DIR_TO_DEVICE, true);
 		iocb->ki_pos = pos + ret;
 	}
 	return ret;
@@ -214,8 +221,8 @@ static long udmabuf_ioctl_info(struct udmabuf_buffer *buf, void __user *arg)
 	return 0;
 }
 
-static long udmabuf_ioctl_sync(struct udmabuf_buffer *buf, void __user *arg,
-			       bool for_cpu)
+static long udmabuf_ioctl_sync(struct udmabuf_buffer *buf, struct file *file,
+			       void __user *arg, bool for_cpu)
 {
 	struct udmabuf_cfs_sync sync;
 
@@ -224,7 +231,7 @@ static long udmabuf_ioctl_sync(struct udmabuf_buffer *buf, void __user *arg,
 	if (sync.flags)
 		return -EINVAL;
 	return udmabuf_sync(buf, for_cpu, sync.offset, sync.size,
-			    sync.direction);
+			    sync.direction, udmabuf_file_writer(file));
 }
 
 static long udmabuf_ioctl(struct file *file, unsigned int cmd,
@@ -237,9 +244,9 @@ static long udmabuf_ioctl(struct file *file, unsigned int cmd,
 	case UDMABUF_CFS_IOC_GET_INFO:
 		return udmabuf_ioctl_info(buf, uarg);
 	case UDMABUF_CFS_IOC_SYNC_FOR_CPU:
-		return udmabuf_ioctl_sync(buf, uarg, true);
+		return udmabuf_ioctl_sync(buf, file, uarg, true);
 	case UDMABUF_CFS_IOC_SYNC_FOR_DEVICE:
-		return udmabuf_ioctl_sync(buf, uarg, false);
+		return udmabuf_ioctl_sync(buf, file, uarg, false);
 	case UDMABUF_CFS_IOC_EXPORT_DMABUF:
 		return udmabuf_ioctl_export(buf, file, uarg);
 	default:

@@ -187,6 +187,8 @@ static void udmabuf_attachment_sync(struct udmabuf_attachment *a,
  * away) in the direction of the CPU access.  Towards the devices, the own
  * device's sync goes first: it writes back what the CPU wrote, where an
  * importer's mapping for DMA_FROM_DEVICE may only invalidate (32-bit ARM).
+ * A read-only dma-buf's syncs invalidate no dirty line (sync.c): the own
+ * device writes back first, and towards the devices only writes back.
  */
 static int udmabuf_dmabuf_sync(struct dma_buf *dmabuf,
 			       enum dma_data_direction dir, bool for_cpu)
@@ -194,7 +196,13 @@ static int udmabuf_dmabuf_sync(struct dma_buf *dmabuf,
 	struct udmabuf_export *exp = dmabuf->priv;
 	u64 offset = (u64)exp->first << PAGE_SHIFT;
 	struct udmabuf_attachment *a;
+	bool clean_first = false;
 
+	if (!(dmabuf->file->f_mode & FMODE_WRITE))
+		dir = udmabuf_reader_dir(for_cpu, dir, &clean_first);
+	if (clean_first)
+		udmabuf_dma_sync_cpu_side(exp->buf, false, offset, exp->size,
+					  DMA_TO_DEVICE);
 	if (!for_cpu) {
 		udmabuf_dma_sync_cpu_side(exp->buf, false, offset, exp->size,
 					  dir);

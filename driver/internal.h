@@ -399,9 +399,12 @@ bool udmabuf_sc_fault(struct udmabuf_buffer *buf, struct vm_fault *vmf,
 
 /* sync.c: handing the memory between CPU and device */
 int udmabuf_sync(struct udmabuf_buffer *buf, bool for_cpu, u64 offset,
-		 u64 size, unsigned int direction);
+		 u64 size, unsigned int direction, bool writer);
 int udmabuf_sync_range(struct udmabuf_buffer *buf, bool for_cpu, u64 offset,
-		       u64 size, unsigned int direction);
+		       u64 size, unsigned int direction, bool writer);
+enum dma_data_direction udmabuf_reader_dir(bool for_cpu,
+					   enum dma_data_direction dir,
+					   bool *clean_first);
 
 /* dma.c: the DMA device, its mapping of the memory, its going away */
 int udmabuf_dma_init(void);

@@ -311,19 +311,20 @@ static ssize_t udmabuf_sync_store(struct device *dev, const char *page,
 	u64 offset, size;
 	int ret;
 
+	/* Who may write these attributes may change the buffer: a writer. */
 	ret = udmabuf_may_change(buf);
 	if (ret)
 		return ret;
 	if (sysfs_streq(page, "1")) {
 		mutex_lock(&buf->sync_lock);
 		ret = udmabuf_sync(buf, for_cpu, buf->sync_offset,
-				   buf->sync_size, buf->sync_direction);
+				   buf->sync_size, buf->sync_direction, true);
 		mutex_unlock(&buf->sync_lock);
 	} else {
 		ret = udmabuf_parse_range(page, &offset, &size, &direction);
 		if (!ret)
 			ret = udmabuf_sync(buf, for_cpu, offset, size,
-					   direction);
+					   direction, true);
 	}
 	return ret ? ret : count;
 }

@@ -210,11 +210,40 @@ expect_cpu_sync() {
 }
 
 @test "read() and write() with sync_mode 4 (sync always) sync around the copy" {
+	local rw
 	set_attr "$CLASS/tbuf/sync_mode" 4
 	run -0 "$UT" write-fill /dev/tbuf 8192 4096 3
 	expect_seen "dev 8192 4096 1"
-	run -0 "$UT" read-verify /dev/tbuf 8192 4096 3
+	exec {rw}<>/dev/tbuf
+	run -0 "$UT" read-verify "fd:$rw" 8192 4096 3
+	exec {rw}<&-
 	expect_seen "cpu 8192 4096 2"
+	# Read-only, as the next test says.
+	run -0 "$UT" read-verify /dev/tbuf 8192 4096 3
+	expect_seen "dev 8192 4096 1" "cpu 8192 4096 2"
+}
+
+# Whoever may only read the buffer must not throw away what another
+# program wrote through a cached mapping and has not handed to the device
+# yet: a read-only file's and dma-buf's syncs write back before they
+# invalidate, and towards the device only write back.
+@test "a read-only file's and dma-buf's syncs invalidate no dirty line: written back first, or only" {
+	local ro r calls
+	exec {ro}</dev/tbuf
+	for r in "cpu 8192 4096 2=dev 8192 4096 1,cpu 8192 4096 2" \
+		"cpu 8192 4096 0=dev 8192 4096 1,cpu 8192 4096 0" \
+		"cpu 8192 4096 1=cpu 8192 4096 1" "device 8192 4096 2=dev 8192 4096 1" \
+		"device 8192 4096 0=dev 8192 4096 1" "device 8192 4096 1=dev 8192 4096 1"; do
+		# shellcheck disable=SC2086 # four words: DIRECTION OFFSET SIZE DIR
+		run -0 "$IO" sync "fd:$ro" ${r%=*}
+		IFS=, read -ra calls <<<"${r#*=}"
+		expect_seen "${calls[@]}"
+	done
+	exec {ro}<&-
+	run -0 udmabuf-zc dmabuf-read /dev/tbuf $((4 * PAGE_SIZE)) $((2 * PAGE_SIZE))
+	expect_seen "dev $((4 * PAGE_SIZE)) $((2 * PAGE_SIZE)) 1" \
+		"cpu $((4 * PAGE_SIZE)) $((2 * PAGE_SIZE)) 2" \
+		"dev $((4 * PAGE_SIZE)) $((2 * PAGE_SIZE)) 1"
 }
 
 # amd64 only: the ARM guests' PCI is DMA-coherent, so a buffer bound to the

@@ -39,6 +39,8 @@
  *                              a number
  *   dmabuf DEV OFF SIZE        export, mmap the dma-buf, DMA_BUF_IOCTL_SYNC,
  *                              data both ways
+ *   dmabuf-read DEV OFF SIZE   the same, read-only: exported O_RDONLY,
+ *                              synced for reading, data read
  *   dmabuf-hold DEV CMD        export, unmap, close, run CMD, then the data
  *                              through the dma-buf
  *   vgem DEV CARD              export, PRIME import into vgem (CARD is its
@@ -667,22 +669,26 @@ static int cmd_export(struct zc *z)
 
 /*
  * The dma-buf's mapping holds SEED's pattern, between the CPU access's
- * start and end; it stores SEED_B's.
+ * start and end; it stores SEED_B's, unless the dma-buf is read-only
+ * (RDONLY: mapped and synced for reading only).
  */
-static int check_dmabuf(int fd, size_t len, uint64_t seed)
+static int check_dmabuf(int fd, size_t len, uint64_t seed, int rdonly)
 {
-	struct dma_buf_sync sync = { DMA_BUF_SYNC_START | DMA_BUF_SYNC_RW };
+	uint64_t rw = rdonly ? DMA_BUF_SYNC_READ : DMA_BUF_SYNC_RW;
+	struct dma_buf_sync sync = { DMA_BUF_SYNC_START | rw };
 	unsigned char *p;
 
-	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	p = mmap(NULL, len, PROT_READ | (rdonly ? 0 : PROT_WRITE), MAP_SHARED,
+		 fd, 0);
 	if (p == MAP_FAILED)
 		return report_setup_errno("mmap", "dma-buf", errno);
 	if (ioctl(fd, DMA_BUF_IOCTL_SYNC, &sync))
 		return report_errno(errno);
 	if (map_check(p, 0, len, seed, "dma-buf mapping"))
 		return EXIT_MISMATCH;
-	map_fill(p, 0, len, SEED_B);
-	sync.flags = DMA_BUF_SYNC_END | DMA_BUF_SYNC_RW;
+	if (!rdonly)
+		map_fill(p, 0, len, SEED_B);
+	sync.flags = DMA_BUF_SYNC_END | rw;
 	if (ioctl(fd, DMA_BUF_IOCTL_SYNC, &sync))
 		return report_errno(errno);
 	munmap(p, len);
@@ -702,11 +708,12 @@ static int cmd_dmabuf(struct zc *z)
 	if (off + len > z->size)
 		len = z->size - off;
 	map_fill(z->map + off, 0, len, SEED_A);
-	fd = export_dmabuf(z->fd, off, size, O_RDWR | O_CLOEXEC);
+	fd = export_dmabuf(z->fd, off, size,
+			   (z->arg ? O_RDONLY : O_RDWR) | O_CLOEXEC);
 	if (fd < 0)
 		return report_errno(-fd);
-	ret = check_dmabuf(fd, len, SEED_A);
-	if (ret)
+	ret = check_dmabuf(fd, len, SEED_A, z->arg);
+	if (ret || z->arg)
 		return ret;
 	return map_check(z->map + off, 0, len, SEED_B,
 			 "buffer after a store through the dma-buf");
@@ -725,7 +732,7 @@ static int cmd_dmabuf_hold(struct zc *z)
 	close(z->fd);
 	if (run_shell(cmd))
 		return EXIT_SYSCALL;
-	return check_dmabuf(fd, z->size, SEED_A);
+	return check_dmabuf(fd, z->size, SEED_A, 0);
 }
 
 /* True if debugfs lists an attachment of device NAME to some dma-buf. */
@@ -823,6 +830,7 @@ static const struct zc_command {
 	{ "iouring", "[CMD]", 0, 1, cmd_iouring, 0, 0 },
 	{ "export", "OFF SIZE FLAGS", 3, 3, cmd_export, 0, 1 },
 	{ "dmabuf", "OFF SIZE", 2, 2, cmd_dmabuf, 0, 0 },
+	{ "dmabuf-read", "OFF SIZE", 2, 2, cmd_dmabuf, 1, 0 },
 	{ "dmabuf-hold", "CMD", 1, 1, cmd_dmabuf_hold, 0, 0 },
 	{ "vgem", "CARD", 1, 1, cmd_vgem, 0, 1 },
 	{ NULL, NULL, 0, 0, NULL, 0, 0 },

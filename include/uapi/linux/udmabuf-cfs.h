@@ -117,6 +117,11 @@ struct udmabuf_cfs_info {
  * @size: length of the range in bytes; 0 means up to the end of the buffer
  * @direction: %UDMABUF_CFS_DIR_* of the DMA transfer around this sync
  * @flags: must be zero
+ *
+ * Through a file opened without write access the syncs throw away no data
+ * that others wrote through a cached mapping: towards the CPU the range is
+ * written back before it is invalidated, towards the device only written
+ * back (as %UDMABUF_CFS_DIR_TO_DEVICE), whatever @direction says.
  */
 struct udmabuf_cfs_sync {
 	__u64 offset;
