@@ -149,6 +149,10 @@ static int dma_device_hint(const char *value, int err)
 			hint("the loaded module does not bind buffers to devices of bus %s",
 			     bus);
 		return 1;
+	case ENXIO:
+		hint("%s has no driver: bind vfio-pci or uio_pci_generic to it first (its DMA setup exists only then)",
+		     value);
+		return 1;
 	}
 	return 0;
 }
@@ -228,7 +232,10 @@ static void create_failed(const struct create_req *cfg, const char *step,
 		snprintf(action, sizeof(action), "set %s", step);
 	report(cfg->name, action, err);
 
-	if (!strcmp(step, "dma_device") && dma_device_hint(cfg->dma_device, err))
+	/* A device without a driver is refused when written, and at enable. */
+	if ((!strcmp(step, "dma_device") ||
+	     (!strcmp(step, "enable") && err == ENXIO && cfg->dma_device &&
+	      *cfg->dma_device)) && dma_device_hint(cfg->dma_device, err))
 		return;
 	if (!strcmp(step, "sync_check") && err == EOPNOTSUPP) {
 		hint("the loaded udmabuf-cfs module has no sync checker (%s/features does not list sync_check)%s",
@@ -241,10 +248,6 @@ static void create_failed(const struct create_req *cfg, const char *step,
 	else if (!strcmp(step, "enable") && err == ENODEV && cfg->dma_device &&
 		 *cfg->dma_device)
 		hint("%s went away before the buffer was enabled", cfg->dma_device);
-	else if (!strcmp(step, "enable") && err == ENXIO && cfg->dma_device &&
-		 *cfg->dma_device)
-		hint("%s has no driver: bind vfio-pci or uio_pci_generic to it first (its DMA setup exists only then)",
-		     cfg->dma_device);
 	else if (!strcmp(step, "enable") && err == EINVAL && cfg->dma_device &&
 		 *cfg->dma_device)
 		hint("is %s a DMA master? A device without a DMA mask cannot have buffers",

@@ -9,8 +9,8 @@
  *    configfs item does);
  *  - each write(2) to a file there is appended to $UDMABUF_FAKE_LOG as
  *    "ATTR=VALUE" lines, in order;
- *  - $UDMABUF_FAKE_ERRNO="ATTR=ERRNO" (EINVAL, ENODEV, EBUSY, ENOMEM,
- *    EACCES or a number) makes every write to ATTR fail with that errno,
+ *  - $UDMABUF_FAKE_ERRNO="ATTR=ERRNO" (EINVAL, ENODEV, ENXIO, EBUSY,
+ *    ENOMEM, EACCES or a number) makes every write to ATTR fail with that errno,
  *    as a kernel store that refuses the value would; "class/ATTR=ERRNO"
  *    does the same for ATTR under $UDMABUF_SYSFS_DIR (a test run as root
  *    cannot make a file unwritable);
@@ -107,8 +107,8 @@ static int errno_of(const char *s)
 {
 	static const struct { const char *name; int err; } names[] = {
 		{ "EINVAL", EINVAL }, { "ENODEV", ENODEV },
-		{ "EBUSY", EBUSY }, { "ENOMEM", ENOMEM },
-		{ "EACCES", EACCES },
+		{ "ENXIO", ENXIO }, { "EBUSY", EBUSY },
+		{ "ENOMEM", ENOMEM }, { "EACCES", EACCES },
 	};
 	size_t i;
 
