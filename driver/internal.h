@@ -165,7 +165,8 @@ struct udmabuf_config {
  * @alloc_size: @size rounded up to whole pages
  * @sync_mode: current sync_mode; read locklessly by mmap and read/write
  * @origin: creator of the buffer
- * @minor: minor number, also the key in the global buffer table
+ * @minor: the key in the global buffer table: the node's minor number, or
+ *	an entry above every minor for a buffer without a node
  * @mode: permissions of the device node
  * @users: open files and dma-buf exports, under udmabuf_lock
  * @live: openable; cleared under udmabuf_lock before teardown starts

@@ -232,7 +232,10 @@ int udmabuf_get_sync_mode(const struct udmabuf *buf, unsigned int *mode);
 int udmabuf_get_sync_check(const struct udmabuf *buf, unsigned int *mode);
 int udmabuf_get_sync_violations(const struct udmabuf *buf, uint64_t *count);
 
-/* Minor number of the device node. */
+/*
+ * Minor number of the device node; of a process-scoped buffer, which has
+ * none, its entry in the module's table.
+ */
 unsigned int udmabuf_get_minor(const struct udmabuf *buf);
 
 /* Version string of the loaded module, e.g. "0.1.0". */
