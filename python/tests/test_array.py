@@ -362,6 +362,23 @@ class FakeModuleTest(TreeTest):
         self.assertIn("mode=0640", self.log())
         self.assertEqual(len(self.items()), 2, (a, b))
 
+    def test_object_dtypes_are_refused_before_anything_is_made(self):
+        # Their elements are pointers: what a device wrote would be
+        # dereferenced.
+        with open(os.path.join(self.dev, "ub"), "wb") as f:
+            f.truncate(PAGE)
+        b = udmabuf.Buffer("ub")
+        self.log()
+        makers = (lambda d: udmabuf.allocate(4, d), lambda d: b.array(2, d),
+                  lambda d: udmabuf.allocate(4, d, persistent=True),
+                  lambda d: b.array(dtype=d))
+        for dtype in (object, "O", [("x", "u8"), ("o", "O")], ("O", 2)):
+            for i, make in enumerate(makers):
+                with self.subTest(dtype=dtype, maker=i), \
+                        self.assertRaisesRegex(ValueError, "object arrays cannot"):
+                    make(dtype)
+        self.assertEqual((self.log(), self.items(), self.procs()), ([], [], []))
+
     # -- attributes ----------------------------------------------------------
 
     def test_virtual_address_cacheable_and_coherent_is_what_the_driver_says(self):

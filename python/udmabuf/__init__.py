@@ -185,6 +185,20 @@ def _int_arg(value, what):
                         f"{type(value).__name__}") from None
 
 
+def _dtype_arg(dtype):
+    """DTYPE as a numpy dtype an array on a buffer may have: ValueError
+    for one that holds Python objects (also inside a structured or
+    subarray dtype). Its elements would be pointers in memory that a
+    device or another process writes, dereferenced by whoever reads
+    them."""
+    dtype = np.dtype(dtype)
+    if dtype.hasobject:
+        raise ValueError(f"udmabuf: dtype {dtype}: object arrays cannot live in "
+                         "DMA memory (use a numeric or structured dtype without "
+                         "objects)")
+    return dtype
+
+
 def _byte_bounds(a):
     """(low, high): the addresses of the first byte array A spans and of
     the byte after its last, whatever its strides (negative, zero, not
@@ -425,8 +439,9 @@ class Buffer:
     def array(self, shape=None, dtype=np.uint8, offset=0):
         """A :class:`BufferArray` of SHAPE and DTYPE on the buffer's memory
         from byte OFFSET (no copy). Without SHAPE: one dimension, as many
-        elements as fit. ValueError if it does not fit."""
-        dtype = np.dtype(dtype)
+        elements as fit. ValueError if it does not fit or DTYPE holds
+        Python objects (``object``: they cannot live in DMA memory)."""
+        dtype = _dtype_arg(dtype)
         offset = _int_arg(offset, "offset")
         if offset < 0 or offset > self.size:
             raise ValueError(f"{self.name}: offset {offset} outside the "
@@ -801,7 +816,8 @@ def allocate(shape, dtype="u4", target=None, *, cacheable=True, name=None,
 
     Raises TypeError for an argument PYNQ and this module do not know or
     a value of the wrong type, ValueError for contradicting ones (MODE,
-    MINOR or PHYS_ADDR without a name), OSError with the errno of the
+    MINOR or PHYS_ADDR without a name) and for a DTYPE that holds Python
+    objects (they cannot live in DMA memory), OSError with the errno of the
     step that failed: FileNotFoundError if the module (or its
     ``/dev/udmabuf-cfs``) is not there, PermissionError if the user may
     not allocate, ENOMEM (also beyond the module's ``process_max``),
@@ -811,7 +827,7 @@ def allocate(shape, dtype="u4", target=None, *, cacheable=True, name=None,
     the module does not have); ValueError for a SYNC_CHECK word it does
     not know, EINVAL for a bad UDMABUF_SYNC_CHECK. Nothing is left behind.
     """
-    dtype = np.dtype(dtype)
+    dtype = _dtype_arg(dtype)
     if isinstance(shape, (int, np.integer)):
         shape = (shape,)
     shape = tuple(_int_arg(n, "shape") for n in shape)
