@@ -556,6 +556,27 @@ class FakeModuleTest(TreeTest):
         c.freebuffer()
         self.assertEqual(self.items(), sorted([item, "keep"]))
 
+    def test_a_forked_child_never_removes_its_parents_buffer(self):
+        # How the child lets go: its exit (atexit runs the finalizer, as
+        # garbage collection does), freebuffer().
+        for i, let_go in enumerate((lambda a: a.buffer._finalizer(),
+                                    lambda a: a.freebuffer())):
+            a = udmabuf.allocate(16, name="n")
+            pid = os.fork()
+            if pid == 0:
+                code = 1
+                try:
+                    let_go(a)
+                    code = 0
+                finally:
+                    os._exit(code)
+            with self.subTest(let_go=i):
+                self.assertEqual(os.waitpid(pid, 0)[1], 0)
+                self.assertEqual((self.items(), self.nodes()), (["n"], ["n"]))
+                a.flush()
+            a.freebuffer()
+            self.assertNothingLeft()
+
     def test_a_1_0_library_makes_named_buffers(self):
         with old_library():     # (its ENOSYS for process-scoped: test_host.py)
             a = udmabuf.allocate(16, name="old")

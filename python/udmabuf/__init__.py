@@ -162,7 +162,10 @@ def _release(state):
         if ret < 0:
             err = _c.error(ret, f"{state['name']}: close")
     owned, state["owned"] = state["owned"], None
-    if owned:
+    # Only the process that made the buffer removes it: a child of
+    # os.fork() has a copy of this state (and runs it when it exits or
+    # frees its copy) but the buffer is still its parent's.
+    if owned and state["pid"] == os.getpid():
         # Forced: the device goes now, the memory when the last mapping
         # (an array still alive) goes.
         ret = _c.lib.udmabuf_destroy(_c.encode(owned), _c.DESTROY_FORCE)
@@ -257,7 +260,8 @@ class Buffer:
     def _adopt(self, handle, name, *, cacheable, readonly, owned, process_scoped):
         """Take HANDLE, an open libudmabuf handle, closed with this object
         (and the configfs item OWNED, if not None, removed)."""
-        self._state = {"handle": handle, "mmap": None, "owned": owned, "name": name}
+        self._state = {"handle": handle, "mmap": None, "owned": owned, "name": name,
+                       "pid": os.getpid()}
         self._finalizer = weakref.finalize(self, _finalize, self._state)
         self._lock = threading.Lock()
         h = handle
@@ -291,8 +295,9 @@ class Buffer:
 
     def close(self):
         """Close the buffer; remove it if :func:`allocate` made it named and
-        not persistent. (A process-scoped buffer has nothing to remove:
-        the kernel frees it with the last array.)
+        not persistent, in the process that made it (a child of
+        ``os.fork()`` only closes its copy). (A process-scoped buffer has
+        nothing to remove: the kernel frees it with the last array.)
 
         Arrays on the buffer stay usable (their memory stays valid) but
         flush(), invalidate() and the addresses raise ValueError. Closing
@@ -766,7 +771,8 @@ def allocate(shape, dtype="u4", target=None, *, cacheable=True, name=None,
     is normally root's business. A named buffer is removed by
     ``freebuffer()``, at the end of a ``with`` block, or when its last
     array is garbage collected or the interpreter exits, but not if the
-    process is killed; a persistent one (``persistent=True``) is never
+    process is killed, and only by the process that made it (not by a
+    child of ``os.fork()``); a persistent one (``persistent=True``) is never
     removed by this module: it stays, after the program too, until
     ``udmabufctl delete NAME``.
 
