@@ -10,11 +10,13 @@ and sid's NumPy 2 (it checks that each run has the NumPy it is for), and
 fails if anything was skipped.
 """
 
+import contextlib
 import errno
 import gc
 import mmap
 import os
 import unittest
+from unittest import mock
 
 import numpy as np
 
@@ -576,6 +578,21 @@ class FakeModuleTest(TreeTest):
                 a.flush()
             a.freebuffer()
             self.assertNothingLeft()
+
+    def test_a_failed_allocate_leaves_nothing_not_even_persistent(self):
+        # A shape no array can have is refused before anything is made; a
+        # failure after the buffer was made removes it.
+        no_map = mock.patch("mmap.mmap", side_effect=OSError(errno.ENOMEM, "mmap"))
+        for shape, dtype, patch in (((2**40, 2**40), "u1", None), ((2**62,), "u8", None),
+                                    ((2**63,), "u1", None), ((4,), "u4", no_map)):
+            for kw in ({"persistent": True}, {"name": "n", "persistent": True},
+                       {"name": "n"}, {}):
+                with self.subTest(shape=shape, **kw), patch or contextlib.nullcontext():
+                    with self.assertRaises(OSError if patch else ValueError):
+                        udmabuf.allocate(shape, dtype, **kw)
+                    if not patch:
+                        self.assertEqual(self.log(), [])
+                    self.assertNothingLeft()
 
     def test_a_1_0_library_makes_named_buffers(self):
         with old_library():     # (its ENOSYS for process-scoped: test_host.py)

@@ -103,9 +103,11 @@ closing it must not race with other calls on it.
 
 import errno
 import itertools
+import math
 import mmap
 import operator
 import os
+import sys
 import threading
 import weakref
 
@@ -200,6 +202,26 @@ def _dtype_arg(dtype):
                          "DMA memory (use a numeric or structured dtype without "
                          "objects)")
     return dtype
+
+
+def _shape_arg(shape, dtype):
+    """SHAPE (an integer or a sequence of them) as a tuple, and the bytes
+    an array of it and DTYPE has. TypeError for what is not integers,
+    ValueError for a shape no array can have: a negative dimension, more
+    elements or bytes than NumPy (and mmap) can count (sys.maxsize).
+    Counted exactly: a product that wrapped around would make a small
+    buffer for a huge shape."""
+    if isinstance(shape, (int, np.integer)):
+        shape = (shape,)
+    shape = tuple(_int_arg(n, "shape") for n in shape)
+    if any(n < 0 for n in shape):
+        raise ValueError(f"negative dimensions are not allowed: {shape}")
+    count = math.prod(shape)
+    nbytes = count * dtype.itemsize
+    if max(count, nbytes) > sys.maxsize:
+        raise ValueError(f"{shape} of {dtype}: {nbytes} bytes in {count} elements, "
+                         "more than an array can have")
+    return shape, nbytes
 
 
 def _byte_bounds(a):
@@ -455,10 +477,7 @@ class Buffer:
             if dtype.itemsize == 0:
                 raise ValueError(f"{self.name}: dtype {dtype} has no size")
             shape = ((self.size - offset) // dtype.itemsize,)
-        elif isinstance(shape, (int, np.integer)):
-            shape = (int(shape),)
-        shape = tuple(shape)
-        nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+        shape, nbytes = _shape_arg(shape, dtype)
         if nbytes > self.size - offset:
             raise ValueError(f"{self.name}: {shape} of {dtype} ({nbytes} bytes) "
                              f"at {offset} does not fit in {self.size} bytes")
@@ -711,12 +730,12 @@ def _alloc_process(size, *, cacheable, values, dma_device, allocator,
     return buf
 
 
-def _create_named(size, *, cacheable, name, persistent, values, dma_device,
-                  allocator, sync_check=None):
+def _create_named(size, *, cacheable, name, values, dma_device, allocator,
+                  sync_check=None):
     """A new configfs buffer NAME (None: a new ``pyudmabuf-PID-N``) of
     SIZE bytes, enabled and open. The returned :class:`Buffer` removes it
-    when closed unless PERSISTENT. Raises OSError; nothing is left
-    behind."""
+    when closed (a persistent buffer's caller disowns it once it has its
+    array). Raises OSError; nothing is left behind."""
     item = name if name is not None else _new_name()
     cfg = _new_config(item, size, values, dma_device, allocator, sync_check)
     try:
@@ -740,7 +759,7 @@ def _create_named(size, *, cacheable, name, persistent, values, dma_device,
         raise err
     buf = Buffer.__new__(Buffer)
     buf._adopt(handle.value, item, cacheable=cacheable, readonly=False,
-               owned=None if persistent else item, process_scoped=False)
+               owned=item, process_scoped=False)
     return buf
 
 
@@ -822,8 +841,10 @@ def allocate(shape, dtype="u4", target=None, *, cacheable=True, name=None,
 
     Raises TypeError for an argument PYNQ and this module do not know or
     a value of the wrong type, ValueError for contradicting ones (MODE,
-    MINOR or PHYS_ADDR without a name) and for a DTYPE that holds Python
-    objects (they cannot live in DMA memory), OSError with the errno of the
+    MINOR or PHYS_ADDR without a name), for a DTYPE that holds Python
+    objects (they cannot live in DMA memory) and for a SHAPE no array can
+    have (a negative dimension, more than ``sys.maxsize`` bytes), all
+    before anything is made; OSError with the errno of the
     step that failed: FileNotFoundError if the module (or its
     ``/dev/udmabuf-cfs``) is not there, PermissionError if the user may
     not allocate, ENOMEM (also beyond the module's ``process_max``),
@@ -831,14 +852,11 @@ def allocate(shape, dtype="u4", target=None, *, cacheable=True, name=None,
     process-scoped buffer, or ALLOCATOR, with a libudmabuf older than
     1.1; SYNC_CHECK with one older than 1.3), EOPNOTSUPP (a sync checker
     the module does not have); ValueError for a SYNC_CHECK word it does
-    not know, EINVAL for a bad UDMABUF_SYNC_CHECK. Nothing is left behind.
+    not know, EINVAL for a bad UDMABUF_SYNC_CHECK. A failure leaves
+    nothing behind, with PERSISTENT too.
     """
     dtype = _dtype_arg(dtype)
-    if isinstance(shape, (int, np.integer)):
-        shape = (shape,)
-    shape = tuple(_int_arg(n, "shape") for n in shape)
-    if any(n < 0 for n in shape):
-        raise ValueError(f"negative dimensions are not allowed: {shape}")
+    shape, nbytes = _shape_arg(shape, dtype)
     if isinstance(target, (str, bytes)):
         if dma_device is not None:
             raise ValueError(f"target {target!r} and dma_device {dma_device!r}: "
@@ -857,7 +875,6 @@ def allocate(shape, dtype="u4", target=None, *, cacheable=True, name=None,
         if given:
             raise ValueError(f"{', '.join(given)}: only for a named buffer "
                              "(pass name= or persistent=True)")
-    nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
     size = max(-(-nbytes // _PAGE), 1) * _PAGE
     if sync_mode is not None:
         sync_mode = _int_arg(sync_mode, "sync_mode")
@@ -873,8 +890,7 @@ def allocate(shape, dtype="u4", target=None, *, cacheable=True, name=None,
               "minor": minor, "phys_addr": phys_addr}
     values = {k: None if v is None else _int_arg(v, k) for k, v in values.items()}
     if named:
-        buf = _create_named(size, cacheable=cacheable, name=name,
-                            persistent=bool(persistent), values=values,
+        buf = _create_named(size, cacheable=cacheable, name=name, values=values,
                             dma_device=dma_device, allocator=allocator,
                             sync_check=sync_check)
     else:
@@ -882,7 +898,13 @@ def allocate(shape, dtype="u4", target=None, *, cacheable=True, name=None,
                              dma_device=dma_device, allocator=allocator,
                              sync_check=sync_check)
     try:
-        return buf.array(shape, dtype)
+        arr = buf.array(shape, dtype)
     except BaseException:
+        # The buffer still owns its item, a persistent one too: nothing
+        # made here stays behind.
         buf.close()
         raise
+    if persistent:
+        # From here on the buffer outlives this program.
+        buf._state["owned"] = None
+    return arr
