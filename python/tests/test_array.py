@@ -381,6 +381,27 @@ class FakeModuleTest(TreeTest):
                     make(dtype)
         self.assertEqual((self.log(), self.items(), self.procs()), ([], [], []))
 
+    def test_integers_beyond_the_c_types_are_value_errors(self):
+        # ctypes would pass them cut to the low bits (2**32 + 40 as 40).
+        rows = [("dma_mask", 2**32 + 40), ("dma_mask", -1), ("mode", 2**32 + 0o666),
+                ("sync_mode", 2**32 + 1), ("phys_addr", 2**64 + 0x1000),
+                ("phys_addr", -1), ("minor", 2**64 - 1), ("minor", -2**63 - 1),
+                ("sync_check", 2**32 + 2), ("sync_check", -1)]
+        for arg, value in rows:
+            for name in ("n", None):
+                if name is None and arg in ("mode", "minor", "phys_addr"):
+                    continue        # (named buffers only)
+                with self.subTest(arg=arg, value=value, name=name), \
+                        self.assertRaisesRegex(ValueError, rf"^{arg} {value}: out of range"):
+                    udmabuf.allocate(16, name=name, cacheable=arg != "sync_mode",
+                                     **{arg: value})
+        self.assertEqual(self.log(), [])
+        a = udmabuf.allocate(16)
+        for f in (a.flush, a.invalidate, a.buffer.flush, a.buffer.invalidate):
+            with self.assertRaisesRegex(ValueError, r"^direction 4294967297: out of"):
+                f(direction=2**32 + 1)
+        self.assertEqual(self.syncs(), [])
+
     # -- attributes ----------------------------------------------------------
 
     def test_virtual_address_cacheable_and_coherent_is_what_the_driver_says(self):

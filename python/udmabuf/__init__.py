@@ -181,13 +181,23 @@ def _finalize(state):
     _release(state)
 
 
-def _int_arg(value, what):
-    """VALUE as an int (Python's or numpy's), else TypeError."""
+def _int_arg(value, what, ctype=None):
+    """VALUE as an int (Python's or numpy's), else TypeError. With CTYPE
+    (the library's C type for it) ValueError if CTYPE cannot hold it:
+    ctypes would pass only its low bits (2**32 + 40 as 40)."""
     try:
-        return operator.index(value)
+        value = operator.index(value)
     except TypeError:
         raise TypeError(f"{what} must be an integer, not "
                         f"{type(value).__name__}") from None
+    if ctype is not None:
+        bits = 8 * _c.ctypes.sizeof(ctype)
+        signed = ctype(-1).value < 0
+        low, high = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed \
+            else (0, (1 << bits) - 1)
+        if not low <= value <= high:
+            raise ValueError(f"{what} {value}: out of range {low}..{high}")
+    return value
 
 
 def _dtype_arg(dtype):
@@ -423,6 +433,7 @@ class Buffer:
         if limit is None:
             limit = self.size
         offset, size = self._range(action, offset, size, limit)
+        direction = _int_arg(direction, "direction", _c._int)
         h = self._handle(action)
         if size == 0:
             return
@@ -432,15 +443,15 @@ class Buffer:
     def flush(self, offset=0, size=None, direction=DIR_TO_DEVICE):
         """Hand [offset, offset + size) bytes (default: to the end) to the
         device after the CPU wrote them: one SYNC_FOR_DEVICE ioctl.
-        EINVAL (OSError) for a range outside the buffer; size 0 does
-        nothing."""
+        EINVAL (OSError) for a range outside the buffer, ValueError for a
+        direction beyond a C int; size 0 does nothing."""
         self._sync(True, offset, size, direction)
 
     def invalidate(self, offset=0, size=None, direction=DIR_FROM_DEVICE):
         """Hand [offset, offset + size) bytes (default: to the end) back to
         the CPU after the device wrote them: one SYNC_FOR_CPU ioctl.
-        EINVAL (OSError) for a range outside the buffer; size 0 does
-        nothing."""
+        EINVAL (OSError) for a range outside the buffer, ValueError for a
+        direction beyond a C int; size 0 does nothing."""
         self._sync(False, offset, size, direction)
 
     sync_to_device = flush
@@ -663,7 +674,7 @@ def _sync_check_arg(value):
                              "False or 'off'")
         return _SYNC_CHECKS[word]
     # SYNC_CHECK_*; the library refuses a number beyond them (ERANGE).
-    return _int_arg(value, "sync_check")
+    return _int_arg(value, "sync_check", _c._uint)
 
 
 def _new_config(label, size, values, dma_device, allocator, sync_check=None):
@@ -842,8 +853,11 @@ def allocate(shape, dtype="u4", target=None, *, cacheable=True, name=None,
     Raises TypeError for an argument PYNQ and this module do not know or
     a value of the wrong type, ValueError for contradicting ones (MODE,
     MINOR or PHYS_ADDR without a name), for a DTYPE that holds Python
-    objects (they cannot live in DMA memory) and for a SHAPE no array can
-    have (a negative dimension, more than ``sys.maxsize`` bytes), all
+    objects (they cannot live in DMA memory), for a SHAPE no array can
+    have (a negative dimension, more than ``sys.maxsize`` bytes) and for
+    an integer the library's C type for it cannot hold (naming it:
+    SYNC_MODE, DMA_MASK, MODE, SYNC_CHECK are unsigned int, MINOR a long,
+    PHYS_ADDR 64 bits; the library checks the ranges it allows), all
     before anything is made; OSError with the errno of the
     step that failed: FileNotFoundError if the module (or its
     ``/dev/udmabuf-cfs``) is not there, PermissionError if the user may
@@ -888,7 +902,9 @@ def allocate(shape, dtype="u4", target=None, *, cacheable=True, name=None,
         sync_mode = 1
     values = {"sync_mode": sync_mode, "dma_mask": dma_mask, "mode": mode,
               "minor": minor, "phys_addr": phys_addr}
-    values = {k: None if v is None else _int_arg(v, k) for k, v in values.items()}
+    # Each in its setter's C type (the value is its second argument).
+    values = {k: None if v is None else _int_arg(v, k, _c.argtype(_SET[k], 1))
+              for k, v in values.items()}
     if named:
         buf = _create_named(size, cacheable=cacheable, name=name, values=values,
                             dma_device=dma_device, allocator=allocator,

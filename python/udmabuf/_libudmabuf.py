@@ -163,6 +163,11 @@ class _Lib:
 lib = _Lib()
 
 
+def argtype(fname, i):
+    """The C type of argument I of function FNAME."""
+    return _PROTOTYPES[fname][1][i]
+
+
 def encode(s):
     """A name or path as the library takes it (file system encoding)."""
     return os.fsencode(s)
