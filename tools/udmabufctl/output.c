@@ -867,8 +867,22 @@ int conf_split(char *line, char **tok, size_t max)
 	}
 }
 
+const char *conf_allocator(const char *allocator)
+{
+	static const char *const askable[] = { "page", "contig", "cma" };
+	size_t i;
+
+	/* Without a CMA area, asking for CMA gives dma_alloc_pages()'s. */
+	if (!strcmp(allocator, "dma"))
+		return "cma";
+	for (i = 0; i < sizeof(askable) / sizeof(askable[0]); i++)
+		if (!strcmp(allocator, askable[i]))
+			return askable[i];
+	return NULL;
+}
+
 void conf_write_line(FILE *f, const struct udmabuf_entry *e,
-		     const uint64_t *place)
+		     const char *allocator, const uint64_t *place)
 {
 	const char *name = udmabuf_entry_get_name(e);
 	const char *item = udmabuf_entry_get_item(e);
@@ -906,6 +920,8 @@ void conf_write_line(FILE *f, const struct udmabuf_entry *e,
 		fputs(" dma_device=", f);
 		raw_escape(f, dma_device);
 	}
+	if (allocator)
+		fprintf(f, " allocator=%s", allocator);
 	/* A placed buffer comes back where it was: its CPU physical address. */
 	if (place)
 		fprintf(f, " phys_addr=0x%" PRIx64, *place);

@@ -221,11 +221,22 @@ int print_bench(FILE *f, const struct bench_row *v, size_t n,
 int conf_split(char *line, char **tok, size_t max);
 
 /*
- * One save-file line for a configfs buffer; phys_addr= is PLACE, its
- * placement (the CPU physical address it was placed at, or is to be), if
- * PLACE is not NULL.
+ * The allocator= a save file asks for, of a configfs item whose allocator
+ * attribute reads ALLOCATOR, so that restore makes the same buffer: while
+ * disabled it reads what was asked for ("" for auto, the default: NULL);
+ * once enabled, where the memory came from, which is asked for again
+ * ("dma", CMA's allocator without a CMA area, as "cma"). NULL for
+ * "placed", which phys_addr= places again, and for anything else.
+ */
+const char *conf_allocator(const char *allocator);
+
+/*
+ * One save-file line for a configfs buffer; allocator= is ALLOCATOR if it
+ * is not NULL (conf_allocator()); phys_addr= is PLACE, its placement (the
+ * CPU physical address it was placed at, or is to be), if PLACE is not
+ * NULL.
  */
 void conf_write_line(FILE *f, const struct udmabuf_entry *e,
-		     const uint64_t *place);
+		     const char *allocator, const uint64_t *place);
 
 #endif

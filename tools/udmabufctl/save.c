@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <libgen.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +50,27 @@ static int placed_at(const struct udmabuf_entry *e, uint64_t *addr)
 	return ret;
 }
 
+/*
+ * What configfs item ITEM's allocator attribute reads, into buf; "" where
+ * it cannot be read (a module older than the attribute).
+ */
+static void item_allocator(const char *item, char *buf, size_t len)
+{
+	char path[PATH_MAX];
+	ssize_t n = -1;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s/allocator", udmabuf_configfs_dir(),
+		 item);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, buf, len - 1);
+		close(fd);
+	}
+	buf[n > 0 ? n : 0] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+}
+
 static int write_save_file(FILE *f)
 {
 	struct udmabuf_listing *items;
@@ -68,6 +90,7 @@ static int write_save_file(FILE *f)
 	n = udmabuf_listing_count(items);
 	for (i = 0; !ret && i < n; i++) {
 		const struct udmabuf_entry *e = udmabuf_listing_get(items, i);
+		char allocator[32];
 		uint64_t place;
 		int placed;
 
@@ -77,8 +100,12 @@ static int write_save_file(FILE *f)
 				 !(ret = placed_at(e, &place));
 		else
 			placed = !udmabuf_entry_get_placement(e, &place);
-		if (!ret)
-			conf_write_line(f, e, placed ? &place : NULL);
+		if (ret)
+			break;
+		item_allocator(udmabuf_entry_get_item(e), allocator,
+			       sizeof(allocator));
+		conf_write_line(f, e, conf_allocator(allocator),
+				placed ? &place : NULL);
 	}
 	udmabuf_listing_free(items);
 	return ret;

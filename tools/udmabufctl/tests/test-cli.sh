@@ -105,7 +105,7 @@ attrs "$C/cam0" size=4194304 minor=-1 device_name=cam0 sync_mode=3 dma_mask=32 \
 	mode=0660 enable=1 dev=240:1 phys_addr=0x000000003f000000 \
 	dma_device=pci/0000:00:10.0 allocator=cma sync_check=1
 attrs "$C/spare" size=1536 minor=5 device_name=spare sync_mode=1 dma_mask=64 \
-	mode=0600 enable=0 dma_device= sync_check=2 dev= phys_addr= allocator=
+	mode=0600 enable=0 dma_device= sync_check=2 dev= phys_addr= allocator=contig
 for d in cam0 udmabuf0; do
 	attrs "$S/$d" phys_addr=0x000000003f000000 dma_coherent=0 \
 		cache_mode=cached cache_mode_sync=uncached
@@ -459,12 +459,12 @@ check "sync without module support says so"
 
 run save
 cat >"$T/expected.conf" <<EOF
-cam0 size=4194304 minor=1 sync_mode=3 dma_mask=32 mode=0660 sync_check=1 dma_device=pci/0000:00:10.0 enable=1
-spare size=1536 minor=5 sync_mode=1 dma_mask=64 mode=0600 sync_check=2 enable=0
+cam0 size=4194304 minor=1 sync_mode=3 dma_mask=32 mode=0660 sync_check=1 dma_device=pci/0000:00:10.0 allocator=cma enable=1
+spare size=1536 minor=5 sync_mode=1 dma_mask=64 mode=0600 sync_check=2 allocator=contig enable=0
 EOF
 status_is 0 && sed '/^#/d' "$UDMABUF_SAVE_FILE" | cmp -s - "$T/expected.conf" &&
 	[ "$(ls "$T/etc")" = udmabuf.conf ]
-check "save writes the configfs buffers to the default file and leaves no temporary file"
+check "save writes the configfs buffers to the default file (the allocator asked for, or that gave the memory) and leaves no temporary file"
 UDMABUF_SAVE_FILE=$T/none.conf run restore
 status_is 0 && [ ! -s "$ERR" ]
 check "restore of a missing default file does nothing"
@@ -816,7 +816,8 @@ unset UDMABUF_FAKE_DEV_DIR UDMABUF_FAKE_DMA_ADDR UDMABUF_FAKE_PHYS_ADDR
 # p0 was placed (allocator "placed") and is bound behind an IOMMU: its
 # phys_addr attributes read the DMA address 0x3f000000, GET_INFO tells the
 # CPU physical address 0x80000000 it was placed at. p1 is disabled with a
-# placement written (its phys_addr reads it); n0 was not placed.
+# placement written (its phys_addr reads it); n0 was not placed, its
+# memory is CMA's allocator's without a CMA area ("dma").
 P=$T/placed/config/udmabuf
 PS=$T/placed/class/udmabuf
 PD=$T/placed/dev
@@ -832,11 +833,11 @@ placed_item() { # ITEM MINOR SIZE ENABLE PHYS_ADDR ALLOCATOR DMA_DEVICE
 	fi
 }
 attrs "$P" features=size,minor,device_name,sync_mode,dma_mask,mode,enable,phys_addr,dma_device,dev,allocator
-placed_item n0 3 4096 1 0x000000003f100000 cma ""
+placed_item n0 3 4096 1 0x000000003f100000 dma ""
 placed_item p0 2 4096 1 0x000000003f000000 placed pci/0000:00:10.0
 placed_item p1 - 8192 0 0x0000000040000000 "" ""
 cat >"$T/placed.expected" <<EOF
-n0 size=4096 minor=3 sync_mode=1 dma_mask=64 mode=0600 enable=1
+n0 size=4096 minor=3 sync_mode=1 dma_mask=64 mode=0600 allocator=cma enable=1
 p0 size=4096 minor=2 sync_mode=1 dma_mask=64 mode=0600 dma_device=pci/0000:00:10.0 phys_addr=0x80000000 enable=1
 p1 size=8192 sync_mode=1 dma_mask=64 mode=0600 phys_addr=0x40000000 enable=0
 EOF
@@ -846,7 +847,7 @@ UDMABUF_FAKE_PHYS_ADDR=0x80000000
 export UDMABUF_FAKE_DEV_DIR UDMABUF_FAKE_DMA_ADDR UDMABUF_FAKE_PHYS_ADDR
 run_fake save "$T/placed.conf"
 status_is 0 && [ ! -s "$ERR" ] && sed '/^#/d' "$T/placed.conf" | cmp -s - "$T/placed.expected"
-check "save writes a placed buffer's CPU physical address as phys_addr, not its DMA address, and a disabled item's placement"
+check "save writes a placed buffer's CPU physical address as phys_addr, not its DMA address, a disabled item's placement, allocator cma for dma"
 mv "$PD/p0" "$T/p0.node"
 run_fake save "$T/placed.conf"
 mv "$T/p0.node" "$PD/p0"
@@ -863,7 +864,7 @@ attrs "$PR" features=size,minor,device_name,sync_mode,dma_mask,mode,enable,phys_
 UDMABUF_CONFIGFS_DIR=$PR
 run_fake restore "$T/placed.conf"
 status_is 0 && [ ! -s "$ERR" ] && printf '%s\n' \
-	size=4096 minor=3 sync_mode=1 dma_mask=64 mode=0600 enable=1 \
+	size=4096 minor=3 sync_mode=1 dma_mask=64 mode=0600 allocator=cma enable=1 \
 	size=4096 minor=2 sync_mode=1 dma_mask=64 mode=0600 \
 	dma_device=pci/0000:00:10.0 phys_addr=0x80000000 enable=1 \
 	size=8192 sync_mode=1 dma_mask=64 mode=0600 phys_addr=0x40000000 |
