@@ -24,6 +24,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <linux/udmabuf-cfs.h>
@@ -166,8 +167,10 @@ static void name_of_fd(int fd, char *name, size_t len)
 }
 
 /*
- * The device node of NAME: a configfs item's device, else DEV_DIR/NAME.
- * -ENODEV for an item that is not enabled.
+ * The device node of NAME and the device it must be: a configfs item's
+ * device, else DEV_DIR/NAME; a path is the device its last component
+ * names once symbolic links are resolved (/dev/cam0 is cam0, and so is a
+ * link to it). -ENODEV for an item that is not enabled.
  */
 static int resolve(const char *name, char *path, size_t plen, char *dev,
 		   size_t dlen)
@@ -178,7 +181,9 @@ static int resolve(const char *name, char *path, size_t plen, char *dev,
 		if (strlen(name) >= plen)
 			return -ENAMETOOLONG;
 		strcpy(path, name);
-		copy_name(dev, dlen, strrchr(name, '/') + 1);
+		if (!realpath(name, dir))
+			return -errno;
+		copy_name(dev, dlen, strrchr(dir, '/') + 1);
 		return 0;
 	}
 	if (!strcmp(name, ".") || !strcmp(name, ".."))
@@ -196,10 +201,74 @@ static int resolve(const char *name, char *path, size_t plen, char *dev,
 	return udmabuf_path_join(path, plen, udmabuf_dev_dir(), dev);
 }
 
+/*
+ * The device number in the dev attribute of class device DEV. -ENOENT if
+ * there is no such class device, -ENODATA if it has no number (a
+ * process-scoped buffer, which has no node).
+ */
+static int class_devno(const char *dev, dev_t *devno)
+{
+	char dir[PATH_MAX], buf[UDMABUF_ATTR_MAX], tail;
+	unsigned int maj, min;
+	int ret;
+
+	if (!*dev || !strcmp(dev, ".") || !strcmp(dev, "..") ||
+	    udmabuf_path_join(dir, sizeof(dir), udmabuf_sysfs_dir(), dev))
+		return -ENOENT;
+	ret = udmabuf_read_attr(dir, "dev", buf, sizeof(buf));
+	if (ret < 0)
+		return udmabuf_is_dir(dir) ? -ENODATA : -ENOENT;
+	if (sscanf(buf, "%u:%u%c", &maj, &min, &tail) != 2)
+		return -ENODATA;
+	*devno = makedev(maj, min);
+	return 0;
+}
+
+/*
+ * Whether PATH is the device node of buffer DEV, asked before it is
+ * opened: opening another driver's node has effects of its own (a
+ * watchdog starts and resets the board when closed without its magic
+ * close, a tty becomes the controlling terminal, a FIFO blocks), so
+ * GET_INFO afterwards is too late. The node must be a character device
+ * whose number is that of DEV's class device: a stale node, or a name
+ * now another device's, is not opened either. 0 and *DEVNO, or ENOTTY
+ * (recorded for WHAT); the failure of stat(2) for no node at all.
+ */
+static int check_node(const char *what, const char *path, const char *dev,
+		      dev_t *devno)
+{
+	struct stat st;
+	int ret;
+
+	if (stat(path, &st))
+		return udmabuf_fail(errno, what, "open %s", path);
+	ret = class_devno(dev, devno);
+	if (ret == -ENOENT)
+		return udmabuf_fail(ENOTTY, what,
+				    "open %s: not a udmabuf-cfs device (no class device %s/%s)",
+				    path, udmabuf_sysfs_dir(), dev);
+	if (ret)
+		return udmabuf_fail(ENOTTY, what,
+				    "open %s: not a udmabuf-cfs device (%s has no device node)",
+				    path, dev);
+	if (!S_ISCHR(st.st_mode))
+		return udmabuf_fail(ENOTTY, what,
+				    "open %s: not a udmabuf-cfs device (not a character device)",
+				    path);
+	if (st.st_rdev != *devno)
+		return udmabuf_fail(ENOTTY, what,
+				    "open %s: not a udmabuf-cfs device (it is %u:%u, %s is %u:%u)",
+				    path, major(st.st_rdev), minor(st.st_rdev),
+				    dev, major(*devno), minor(*devno));
+	return 0;
+}
+
 UDMABUF_EXPORT int udmabuf_open(const char *name, int flags,
 				struct udmabuf **bufp)
 {
 	char path[PATH_MAX], dev[256];
+	struct stat st;
+	dev_t devno = 0;
 	int fd, ret;
 
 	if (!bufp)
@@ -215,9 +284,23 @@ UDMABUF_EXPORT int udmabuf_open(const char *name, int flags,
 		return udmabuf_fail(ENODEV, name, "open: not enabled");
 	if (ret)
 		return udmabuf_fail(-ret, name, "open");
-	fd = open(path, flags | O_CLOEXEC);
+	ret = check_node(name, path, dev, &devno);
+	if (ret)
+		return ret;
+	/*
+	 * No O_NONBLOCK: the node is a buffer's, whose open does not block,
+	 * and the flag would stay on the handle's file for read and write.
+	 */
+	fd = open(path, flags | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0)
 		return udmabuf_fail(errno, name, "open %s", path);
+	/* The node checked is the node opened, not one put there since. */
+	if (fstat(fd, &st) || !S_ISCHR(st.st_mode) || st.st_rdev != devno) {
+		close(fd);
+		return udmabuf_fail(ENOTTY, name,
+				    "open %s: replaced while it was opened",
+				    path);
+	}
 	return make_handle(fd, name, dev, bufp);
 }
 

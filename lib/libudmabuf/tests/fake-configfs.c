@@ -33,15 +33,23 @@
  *    $UDMABUF_SYSFS_DIR set, its class directory with the sync_mode and
  *    sync_check asked for (plain files, also left behind), and
  *    $UDMABUF_FAKE_ERRNO="alloc=ERRNO" makes it fail;
+ *  - a regular file under $UDMABUF_FAKE_DEV_DIR whose class device
+ *    $UDMABUF_SYSFS_DIR/NAME (NAME: its name, symbolic links resolved) has
+ *    a dev attribute "MAJ:MIN" is that device's node for stat(2) and
+ *    fstat(2): a character device of that number (its size stays);
  *  - with $UDMABUF_FAKE_DEV_DIR set, writing 1 to an item's enable makes its
  *    device node there (a file of the item's size named by its device_name,
- *    else by the item), unless one exists; writing 0 removes it.
+ *    else by the item), unless one exists, and with $UDMABUF_SYSFS_DIR set
+ *    its class device's dev (240:MINOR, the item's minor, else 0), unless
+ *    the class device has one; writing 0 removes both (the class device's
+ *    directory only if the fake made it and nothing else is in it).
  *
  * Only for dynamically linked binaries.
  */
 #define _GNU_SOURCE
 #undef _FORTIFY_SOURCE		/* it would define open() inline */
 #include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -52,6 +60,7 @@
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -165,6 +174,57 @@ static void read_sibling(const char *dir, const char *attr, char *buf,
 	buf[strcspn(buf, "\n")] = '\0';
 }
 
+/* $UDMABUF_SYSFS_DIR/NAME, where NAME is PATH's basename; NULL if unset. */
+static char *class_dir(const char *path, char *buf, size_t len)
+{
+	const char *dir = getenv("UDMABUF_SYSFS_DIR");
+
+	if (!dir || !*dir)
+		return NULL;
+	snprintf(buf, len, "%s%s", dir, strrchr(path, '/'));
+	return buf;
+}
+
+/*
+ * Make (ON) or remove the dev attribute of the class device of the node
+ * NODE of the item in directory ITEM, as the kernel makes and removes
+ * the class device. An attribute a test wrote stays.
+ */
+static void class_dev(const char *item, const char *node, int on)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 8], v[32];
+	long minor;
+	int fd;
+
+	if (!class_dir(node, dir, sizeof(dir)))
+		return;
+	snprintf(path, sizeof(path), "%s/.fake", dir);
+	if (!on) {
+		if (unlink(path) == 0) {
+			snprintf(path, sizeof(path), "%s/dev", dir);
+			unlink(path);
+			(void)syscall(SYS_unlinkat, AT_FDCWD, dir, AT_REMOVEDIR);
+		}
+		return;
+	}
+	read_sibling(dir, "dev", v, sizeof(v));
+	if (v[0])
+		return;
+	mkdir(dir, 0755);
+	fd = sys_open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd >= 0)
+		close(fd);
+	read_sibling(item, "minor", v, sizeof(v));
+	minor = v[0] ? strtol(v, NULL, 10) : -1;
+	snprintf(v, sizeof(v), "240:%ld\n", minor < 0 ? 0 : minor);
+	snprintf(path, sizeof(path), "%s/dev", dir);
+	fd = sys_open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd >= 0) {
+		(void)syscall(SYS_write, fd, v, strlen(v));
+		close(fd);
+	}
+}
+
 /* What enable does to the device node: PATH is the item's enable file. */
 static void enable_node(const char *path, const void *buf, size_t n)
 {
@@ -182,15 +242,21 @@ static void enable_node(const char *path, const void *buf, size_t n)
 	snprintf(node, sizeof(node), "%s/%s", devdir, name);
 	if (*(const char *)buf == '0') {
 		unlink(node);
+		class_dev(dir, node, 0);
 		return;
 	}
 	read_sibling(dir, "size", size, sizeof(size));
 	fd = sys_open(node, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	if (fd < 0)
+	if (fd < 0 && errno != EEXIST)
 		return;
-	if (ftruncate(fd, (off_t)strtoull(size, NULL, 0)))
+	if (fd >= 0 && ftruncate(fd, (off_t)strtoull(size, NULL, 0))) {
 		unlink(node);
-	close(fd);
+		close(fd);
+		return;
+	}
+	if (fd >= 0)
+		close(fd);
+	class_dev(dir, node, 1);
 }
 
 ssize_t write(int fd, const void *buf, size_t n)
@@ -230,17 +296,6 @@ int rmdir(const char *path)
 		closedir(d);
 	}
 	return (int)syscall(SYS_unlinkat, AT_FDCWD, path, AT_REMOVEDIR);
-}
-
-/* $UDMABUF_SYSFS_DIR/NAME, where NAME is PATH's basename; NULL if unset. */
-static char *class_dir(const char *path, char *buf, size_t len)
-{
-	const char *dir = getenv("UDMABUF_SYSFS_DIR");
-
-	if (!dir || !*dir)
-		return NULL;
-	snprintf(buf, len, "%s%s", dir, strrchr(path, '/'));
-	return buf;
 }
 
 /* The number in the class attribute ATTR of PATH's buffer, else DEF. */
@@ -376,4 +431,75 @@ int ioctl(int fd, unsigned long req, ...)
 	if (fd_path(fd, path, sizeof(path)) && under("UDMABUF_FAKE_DEV_DIR", path))
 		return fake_ioctl(fd, path, req, arg);
 	return (int)syscall(SYS_ioctl, fd, req, arg);
+}
+
+/*
+ * A regular file PATH under $UDMABUF_FAKE_DEV_DIR as the node of the
+ * class device of its name: a character device of its dev, if it has one.
+ */
+static void as_node(const char *path, mode_t *mode, dev_t *rdev)
+{
+	char dir[PATH_MAX], v[32];
+	unsigned int maj, min;
+
+	if (!path || !S_ISREG(*mode) || !under("UDMABUF_FAKE_DEV_DIR", path) ||
+	    !class_dir(path, dir, sizeof(dir)))
+		return;
+	read_sibling(dir, "dev", v, sizeof(v));
+	if (sscanf(v, "%u:%u", &maj, &min) != 2)
+		return;
+	*mode = S_IFCHR | (*mode & 07777);
+	*rdev = makedev(maj, min);
+}
+
+/* The next definition of SYM (libc's): stat and fstat are wrapped. */
+static void *next(const char *sym)
+{
+	return dlsym(RTLD_NEXT, sym);
+}
+
+int stat(const char *path, struct stat *st)
+{
+	int (*real)(const char *p, struct stat *s) = next("stat");
+	char buf[PATH_MAX];
+	int ret = real(path, st);
+
+	if (!ret)
+		as_node(realpath(path, buf), &st->st_mode, &st->st_rdev);
+	return ret;
+}
+
+int stat64(const char *path, struct stat64 *st)
+{
+	int (*real)(const char *p, struct stat64 *s) = next("stat64");
+	char buf[PATH_MAX];
+	int ret = real(path, st);
+
+	if (!ret)
+		as_node(realpath(path, buf), &st->st_mode, &st->st_rdev);
+	return ret;
+}
+
+int fstat(int fd, struct stat *st)
+{
+	int (*real)(int f, struct stat *s) = next("fstat");
+	char buf[PATH_MAX];
+	int ret = real(fd, st);
+
+	if (!ret)
+		as_node(fd_path(fd, buf, sizeof(buf)), &st->st_mode,
+			&st->st_rdev);
+	return ret;
+}
+
+int fstat64(int fd, struct stat64 *st)
+{
+	int (*real)(int f, struct stat64 *s) = next("fstat64");
+	char buf[PATH_MAX];
+	int ret = real(fd, st);
+
+	if (!ret)
+		as_node(fd_path(fd, buf, sizeof(buf)), &st->st_mode,
+			&st->st_rdev);
+	return ret;
 }

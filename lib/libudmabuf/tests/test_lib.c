@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -223,6 +224,7 @@ static void test_open_map_sync(void)
 	      "O_WRONLY is refused (a mapping needs read access)");
 
 	node("buf0", 3 * 4096 + 100);
+	attrs(sysfs, "buf0", "dev=240:20", NULL);
 	take_log();
 	CHECK(udmabuf_open("buf0", O_RDWR, &b) == 0 && b,
 	      "open by device name");
@@ -300,6 +302,8 @@ static void test_open_map_sync(void)
 	item("b", "c");
 	node("b", 4096);
 	node("c", 8192);
+	attrs(sysfs, "b", "dev=240:21", NULL);
+	attrs(sysfs, "c", "dev=240:22", NULL);
 	CHECK(udmabuf_open("b", O_RDONLY, &b) == 0 &&
 	      !strcmp(udmabuf_get_name(b), "c") && udmabuf_get_size(b) == 8192,
 	      "a bare name is the configfs item first");
@@ -318,6 +322,109 @@ static void test_open_map_sync(void)
 	      has(udmabuf_last_error(), "not enabled"),
 	      "open of a disabled item is ENODEV");
 	udmabuf_destroy("off", 0);
+}
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+}
+
+/*
+ * udmabuf_open(NAME) with a SIGALRM 2 s later that interrupts a blocking
+ * open(2) (no SA_RESTART): a hang is a failed test, not a stuck run.
+ */
+static int open_guarded(const char *name, int flags, struct udmabuf **bufp)
+{
+	struct sigaction sa = { .sa_handler = on_alarm }, old;
+	int ret;
+
+	sigaction(SIGALRM, &sa, &old);
+	alarm(2);
+	ret = udmabuf_open(name, flags, bufp);
+	alarm(0);
+	sigaction(SIGALRM, &old, NULL);
+	return ret;
+}
+
+/*
+ * Only a buffer's device node is ever opened: a file that is not one may
+ * be a watchdog (opening it arms it), a tty (it would become the
+ * controlling terminal) or a FIFO (open blocks), and GET_INFO afterwards
+ * is too late.
+ */
+static void test_open_not_a_buffer(void)
+{
+	struct udmabuf *b = NULL;
+	char *log;
+	int ret;
+
+	/* A node without a class device: another driver's (/dev/watchdog). */
+	node("wdog", 4096);
+	take_log();
+	ret = udmabuf_open("wdog", O_RDONLY, &b);
+	log = take_log();
+	CHECK(ret == -ENOTTY && !b && !has(log, "get_info"),
+	      "a node without a class device is not opened (ENOTTY): %d", ret);
+	CHECK(has(udmabuf_last_error(), "wdog") &&
+	      has(udmabuf_last_error(), "not a udmabuf-cfs device"),
+	      "and the error names it and says why: %s", udmabuf_last_error());
+	ret = udmabuf_open(at(dev, "wdog"), O_RDONLY, &b);
+	log = take_log();
+	CHECK(ret == -ENOTTY && !has(log, "get_info"),
+	      "nor is it as a path: %d", ret);
+	if (b)
+		udmabuf_close(b);
+	b = NULL;
+
+	/* A FIFO where a buffer's node should be: open(2) would block. */
+	attrs(sysfs, "fifo0", "dev=240:30", NULL);
+	CHECK(mkfifo(at(dev, "fifo0"), 0600) == 0, "mkfifo");
+	ret = open_guarded("fifo0", O_RDONLY, &b);
+	CHECK(ret == -ENOTTY && !b,
+	      "a FIFO named like a buffer is not opened (ENOTTY, no hang): %d",
+	      ret);
+	CHECK(mkfifo(at(dev, "fifo1"), 0600) == 0, "mkfifo");
+	ret = open_guarded("fifo1", O_RDONLY, &b);
+	CHECK(ret == -ENOTTY && !b,
+	      "nor a FIFO without a class device: %d", ret);
+
+	/* A stale node: "stale" is 240:31, its node is 240:32's. */
+	attrs(sysfs, "stale", "dev=240:31", NULL);
+	attrs(sysfs, "other", "dev=240:32", NULL);
+	node("other", 8192);
+	CHECK(symlink("other", at(dev, "stale")) == 0, "symlink");
+	take_log();
+	ret = udmabuf_open("stale", O_RDONLY, &b);
+	log = take_log();
+	CHECK(ret == -ENOTTY && !b && !has(log, "get_info"),
+	      "a node whose device number is not the buffer's is refused: %d",
+	      ret);
+	CHECK(has(udmabuf_last_error(), "240:32") &&
+	      has(udmabuf_last_error(), "240:31"),
+	      "and the error gives both numbers: %s", udmabuf_last_error());
+	if (b)
+		udmabuf_close(b);
+	b = NULL;
+	CHECK(udmabuf_open(at(dev, "stale"), O_RDONLY, &b) == 0 && b &&
+	      !strcmp(udmabuf_get_name(b), "other") &&
+	      udmabuf_get_size(b) == 8192,
+	      "a path is the buffer whose node it resolves to");
+	udmabuf_close(b);
+	b = NULL;
+	CHECK(udmabuf_open("other", O_RDONLY, &b) == 0 && b,
+	      "the buffer itself opens");
+	CHECK(b && (fcntl(udmabuf_get_fd(b), F_GETFL) & O_NONBLOCK) == 0,
+	      "its file is not non-blocking");
+	udmabuf_close(b);
+
+	/* A class device without dev (a process-scoped buffer has no node). */
+	attrs(sysfs, "nodev", "origin=process", NULL);
+	node("nodev", 4096);
+	take_log();
+	ret = udmabuf_open("nodev", O_RDONLY, &b);
+	CHECK(ret == -ENOTTY && !has(take_log(), "get_info"),
+	      "a class device without a device number has no node to open: %d",
+	      ret);
 }
 
 static void test_create(void)
@@ -1049,6 +1156,7 @@ int main(int argc, char **argv)
 	      udmabuf_library_version());
 	CHECK(!strcmp(udmabuf_last_error(), ""), "no error before any failure");
 	test_open_map_sync();
+	test_open_not_a_buffer();
 	test_create();
 	test_alloc();
 	test_listing();
