@@ -168,7 +168,9 @@ int udmabuf_open_fd(int fd, struct udmabuf **bufp);
  * Close the handle (NULL is ignored). Mappings made with udmabuf_map()
  * stay valid until udmabuf_unmap(); the kernel keeps the memory while they
  * exist (a process-scoped buffer's memory goes with the last of them).
- * Returns the result of close(2).
+ * The handle is freed in any case. Returns 0, or -errno if close(2)
+ * failed with other than EINTR (after EINTR Linux has closed the
+ * descriptor all the same).
  */
 int udmabuf_close(struct udmabuf *buf);
 
@@ -296,7 +298,8 @@ int udmabuf_invalidate(const struct udmabuf *buf, uint64_t offset,
 /*
  * Export the page-aligned range [offset, offset + length) (LENGTH 0: to
  * the end) as a new dma-buf file descriptor, returned. FLAGS: O_RDWR or
- * O_RDONLY, optionally O_CLOEXEC. The dma-buf keeps the memory alive.
+ * O_RDONLY; O_CLOEXEC is implied (may be given). The dma-buf keeps the
+ * memory alive.
  * -EOPNOTSUPP if the module (or the header this library was built with)
  * has no dma-buf export.
  */

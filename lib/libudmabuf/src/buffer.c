@@ -688,10 +688,11 @@ UDMABUF_EXPORT int udmabuf_export_dmabuf(const struct udmabuf *buf,
 					 int flags)
 {
 #ifdef UDMABUF_CFS_IOC_EXPORT_DMABUF
+	/* Like every descriptor of the library's, it is not inherited. */
 	struct udmabuf_cfs_export exp = {
 		.offset = offset,
 		.size = length,
-		.flags = (uint32_t)flags,
+		.flags = (uint32_t)(flags | O_CLOEXEC),
 		.fd = -1,
 	};
 

@@ -22,7 +22,11 @@
  *    sync_check and sync_violations of $UDMABUF_SYSFS_DIR/NAME, default
  *    1, 0 and 0; the syncs check the range and direction) and each of
  *    them is logged as
- *    "ioctl=NAME OFFSET SIZE DIRECTION"; other ioctls fail with ENOTTY;
+ *    "ioctl=NAME OFFSET SIZE DIRECTION"; with $UDMABUF_FAKE_EXPORT set
+ *    UDMABUF_CFS_IOC_EXPORT_DMABUF gives a new fd of the node with the
+ *    access mode and O_CLOEXEC asked for (other flags EINVAL), logged as
+ *    "ioctl=export OFFSET SIZE FLAGS" (FLAGS in octal); other ioctls fail
+ *    with ENOTTY;
  *  - a file named udmabuf-cfs there stands in for /dev/udmabuf-cfs: it
  *    answers UDMABUF_CFS_IOC_ALLOC, logged as "ioctl=alloc SIZE FLAGS
  *    SYNC_MODE DMA_BITS ALLOCATOR DMA_DEVICE" (FLAGS in octal; and
@@ -368,6 +372,27 @@ static int fake_alloc(const char *path, struct udmabuf_cfs_alloc *req)
 	return 0;
 }
 
+/* UDMABUF_CFS_IOC_EXPORT_DMABUF on the fake node at PATH. */
+static int fake_export(const char *path, struct udmabuf_cfs_export *exp)
+{
+	char line[128];
+	int fd;
+
+	snprintf(line, sizeof(line), "export %llu %llu %o",
+		 (unsigned long long)exp->offset,
+		 (unsigned long long)exp->size, exp->flags);
+	log_write("ioctl", line, strlen(line));
+	if (exp->flags & ~(__u32)(O_ACCMODE | O_CLOEXEC)) {
+		errno = EINVAL;
+		return -1;
+	}
+	fd = sys_open(path, (int)exp->flags, 0);
+	if (fd < 0)
+		return -1;
+	exp->fd = fd;
+	return 0;
+}
+
 static int fake_ioctl(int fd, const char *path, unsigned long req, void *arg)
 {
 	const char *addr = getenv("UDMABUF_FAKE_DMA_ADDR");
@@ -400,6 +425,8 @@ static int fake_ioctl(int fd, const char *path, unsigned long req, void *arg)
 		log_write("ioctl", "get_info", 8);
 		return 0;
 	}
+	if (req == UDMABUF_CFS_IOC_EXPORT_DMABUF && getenv("UDMABUF_FAKE_EXPORT"))
+		return fake_export(path, arg);
 	if (req != UDMABUF_CFS_IOC_SYNC_FOR_CPU &&
 	    req != UDMABUF_CFS_IOC_SYNC_FOR_DEVICE) {
 		errno = ENOTTY;

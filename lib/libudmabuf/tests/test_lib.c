@@ -284,6 +284,23 @@ static void test_open_map_sync(void)
 	CHECK(udmabuf_export_dmabuf(b, 0, 0, O_RDWR) == -EOPNOTSUPP ||
 	      udmabuf_export_dmabuf(b, 0, 0, O_RDWR) == -ENOTTY,
 	      "dma-buf export without a module that can is EOPNOTSUPP");
+	setenv("UDMABUF_FAKE_EXPORT", "1", 1);
+	take_log();
+	fd = udmabuf_export_dmabuf(b, 0, 0, O_RDWR);
+	CHECK(fd >= 0 && fcntl(fd, F_GETFD) == FD_CLOEXEC,
+	      "an exported dma-buf's fd is close-on-exec without O_CLOEXEC asked");
+	if (fd >= 0)
+		close(fd);
+	LOG_IS("ioctl=export 0 0 2000002\n",
+	       "the export asks the kernel for O_CLOEXEC");
+	fd = udmabuf_export_dmabuf(b, 4096, 4096, O_RDONLY | O_CLOEXEC);
+	CHECK(fd >= 0 && (fcntl(fd, F_GETFL) & O_ACCMODE) == O_RDONLY &&
+	      fcntl(fd, F_GETFD) == FD_CLOEXEC,
+	      "O_RDONLY | O_CLOEXEC: read-only, close-on-exec");
+	if (fd >= 0)
+		close(fd);
+	unsetenv("UDMABUF_FAKE_EXPORT");
+	take_log();
 
 	fd = dup(udmabuf_get_fd(b));
 	CHECK(udmabuf_open_fd(fd, &b2) == 0 && udmabuf_get_fd(b2) != fd &&
