@@ -439,8 +439,10 @@ void raw_escape(FILE *f, const char *str)
 {
 	const unsigned char *s = (const unsigned char *)str;
 
+	/* A token starting with '#' would start a comment (conf_split()). */
 	for (; *s; s++) {
-		if (*s <= ' ' || *s == '\\' || *s >= 0x7f)
+		if (*s <= ' ' || *s == '\\' || *s >= 0x7f ||
+		    (*s == '#' && s == (const unsigned char *)str))
 			fprintf(f, "\\x%02x", *s);
 		else
 			fputc(*s, f);

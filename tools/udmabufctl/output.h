@@ -135,7 +135,10 @@ void human_size(uint64_t bytes, char *buf, size_t len);
  */
 void utf8_sanitize(const char *in, char *out, size_t len);
 
-/* Escape white space, backslash and non-printable bytes as \xHH. */
+/*
+ * Escape white space, backslash, non-printable bytes and a leading '#' as
+ * \xHH.
+ */
 void raw_escape(FILE *f, const char *s);
 
 /* Undo raw_escape() in place; -EINVAL on a malformed escape. */

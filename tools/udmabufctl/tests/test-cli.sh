@@ -688,6 +688,11 @@ UDMABUF_SAVE_FILE=$UDMABUF_SAVE_FILE.svc run_fake restore --state "$ST"
 status_is 1 && err_is "udmabufctl: $ST:1: read: Invalid argument" && [ ! -e "$U/s1" ]
 check "restore --state with a record it cannot read changes nothing"
 rm -f "$ST"
+printf '\\x23h size=4096 device_name=h\n' >"$T/hash.conf"
+run_fake restore --state "$ST" "$T/hash.conf"
+status_is 0 && [ -d "$U/#h" ] && run_fake clear --state "$ST" && status_is 0 &&
+	[ ! -e "$U/#h" ] && [ ! -e "$ST" ]
+check "restore --state records a name starting with #, clear --state deletes it"
 UDMABUF_CONFIGFS_DIR=$C
 
 # --- without buffers: nothing, as util-linux's tools print -------------------
@@ -957,8 +962,8 @@ fi
 # --- odd names: escaped in every output format --------------------------------
 
 ODD=$(printf 't\tn\ns p\\q"')	# tab, newline, space, backslash, quote
-# \377: not UTF-8; café: 5 bytes, 4 columns
-for d in "$ODD" "$(printf 'bad\377')" café abcde; do
+# \377: not UTF-8; café: 5 bytes, 4 columns; #c: not a comment when saved
+for d in "$ODD" "$(printf 'bad\377')" café abcde "#c"; do
 	attrs "$X/$d" size=4096 enable=0
 done
 attrs "$X/$ODD" device_name=odd sync_check=0
@@ -995,15 +1000,16 @@ LC_ALL=C.UTF-8 table_check "table columns are aligned by display width" 0 \
 	"list -n -o NAME,SIZE café abcde" \
 "abcde   4K
 café    4K"
-expect "save escapes a name, writes a device_name not the item's, no sync_check off or unknown" 0 \
+expect "save escapes a name (a leading #, too), writes a device_name not the item's, no sync_check off or unknown" 0 \
 	"save -" \
 "# udmabuf buffers, written by 'udmabufctl save' (udmabufctl 0.1.0).
 # One buffer per line: NAME ATTR=VALUE...; read by 'udmabufctl restore'.
+\x23c size=4096 enable=0
 abcde size=4096 enable=0
 bad\xff size=4096 enable=0
 caf\xc3\xa9 size=4096 enable=0
 t\x09n\x0as\x20p\x5cq\" size=4096 device_name=odd enable=0"
-rm -r "${X:?}/$ODD" "${X:?}/$(printf 'bad\377')" "$X/café" "$X/abcde"
+rm -r "${X:?}/$ODD" "${X:?}/$(printf 'bad\377')" "$X/café" "$X/abcde" "$X/#c"
 UDMABUF_CONFIGFS_DIR=$C
 UDMABUF_SYSFS_DIR=$S
 
