@@ -634,6 +634,10 @@ class FakeModuleTest(TreeTest):
     def test_buffer_opens_an_existing_buffer_and_leaves_it(self):
         with open(os.path.join(self.dev, "ub"), "wb") as f:
             f.truncate(2 * PAGE)
+        # A buffer's node is that of its class device, as the library checks.
+        os.makedirs(os.path.join(self.class_dir, "ub"))
+        with open(os.path.join(self.class_dir, "ub", "dev"), "w") as f:
+            f.write("240:7\n")
         with udmabuf.Buffer("ub") as b:
             self.assertEqual((b.name, b.size), ("ub", 2 * PAGE))
             self.assertEqual((b.physical_address, b.device_address,
