@@ -45,8 +45,9 @@ static void bench_signal(int sig)
 }
 
 /*
- * Stop at SIG, unless the caller ignores it: a shell ignores SIGINT for a
- * background job, nohup SIGHUP, and bench must not end on them there.
+ * Stop at SIG, unless the caller ignores it: a shell ignores SIGINT and
+ * SIGQUIT for a background job, nohup SIGHUP, and bench must not end on
+ * them there.
  */
 static void bench_catch(int sig)
 {
@@ -425,8 +426,9 @@ int cmd_bench(int argc, char **argv)
 		ret = -ENOMEM;
 		goto out;
 	}
-	/* Interrupted: the sync_mode is still put back. */
+	/* Interrupted, by Ctrl-\ too: the sync_mode is still put back. */
 	bench_catch(SIGINT);
+	bench_catch(SIGQUIT);
 	bench_catch(SIGTERM);
 	bench_catch(SIGHUP);
 	ret = bench_rows(&t, rows, &n);

@@ -1175,8 +1175,8 @@ status_is 1 && [ ! -s "$OUT" ] &&
 	err_is "udmabufctl: bench0: bench: --size 512K is more than the buffer's 256K" &&
 	[ "$(mode_of bench0)" = 2 ]
 check "bench --size beyond NAME is refused, nothing changed"
-# Signals while it runs (bench catches SIGINT, SIGTERM and SIGHUP unless
-# ignored): the sync_mode still comes back.
+# Signals while it runs (bench catches SIGINT, SIGTERM, SIGHUP and SIGQUIT
+# unless ignored): the sync_mode still comes back.
 attrs "$BT/config/udmabuf/big0" enable=1 device_name=big0 size=33554432
 mkdir -p "$BT/class/udmabuf/big0"
 cp "$BT/class/udmabuf/bench0/"* "$BT/class/udmabuf/big0/"
@@ -1184,9 +1184,9 @@ attrs "$BT/class/udmabuf/big0" size=33554432 sync_mode=6
 truncate -s 32M "$BT/dev/big0"
 # bench_bg RUNNER... ARGS: bench in the background, its pid in $pid, once
 # it has set sync_mode 2 (the rows without O_SYNC come first) and its
-# mode then in $mode.  sh starts it with SIGINT ignored, as a shell starts
-# a background job; timeout(1) as the RUNNER catches SIGINT and passes it
-# on to a bench that has SIGINT's default.
+# mode then in $mode.  sh starts it with SIGINT and SIGQUIT ignored, as a
+# shell starts a background job; timeout(1) as the RUNNER catches them and
+# passes them on to a bench that has their defaults.
 bench_bg() {
 	LD_PRELOAD=$SHIM "$@" >"$OUT" 2>"$ERR" &
 	pid=$!
@@ -1197,7 +1197,10 @@ bench_bg() {
 	sleep 0.2
 	mode=$(mode_of big0)
 }
-for sig in INT TERM; do
+# No core file where a bench does not catch SIGQUIT (dash and bash have -c).
+# shellcheck disable=SC3045
+ulimit -c 0
+for sig in INT TERM QUIT; do
 	bench_bg timeout 600 "$BIN" bench big0 --size 32M --reps 100
 	kill -"$sig" "$pid"
 	wait "$pid"; rc=$?
