@@ -150,8 +150,16 @@ static int dma_device_hint(const char *value, int err)
 			     bus);
 		return 1;
 	case ENXIO:
-		hint("%s has no driver: bind vfio-pci or uio_pci_generic to it first (its DMA setup exists only then)",
-		     value);
+		/* The generic drivers that set up DMA are each bus's own. */
+		if (!strncmp(value, "pci/", 4))
+			hint("%s has no driver: bind vfio-pci or uio_pci_generic to it first (its DMA setup exists only then)",
+			     value);
+		else if (!strncmp(value, "platform/", 9))
+			hint("%s has no driver: load its own driver (modprobe) or bind uio_pdrv_genirq or vfio-platform to it first (its DMA setup exists only then)",
+			     value);
+		else
+			hint("%s has no driver: bind its driver to it first (its DMA setup exists only then)",
+			     value);
 		return 1;
 	}
 	return 0;

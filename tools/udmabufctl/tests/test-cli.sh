@@ -563,8 +563,10 @@ create --dma-device refused with EINVAL says the value is not BUS/DEVICE|dma_dev
 create --dma-device refused with ENODEV names the unknown bus|dma_device=ENODEV|nosuchbus/dev0|set dma_device|No such device|there is no bus nosuchbus (see /sys/bus)|
 create --dma-device refused with ENODEV names the missing device of a known bus|dma_device=ENODEV|platform/nosuch.dma|set dma_device|No such device|there is no device nosuch.dma on bus platform (see /sys/bus/platform/devices)|/sys/bus/platform
 create --dma-device refused with ENODEV for a device that exists blames the bus|dma_device=ENODEV|cpu/cpu0|set dma_device|No such device|the loaded module does not bind buffers to devices of bus cpu|/sys/bus/cpu/devices/cpu0
-create --dma-device refused with ENXIO says to bind a driver first|dma_device=ENXIO|pci/0000:00:10.0|set dma_device|No such device or address|pci/0000:00:10.0 has no driver: bind vfio-pci or uio_pci_generic to it first (its DMA setup exists only then)|
+create --dma-device refused with ENXIO for a PCI device says to bind vfio-pci or uio_pci_generic|dma_device=ENXIO|pci/0000:00:10.0|set dma_device|No such device or address|pci/0000:00:10.0 has no driver: bind vfio-pci or uio_pci_generic to it first (its DMA setup exists only then)|
 enable refused with ENXIO says the same|enable=ENXIO|pci/0000:00:10.0|enable|No such device or address|pci/0000:00:10.0 has no driver: bind vfio-pci or uio_pci_generic to it first (its DMA setup exists only then)|
+a platform device without a driver (an FPGA's DMA block): its own driver, or uio_pdrv_genirq or vfio-platform|dma_device=ENXIO|platform/a0000000.dma|set dma_device|No such device or address|platform/a0000000.dma has no driver: load its own driver (modprobe) or bind uio_pdrv_genirq or vfio-platform to it first (its DMA setup exists only then)|
+a device of another bus without a driver: its driver, no PCI advice|dma_device=ENXIO|usb/1-1|set dma_device|No such device or address|usb/1-1 has no driver: bind its driver to it first (its DMA setup exists only then)|
 enable refused with EINVAL for a bound buffer asks whether the device is a DMA master|enable=EINVAL|pci/0000:00:10.0|enable|Invalid argument|is pci/0000:00:10.0 a DMA master? A device without a DMA mask cannot have buffers|
 EOF
 UDMABUF_FAKE_ERRNO=enable=ENOMEM
