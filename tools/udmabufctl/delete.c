@@ -149,6 +149,26 @@ static void busy_hint(const char *name)
 		     name);
 }
 
+/*
+ * Why process-scoped buffer e cannot be deleted: it is its process's
+ * (owner "PID COMM"), freed when the last of its files, mappings and
+ * dma-bufs is gone.
+ */
+static void process_hint(const struct udmabuf_entry *e)
+{
+	const char *owner = udmabuf_entry_get_owner(e);
+	const char *comm = owner ? strchr(owner, ' ') : NULL;
+	char who[300] = "a process";
+
+	if (comm)
+		snprintf(who, sizeof(who), "process %.*s (%s)",
+			 (int)(comm - owner), owner, comm + 1);
+	else if (owner && *owner)
+		snprintf(who, sizeof(who), "process %s", owner);
+	hint("%s was allocated by %s through /dev/udmabuf-cfs, not through configfs; it goes away when that process lets go of it (its last file, mapping and dma-buf)",
+	     udmabuf_entry_get_name(e), who);
+}
+
 int delete_one(const char *name, unsigned int flags)
 {
 	struct udmabuf_listing *one;
@@ -156,13 +176,17 @@ int delete_one(const char *name, unsigned int flags)
 	const char *origin;
 	int ret;
 
-	e = lookup(name, UDMABUF_FIELD_ORIGIN, &one, &ret);
+	e = lookup(name, UDMABUF_FIELD_ORIGIN | UDMABUF_FIELD_OWNER, &one, &ret);
 	if (!e) {
 		report_lookup(name, "delete", -ret);
 		return ret;
 	}
 	origin = udmabuf_entry_get_origin(e);
-	if (!*udmabuf_entry_get_item(e)) {
+	if (!*udmabuf_entry_get_item(e) && !strcmp(origin, "process")) {
+		ret = -EPERM;
+		report(name, "delete", EPERM);
+		process_hint(e);
+	} else if (!*udmabuf_entry_get_item(e)) {
 		ret = -EPERM;
 		report(name, "delete", EPERM);
 		hint("%s was created %s, not through configfs; it goes away when the module is unloaded",

@@ -444,6 +444,11 @@ check "list -J with every name missing prints no JSON"
 expect "delete of a parameter buffer says why it cannot" 1 "delete udmabuf0" \
 "udmabufctl: udmabuf0: delete: Operation not permitted
 udmabufctl: hint: udmabuf0 was created by a module parameter, not through configfs; it goes away when the module is unloaded"
+UDMABUF_CONFIGFS_DIR=$P/config/udmabuf UDMABUF_SYSFS_DIR=$P/class/udmabuf \
+	expect "delete of a process-scoped buffer names the process it goes away with" 1 \
+	"delete proc-77-9" \
+"udmabufctl: proc-77-9: delete: Operation not permitted
+udmabufctl: hint: proc-77-9 was allocated by process 77 (python3) through /dev/udmabuf-cfs, not through configfs; it goes away when that process lets go of it (its last file, mapping and dma-buf)"
 run create newbuf --size 4M
 status_is 1 && err_has "udmabufctl: newbuf: set size: No such file or directory"
 check "a failed create names the failed step"
