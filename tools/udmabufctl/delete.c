@@ -142,11 +142,11 @@ static void busy_hint(const char *name)
 	size_t n = users_text(name, list, sizeof(list));
 
 	if (n)
-		hint("%s is in use by PID %s; --force removes the device now, the memory goes when they let go",
-		     name, list);
+		hint("%s is in use by PID %s; '" PROG " delete --force %s' removes the device now, the memory goes when they let go",
+		     name, list, name);
 	else
-		hint("%s is open or mapped; --force removes the device now, the memory goes when it is released",
-		     name);
+		hint("%s is open or mapped; '" PROG " delete --force %s' removes the device now, the memory goes when it is released",
+		     name, name);
 }
 
 /*

@@ -313,8 +313,13 @@ int cmd_restore(int argc, char **argv)
 		     n, sf.name);
 		goto out;
 	}
-	if (clear && clear_all(0, &total))
+	/* A buffer that cannot be deleted stops it before anything is made. */
+	n = clear ? (size_t)clear_all(0, &total) : 0;
+	if (n) {
+		fprintf(stderr, PROG ": %s: restore: nothing from it was made: %zu of %zu buffer(s) could not be deleted\n",
+			sf.name, n, total);
 		goto out;
+	}
 	/* Earlier records that still hold, then what is made now. */
 	for (i = 0; state && i < had.n; i++)
 		if (record_current(&had.v[i]) &&

@@ -607,6 +607,13 @@ run_fake restore - <"$T/stdin.conf"
 status_is 0 && [ ! -s "$ERR" ] && [ "$(cat "$R/r4/size")" = 8192 ] &&
 	[ "$(cat "$R/r4/sync_mode")" = 3 ]
 check "restore - creates the buffers read from standard input"
+printf 'r5 size=4096\n' >"$T/r5.conf"
+UDMABUF_FAKE_ERRNO=enable=EBUSY run_fake restore --clear "$T/r5.conf"
+status_is 1 && [ ! -e "$R/r5" ] && [ -d "$R/r1" ] &&
+	err_has "udmabufctl: r1: delete: Device or resource busy" &&
+	err_has "hint: r1 is open or mapped; 'udmabufctl delete --force r1' removes the device" &&
+	[ "$(tail -n 1 "$ERR")" = "udmabufctl: $T/r5.conf: restore: nothing from it was made: 3 of 3 buffer(s) could not be deleted" ]
+check "restore --clear that cannot delete a buffer says that nothing was made, and how to delete it"
 
 # --- create --sync-check, UDMABUF_SYNC_CHECK ------------------------------------
 
