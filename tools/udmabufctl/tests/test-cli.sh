@@ -775,14 +775,17 @@ man_command sync >"$OUT"
 out_has UDMABUF_CFS_IOC_SYNC_FOR_CPU && out_has UDMABUF_CFS_IOC_SYNC_FOR_DEVICE &&
 	! grep -q 'sync_for_cpu\|sync_for_device\|attribute[s]* *$' "$OUT"
 check "udmabufctl(8) says that sync uses the ioctls, not sysfs attributes"
+# Of sysfs only the class device's dev, which the node must be.
 mkdir -p "$T/ioctl-dev"
 head -c 65536 /dev/zero >"$T/ioctl-dev/cam0"
-UDMABUF_DEV_DIR=$T/ioctl-dev UDMABUF_SYSFS_DIR=$T/nonexistent \
+attrs "$T/ioctl-class/cam0" dev=240:1
+UDMABUF_DEV_DIR=$T/ioctl-dev UDMABUF_SYSFS_DIR=$T/ioctl-class \
 	UDMABUF_FAKE_DEV_DIR=$T/ioctl-dev \
 	run_fake sync cam0 --for-device --offset 4K --length 8K --direction to-device
 status_is 0 && [ ! -s "$ERR" ] && printf '%s\n' ioctl=get_info \
-	"ioctl=sync_for_device 4096 8192 1" | cmp -s - "$T/writes"
-check "sync opens the device node and issues the sync ioctl, without sysfs"
+	"ioctl=sync_for_device 4096 8192 1" | cmp -s - "$T/writes" &&
+	[ "$(ls "$T/ioctl-class/cam0")" = dev ]
+check "sync opens the device node and issues the sync ioctl, without sysfs attributes"
 
 # --- the two addresses: DMA-ADDR and CPU-PHYS-ADDR ---------------------------
 
@@ -1083,9 +1086,9 @@ for d in bench0 busy0; do
 done
 attrs "$BT/config/udmabuf" features=size,enable
 attrs "$BT/config/udmabuf/bench0" size=262144
-attrs "$BT/class/udmabuf/bench0" size=262144
+attrs "$BT/class/udmabuf/bench0" size=262144 dev=240:20
 attrs "$BT/config/udmabuf/busy0" size=65536
-attrs "$BT/class/udmabuf/busy0" size=65536 users=1
+attrs "$BT/class/udmabuf/busy0" size=65536 users=1 dev=240:21
 mkdir -p "$BT/dev"
 head -c 262144 /dev/zero >"$BT/dev/bench0"
 head -c 65536 /dev/zero >"$BT/dev/busy0"
@@ -1194,7 +1197,7 @@ check "bench --size beyond NAME is refused, nothing changed"
 attrs "$BT/config/udmabuf/big0" enable=1 device_name=big0 size=33554432
 mkdir -p "$BT/class/udmabuf/big0"
 cp "$BT/class/udmabuf/bench0/"* "$BT/class/udmabuf/big0/"
-attrs "$BT/class/udmabuf/big0" size=33554432 sync_mode=6
+attrs "$BT/class/udmabuf/big0" size=33554432 sync_mode=6 dev=240:22
 truncate -s 32M "$BT/dev/big0"
 # bench_bg RUNNER... ARGS: bench in the background, its pid in $pid, once
 # it has set sync_mode 2 (the rows without O_SYNC come first) and its
