@@ -128,8 +128,13 @@ static int bench_open(struct bench_target *t, int o_sync, int mode,
 		if (ret)
 			return ret;
 		ret = udmabuf_open(t->name, O_RDWR | (o_sync ? O_SYNC : 0), bufp);
-		if (ret)
+		if (ret) {
 			report(t->name, "open", -ret);
+			/* The library's words for a node it would not open. */
+			if (ret == -ENOTTY)
+				hint("%s", udmabuf_last_error());
+			return ret;
+		}
 	} else {
 		ret = udmabuf_config_set_sync_mode(t->cfg, (unsigned int)mode);
 		if (!ret)

@@ -1192,6 +1192,12 @@ status_is 1 && [ ! -s "$OUT" ] &&
 	err_is "udmabufctl: bench0: bench: --size 512K is more than the buffer's 256K" &&
 	[ "$(mode_of bench0)" = 2 ]
 check "bench --size beyond NAME is refused, nothing changed"
+mv "$BT/class/udmabuf/bench0/dev" "$T/bench0.dev"	# the node is no longer its
+run_fake bench bench0 --size 8K --reps 1
+mv "$T/bench0.dev" "$BT/class/udmabuf/bench0/dev"
+status_is 1 && [ ! -s "$OUT" ] && err_has "udmabufctl: bench0: open: " &&
+	err_has "not a udmabuf-cfs device" && [ "$(mode_of bench0)" = 2 ]
+check "bench NAME that cannot open its node says so and exits 1, its sync_mode back"
 # Signals while it runs (bench catches SIGINT, SIGTERM, SIGHUP and SIGQUIT
 # unless ignored): the sync_mode still comes back.
 attrs "$BT/config/udmabuf/big0" enable=1 device_name=big0 size=33554432
