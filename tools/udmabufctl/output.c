@@ -869,14 +869,20 @@ int conf_split(char *line, char **tok, size_t max)
 	}
 }
 
-const char *conf_allocator(const char *allocator)
+const char *conf_allocator(const char *allocator, int enabled)
 {
 	static const char *const askable[] = { "page", "contig", "cma" };
 	size_t i;
 
 	/* Without a CMA area, asking for CMA gives dma_alloc_pages()'s. */
-	if (!strcmp(allocator, "dma"))
+	if (!strcmp(allocator, "dma") || !strcmp(allocator, "cma"))
 		return "cma";
+	/*
+	 * An enabled buffer's page or contig may be what auto chose: asked
+	 * for again, it would lose auto's fallback to the next allocator.
+	 */
+	if (enabled)
+		return NULL;
 	for (i = 0; i < sizeof(askable) / sizeof(askable[0]); i++)
 		if (!strcmp(allocator, askable[i]))
 			return askable[i];

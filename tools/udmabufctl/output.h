@@ -227,11 +227,13 @@ int conf_split(char *line, char **tok, size_t max);
  * The allocator= a save file asks for, of a configfs item whose allocator
  * attribute reads ALLOCATOR, so that restore makes the same buffer: while
  * disabled it reads what was asked for ("" for auto, the default: NULL);
- * once enabled, where the memory came from, which is asked for again
- * ("dma", CMA's allocator without a CMA area, as "cma"). NULL for
- * "placed", which phys_addr= places again, and for anything else.
+ * once ENABLED, where the memory came from: CMA is asked for again ("dma",
+ * CMA's allocator without a CMA area, as "cma"), but not page or contig,
+ * which auto may have chosen and which, asked for, would lose auto's
+ * fallback. NULL for "placed", which phys_addr= places again, and for
+ * anything else.
  */
-const char *conf_allocator(const char *allocator);
+const char *conf_allocator(const char *allocator, int enabled);
 
 /*
  * One save-file line for a configfs buffer; allocator= is ALLOCATOR if it

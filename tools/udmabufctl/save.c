@@ -104,7 +104,9 @@ static int write_save_file(FILE *f)
 			break;
 		item_allocator(udmabuf_entry_get_item(e), allocator,
 			       sizeof(allocator));
-		conf_write_line(f, e, conf_allocator(allocator),
+		conf_write_line(f, e,
+				conf_allocator(allocator,
+					       udmabuf_entry_is_enabled(e)),
 				placed ? &place : NULL);
 	}
 	udmabuf_listing_free(items);

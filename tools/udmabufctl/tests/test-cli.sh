@@ -839,7 +839,8 @@ unset UDMABUF_FAKE_DEV_DIR UDMABUF_FAKE_DMA_ADDR UDMABUF_FAKE_PHYS_ADDR
 # phys_addr attributes read the DMA address 0x3f000000, GET_INFO tells the
 # CPU physical address 0x80000000 it was placed at. p1 is disabled with a
 # placement written (its phys_addr reads it); n0 was not placed, its
-# memory is CMA's allocator's without a CMA area ("dma").
+# memory is CMA's allocator's without a CMA area ("dma"); c0's is a
+# contiguous range, which auto may have chosen: not asked for again.
 P=$T/placed/config/udmabuf
 PS=$T/placed/class/udmabuf
 PD=$T/placed/dev
@@ -855,10 +856,12 @@ placed_item() { # ITEM MINOR SIZE ENABLE PHYS_ADDR ALLOCATOR DMA_DEVICE
 	fi
 }
 attrs "$P" features=size,minor,device_name,sync_mode,dma_mask,mode,enable,phys_addr,dma_device,dev,allocator
+placed_item c0 4 4096 1 0x000000003f200000 contig ""
 placed_item n0 3 4096 1 0x000000003f100000 dma ""
 placed_item p0 2 4096 1 0x000000003f000000 placed pci/0000:00:10.0
 placed_item p1 - 8192 0 0x0000000040000000 "" ""
 cat >"$T/placed.expected" <<EOF
+c0 size=4096 minor=4 sync_mode=1 dma_mask=64 mode=0600 enable=1
 n0 size=4096 minor=3 sync_mode=1 dma_mask=64 mode=0600 allocator=cma enable=1
 p0 size=4096 minor=2 sync_mode=1 dma_mask=64 mode=0600 dma_device=pci/0000:00:10.0 phys_addr=0x80000000 enable=1
 p1 size=8192 sync_mode=1 dma_mask=64 mode=0600 phys_addr=0x40000000 enable=0
@@ -869,7 +872,7 @@ UDMABUF_FAKE_PHYS_ADDR=0x80000000
 export UDMABUF_FAKE_DEV_DIR UDMABUF_FAKE_DMA_ADDR UDMABUF_FAKE_PHYS_ADDR
 run_fake save "$T/placed.conf"
 status_is 0 && [ ! -s "$ERR" ] && sed '/^#/d' "$T/placed.conf" | cmp -s - "$T/placed.expected"
-check "save writes a placed buffer's CPU physical address as phys_addr, not its DMA address, a disabled item's placement, allocator cma for dma"
+check "save writes a placed buffer's CPU physical address as phys_addr, not its DMA address, a disabled item's placement, allocator cma for dma, none for an enabled contig"
 mv "$PD/p0" "$T/p0.node"
 run_fake save "$T/placed.conf"
 mv "$T/p0.node" "$PD/p0"
@@ -886,6 +889,7 @@ attrs "$PR" features=size,minor,device_name,sync_mode,dma_mask,mode,enable,phys_
 UDMABUF_CONFIGFS_DIR=$PR
 run_fake restore "$T/placed.conf"
 status_is 0 && [ ! -s "$ERR" ] && printf '%s\n' \
+	size=4096 minor=4 sync_mode=1 dma_mask=64 mode=0600 enable=1 \
 	size=4096 minor=3 sync_mode=1 dma_mask=64 mode=0600 allocator=cma enable=1 \
 	size=4096 minor=2 sync_mode=1 dma_mask=64 mode=0600 \
 	dma_device=pci/0000:00:10.0 phys_addr=0x80000000 enable=1 \
