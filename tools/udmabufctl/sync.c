@@ -115,10 +115,16 @@ int cmd_sync(int argc, char **argv)
 	int ret;
 
 	sync_options(argc, argv, &a);
-	/* One open, one ioctl. A node that does not answer is an old module. */
+	/*
+	 * One open, one ioctl. A node the library will not open is not a
+	 * buffer's (it says why); a sync ioctl it does not know is an old
+	 * module's (EOPNOTSUPP).
+	 */
 	ret = udmabuf_open(a.name, O_RDONLY, &buf);
-	if (ret == -ENOTTY)
-		ret = -EOPNOTSUPP;
+	if (ret == -ENOTTY) {
+		fprintf(stderr, PROG ": %s\n", udmabuf_last_error());
+		return EXIT_FAIL;
+	}
 	if (!ret) {
 		ret = a.for_device ?
 		      udmabuf_sync_for_device(buf, a.offset, a.length, a.dir) :

@@ -26,7 +26,8 @@
  *    UDMABUF_CFS_IOC_EXPORT_DMABUF gives a new fd of the node with the
  *    access mode and O_CLOEXEC asked for (other flags EINVAL), logged as
  *    "ioctl=export OFFSET SIZE FLAGS" (FLAGS in octal); other ioctls fail
- *    with ENOTTY;
+ *    with ENOTTY, and so do the syncs with $UDMABUF_FAKE_NO_SYNC set (a
+ *    module older than them);
  *  - a file named udmabuf-cfs there stands in for /dev/udmabuf-cfs: it
  *    answers UDMABUF_CFS_IOC_ALLOC, logged as "ioctl=alloc SIZE FLAGS
  *    SYNC_MODE DMA_BITS ALLOCATOR DMA_DEVICE" (FLAGS in octal; and
@@ -427,8 +428,9 @@ static int fake_ioctl(int fd, const char *path, unsigned long req, void *arg)
 	}
 	if (req == UDMABUF_CFS_IOC_EXPORT_DMABUF && getenv("UDMABUF_FAKE_EXPORT"))
 		return fake_export(path, arg);
-	if (req != UDMABUF_CFS_IOC_SYNC_FOR_CPU &&
-	    req != UDMABUF_CFS_IOC_SYNC_FOR_DEVICE) {
+	if ((req != UDMABUF_CFS_IOC_SYNC_FOR_CPU &&
+	     req != UDMABUF_CFS_IOC_SYNC_FOR_DEVICE) ||
+	    getenv("UDMABUF_FAKE_NO_SYNC")) {
 		errno = ENOTTY;
 		return -1;
 	}

@@ -452,9 +452,16 @@ udmabufctl: hint: proc-77-9 was allocated by process 77 (python3) through /dev/u
 run create newbuf --size 4M
 status_is 1 && err_has "udmabufctl: newbuf: set size: No such file or directory"
 check "a failed create names the failed step"
-# A regular file stands in for a device node that does not know the ioctls.
+# A regular file in place of cam0's node: not opened, and the library
+# says why.  The fake's node without the sync ioctls: an older module.
 mkdir -p "$T/dev" && : >"$T/dev/cam0"
 UDMABUF_DEV_DIR=$T/dev run sync cam0 --for-cpu
+status_is 1 && err_is \
+"udmabufctl: cam0: open $T/dev/cam0: not a udmabuf-cfs device (not a character device): Inappropriate ioctl for device"
+check "sync of a node that is not the buffer's says why, without opening it"
+head -c 4096 /dev/zero >"$T/dev/cam0"
+UDMABUF_DEV_DIR=$T/dev UDMABUF_FAKE_DEV_DIR=$T/dev UDMABUF_FAKE_NO_SYNC=1 \
+	run_fake sync cam0 --for-cpu
 status_is 1 && err_is \
 "udmabufctl: cam0: sync: Operation not supported
 udmabufctl: hint: cam0 does not answer the udmabuf-cfs sync ioctls; is the loaded module older than this tool?"
