@@ -254,6 +254,20 @@ static int read_dma_device(int fd, const char *dir, struct udmabuf_info *info)
 }
 
 /*
+ * Whether ST may be the node of the buffer of INFO: a character device of
+ * its number (when known), or a regular file (a test's stand-in, which
+ * GET_INFO then refuses).
+ */
+static int node_may_be(const struct udmabuf_info *info, const struct stat *st)
+{
+	if (S_ISREG(st->st_mode))
+		return 1;
+	return S_ISCHR(st->st_mode) &&
+	       (!info->has_dev ||
+		st->st_rdev == makedev(info->major, info->minor));
+}
+
+/*
  * The CPU physical address of an enabled buffer (info->devpath), and its
  * DMA address if that is not known yet, from GET_INFO: the device node is
  * opened and closed again (it counts as a user meanwhile). 0, or -errno:
@@ -267,14 +281,22 @@ static int info_cpu_phys_addr(struct udmabuf_info *info)
 
 	if (!info->enabled || !info->devpath[0])
 		return -ENODEV;
-	fd = open(info->devpath, O_RDONLY | O_CLOEXEC);
+	/*
+	 * Another device's node is not opened (opening may start it: a
+	 * watchdog), nor is what may block in open() (a FIFO); a stale node
+	 * of another device must not lend us its address.  Checked before
+	 * the open and again on what was opened.
+	 */
+	if (stat(info->devpath, &st))
+		return -errno;
+	if (!node_may_be(info, &st))
+		return -ENODEV;
+	fd = open(info->devpath, O_RDONLY | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	/* A stale node of another device must not lend us its address. */
 	if (fstat(fd, &st))
 		ret = -errno;
-	else if (S_ISCHR(st.st_mode) && info->has_dev &&
-		 st.st_rdev != makedev(info->major, info->minor))
+	else if (!node_may_be(info, &st))
 		ret = -ENODEV;
 	memset(&ci, 0, sizeof(ci));
 	if (!ret && ioctl(fd, UDMABUF_CFS_IOC_GET_INFO, &ci))

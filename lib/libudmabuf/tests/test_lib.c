@@ -341,9 +341,12 @@ static void test_open_map_sync(void)
 	udmabuf_destroy("off", 0);
 }
 
+static volatile sig_atomic_t alarmed;
+
 static void on_alarm(int sig)
 {
 	(void)sig;
+	alarmed = 1;
 }
 
 /*
@@ -845,6 +848,31 @@ static void test_fields(void)
 	      !strcmp(udmabuf_entry_get_item(udmabuf_listing_get(l, 0)), "fcam") &&
 	      udmabuf_entry_get_users(udmabuf_listing_get(l, 0)) == -1,
 	      "/dev/DEV is the buffer whose device is DEV; fields not asked for stay unknown");
+	udmabuf_listing_free(l);
+
+	/*
+	 * A FIFO where an enabled buffer's node should be: the CPU physical
+	 * address is not read through it (open(2) would block the listing).
+	 */
+	item("ffifo", "ffifo0");
+	attrs(sysfs, "ffifo0", "dev=240:41", NULL);
+	CHECK(mkfifo(at(dev, "ffifo0"), 0600) == 0, "mkfifo");
+	{
+		struct sigaction sa = { .sa_handler = on_alarm }, old;
+		int ret;
+
+		sigaction(SIGALRM, &sa, &old);
+		alarmed = 0;
+		alarm(2);
+		ret = udmabuf_listing_new_name("ffifo",
+					       UDMABUF_FIELD_CPU_PHYS_ADDR, &l);
+		alarm(0);
+		sigaction(SIGALRM, &old, NULL);
+		CHECK(ret == 0 && !alarmed &&
+		      udmabuf_entry_get_cpu_phys_addr(udmabuf_listing_get(l, 0), &a) ==
+		      -ENODATA,
+		      "a FIFO in place of the node is not opened for the CPU physical address (no hang)");
+	}
 	udmabuf_listing_free(l);
 
 	/* Disabled, placed: the placement; an older module: no dma_device. */
