@@ -205,30 +205,6 @@ void udmabuf_sc_for_device(struct udmabuf_buffer *buf, u64 offset, u64 size)
 	udmabuf_unmap_range(buf, first, last - first + 1);
 }
 
-/*
- * The first page of [first, last] that the device neither owns nor was
- * given without its being wholly given back since, or last + 1.  Each
- * step stops at a clear bit of one bitmap; a clear bit in the other there
- * ends the search.
- */
-static unsigned long udmabuf_sc_never_given(struct udmabuf_buffer *buf,
-					    unsigned long first,
-					    unsigned long last)
-{
-	unsigned long *given = udmabuf_sc_given(buf);
-	unsigned long pg = first;
-
-	while (pg <= last) {
-		pg = find_next_zero_bit(buf->sc_device, last + 1, pg);
-		if (pg > last || !test_bit(pg, given))
-			break;
-		pg = find_next_zero_bit(given, last + 1, pg);
-		if (pg > last || !test_bit(pg, buf->sc_device))
-			break;
-	}
-	return pg;
-}
-
 /**
  * udmabuf_sc_for_cpu - a sync for the CPU over a range
  * @buf: the buffer
@@ -264,7 +240,13 @@ void udmabuf_sc_for_cpu(struct udmabuf_buffer *buf, u64 offset, u64 size,
 		return;
 	}
 	if (given) {
-		pg = udmabuf_sc_never_given(buf, first, last);
+		/*
+		 * A page the device owns was given too (for_device sets both
+		 * bits, and the given bit goes only with the owned one): a
+		 * page never given is one without its given bit.
+		 */
+		pg = find_next_zero_bit(udmabuf_sc_given(buf), last + 1,
+					first);
 		if (pg <= last) {
 			never = true;
 			at = max_t(u64, offset, (u64)pg << PAGE_SHIFT);
