@@ -984,7 +984,57 @@ completion of create offers --sync-check|create x --sync-c|--sync-check
 completion of --sync-check= offers report, sigbus and off (bash's words --sync-check =)|create x --sync-check =|report sigbus off
 completion of --sync-check=s offers sigbus|create x --sync-check = s|sigbus
 EOF
-	rmdir "$X/a b" "$X/x\$(touch pwned)"
+	# comp_line LINE [BASH_COMPLETION]: the completions at the end of the
+	# command line LINE, split into words as bash splits it: at blanks,
+	# and a run of ':' or '=' (COMP_WORDBREAKS) is a word of its own;
+	# with the bash-completion package's functions if given
+	comp_line() {
+		# shellcheck disable=SC2016 # expanded by bash
+		(cd "$T" && bash -c '[[ -z $4 ]] || . "$4"
+			. "$1"
+			COMP_LINE="$2 $3"
+			COMP_POINT=${#COMP_LINE}
+			COMP_WORDS=()
+			set -f
+			for w in $COMP_LINE; do
+				while [[ $w =~ ^([^:=]*)([:=]+)(.*)$ ]]; do
+					[[ -n ${BASH_REMATCH[1]} ]] &&
+						COMP_WORDS+=("${BASH_REMATCH[1]}")
+					COMP_WORDS+=("${BASH_REMATCH[2]}")
+					w=${BASH_REMATCH[3]}
+				done
+				[[ -n $w ]] && COMP_WORDS+=("$w")
+			done
+			[[ $COMP_LINE == *[[:blank:]] ]] && COMP_WORDS+=("")
+			COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+			_udmabufctl
+			printf "%s\n" "${COMPREPLY[@]}"' \
+			bash "$COMP_SRC" "$BIN" "$1" "${2-}") >"$OUT" 2>"$ERR"
+		rc=$?
+	}
+	mkdir "$X/c:d"
+	# NAME|LINE|the completions (split at blanks): bash replaces only
+	# what follows the word's last ':'; alone and with bash-completion
+	BC=/usr/share/bash-completion/bash_completion
+	for with in "" "$BC"; do
+		while IFS='|' read -r name line want <&3; do
+			if [ -n "$with" ] && [ ! -r "$with" ]; then
+				skip "$name, with bash-completion" "no $with"
+				continue
+			fi
+			comp_line "$line" "$with"
+			# shellcheck disable=SC2086 # split on purpose
+			status_is 0 && printf '%s\n' $want | cmp -s - "$OUT"
+			check "$name${with:+, with bash-completion}"
+		done 3<<'EOF'
+completion of -o NAME,MAJ: offers MIN, what follows the ':'|list -o NAME,MAJ:|MIN
+completion of -o NAME,MAJ:M offers MIN|list -o NAME,MAJ:M|MIN
+completion of -o NAME,MAJ:MIN,SY offers MIN,SYNC-MODE and the like|list -o NAME,MAJ:MIN,SY|MIN,SYNC-MODE MIN,SYNC-CHECK MIN,SYNC-VIOLATIONS
+completion after -o NAME,MAJ:MIN takes it for -o's argument|-o NAME,MAJ:MIN i|info
+completion of a NAME with a ':' offers what follows the ':'|info c:|d
+EOF
+	done
+	rmdir "$X/a b" "$X/x\$(touch pwned)" "$X/c:d"
 fi
 
 # --- odd names: escaped in every output format --------------------------------
