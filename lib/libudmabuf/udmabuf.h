@@ -523,7 +523,9 @@ const struct udmabuf_entry *udmabuf_listing_get(const struct udmabuf_listing *li
  *  enabled:   1 if the buffer's memory and device exist, else 0
  *  size:      bytes
  *  sync_mode: 0..7
- *  allocator: "page", "cma", "dma", "contig", "placed" or "pool"
+ *  allocator: "page", "cma", "dma", "contig", "placed" or "pool"; of a
+ *             disabled configfs item, the one it asks for: "auto",
+ *             "page", "contig" or "cma" (since 1.3)
  *  dma_addr:  the DMA address (sysfs phys_addr: root's, unless a udev rule
  *             gives it to a group)
  *  cpu_phys_addr: the CPU physical address, with

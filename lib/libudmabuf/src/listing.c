@@ -72,8 +72,10 @@ struct udmabuf_info {
 	char dma_device[256];
 	/*
 	 * Where the memory came from: "page", "cma", "dma", "contig",
-	 * "placed" or "pool"; "" while disabled or with a module older than
-	 * the attribute. Read from the class device.
+	 * "placed" or "pool", read from the class device. A disabled
+	 * configfs item's is the one it asks for, read from the item:
+	 * "auto" (the attribute reads empty), "page", "contig" or "cma".
+	 * "" with a module older than the attribute.
 	 */
 	char allocator[16];
 	/*
@@ -471,6 +473,12 @@ static int fill_from_item(const struct attr_dirs *d, const char *item,
 	/* Disabled: no address, and the DMA master is what was asked for. */
 	if (fields & UDMABUF_FIELD_DMA_DEVICE)
 		read_dma_device(fd, dir, info);
+	/* So is the allocator; empty for auto, the first that can. */
+	if ((fields & UDMABUF_FIELD_ALLOCATOR) &&
+	    udmabuf_read_str_attr_at(fd, dir, "allocator", info->allocator,
+				     sizeof(info->allocator)) == 0 &&
+	    !info->allocator[0])
+		strcpy(info->allocator, "auto");
 	/* phys_addr reads the CPU physical address it was given, if any. */
 	if ((fields & UDMABUF_FIELD_PLACEMENT) &&
 	    udmabuf_read_u64_attr(fd, dir, "phys_addr", 16, &v) == 0) {

@@ -882,8 +882,25 @@ static void test_fields(void)
 	      a == 0x80000000 &&
 	      !udmabuf_entry_is_enabled(udmabuf_listing_get(l, 0)) &&
 	      udmabuf_entry_get_devno(udmabuf_listing_get(l, 0), &maj, &min) == -ENODATA &&
-	      !udmabuf_entry_get_dma_device(udmabuf_listing_get(l, 0)),
-	      "a disabled item: its placement, no device number, no dma_device (NULL)");
+	      !udmabuf_entry_get_dma_device(udmabuf_listing_get(l, 0)) &&
+	      !strcmp(udmabuf_entry_get_allocator(udmabuf_listing_get(l, 0)), ""),
+	      "a disabled item: its placement, no device number, no dma_device (NULL), no allocator (\"\")");
+	udmabuf_listing_free(l);
+
+	/* Disabled: the allocator asked for; it reads empty for auto. */
+	attrs(cfs, "fcontig", "enable=0", "allocator=contig", NULL);
+	attrs(cfs, "fauto", "enable=0", "allocator=", NULL);
+	CHECK(udmabuf_listing_new_name("fcontig", UDMABUF_FIELD_ALLOCATOR, &l) == 0 &&
+	      !strcmp(udmabuf_entry_get_allocator(udmabuf_listing_get(l, 0)), "contig"),
+	      "a disabled item's allocator is the one it asks for (contig)");
+	udmabuf_listing_free(l);
+	CHECK(udmabuf_listing_new_name("fauto", UDMABUF_FIELD_ALLOCATOR, &l) == 0 &&
+	      !strcmp(udmabuf_entry_get_allocator(udmabuf_listing_get(l, 0)), "auto"),
+	      "a disabled item whose allocator reads empty asks for auto");
+	udmabuf_listing_free(l);
+	CHECK(udmabuf_listing_new_name("fcontig", UDMABUF_FIELD_SIZE, &l) == 0 &&
+	      !strcmp(udmabuf_entry_get_allocator(udmabuf_listing_get(l, 0)), ""),
+	      "and is not read unless asked for");
 	udmabuf_listing_free(l);
 
 	l = (struct udmabuf_listing *)1;

@@ -243,13 +243,19 @@ table_check "list -o +LIST appends columns" 0 "list -o +MODE,DMA-MASK -n" \
 "cam0     $D/cam0     240:1     4M         3 0x000000003f000000 configfs     2 0660       32
 spare                          1.5K         1                    configfs       0600       64
 udmabuf0 $D/udmabuf0 240:0     1M         1 0x000000003f000000 param        0"
-expect "info shows - as the allocator of a disabled buffer and of an older module's" 0 \
+expect "info shows the allocator a disabled item asks for, - where the module has none" 0 \
 	"info -o NAME,ALLOCATOR spare udmabuf0" \
 "name:      spare
-allocator: -
+allocator: contig
 
 name:      udmabuf0
 allocator: -"
+table_check "list shows the allocator a disabled item asks for, as info does" 0 \
+	"list -o NAME,ENABLED,ALLOCATOR" \
+"NAME     ENABLED ALLOCATOR
+cam0     1       cma
+spare    0       contig
+udmabuf0 1"
 # A process-scoped buffer (/dev/udmabuf-cfs) beside a parameter's, in a
 # tree of their own.
 P=$T/proc-tree
@@ -348,7 +354,7 @@ assert by["spare"]["mode"] == "0600" and by["spare"]["dma-mask"] == 64
 assert by["spare"]["users"] is None and by["spare"]["coherent"] is None
 assert by["udmabuf0"]["origin"] == "param" and by["udmabuf0"]["maj:min"] == "240:0"
 assert by["cam0"]["allocator"] == "cma"
-assert by["spare"]["allocator"] is None and by["udmabuf0"]["allocator"] is None
+assert by["spare"]["allocator"] == "contig" and by["udmabuf0"]["allocator"] is None
 assert by["cam0"]["dma-device"] == "pci/0000:00:10.0"
 assert by["spare"]["dma-device"] is None and by["udmabuf0"]["dma-device"] is None
 '
@@ -887,6 +893,22 @@ status_is 1 &&
 	err_is "udmabufctl: p0: save: read the CPU physical address it is placed at ($PD/p0): No such file or directory" &&
 	sed '/^#/d' "$T/placed.conf" | cmp -s - "$T/placed.expected"
 check "save fails, keeping the saved file, when a placed buffer's address cannot be read"
+# p1 asks for auto: its allocator reads empty.
+table_check "list shows auto for a disabled item that asks for no allocator" 0 \
+	"list -o NAME,ENABLED,ALLOCATOR" \
+"NAME ENABLED ALLOCATOR
+c0   1       contig
+n0   1       dma
+p0   1       placed
+p1   0       auto"
+expect "info shows auto for it too" 0 "info -o NAME,ALLOCATOR p1" \
+"name:      p1
+allocator: auto"
+run_fake create pa --size 4K --no-enable allocator=page
+status_is 0 && run info -n -o ALLOCATOR pa && status_is 0 && out_is page &&
+	run list -n -o NAME,ALLOCATOR pa && status_is 0 && out_is "pa   page"
+check "create --no-enable allocator=page: info and list show page"
+run_fake delete pa
 unset UDMABUF_FAKE_DEV_DIR UDMABUF_FAKE_DMA_ADDR UDMABUF_FAKE_PHYS_ADDR
 UDMABUF_SYSFS_DIR=$S UDMABUF_DEV_DIR=/dev
 # Restore places it again: phys_addr after dma_device (the placement is
