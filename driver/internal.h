@@ -189,7 +189,10 @@ struct udmabuf_config {
  *	buffer uses, so that every CPU mapping of it can be found (mmap.c)
  * @sync_check: %UDMABUF_CFS_SYNC_CHECK_* in force (synccheck.c); read
  *	locklessly
- * @sc_lock: serialises changes of @sync_check and @sc_device
+ * @sc_lock: serialises changes of @sync_check and @sc_device, taken for
+ *	writing; a fault holds it for reading while it checks the page and
+ *	makes its entry (mmap.c), so that no entry made by a fault that saw
+ *	the page still the CPU's outlives a sync for the device
  * @sc_device: a bit per page, set while the device owns it; made when the
  *	checker is first turned on
  * @sync_violations: reports of the sync checker
@@ -245,7 +248,7 @@ struct udmabuf_buffer {
 
 	struct inode *inode;
 	unsigned int sync_check;
-	spinlock_t sc_lock;	/* see above */
+	struct rw_semaphore sc_lock;	/* see above */
 	unsigned long *sc_device;
 	atomic64_t sync_violations;
 	struct ratelimit_state sc_ratelimit;

@@ -167,26 +167,41 @@ bool udmabuf_maps_cached(struct udmabuf_buffer *buf, bool o_sync)
  * Entries are made at mmap() time unless the sync checker is on; this
  * makes what is missing: a page of a mapping made with the checker on, or
  * one zapped since (madvise(MADV_DONTNEED), a sync for the device with
- * the checker on).  A page carries its own count; memory without pages
- * is inserted by its frame.  @cached: the checker checks the mapping
+ * the checker on).  A page is inserted with its own count, memory without
+ * pages by its frame.  @cached: the checker checks the mapping
  * (udmabuf_map_pages()).
+ *
+ * The entry is made here, not by the fault's caller, and under the
+ * checker's lock held for reading: a sync for the device gives its pages
+ * to the device under the lock held for writing and takes their entries
+ * away after, so an entry made by a fault that saw its page still the
+ * CPU's cannot outlive the handing over, and the next access faults and
+ * is seen (synccheck.c).
  */
 static vm_fault_t udmabuf_vm_fault(struct vm_fault *vmf, bool cached)
 {
 	struct vm_area_struct *vma = vmf->vma;
 	struct udmabuf_buffer *buf = vma->vm_private_data;
+	vm_fault_t ret;
+	int err;
 
 	if (vmf->pgoff >= udmabuf_nr_pages(buf))
 		return VM_FAULT_SIGBUS;
-	if (READ_ONCE(buf->sync_check) && udmabuf_sc_fault(buf, vmf, cached))
-		return VM_FAULT_SIGBUS;
-	if (!buf->page_backed)
-		return vmf_insert_pfn_prot(vma, vmf->address,
-					   page_to_pfn(buf->pages) + vmf->pgoff,
-					   vma->vm_page_prot);
-	vmf->page = buf->pages + vmf->pgoff;
-	get_page(vmf->page);
-	return 0;
+	down_read(&buf->sc_lock);
+	if (READ_ONCE(buf->sync_check) && udmabuf_sc_fault(buf, vmf, cached)) {
+		ret = VM_FAULT_SIGBUS;
+	} else if (!buf->page_backed) {
+		ret = vmf_insert_pfn_prot(vma, vmf->address,
+					  page_to_pfn(buf->pages) + vmf->pgoff,
+					  vma->vm_page_prot);
+	} else {
+		/* -EBUSY: another thread's fault made the entry first. */
+		err = vm_insert_page(vma, vmf->address,
+				     buf->pages + vmf->pgoff);
+		ret = err && err != -EBUSY ? vmf_error(err) : VM_FAULT_NOPAGE;
+	}
+	up_read(&buf->sc_lock);
+	return ret;
 }
 
 /*
@@ -310,7 +325,12 @@ int udmabuf_map_pages(struct udmabuf_buffer *buf, struct vm_area_struct *vma,
 		return 0;
 	}
 
-	vm_flags_set(vma, VM_DONTEXPAND);
+	/*
+	 * VM_MIXEDMAP now, as vm_insert_pages() would set it: the pages of a
+	 * mapping made empty are inserted by faults, and vm_insert_page()
+	 * sets the flag only where mmap_lock is held for writing.
+	 */
+	vm_flags_set(vma, VM_MIXEDMAP | VM_DONTEXPAND);
 	if (checked)
 		return 0;
 	/*

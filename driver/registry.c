@@ -250,7 +250,7 @@ struct udmabuf_buffer *udmabuf_create(const struct udmabuf_config *cfg)
 	buf->dev.release = udmabuf_release;
 	buf->dev.dma_mask = &buf->dma_mask;
 	udmabuf_dma_init_buffer(buf);
-	spin_lock_init(&buf->sc_lock);
+	init_rwsem(&buf->sc_lock);
 	atomic64_set(&buf->sync_violations, 0);
 	ratelimit_state_init(&buf->sc_ratelimit, DEFAULT_RATELIMIT_INTERVAL,
 			     DEFAULT_RATELIMIT_BURST);

@@ -12,7 +12,10 @@
  *
  * - a sync for the device gives its pages to the device, and takes the
  *   CPU's entries for them out of every mapping of the buffer
- *   (unmap_mapping_range() on the buffer's own address space, mmap.c);
+ *   (unmap_mapping_range() on the buffer's own address space, mmap.c).
+ *   The pages change hands under sc_lock held for writing, and a fault
+ *   checks its page and makes its entry under it held for reading: an
+ *   entry made by a fault racing the sync is taken away with the others;
  * - a sync for the CPU (the ioctl, sysfs, a dma-buf importer's
  *   DMA_BUF_IOCTL_SYNC) gives them back; one over a page the device was
  *   never given is reported: the device may have read what the CPU left
@@ -136,22 +139,22 @@ int udmabuf_sc_set(struct udmabuf_buffer *buf, unsigned int mode)
 			       GFP_KERNEL | __GFP_NOWARN);
 		if (!map)
 			return -ENOMEM;
-		spin_lock(&buf->sc_lock);
+		down_write(&buf->sc_lock);
 		if (!buf->sc_device) {
 			buf->sc_device = map;
 			map = NULL;
 		}
-		spin_unlock(&buf->sc_lock);
+		up_write(&buf->sc_lock);
 		kvfree(map);
 	}
-	spin_lock(&buf->sc_lock);
+	down_write(&buf->sc_lock);
 	if (!mode && buf->sc_device) {
 		bitmap_zero(buf->sc_device, udmabuf_nr_pages(buf));
 		bitmap_zero(udmabuf_sc_given(buf), udmabuf_nr_pages(buf));
 	}
 	/* Pairs with udmabuf_sc_on(): the bitmap is there before it is on. */
 	smp_store_release(&buf->sync_check, mode);
-	spin_unlock(&buf->sc_lock);
+	up_write(&buf->sc_lock);
 	return 0;
 }
 
@@ -196,12 +199,12 @@ void udmabuf_sc_for_device(struct udmabuf_buffer *buf, u64 offset, u64 size)
 	if (!READ_ONCE(buf->sync_check))
 		return;
 	udmabuf_sc_pages(offset, size, &first, &last);
-	spin_lock(&buf->sc_lock);
+	down_write(&buf->sc_lock);
 	if (buf->sync_check) {
 		bitmap_set(buf->sc_device, first, last - first + 1);
 		bitmap_set(udmabuf_sc_given(buf), first, last - first + 1);
 	}
-	spin_unlock(&buf->sc_lock);
+	up_write(&buf->sc_lock);
 	udmabuf_unmap_range(buf, first, last - first + 1);
 }
 
@@ -234,9 +237,9 @@ void udmabuf_sc_for_cpu(struct udmabuf_buffer *buf, u64 offset, u64 size,
 		return;
 	udmabuf_sc_pages(offset, size, &first, &last);
 	udmabuf_sc_whole(buf, offset, size, &whole, &whole_end);
-	spin_lock(&buf->sc_lock);
+	down_write(&buf->sc_lock);
 	if (!buf->sync_check) {
-		spin_unlock(&buf->sc_lock);
+		up_write(&buf->sc_lock);
 		return;
 	}
 	if (given) {
@@ -264,7 +267,7 @@ void udmabuf_sc_for_cpu(struct udmabuf_buffer *buf, u64 offset, u64 size,
 	bitmap_clear(buf->sc_device, first, last - first + 1);
 	if (whole < whole_end)
 		bitmap_clear(udmabuf_sc_given(buf), whole, whole_end - whole);
-	spin_unlock(&buf->sc_lock);
+	up_write(&buf->sc_lock);
 
 	if (split)
 		udmabuf_sc_report(buf, at, "sync for the CPU",
