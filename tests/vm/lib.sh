@@ -56,6 +56,9 @@ VM_HOST_PACKAGES=(
 	python3-numpy
 	# libsmartcols-dev: udmabufctl's tables and JSON (tools/udmabufctl)
 	libsmartcols-dev
+	# bash-completion: the CLI's completion tests also run with its
+	# functions, as most users' shells have them
+	bash-completion
 )
 
 # Guest userland packages of arm64, armhf and riscv64 (vm_fetch_userland;
