@@ -34,7 +34,7 @@ SEED=77
 # ---------------------------------------------------------------------------
 # The table.
 
-# The path a target token stands for.
+# What the tokens of a target or an argument stand for.
 catalogue_path() {
 	local p=$1 long
 	printf -v long '%256s' ''
@@ -46,6 +46,7 @@ catalogue_path() {
 	p=${p//\{dev\}//dev/cat}
 	p=${p//\{ko\}/$UDMABUF_KO}
 	p=${p//\{name256\}/$long}
+	p=${p//\{edu\}/$UDMABUF_EDU}
 	printf '%s\n' "$p"
 }
 
@@ -54,6 +55,23 @@ catalogue_path() {
 
 fill_cat() {
 	check "$UT" write-fill /dev/cat 0 "$SZ" "$SEED" >/dev/null
+}
+
+# edu_unbound: the edu DMA master there, without a driver; edu_rebind
+# gives it back the driver it had, for the tests after.
+EDU_DRIVER=$BATS_FILE_TMPDIR/edu-driver
+edu_unbound() {
+	local d=/sys/bus/pci/devices/$UDMABUF_EDU
+	[ -e "$d" ] || { echo "# no edu at $UDMABUF_EDU" >&2; return 1; }
+	[ -e "$d/driver" ] || return 0
+	readlink -f "$d/driver" >"$EDU_DRIVER" &&
+		echo "$UDMABUF_EDU" >"$d/driver/unbind"
+}
+
+edu_rebind() {
+	[ -s "$EDU_DRIVER" ] || return 0
+	echo "$UDMABUF_EDU" >"$(cat "$EDU_DRIVER")/bind"
+	rm -f "$EDU_DRIVER"
 }
 
 # catalogue_given FIXTURE [ATTR=VALUE...]: ATTRs go to the item under test
@@ -72,6 +90,8 @@ catalogue_given() {
 	pair)
 		make_buf cat "$SZ" minor=3 && fill_cat &&
 			new_item kit size="$SZ" "$@" ;;
+	unbound)
+		new_item cat size="$SZ" "$@" && edu_unbound ;;
 	*) fail "unknown fixture '$fixture'" ;;
 	esac
 }
@@ -134,13 +154,14 @@ catalogue_run() {
 # has set as row_* variables; returns 1 on failure (with or without
 # errexit: it runs in a command substitution).
 catalogue_case() {
-	local given target before got rc=0
+	local given target arg before got rc=0
 	read -ra given <<<"$row_given"
 	catalogue_given "${given[@]}" || return 1
 	target=$(catalogue_path "$row_target")
+	arg=$(catalogue_path "$row_arg")
 	before=$(state_snapshot)
 
-	got=$(catalogue_run "$row_op" "$target" "$row_arg" 2>/dev/null) || rc=$?
+	got=$(catalogue_run "$row_op" "$target" "$arg" 2>/dev/null) || rc=$?
 
 	# A failed call exits 1 (udmabufctl's status is part of its outcome).
 	if [ "$got" != "$row_expect" ] || { [ "$row_op" != ctl ] && [ "$rc" -ne 1 ]; }; then
@@ -164,7 +185,7 @@ catalogue_case() {
 # from a clean state; one line per row, and a failure naming the rows that
 # failed.
 catalogue_area() {
-	local area=$1 compat=${2:-} id out failed=() n=0 t0 t1
+	local area=$1 compat=${2:-} id out failed=() n=0 t0 t1 rc
 	local row_area row_what row_given row_op row_target row_arg row_expect row_unchanged
 	local log=$BATS_TEST_TMPDIR/row-teardown
 	# Each area runs once (tests/vm/lanes): the driver's parsers (configfs,
@@ -197,8 +218,9 @@ catalogue_area() {
 		t0=$EPOCHREALTIME
 		: >"$log"
 		# The teardown checks the kernel log since the row's setup.
-		if out=$(catalogue_case "$id" 2>&1) && common_teardown >"$log" 2>&1 &&
-			common_setup; then
+		out=$(catalogue_case "$id" 2>&1) && rc=0 || rc=$?
+		edu_rebind
+		if [ "$rc" -eq 0 ] && common_teardown >"$log" 2>&1 && common_setup; then
 			t1=$EPOCHREALTIME
 			echo "ok $id in $(((${t1/./} - ${t0/./}) / 1000))ms"
 		else
@@ -222,7 +244,7 @@ catalogue_area() {
 # One test per area of the table (tests/catalogue/check keeps these in
 # step with it).
 
-@test "configfs items: 52 rows, cfs-01 to cfs-52" { catalogue_area configfs; }
+@test "configfs items: 53 rows, cfs-01 to cfs-53" { catalogue_area configfs; }
 @test "sysfs attributes: 15 rows, sysfs-01 to sysfs-15" { catalogue_area sysfs; }
 @test "ioctls: 14 rows, ioctl-01 to ioctl-14" { catalogue_area ioctl; }
 @test "ioctls from 32-bit callers: 4 rows, ioctl-15 to ioctl-18" { catalogue_area ioctl 32; }
