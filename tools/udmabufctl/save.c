@@ -50,27 +50,6 @@ static int placed_at(const struct udmabuf_entry *e, uint64_t *addr)
 	return ret;
 }
 
-/*
- * What configfs item ITEM's allocator attribute reads, into buf; "" where
- * it cannot be read (a module older than the attribute).
- */
-static void item_allocator(const char *item, char *buf, size_t len)
-{
-	char path[PATH_MAX];
-	ssize_t n = -1;
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/%s/allocator", udmabuf_configfs_dir(),
-		 item);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		n = read(fd, buf, len - 1);
-		close(fd);
-	}
-	buf[n > 0 ? n : 0] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-}
-
 static int write_save_file(FILE *f)
 {
 	struct udmabuf_listing *items;
@@ -90,7 +69,6 @@ static int write_save_file(FILE *f)
 	n = udmabuf_listing_count(items);
 	for (i = 0; !ret && i < n; i++) {
 		const struct udmabuf_entry *e = udmabuf_listing_get(items, i);
-		char allocator[32];
 		uint64_t place;
 		int placed;
 
@@ -102,10 +80,9 @@ static int write_save_file(FILE *f)
 			placed = !udmabuf_entry_get_placement(e, &place);
 		if (ret)
 			break;
-		item_allocator(udmabuf_entry_get_item(e), allocator,
-			       sizeof(allocator));
+		/* Disabled: the one asked for ("auto" is not saved). */
 		conf_write_line(f, e,
-				conf_allocator(allocator,
+				conf_allocator(udmabuf_entry_get_allocator(e),
 					       udmabuf_entry_is_enabled(e)),
 				placed ? &place : NULL);
 	}
