@@ -26,6 +26,9 @@
 static int tests, failures;
 static char root[1024], cfs[1100], sysfs[1100], dev[1100], logf[1100];
 
+/* The features of a module without the allocator and the sync checker. */
+#define FEATURES_1_2 "size,minor,device_name,sync_mode,dma_mask,mode,dma_device,enable,phys_addr,dev"
+
 #define CHECK(cond, ...) do {						\
 		int _ok = !!(cond);					\
 									\
@@ -154,6 +157,17 @@ static int has(const char *s, const char *what)
 	return !!strstr(s, what);
 }
 
+/* The last error has WHAT in it. */
+static int says(const char *what)
+{
+	return has(udmabuf_last_error(), what);
+}
+
+static int step_is(const char *step)
+{
+	return !strcmp(udmabuf_last_error_step(), step);
+}
+
 /* The fake's log since the last take_log() is WANT (shown if not). */
 #define LOG_IS(want, ...) do {						\
 		const char *_log = take_log();				\
@@ -165,20 +179,40 @@ static int has(const char *s, const char *what)
 	} while (0)
 
 /*
- * The fake's log of udmabuf_create(NAME, CFG, UDMABUF_CREATE_NO_ENABLE),
- * NULL if that failed; the item is removed again.
+ * udmabuf_create(NAME, CFG, UDMABUF_CREATE_NO_ENABLE) succeeds and the
+ * fake's log of it is WANT (any if NULL; shown if not); the item is
+ * removed again.
  */
-static const char *create_log(const char *name, struct udmabuf_config *cfg)
+static int creates(const char *name, struct udmabuf_config *cfg, const char *want)
 {
 	const char *log;
 
 	take_log();
 	if (udmabuf_create(name, cfg, UDMABUF_CREATE_NO_ENABLE))
-		return NULL;
+		return 0;
 	log = take_log();
 	udmabuf_destroy(name, UDMABUF_DESTROY_FORCE);
 	unlink(logf);
-	return log;
+	if (want && strcmp(log, want)) {
+		printf("#   log: %s\n", log);
+		return 0;
+	}
+	return 1;
+}
+
+/*
+ * The only entry of udmabuf_listing_new_name(NAME, FIELDS), NULL if that
+ * fails; valid until the next call, which frees its listing.
+ */
+static const struct udmabuf_entry *entry(const char *name, unsigned int fields)
+{
+	static struct udmabuf_listing *l;
+
+	udmabuf_listing_free(l);
+	l = NULL;
+	if (udmabuf_listing_new_name(name, fields, &l) || udmabuf_listing_count(l) != 1)
+		return NULL;
+	return udmabuf_listing_get(l, 0);
 }
 
 static void *thread_fails(void *arg)
@@ -187,7 +221,7 @@ static void *thread_fails(void *arg)
 
 	(void)arg;
 	udmabuf_open("threadghost", O_RDWR, &b);
-	return strstr(udmabuf_last_error(), "threadghost") ? (void *)1 : NULL;
+	return says("threadghost") ? (void *)1 : NULL;
 }
 
 static void test_open_map_sync(void)
@@ -199,26 +233,22 @@ static void test_open_map_sync(void)
 	unsigned char *p;
 	pthread_t t;
 	void *tret;
-	char *log;
 	int fd;
 
 	CHECK(udmabuf_open("ghost", O_RDWR, &b) == -ENOENT && !b,
 	      "open of a missing buffer is ENOENT");
-	CHECK(has(udmabuf_last_error(), "ghost") &&
-	      has(udmabuf_last_error(), "No such file"),
+	CHECK(says("ghost") && says("No such file"),
 	      "its message names the buffer and the reason: %s",
 	      udmabuf_last_error());
 	CHECK(pthread_create(&t, NULL, thread_fails, NULL) == 0 &&
 	      pthread_join(t, &tret) == 0 && tret &&
-	      has(udmabuf_last_error(), "ghost") &&
-	      !has(udmabuf_last_error(), "threadghost"),
+	      says("ghost") && !says("threadghost"),
 	      "the last error is per thread");
 
 	put(root, "plain", "not a device");
 	CHECK(udmabuf_open(at(root, "plain"), O_RDWR, &b) == -ENOTTY,
 	      "a file that is not a udmabuf-cfs device is ENOTTY");
-	CHECK(has(udmabuf_last_error(), at(root, "plain")) &&
-	      has(udmabuf_last_error(), "not a udmabuf-cfs device"),
+	CHECK(says(at(root, "plain")) && says("not a udmabuf-cfs device"),
 	      "and names it and says so: %s", udmabuf_last_error());
 	CHECK(udmabuf_open("buf0", O_WRONLY, &b) == -EINVAL,
 	      "O_WRONLY is refused (a mapping needs read access)");
@@ -253,8 +283,7 @@ static void test_open_map_sync(void)
 	      (unsigned long long)addr);
 	unsetenv("UDMABUF_FAKE_DMA_ADDR");
 	unsetenv("UDMABUF_FAKE_PHYS_ADDR");
-	log = take_log();
-	CHECK(!has(log, "phys_addr"), "nothing reads the root-only phys_addr file");
+	CHECK(!has(take_log(), "phys_addr"), "nothing reads the root-only phys_addr file");
 
 	CHECK(udmabuf_map(b, 4096 + 5, 10, 0, (void **)&p) == 0 &&
 	      p[0] == (unsigned char)(4096 + 5) && p[9] == (unsigned char)(4096 + 14),
@@ -265,7 +294,7 @@ static void test_open_map_sync(void)
 	p[1] = 0xa5;
 	CHECK(udmabuf_unmap(p, udmabuf_get_size(b)) == 0, "the whole map unmaps");
 	CHECK(udmabuf_map(b, 4096, 3 * 4096, 0, (void **)&p) == -EINVAL &&
-	      has(udmabuf_last_error(), "outside the buffer"),
+	      says("outside the buffer"),
 	      "a range past the end is EINVAL and says so");
 	CHECK(udmabuf_map(b, 0, 0, PROT_EXEC, (void **)&p) == -EINVAL,
 	      "PROT_EXEC is refused");
@@ -278,8 +307,7 @@ static void test_open_map_sync(void)
 	       "each sync is one ioctl on the open fd, nothing else");
 	CHECK(udmabuf_sync_for_cpu(b, 4096 * 4, 1, 0) == -EINVAL,
 	      "a range outside the buffer is EINVAL (from the kernel)");
-	CHECK(udmabuf_sync_for_cpu(b, 0, 0, 3) == -EINVAL &&
-	      has(udmabuf_last_error(), "direction 3"),
+	CHECK(udmabuf_sync_for_cpu(b, 0, 0, 3) == -EINVAL && says("direction 3"),
 	      "a bad direction is refused before the ioctl");
 	CHECK(udmabuf_export_dmabuf(b, 0, 0, O_RDWR) == -EOPNOTSUPP ||
 	      udmabuf_export_dmabuf(b, 0, 0, O_RDWR) == -ENOTTY,
@@ -289,16 +317,14 @@ static void test_open_map_sync(void)
 	fd = udmabuf_export_dmabuf(b, 0, 0, O_RDWR);
 	CHECK(fd >= 0 && fcntl(fd, F_GETFD) == FD_CLOEXEC,
 	      "an exported dma-buf's fd is close-on-exec without O_CLOEXEC asked");
-	if (fd >= 0)
-		close(fd);
+	close(fd);
 	LOG_IS("ioctl=export 0 0 2000002\n",
 	       "the export asks the kernel for O_CLOEXEC");
 	fd = udmabuf_export_dmabuf(b, 4096, 4096, O_RDONLY | O_CLOEXEC);
 	CHECK(fd >= 0 && (fcntl(fd, F_GETFL) & O_ACCMODE) == O_RDONLY &&
 	      fcntl(fd, F_GETFD) == FD_CLOEXEC,
 	      "O_RDONLY | O_CLOEXEC: read-only, close-on-exec");
-	if (fd >= 0)
-		close(fd);
+	close(fd);
 	unsetenv("UDMABUF_FAKE_EXPORT");
 	take_log();
 
@@ -335,14 +361,14 @@ static void test_open_map_sync(void)
 	CHECK(udmabuf_destroy("b", 0) == 0 && !exists(cfs, "b"),
 	      "destroy of a name removes that item");
 	attrs(cfs, "off", "enable=0", NULL);
-	CHECK(udmabuf_open("off", O_RDWR, &b) == -ENODEV &&
-	      has(udmabuf_last_error(), "not enabled"),
+	CHECK(udmabuf_open("off", O_RDWR, &b) == -ENODEV && says("not enabled"),
 	      "open of a disabled item is ENODEV");
 	udmabuf_destroy("off", 0);
 }
 
 static volatile sig_atomic_t alarmed;
 
+/* SIGALRM, without SA_RESTART: alarm(2) around a call that may block. */
 static void on_alarm(int sig)
 {
 	(void)sig;
@@ -350,61 +376,41 @@ static void on_alarm(int sig)
 }
 
 /*
- * udmabuf_open(NAME) with a SIGALRM 2 s later that interrupts a blocking
- * open(2) (no SA_RESTART): a hang is a failed test, not a stuck run.
- */
-static int open_guarded(const char *name, int flags, struct udmabuf **bufp)
-{
-	struct sigaction sa = { .sa_handler = on_alarm }, old;
-	int ret;
-
-	sigaction(SIGALRM, &sa, &old);
-	alarm(2);
-	ret = udmabuf_open(name, flags, bufp);
-	alarm(0);
-	sigaction(SIGALRM, &old, NULL);
-	return ret;
-}
-
-/*
  * Only a buffer's device node is ever opened: a file that is not one may
  * be a watchdog (opening it arms it), a tty (it would become the
  * controlling terminal) or a FIFO (open blocks), and GET_INFO afterwards
- * is too late.
+ * is too late. An open that might block is under alarm(2): a hang is a
+ * failed test, not a stuck run.
  */
 static void test_open_not_a_buffer(void)
 {
 	struct udmabuf *b = NULL;
-	char *log;
 	int ret;
 
 	/* A node without a class device: another driver's (/dev/watchdog). */
 	node("wdog", 4096);
 	take_log();
 	ret = udmabuf_open("wdog", O_RDONLY, &b);
-	log = take_log();
-	CHECK(ret == -ENOTTY && !b && !has(log, "get_info"),
+	CHECK(ret == -ENOTTY && !b && !has(take_log(), "get_info"),
 	      "a node without a class device is not opened (ENOTTY): %d", ret);
-	CHECK(has(udmabuf_last_error(), "wdog") &&
-	      has(udmabuf_last_error(), "not a udmabuf-cfs device"),
+	CHECK(says("wdog") && says("not a udmabuf-cfs device"),
 	      "and the error names it and says why: %s", udmabuf_last_error());
 	ret = udmabuf_open(at(dev, "wdog"), O_RDONLY, &b);
-	log = take_log();
-	CHECK(ret == -ENOTTY && !has(log, "get_info"),
+	CHECK(ret == -ENOTTY && !has(take_log(), "get_info"),
 	      "nor is it as a path: %d", ret);
-	if (b)
-		udmabuf_close(b);
-	b = NULL;
 
 	/* A FIFO where a buffer's node should be: open(2) would block. */
 	attrs(sysfs, "fifo0", "dev=240:30", NULL);
 	CHECK(mkfifo(at(dev, "fifo0"), 0600) == 0, "mkfifo");
-	ret = open_guarded("fifo0", O_RDONLY, &b);
+	alarm(2);
+	ret = udmabuf_open("fifo0", O_RDONLY, &b);
 	CHECK(ret == -ENOTTY && !b,
 	      "a FIFO named like a buffer is not opened (ENOTTY, no hang): %d",
 	      ret);
 	CHECK(mkfifo(at(dev, "fifo1"), 0600) == 0, "mkfifo");
-	ret = open_guarded("fifo1", O_RDONLY, &b);
+	alarm(2);
+	ret = udmabuf_open("fifo1", O_RDONLY, &b);
+	alarm(0);
 	CHECK(ret == -ENOTTY && !b,
 	      "nor a FIFO without a class device: %d", ret);
 
@@ -415,16 +421,11 @@ static void test_open_not_a_buffer(void)
 	CHECK(symlink("other", at(dev, "stale")) == 0, "symlink");
 	take_log();
 	ret = udmabuf_open("stale", O_RDONLY, &b);
-	log = take_log();
-	CHECK(ret == -ENOTTY && !b && !has(log, "get_info"),
+	CHECK(ret == -ENOTTY && !b && !has(take_log(), "get_info"),
 	      "a node whose device number is not the buffer's is refused: %d",
 	      ret);
-	CHECK(has(udmabuf_last_error(), "240:32") &&
-	      has(udmabuf_last_error(), "240:31"),
+	CHECK(says("240:32") && says("240:31"),
 	      "and the error gives both numbers: %s", udmabuf_last_error());
-	if (b)
-		udmabuf_close(b);
-	b = NULL;
 	CHECK(udmabuf_open(at(dev, "stale"), O_RDONLY, &b) == 0 && b &&
 	      !strcmp(udmabuf_get_name(b), "other") &&
 	      udmabuf_get_size(b) == 8192,
@@ -457,8 +458,7 @@ static void test_create(void)
 	      udmabuf_config_set_attr(cfg, "enable", "1") == -EINVAL &&
 	      udmabuf_config_set_attr(cfg, "../x", "1") == -EINVAL,
 	      "setters refuse malformed values (device names: test_limits)");
-	CHECK(has(udmabuf_last_error(), "../x"), "and name them: %s",
-	      udmabuf_last_error());
+	CHECK(says("../x"), "and name them: %s", udmabuf_last_error());
 
 	CHECK(udmabuf_config_set_size(cfg, 65536) == 0 &&
 	      udmabuf_config_set_minor(cfg, 7) == 0 &&
@@ -475,34 +475,30 @@ static void test_create(void)
 	take_log();
 	CHECK(udmabuf_create("cam", cfg, 0) == -EOPNOTSUPP && !exists(cfs, "cam"),
 	      "dma_device on a module without it: EOPNOTSUPP, nothing made");
-	CHECK(has(udmabuf_last_error(), "cam: set dma_device") &&
-	      !strcmp(udmabuf_last_error_step(), "dma_device"),
+	CHECK(says("cam: set dma_device") && step_is("dma_device"),
 	      "the message names the buffer and the step: %s",
 	      udmabuf_last_error());
-	put(cfs, "features", "size,minor,device_name,sync_mode,dma_mask,mode,dma_device,enable,phys_addr,dev\n");
+	put(cfs, "features", FEATURES_1_2 "\n");
 	take_log();
 	CHECK(udmabuf_create("cam", cfg, 0) == 0, "create with every attribute");
 	LOG_IS("size=65536\nminor=7\nsync_mode=2\ndma_mask=40\n"
 	       "mode=0660\ndevice_name=cam.0\nfuture=x y\n"
 	       "dma_device=pci/0000:00:04.0\nphys_addr=0x80000000\nenable=1\n",
 	       "attributes written in order, dma_device and phys_addr just before enable");
-	CHECK(udmabuf_create("cam", cfg, 0) == -EEXIST &&
-	      has(udmabuf_last_error(), "cam: create") &&
-	      !strcmp(udmabuf_last_error_step(), "mkdir"),
+	CHECK(udmabuf_create("cam", cfg, 0) == -EEXIST && says("cam: create") &&
+	      step_is("mkdir"),
 	      "create of an existing item is EEXIST, at step mkdir");
 	CHECK(udmabuf_destroy("cam", 0) == 0 && !exists(cfs, "cam"), "destroy");
 	LOG_IS("enable=0\n", "destroy disables, then removes");
 
 	setenv("UDMABUF_FAKE_ERRNO", "enable=ENOMEM", 1);
 	CHECK(udmabuf_create("cam", cfg, 0) == -ENOMEM && !exists(cfs, "cam") &&
-	      has(udmabuf_last_error(), "cam: enable: Cannot allocate memory"),
+	      says("cam: enable: Cannot allocate memory"),
 	      "a refused enable leaves nothing behind and says so: %s",
 	      udmabuf_last_error());
-	CHECK(!strcmp(udmabuf_last_error_step(), "enable"),
-	      "the step is enable (%s)", udmabuf_last_error_step());
+	CHECK(step_is("enable"), "the step is enable (%s)", udmabuf_last_error_step());
 	setenv("UDMABUF_FAKE_ERRNO", "dma_mask=EINVAL", 1);
-	CHECK(udmabuf_create("cam", cfg, 0) == -EINVAL &&
-	      !strcmp(udmabuf_last_error_step(), "dma_mask") &&
+	CHECK(udmabuf_create("cam", cfg, 0) == -EINVAL && step_is("dma_mask") &&
 	      !exists(cfs, "cam"),
 	      "a refused attribute is the step (%s)", udmabuf_last_error_step());
 	unsetenv("UDMABUF_FAKE_ERRNO");
@@ -512,19 +508,16 @@ static void test_create(void)
 	      "NO_ENABLE without a config makes a disabled item");
 	setenv("UDMABUF_FAKE_ERRNO", "enable=EBUSY", 1);
 	CHECK(udmabuf_destroy("cam", 0) == -EBUSY && exists(cfs, "cam") &&
-	      has(udmabuf_last_error(), "open or mapped") &&
-	      !strcmp(udmabuf_last_error_step(), "disable"),
+	      says("open or mapped") && step_is("disable"),
 	      "destroy of a busy buffer is EBUSY, at step disable");
 	CHECK(udmabuf_destroy("cam", UDMABUF_DESTROY_FORCE) == 0 &&
 	      !exists(cfs, "cam"), "FORCE removes it anyway");
 	unsetenv("UDMABUF_FAKE_ERRNO");
 
 	mkdirs(at(sysfs, "param0"));
-	CHECK(udmabuf_destroy("param0", 0) == -EPERM &&
-	      has(udmabuf_last_error(), "not made through configfs"),
+	CHECK(udmabuf_destroy("param0", 0) == -EPERM && says("not made through configfs"),
 	      "destroy of a parameter buffer is EPERM");
-	CHECK(udmabuf_destroy("ghost", 0) == -ENOENT &&
-	      !strcmp(udmabuf_last_error_step(), ""),
+	CHECK(udmabuf_destroy("ghost", 0) == -ENOENT && step_is(""),
 	      "destroy of nothing is ENOENT, before any step");
 	CHECK(udmabuf_create("a/b", NULL, 0) == -EINVAL &&
 	      udmabuf_create("ok", NULL, 0x80) == -EINVAL,
@@ -539,22 +532,23 @@ static void test_create(void)
 /* What udmabuf_alloc() asks of /dev/udmabuf-cfs, and the handle it makes. */
 static void test_alloc(void)
 {
-	struct udmabuf_config *cfg = udmabuf_config_new();
+	static const char *const named[] = {
+		"minor", "device_name", "mode", "phys_addr", "future",
+	};
+	struct udmabuf_config *c, *cfg = udmabuf_config_new();
 	struct udmabuf *b = (struct udmabuf *)1;
 	char expect[256], name[64];
 	unsigned char *p, *q;
-	const char *log;
 	size_t i;
 
 	CHECK(udmabuf_config_set_allocator(cfg, "bogus") == -EINVAL &&
-	      has(udmabuf_last_error(), "allocator 'bogus'") &&
+	      says("allocator 'bogus'") &&
 	      udmabuf_config_set_allocator(cfg, "auto") == 0 &&
 	      udmabuf_config_set_allocator(cfg, "") == 0 &&
 	      udmabuf_config_set_allocator(cfg, NULL) == 0,
 	      "set_allocator takes auto, \"\" and NULL, refuses others by name");
 	take_log();
-	CHECK(udmabuf_alloc(cfg, O_RDWR, &b) == -EINVAL && !b &&
-	      has(udmabuf_last_error(), "size"),
+	CHECK(udmabuf_alloc(cfg, O_RDWR, &b) == -EINVAL && !b && says("size"),
 	      "alloc without a size is EINVAL and says so: %s",
 	      udmabuf_last_error());
 	CHECK(udmabuf_alloc(NULL, O_RDWR, &b) == -EINVAL,
@@ -564,37 +558,29 @@ static void test_alloc(void)
 	      udmabuf_alloc(cfg, O_RDWR | O_APPEND, &b) == -EINVAL &&
 	      udmabuf_alloc(cfg, O_RDWR | O_NONBLOCK, &b) == -EINVAL,
 	      "alloc refuses O_WRONLY and flags other than O_SYNC and O_CLOEXEC");
-	{
-		static const char *const named[] = {
-			"minor", "device_name", "mode", "phys_addr", "future",
-		};
-
-		for (i = 0; i < sizeof(named) / sizeof(named[0]); i++) {
-			struct udmabuf_config *c = udmabuf_config_new();
-
-			udmabuf_config_set_size(c, 4096);
-			if (i == 0)
-				udmabuf_config_set_minor(c, 3);
-			else if (i == 1)
-				udmabuf_config_set_device_name(c, "x");
-			else if (i == 2)
-				udmabuf_config_set_mode(c, 0666);
-			else if (i == 3)
-				udmabuf_config_set_phys_addr(c, 0x80000000);
-			else
-				udmabuf_config_set_attr(c, "future", "1");
-			CHECK(udmabuf_alloc(c, O_RDWR, &b) == -EINVAL &&
-			      has(udmabuf_last_error(), named[i]),
-			      "a configuration that sets %s is EINVAL, named: %s",
-			      named[i], udmabuf_last_error());
-			udmabuf_config_free(c);
-		}
+	/* A configuration that sets what only a configfs item has. */
+	for (i = 0; i < sizeof(named) / sizeof(named[0]); i++) {
+		c = udmabuf_config_new();
+		udmabuf_config_set_size(c, 4096);
+		if (i == 0)
+			udmabuf_config_set_minor(c, 3);
+		else if (i == 1)
+			udmabuf_config_set_device_name(c, "x");
+		else if (i == 2)
+			udmabuf_config_set_mode(c, 0666);
+		else if (i == 3)
+			udmabuf_config_set_phys_addr(c, 0x80000000);
+		else
+			udmabuf_config_set_attr(c, "future", "1");
+		CHECK(udmabuf_alloc(c, O_RDWR, &b) == -EINVAL && says(named[i]),
+		      "a configuration that sets %s is EINVAL, named: %s",
+		      named[i], udmabuf_last_error());
+		udmabuf_config_free(c);
 	}
 	CHECK(!strcmp(take_log(), ""), "bad requests fail before any ioctl");
 
 	CHECK(udmabuf_alloc(cfg, O_RDWR, &b) == -ENOENT && !b &&
-	      has(udmabuf_last_error(), "udmabuf-cfs") &&
-	      has(udmabuf_last_error(), "not loaded"),
+	      says("udmabuf-cfs") && says("not loaded"),
 	      "without DEV_DIR/udmabuf-cfs: ENOENT, the module not loaded: %s",
 	      udmabuf_last_error());
 
@@ -625,8 +611,7 @@ static void test_alloc(void)
 	      "flush and invalidate");
 	LOG_IS("ioctl=sync_for_device 0 0 1\nioctl=sync_for_cpu 4096 100 2\n",
 	       "flush is sync_for_device TO_DEVICE, invalidate sync_for_cpu FROM_DEVICE");
-	CHECK(udmabuf_flush(b, 4096 * 4, 1) == -EINVAL &&
-	      has(udmabuf_last_error(), "flush"),
+	CHECK(udmabuf_flush(b, 4096 * 4, 1) == -EINVAL && says("flush"),
 	      "a flush outside the buffer is EINVAL, named: %s",
 	      udmabuf_last_error());
 	CHECK(q[0] == (unsigned char)((4096 + 7) * 3) &&
@@ -635,7 +620,7 @@ static void test_alloc(void)
 	CHECK(udmabuf_unmap_mapping(b, q) == 0 && udmabuf_unmap_mapping(b, p) == 0,
 	      "both unmap through the handle, no length given");
 	CHECK(udmabuf_unmap_mapping(b, p) == -EINVAL &&
-	      has(udmabuf_last_error(), "not a mapping of this handle") &&
+	      says("not a mapping of this handle") &&
 	      udmabuf_unmap_mapping(b, NULL) == -EINVAL,
 	      "unmapping again (or NULL) is EINVAL: %s", udmabuf_last_error());
 	CHECK(udmabuf_close(b) == 0, "close");
@@ -661,13 +646,13 @@ static void test_alloc(void)
 	take_log();
 	udmabuf_alloc(cfg, O_RDWR | O_SYNC, &b);
 	udmabuf_close(b);
-	log = take_log();
-	CHECK(!strncmp(log, "ioctl=alloc 12388", 17) && has(log, " 4 40 3 "),
-	      "O_SYNC with sync_mode 0 asks for 4");
+	snprintf(expect, sizeof(expect),
+		 "ioctl=alloc 12388 %o 4 40 3 pci/0000:00:04.0\nioctl=get_info\n",
+		 O_RDWR | O_CLOEXEC);
+	LOG_IS(expect, "O_SYNC with sync_mode 0 asks for 4");
 
 	setenv("UDMABUF_FAKE_ERRNO", "alloc=ENOMEM", 1);
-	CHECK(udmabuf_alloc(cfg, O_RDWR, &b) == -ENOMEM && !b &&
-	      has(udmabuf_last_error(), "process_max"),
+	CHECK(udmabuf_alloc(cfg, O_RDWR, &b) == -ENOMEM && !b && says("process_max"),
 	      "ENOMEM names the process_max cap: %s", udmabuf_last_error());
 	setenv("UDMABUF_FAKE_ERRNO", "alloc=ENODEV", 1);
 	CHECK(udmabuf_alloc(cfg, O_RDWR, &b) == -ENODEV && !b,
@@ -679,13 +664,9 @@ static void test_alloc(void)
 	cfg = udmabuf_config_new();
 	udmabuf_config_set_size(cfg, 4096);
 	udmabuf_config_set_allocator(cfg, "contig");
-	log = create_log("al", cfg);
-	CHECK(log && !strcmp(log, "size=4096\nallocator=contig\n"),
-	      "create writes allocator");
+	CHECK(creates("al", cfg, "size=4096\nallocator=contig\n"), "create writes allocator");
 	udmabuf_config_set_allocator(cfg, "auto");
-	log = create_log("al", cfg);
-	CHECK(log && !strcmp(log, "size=4096\n"),
-	      "and nothing for auto, the module's default");
+	CHECK(creates("al", cfg, "size=4096\n"), "and nothing for auto, the module's default");
 	udmabuf_config_free(cfg);
 }
 
@@ -800,8 +781,7 @@ static void test_module(void)
 	setenv("UDMABUF_MODULE_DIR", none, 1);
 	CHECK(udmabuf_probe() == UDMABUF_PROBE_NO_MODULE,
 	      "probe: not loaded (configfs is not asked for with the variable set)");
-	CHECK(udmabuf_module_version(ver, sizeof(ver)) == -ENOENT &&
-	      has(udmabuf_last_error(), "not loaded"),
+	CHECK(udmabuf_module_version(ver, sizeof(ver)) == -ENOENT && says("not loaded"),
 	      "module_version: ENOENT when not loaded: %s", udmabuf_last_error());
 	setenv("UDMABUF_CONFIGFS_DIR", cfs, 1);
 	setenv("UDMABUF_MODULE_DIR", mod, 1);
@@ -829,9 +809,8 @@ static void test_fields(void)
 	attrs(sysfs, "fcam0", "dev=240:4", "users=2", "dma_coherent=1",
 	      "cache_mode=cached", "cache_mode_sync=uncached",
 	      "dma_device=pci/0000:00:10.0", NULL);
-	CHECK(udmabuf_listing_new_name("fcam", UDMABUF_FIELD_ALL, &l) == 0 &&
-	      udmabuf_listing_count(l) == 1, "listing of one buffer by its item name");
-	e = l ? udmabuf_listing_get(l, 0) : NULL;
+	e = entry("fcam", UDMABUF_FIELD_ALL);
+	CHECK(e, "listing of one buffer by its item name");
 	CHECK(e && udmabuf_entry_get_devno(e, &maj, &min) == 0 && maj == 240 &&
 	      min == 4 && udmabuf_entry_get_users(e) == 2 &&
 	      udmabuf_entry_get_dma_mask(e) == 40 &&
@@ -843,12 +822,10 @@ static void test_fields(void)
 	      !strcmp(udmabuf_entry_get_cache_mode_sync(e), "uncached") &&
 	      udmabuf_entry_get_placement(e, &a) == -ENODATA,
 	      "the 1.2 getters: device number, users, mask, mode, minor, coherence, DMA device, cache modes");
-	udmabuf_listing_free(l);
-	CHECK(udmabuf_listing_new_name("/dev/fcam0", UDMABUF_FIELD_SIZE, &l) == 0 &&
-	      !strcmp(udmabuf_entry_get_item(udmabuf_listing_get(l, 0)), "fcam") &&
-	      udmabuf_entry_get_users(udmabuf_listing_get(l, 0)) == -1,
+	e = entry("/dev/fcam0", UDMABUF_FIELD_SIZE);
+	CHECK(e && !strcmp(udmabuf_entry_get_item(e), "fcam") &&
+	      udmabuf_entry_get_users(e) == -1,
 	      "/dev/DEV is the buffer whose device is DEV; fields not asked for stay unknown");
-	udmabuf_listing_free(l);
 
 	/*
 	 * A FIFO where an enabled buffer's node should be: the CPU physical
@@ -857,55 +834,38 @@ static void test_fields(void)
 	item("ffifo", "ffifo0");
 	attrs(sysfs, "ffifo0", "dev=240:41", NULL);
 	CHECK(mkfifo(at(dev, "ffifo0"), 0600) == 0, "mkfifo");
-	{
-		struct sigaction sa = { .sa_handler = on_alarm }, old;
-		int ret;
-
-		sigaction(SIGALRM, &sa, &old);
-		alarmed = 0;
-		alarm(2);
-		ret = udmabuf_listing_new_name("ffifo",
-					       UDMABUF_FIELD_CPU_PHYS_ADDR, &l);
-		alarm(0);
-		sigaction(SIGALRM, &old, NULL);
-		CHECK(ret == 0 && !alarmed &&
-		      udmabuf_entry_get_cpu_phys_addr(udmabuf_listing_get(l, 0), &a) ==
-		      -ENODATA,
-		      "a FIFO in place of the node is not opened for the CPU physical address (no hang)");
-	}
-	udmabuf_listing_free(l);
+	alarmed = 0;
+	alarm(2);
+	e = entry("ffifo", UDMABUF_FIELD_CPU_PHYS_ADDR);
+	alarm(0);
+	CHECK(e && !alarmed && udmabuf_entry_get_cpu_phys_addr(e, &a) == -ENODATA,
+	      "a FIFO in place of the node is not opened for the CPU physical address (no hang)");
 
 	/* Disabled, placed: the placement; an older module: no dma_device. */
 	attrs(cfs, "fplaced", "enable=0", "phys_addr=0x80000000", NULL);
-	CHECK(udmabuf_listing_new_name("fplaced", UDMABUF_FIELD_ALL, &l) == 0 &&
-	      udmabuf_entry_get_placement(udmabuf_listing_get(l, 0), &a) == 0 &&
-	      a == 0x80000000 &&
-	      !udmabuf_entry_is_enabled(udmabuf_listing_get(l, 0)) &&
-	      udmabuf_entry_get_devno(udmabuf_listing_get(l, 0), &maj, &min) == -ENODATA &&
-	      !udmabuf_entry_get_dma_device(udmabuf_listing_get(l, 0)) &&
-	      !strcmp(udmabuf_entry_get_allocator(udmabuf_listing_get(l, 0)), ""),
+	e = entry("fplaced", UDMABUF_FIELD_ALL);
+	CHECK(e && udmabuf_entry_get_placement(e, &a) == 0 && a == 0x80000000 &&
+	      !udmabuf_entry_is_enabled(e) &&
+	      udmabuf_entry_get_devno(e, &maj, &min) == -ENODATA &&
+	      !udmabuf_entry_get_dma_device(e) && !strcmp(udmabuf_entry_get_allocator(e), ""),
 	      "a disabled item: its placement, no device number, no dma_device (NULL), no allocator (\"\")");
-	udmabuf_listing_free(l);
 
 	/* Disabled: the allocator asked for; it reads empty for auto. */
 	attrs(cfs, "fcontig", "enable=0", "allocator=contig", NULL);
 	attrs(cfs, "fauto", "enable=0", "allocator=", NULL);
-	CHECK(udmabuf_listing_new_name("fcontig", UDMABUF_FIELD_ALLOCATOR, &l) == 0 &&
-	      !strcmp(udmabuf_entry_get_allocator(udmabuf_listing_get(l, 0)), "contig"),
+	e = entry("fcontig", UDMABUF_FIELD_ALLOCATOR);
+	CHECK(e && !strcmp(udmabuf_entry_get_allocator(e), "contig"),
 	      "a disabled item's allocator is the one it asks for (contig)");
-	udmabuf_listing_free(l);
-	CHECK(udmabuf_listing_new_name("fauto", UDMABUF_FIELD_ALLOCATOR, &l) == 0 &&
-	      !strcmp(udmabuf_entry_get_allocator(udmabuf_listing_get(l, 0)), "auto"),
+	e = entry("fauto", UDMABUF_FIELD_ALLOCATOR);
+	CHECK(e && !strcmp(udmabuf_entry_get_allocator(e), "auto"),
 	      "a disabled item whose allocator reads empty asks for auto");
-	udmabuf_listing_free(l);
-	CHECK(udmabuf_listing_new_name("fcontig", UDMABUF_FIELD_SIZE, &l) == 0 &&
-	      !strcmp(udmabuf_entry_get_allocator(udmabuf_listing_get(l, 0)), ""),
+	e = entry("fcontig", UDMABUF_FIELD_SIZE);
+	CHECK(e && !strcmp(udmabuf_entry_get_allocator(e), ""),
 	      "and is not read unless asked for");
-	udmabuf_listing_free(l);
 
 	l = (struct udmabuf_listing *)1;
 	CHECK(udmabuf_listing_new_name("ghost", 0, &l) == -ENOENT && !l &&
-	      has(udmabuf_last_error(), "ghost: look up: no such buffer"),
+	      says("ghost: look up: no such buffer"),
 	      "no such buffer: ENOENT (%s)", udmabuf_last_error());
 	CHECK(udmabuf_listing_new_name("/tmp/fcam0", 0, &l) == -EINVAL &&
 	      udmabuf_listing_new_name("fcam", 1U << 20, &l) == -EINVAL,
@@ -996,8 +956,7 @@ static void test_listing(void)
 	udmabuf_listing_free(l);
 	setenv("UDMABUF_SYSFS_DIR", "/nonexistent/class", 1);
 	l = (struct udmabuf_listing *)1;
-	CHECK(udmabuf_listing_new(0, &l) == -ENOENT && !l &&
-	      has(udmabuf_last_error(), "not loaded"),
+	CHECK(udmabuf_listing_new(0, &l) == -ENOENT && !l && says("not loaded"),
 	      "without the module: ENOENT, and says so: %s", udmabuf_last_error());
 	setenv("UDMABUF_CONFIGFS_DIR", cfs, 1);
 	setenv("UDMABUF_SYSFS_DIR", sysfs, 1);
@@ -1010,9 +969,7 @@ static void test_listing(void)
  */
 static void test_sync_check(void)
 {
-	static const char features[] =
-		"size,minor,device_name,sync_mode,dma_mask,mode,dma_device,enable,phys_addr,dev,"
-		"allocator,sync_check\n";
+	static const char features[] = FEATURES_1_2 ",allocator,sync_check\n";
 	static const struct {
 		const char *name;
 		int mode, ret;
@@ -1025,17 +982,15 @@ static void test_sync_check(void)
 		  "a module older than the checker: unknown (-1, ENODATA)" },
 	};
 	struct udmabuf_config *cfg = udmabuf_config_new();
-	struct udmabuf_listing *l = NULL;
 	const struct udmabuf_entry *e;
 	struct udmabuf *b = NULL;
 	unsigned int mode = 9;
 	uint64_t count = 9;
 	char expect[256];
-	const char *log;
 	size_t i;
 
 	CHECK(udmabuf_config_set_sync_check(cfg, UDMABUF_SYNC_CHECK_MAX + 1) == -ERANGE &&
-	      has(udmabuf_last_error(), "sync_check 3"),
+	      says("sync_check 3"),
 	      "set_sync_check refuses %d with ERANGE, as the module: %s",
 	      UDMABUF_SYNC_CHECK_MAX + 1, udmabuf_last_error());
 	CHECK(UDMABUF_SYNC_CHECK_OFF == 0 && UDMABUF_SYNC_CHECK_REPORT == 1 &&
@@ -1049,38 +1004,29 @@ static void test_sync_check(void)
 	put(cfs, "features", features);
 	udmabuf_config_set_size(cfg, 4096);
 	udmabuf_config_set_sync_mode(cfg, 0);
-	log = create_log("sc", cfg);
-	CHECK(log && !strcmp(log, "size=4096\nsync_mode=0\nsync_check=1\n"),
+	CHECK(creates("sc", cfg, "size=4096\nsync_mode=0\nsync_check=1\n"),
 	      "create writes sync_check after sync_mode");
 	udmabuf_config_set_sync_check(cfg, UDMABUF_SYNC_CHECK_OFF);
-	log = create_log("sc", cfg);
-	CHECK(log && !strcmp(log, "size=4096\nsync_mode=0\n"),
+	CHECK(creates("sc", cfg, "size=4096\nsync_mode=0\n"),
 	      "and nothing for off, the module's default");
 
 	/* UDMABUF_SYNC_CHECK: the stronger of it and the configuration. */
 	setenv("UDMABUF_SYNC_CHECK", "report", 1);
-	log = create_log("sc", cfg);
-	CHECK(log && !strcmp(log, "size=4096\nsync_mode=0\nsync_check=1\n"),
+	CHECK(creates("sc", cfg, "size=4096\nsync_mode=0\nsync_check=1\n"),
 	      "UDMABUF_SYNC_CHECK=report turns it on for a configuration set to off");
-	log = create_log("sc", NULL);
-	CHECK(log && !strcmp(log, "size=0\nsync_check=1\n"),
-	      "and without a configuration");
+	CHECK(creates("sc", NULL, "size=0\nsync_check=1\n"), "and without a configuration");
 	udmabuf_config_set_sync_check(cfg, UDMABUF_SYNC_CHECK_SIGBUS);
-	log = create_log("sc", cfg);
-	CHECK(log && has(log, "\nsync_check=2\n"),
+	CHECK(creates("sc", cfg, "size=4096\nsync_mode=0\nsync_check=2\n"),
 	      "it never lowers what the configuration asks (sigbus stays)");
 	setenv("UDMABUF_SYNC_CHECK", "sigbus", 1);
 	udmabuf_config_set_sync_check(cfg, UDMABUF_SYNC_CHECK_REPORT);
-	log = create_log("sc", cfg);
-	CHECK(log && has(log, "\nsync_check=2\n"),
+	CHECK(creates("sc", cfg, "size=4096\nsync_mode=0\nsync_check=2\n"),
 	      "UDMABUF_SYNC_CHECK=sigbus raises report to sigbus");
 	udmabuf_config_set_sync_check(cfg, UDMABUF_SYNC_CHECK_OFF);
 	setenv("UDMABUF_SYNC_CHECK", "off", 1);
-	log = create_log("sc", cfg);
-	CHECK(log && !has(log, "sync_check"), "UDMABUF_SYNC_CHECK=off is none");
+	CHECK(creates("sc", cfg, "size=4096\nsync_mode=0\n"), "UDMABUF_SYNC_CHECK=off is none");
 	setenv("UDMABUF_SYNC_CHECK", "", 1);
-	log = create_log("sc", cfg);
-	CHECK(log && !has(log, "sync_check"),
+	CHECK(creates("sc", cfg, "size=4096\nsync_mode=0\n"),
 	      "an empty UDMABUF_SYNC_CHECK is none");
 	setenv("UDMABUF_SYNC_CHECK", "1", 1);
 	take_log();
@@ -1088,24 +1034,21 @@ static void test_sync_check(void)
 	      !strcmp(take_log(), "") &&
 	      !strcmp(udmabuf_last_error(),
 		      "sc: UDMABUF_SYNC_CHECK='1' is not report, sigbus or off: "
-		      "Invalid argument") &&
-	      !strcmp(udmabuf_last_error_step(), ""),
+		      "Invalid argument") && step_is(""),
 	      "a bad UDMABUF_SYNC_CHECK is EINVAL, before anything is made, and says so: %s",
 	      udmabuf_last_error());
 
 	/* A module without the attribute: refused before anything is made. */
-	put(cfs, "features", "size,minor,device_name,sync_mode,dma_mask,mode,dma_device,enable,phys_addr,dev\n");
+	put(cfs, "features", FEATURES_1_2 "\n");
 	setenv("UDMABUF_SYNC_CHECK", "report", 1);
 	take_log();
 	CHECK(udmabuf_create("sc", cfg, 0) == -EOPNOTSUPP && !exists(cfs, "sc") &&
-	      !strcmp(take_log(), "") &&
-	      !strcmp(udmabuf_last_error_step(), "sync_check") &&
-	      has(udmabuf_last_error(), "sc: set sync_check (the loaded module cannot)"),
+	      !strcmp(take_log(), "") && step_is("sync_check") &&
+	      says("sc: set sync_check (the loaded module cannot)"),
 	      "a checker asked of a module without one: EOPNOTSUPP, nothing made: %s",
 	      udmabuf_last_error());
 	unsetenv("UDMABUF_SYNC_CHECK");
-	CHECK(create_log("sc", cfg),
-	      "a configuration with it off needs no such module");
+	CHECK(creates("sc", cfg, NULL), "a configuration with it off needs no such module");
 	put(cfs, "features", features);
 
 	/* alloc: the request's field; the variable too. */
@@ -1126,21 +1069,15 @@ static void test_sync_check(void)
 		count = 0;
 		CHECK(udmabuf_get_sync_violations(b, &count) == 0 && count == 12,
 		      "the count is the module's now (12), one ioctl");
-		CHECK(udmabuf_listing_new_name(udmabuf_get_name(b),
-					       UDMABUF_FIELD_SYNC_CHECK |
-					       UDMABUF_FIELD_SYNC_VIOLATIONS, &l) == 0 &&
-		      (e = udmabuf_listing_get(l, 0)) &&
-		      udmabuf_entry_get_sync_check(e) == 2 &&
+		e = entry(udmabuf_get_name(b),
+			  UDMABUF_FIELD_SYNC_CHECK | UDMABUF_FIELD_SYNC_VIOLATIONS);
+		CHECK(e && udmabuf_entry_get_sync_check(e) == 2 &&
 		      udmabuf_entry_get_sync_violations(e, &count) == 0 && count == 12,
 		      "a listing reads them from sysfs");
-		udmabuf_listing_free(l);
-		CHECK(udmabuf_listing_new_name(udmabuf_get_name(b),
-					       UDMABUF_FIELD_ALL, &l) == 0 &&
-		      (e = udmabuf_listing_get(l, 0)) &&
-		      udmabuf_entry_get_sync_check(e) == -1 &&
+		e = entry(udmabuf_get_name(b), UDMABUF_FIELD_ALL);
+		CHECK(e && udmabuf_entry_get_sync_check(e) == -1 &&
 		      udmabuf_entry_get_sync_violations(e, &count) == -ENODATA,
 		      "UDMABUF_FIELD_ALL is 1.2's: they stay unknown (-1, ENODATA)");
-		udmabuf_listing_free(l);
 	}
 	udmabuf_close(b);
 	udmabuf_config_set_sync_check(cfg, UDMABUF_SYNC_CHECK_OFF);
@@ -1154,7 +1091,7 @@ static void test_sync_check(void)
 	b = (struct udmabuf *)1;
 	CHECK(udmabuf_alloc(cfg, O_RDWR, &b) == -EINVAL && !b &&
 	      !strcmp(take_log(), "") &&
-	      has(udmabuf_last_error(), "UDMABUF_SYNC_CHECK='Report' is not report, sigbus or off"),
+	      says("UDMABUF_SYNC_CHECK='Report' is not report, sigbus or off"),
 	      "a bad one fails alloc with EINVAL before the ioctl: %s",
 	      udmabuf_last_error());
 	/* A module older than the checker: EINVAL for the reserved word. */
@@ -1162,7 +1099,7 @@ static void test_sync_check(void)
 	setenv("UDMABUF_FAKE_ERRNO", "alloc=EINVAL", 1);
 	put(cfs, "features", "size,enable\n");
 	CHECK(udmabuf_alloc(cfg, O_RDWR, &b) == -EOPNOTSUPP &&
-	      has(udmabuf_last_error(), "the loaded module has no sync checker"),
+	      says("the loaded module has no sync checker"),
 	      "alloc asking a module without the checker for it: EOPNOTSUPP, and why: %s",
 	      udmabuf_last_error());
 	unsetenv("UDMABUF_SYNC_CHECK");
@@ -1180,14 +1117,10 @@ static void test_sync_check(void)
 	attrs(sysfs, "sold", "dev=240:8", NULL);
 	for (i = 0; i < sizeof(listed) / sizeof(listed[0]); i++) {
 		count = 0;
-		CHECK(udmabuf_listing_new_name(listed[i].name,
-					       UDMABUF_FIELD_SYNC_CHECK |
-					       UDMABUF_FIELD_SYNC_VIOLATIONS, &l) == 0 &&
-		      (e = udmabuf_listing_get(l, 0)) &&
-		      udmabuf_entry_get_sync_check(e) == listed[i].mode &&
+		e = entry(listed[i].name, UDMABUF_FIELD_SYNC_CHECK | UDMABUF_FIELD_SYNC_VIOLATIONS);
+		CHECK(e && udmabuf_entry_get_sync_check(e) == listed[i].mode &&
 		      udmabuf_entry_get_sync_violations(e, &count) == listed[i].ret &&
 		      count == listed[i].count, "%s", listed[i].what);
-		udmabuf_listing_free(l);
 	}
 	udmabuf_destroy("scam", UDMABUF_DESTROY_FORCE);
 	udmabuf_destroy("soff", UDMABUF_DESTROY_FORCE);
@@ -1196,6 +1129,8 @@ static void test_sync_check(void)
 
 int main(int argc, char **argv)
 {
+	struct sigaction alarm_action = { .sa_handler = on_alarm };
+
 	if (argc != 2) {
 		fprintf(stderr, "usage: test_lib TMPDIR\n");
 		return 2;
@@ -1205,6 +1140,7 @@ int main(int argc, char **argv)
 	snprintf(sysfs, sizeof(sysfs), "%s/class/udmabuf", root);
 	snprintf(dev, sizeof(dev), "%s/dev", root);
 	snprintf(logf, sizeof(logf), "%s/log", root);
+	sigaction(SIGALRM, &alarm_action, NULL);
 	mkdirs(cfs);
 	mkdirs(sysfs);
 	mkdirs(dev);
