@@ -262,21 +262,25 @@ P=$T/proc-tree
 mkdir -p "$P/config/udmabuf"
 attrs "$P/class/udmabuf/proc-77-9" origin=process "owner=77 python3" size=65536
 attrs "$P/class/udmabuf/udmabuf0" origin=param dev=240:0
-UDMABUF_CONFIGFS_DIR=$P/config/udmabuf UDMABUF_SYSFS_DIR=$P/class/udmabuf \
-	run list -o NAME,DEVICE,ORIGIN,OWNER
-status_is 0 && table_is \
+UDMABUF_CONFIGFS_DIR=$P/config/udmabuf UDMABUF_SYSFS_DIR=$P/class/udmabuf
+table_check \
+	"list -o OWNER shows the PID and command of a process-scoped buffer, nothing for the others" \
+	0 "list -o NAME,DEVICE,ORIGIN,OWNER" \
 "NAME      DEVICE        ORIGIN  OWNER
 proc-77-9               process 77 python3
 udmabuf0  $D/udmabuf0 param"
-check "list -o OWNER shows the PID and command of a process-scoped buffer, nothing for the others"
-UDMABUF_CONFIGFS_DIR=$P/config/udmabuf UDMABUF_SYSFS_DIR=$P/class/udmabuf \
-	run list -J -o NAME,OWNER
+run list -J -o NAME,OWNER
 json_check "-J key owner: the owner, null when not a process-scoped buffer" '
 import json, sys
 d = json.load(open(sys.argv[1]))["buffers"]
 assert d == [{"name": "proc-77-9", "owner": "77 python3"},
 	     {"name": "udmabuf0", "owner": None}], d
 '
+expect "delete of a process-scoped buffer names the process it goes away with" 1 \
+	"delete proc-77-9" \
+"udmabufctl: proc-77-9: delete: Operation not permitted
+udmabufctl: hint: proc-77-9 was allocated by process 77 (python3) through /dev/udmabuf-cfs, not through configfs; it goes away when that process lets go of it (its last file, mapping and dma-buf)"
+UDMABUF_CONFIGFS_DIR=$C UDMABUF_SYSFS_DIR=$S
 expect "list -P prints KEY=\"value\" pairs, one line per buffer, human sizes" 0 \
 	"list -P -o NAME,MAJ:MIN,SIZE,DMA-DEVICE" \
 'NAME="cam0" MAJ:MIN="240:1" SIZE="4M" DMA-DEVICE="pci/0000:00:10.0"
@@ -441,20 +445,14 @@ attrs "$C/cam0" sync_check=3
 expect "a sync checker mode this tool has no word for is its number" 0 \
 	"info -n -o SYNC-CHECK cam0" "3"
 attrs "$C/cam0" sync_check=1
-run list -J ghost
-status_is 1 && [ ! -s "$OUT" ]
-check "list -J with every name missing prints no JSON"
+expect "list -J with every name missing prints no JSON" 1 "list -J ghost" \
+	"udmabufctl: ghost: list: no such buffer"
 
 # --- delete, create, sync (what a fake tree can show) -----------------------------
 
 expect "delete of a parameter buffer says why it cannot" 1 "delete udmabuf0" \
 "udmabufctl: udmabuf0: delete: Operation not permitted
 udmabufctl: hint: udmabuf0 was created by a module parameter, not through configfs; it goes away when the module is unloaded"
-UDMABUF_CONFIGFS_DIR=$P/config/udmabuf UDMABUF_SYSFS_DIR=$P/class/udmabuf \
-	expect "delete of a process-scoped buffer names the process it goes away with" 1 \
-	"delete proc-77-9" \
-"udmabufctl: proc-77-9: delete: Operation not permitted
-udmabufctl: hint: proc-77-9 was allocated by process 77 (python3) through /dev/udmabuf-cfs, not through configfs; it goes away when that process lets go of it (its last file, mapping and dma-buf)"
 run create newbuf --size 4M
 status_is 1 && err_has "udmabufctl: newbuf: set size: No such file or directory"
 check "a failed create names the failed step"
@@ -486,9 +484,8 @@ check "save writes the configfs buffers to the default file (the allocator asked
 UDMABUF_SAVE_FILE=$T/none.conf run restore
 status_is 0 && [ ! -s "$ERR" ]
 check "restore of a missing default file does nothing"
-run restore "$T/none.conf"
-status_is 1 && err_is "udmabufctl: $T/none.conf: restore: No such file or directory"
-check "restore of a missing named file fails"
+expect "restore of a missing named file fails" 1 "restore $T/none.conf" \
+	"udmabufctl: $T/none.conf: restore: No such file or directory"
 printf 'ok1 size=4K\n\n   # comment\nbad size=12Q\n' >"$T/bad.conf"
 run restore --clear "$T/bad.conf"
 status_is 1 && err_has "udmabufctl: $T/bad.conf:4: restore: Invalid argument" && [ -d "$C/cam0" ]
@@ -505,16 +502,15 @@ status_is 0 && [ ! -s "$ERR" ] && [ ! -e "$T/cwd/-" ] &&
 	grep -q "^# udmabuf buffers, written by 'udmabufctl save'" "$OUT" &&
 	sed '/^#/d' "$OUT" | cmp -s - "$T/expected.conf"
 check "save - writes the save file to standard output, no file named -"
-run restore - <"$T/expected.conf"
-status_is 1 && [ ! -s "$OUT" ] && err_is "udmabufctl: cam0: restore: File exists
+expect "restore - reads standard input, not a file named -" 1 "restore -" \
+"udmabufctl: cam0: restore: File exists
 udmabufctl: spare: restore: File exists
-udmabufctl: hint: 2 buffer(s) of standard input exist already; 'udmabufctl restore --clear' deletes all buffers first"
-check "restore - reads standard input, not a file named -"
+udmabufctl: hint: 2 buffer(s) of standard input exist already; 'udmabufctl restore --clear' deletes all buffers first" \
+	<"$T/expected.conf"
 printf 'ok1 size=4K\nbad size=12Q\n' >"$T/bad-stdin.conf"
-run restore - <"$T/bad-stdin.conf"
-status_is 1 && err_is "udmabufctl: standard input:2: restore: Invalid argument
-udmabufctl: hint: bad setting 'size=12Q' for bad"
-check "restore - names standard input and the line of a bad setting"
+expect "restore - names standard input and the line of a bad setting" 1 "restore -" \
+"udmabufctl: standard input:2: restore: Invalid argument
+udmabufctl: hint: bad setting 'size=12Q' for bad" <"$T/bad-stdin.conf"
 usage_error "restore --state - is refused: the record is a file" \
 	"udmabufctl: restore: --state takes a file, not standard input" restore --state - -
 usage_error "clear --state - is refused: the record is a file" \
@@ -967,50 +963,13 @@ run_fake delete ghost nope
 status_is 1 && [ "$(wc -l <"$ERR")" -eq 2 ]
 check "delete with every name missing exits 1"
 if command -v bash >/dev/null 2>&1; then
-	mkdir "$X/a b" "$X/x\$(touch pwned)"
+	mkdir "$X/a b" "$X/x\$(touch pwned)" "$X/c:d"
 	COMP_SRC=$(cd "$(dirname "$0")/.." && pwd)/udmabufctl.bash-completion
-	# comp WORD...: the completions of the last WORD after the others
+	# comp LINE [BASH_COMPLETION]: the completions at the end of the
+	# command line "udmabufctl LINE", split into words as bash splits it:
+	# at blanks, and a run of ':' or '=' (COMP_WORDBREAKS) is a word of
+	# its own; with the bash-completion package's functions if given
 	comp() {
-		# shellcheck disable=SC2016 # expanded by bash
-		(cd "$T" && bash -c '. "$1"
-			shift
-			COMP_WORDS=("$@")
-			COMP_CWORD=$(($# - 1))
-			_udmabufctl
-			printf "%s\n" "${COMPREPLY[@]}"' \
-			bash "$COMP_SRC" "$BIN" "$@") >"$OUT" 2>"$ERR"
-		rc=$?
-	}
-	comp delete ""
-	status_is 0 && out_has 'a\ b' && out_has 'x\$\(touch\ pwned\)' && [ ! -e "$T/pwned" ]
-	check "completion quotes buffer names and does not expand them"
-	comp b ""
-	status_is 0 && out_has 'a\ b' && ! out_has create
-	check "completion after a NAME as the first word offers more NAMEs"
-	comp ""
-	status_is 0 && out_has 'a\ b' && out_has create
-	check "completion of the first word offers the commands and the NAMEs"
-	# NAME|WORDS (split at blanks)|the completions (split at blanks)
-	while IFS='|' read -r name words want <&3; do
-		# shellcheck disable=SC2086 # split on purpose
-		comp $words
-		# shellcheck disable=SC2086
-		status_is 0 && printf '%s\n' $want | cmp -s - "$OUT"
-		check "$name"
-	done 3<<'EOF'
-completion of -o offers the columns the tool lists with -H|list -o NAME,DMA-|NAME,DMA-ADDR NAME,DMA-MASK NAME,DMA-DEVICE
-completion of bench -o offers bench's columns|bench -o OP,R|OP,RATE OP,RATIO OP,REPS
-completion of bench's options|bench --s|--size --sync-modes --shell
-completion of info offers --shell|info --sh|--shell
-completion of create offers --sync-check|create x --sync-c|--sync-check
-completion of --sync-check= offers report, sigbus and off (bash's words --sync-check =)|create x --sync-check =|report sigbus off
-completion of --sync-check=s offers sigbus|create x --sync-check = s|sigbus
-EOF
-	# comp_line LINE [BASH_COMPLETION]: the completions at the end of the
-	# command line LINE, split into words as bash splits it: at blanks,
-	# and a run of ':' or '=' (COMP_WORDBREAKS) is a word of its own;
-	# with the bash-completion package's functions if given
-	comp_line() {
 		# shellcheck disable=SC2016 # expanded by bash
 		(cd "$T" && bash -c '[[ -z $4 ]] || . "$4"
 			. "$1"
@@ -1034,7 +993,15 @@ EOF
 			bash "$COMP_SRC" "$BIN" "$1" "${2-}") >"$OUT" 2>"$ERR"
 		rc=$?
 	}
-	mkdir "$X/c:d"
+	comp "delete "
+	status_is 0 && out_has 'a\ b' && out_has 'x\$\(touch\ pwned\)' && [ ! -e "$T/pwned" ]
+	check "completion quotes buffer names and does not expand them"
+	comp "b "
+	status_is 0 && out_has 'a\ b' && ! out_has create
+	check "completion after a NAME as the first word offers more NAMEs"
+	comp ""
+	status_is 0 && out_has 'a\ b' && out_has create
+	check "completion of the first word offers the commands and the NAMEs"
 	# NAME|LINE|the completions (split at blanks): bash replaces only
 	# what follows the word's last ':'; alone and with bash-completion
 	BC=/usr/share/bash-completion/bash_completion
@@ -1044,11 +1011,18 @@ EOF
 				skip "$name, with bash-completion" "no $with"
 				continue
 			fi
-			comp_line "$line" "$with"
+			comp "$line" "$with"
 			# shellcheck disable=SC2086 # split on purpose
 			status_is 0 && printf '%s\n' $want | cmp -s - "$OUT"
 			check "$name${with:+, with bash-completion}"
 		done 3<<'EOF'
+completion of -o offers the columns the tool lists with -H|list -o NAME,DMA-|NAME,DMA-ADDR NAME,DMA-MASK NAME,DMA-DEVICE
+completion of bench -o offers bench's columns|bench -o OP,R|OP,RATE OP,RATIO OP,REPS
+completion of bench's options|bench --s|--size --sync-modes --shell
+completion of info offers --shell|info --sh|--shell
+completion of create offers --sync-check|create x --sync-c|--sync-check
+completion of --sync-check= offers report, sigbus and off (bash's words --sync-check =)|create x --sync-check=|report sigbus off
+completion of --sync-check=s offers sigbus|create x --sync-check=s|sigbus
 completion of -o NAME,MAJ: offers MIN, what follows the ':'|list -o NAME,MAJ:|MIN
 completion of -o NAME,MAJ:M offers MIN|list -o NAME,MAJ:M|MIN
 completion of -o NAME,MAJ:MIN,SY offers MIN,SYNC-MODE and the like|list -o NAME,MAJ:MIN,SY|MIN,SYNC-MODE MIN,SYNC-CHECK MIN,SYNC-VIOLATIONS
@@ -1160,21 +1134,23 @@ check "udmabufctl(8) names bench among the commands and its options"
 sed -n '/^\.SS List, info and bench/,/^\.SS /p' "$MAN8" | grep -q '^\.BR \\-y ", " \\-\\-shell$'
 check "udmabufctl(8) documents -y, --shell"
 
-# A tree of two buffers for bench: bench0 (256K) and busy0, which is open.
+# A tree for bench: bench0 (256K) and busy0, which is open.
 BT=$T/bench
-for d in bench0 busy0; do
-	attrs "$BT/config/udmabuf/$d" enable=1 device_name="$d"
-	attrs "$BT/class/udmabuf/$d" sync_mode=2 cache_mode=cached \
-		cache_mode_sync=write-combine origin=configfs users=0
-done
+# bench_item NAME SIZE MINOR [ATTR=VALUE...]: an enabled buffer NAME, its
+# class device (sync_mode 2, or as the ATTRs say) and its node
+bench_item() {
+	attrs "$BT/config/udmabuf/$1" enable=1 device_name="$1" size="$2"
+	attrs "$BT/class/udmabuf/$1" sync_mode=2 cache_mode=cached cache_mode_sync=write-combine \
+		origin=configfs users=0 size="$2" dev="240:$3"
+	truncate -s "$2" "$BT/dev/$1"
+	_item=$1
+	shift 3
+	attrs "$BT/class/udmabuf/$_item" "$@"
+}
 attrs "$BT/config/udmabuf" features=size,enable
-attrs "$BT/config/udmabuf/bench0" size=262144
-attrs "$BT/class/udmabuf/bench0" size=262144 dev=240:20
-attrs "$BT/config/udmabuf/busy0" size=65536
-attrs "$BT/class/udmabuf/busy0" size=65536 users=1 dev=240:21
 mkdir -p "$BT/dev"
-head -c 262144 /dev/zero >"$BT/dev/bench0"
-head -c 65536 /dev/zero >"$BT/dev/busy0"
+bench_item bench0 262144 20
+bench_item busy0 65536 21 users=1
 : >"$BT/dev/udmabuf-cfs"
 UDMABUF_CONFIGFS_DIR=$BT/config/udmabuf UDMABUF_SYSFS_DIR=$BT/class/udmabuf
 UDMABUF_DEV_DIR=$BT/dev UDMABUF_FAKE_DEV_DIR=$BT/dev
@@ -1254,14 +1230,17 @@ run_fake bench bench0 --size 8K --reps 1 --sync-modes 1 -r -n -o SIZE,TIME,RATE
 status_is 0 && [ "$(grep -cEx '8K [0-9.]+(ns|us|ms|s) [0-9.]+[BKMGT]/s' "$OUT")" -eq 6 ]
 check "bench without -b: human sizes, times and rates"
 
-printf '6\n' >"$BT/class/udmabuf/bench0/sync_mode"
-run_fake bench bench0 --size 8K --reps 1 --sync-modes 1 -r -n -o OP,O-SYNC,SYNC-MODE
-status_is 0 && out_is "check_buf 0 2
+# The rows of --sync-modes 1 -r -n -o OP,O-SYNC,SYNC-MODE of a sync-always
+# NAME: the cached ones at sync_mode 2, then those of the sync mode asked
+SYNC_ALWAYS_ROWS="check_buf 0 2
 clear_buf 0 2
 sync_for_cpu 0 2
 sync_for_device 0 2
 check_buf 1 1
-clear_buf 1 1" && [ "$(mode_of bench0)" = 6 ]
+clear_buf 1 1"
+printf '6\n' >"$BT/class/udmabuf/bench0/sync_mode"
+run_fake bench bench0 --size 8K --reps 1 --sync-modes 1 -r -n -o OP,O-SYNC,SYNC-MODE
+status_is 0 && out_is "$SYNC_ALWAYS_ROWS" && [ "$(mode_of bench0)" = 6 ]
 check "bench of a sync-always NAME (6): the cached rows at 2, sync_mode 6 again after"
 printf '2\n' >"$BT/class/udmabuf/bench0/sync_mode"
 
@@ -1283,11 +1262,7 @@ status_is 1 && [ ! -s "$OUT" ] && err_has "udmabufctl: bench0: open: " &&
 check "bench NAME that cannot open its node says so and exits 1, its sync_mode back"
 # Signals while it runs (bench catches SIGINT, SIGTERM, SIGHUP and SIGQUIT
 # unless ignored): the sync_mode still comes back.
-attrs "$BT/config/udmabuf/big0" enable=1 device_name=big0 size=33554432
-mkdir -p "$BT/class/udmabuf/big0"
-cp "$BT/class/udmabuf/bench0/"* "$BT/class/udmabuf/big0/"
-attrs "$BT/class/udmabuf/big0" size=33554432 sync_mode=6 dev=240:22
-truncate -s 32M "$BT/dev/big0"
+bench_item big0 33554432 22 sync_mode=6
 # bench_bg RUNNER... ARGS: bench in the background, its pid in $pid, once
 # it has set sync_mode 2 (the rows without O_SYNC come first) and its
 # mode then in $mode.  sh starts it with SIGINT and SIGQUIT ignored, as a
@@ -1318,12 +1293,7 @@ bench_bg "$BIN" bench big0 --size 32M --reps 20 --sync-modes 1 -r -n -o OP,O-SYN
 kill -INT "$pid"
 wait "$pid"; rc=$?
 status_is 0 && [ ! -s "$ERR" ] && [ "$mode" != 6 ] && [ "$(mode_of big0)" = 6 ] &&
-	out_is "check_buf 0 2
-clear_buf 0 2
-sync_for_cpu 0 2
-sync_for_device 0 2
-check_buf 1 1
-clear_buf 1 1"
+	out_is "$SYNC_ALWAYS_ROWS"
 check "bench started with SIGINT ignored (a background job) ignores it and finishes"
 rm -r "$BT/config/udmabuf/big0" "$BT/class/udmabuf/big0" "$BT/dev/big0"
 
