@@ -144,21 +144,26 @@ static int refused(const char *prefix, const char *attr)
 	return errno_of(fail + p + len + 1);
 }
 
+/* Write TEXT to PATH, made if missing, opened with O_WRONLY and FLAGS. */
+static void write_file(const char *path, int flags, const char *text)
+{
+	int fd = sys_open(path, O_WRONLY | O_CREAT | O_CLOEXEC | flags, 0644);
+
+	if (fd >= 0) {
+		(void)syscall(SYS_write, fd, text, strlen(text));
+		(void)syscall(SYS_close, fd);
+	}
+}
+
 static void log_write(const char *attr, const void *buf, size_t n)
 {
 	const char *log = getenv("UDMABUF_FAKE_LOG");
 	char line[512];
-	int fd, len;
 
-	if (!log)
-		return;
-	len = snprintf(line, sizeof(line), "%s=%.*s\n", attr,
-		       (int)(n < 400 ? n : 400), (const char *)buf);
-	fd = sys_open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return;
-	(void)syscall(SYS_write, fd, line, (size_t)len);
-	(void)syscall(SYS_close, fd);
+	snprintf(line, sizeof(line), "%s=%.*s\n", attr, (int)(n < 400 ? n : 400),
+		 (const char *)buf);
+	if (log)
+		write_file(log, O_APPEND, line);
 }
 
 /* The contents of DIR/ATTR without the newline, "" if it cannot be read. */
@@ -199,7 +204,6 @@ static void class_dev(const char *item, const char *node, int on)
 {
 	char dir[PATH_MAX], path[PATH_MAX + 8], v[32];
 	long minor;
-	int fd;
 
 	if (!class_dir(node, dir, sizeof(dir)))
 		return;
@@ -216,18 +220,12 @@ static void class_dev(const char *item, const char *node, int on)
 	if (v[0])
 		return;
 	mkdir(dir, 0755);
-	fd = sys_open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-	if (fd >= 0)
-		close(fd);
+	write_file(path, 0, "");
 	read_sibling(item, "minor", v, sizeof(v));
 	minor = v[0] ? strtol(v, NULL, 10) : -1;
 	snprintf(v, sizeof(v), "240:%ld\n", minor < 0 ? 0 : minor);
 	snprintf(path, sizeof(path), "%s/dev", dir);
-	fd = sys_open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd >= 0) {
-		(void)syscall(SYS_write, fd, v, strlen(v));
-		close(fd);
-	}
+	write_file(path, O_TRUNC, v);
 }
 
 /* What enable does to the device node: PATH is the item's enable file. */
@@ -319,18 +317,13 @@ static unsigned long long class_number(const char *path, const char *attr,
 static void class_write(const char *path, const char *attr, unsigned int v)
 {
 	char name[PATH_MAX], val[16];
-	int fd;
 
 	if (!class_dir(path, name, sizeof(name)))
 		return;
 	mkdir(name, 0755);
 	snprintf(name + strlen(name), sizeof(name) - strlen(name), "/%s", attr);
 	snprintf(val, sizeof(val), "%u\n", v);
-	fd = sys_open(name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd >= 0) {
-		(void)syscall(SYS_write, fd, val, strlen(val));
-		close(fd);
-	}
+	write_file(name, O_TRUNC, val);
 }
 
 /* UDMABUF_CFS_IOC_ALLOC on the fake /dev/udmabuf-cfs at PATH. */

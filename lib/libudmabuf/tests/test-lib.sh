@@ -23,6 +23,15 @@ n=$(grep -c '^\(not \)\?ok ' "$T/unit.tap")
 
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 not_ok() { n=$((n + 1)); status=1; echo "not ok $n - $1"; sed 's/^/#   /' "$T/out"; }
+# COND; check NAME
+check() { if [ $? -eq 0 ]; then ok "$1"; else not_ok "$1"; fi; }
+# The example with ARGS, in the fake tree of $T/ex, its output in $T/out.
+example() {
+	UDMABUF_CONFIGFS_DIR=$C UDMABUF_SYSFS_DIR=$T/ex/class/udmabuf \
+	UDMABUF_DEV_DIR=$T/ex/dev UDMABUF_FAKE_DEV_DIR=$T/ex/dev \
+	UDMABUF_FAKE_LOG=$T/ex/log LD_LIBRARY_PATH=$OUT LD_PRELOAD=$SHIM \
+	"$OUT/examples/udmabuf-example" "$@" >"$T/out" 2>&1
+}
 
 # The example: create, open, map, flush (for the device, to it) and
 # invalidate (for the CPU, from the device), destroy.
@@ -30,16 +39,10 @@ C=$T/ex/config/udmabuf
 mkdir -p "$C" "$T/ex/class/udmabuf" "$T/ex/dev"
 printf 'size,minor,device_name,sync_mode,dma_mask,mode,dma_device,enable,phys_addr,dev\n' >"$C/features"
 head -c 8192 /dev/zero >"$T/ex/dev/ex0"	# the device node of the buffer to be
-if UDMABUF_CONFIGFS_DIR=$C UDMABUF_SYSFS_DIR=$T/ex/class/udmabuf \
-   UDMABUF_DEV_DIR=$T/ex/dev UDMABUF_FAKE_DEV_DIR=$T/ex/dev \
-   UDMABUF_FAKE_LOG=$T/ex/log LD_LIBRARY_PATH=$OUT LD_PRELOAD=$SHIM \
-   "$OUT/examples/udmabuf-example" --create 8K ex0 >"$T/out" 2>&1 &&
-   grep -q "ex0: /dev/ex0, 8192 bytes at DMA address 0x3f000000, not coherent, module fake" "$T/out" &&
-   grep -q "wrote, synced and read back 8192 bytes" "$T/out"; then
-	ok "the example creates, maps, syncs and destroys a buffer"
-else
-	not_ok "the example creates, maps, syncs and destroys a buffer"
-fi
+example --create 8K ex0 &&
+	grep -q "ex0: /dev/ex0, 8192 bytes at DMA address 0x3f000000, not coherent, module fake" "$T/out" &&
+	grep -q "wrote, synced and read back 8192 bytes" "$T/out"
+check "the example creates, maps, syncs and destroys a buffer"
 cat >"$T/expected" <<EOT
 size=8192
 mode=0600
@@ -51,28 +54,18 @@ ioctl=sync_for_device 0 0 1
 ioctl=sync_for_cpu 0 0 2
 enable=0
 EOT
-if cmp -s "$T/expected" "$T/ex/log" && [ ! -e "$C/ex0" ]; then
-	ok "the example's configfs writes and ioctls are the expected ones"
-else
-	diff "$T/expected" "$T/ex/log" >"$T/out" 2>&1
-	not_ok "the example's configfs writes and ioctls are the expected ones"
-fi
+diff "$T/expected" "$T/ex/log" >"$T/out" 2>&1 && [ ! -e "$C/ex0" ]
+check "the example's configfs writes and ioctls are the expected ones"
 # The example's --alloc: a process-scoped buffer from DEV_DIR/udmabuf-cfs.
 : >"$T/ex/dev/udmabuf-cfs"
 rm -f "$T/ex/log"
-if UDMABUF_CONFIGFS_DIR=$C UDMABUF_SYSFS_DIR=$T/ex/class/udmabuf \
-   UDMABUF_DEV_DIR=$T/ex/dev UDMABUF_FAKE_DEV_DIR=$T/ex/dev \
-   UDMABUF_FAKE_LOG=$T/ex/log LD_LIBRARY_PATH=$OUT LD_PRELOAD=$SHIM \
-   "$OUT/examples/udmabuf-example" --alloc 8K >"$T/out" 2>&1 &&
-   grep -q "^proc-[0-9]*-1: process-scoped, 8192 bytes at DMA address 0x3f000000" "$T/out" &&
-   grep -q "wrote, synced and read back 8192 bytes" "$T/out" &&
-   grep -q "^ioctl=alloc 8192 " "$T/ex/log" &&
-   grep -q "^ioctl=sync_for_device 0 0 1\$" "$T/ex/log" &&
-   grep -q "^ioctl=sync_for_cpu 0 0 2\$" "$T/ex/log"; then
-	ok "the example's --alloc allocates, maps, flushes and invalidates a process-scoped buffer"
-else
-	cat "$T/ex/log" >>"$T/out" 2>/dev/null
-	not_ok "the example's --alloc allocates, maps, flushes and invalidates a process-scoped buffer"
-fi
+example --alloc 8K &&
+	grep -q "^proc-[0-9]*-1: process-scoped, 8192 bytes at DMA address 0x3f000000" "$T/out" &&
+	grep -q "wrote, synced and read back 8192 bytes" "$T/out" &&
+	grep -q "^ioctl=alloc 8192 " "$T/ex/log" &&
+	grep -q "^ioctl=sync_for_device 0 0 1\$" "$T/ex/log" &&
+	grep -q "^ioctl=sync_for_cpu 0 0 2\$" "$T/ex/log" ||
+	{ cat "$T/ex/log" >>"$T/out" 2>/dev/null; false; }
+check "the example's --alloc allocates, maps, flushes and invalidates a process-scoped buffer"
 echo "1..$n"
 exit $status
