@@ -22,8 +22,7 @@ static int tests, failures;
 		int _ok = !!(cond);					\
 									\
 		tests++;						\
-		if (!_ok)						\
-			failures++;					\
+		failures += !_ok;					\
 		printf("%s %d - ", _ok ? "ok" : "not ok", tests);	\
 		printf(__VA_ARGS__);					\
 		printf("\n");						\
@@ -181,8 +180,10 @@ static void test_raw_escape(void)
 	CHECK(raw_unescape(buf) == -EINVAL, "raw unescape refuses NUL");
 }
 
+/* -o: column names, and the names a shell can take (-y) */
 static void test_columns(void)
 {
+	char buf[64];
 	int ids[64];
 	size_t n = 0;
 	const char *bad = NULL;
@@ -201,14 +202,6 @@ static void test_columns(void)
 	      "trailing comma refused");
 	CHECK(parse_columns("NAME,NAME,NAME", ids, 2, &n, &bad) == -E2BIG,
 	      "too many columns");
-}
-
-static void test_shell_names(void)
-{
-	char buf[64];
-	int ids[64];
-	size_t n = 0;
-	const char *bad = NULL;
 
 	shell_name("FSUSE%", 0, buf, sizeof(buf));
 	CHECK(!strcmp(buf, "FSUSE_PCT"), "a trailing %% is _PCT, as libsmartcols has it");
@@ -256,6 +249,10 @@ static void test_bench_table(void)
 		  .time = 1500, .min = 1400, .max = 1600, .baseline = "getppid",
 		  .base_time = 100, .ratio = 15 },
 	};
+	static const int json_cols[] = {
+		BCOL_OP, BCOL_O_SYNC, BCOL_CACHE, BCOL_TIME, BCOL_RATE,
+		BCOL_BASE_TIME, BCOL_RATIO, BCOL_REPS,
+	};
 	struct out_opts o = { 0 };
 	int cols[NBENCH_COLUMNS];
 	size_t n = default_columns_of(&bench_columns, cols, NBENCH_COLUMNS);
@@ -272,15 +269,7 @@ static void test_bench_table(void)
 	free(out);
 
 	o.json = 1;
-	cols[0] = BCOL_OP;
-	cols[1] = BCOL_O_SYNC;
-	cols[2] = BCOL_CACHE;
-	cols[3] = BCOL_TIME;
-	cols[4] = BCOL_RATE;
-	cols[5] = BCOL_BASE_TIME;
-	cols[6] = BCOL_RATIO;
-	cols[7] = BCOL_REPS;
-	CAPTURE(out, print_bench(f, v + 1, 1, cols, 8, &o));
+	CAPTURE(out, print_bench(f, v + 1, 1, json_cols, 8, &o));
 	CHECK_OUT(out,
 		  "{\n"
 		  "   \"benchmarks\": [\n"
@@ -489,7 +478,6 @@ int main(void)
 	test_utf8_sanitize();
 	test_raw_escape();
 	test_columns();
-	test_shell_names();
 	test_human_time();
 	test_bench_table();
 	test_sync_check();
