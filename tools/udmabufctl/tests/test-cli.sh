@@ -660,7 +660,6 @@ status_is 1 && [ ! -e "$L/k9" ] &&
 	err_has "UDMABUF_SYNC_CHECK asks for it"
 check "the same asked by UDMABUF_SYNC_CHECK says so"
 unset UDMABUF_SYNC_CHECK
-UDMABUF_CONFIGFS_DIR=$L
 
 # --- the unit: its stop deletes what its start made, nothing else -------------
 
@@ -940,8 +939,7 @@ cross_item() { # ITEM DEVICE
 cross_item a b 1
 cross_item b c 2
 attrs "$X" features=size,device_name,enable
-UDMABUF_CONFIGFS_DIR=$X
-UDMABUF_SYSFS_DIR=$XS
+UDMABUF_CONFIGFS_DIR=$X UDMABUF_SYSFS_DIR=$XS
 run info -J /dev/b
 status_is 0 && out_has '"name": "a"' && ! out_has '"name": "b"'
 check "info /dev/b is the buffer whose device is b, not the item called b"
@@ -1084,8 +1082,7 @@ bad\xff size=4096 enable=0
 caf\xc3\xa9 size=4096 enable=0
 t\x09n\x0as\x20p\x5cq\" size=4096 device_name=odd enable=0"
 rm -r "${X:?}/$ODD" "${X:?}/$(printf 'bad\377')" "$X/café" "$X/abcde" "$X/#c"
-UDMABUF_CONFIGFS_DIR=$C
-UDMABUF_SYSFS_DIR=$S
+UDMABUF_CONFIGFS_DIR=$C UDMABUF_SYSFS_DIR=$S
 
 # --- -y, --shell: column names a shell can take ---------------------------------
 
@@ -1319,8 +1316,6 @@ run_fake bench
 status_is 1 && err_has "udmabufctl: bench: allocate a temporary buffer: No such file or directory" &&
 	err_has "udmabufctl: hint: there is no $BT/dev/udmabuf-cfs"
 check "bench without /dev/udmabuf-cfs says the module is missing or too old"
-unset UDMABUF_FAKE_DEV_DIR
-UDMABUF_CONFIGFS_DIR=$C UDMABUF_SYSFS_DIR=$S UDMABUF_DEV_DIR=/dev
 
 echo "1..$n"
 [ "$failed" -eq 0 ]
