@@ -10,6 +10,7 @@ and sid's NumPy 2 (it checks that each run has the NumPy it is for), and
 fails if anything was skipped.
 """
 
+import collections
 import contextlib
 import errno
 import gc
@@ -27,6 +28,8 @@ from .test_host import TreeTest, old_library
 PAGE = mmap.PAGESIZE
 DMA = 0x80000000            # the DMA address the fake gives every buffer
 CPU = 0x3f000000            # and its CPU physical address
+# An ALLOC ioctl as the fake logs it.
+Alloc = collections.namedtuple("Alloc", "size flags sync_mode dma_bits allocator dma_device")
 
 
 def numpy_byte_bounds(a):
@@ -82,9 +85,8 @@ class FakeModuleTest(TreeTest):
         return out
 
     def allocs(self):
-        """The ALLOC ioctls since the last call, as (size, flags,
-        sync_mode, dma_bits, allocator, dma_device); their sync_check
-        fields go to self.checks."""
+        """The ALLOC ioctls since the last call, as Allocs; their
+        sync_check fields go to self.checks."""
         out = []
         self.checks = []
         for line in self.log():
@@ -92,8 +94,7 @@ class FakeModuleTest(TreeTest):
                 line, _, check = line.partition(" sync_check=")
                 self.checks.append(int(check or 0))
                 f = line[len("ioctl=alloc "):].split(" ", 5)
-                out.append((int(f[0]), int(f[1], 8), int(f[2]), int(f[3]),
-                            int(f[4]), f[5]))
+                out.append(Alloc(int(f[0]), int(f[1], 8), *map(int, f[2:5]), f[5]))
         return out
 
     def items(self):
@@ -108,25 +109,20 @@ class FakeModuleTest(TreeTest):
         """The files the fake made for process-scoped buffers."""
         return sorted(n for n in os.listdir(self.dev) if n.startswith("proc-"))
 
+    def proc_names(self, paths):
+        """The names of the fake's process-scoped buffers among PATHS."""
+        prefix = os.path.join(self.dev, "proc-")
+        return sorted(os.path.basename(p) for p in paths if p.startswith(prefix))
+
     def open_procs(self):
         """The process-scoped buffers this process has a file of open."""
-        out = []
-        for fd in os.listdir("/proc/self/fd"):
-            try:
-                target = os.readlink(f"/proc/self/fd/{fd}")
-            except OSError:
-                continue
-            if os.path.dirname(target) == self.dev and \
-                    os.path.basename(target).startswith("proc-"):
-                out.append(os.path.basename(target))
-        return sorted(out)
+        return self.proc_names(os.path.realpath(f"/proc/self/fd/{fd}")
+                               for fd in os.listdir("/proc/self/fd"))
 
     def mapped_procs(self):
         """The process-scoped buffers this process maps."""
         with open("/proc/self/maps") as f:
-            return sorted({os.path.basename(line.split(None, 5)[5].strip())
-                           for line in f if len(line.split(None, 5)) == 6
-                           and line.split(None, 5)[5].strip().startswith(self.dev + "/proc-")})
+            return sorted(set(self.proc_names(line.split(None, 5)[-1].strip() for line in f)))
 
     def assertNothingLeft(self):
         """No configfs item or node; of a process-scoped buffer nothing but
@@ -177,23 +173,20 @@ class FakeModuleTest(TreeTest):
 
     # -- PYNQ's calls ------------------------------------------------------
 
-    # (size, flags, sync_mode, dma_bits, allocator, dma_device) of the
-    # ALLOC ioctl allocate() makes by default: read-write, close-on-exec,
-    # sync_mode 1, the module's DMA mask, allocator and device.
-    ALLOC = (PAGE, os.O_RDWR | os.O_CLOEXEC, 1, 0, 0, "")
+    # The ALLOC ioctl allocate() makes by default: read-write,
+    # close-on-exec, sync_mode 1, the module's DMA mask, allocator and
+    # device.
+    ALLOC = Alloc(PAGE, os.O_RDWR | os.O_CLOEXEC, 1, 0, 0, "")
 
-    def alloc_req(self, size=PAGE, **kw):
-        req = dict(zip(("size", "flags", "sync_mode", "dma_bits", "allocator",
-                        "dma_device"), self.ALLOC), size=size)
-        req.update(kw)
-        return tuple(req.values())
+    def alloc_req(self, **kw):
+        return self.ALLOC._replace(**kw)
 
     def test_pynq_positional_call_is_process_scoped(self):
         a = udmabuf.allocate((1024,), 'u4')
         self.assertIs(type(a), udmabuf.BufferArray)
         self.assertIsInstance(a, np.ndarray)
         self.assertEqual((a.shape, a.dtype), ((1024,), np.dtype(np.uint32)))
-        self.assertEqual(self.allocs(), [self.alloc_req(-(-4096 // PAGE) * PAGE)])
+        self.assertEqual(self.allocs(), [self.alloc_req(size=-(-4096 // PAGE) * PAGE)])
         self.assertProcessScoped(a)
         self.assertEqual(a.buffer.size, -(-4096 // PAGE) * PAGE)
         a[:] = np.arange(1024)
@@ -222,10 +215,7 @@ class FakeModuleTest(TreeTest):
         self.assertIs(c.cacheable, True)
         d = udmabuf.allocate(16, cacheable=False, sync_mode=2)
         e = udmabuf.allocate(16, sync_mode=3)
-        self.assertEqual(self.allocs(), [self.alloc_req(sync_mode=5),
-                                         self.alloc_req(sync_mode=1),
-                                         self.alloc_req(sync_mode=6),
-                                         self.alloc_req(sync_mode=3)])
+        self.assertEqual(self.allocs(), [self.alloc_req(sync_mode=m) for m in (5, 1, 6, 3)])
         for x in (b, c, d, e):
             self.assertProcessScoped(x, cacheable=x is c or x is e)
 
@@ -268,9 +258,8 @@ class FakeModuleTest(TreeTest):
         a = udmabuf.allocate(16, target="pci/0000:01:00.0")
         b = udmabuf.allocate(16, "u4", b"platform/a0000000.dma")
         c = udmabuf.allocate(16, dma_device="pci/0000:02:00.0")
-        self.assertEqual(self.allocs(), [self.alloc_req(dma_device="pci/0000:01:00.0"),
-                                         self.alloc_req(dma_device="platform/a0000000.dma"),
-                                         self.alloc_req(dma_device="pci/0000:02:00.0")])
+        self.assertEqual(self.allocs(), [self.alloc_req(dma_device=d) for d in (
+            "pci/0000:01:00.0", "platform/a0000000.dma", "pci/0000:02:00.0")])
         d = udmabuf.allocate(16, target="pci/0000:01:00.0", name="n")
         self.assertIn("dma_device=pci/0000:01:00.0", self.log())
         self.assertEqual(len(self.procs() + self.items()), 4, (a, b, c, d))
@@ -281,8 +270,7 @@ class FakeModuleTest(TreeTest):
             self.assertEqual(self.allocs(), [self.alloc_req(allocator=i)], name)
         udmabuf.allocate(16, dma_mask=40, allocator="")
         udmabuf.allocate(16, dma_mask=np.uint8(64))
-        self.assertEqual(self.allocs(), [self.alloc_req(dma_bits=40),
-                                         self.alloc_req(dma_bits=64)])
+        self.assertEqual(self.allocs(), [self.alloc_req(dma_bits=b) for b in (40, 64)])
         # A named buffer's allocator is its configfs attribute.
         udmabuf.allocate(16, name="n", allocator="cma")
         self.assertIn("allocator=cma", self.log())

@@ -18,27 +18,28 @@ import udmabuf
 from udmabuf import _libudmabuf
 
 
-class _Without11:
-    """The real library as one older than 1.1 looks (or, with VERSION,
-    as that one does): without the functions added after it."""
+class _OldLibrary:
+    """The real library as one of VERSION looks: without the functions
+    added after it, nor those of MISSING."""
 
-    def __init__(self, cdll, version="1.0"):
+    def __init__(self, cdll, version, missing):
         self._cdll = cdll
         self._version = version
+        self._missing = missing
 
     def __getattr__(self, name):
         since = _libudmabuf._OPTIONAL.get(name)
-        if since is not None and since > self._version:
+        if name in self._missing or (since is not None and since > self._version):
             raise AttributeError(f"{name}: undefined symbol (a {self._version} library)")
         return getattr(self._cdll, name)
 
 
-def old_library(version="1.0"):
+def old_library(version="1.0", missing=()):
     """A context in which the binding loads libudmabuf as a library of
-    VERSION (default 1.0)."""
+    VERSION (default 1.0) without the functions of MISSING."""
     lib = _libudmabuf._Lib()
     real = lib._open
-    lib._open = lambda: _Without11(real(), version)
+    lib._open = lambda: _OldLibrary(real(), version, missing)
     return mock.patch.object(_libudmabuf, "lib", lib)
 
 
@@ -127,16 +128,7 @@ class HostTest(TreeTest):
         self.assertTrue(_libudmabuf.lib.has("udmabuf_alloc"))
 
     def test_a_library_without_a_1_0_function_is_refused_at_load(self):
-        lib = _libudmabuf._Lib()
-        real = lib._open
-
-        class Broken(_Without11):
-            def __getattr__(self, name):
-                if name == "udmabuf_open":
-                    raise AttributeError(name)
-                return super().__getattr__(name)
-        lib._open = lambda: Broken(real())
-        with mock.patch.object(_libudmabuf, "lib", lib):
+        with old_library(missing=("udmabuf_open",)):
             self.assertOSError(errno.ENOSYS, udmabuf.Buffer, "x", says=("udmabuf_open()",))
 
 
