@@ -42,6 +42,20 @@ run_fake() {
 	LD_PRELOAD=$SHIM "$BIN" "$@" >"$OUT" 2>"$ERR"
 	rc=$?
 }
+# exits STATUS ARGS...: run ARGS, true if it exited with STATUS (fake_exits:
+# the same with run_fake)
+exits() {
+	_status=$1
+	shift
+	run "$@"
+	status_is "$_status"
+}
+fake_exits() {
+	_status=$1
+	shift
+	run_fake "$@"
+	status_is "$_status"
+}
 # COND; check NAME: reports the exit status of COND
 check() { if [ $? -eq 0 ]; then ok "$1"; else not_ok "$1"; fi; }
 status_is() { [ "$rc" -eq "$1" ]; }
@@ -71,8 +85,7 @@ expect() {
 }
 table_check() {
 	# shellcheck disable=SC2086 # split on purpose
-	run $3
-	status_is "$2" && [ ! -s "$ERR" ] && table_is "$4"
+	exits "$2" $3 && [ ! -s "$ERR" ] && table_is "$4"
 	check "$1"
 }
 # json_check NAME SCRIPT: check NAME by the last run's exit status 0, its
@@ -131,8 +144,7 @@ TRY="Try 'udmabufctl --help' for more information."
 
 # --- help, version, usage errors ---------------------------------------------
 
-run --help
-status_is 0 && out_has "Usage:" && [ ! -s "$ERR" ] && out_has "Exit status:" &&
+exits 0 --help && out_has "Usage:" && [ ! -s "$ERR" ] && out_has "Exit status:" &&
 	out_has "     --dma-device BUS/DEVICE" && out_has " DMA-DEVICE  DMA master, BUS/DEVICE" &&
 	out_has "  ALLOCATOR  where the memory came from: page, cma, dma, contig, placed, pool" &&
 	out_has " bench            " && out_has "Available output columns of bench:"
@@ -164,8 +176,7 @@ udmabuf-cfs module not loaded"
 
 usage_error() { # NAME EXPECTED-FIRST-LINE ARGS...
 	name=$1 first=$2; shift 2
-	run "$@"
-	status_is 1 && err_is "$first
+	exits 1 "$@" && err_is "$first
 $TRY" && [ ! -s "$OUT" ]
 check "$name"
 }
@@ -290,8 +301,7 @@ expect "info -P prints the pairs of each NAME, as list -P does" 0 \
 	"info -P -o NAME,SIZE,ORIGIN cam0 udmabuf0" \
 'NAME="cam0" SIZE="4M" ORIGIN="configfs"
 NAME="udmabuf0" SIZE="1M" ORIGIN="param"'
-run list -H
-status_is 0 && [ ! -s "$ERR" ] && [ "$(wc -l <"$OUT")" -eq 21 ] &&
+exits 0 list -H && [ ! -s "$ERR" ] && [ "$(wc -l <"$OUT")" -eq 21 ] &&
 	grep -qx '           NAME <string>  buffer name (configfs item, else device name)' "$OUT" &&
 	grep -qx '           SIZE <integer> size of the buffer' "$OUT" &&
 	grep -qx '        ENABLED <boolean> the device exists' "$OUT" &&
@@ -299,8 +309,7 @@ status_is 0 && [ ! -s "$ERR" ] && [ "$(wc -l <"$OUT")" -eq 21 ] &&
 	grep -qx '     SYNC-CHECK <string>  sync checker: off, report or sigbus' "$OUT" &&
 	grep -q '^SYNC-VIOLATIONS <integer> missing syncs the sync checker reported' "$OUT"
 check "list -H lists every column with its JSON type and description"
-run info --list-columns -r
-status_is 0 && grep -qx 'DMA-MASK <integer> DMA\\x20address\\x20bits' "$OUT"
+exits 0 info --list-columns -r && grep -qx 'DMA-MASK <integer> DMA\\x20address\\x20bits' "$OUT"
 check "info --list-columns -r lists the columns raw"
 UDMABUF_CONFIGFS_DIR=$T/none/udmabuf run -H -J
 json_check "-H -J lists the columns as JSON, without the module" '
@@ -319,11 +328,9 @@ check "list of an unknown NAME among others names it and exits 2, like info"
 expect "list of unknown NAMEs only exits 1" 1 "list -n -o NAME ghost nope" \
 "udmabufctl: ghost: list: no such buffer
 udmabufctl: nope: list: no such buffer"
-run -J -b list -o NAME,SIZE cam0
-status_is 0 && out_has '"size": 4194304' && ! out_has spare
+exits 0 -J -b list -o NAME,SIZE cam0 && out_has '"size": 4194304' && ! out_has spare
 check "options before the verb apply to it (-J -b list)"
-run --json info -o NAME spare
-status_is 0 && out_has '"name": "spare"' && ! out_has '"size"'
+exits 0 --json info -o NAME spare && out_has '"name": "spare"' && ! out_has '"size"'
 check "options before the verb apply to it (--json info)"
 expect "options without a verb are the default command's" 0 "-n -o NAME,SIZE -b" \
 "cam0     4194304
@@ -340,8 +347,7 @@ expect "a first word that is no command and no buffer says both, exits 1 and lis
 	"frobnicate" \
 "udmabufctl: frobnicate: list: no such buffer
 udmabufctl: hint: 'frobnicate' is not a command either (see 'udmabufctl --help')"
-run cam0 frobnicate
-status_is 2 && out_has cam0 && err_is "udmabufctl: frobnicate: list: no such buffer"
+exits 2 cam0 frobnicate && out_has cam0 && err_is "udmabufctl: frobnicate: list: no such buffer"
 check "udmabufctl NAME... exits 2 when some NAMEs are no buffer, as list does"
 run list --json --output-all
 json_check "list --json --output-all is valid JSON with numbers as numbers, null where unknown" '
@@ -418,8 +424,7 @@ sync of a disabled buffer says it is not enabled|1|sync spare --for-cpu|udmabufc
 bench of a missing buffer says so|1|bench nosuch|udmabufctl: nosuch: bench: no such buffer
 bench of a disabled item says it is not enabled|1|bench spare|udmabufctl: spare: bench: not enabled
 EOF
-run info cam0 nope
-status_is 2 && out_has "name:            cam0"
+exits 2 info cam0 nope && out_has "name:            cam0"
 check "info with some missing names exits 2"
 expect "info shows the sync checker a disabled item will have, - where the module has none" 0 \
 	"info -o NAME,SYNC-CHECK,SYNC-VIOLATIONS spare udmabuf0" \
@@ -453,14 +458,12 @@ expect "list -J with every name missing prints no JSON" 1 "list -J ghost" \
 expect "delete of a parameter buffer says why it cannot" 1 "delete udmabuf0" \
 "udmabufctl: udmabuf0: delete: Operation not permitted
 udmabufctl: hint: udmabuf0 was created by a module parameter, not through configfs; it goes away when the module is unloaded"
-run create newbuf --size 4M
-status_is 1 && err_has "udmabufctl: newbuf: set size: No such file or directory"
+exits 1 create newbuf --size 4M && err_has "udmabufctl: newbuf: set size: No such file or directory"
 check "a failed create names the failed step"
 # A regular file in place of cam0's node: not opened, and the library
 # says why.  The fake's node without the sync ioctls: an older module.
 mkdir -p "$T/dev" && : >"$T/dev/cam0"
-UDMABUF_DEV_DIR=$T/dev run sync cam0 --for-cpu
-status_is 1 && err_is \
+UDMABUF_DEV_DIR=$T/dev exits 1 sync cam0 --for-cpu && err_is \
 "udmabufctl: cam0: open $T/dev/cam0: not a udmabuf-cfs device (not a character device): Inappropriate ioctl for device"
 check "sync of a node that is not the buffer's says why, without opening it"
 head -c 4096 /dev/zero >"$T/dev/cam0"
@@ -481,8 +484,7 @@ EOF
 status_is 0 && sed '/^#/d' "$UDMABUF_SAVE_FILE" | cmp -s - "$T/expected.conf" &&
 	[ "$(ls "$T/etc")" = udmabuf.conf ]
 check "save writes the configfs buffers to the default file (the allocator asked for, or that gave the memory) and leaves no temporary file"
-UDMABUF_SAVE_FILE=$T/none.conf run restore
-status_is 0 && [ ! -s "$ERR" ]
+UDMABUF_SAVE_FILE=$T/none.conf exits 0 restore && [ ! -s "$ERR" ]
 check "restore of a missing default file does nothing"
 expect "restore of a missing named file fails" 1 "restore $T/none.conf" \
 	"udmabufctl: $T/none.conf: restore: No such file or directory"
@@ -491,14 +493,12 @@ run restore --clear "$T/bad.conf"
 status_is 1 && err_has "udmabufctl: $T/bad.conf:4: restore: Invalid argument" && [ -d "$C/cam0" ]
 check "restore checks the whole file before changing anything"
 printf 'a size=4K\na size=8K\n' >"$T/dup.conf"
-run restore "$T/dup.conf"
-status_is 1 && err_has "udmabufctl: $T/dup.conf:2: restore: File exists"
+exits 1 restore "$T/dup.conf" && err_has "udmabufctl: $T/dup.conf:2: restore: File exists"
 check "restore refuses a name listed twice"
 # In a directory of its own, where a file named - would show.
 HERE=$(pwd)
 cd "$T/cwd" || exit 1
-run save -
-status_is 0 && [ ! -s "$ERR" ] && [ ! -e "$T/cwd/-" ] &&
+exits 0 save - && [ ! -s "$ERR" ] && [ ! -e "$T/cwd/-" ] &&
 	grep -q "^# udmabuf buffers, written by 'udmabufctl save'" "$OUT" &&
 	sed '/^#/d' "$OUT" | cmp -s - "$T/expected.conf"
 check "save - writes the save file to standard output, no file named -"
@@ -551,13 +551,11 @@ status_is 0 && out_is "$D/b1" && [ ! -s "$ERR" ] && printf '%s\n' \
 	size=65536 sync_mode=2 sync_mode=3 dma_device=pci/0000:00:10.0 enable=1 |
 	cmp -s - "$T/writes"
 check "create --dma-device writes dma_device after the other attributes, then enable"
-run_fake create b3 --size 64K --dma-device ""
-status_is 0 && ! grep -q dma_device "$T/writes"
+fake_exits 0 create b3 --size 64K --dma-device "" && ! grep -q dma_device "$T/writes"
 check "create --dma-device '' is the module's own device and writes nothing"
 UDMABUF_CONFIGFS_DIR=$O
 attrs "$O" features=size,enable
-run_fake create old1 --size 64K
-status_is 0 && [ -f "$O/old1/enable" ]
+fake_exits 0 create old1 --size 64K && [ -f "$O/old1/enable" ]
 check "create without --dma-device still works on a module without the feature"
 UDMABUF_CONFIGFS_DIR=$L
 
@@ -586,8 +584,7 @@ EOF
 UDMABUF_FAKE_ERRNO=enable=ENOMEM
 export UDMABUF_FAKE_ERRNO
 # ENOMEM: the facts come from this host's /proc, so only their form is fixed.
-run_fake create b7 --size 1G
-status_is 1 && [ ! -e "$L/b7" ] && [ "$(wc -l <"$ERR")" -eq 3 ] &&
+fake_exits 1 create b7 --size 1G && [ ! -e "$L/b7" ] && [ "$(wc -l <"$ERR")" -eq 3 ] &&
 	err_has "udmabufctl: b7: enable: Cannot allocate memory" &&
 	grep -Eq '^udmabufctl: hint: no 1G of contiguous memory within the 32-bit DMA mask(: the page allocator.s largest free block is [0-9.]+[BKMG]| \(see dmesg\):) and (there is no CMA area|the CMA area has [0-9.]+[BKMG] of [0-9.]+[BKMG] free)$' "$ERR" &&
 	grep -Eq '^udmabufctl: hint: try a smaller size(, | or )(a larger )?cma=SIZE at boot.* or --dma-mask 64 if the device can address all memory$|^udmabufctl: hint: try a smaller size: 1G is more than' "$ERR"
@@ -603,8 +600,7 @@ attrs "$R" features=size,enable,dma_device
 UDMABUF_CONFIGFS_DIR=$R
 mkdir "$R/r1"	# a buffer made before
 printf 'r2 size=4096\n' >"$T/other.conf"
-run_fake restore "$T/other.conf"
-status_is 0 && [ -d "$R/r1" ] && [ -d "$R/r2" ]
+fake_exits 0 restore "$T/other.conf" && [ -d "$R/r1" ] && [ -d "$R/r2" ]
 check "restore creates new names next to existing buffers"
 printf 'r3 size=4096\nr1 size=4096\n' >"$T/clash.conf"
 run_fake restore "$T/clash.conf"
@@ -612,8 +608,7 @@ status_is 1 && [ ! -e "$R/r3" ] && err_has "udmabufctl: r1: restore: File exists
 	! err_has "r2:" && ! err_has "r3:"
 check "restore refuses a file with a name that exists, naming only that one, and creates nothing"
 printf 'r4 size=8192 sync_mode=3\n' >"$T/stdin.conf"
-run_fake restore - <"$T/stdin.conf"
-status_is 0 && [ ! -s "$ERR" ] && [ "$(cat "$R/r4/size")" = 8192 ] &&
+fake_exits 0 restore - <"$T/stdin.conf" && [ ! -s "$ERR" ] && [ "$(cat "$R/r4/size")" = 8192 ] &&
 	[ "$(cat "$R/r4/sync_mode")" = 3 ]
 check "restore - creates the buffers read from standard input"
 printf 'r5 size=4096\n' >"$T/r5.conf"
@@ -632,8 +627,7 @@ UDMABUF_CONFIGFS_DIR=$K
 # NAME|ARGS|the writes (split at blanks)
 while IFS='|' read -r name args writes <&3; do
 	# shellcheck disable=SC2086 # split on purpose
-	run_fake create $args
-	status_is 0 && [ ! -s "$ERR" ] && printf '%s\n' $writes | cmp -s - "$T/writes"
+	fake_exits 0 create $args && [ ! -s "$ERR" ] && printf '%s\n' $writes | cmp -s - "$T/writes"
 	check "$name"
 done 3<<'EOF'
 create --sync-check writes sync_check=1 (report) after sync_mode|k1 --size 4K --sync-mode 0 --sync-check|size=4096 sync_mode=0 sync_check=1 enable=1
@@ -650,13 +644,11 @@ status_is 1 && [ ! -e "$K/k8" ] && err_is "udmabufctl: $T/check3.conf:1: restore
 udmabufctl: hint: bad setting 'sync_check=3' for k8"
 check "restore refuses a sync_check beyond 2"
 UDMABUF_CONFIGFS_DIR=$L
-run_fake create k9 --size 4K --sync-check
-status_is 1 && [ ! -s "$OUT" ] && [ ! -e "$L/k9" ] && err_is \
+fake_exits 1 create k9 --size 4K --sync-check && [ ! -s "$OUT" ] && [ ! -e "$L/k9" ] && err_is \
 "udmabufctl: k9: set sync_check: Operation not supported
 udmabufctl: hint: the loaded udmabuf-cfs module has no sync checker ($L/features does not list sync_check)"
 check "create --sync-check on a module without the checker: nothing made, and why"
-UDMABUF_SYNC_CHECK=sigbus run_fake create k9 --size 4K
-status_is 1 && [ ! -e "$L/k9" ] &&
+UDMABUF_SYNC_CHECK=sigbus fake_exits 1 create k9 --size 4K && [ ! -e "$L/k9" ] &&
 	err_has "UDMABUF_SYNC_CHECK asks for it"
 check "the same asked by UDMABUF_SYNC_CHECK says so"
 unset UDMABUF_SYNC_CHECK
@@ -809,8 +801,7 @@ head -c 4096 /dev/zero >"$A/udmabuf0"
 UDMABUF_DEV_DIR=$A UDMABUF_FAKE_DEV_DIR=$A
 UDMABUF_FAKE_DMA_ADDR=0x3f000000 UDMABUF_FAKE_PHYS_ADDR=0x80000000
 export UDMABUF_FAKE_DEV_DIR UDMABUF_FAKE_DMA_ADDR UDMABUF_FAKE_PHYS_ADDR
-run_fake list
-status_is 0 && sed -n 1p "$OUT" | grep -q ' DMA-ADDR ' && ! out_has PHYS-ADDR &&
+fake_exits 0 list && sed -n 1p "$OUT" | grep -q ' DMA-ADDR ' && ! out_has PHYS-ADDR &&
 	[ ! -e "$T/writes" ]
 check "list shows DMA-ADDR by default, and no CPU-PHYS-ADDR: it opens no device"
 run_fake list -o NAME,DMA-ADDR,CPU-PHYS-ADDR
@@ -819,22 +810,18 @@ cam0     0x000000003f000000 0x0000000080000000
 spare
 udmabuf0 0x000000003f000000 0x0000000080000000"
 check "list -o CPU-PHYS-ADDR shows the CPU physical address, DMA-ADDR beside it the DMA address"
-run_fake info -n -o PHYS-ADDR cam0
-status_is 0 && out_is "0x000000003f000000"
+fake_exits 0 info -n -o PHYS-ADDR cam0 && out_is "0x000000003f000000"
 check "-o PHYS-ADDR, DMA-ADDR's former name, is the DMA address, not the CPU one"
-run_fake info -o NAME,DMA-ADDR cam0
-status_is 0 && [ ! -e "$T/writes" ]
+fake_exits 0 info -o NAME,DMA-ADDR cam0 && [ ! -e "$T/writes" ]
 check "info without the CPU-PHYS-ADDR column opens no device"
 # Without the root-only sysfs phys_addr (a user the node's group lets in),
 # the DMA address comes from GET_INFO too; a detached buffer has none.
 mv "$S/udmabuf0/phys_addr" "$T/phys_addr.saved"
 UDMABUF_FAKE_DMA_ADDR=0x90000000
-run_fake info -n -o DMA-ADDR,CPU-PHYS-ADDR udmabuf0
-status_is 0 && out_is "0x0000000090000000
+fake_exits 0 info -n -o DMA-ADDR,CPU-PHYS-ADDR udmabuf0 && out_is "0x0000000090000000
 0x0000000080000000"
 check "without sysfs phys_addr, info takes the DMA address from GET_INFO, not the CPU one"
-UDMABUF_FAKE_INFO_FLAGS=8 run_fake info -n -o DMA-ADDR,CPU-PHYS-ADDR udmabuf0
-status_is 0 && out_is "-
+UDMABUF_FAKE_INFO_FLAGS=8 fake_exits 0 info -n -o DMA-ADDR,CPU-PHYS-ADDR udmabuf0 && out_is "-
 0x0000000080000000"
 check "a buffer whose DMA device went away shows no DMA address, its CPU physical address still"
 mv "$T/phys_addr.saved" "$S/udmabuf0/phys_addr"
@@ -911,8 +898,7 @@ UDMABUF_SYSFS_DIR=$S UDMABUF_DEV_DIR=/dev
 PR=$T/placed-restore/udmabuf
 attrs "$PR" features=size,minor,device_name,sync_mode,dma_mask,mode,enable,phys_addr,dma_device,dev
 UDMABUF_CONFIGFS_DIR=$PR
-run_fake restore "$T/placed.conf"
-status_is 0 && [ ! -s "$ERR" ] && printf '%s\n' \
+fake_exits 0 restore "$T/placed.conf" && [ ! -s "$ERR" ] && printf '%s\n' \
 	size=4096 minor=4 sync_mode=1 dma_mask=64 mode=0600 enable=1 \
 	size=4096 minor=3 sync_mode=1 dma_mask=64 mode=0600 allocator=cma enable=1 \
 	size=4096 minor=2 sync_mode=1 dma_mask=64 mode=0600 \
@@ -921,8 +907,7 @@ status_is 0 && [ ! -s "$ERR" ] && printf '%s\n' \
 	cmp -s - "$T/writes"
 check "restore places saved buffers: phys_addr after dma_device, before enable"
 printf 'b0 size=4096 phys_addr=0x12g\n' >"$T/badaddr.conf"
-run restore "$T/badaddr.conf"
-status_is 1 && [ ! -e "$PR/b0" ] &&
+exits 1 restore "$T/badaddr.conf" && [ ! -e "$PR/b0" ] &&
 	err_is "udmabufctl: $T/badaddr.conf:1: restore: Invalid argument
 udmabufctl: hint: bad setting 'phys_addr=0x12g' for b0"
 check "restore refuses a phys_addr that is no address, before making anything"
@@ -940,25 +925,19 @@ cross_item a b 1
 cross_item b c 2
 attrs "$X" features=size,device_name,enable
 UDMABUF_CONFIGFS_DIR=$X UDMABUF_SYSFS_DIR=$XS
-run info -J /dev/b
-status_is 0 && out_has '"name": "a"' && ! out_has '"name": "b"'
+exits 0 info -J /dev/b && out_has '"name": "a"' && ! out_has '"name": "b"'
 check "info /dev/b is the buffer whose device is b, not the item called b"
-run info -J b
-status_is 0 && out_has '"name": "b"' && out_has '"devname": "c"'
+exits 0 info -J b && out_has '"name": "b"' && out_has '"devname": "c"'
 check "info NAME is the item NAME first"
-run info -J c
-status_is 0 && out_has '"name": "b"' && out_has '"devname": "c"'
+exits 0 info -J c && out_has '"name": "b"' && out_has '"devname": "c"'
 check "info NAME is the buffer whose device is NAME when no item has that name"
 expect "info /dev/a fails when no device is called a, even though an item is" 1 "info /dev/a" \
 "udmabufctl: /dev/a: info: no such buffer"
-run_fake delete /dev/b
-status_is 0 && [ ! -e "$X/a" ] && [ -d "$X/b" ]
+fake_exits 0 delete /dev/b && [ ! -e "$X/a" ] && [ -d "$X/b" ]
 check "delete /dev/b removes the buffer whose device is b, not the item called b"
-run_fake delete b ghost
-status_is 2 && [ ! -e "$X/b" ] && err_is "udmabufctl: ghost: delete: no such buffer"
+fake_exits 2 delete b ghost && [ ! -e "$X/b" ] && err_is "udmabufctl: ghost: delete: no such buffer"
 check "delete with some names missing deletes the others and exits 2"
-run_fake delete ghost nope
-status_is 1 && [ "$(wc -l <"$ERR")" -eq 2 ]
+fake_exits 1 delete ghost nope && [ "$(wc -l <"$ERR")" -eq 2 ]
 check "delete with every name missing exits 1"
 if command -v bash >/dev/null 2>&1; then
 	mkdir "$X/a b" "$X/x\$(touch pwned)" "$X/c:d"
@@ -1039,26 +1018,20 @@ for d in "$ODD" "$(printf 'bad\377')" café abcde "#c"; do
 	attrs "$X/$d" size=4096 enable=0
 done
 attrs "$X/$ODD" device_name=odd sync_check=0
-LC_ALL=C run list -o NAME,SIZE "$ODD"
-status_is 0 && out_is 'NAME             SIZE
+LC_ALL=C exits 0 list -o NAME,SIZE "$ODD" && out_is 'NAME             SIZE
 t\x09n\x0as p\q"   4K'
 check "table: tab and newline in a name are escaped, the columns stay aligned"
-LC_ALL=C run list -r -o NAME,SIZE "$ODD"
-status_is 0 && out_is 'NAME SIZE
+LC_ALL=C exits 0 list -r -o NAME,SIZE "$ODD" && out_is 'NAME SIZE
 t\x09n\x0as\x20p\x5cq" 4K'
 check "raw: tab, newline, space and backslash in a name are escaped"
-LC_ALL=C run list -P -o NAME,SIZE "$ODD"
-status_is 0 && out_is 'NAME="t\x09n\x0as p\x5cq\x22" SIZE="4K"'
+LC_ALL=C exits 0 list -P -o NAME,SIZE "$ODD" && out_is 'NAME="t\x09n\x0as p\x5cq\x22" SIZE="4K"'
 check "pairs: tab, newline, backslash and quote in a name are escaped"
-LC_ALL=C run info -o NAME,SIZE "$ODD"
-status_is 0 && out_is 'name: t\x09n\x0as p\q"
+LC_ALL=C exits 0 info -o NAME,SIZE "$ODD" && out_is 'name: t\x09n\x0as p\q"
 size: 4096 (4K)'
 check "info: tab and newline in a name are escaped"
-LC_ALL=C run info -r -o NAME "$ODD"
-status_is 0 && out_is 'name: t\x09n\x0as\x20p\x5cq"'
+LC_ALL=C exits 0 info -r -o NAME "$ODD" && out_is 'name: t\x09n\x0as\x20p\x5cq"'
 check "info -r: tab, newline, space and backslash in a name are escaped"
-LC_ALL=C run list -o NAME "$(printf 'bad\377')"
-status_is 0 && out_is 'NAME
+LC_ALL=C exits 0 list -o NAME "$(printf 'bad\377')" && out_is 'NAME
 bad\xff'
 check "table: a byte that is no character is escaped"
 LC_ALL=C run list -J -o NAME,SIZE
@@ -1106,8 +1079,7 @@ sync_mode:     3"
 
 # --- bench ---------------------------------------------------------------------
 
-run bench -H
-status_is 0 && [ "$(wc -l <"$OUT")" -eq 13 ] && grep -q '^ *OP <string>' "$OUT" &&
+exits 0 bench -H && [ "$(wc -l <"$OUT")" -eq 13 ] && grep -q '^ *OP <string>' "$OUT" &&
 	grep -q '^ *RATIO <float>' "$OUT" && grep -q '^ *TIME <integer>' "$OUT" &&
 	! grep -q '^ *DEVICE ' "$OUT"
 check "bench -H lists bench's columns, not list's"
@@ -1173,8 +1145,7 @@ check "bench without NAME: the loops without and with O_SYNC for sync_mode 0..3,
 	grep -qx 'ioctl=sync_for_cpu 0 65536 0' "$T/writes" &&
 	grep -qx 'ioctl=sync_for_device 0 65536 0' "$T/writes"
 check "bench without NAME allocates a temporary buffer per mapping (O_SYNC: sync_mode | 4) and syncs it whole"
-run_fake bench --reps 1 --sync-modes none -r -n -o OP,SIZE -b
-status_is 0 && out_is "check_buf 1048576
+fake_exits 0 bench --reps 1 --sync-modes none -r -n -o OP,SIZE -b && out_is "check_buf 1048576
 clear_buf 1048576
 sync_for_cpu 1048576
 sync_for_device 1048576" && [ "$(grep -c '^ioctl=alloc 1048576 ' "$T/writes")" -eq 1 ]
@@ -1246,8 +1217,7 @@ status_is 1 && [ ! -s "$OUT" ] && err_is "udmabufctl: busy0: bench: Device or re
 udmabufctl: hint: busy0 is open or mapped; bench would overwrite its data and change its sync_mode: close it first" &&
 	[ "$(mode_of busy0)" = 2 ]
 check "bench of a buffer in use is refused (exit 1), its sync_mode untouched"
-run_fake bench bench0 --size 512K
-status_is 1 && [ ! -s "$OUT" ] &&
+fake_exits 1 bench bench0 --size 512K && [ ! -s "$OUT" ] &&
 	err_is "udmabufctl: bench0: bench: --size 512K is more than the buffer's 256K" &&
 	[ "$(mode_of bench0)" = 2 ]
 check "bench --size beyond NAME is refused, nothing changed"
