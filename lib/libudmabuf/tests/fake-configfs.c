@@ -9,8 +9,8 @@
  *    configfs item does);
  *  - each write(2) to a file there is appended to $UDMABUF_FAKE_LOG as
  *    "ATTR=VALUE" lines, in order;
- *  - $UDMABUF_FAKE_ERRNO="ATTR=ERRNO" (EINVAL, ENODEV, ENXIO, EBUSY,
- *    ENOMEM, EACCES or a number) makes every write to ATTR fail with that errno,
+ *  - $UDMABUF_FAKE_ERRNO="ATTR=ERRNO" (an errno's name, such as EINVAL, or
+ *    its number) makes every write to ATTR fail with that errno,
  *    as a kernel store that refuses the value would; "class/ATTR=ERRNO"
  *    does the same for ATTR under $UDMABUF_SYSFS_DIR (a test run as root
  *    cannot make a file unwritable);
@@ -117,18 +117,14 @@ int open(const char *path, int flags, ...)
 
 int open64(const char *path, int flags, ...) __attribute__((alias("open")));
 
+/* The errno named S (EINVAL, ...) or numbered S, else EIO. */
 static int errno_of(const char *s)
 {
-	static const struct { const char *name; int err; } names[] = {
-		{ "EINVAL", EINVAL }, { "ENODEV", ENODEV },
-		{ "ENXIO", ENXIO }, { "EBUSY", EBUSY },
-		{ "ENOMEM", ENOMEM }, { "EACCES", EACCES },
-	};
-	size_t i;
+	int err;
 
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (!strcmp(s, names[i].name))
-			return names[i].err;
+	for (err = 1; err < 4096; err++)
+		if (strerrorname_np(err) && !strcmp(s, strerrorname_np(err)))
+			return err;
 	return atoi(s) > 0 ? atoi(s) : EIO;
 }
 

@@ -109,28 +109,33 @@ static struct udmabuf *alloc(int argc, char **argv)
 	return buf;
 }
 
-/* The listing's entry of NAME: 1 and its owner, or 0 if it has none. */
-static int listed(const char *name, char *owner, size_t len, char *origin,
-		  size_t olen, uint64_t *size)
+/* What the listing says of a buffer. */
+struct seen {
+	char owner[128], origin[32];
+	uint64_t size;
+};
+
+/* 1 and what the listing says of NAME in L, or 0 if it does not have it. */
+static int listed(const char *name, struct seen *l)
 {
-	struct udmabuf_listing *l;
+	struct udmabuf_listing *list;
 	size_t i;
-	int found = 0, ret = udmabuf_listing_new(0, &l);
+	int found = 0, ret = udmabuf_listing_new(0, &list);
 
 	if (ret)
 		failed("list", ret);
-	for (i = 0; i < udmabuf_listing_count(l) && !found; i++) {
-		const struct udmabuf_entry *e = udmabuf_listing_get(l, i);
+	for (i = 0; i < udmabuf_listing_count(list) && !found; i++) {
+		const struct udmabuf_entry *e = udmabuf_listing_get(list, i);
 		const char *o = udmabuf_entry_get_owner(e);
 
 		if (strcmp(udmabuf_entry_get_name(e), name))
 			continue;
 		found = 1;
-		snprintf(owner, len, "%s", o ? o : "(null)");
-		snprintf(origin, olen, "%s", udmabuf_entry_get_origin(e));
-		*size = udmabuf_entry_get_size(e);
+		snprintf(l->owner, sizeof(l->owner), "%s", o ? o : "(null)");
+		snprintf(l->origin, sizeof(l->origin), "%s", udmabuf_entry_get_origin(e));
+		l->size = udmabuf_entry_get_size(e);
 	}
-	udmabuf_listing_free(l);
+	udmabuf_listing_free(list);
 	return found;
 }
 
@@ -155,8 +160,9 @@ static int verify(const uint8_t *p, uint64_t n, unsigned int seed)
 static int roundtrip(int argc, char **argv)
 {
 	struct udmabuf *buf = alloc(argc, argv), *again;
-	char name[64], prefix[32], owner[128], expect[128], origin[32];
-	uint64_t size = udmabuf_get_size(buf), dma = 0, cpu = 0, lsize = 0;
+	uint64_t size = udmabuf_get_size(buf), dma = 0, cpu = 0;
+	char name[64], prefix[32], expect[128];
+	struct seen l;
 	struct timespec pause = { 0, 50 * 1000 * 1000 };
 	uint8_t *p, *q;
 	int i, ret, dmabuf;
@@ -170,10 +176,8 @@ static int roundtrip(int argc, char **argv)
 	printf("name %s\n", name);
 	CHECK(fcntl(udmabuf_get_fd(buf), F_GETFD) == FD_CLOEXEC,
 	      "the fd is not close-on-exec");
-	ret = udmabuf_get_dma_addr(buf, &dma);
-	CHECK(!ret && dma, "DMA address %#" PRIx64, dma);
-	ret = udmabuf_get_cpu_phys_addr(buf, &cpu);
-	CHECK(!ret && cpu, "CPU physical address %#" PRIx64, cpu);
+	CHECK(!udmabuf_get_dma_addr(buf, &dma) && dma, "DMA address %#" PRIx64, dma);
+	CHECK(!udmabuf_get_cpu_phys_addr(buf, &cpu) && cpu, "CPU physical address %#" PRIx64, cpu);
 	MUST(udmabuf_map(buf, 0, 0, 0, (void **)&p), "map");
 	fill(p, size, 3);
 	MUST(udmabuf_flush(buf, 0, 0), "flush");
@@ -193,33 +197,25 @@ static int roundtrip(int argc, char **argv)
 	close(dmabuf);
 	printf("data OK\n");
 
-	CHECK(listed(name, owner, sizeof(owner), origin, sizeof(origin), &lsize),
-	      "%s is not in the listing", name);
+	CHECK(listed(name, &l), "%s is not in the listing", name);
 	snprintf(expect, sizeof(expect), "%d udmabuf-lib", (int)getpid());
-	CHECK(!strcmp(owner, expect) && !strcmp(origin, "process") &&
-	      lsize == size, "listed with owner \"%s\", origin %s, size %" PRIu64,
-	      owner, origin, lsize);
+	CHECK(!strcmp(l.owner, expect) && !strcmp(l.origin, "process") &&
+	      l.size == size, "listed with owner \"%s\", origin %s, size %" PRIu64,
+	      l.owner, l.origin, l.size);
 	printf("listed with owner OK\n");
 
-	ret = udmabuf_unmap_mapping(again, q);
-	CHECK(!ret, "unmap through the second handle");
+	CHECK(!udmabuf_unmap_mapping(again, q), "unmap through the second handle");
 	ret = udmabuf_unmap_mapping(buf, q);
 	CHECK(ret == -EINVAL, "unmapping it through the other handle gave %d", ret);
-	ret = udmabuf_unmap_mapping(buf, p);
-	CHECK(!ret, "unmap through the handle");
+	CHECK(!udmabuf_unmap_mapping(buf, p), "unmap through the handle");
 	ret = udmabuf_unmap_mapping(buf, p);
 	CHECK(ret == -EINVAL, "a second unmap gave %d", ret);
 	udmabuf_close(again);
-	CHECK(listed(name, owner, sizeof(owner), origin, sizeof(origin), &lsize),
-	      "%s went with a handle still open", name);
+	CHECK(listed(name, &l), "%s went with a handle still open", name);
 	udmabuf_close(buf);
 	/* The last user gone, the buffer removes itself. */
-	for (i = 0; i < 200; i++) {
-		if (!listed(name, owner, sizeof(owner), origin, sizeof(origin),
-			    &lsize))
-			break;
+	for (i = 0; i < 200 && listed(name, &l); i++)
 		nanosleep(&pause, NULL);
-	}
 	CHECK(i < 200, "%s still listed 10 s after close", name);
 	printf("gone after close OK\n");
 	return 0;
