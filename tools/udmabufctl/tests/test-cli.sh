@@ -88,11 +88,13 @@ table_check() {
 	exits "$2" $3 && [ ! -s "$ERR" ] && table_is "$4"
 	check "$1"
 }
-# json_check NAME SCRIPT: check NAME by the last run's exit status 0, its
-# empty stderr and the Python SCRIPT, which reads the JSON of $OUT
-# (sys.argv[1]) (python3 is one of tests/vm/deps)
+# json_check NAME KEY SCRIPT: check NAME by the last run's exit status 0, its
+# empty stderr and the Python SCRIPT, which finds the KEY of the JSON of
+# $OUT (read as UTF-8) in d (python3 is one of tests/vm/deps)
 json_check() {
-	status_is 0 && [ ! -s "$ERR" ] && python3 -c "$2" "$OUT"
+	status_is 0 && [ ! -s "$ERR" ] && python3 -c "import json, sys
+d = json.load(open(sys.argv[1], encoding='utf-8'))[sys.argv[2]]
+$3" "$OUT" "$2"
 	check "$1"
 }
 
@@ -281,9 +283,7 @@ table_check \
 proc-77-9               process 77 python3
 udmabuf0  $D/udmabuf0 param"
 run list -J -o NAME,OWNER
-json_check "-J key owner: the owner, null when not a process-scoped buffer" '
-import json, sys
-d = json.load(open(sys.argv[1]))["buffers"]
+json_check "-J key owner: the owner, null when not a process-scoped buffer" buffers '
 assert d == [{"name": "proc-77-9", "owner": "77 python3"},
 	     {"name": "udmabuf0", "owner": None}], d
 '
@@ -312,9 +312,7 @@ check "list -H lists every column with its JSON type and description"
 exits 0 info --list-columns -r && grep -qx 'DMA-MASK <integer> DMA\\x20address\\x20bits' "$OUT"
 check "info --list-columns -r lists the columns raw"
 UDMABUF_CONFIGFS_DIR=$T/none/udmabuf run -H -J
-json_check "-H -J lists the columns as JSON, without the module" '
-import json, sys
-d = json.load(open(sys.argv[1]))["udmabufctl-columns"]
+json_check "-H -J lists the columns as JSON, without the module" udmabufctl-columns '
 assert len(d) == 21 and d[0] == {"holder": "NAME", "type": "<string>",
 	"description": "buffer name (configfs item, else device name)"}, d[0]
 assert "DMA-ADDR" in [c["holder"] for c in d], d
@@ -350,9 +348,8 @@ udmabufctl: hint: 'frobnicate' is not a command either (see 'udmabufctl --help')
 exits 2 cam0 frobnicate && out_has cam0 && err_is "udmabufctl: frobnicate: list: no such buffer"
 check "udmabufctl NAME... exits 2 when some NAMEs are no buffer, as list does"
 run list --json --output-all
-json_check "list --json --output-all is valid JSON with numbers as numbers, null where unknown" '
-import json, sys
-d = json.load(open(sys.argv[1]))["buffers"]
+json_check "list --json --output-all is valid JSON with numbers as numbers, null where unknown" \
+	buffers '
 by = {b["name"]: b for b in d}
 assert [b["name"] for b in d] == ["cam0", "spare", "udmabuf0"], d
 assert by["cam0"]["size"] == 4194304 and by["cam0"]["users"] == 2
@@ -436,9 +433,8 @@ name:            udmabuf0
 sync-check:      -
 sync-violations: -"
 run info -J cam0 spare /dev/udmabuf0
-json_check "info -J: one object per name; sync-check a word, sync-violations a number, null where unknown" '
-import json, sys
-d = json.load(open(sys.argv[1]))["buffers"]
+json_check "info -J: one object per name; sync-check a word, sync-violations a number, null where unknown" \
+	buffers '
 assert [b["name"] for b in d] == ["cam0", "spare", "udmabuf0"], d
 d = {b["name"]: b for b in d}
 assert d["cam0"]["cache"] == "cached" and d["cam0"]["cache-sync"] == "uncached"
@@ -1035,9 +1031,7 @@ LC_ALL=C exits 0 list -o NAME "$(printf 'bad\377')" && out_is 'NAME
 bad\xff'
 check "table: a byte that is no character is escaped"
 LC_ALL=C run list -J -o NAME,SIZE
-json_check "JSON: odd names are valid JSON strings in UTF-8 (U+FFFD for a non-UTF-8 byte)" '
-import json, sys
-d = json.load(open(sys.argv[1], encoding="utf-8"))["buffers"]
+json_check "JSON: odd names are valid JSON strings in UTF-8 (U+FFFD for a non-UTF-8 byte)" buffers '
 names = [b["name"] for b in d]
 assert "bad\ufffd" in names and "t\tn\ns p\\q\"" in names, names
 '
@@ -1169,9 +1163,8 @@ unset UDMABUF_SYNC_CHECK
 run_fake bench bench0 --size 64K --reps 3 -J -y
 [ "$(mode_of bench0)" = 2 ]
 check "bench NAME puts NAME's sync_mode back"
-json_check "bench NAME -J -y exits 0: a row per loop and mapping, sync_mode and CACHE as the kernel says, ns and bytes/s, keys a shell can take" '
-import json, sys
-d = json.load(open(sys.argv[1]))["benchmarks"]
+json_check "bench NAME -J -y exits 0: a row per loop and mapping, sync_mode and CACHE as the kernel says, ns and bytes/s, keys a shell can take" \
+	benchmarks '
 keys = {"op", "o_sync", "sync_mode", "cache", "size", "time", "min", "max",
 	"rate", "baseline", "ratio"}
 assert all(set(r) == keys for r in d), d[0]
