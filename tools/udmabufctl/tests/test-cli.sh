@@ -157,16 +157,13 @@ for verb in list info create delete sync save restore clear bench; do
 		[ "$(grep -c '^ udmabufctl ' "$OUT")" -eq 1 ]
 	check "$verb --help shows the usage of $verb only"
 done
-run list --help
-out_has "Available output columns:" && out_has "NAME..." && out_has " -y, --shell" &&
-	out_has "MAJ_MIN"
+exits 0 list --help && out_has "Available output columns:" && out_has "NAME..." &&
+	out_has " -y, --shell" && out_has "MAJ_MIN"
 check "list --help shows the columns, the NAME filter and -y, --shell"
-run delete --help
-out_has "--force" && ! out_has "--size"
+exits 0 delete --help && out_has "--force" && ! out_has "--size"
 check "delete --help shows delete's options, not create's"
-run info --help
-out_has " -o, --output LIST" && out_has " -n, --noheadings" && out_has " -r, --raw" &&
-	out_has " -b, --bytes"
+exits 0 info --help && out_has " -o, --output LIST" && out_has " -n, --noheadings" &&
+	out_has " -r, --raw" && out_has " -b, --bytes"
 check "info --help shows -o, -n, -r and -b"
 expect "--version prints the tool's and the module's versions" 0 "--version" \
 "udmabufctl 0.1.0
@@ -699,9 +696,8 @@ status_is 1 && err_is "udmabufctl: $ST:1: read: Invalid argument" && [ ! -e "$U/
 check "restore --state with a record it cannot read changes nothing"
 rm -f "$ST"
 printf '\\x23h size=4096 device_name=h\n' >"$T/hash.conf"
-run_fake restore --state "$ST" "$T/hash.conf"
-status_is 0 && [ -d "$U/#h" ] && run_fake clear --state "$ST" && status_is 0 &&
-	[ ! -e "$U/#h" ] && [ ! -e "$ST" ]
+fake_exits 0 restore --state "$ST" "$T/hash.conf" && [ -d "$U/#h" ] &&
+	fake_exits 0 clear --state "$ST" && [ ! -e "$U/#h" ] && [ ! -e "$ST" ]
 check "restore --state records a name starting with #, clear --state deletes it"
 UDMABUF_CONFIGFS_DIR=$C
 
@@ -882,9 +878,9 @@ p1   0       auto"
 expect "info shows auto for it too" 0 "info -o NAME,ALLOCATOR p1" \
 "name:      p1
 allocator: auto"
-run_fake create pa --size 4K --no-enable allocator=page
-status_is 0 && run info -n -o ALLOCATOR pa && status_is 0 && out_is page &&
-	run list -n -o NAME,ALLOCATOR pa && status_is 0 && out_is "pa   page"
+fake_exits 0 create pa --size 4K --no-enable allocator=page &&
+	exits 0 info -n -o ALLOCATOR pa && out_is page &&
+	exits 0 list -n -o NAME,ALLOCATOR pa && out_is "pa   page"
 check "create --no-enable allocator=page: info and list show page"
 run_fake delete pa
 unset UDMABUF_FAKE_DEV_DIR UDMABUF_FAKE_DMA_ADDR UDMABUF_FAKE_PHYS_ADDR
