@@ -27,7 +27,8 @@ static int tests, failures;
 static char root[1024], cfs[1100], sysfs[1100], dev[1100], logf[1100];
 
 /* The features of a module without the allocator and the sync checker. */
-#define FEATURES_1_2 "size,minor,device_name,sync_mode,dma_mask,mode,dma_device,enable,phys_addr,dev"
+#define FEATURES_1_2 \
+	"size,minor,device_name,sync_mode,dma_mask,mode,dma_device,enable,phys_addr,dev"
 
 #define CHECK(cond, ...) do {						\
 		int _ok = !!(cond);					\
