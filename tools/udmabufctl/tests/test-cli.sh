@@ -650,12 +650,13 @@ unset UDMABUF_SYNC_CHECK
 
 SVC=$(cd "$(dirname "$0")/.." && pwd)/udmabuf.service.in
 ST=$T/run/udmabuf/restored
-# unit KEY: run_fake the unit's KEY= command, its arguments split as
-# systemd does, with $ST for /run, the saved buffers $UDMABUF_SAVE_FILE.svc
+# unit STATUS KEY: fake_exits STATUS the unit's KEY= command, its arguments
+# split as systemd does, with $ST for /run, the saved buffers
+# $UDMABUF_SAVE_FILE.svc
 unit() {
 	# shellcheck disable=SC2046 # split on purpose
-	UDMABUF_SAVE_FILE=$UDMABUF_SAVE_FILE.svc run_fake $(sed -n \
-		"s|^$1=@SBINDIR@/udmabufctl ||p" "$SVC" | sed "s|/run/udmabuf/restored|$ST|g")
+	UDMABUF_SAVE_FILE=$UDMABUF_SAVE_FILE.svc fake_exits "$1" $(sed -n \
+		"s|^$2=@SBINDIR@/udmabufctl ||p" "$SVC" | sed "s|/run/udmabuf/restored|$ST|g")
 }
 U=$T/svc/udmabuf
 attrs "$U" features=size,enable
@@ -663,32 +664,27 @@ mkdir -p "$T/run"	# /run exists; restore makes /run/udmabuf
 UDMABUF_CONFIGFS_DIR=$U
 mkdir "$U/byhand"	# made by someone else before the start
 printf 's1 size=4096\ns2 size=4096 enable=0\n' >"$UDMABUF_SAVE_FILE.svc"
-unit ExecStart
-status_is 0 && [ -d "$U/s1" ] && [ -d "$U/s2" ] && [ ! -s "$ERR" ] &&
+unit 0 ExecStart && [ -d "$U/s1" ] && [ -d "$U/s2" ] && [ ! -s "$ERR" ] &&
 	[ "$(grep -c ' ino=' "$ST")" -eq 2 ]
 check "the unit's start restores the saved buffers and records them under /run"
 mkdir "$U/late"		# made by someone else while the unit is active
-unit ExecStop
-status_is 0 && [ ! -e "$U/s1" ] && [ ! -e "$U/s2" ] && [ -d "$U/byhand" ] &&
+unit 0 ExecStop && [ ! -e "$U/s1" ] && [ ! -e "$U/s2" ] && [ -d "$U/byhand" ] &&
 	[ -d "$U/late" ] && [ ! -e "$ST" ] && [ ! -s "$ERR" ]
 check "the unit's stop deletes what its start made and leaves the other buffers"
-unit ExecStop
-status_is 0 && [ -d "$U/byhand" ] && [ ! -s "$ERR" ]
+unit 0 ExecStop && [ -d "$U/byhand" ] && [ ! -s "$ERR" ]
 check "a second stop, without a record, deletes nothing"
-unit ExecStart
+unit 0 ExecStart
 # s1 deleted and made again by someone else: a directory of its own.
 mkdir "$U/s1.new" && rm -r "$U/s1" && mv "$U/s1.new" "$U/s1"
-unit ExecStop
-status_is 0 && [ -d "$U/s1" ] && [ ! -e "$U/s2" ] && [ ! -e "$ST" ]
+unit 0 ExecStop && [ -d "$U/s1" ] && [ ! -e "$U/s2" ] && [ ! -e "$ST" ]
 check "stop leaves a buffer of a recorded name that someone else made again"
 rmdir "$U/s1"
-unit ExecStart
-UDMABUF_FAKE_ERRNO=enable=EBUSY unit ExecStop
-status_is 1 && err_has "udmabufctl: s1: delete: Device or resource busy" &&
+unit 0 ExecStart
+UDMABUF_FAKE_ERRNO=enable=EBUSY unit 1 ExecStop &&
+	err_has "udmabufctl: s1: delete: Device or resource busy" &&
 	[ "$(grep -v '^#' "$ST" | cut -d' ' -f1 | tr '\n' ' ')" = "s1 s2 " ]
 check "stop keeps the records of the buffers it could not delete"
-unit ExecStop
-status_is 0 && [ ! -e "$U/s1" ] && [ ! -e "$ST" ] && [ -d "$U/byhand" ]
+unit 0 ExecStop && [ ! -e "$U/s1" ] && [ ! -e "$ST" ] && [ -d "$U/byhand" ]
 check "the next stop deletes it"
 printf 'garbage\n' >"$ST"
 UDMABUF_SAVE_FILE=$UDMABUF_SAVE_FILE.svc run_fake restore --state "$ST"
