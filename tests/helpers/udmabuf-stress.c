@@ -159,8 +159,6 @@ static const char *prog = "udmabuf-stress";
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
-#define EXIT_FAILED	1
-
 #define CFS		"/sys/kernel/config/udmabuf"
 #define CLASS		"/sys/class/udmabuf"
 #define MODNAME		"udmabuf_cfs"
@@ -197,7 +195,7 @@ static const char *prog = "udmabuf-stress";
 /* A contiguous process-scoped buffer freed with a page in a pipe. */
 #define BIG_DEFER_SIZE	(16ULL << 20)
 
-#define SENTINEL_OWNER	0x7ff
+#define SENTINEL	PREFIX "-sentinel"
 #define SENTINEL_SIZE	65536
 
 #define CHUNK_WORDS	8192
@@ -235,38 +233,44 @@ static const char *prog = "udmabuf-stress";
 
 #define RES_ENUM(n, e) RES_##n,
 enum res { RESULTS(RES_ENUM) RES_NUM };
-#undef RES_ENUM
 
 #define RES_ROW(n, e) { e, #n },
 static const struct {
 	int err;
 	const char *name;
 } results[RES_NUM] = { RESULTS(RES_ROW) };
-#undef RES_ROW
 
 #define M(r)	(1u << RES_##r)
+
+/* What an operation needs of its handle: all of these. */
+#define HW_FD		1u	/* the file open */
+#define HW_MAP		2u	/* a mapping */
+#define HW_UNMAPPED	4u	/* no mapping */
+#define HW_MINE		8u	/* not a victim's */
+#define HW_VICTIM	16u	/* a victim's */
+#define HW_WRITER	32u	/* own data, the file opened O_RDWR */
+#define HW_UNPUB	64u	/* not published on the board */
 
 /*
  * The operations and their weights.  op_FN() of an S() row is given a
  * random own slot (the probe too if the third column says so), of an H()
- * row a random handle that passes the third column's test (none: no call).
+ * row a random handle that has what the third column asks (none: no call).
  */
 #define OPS(X, S, H)							\
 	S(mkdir, 40, true) S(config, 50, true) S(bad_value, 20, true)	\
 	S(enable, 50, true) S(disable, 30, true) S(rmdir, 25, true)	\
 	S(absent, 10, true) S(open, 50, true)				\
-	H(mmap, 40, h_fd_unmapped) H(fill, 40, h_own_writer)		\
-	H(verify, 50, h_checkable) H(read_seq, 15, h_own_fd)		\
-	H(io_edges, 15, h_has_fd) H(ioctl, 25, h_has_fd)		\
-	H(close, 35, h_has_fd) H(unmap, 25, h_has_map)			\
-	H(fork_verify, 8, h_forkable) H(publish, 10, h_publishable)	\
+	H(mmap, 40, HW_FD | HW_UNMAPPED) H(fill, 40, HW_FD | HW_WRITER)	\
+	H(verify, 50, HW_MINE) H(read_seq, 15, HW_MINE | HW_FD)		\
+	H(io_edges, 15, HW_FD) H(ioctl, 25, HW_FD)			\
+	H(close, 35, HW_FD) H(unmap, 25, HW_MAP)			\
+	H(fork_verify, 8, HW_MAP | HW_MINE)				\
+	H(publish, 10, HW_MAP | HW_MINE | HW_UNPUB)			\
 	X(sibling_verify, 15) S(inspect, 15, false)			\
-	X(attack_open, 35) H(attack_verify, 20, h_victim) X(attack_sysfs, 20) \
+	X(attack_open, 35) H(attack_verify, 20, HW_VICTIM) X(attack_sysfs, 20) \
 	X(stale_open, 10) X(pool_open, 10) X(rmmod, 5)			\
-	X(palloc, 25) H(export, 20, h_has_fd)				\
-	X(dbuf_map, 15) X(dbuf_close, 12) H(vmsplice, 15, h_has_map)	\
-	X(pipe_drain, 10) X(pipe_close, 5) H(uring, 8, h_has_map)	\
-	X(uring_close, 6)						\
+	X(palloc, 25) H(export, 20, HW_FD)				\
+	H(vmsplice, 15, HW_MAP) H(uring, 8, HW_MAP) X(uring_close, 6)	\
 	X(kill9, 5) X(param_open, 12) X(param_churn, 4) X(big_defer, 2)
 
 /* Operations that share a function, op_FN(), which looks at w->op. */
@@ -276,7 +280,8 @@ static const struct {
 	X(pool_mkdir, 10, pool) X(pool_config, 10, pool)		\
 	X(pool_enable, 10, pool) X(pool_disable, 6, pool) X(pool_rmdir, 6, pool) \
 	X(mmap_bad, 10, bad) X(ioctl_bad, 10, bad) X(palloc_bad, 6, bad)	\
-	X(export_bad, 6, bad)
+	X(export_bad, 6, bad) X(dbuf_map, 15, dbuf) X(dbuf_close, 12, dbuf)	\
+	X(pipe_drain, 10, pipe) X(pipe_close, 5, pipe)
 
 /* What the coordinator, the placer and the selftests count their calls as. */
 #define OTHER_OPS(X)							\
@@ -290,21 +295,15 @@ enum op {
 	OP_NUM
 };
 
-#undef OP_ENUM
-
 #define OP_NAME(n, ...) #n,
 static const char *const op_names[OP_NUM] = {
 	OPS(OP_NAME, OP_NAME, OP_NAME) SHARED_OPS(OP_NAME) OTHER_OPS(OP_NAME)
 };
 
-#undef OP_NAME
-
 #define OP_WEIGHT(n, wt, ...) [OP_##n] = wt,
 static const unsigned int op_weights[OP_NUM] = {
 	OPS(OP_WEIGHT, OP_WEIGHT, OP_WEIGHT) SHARED_OPS(OP_WEIGHT)
 };
-
-#undef OP_WEIGHT
 
 /* ---- state shared by all processes ---- */
 
@@ -341,6 +340,7 @@ static struct shared *sh;
 
 static struct {
 	unsigned int seconds, procs, threads, slots;
+	unsigned int nprocs;	/* worker processes, and the placer's */
 	uint64_t seed;
 	const char *module;
 	enum selftest selftest;
@@ -521,10 +521,7 @@ static void say(const char *fmt, ...)
 	va_start(ap, fmt);
 	n = vsnprintf(line, sizeof(line) - 1, fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		return;
-	if (n > (int)sizeof(line) - 2)
-		n = (int)sizeof(line) - 2;
+	n = n < 0 ? 0 : n > (int)sizeof(line) - 2 ? (int)sizeof(line) - 2 : n;
 	line[n++] = '\n';
 	if (write(STDOUT_FILENO, line, (size_t)n) < 0)
 		return;
@@ -545,28 +542,6 @@ static void failf(struct worker *w, const char *fmt, ...)
 	atomic_store(&sh->failed, 1);
 }
 
-static enum res res_of(int err)
-{
-	int r;
-
-	for (r = 0; r < RES_OTHER; r++)
-		if (results[r].err == err)
-			return (enum res)r;
-	return RES_OTHER;
-}
-
-static void mask_names(unsigned int mask, char *buf, size_t len)
-{
-	size_t used = 0;
-	int r;
-
-	buf[0] = '\0';
-	for (r = 0; r < RES_OTHER && used < len; r++)
-		if (mask & (1u << r))
-			used += (size_t)snprintf(buf + used, len - used, "%s%s",
-						 used ? "|" : "", results[r].name);
-}
-
 /*
  * Count the outcome of a call (0 or an errno) and fail the run unless it
  * is one of the acceptable ones in @ok.
@@ -574,25 +549,49 @@ static void mask_names(unsigned int mask, char *buf, size_t len)
 static bool expect(struct worker *w, enum op op, const char *what, int err,
 		   unsigned int ok)
 {
-	enum res r = res_of(err);
-	char want[160];
+	enum res r = RES_OK;
+	char want[160] = "";
+	size_t used = 0;
+	int k;
 
+	while (r < RES_OTHER && results[r].err != err)
+		r++;
 	atomic_fetch_add(&sh->counts[op][r], 1);
 	if (ok & (1u << r))
 		return true;
-	mask_names(ok, want, sizeof(want));
-	if (r == RES_OTHER)
-		failf(w, "%s: %s: unexpected errno %d (%s), expected %s",
-		      op_names[op], what, err, strerror(err), want);
-	else
-		failf(w, "%s: %s: unexpected %s, expected %s", op_names[op],
-		      what, results[r].name, want);
+	for (k = 0; k < RES_OTHER && used < sizeof(want); k++)
+		if (ok & (1u << k))
+			used += (size_t)snprintf(want + used, sizeof(want) - used, "%s%s",
+						 used ? "|" : "", results[k].name);
+	failf(w, "%s: %s: unexpected %s, expected %s", op_names[op], what,
+	      r == RES_OTHER ? errno_name(err) : results[r].name, want);
 	return false;
 }
 
 static bool running(void)
 {
 	return atomic_load(&sh->mode) == MODE_RUN && !atomic_load(&sh->failed);
+}
+
+/*
+ * open(2) with @flags the path @fmt makes, which must give an outcome in
+ * @ok: the file, or -1 (a failure in @ok, or the run failed).
+ */
+static int open_ok(struct worker *w, enum op op, int flags, unsigned int ok,
+		   const char *fmt, ...)
+{
+	char path[160];
+	va_list ap;
+	int fd;
+
+	va_start(ap, fmt);
+	vsnprintf(path, sizeof(path), fmt, ap);
+	va_end(ap);
+	fd = open(path, flags);
+	if (expect(w, op, path, fd < 0 ? errno : 0, ok) || fd < 0)
+		return fd;
+	close(fd);
+	return -1;
 }
 
 /* ---- system calls, returning 0 or the errno ---- */
@@ -637,12 +636,6 @@ static int get_info(int fd, struct udmabuf_cfs_info *info)
 	return ioctl(fd, UDMABUF_CFS_IOC_GET_INFO, info) ? errno : 0;
 }
 
-static void cfs_path(char *buf, size_t len, const char *item, const char *attr)
-{
-	snprintf(buf, len, CFS "/%s%s%s", item, attr ? "/" : "",
-		 attr ? attr : "");
-}
-
 /* ---- the data ---- */
 
 #define TAG_MARK	0x80000000u
@@ -671,59 +664,12 @@ static bool word_ok(const struct expect *x, uint64_t idx, uint64_t v)
 	       (tag >> 16 & 0xf) == x->slot && v == tag_word(tag, idx);
 }
 
-static void describe_expect(const struct expect *x, uint64_t idx, char *buf,
-			    size_t len)
-{
-	if (x->exact)
-		snprintf(buf, len, "0x%016" PRIx64,
-			 x->tag ? tag_word(x->tag, idx) : 0);
-	else
-		snprintf(buf, len, "0 or a word of worker %u slot %u",
-			 x->owner, x->slot);
-}
-
-static void fill_map(volatile uint8_t *map, uint64_t base, uint64_t len,
-		     uint32_t tag)
-{
-	uint64_t o;
-
-	for (o = 0; o + 8 <= len; o += 8)
-		*(volatile uint64_t *)(map + o) = tag_word(tag, (base + o) / 8);
-}
-
-/* Buffer offset of the first bad word of a mapped range, or -1. */
-static int64_t map_first_bad(volatile const uint8_t *map, uint64_t base,
-			     uint64_t from, uint64_t to,
-			     const struct expect *x)
-{
-	uint64_t o;
-
-	for (o = from; o + 8 <= to; o += 8)
-		if (!word_ok(x, o / 8, *(volatile const uint64_t *)(map + o - base)))
-			return (int64_t)o;
-	return -1;
-}
-
 /* Where a range is read from: a mapping, or else the file. */
 struct view {
 	volatile const uint8_t *map;
 	uint64_t base;		/* buffer offset of map[0] */
 	int fd;
 };
-
-static int view_word(const struct view *v, uint64_t off, uint64_t *val)
-{
-	ssize_t r;
-
-	if (v->map) {
-		*val = *(volatile const uint64_t *)(v->map + off - v->base);
-		return 0;
-	}
-	r = pread(v->fd, val, 8, (off_t)off);
-	if (r == 8)
-		return 0;
-	return r < 0 ? errno : EIO;
-}
 
 /*
  * A word that breaks a "0 or a word of ..." rule may be one the owner is
@@ -738,7 +684,9 @@ static bool settles(const struct view *v, uint64_t off, const struct expect *x,
 		return false;
 	while (now_ns() < end) {
 		sleep_ms(1);
-		if (view_word(v, off, val))
+		if (v->map)
+			*val = *(volatile const uint64_t *)(v->map + off - v->base);
+		else if (pread(v->fd, val, 8, (off_t)off) != 8)
 			return false;
 		if (word_ok(x, off / 8, *val))
 			return true;
@@ -751,56 +699,45 @@ static bool report_bad(struct worker *w, enum op op, const char *what,
 {
 	char want[96];
 
-	describe_expect(x, off / 8, want, sizeof(want));
+	if (x->exact)
+		snprintf(want, sizeof(want), "0x%016" PRIx64,
+			 x->tag ? tag_word(x->tag, off / 8) : 0);
+	else
+		snprintf(want, sizeof(want), "0 or a word of worker %u slot %u",
+			 x->owner, x->slot);
 	failf(w, "%s: %s: MISMATCH at offset %" PRIu64 ": got 0x%016" PRIx64
 	      ", want %s", op_names[op], what, off, got, want);
 	return false;
 }
 
-/* Load up to CHUNK_WORDS words of [off, to) into w->chunk; return count. */
-static int load_chunk(struct worker *w, enum op op, const char *what,
-		      const struct view *v, uint64_t off, uint64_t to)
-{
-	uint64_t n = (to - off) / 8, i;
-	ssize_t r;
-
-	if (n > CHUNK_WORDS)
-		n = CHUNK_WORDS;
-	if (v->map) {
-		for (i = 0; i < n; i++)
-			w->chunk[i] = *(volatile const uint64_t *)
-				(v->map + off + 8 * i - v->base);
-		return (int)n;
-	}
-	r = pread(v->fd, w->chunk, n * 8, (off_t)off);
-	if (r == (ssize_t)(n * 8))
-		return (int)n;
-	if (r < 0)
-		expect(w, op, what, errno, M(OK));
-	else
-		failf(w, "%s: %s: short read at %" PRIu64 ": %zd of %" PRIu64,
-		      op_names[op], what, off, r, n * 8);
-	return -1;
-}
-
-/* Check [from, to) (multiples of 8) of a view; report the first bad word. */
+/*
+ * Check [from, to) (multiples of 8) of a view, CHUNK_WORDS words at a time
+ * through w->chunk; report the first bad word.
+ */
 static bool scan(struct worker *w, enum op op, const char *what,
 		 const struct view *v, uint64_t from, uint64_t to,
 		 const struct expect *x)
 {
-	uint64_t off, val;
-	int n, i;
+	uint64_t off, val, n, i;
+	ssize_t r;
 
-	for (off = from; off < to; off += 8 * (uint64_t)n) {
-		n = load_chunk(w, op, what, v, off, to);
-		if (n <= 0)
-			return n == 0;
+	for (off = from; off + 8 <= to; off += 8 * n) {
+		n = (to - off) / 8 < CHUNK_WORDS ? (to - off) / 8 : CHUNK_WORDS;
+		for (i = 0; v->map && i < n; i++)
+			w->chunk[i] = *(volatile const uint64_t *)(v->map + off + 8 * i - v->base);
+		r = v->map ? (ssize_t)(n * 8) : pread(v->fd, w->chunk, n * 8, (off_t)off);
+		if (r < 0)
+			return expect(w, op, what, errno, M(OK));
+		if (r != (ssize_t)(n * 8)) {
+			failf(w, "%s: %s: short read at %" PRIu64 ": %zd of %" PRIu64,
+			      op_names[op], what, off, r, n * 8);
+			return false;
+		}
 		for (i = 0; i < n; i++) {
-			uint64_t at = off + 8 * (uint64_t)i;
-
 			val = w->chunk[i];
-			if (!word_ok(x, at / 8, val) && !settles(v, at, x, &val))
-				return report_bad(w, op, what, at, val, x);
+			if (!word_ok(x, off / 8 + i, val) &&
+			    !settles(v, off + 8 * i, x, &val))
+				return report_bad(w, op, what, off + 8 * i, val, x);
 		}
 	}
 	return true;
@@ -816,19 +753,12 @@ static int fill_fd(struct worker *w, int fd, uint64_t size, uint32_t tag,
 	if (sequential && lseek(fd, 0, SEEK_SET) != 0)
 		return errno ? errno : EIO;
 	for (off = 0; off < size; off += n) {
-		n = size - off;
-		if (n > sizeof(w->chunk))
-			n = sizeof(w->chunk);
+		n = size - off < sizeof(w->chunk) ? size - off : sizeof(w->chunk);
 		for (i = 0; i < n / 8; i++)
 			w->chunk[i] = tag_word(tag, off / 8 + i);
-		if (sequential)
-			r = write(fd, w->chunk, n);
-		else
-			r = pwrite(fd, w->chunk, n, (off_t)off);
-		if (r < 0)
-			return errno;
+		r = sequential ? write(fd, w->chunk, n) : pwrite(fd, w->chunk, n, (off_t)off);
 		if ((uint64_t)r != n)
-			return EIO;
+			return r < 0 ? errno : EIO;
 	}
 	return 0;
 }
@@ -841,7 +771,7 @@ static struct instance *inst_new(uint64_t size)
 
 	if (!in) {
 		say("FAIL: out of memory");
-		exit(EXIT_FAILED);
+		exit(EXIT_FAILURE);
 	}
 	in->size = size;
 	in->alloc = page_round(size);
@@ -938,18 +868,6 @@ static const void *row_pick(struct worker *w, const void *rows, size_t n,
 
 #define PICK_ROW(w, a)	row_pick(w, a, ARRAY_SIZE(a), sizeof((a)[0]))
 
-static struct handle *handle_new(struct worker *w)
-{
-	struct handle *h = NEW_ENTRY(w->h);
-
-	if (h) {
-		h->used = true;
-		h->fd = -1;
-		h->board = -1;
-	}
-	return h;
-}
-
 static int free_handles(struct worker *w)
 {
 	int i, n = 0;
@@ -959,69 +877,36 @@ static int free_handles(struct worker *w)
 	return n;
 }
 
-static struct handle *pick_handle(struct worker *w,
-				  bool (*want)(const struct handle *h))
-{
-	struct handle *c[MAX_HANDLES];
-	int i, n = 0;
+static bool own_data(enum hkind k) { return k == H_OWN || k == H_PROC; }
 
-	for (i = 0; i < MAX_HANDLES; i++)
-		if (w->h[i].used && want(&w->h[i]))
-			c[n++] = &w->h[i];
+/* A random handle that has all that @want (HW_*) asks for, or NULL. */
+static struct handle *pick_handle(struct worker *w, unsigned int want)
+{
+	struct handle *c[MAX_HANDLES], *h;
+	int n = 0;
+
+	for (h = w->h; h < w->h + MAX_HANDLES; h++)
+		if (h->used && (!(want & HW_FD) || h->fd >= 0) &&
+		    (!(want & HW_MAP) || h->map) && (!(want & HW_UNMAPPED) || !h->map) &&
+		    (!(want & HW_MINE) || h->o.kind != H_VICTIM) &&
+		    (!(want & HW_VICTIM) || h->o.kind == H_VICTIM) &&
+		    (!(want & HW_WRITER) || (own_data(h->o.kind) && h->writable)) &&
+		    (!(want & HW_UNPUB) || h->board < 0))
+			c[n++] = h;
 	return n ? c[rnd_below(w, (unsigned int)n)] : NULL;
 }
 
-static bool h_has_map(const struct handle *h) { return h->map; }
-static bool h_fd_unmapped(const struct handle *h) { return h->fd >= 0 && !h->map; }
-static bool own_data(enum hkind k) { return k == H_OWN || k == H_PROC; }
-static bool h_checkable(const struct handle *h) { return h->o.kind != H_VICTIM; }
-static bool h_victim(const struct handle *h) { return h->o.kind == H_VICTIM; }
-
-static bool h_has_fd(const struct handle *h)
+/*
+ * What the bytes of [0, size) of an origin's buffer must be, or with @tail
+ * those beyond size, up to the page end (a mapping's whole pages).
+ */
+static void origin_expect(const struct origin *o, struct expect *x, bool tail)
 {
-	return h->fd >= 0;
-}
-
-static bool h_own_writer(const struct handle *h)
-{
-	return own_data(h->o.kind) && h->fd >= 0 && h->writable;
-}
-
-static bool h_own_fd(const struct handle *h)
-{
-	return h->o.kind != H_VICTIM && h->fd >= 0;
-}
-
-static bool h_publishable(const struct handle *h)
-{
-	return h->map && h->o.kind != H_VICTIM && h->board < 0;
-}
-
-static bool h_forkable(const struct handle *h)
-{
-	return h->map && h->o.kind != H_VICTIM;
-}
-
-/* What the bytes of [0, size) of an origin's buffer must be. */
-static void origin_expect(const struct origin *o, struct expect *x)
-{
-	memset(x, 0, sizeof(*x));
-	x->owner = o->owner;
-	x->slot = o->oslot;
-	if (own_data(o->kind)) {
-		x->exact = true;
-		x->tag = o->inst->tag;
-	} else if (o->kind == H_ZERO) {
-		x->exact = true;
-	}
-}
-
-/* ... and beyond size, up to the page end (a mapping's whole pages). */
-static void origin_tail_expect(const struct origin *o, struct expect *x)
-{
-	origin_expect(o, x);
-	if (own_data(o->kind))
-		x->exact = false;
+	*x = (struct expect){
+		.exact = own_data(o->kind) ? !tail : o->kind == H_ZERO,
+		.tag = own_data(o->kind) ? o->inst->tag : 0,
+		.owner = o->owner, .slot = o->oslot,
+	};
 }
 
 /* Where a handle's data comes from; with a reference on its instance. */
@@ -1049,8 +934,8 @@ static bool scan_origin(struct worker *w, enum op op, const char *what,
 	uint64_t end = off + len, to = end < o->size ? end : o->size;
 	struct expect x, tx;
 
-	origin_expect(o, &x);
-	origin_tail_expect(o, &tx);
+	origin_expect(o, &x, false);
+	origin_expect(o, &tx, true);
 	if (off < to && !scan(w, op, what, v, off, to, &x))
 		return false;
 	return scan(w, op, what, v, off > o->size ? off : o->size, end, &tx);
@@ -1065,29 +950,21 @@ static void op_publish(struct worker *w, struct handle *h)
 		b->map = h->map;
 		b->off = h->map_off;
 		b->len = h->map_len;
-		origin_tail_expect(&h->o, &b->x);
+		origin_expect(&h->o, &b->x, true);
 		b->active = true;
 		h->board = w->tidx;
 	}
 	pthread_rwlock_unlock(&b->lock);
 }
 
-static void board_withdraw(struct handle *h)
-{
-	struct board_entry *b;
-
-	if (h->board < 0)
-		return;
-	b = &board[h->board];
-	pthread_rwlock_wrlock(&b->lock);
-	b->active = false;
-	pthread_rwlock_unlock(&b->lock);
-	h->board = -1;
-}
-
 static void handle_unmap(struct worker *w, struct handle *h)
 {
-	board_withdraw(h);
+	if (h->board >= 0) {	/* withdrawn from the board first */
+		pthread_rwlock_wrlock(&board[h->board].lock);
+		board[h->board].active = false;
+		pthread_rwlock_unlock(&board[h->board].lock);
+		h->board = -1;
+	}
 	if (munmap((void *)h->map, h->map_len))
 		expect(w, OP_unmap, "munmap", errno, M(OK));
 	h->map = NULL;
@@ -1187,9 +1064,11 @@ static struct handle *handle_take(struct worker *w, enum op op, int fd,
 				  enum hkind kind, bool rdwr, uint64_t size,
 				  int minor)
 {
-	struct handle *h = handle_new(w);
+	struct handle *h = NEW_ENTRY(w->h);
 	uint32_t flags;
 
+	h->used = true;
+	h->board = -1;
 	h->fd = fd;
 	h->writable = rdwr;
 	h->o.kind = kind;
@@ -1207,20 +1086,6 @@ static struct handle *handle_take(struct worker *w, enum op op, int fd,
 static int private_minor(int worker, unsigned int slot)
 {
 	return MINOR_PRIVATE + 16 * worker + (int)slot;
-}
-
-/* Slot @i of @worker: private below cfg.slots, then the probe. */
-static void slot_names(struct slot *s, int worker, unsigned int i)
-{
-	s->kind = i < cfg.slots ? S_PRIVATE : S_PROBE;
-	s->index = i;
-	if (s->kind == S_PRIVATE)
-		snprintf(s->name, sizeof(s->name), "%s-w%d-%u", PREFIX, worker, i);
-	else
-		snprintf(s->name, sizeof(s->name), "%s-w%d-p", PREFIX, worker);
-	snprintf(s->dev, sizeof(s->dev), "%s", s->name);
-	s->minor = s->kind == S_PRIVATE ? private_minor(worker, i) : -1;
-	s->gone = true;
 }
 
 /* ---- own items ---- */
@@ -1251,7 +1116,7 @@ static int item_write(struct worker *w, enum op op, const char *name,
 	char path[160], what[240];
 	int err;
 
-	cfs_path(path, sizeof(path), name, attr);
+	snprintf(path, sizeof(path), CFS "/%s/%s", name, attr);
 	snprintf(what, sizeof(what), "%s=%s", path, val);
 	err = write_attr(path, val);
 	return expect(w, op, what, err, ok) ? err : -1;
@@ -1264,7 +1129,7 @@ static int item_dir(struct worker *w, enum op op, const char *name, bool make,
 	char path[160];
 	int err;
 
-	cfs_path(path, sizeof(path), name, NULL);
+	snprintf(path, sizeof(path), CFS "/%s", name);
 	err = (make ? mkdir(path, 0755) : rmdir(path)) ? errno : 0;
 	return expect(w, op, path, err, ok) ? err : -1;
 }
@@ -1292,37 +1157,70 @@ static void probe_setup_names(struct worker *w, struct slot *s)
 			 rnd_below(w, CONTENDED));
 }
 
-/* Size, minor, device name (and sometimes mode) right after mkdir. */
+/* The configuration attributes, as config_write() writes them. */
+enum cattr { CA_SIZE, CA_MINOR, CA_NAME, CA_MASK, CA_MODE, CA_SYNC_MODE, CA_NUM };
+
+/*
+ * Write configuration attribute @a of @s's item with what its owner would
+ * write: a new size (to @size), its minor, name (with a newline or
+ * without) and mode, any mask and sync_mode.  The errno, or -1 if not in
+ * @ok.
+ */
+static int config_write(struct worker *w, struct slot *s, enum cattr a,
+			unsigned int ok, uint64_t *size)
+{
+	static const char *const attrs[CA_NUM] = {
+		"size", "minor", "device_name", "dma_mask", "mode", "sync_mode",
+	};
+	char val[64];
+
+	switch (a) {
+	case CA_SIZE:
+		*size = s->kind == S_PROBE ? small_size(w) : private_size(w);
+		snprintf(val, sizeof(val), "%" PRIu64, *size);
+		break;
+	case CA_MINOR:
+		snprintf(val, sizeof(val), "%d", s->minor);
+		break;
+	case CA_NAME:
+		snprintf(val, sizeof(val), "%s%s", s->dev, coin(w, 50) ? "\n" : "");
+		break;
+	case CA_MODE:
+		snprintf(val, sizeof(val), "%o", s->mode);
+		break;
+	default:
+		snprintf(val, sizeof(val), "%u",
+			 a == CA_MASK ? (coin(w, 50) ? 32 : 64) : rnd_below(w, 8));
+		break;
+	}
+	return item_write(w, w->op, s->name, attrs[a], val, ok);
+}
+
+/*
+ * Right after mkdir: size (but now and then: enable must say EINVAL),
+ * minor, device name and sometimes mode.
+ */
 static void slot_setup(struct worker *w, struct slot *s)
 {
-	char val[64];
-	uint64_t size;
+	uint64_t size = 0;
+	enum cattr a;
+	int err;
 
 	if (s->kind == S_PROBE)
 		probe_setup_names(w, s);
-	if (!coin(w, 5)) {	/* else: enable must say EINVAL */
-		size = s->kind == S_PROBE ? small_size(w) : private_size(w);
-		snprintf(val, sizeof(val), "%" PRIu64, size);
-		if (!slot_write(w, OP_mkdir, s, "size", val, M(OK) | M(ENOENT)))
-			return;
-		s->size = size;
-	}
-	snprintf(val, sizeof(val), "%d", s->minor);
-	if (!slot_write(w, OP_mkdir, s, "minor", val, M(OK) | M(ENOENT)))
-		return;
-	if (coin(w, 50) || strcmp(s->dev, s->name)) {
-		snprintf(val, sizeof(val), "%s\n", s->dev);
-		if (!slot_write(w, OP_mkdir, s, "device_name", val,
-				M(OK) | M(ENOENT)))
+	s->mode = coin(w, 30) ? (coin(w, 50) ? 0640 : 0666) : 0600;
+	for (a = CA_SIZE; a <= CA_MODE; a++) {
+		if (a == CA_MASK || (a == CA_SIZE && coin(w, 5)) ||
+		    (a == CA_MODE && s->mode == 0600) ||
+		    (a == CA_NAME && !strcmp(s->dev, s->name) && coin(w, 50)))
+			continue;
+		err = config_write(w, s, a, M(OK) | M(ENOENT), &size);
+		if (err == ENOENT)
+			slot_lost(s, false);
+		if (err)
 			return;
 	}
-	s->mode = 0600;
-	if (coin(w, 30)) {
-		s->mode = coin(w, 50) ? 0640 : 0666;
-		snprintf(val, sizeof(val), "%o", s->mode);
-		if (!slot_write(w, OP_mkdir, s, "mode", val, M(OK) | M(ENOENT)))
-			return;
-	}
+	s->size = size;
 	s->ready = true;
 }
 
@@ -1337,61 +1235,24 @@ static void op_mkdir(struct worker *w, struct slot *s)
 	slot_setup(w, s);
 }
 
-/*
- * Write configuration attribute @a of @s's item (size, minor, device_name,
- * dma_mask, mode, sync_mode) with what its owner would write: a new size
- * (to @size), its minor, name and mode, any mask and sync_mode.  The errno,
- * or -1 if not in @ok.
- */
-static int config_write(struct worker *w, struct slot *s, unsigned int a,
-			unsigned int ok, uint64_t *size)
-{
-	static const char *const attrs[] = {
-		"size", "minor", "device_name", "dma_mask", "mode", "sync_mode",
-	};
-	char val[64];
-
-	switch (a) {
-	case 0:
-		*size = s->kind == S_PROBE ? small_size(w) : private_size(w);
-		snprintf(val, sizeof(val), "%" PRIu64, *size);
-		break;
-	case 1:
-		snprintf(val, sizeof(val), "%d", s->minor);
-		break;
-	case 2:
-		snprintf(val, sizeof(val), "%s", s->dev);
-		break;
-	case 3:
-		snprintf(val, sizeof(val), "%s", coin(w, 50) ? "32" : "64");
-		break;
-	case 4:
-		snprintf(val, sizeof(val), "%o", s->mode);
-		break;
-	default:
-		snprintf(val, sizeof(val), "%u", rnd_below(w, 8));
-		break;
-	}
-	return item_write(w, w->op, s->name, attrs[a], val, ok);
-}
-
 /* A configuration write; enabled items refuse it unless someone disabled. */
 static void op_config(struct worker *w, struct slot *s)
 {
-	unsigned int a = rnd_below(w, 6), ok = M(OK) | M(ENOENT);
+	enum cattr a = rnd_below(w, CA_NUM);
+	unsigned int ok = M(OK) | M(ENOENT);
 	uint64_t size = 0;
 	int err;
 
 	if (!s->ready)
 		return;
-	if (a != 5 && s->enabled)
+	if (a != CA_SYNC_MODE && s->enabled)
 		ok |= M(EBUSY);
 	err = config_write(w, s, a, ok, &size);
 	if (err == ENOENT)
 		slot_lost(s, false);
 	if (err)
 		return;
-	if (a != 5 && s->enabled)	/* another worker disabled it */
+	if (a != CA_SYNC_MODE && s->enabled)	/* another worker disabled it */
 		slot_down(s, true);
 	if (size)
 		s->size = size;
@@ -1496,7 +1357,7 @@ static void op_absent(struct worker *w, struct slot *s)
 		item_dir(w, OP_absent, s->name, false, M(ENOENT));
 		break;
 	case 1:
-		cfs_path(path, sizeof(path), s->name, "size");
+		snprintf(path, sizeof(path), CFS "/%s/size", s->name);
 		expect(w, OP_absent, path, write_attr(path, "4096"), M(ENOENT));
 		break;
 	default:
@@ -1509,30 +1370,20 @@ static void op_absent(struct worker *w, struct slot *s)
 	}
 }
 
-/* The node of a probe with a contended name may be anyone's. */
-static bool slot_dev_is_ours(const struct slot *s)
-{
-	return !(s->kind == S_PROBE && s->probe == P_NAME);
-}
-
 static struct handle *slot_open(struct worker *w, struct slot *s, bool rdwr)
 {
 	bool own = s->kind == S_PRIVATE;
 	unsigned int ok = M(OK) | M(ENOENT) | M(ENODEV);
-	char path[96];
 	struct handle *h;
-	int fd, err;
+	int fd;
 
 	if (!free_handles(w))
 		return NULL;
-	if (!s->enabled && slot_dev_is_ours(s))
+	/* The node of a probe with a contended name may be anyone's. */
+	if (!s->enabled && !(s->kind == S_PROBE && s->probe == P_NAME))
 		ok = s->gone ? M(ENOENT) : M(ENOENT) | M(ENODEV);
-	snprintf(path, sizeof(path), "/dev/%s", s->dev);
-	fd = open(path, open_flags(w, rdwr));
-	err = fd < 0 ? errno : 0;
-	if (!expect(w, OP_open, path, err, ok))
-		return NULL;
-	if (err) {
+	fd = open_ok(w, OP_open, open_flags(w, rdwr), ok, "/dev/%s", s->dev);
+	if (fd < 0) {
 		slot_down(s, false);
 		return NULL;
 	}
@@ -1555,28 +1406,22 @@ static void op_open(struct worker *w, struct slot *s)
 /* Map all of a handle's buffer, or a random part of it; then check it. */
 static void handle_map(struct worker *w, struct handle *h, bool whole)
 {
-	uint64_t alloc, pages, off, len;
-	bool rw;
+	uint64_t pages = page_round(h->o.size) / cfg.page, off = 0, len = pages;
+	/* Parameter buffers are never written, but may be pinned for writing. */
+	bool rw = h->writable && (own_data(h->o.kind) || h->live);
 	void *p;
 
-	alloc = page_round(h->o.size);
-	pages = alloc / cfg.page;
-	off = 0;
-	len = alloc;
 	if (!whole) {
-		off = rnd_below(w, (unsigned int)pages) * cfg.page;
-		len = (1 + rnd_below(w, (unsigned int)((alloc - off) / cfg.page))) *
-		      cfg.page;
+		off = rnd_below(w, (unsigned int)pages);
+		len = 1 + rnd_below(w, (unsigned int)(pages - off));
 	}
-	/* Parameter buffers are never written, but may be pinned for writing. */
-	rw = h->writable && (own_data(h->o.kind) || h->live);
-	p = mmap(NULL, len, PROT_READ | (rw ? PROT_WRITE : 0), MAP_SHARED,
-		 h->fd, (off_t)off);
+	p = mmap(NULL, len * cfg.page, PROT_READ | (rw ? PROT_WRITE : 0), MAP_SHARED,
+		 h->fd, (off_t)(off * cfg.page));
 	if (!expect(w, OP_mmap, "mmap", p == MAP_FAILED ? errno : 0, M(OK)))
 		return;
 	h->map = p;
-	h->map_off = off;
-	h->map_len = len;
+	h->map_off = off * cfg.page;
+	h->map_len = len * cfg.page;
 	h->map_writable = rw;
 	handle_check(w, OP_mmap, h, false);
 }
@@ -1591,20 +1436,21 @@ static bool handle_fill(struct worker *w, struct handle *h)
 {
 	struct instance *in = h->o.inst;
 	uint32_t tag = make_tag((unsigned int)w->id, h->o.oslot, ++w->seq);
-	int err;
+	const uint32_t dir = UDMABUF_CFS_DIR_BIDIRECTIONAL;
+	uint64_t o;
 
 	if (h->map && h->map_writable && h->map_off == 0 &&
 	    h->map_len >= in->alloc && coin(w, 60)) {
-		fill_map(h->map, 0, in->alloc, tag);
+		for (o = 0; o + 8 <= in->alloc; o += 8)
+			*(volatile uint64_t *)(h->map + o) = tag_word(tag, o / 8);
 	} else if (!expect(w, OP_fill, "write of the pattern",
 			   fill_fd(w, h->fd, in->size, tag, coin(w, 50)), M(OK))) {
 		return false;
 	}
-	err = sync_ioctl(h->fd, false, 0, 0, UDMABUF_CFS_DIR_BIDIRECTIONAL, 0);
-	if (!expect(w, OP_fill, "SYNC_FOR_DEVICE", err ? errno : 0, M(OK)))
-		return false;
-	err = sync_ioctl(h->fd, true, 0, 0, UDMABUF_CFS_DIR_BIDIRECTIONAL, 0);
-	if (!expect(w, OP_fill, "SYNC_FOR_CPU", err ? errno : 0, M(OK)))
+	if (!expect(w, OP_fill, "SYNC_FOR_DEVICE",
+		    sync_ioctl(h->fd, false, 0, 0, dir, 0) ? errno : 0, M(OK)) ||
+	    !expect(w, OP_fill, "SYNC_FOR_CPU",
+		    sync_ioctl(h->fd, true, 0, 0, dir, 0) ? errno : 0, M(OK)))
 		return false;
 	in->tag = tag;
 	return true;
@@ -1629,7 +1475,7 @@ static void op_read_seq(struct worker *w, struct handle *h)
 	ssize_t r;
 	size_t n;
 
-	origin_expect(&h->o, &x);
+	origin_expect(&h->o, &x, false);
 	if (!expect(w, OP_read_seq, "lseek to 0",
 		    lseek(h->fd, 0, SEEK_SET) ? errno ? errno : EIO : 0, M(OK)))
 		return;
@@ -1782,7 +1628,7 @@ static void op_inspect(struct worker *w, struct slot *s)
 	     (st.st_mode & 07777) != s->mode))
 		failf(w, "inspect: %s is mode %o, minor %u; want a char device, mode %o, minor %d",
 		      path, st.st_mode, minor(st.st_rdev), s->mode, s->minor);
-	cfs_path(path, sizeof(path), s->name, "dev");
+	snprintf(path, sizeof(path), CFS "/%s/dev", s->name);
 	err = read_file(path, val, sizeof(val));
 	if (!expect(w, OP_inspect, path, err, M(OK) | M(ENOENT)) ||
 	    err || !val[0])
@@ -1834,16 +1680,13 @@ static void op_attack_open(struct worker *w)
 {
 	struct victim v;
 	struct handle *h;
-	char path[96];
-	int fd, err;
+	int fd;
 
 	if (!pick_victim(w, &v))
 		return;
-	snprintf(path, sizeof(path), "/dev/%s", v.name);
-	fd = open(path, open_flags(w, false));
-	err = fd < 0 ? errno : 0;
-	if (!expect(w, OP_attack_open, path, err, M(OK) | M(ENOENT) | M(ENODEV)) ||
-	    err)
+	fd = open_ok(w, OP_attack_open, open_flags(w, false), M(OK) | M(ENOENT) | M(ENODEV),
+		     "/dev/%s", v.name);
+	if (fd < 0)
 		return;
 	if (free_handles(w) && coin(w, 60)) {
 		h = handle_take(w, OP_attack_open, fd, H_VICTIM, false, 0, v.minor);
@@ -1853,7 +1696,7 @@ static void op_attack_open(struct worker *w)
 		}
 		return;
 	}
-	peek_victim(w, OP_attack_open, fd, &v, path);
+	peek_victim(w, OP_attack_open, fd, &v, v.name);
 }
 
 /* Check a victim's buffer through its file or mapping, or map it (read-only). */
@@ -1957,19 +1800,26 @@ static void op_attack_write(struct worker *w)
 	expect(w, w->op, path, write_attr(path, a->val ? a->val : val), a->ok);
 }
 
+/* The first line of @path that holds @needle, into @line: false if none. */
+static bool file_line(const char *path, const char *needle, char *line, int len)
+{
+	FILE *f = fopen(path, "re");
+	bool found = false;
+
+	while (f && !found && fgets(line, len, f))
+		found = strstr(line, needle);
+	if (f)
+		fclose(f);
+	return found;
+}
+
 static unsigned int udmabuf_major(void)
 {
-	FILE *f = fopen("/proc/devices", "re");
-	char line[128], name[64];
-	unsigned int major = 0, m;
+	unsigned int major = 0;
+	char line[128];
 
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%u %63s", &m, name) == 2 &&
-		    !strcmp(name, "udmabuf"))
-			major = m;
-	fclose(f);
+	if (file_line("/proc/devices", " udmabuf\n", line, sizeof(line)))
+		sscanf(line, "%u", &major);
 	return major;
 }
 
@@ -1993,7 +1843,7 @@ static void stale_make(struct worker *w)
 static void op_stale_open(struct worker *w)
 {
 	struct victim v;
-	int fd, err;
+	int fd;
 
 	if (w->stale_minor < 0 || coin(w, 10)) {
 		stale_make(w);
@@ -2002,11 +1852,9 @@ static void op_stale_open(struct worker *w)
 	v.owner = (unsigned int)(w->stale_minor - MINOR_PRIVATE) / 16;
 	v.slot = (unsigned int)(w->stale_minor - MINOR_PRIVATE) % 16;
 	v.minor = w->stale_minor;
-	fd = open(w->stale, O_RDONLY | O_CLOEXEC);
-	err = fd < 0 ? errno : 0;
-	if (!expect(w, OP_stale_open, w->stale, err, M(OK) | M(ENODEV)) || err)
-		return;
-	peek_victim(w, OP_stale_open, fd, &v, w->stale);
+	fd = open_ok(w, OP_stale_open, O_RDONLY | O_CLOEXEC, M(OK) | M(ENODEV), "%s", w->stale);
+	if (fd >= 0)
+		peek_victim(w, OP_stale_open, fd, &v, w->stale);
 }
 
 /* ---- the pool: items anyone makes, changes and removes ---- */
@@ -2019,8 +1867,8 @@ static void op_stale_open(struct worker *w)
 static void op_pool(struct worker *w)
 {
 	struct slot s = { .kind = S_PROBE, .mode = 0600 };
-	unsigned int a = rnd_below(w, 6), ok = M(OK) | M(EBUSY) | M(ENOENT);
-	char val[8];
+	enum cattr a = rnd_below(w, CA_NUM);
+	unsigned int ok = M(OK) | M(EBUSY) | M(ENOENT);
 	uint64_t size;
 
 	snprintf(s.name, sizeof(s.name), PREFIX "-pool%u",
@@ -2033,39 +1881,30 @@ static void op_pool(struct worker *w)
 	if (w->op == OP_pool_mkdir) {
 		if (item_dir(w, w->op, s.name, true, M(OK) | M(EEXIST)))
 			return;
-		a = 0;	/* and its size */
+		a = CA_SIZE;
 	}
 	if (w->op == OP_pool_mkdir || w->op == OP_pool_config) {
-		config_write(w, &s, a, a == 5 ? M(OK) | M(ENOENT) : ok, &size);
+		config_write(w, &s, a, a == CA_SYNC_MODE ? M(OK) | M(ENOENT) : ok, &size);
 		return;
 	}
-	snprintf(val, sizeof(val), "%d", w->op == OP_pool_enable);
 	/* Size 0 (EINVAL), a taken minor (EBUSY) or name (EEXIST), no memory. */
 	if (w->op == OP_pool_enable)
 		ok |= M(ENOMEM) | M(EEXIST) | M(EINVAL);
-	item_write(w, w->op, s.name, "enable", val, ok);
+	item_write(w, w->op, s.name, "enable", w->op == OP_pool_enable ? "1" : "0", ok);
 }
 
 /* Pool and probe buffers are never written: they read 0. */
 static void op_pool_open(struct worker *w)
 {
-	char name[48], path[96];
-	bool rdwr = coin(w, 50);
-	int fd, err;
+	bool rdwr = coin(w, 50), pool = coin(w, 50);
+	unsigned int k = rnd_below(w, pool ? POOL_ITEMS : CONTENDED);
+	int fd;
 
 	if (!free_handles(w))
 		return;
-	if (coin(w, 50))
-		snprintf(name, sizeof(name), PREFIX "-pool%u",
-			 rnd_below(w, POOL_ITEMS));
-	else
-		snprintf(name, sizeof(name), PREFIX "-c%u",
-			 rnd_below(w, CONTENDED));
-	snprintf(path, sizeof(path), "/dev/%s", name);
-	fd = open(path, open_flags(w, rdwr));
-	err = fd < 0 ? errno : 0;
-	if (expect(w, OP_pool_open, path, err, M(OK) | M(ENOENT) | M(ENODEV)) &&
-	    !err)
+	fd = open_ok(w, OP_pool_open, open_flags(w, rdwr), M(OK) | M(ENOENT) | M(ENODEV),
+		     "/dev/" PREFIX "-%s%u", pool ? "pool" : "c", k);
+	if (fd >= 0)
 		handle_take(w, OP_pool_open, fd, H_ZERO, rdwr, 0, -1);
 }
 
@@ -2180,43 +2019,37 @@ static void pick_pages(struct worker *w, const struct handle *h,
 	*len = (1 + rnd_below(w, (unsigned int)most)) * cfg.page;
 }
 
-static void dbuf_map(struct worker *w, struct dbuf *d)
-{
-	bool rw = d->rdwr && coin(w, 50);
-	void *p;
-
-	p = mmap(NULL, d->len, PROT_READ | (rw ? PROT_WRITE : 0), MAP_SHARED,
-		 d->fd, 0);
-	if (expect(w, OP_dbuf_map, "mmap of a dma-buf",
-		   p == MAP_FAILED ? errno : 0, M(OK)))
-		d->map = p;
-}
-
-static int dbuf_sync(int fd, uint64_t flags)
-{
-	struct dma_buf_sync sync = { .flags = flags };
-
-	return ioctl(fd, DMA_BUF_IOCTL_SYNC, &sync) ? errno : 0;
-}
-
 /*
- * Check a dma-buf's mapping, between DMA_BUF_IOCTL_SYNC start and end.
- * Not the owner's: only "write" (to the device), which never discards.
+ * Map a dma-buf (unless it is: read-only, or writable if its file is) and
+ * check the mapping, between DMA_BUF_IOCTL_SYNC start and end.  Not the
+ * owner's: only "write" (to the device), which never discards.
  */
 static void dbuf_check(struct worker *w, struct dbuf *d)
 {
-	struct view v = { .map = d->map, .base = d->off, .fd = -1 };
 	uint64_t how = own_data(d->o.kind) ? DMA_BUF_SYNC_RW : DMA_BUF_SYNC_WRITE;
+	struct dma_buf_sync sync = { .flags = DMA_BUF_SYNC_START | how };
+	struct view v = { .base = d->off, .fd = -1 };
+	bool rw = d->rdwr && coin(w, 50);
+	void *p;
 
+	if (!d->map) {
+		p = mmap(NULL, d->len, PROT_READ | (rw ? PROT_WRITE : 0), MAP_SHARED, d->fd, 0);
+		if (!expect(w, OP_dbuf_map, "mmap of a dma-buf", p == MAP_FAILED ? errno : 0,
+			    M(OK)))
+			return;
+		d->map = p;
+	}
+	v.map = d->map;
 	if (d->fd >= 0 && !expect(w, OP_dbuf_map, "DMA_BUF_IOCTL_SYNC start",
-				  dbuf_sync(d->fd, DMA_BUF_SYNC_START | how), M(OK)))
+				  ioctl(d->fd, DMA_BUF_IOCTL_SYNC, &sync) ? errno : 0, M(OK)))
 		return;
 	if (scan_origin(w, OP_dbuf_map, "a dma-buf's mapping", &v, d->off,
 			d->len, &d->o) && d->o.kind == H_VICTIM)
 		atomic_fetch_add(&sh->victim_checks, 1);
+	sync.flags = DMA_BUF_SYNC_END | how;
 	if (d->fd >= 0)
 		expect(w, OP_dbuf_map, "DMA_BUF_IOCTL_SYNC end",
-		       dbuf_sync(d->fd, DMA_BUF_SYNC_END | how), M(OK));
+		       ioctl(d->fd, DMA_BUF_IOCTL_SYNC, &sync) ? errno : 0, M(OK));
 }
 
 /*
@@ -2273,11 +2106,8 @@ static void op_export(struct worker *w, struct handle *h)
 	d->off = off;
 	d->len = size ? size : alloc - off;
 	origin_of(h, &d->o);
-	if (coin(w, 50)) {
-		dbuf_map(w, d);
-		if (d->map)
-			dbuf_check(w, d);
-	}
+	if (coin(w, 50))
+		dbuf_check(w, d);
 }
 
 /*
@@ -2398,7 +2228,7 @@ static void op_bad(struct worker *w)
 	void *p;
 
 	if (b->call != B_ALLOC) {
-		h = pick_handle(w, h_has_fd);
+		h = pick_handle(w, HW_FD);
 		if (!h || (b->want == RES_EACCES && h->writable))
 			return;
 		off = bad_at(h, b->off);
@@ -2436,24 +2266,15 @@ static void op_bad(struct worker *w)
 	expect(w, w->op, b->what, err, 1u << b->want);
 }
 
-static void op_dbuf_map(struct worker *w)
+/* dbuf_map, dbuf_close: check a dma-buf, or let it go (part of it). */
+static void op_dbuf(struct worker *w)
 {
 	struct dbuf *d = PICK_ENTRY(w, w->d);
 
-	if (!d)
-		return;
-	if (!d->map)
-		dbuf_map(w, d);
-	if (d->map)
-		dbuf_check(w, d);
-}
-
-static void op_dbuf_close(struct worker *w)
-{
-	struct dbuf *d = PICK_ENTRY(w, w->d);
-
-	if (d)
+	if (d && w->op == OP_dbuf_close)
 		dbuf_release(w, d, false);
+	else if (d)
+		dbuf_check(w, d);
 }
 
 /*
@@ -2479,21 +2300,6 @@ static int splice_pages(volatile uint8_t *addr, uint64_t len, int fd[2])
 	return err;
 }
 
-/* Read @len bytes from a pipe into w->chunk: the errno, EIO if fewer. */
-static int pipe_read(struct worker *w, int fd, uint64_t len)
-{
-	uint64_t got = 0;
-	ssize_t n;
-
-	while (got < len) {
-		n = read(fd, (uint8_t *)w->chunk + got, len - got);
-		if (n <= 0)
-			return n ? errno : EIO;
-		got += (uint64_t)n;
-	}
-	return 0;
-}
-
 /* vmsplice the page at @off of @fd, mapped for this alone, into a new pipe. */
 static int splice_page(int fd, uint64_t off, int p[2])
 {
@@ -2508,14 +2314,21 @@ static int splice_page(int fd, uint64_t off, int p[2])
 }
 
 /*
- * Read the @len bytes a pipe holds, close it and check them: [off, off +
- * len) of @o's buffer.  False if the read failed.
+ * Read the @len bytes a pipe holds into w->chunk (fewer: EIO), close it and
+ * check them: [off, off + len) of @o's buffer.  False if the read failed.
  */
 static bool pipe_check(struct worker *w, enum op op, int p[2], uint64_t off,
 		       uint64_t len, const struct origin *o, const char *what)
 {
-	int err = pipe_read(w, p[0], len);
+	uint64_t got = 0;
+	ssize_t n = 1;
+	int err;
 
+	while (got < len && n > 0) {
+		n = read(p[0], (uint8_t *)w->chunk + got, len - got);
+		got += n > 0 ? (uint64_t)n : 0;
+	}
+	err = got == len ? 0 : n ? errno : EIO;
 	close(p[0]);
 	close(p[1]);
 	if (!expect(w, op, "read of the pipe", err, M(OK)))
@@ -2524,9 +2337,15 @@ static bool pipe_check(struct worker *w, enum op op, int p[2], uint64_t off,
 	return true;
 }
 
-static void spipe_drain(struct worker *w, enum op op, struct spipe *p)
+/* Read and check the pages a pipe holds (@drain), or close it unread. */
+static void spipe_end(struct worker *w, enum op op, struct spipe *p, bool drain)
 {
-	pipe_check(w, op, p->fd, p->off, p->len, &p->o, "pages a pipe held");
+	if (drain) {
+		pipe_check(w, op, p->fd, p->off, p->len, &p->o, "pages a pipe held");
+	} else {
+		close(p->fd[0]);
+		close(p->fd[1]);
+	}
 	origin_put(&p->o);
 	p->used = false;
 }
@@ -2550,46 +2369,13 @@ static void op_vmsplice(struct worker *w, struct handle *h)
 	origin_of(h, &p->o);
 }
 
-static void op_pipe_drain(struct worker *w)
+/* pipe_drain, pipe_close: a pipe read and checked, or closed unread. */
+static void op_pipe(struct worker *w)
 {
 	struct spipe *p = PICK_ENTRY(w, w->p);
 
 	if (p)
-		spipe_drain(w, OP_pipe_drain, p);
-}
-
-/* Close a pipe unread: its pages go with it. */
-static void op_pipe_close(struct worker *w)
-{
-	struct spipe *p = PICK_ENTRY(w, w->p);
-
-	if (!p)
-		return;
-	close(p->fd[0]);
-	close(p->fd[1]);
-	origin_put(&p->o);
-	p->used = false;
-}
-
-/*
- * What IORING_REGISTER_BUFFERS of a mapping must say: pinning for writing
- * takes struct pages and a writable mapping (EFAULT), and io_uring took
- * shmem and hugetlbfs mappings only before 6.5 (EOPNOTSUPP).
- */
-static unsigned int uring_want(bool pages, bool writable)
-{
-	if (!pages || !writable)
-		return M(EFAULT);
-	return cfg.uring_pins ? M(OK) : M(EOPNOTSUPP);
-}
-
-static int uring_register(struct udmabuf_ring *r, volatile uint8_t *addr,
-			  uint64_t len)
-{
-	struct iovec iov = { (void *)addr, len };
-
-	return syscall(__NR_io_uring_register, r->fd, IORING_REGISTER_BUFFERS,
-		       &iov, 1) ? errno : 0;
+		spipe_end(w, w->op, p, w->op == OP_pipe_drain);
 }
 
 /* What the pinned pages hold, through a fixed write to a memfd. */
@@ -2626,6 +2412,8 @@ static void uring_check(struct worker *w, struct uring *u)
 static void op_uring(struct worker *w, struct handle *h)
 {
 	struct uring *u = NEW_ENTRY(w->u);
+	struct iovec iov;
+	unsigned int ok;
 	uint64_t off, len;
 	int err;
 
@@ -2636,9 +2424,16 @@ static void op_uring(struct worker *w, struct handle *h)
 		return;
 	pick_pages(w, h, &off, &len);
 	u->addr = (void *)(h->map + (off - h->map_off));
-	err = uring_register(&u->r, h->map + (off - h->map_off), len);
-	if (!expect(w, OP_uring, "IORING_REGISTER_BUFFERS of a mapping", err,
-		    uring_want(h->pages, h->map_writable)) || err) {
+	iov = (struct iovec){ u->addr, len };
+	err = syscall(__NR_io_uring_register, u->r.fd, IORING_REGISTER_BUFFERS, &iov, 1) ?
+	      errno : 0;
+	/*
+	 * Pinning for writing takes struct pages and a writable mapping
+	 * (EFAULT), and io_uring took shmem and hugetlbfs mappings only
+	 * before 6.5 (EOPNOTSUPP).
+	 */
+	ok = !h->pages || !h->map_writable ? M(EFAULT) : cfg.uring_pins ? M(OK) : M(EOPNOTSUPP);
+	if (!expect(w, OP_uring, "IORING_REGISTER_BUFFERS of a mapping", err, ok) || err) {
 		ring_exit(&u->r);
 		return;
 	}
@@ -2674,17 +2469,14 @@ static void op_param_open(struct worker *w)
 	unsigned int k = rnd_below(w, PARAMS_MAX);
 	bool rdwr = coin(w, 50);
 	struct handle *h;
-	char path[64];
 	int fd;
 
 	if (!sh->param_size[k] || !free_handles(w))
 		return;
-	snprintf(path, sizeof(path), "/dev/udmabuf%u", k);
-	fd = open(path, open_flags(w, rdwr));
-	if (!expect(w, OP_param_open, path, fd < 0 ? errno : 0, M(OK)))
+	fd = open_ok(w, OP_param_open, open_flags(w, rdwr), M(OK), "/dev/udmabuf%u", k);
+	if (fd < 0)
 		return;
-	h = handle_take(w, OP_param_open, fd, H_ZERO, rdwr, sh->param_size[k],
-			(int)k);
+	h = handle_take(w, OP_param_open, fd, H_ZERO, rdwr, sh->param_size[k], (int)k);
 	if (!h)
 		return;
 	h->live = true;
@@ -2696,12 +2488,9 @@ static void op_param_open(struct worker *w)
 static bool param_splice(struct worker *w, enum op op, unsigned int k,
 			 uint64_t off, int p[2])
 {
-	char path[64];
-	int fd, err;
+	int fd = open_ok(w, op, O_RDONLY | O_CLOEXEC, M(OK), "/dev/udmabuf%u", k), err;
 
-	snprintf(path, sizeof(path), "/dev/udmabuf%u", k);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (!expect(w, op, path, fd < 0 ? errno : 0, M(OK)))
+	if (fd < 0)
 		return false;
 	err = splice_page(fd, off, p);
 	close(fd);	/* the last user, perhaps, with a page in a pipe */
@@ -2768,26 +2557,17 @@ static void op_big_defer(struct worker *w)
 
 /* ---- children killed with SIGKILL ---- */
 
-/* A parameter buffer of this phase, whose device stays while it is loaded. */
-static bool param_loaded(const char *name)
-{
-	unsigned int k;
-	char want[32];
-
-	for (k = 0; k < PARAMS_MAX; k++) {
-		snprintf(want, sizeof(want), "udmabuf%u", k);
-		if (sh->param_size[k] && !strcmp(name, want))
-			return true;
-	}
-	return false;
-}
-
-/* Report entries of @dir (directories only, or names starting with @prefix). */
+/*
+ * Report entries of @dir (directories only, or names starting with @prefix)
+ * but a parameter buffer of this phase, whose device stays while it is loaded.
+ */
 static bool dir_clean(const char *dir, bool dirs_only, const char *prefix)
 {
 	struct dirent *de;
 	bool clean = true;
 	DIR *d = opendir(dir);
+	unsigned int k;
+	char c;
 
 	if (!d)
 		return errno == ENOENT;
@@ -2798,7 +2578,8 @@ static bool dir_clean(const char *dir, bool dirs_only, const char *prefix)
 			continue;
 		if (prefix && strncmp(de->d_name, prefix, strlen(prefix)))
 			continue;
-		if (param_loaded(de->d_name))
+		if (sscanf(de->d_name, "udmabuf%u%c", &k, &c) == 1 && k < PARAMS_MAX &&
+		    sh->param_size[k])
 			continue;
 		failf(NULL, "left behind: %s/%s", dir, de->d_name);
 		clean = false;
@@ -2872,7 +2653,7 @@ kill9_child(struct worker *w, struct handle *h, unsigned int steps, int ready)
  */
 static void op_kill9(struct worker *w)
 {
-	struct handle *h = coin(w, 40) ? pick_handle(w, h_has_map) : NULL;
+	struct handle *h = coin(w, 40) ? pick_handle(w, HW_MAP) : NULL;
 	unsigned int steps = (unsigned int)rnd(w);
 	struct pollfd pfd;
 	char c = 0, prefix[32];
@@ -2933,15 +2714,10 @@ static const struct {
 	void (*slot_fn)(struct worker *w, struct slot *s);
 	void (*handle_fn)(struct worker *w, struct handle *h);
 	bool probes;
-	bool (*want)(const struct handle *h);
+	unsigned int want;
 } op_fns[OP_NUM] = {
 	OPS(OP_FN, SLOT_FN, HANDLE_FN) SHARED_OPS(SHARED_FN)
 };
-
-#undef SHARED_FN
-#undef HANDLE_FN
-#undef SLOT_FN
-#undef OP_FN
 
 static unsigned int weight_total;
 
@@ -2983,7 +2759,7 @@ static void release_all(struct worker *w)
 
 	for (i = 0; i < MAX_PIPES; i++)
 		if (w->p[i].used)
-			spipe_drain(w, OP_release, &w->p[i]);
+			spipe_end(w, OP_release, &w->p[i], true);
 	for (i = 0; i < MAX_RINGS; i++)
 		if (w->u[i].used)
 			uring_release(&w->u[i]);
@@ -3034,8 +2810,8 @@ static void selftest_child(struct worker *w)
 		if (!expect(w, OP_selftest, "mmap and vmsplice", err, M(OK)))
 			return;
 	} else if (cfg.selftest == ST_MODREF) {
-		fd = open(PROCDEV, O_RDWR | O_CLOEXEC);
-		if (!expect(w, OP_selftest, PROCDEV, fd < 0 ? errno : 0, M(OK)))
+		fd = open_ok(w, OP_selftest, O_RDWR | O_CLOEXEC, M(OK), PROCDEV);
+		if (fd < 0)
 			return;
 	}
 	pid = fork();
@@ -3052,12 +2828,9 @@ static void selftest_child(struct worker *w)
 	if (!expect(w, OP_selftest, "fork", pid < 0 ? errno : 0, M(OK)))
 		return;
 	atomic_store(&sh->st_child, pid);
-	if (fd >= 0)
-		close(fd);
-	if (p[0] >= 0) {
-		close(p[0]);
-		close(p[1]);
-	}
+	close(fd);	/* those that are open: the child holds them */
+	close(p[0]);
+	close(p[1]);
 }
 
 /*
@@ -3067,8 +2840,8 @@ static void selftest_child(struct worker *w)
 static void selftest(struct worker *w)
 {
 	struct slot *s = &w->slots[0];
-	struct spipe *p;
 	struct handle *h;
+	int p[2];
 
 	if (cfg.selftest == ST_ERRNO) {
 		expect(w, OP_rmmod, "delete_module while the sentinel exists",
@@ -3097,26 +2870,14 @@ static void selftest(struct worker *w)
 	}
 	if (cfg.selftest == ST_SPLICE) {
 		/* The pipe holds the mapping's pages: a change shows there. */
-		p = NEW_ENTRY(w->p);
-		if (!expect(w, OP_selftest, "vmsplice",
-			    splice_pages(h->map, cfg.page, p->fd), M(OK)))
+		if (!expect(w, OP_selftest, "vmsplice", splice_pages(h->map, cfg.page, p), M(OK)))
 			return;
-		p->used = true;
-		p->off = 0;
-		p->len = cfg.page;
-		origin_of(h, &p->o);
 		*(volatile uint64_t *)(h->map + 56) ^= 1;
-		spipe_drain(w, OP_selftest, p);
+		pipe_check(w, OP_selftest, p, 0, cfg.page, &h->o, "pages a pipe held");
 		return;
 	}
 	*(volatile uint64_t *)(h->map + 56) ^= 1;
 	handle_check(w, OP_verify, h, false);
-}
-
-static void worker_resume(struct worker *w)
-{
-	w->major = udmabuf_major();
-	stale_make(w);
 }
 
 /*
@@ -3140,10 +2901,11 @@ static void *worker_main(void *arg)
 	struct worker *w = arg;
 	int gen = atomic_load(&sh->gen);
 
-	worker_resume(w);
-	if (cfg.selftest != ST_NONE)
-		selftest(w);
-	for (;;) {
+	do {
+		w->major = udmabuf_major();	/* the module's, this phase */
+		stale_make(w);
+		if (cfg.selftest != ST_NONE && !gen)
+			selftest(w);
 		while (running()) {
 			if (cfg.selftest != ST_NONE)
 				sleep_ms(5);
@@ -3151,27 +2913,34 @@ static void *worker_main(void *arg)
 				one_op(w);
 		}
 		release_all(w);
-		if (!worker_park(&gen))
-			return NULL;
-		worker_resume(w);
-	}
+	} while (worker_park(&gen));
+	return NULL;
 }
 
 static struct worker *worker_new(int id, int tidx)
 {
 	struct worker *w = calloc(1, sizeof(*w));
+	struct slot *s;
 	unsigned int i;
 
 	if (!w) {
 		say("FAIL: out of memory");
-		exit(EXIT_FAILED);
+		exit(EXIT_FAILURE);
 	}
 	w->id = id;
 	w->tidx = tidx;
 	w->memfd = -1;
 	w->rng = mix64(cfg.seed ^ (0x1000193ULL * (uint64_t)(id + 1)));
-	for (i = 0; i <= cfg.slots; i++)
-		slot_names(&w->slots[i], id, i);
+	for (i = 0; i <= cfg.slots; i++) {	/* private below cfg.slots, then the probe */
+		s = &w->slots[i];
+		s->kind = i < cfg.slots ? S_PRIVATE : S_PROBE;
+		s->index = i;
+		snprintf(s->name, sizeof(s->name), "%s-w%d-%c", PREFIX, id,
+			 s->kind == S_PRIVATE ? (char)('0' + i) : 'p');
+		snprintf(s->dev, sizeof(s->dev), "%s", s->name);
+		s->minor = s->kind == S_PRIVATE ? private_minor(id, i) : -1;
+		s->gone = true;
+	}
 	snprintf(w->stale, sizeof(w->stale), "/tmp/%s-stale-w%d", PREFIX, id);
 	w->stale_minor = -1;
 	return w;
@@ -3191,7 +2960,7 @@ static void process_main(unsigned int p)
 	for (t = 0; t < cfg.threads; t++)
 		if (pthread_create(&tids[t], NULL, worker_main, ws[t])) {
 			failf(ws[t], "pthread_create failed");
-			exit(EXIT_FAILED);
+			exit(EXIT_FAILURE);
 		}
 	for (t = 0; t < cfg.threads; t++)
 		pthread_join(tids[t], NULL);
@@ -3228,23 +2997,15 @@ static uint64_t kernel_code;	/* the kernel's code, from /proc/iomem, or 0 */
 /* The start of "Kernel code" in /proc/iomem (root sees the addresses). */
 static uint64_t find_kernel_code(void)
 {
-	FILE *f = fopen("/proc/iomem", "re");
 	unsigned long long start, end;
+	uint64_t found;
 	char line[160];
-	uint64_t found = 0;
 
-	if (!f)
+	if (!file_line("/proc/iomem", ": Kernel code", line, sizeof(line)) ||
+	    sscanf(line, " %llx-%llx", &start, &end) != 2 || !start)
 		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (strstr(line, ": Kernel code") &&
-		    sscanf(line, " %llx-%llx", &start, &end) == 2 && start) {
-			found = (start + cfg.page - 1) & ~(cfg.page - 1);
-			if (found + cfg.page > end)
-				found = 0;
-			break;
-		}
-	fclose(f);
-	return found;
+	found = (start + cfg.page - 1) & ~(cfg.page - 1);
+	return found + cfg.page > end ? 0 : found;
 }
 
 static void pitem_close(struct pitem *it)
@@ -3258,15 +3019,11 @@ static void pitem_close(struct pitem *it)
 static bool pitem_open(struct worker *w, enum op op, struct pitem *it)
 {
 	struct udmabuf_cfs_info info;
-	char path[96];
 
 	if (it->fd >= 0)
 		return true;
-	snprintf(path, sizeof(path), "/dev/%s", it->name);
-	it->fd = open(path, O_RDWR | O_CLOEXEC);
-	if (!expect(w, op, path, it->fd < 0 ? errno : 0, M(OK)))
-		return false;
-	if (!expect(w, op, "GET_INFO", get_info(it->fd, &info), M(OK)))
+	it->fd = open_ok(w, op, O_RDWR | O_CLOEXEC, M(OK), "/dev/%s", it->name);
+	if (it->fd < 0 || !expect(w, op, "GET_INFO", get_info(it->fd, &info), M(OK)))
 		return false;
 	if (info.size != it->size ||
 	    (it->where != PW_NONE && info.phys_addr != it->phys)) {
@@ -3326,15 +3083,10 @@ static unsigned int place_want(const struct pitem *it)
 	const struct pitem *other = &pitems[it == &pitems[0]];
 	unsigned int i;
 
-	switch (it->where) {
-	case PW_FAR:
+	if (it->where == PW_FAR)
 		return M(ERANGE);	/* not RAM */
-	case PW_KERNEL:
-	case PW_PARAM:
+	if (it->where == PW_KERNEL || it->where == PW_PARAM)
 		return M(EBUSY);	/* in use, for good or for the phase */
-	default:
-		break;
-	}
 	if (other->enabled && overlaps(it->phys, it->size, other->phys,
 				       other->size))
 		return M(EBUSY);
@@ -3409,7 +3161,6 @@ static void place_elsewhere(struct worker *w, struct pitem *it)
 	struct udmabuf_cfs_info info;
 	unsigned int k = coin(w, 50) ? PARAM_CONTIG : PARAM_PLACED;
 	enum op op = OP_place_far;
-	char path[64];
 	int fd, err;
 
 	if (!pitem_fresh(w, op, it, cfg.page))
@@ -3425,9 +3176,8 @@ static void place_elsewhere(struct worker *w, struct pitem *it)
 	default:
 		if (!sh->param_size[k])
 			return;
-		snprintf(path, sizeof(path), "/dev/udmabuf%u", k);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (!expect(w, OP_place_inuse, path, fd < 0 ? errno : 0, M(OK)))
+		fd = open_ok(w, OP_place_inuse, O_RDONLY | O_CLOEXEC, M(OK), "/dev/udmabuf%u", k);
+		if (fd < 0)
 			return;
 		err = get_info(fd, &info);
 		close(fd);
@@ -3560,7 +3310,7 @@ static void placer_main(struct worker *w)
 	if (pthread_create(&churner, NULL, churner_main,
 			   worker_new(w->id + 1, 0))) {
 		failf(w, "pthread_create failed");
-		_exit(EXIT_FAILED);
+		_exit(EXIT_FAILURE);
 	}
 	kernel_code = find_kernel_code();
 	for (i = 0; i < PLACE_ITEMS; i++) {
@@ -3579,46 +3329,44 @@ static void placer_main(struct worker *w)
 
 /* ---- the coordinator ---- */
 
+/* The sentinel, filled with the helpers' pattern of the phase's generation. */
 struct sentinel {
-	char name[48];
 	int fd;
 	volatile uint8_t *map;
-	uint32_t tag;
+	uint64_t seed;
 };
 
 static bool sentinel_create(struct sentinel *st, int gen)
 {
-	char path[160], val[16];
+	char val[16];
 	void *p;
 
-	snprintf(st->name, sizeof(st->name), "%s-sentinel", PREFIX);
 	snprintf(val, sizeof(val), "%d", MINOR_SENTINEL);
-	if (item_dir(NULL, OP_sentinel, st->name, true, M(OK)) ||
-	    item_write(NULL, OP_sentinel, st->name, "size", "65536", M(OK)) ||
-	    item_write(NULL, OP_sentinel, st->name, "minor", val, M(OK)) ||
-	    item_write(NULL, OP_sentinel, st->name, "enable", "1", M(OK)))
+	if (item_dir(NULL, OP_sentinel, SENTINEL, true, M(OK)) ||
+	    item_write(NULL, OP_sentinel, SENTINEL, "size", "65536", M(OK)) ||
+	    item_write(NULL, OP_sentinel, SENTINEL, "minor", val, M(OK)) ||
+	    item_write(NULL, OP_sentinel, SENTINEL, "enable", "1", M(OK)))
 		return false;
-	snprintf(path, sizeof(path), "/dev/%s", st->name);
-	st->fd = open(path, O_RDWR | O_CLOEXEC);
-	if (!expect(NULL, OP_sentinel, path, st->fd < 0 ? errno : 0, M(OK)))
+	st->fd = open_ok(NULL, OP_sentinel, O_RDWR | O_CLOEXEC, M(OK), "/dev/" SENTINEL);
+	if (st->fd < 0)
 		return false;
 	p = mmap(NULL, SENTINEL_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, st->fd, 0);
 	if (!expect(NULL, OP_sentinel, "mmap", p == MAP_FAILED ? errno : 0, M(OK)))
 		return false;
 	st->map = p;
-	st->tag = make_tag(SENTINEL_OWNER, 0, (uint16_t)gen);
-	fill_map(st->map, 0, SENTINEL_SIZE, st->tag);
+	st->seed = (uint64_t)gen;
+	map_fill(st->map, 0, SENTINEL_SIZE, st->seed);
 	return expect(NULL, OP_sentinel, "SYNC_FOR_DEVICE",
 		      sync_ioctl(st->fd, false, 0, 0, 0, 0) ? errno : 0, M(OK));
 }
 
 static void sentinel_remove(struct sentinel *st)
 {
-	struct expect x = { .exact = true, .tag = st->tag };
+	uint64_t got, want;
 	int64_t bad;
 
 	if (st->map) {
-		bad = map_first_bad(st->map, 0, 0, SENTINEL_SIZE, &x);
+		bad = map_mismatch(st->map, 0, SENTINEL_SIZE, st->seed, &got, &want);
 		if (bad >= 0)
 			failf(NULL, "the sentinel's data changed at offset %lld",
 			      (long long)bad);
@@ -3628,14 +3376,7 @@ static void sentinel_remove(struct sentinel *st)
 	if (st->fd >= 0)
 		close(st->fd);
 	st->fd = -1;
-	item_dir(NULL, OP_sentinel, st->name, false, M(OK) | M(ENOENT));
-}
-
-static bool exists(const char *path)
-{
-	struct stat st;
-
-	return !stat(path, &st);
+	item_dir(NULL, OP_sentinel, SENTINEL, false, M(OK) | M(ENOENT));
 }
 
 static bool check_clean(void)
@@ -3668,72 +3409,23 @@ static long long read_number(const char *path)
 }
 
 /*
- * The module parameters of the next phase: the parameter buffers (udmabuf2
+ * With nothing left, the module must unload, vanish and load again, with
+ * the module parameters of the next phase: the parameter buffers (udmabuf2
  * where the placer last freed a range), sometimes a smaller process_max
  * and a shorter place_hold; none after the last phase (as at the start)
- * and for the selftests.
- */
-static void next_params(struct worker *self, bool last, char *buf, size_t len,
-			uint64_t *sizes)
-{
-	size_t used;
-
-	memset(sizes, 0, PARAMS_MAX * sizeof(*sizes));
-	buf[0] = '\0';
-	if (last || !cfg.placer)
-		return;
-	sizes[1] = PARAM_PAGE_SIZE;
-	used = (size_t)snprintf(buf, len, "udmabuf1=%llu", PARAM_PAGE_SIZE);
-	if (cfg.contig_size) {
-		sizes[PARAM_CONTIG] = cfg.contig_size;
-		used += (size_t)snprintf(buf + used, len - used, " udmabuf0=%" PRIu64,
-					 cfg.contig_size);
-	}
-	if (sh->place_addr) {
-		sizes[PARAM_PLACED] = PARAM_PLACED_SIZE;
-		used += (size_t)snprintf(buf + used, len - used,
-					 " udmabuf2=%llu udmabuf2_phys=0x%" PRIx64,
-					 PARAM_PLACED_SIZE, sh->place_addr);
-	}
-	if (coin(self, 50))
-		snprintf(buf + used, len - used, " process_max=8M place_hold=1");
-}
-
-/* A parameter buffer's memory came from where "auto" must take it. */
-static bool param_allocator_ok(unsigned int k)
-{
-	static const char *const want[PARAMS_MAX] = {
-		[PARAM_CONTIG] = "contig\n", [1] = "page\n",
-		[PARAM_PLACED] = "placed\n",
-	};
-	char path[96], val[32];
-
-	snprintf(path, sizeof(path), CLASS "/udmabuf%u/allocator", k);
-	if (!expect(NULL, OP_reload, path, read_file(path, val, sizeof(val)), M(OK)))
-		return false;
-	if (strcmp(val, want[k])) {
-		failf(NULL, "%s reads \"%.*s\", want \"%.*s\"", path,
-		      (int)strcspn(val, "\n"), val, (int)strcspn(want[k], "\n"),
-		      want[k]);
-		return false;
-	}
-	return true;
-}
-
-/*
- * With nothing left, the module must unload, vanish and load again: with
- * parameter buffers for the next phase, or as at the start for none.  The
- * parameters it was loaded with go to @desc; its refcount to @ref.
+ * and for the selftests.  The parameters it was loaded with go to @desc;
+ * its refcount to @ref.
  */
 static bool reload_module(struct worker *self, bool last, char *desc,
 			  size_t dlen, long long *ref)
 {
-	static const char *const gone[] = {
-		"/sys/module/" MODNAME, CFS, CLASS,
-	};
-	uint64_t sizes[PARAMS_MAX];
+	static const char *const gone[] = { "/sys/module/" MODNAME, CFS, CLASS };
+	/* Where "auto" must take a parameter buffer's memory from. */
+	static const char *const allocator[PARAMS_MAX] = { "contig\n", "page\n", "placed\n" };
+	uint64_t sizes[PARAMS_MAX] = { 0 };
+	char params[256] = "", path[96], val[32];
 	unsigned int i, ok;
-	char params[256];
+	size_t n;
 	int err;
 
 	if (!expect(NULL, OP_reload, "delete_module with nothing left",
@@ -3741,7 +3433,7 @@ static bool reload_module(struct worker *self, bool last, char *desc,
 		return false;
 	memset(sh->param_size, 0, sizeof(sh->param_size));
 	for (i = 0; i < ARRAY_SIZE(gone); i++)
-		if (exists(gone[i])) {
+		if (!access(gone[i], F_OK)) {
 			failf(NULL, "%s still exists after rmmod", gone[i]);
 			return false;
 		}
@@ -3749,7 +3441,21 @@ static bool reload_module(struct worker *self, bool last, char *desc,
 		failf(NULL, "/proc/devices still lists udmabuf after rmmod");
 		return false;
 	}
-	next_params(self, last, params, sizeof(params), sizes);
+	if (!last && cfg.placer) {
+		sizes[1] = PARAM_PAGE_SIZE;
+		n = (size_t)snprintf(params, sizeof(params), "udmabuf1=%llu", PARAM_PAGE_SIZE);
+		sizes[PARAM_CONTIG] = cfg.contig_size;
+		if (cfg.contig_size)
+			n += (size_t)snprintf(params + n, sizeof(params) - n, " udmabuf0=%" PRIu64,
+					      cfg.contig_size);
+		sizes[PARAM_PLACED] = sh->place_addr ? PARAM_PLACED_SIZE : 0;
+		if (sh->place_addr)
+			n += (size_t)snprintf(params + n, sizeof(params) - n,
+					      " udmabuf2=%llu udmabuf2_phys=0x%" PRIx64,
+					      PARAM_PLACED_SIZE, sh->place_addr);
+		if (coin(self, 50))
+			snprintf(params + n, sizeof(params) - n, " process_max=8M place_hold=1");
+	}
 	snprintf(desc, dlen, "%s%s", params[0] ? " with " : "", params);
 	err = load_module(cfg.module, params);
 	if (err && params[0]) {
@@ -3759,20 +3465,29 @@ static bool reload_module(struct worker *self, bool last, char *desc,
 			ok |= M(EBUSY) | M(ERANGE) | M(EINVAL);
 		if (!expect(NULL, OP_reload, params, err, ok))
 			return false;
-		snprintf(desc, dlen, " without \"%s\" (%s)", params,
-			 results[res_of(err)].name);
+		snprintf(desc, dlen, " without \"%s\" (%s)", params, errno_name(err));
 		memset(sizes, 0, sizeof(sizes));
 		err = load_module(cfg.module, "");
 	}
 	if (!expect(NULL, OP_reload, cfg.module, err, M(OK)))
 		return false;
-	if (!exists(CFS)) {
+	if (access(CFS, F_OK)) {
 		failf(NULL, "%s does not exist after insmod", CFS);
 		return false;
 	}
-	for (i = 0; i < PARAMS_MAX; i++)
-		if (sizes[i] && !param_allocator_ok(i))
+	for (i = 0; i < PARAMS_MAX; i++) {
+		snprintf(path, sizeof(path), CLASS "/udmabuf%u/allocator", i);
+		if (!sizes[i])
+			continue;
+		if (!expect(NULL, OP_reload, path, read_file(path, val, sizeof(val)), M(OK)))
 			return false;
+		if (strcmp(val, allocator[i])) {
+			failf(NULL, "%s reads \"%.*s\", want \"%.*s\"", path,
+			      (int)strcspn(val, "\n"), val, (int)strcspn(allocator[i], "\n"),
+			      allocator[i]);
+			return false;
+		}
+	}
 	memcpy(sh->param_size, sizes, sizeof(sizes));
 	*ref = read_number(MODDIR "/refcnt");
 	return true;
@@ -3820,39 +3535,29 @@ static long long sum_lines(const char *path, const char *format)
 }
 
 /*
- * Give back what every slab cache keeps without using it: its empty slabs
- * and, under KASAN, its quarantine of freed objects (kmem_cache_shrink()).
+ * Free memory in KiB, as comparable between two moments as the kernel
+ * lets it be: after dropping the page cache and the reclaimable slab
+ * objects (drop_caches), giving back what every slab cache keeps without
+ * using it (its empty slabs and, under KASAN, its quarantine of freed
+ * objects: kmem_cache_shrink()), with the per-CPU free lists (which
+ * MemFree leaves out: megabytes that any free or allocation moves) counted
+ * in, and the per-CPU counter deltas folded into MemFree first
+ * (stat_refresh).
  */
-static void shrink_slabs(void)
+static long long settled_free_kib(void)
 {
 	DIR *d = opendir("/sys/kernel/slab");
 	struct dirent *de;
 	char path[320];
 
-	if (!d)
-		return;
-	while ((de = readdir(d))) {
-		if (de->d_type != DT_DIR || de->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/sys/kernel/slab/%s/shrink",
-			 de->d_name);
-		write_attr(path, "1");
-	}
-	closedir(d);
-}
-
-/*
- * Free memory in KiB, as comparable between two moments as the kernel
- * lets it be: after dropping the page cache and the reclaimable slab
- * objects (drop_caches), the slab caches' empty slabs and KASAN's
- * quarantine, with the per-CPU free lists (which MemFree leaves out:
- * megabytes that any free or allocation moves) counted in, and the per-CPU
- * counter deltas folded into MemFree first (stat_refresh).
- */
-static long long settled_free_kib(void)
-{
 	write_attr("/proc/sys/vm/drop_caches", "3");
-	shrink_slabs();
+	while (d && (de = readdir(d))) {
+		snprintf(path, sizeof(path), "/sys/kernel/slab/%s/shrink", de->d_name);
+		if (de->d_type == DT_DIR && de->d_name[0] != '.')
+			write_attr(path, "1");
+	}
+	if (d)
+		closedir(d);
 	write_attr("/proc/sys/vm/stat_refresh", "1");
 	return sum_lines("/proc/meminfo", "MemFree: %lld") +
 	       sum_lines("/proc/zoneinfo", " count: %lld") *
@@ -3879,12 +3584,22 @@ static void check_memory(long long start_kib)
 		      start_kib - end_kib, MEMFREE_MARGIN_KIB);
 }
 
-/* The worker processes, then the placer's. */
+/* The worker processes, then the placer's; cfg.nprocs of them. */
 static pid_t procs[MAX_PROCS + 1];
 
-static unsigned int nprocs(void)
+/*
+ * How worker process @i ended (WSTATUS): fail if it was killed, or exited
+ * early (@early: before it was told to) or with a status other than 0.
+ */
+static void proc_ended(unsigned int i, int wstatus, bool early)
 {
-	return cfg.procs + cfg.placer;
+	if (WIFSIGNALED(wstatus))
+		failf(NULL, "worker process %d killed by signal %d", (int)procs[i],
+		      WTERMSIG(wstatus));
+	else if (early || WEXITSTATUS(wstatus))
+		failf(NULL, "worker process %d exited%s with %d", (int)procs[i],
+		      early ? " early" : "", WEXITSTATUS(wstatus));
+	procs[i] = 0;
 }
 
 /*
@@ -3897,24 +3612,13 @@ static bool reap_early(void)
 	int status;
 	pid_t pid = waitpid(-1, &status, WNOHANG);
 	unsigned int i;
-	bool ours = false;
 
-	if (pid <= 0)
-		return false;
-	for (i = 0; i < nprocs(); i++)
+	for (i = 0; pid > 0 && i < cfg.nprocs; i++)
 		if (procs[i] == pid) {
-			procs[i] = 0;
-			ours = true;
+			proc_ended(i, status, true);
+			return true;
 		}
-	if (!ours)
-		return false;
-	if (WIFSIGNALED(status))
-		failf(NULL, "worker process %d killed by signal %d", (int)pid,
-		      WTERMSIG(status));
-	else
-		failf(NULL, "worker process %d exited early with %d", (int)pid,
-		      WEXITSTATUS(status));
-	return true;
+	return false;
 }
 
 /* Stop the workers between two phases; false if they did not all stop. */
@@ -3939,13 +3643,6 @@ static bool park_all(void)
 	return true;
 }
 
-static void resume_all(void)
-{
-	atomic_store(&sh->parked, 0);
-	atomic_store(&sh->mode, MODE_RUN);
-	atomic_fetch_add(&sh->gen, 1);
-}
-
 /* One phase of work: wait, trying rmmod now and then. */
 static void run_phase(uint64_t ms, struct worker *self)
 {
@@ -3962,7 +3659,7 @@ static void run_phase(uint64_t ms, struct worker *self)
 
 static bool clean_start(void)
 {
-	if (!exists("/sys/module/" MODNAME "/initstate") || !exists(CFS)) {
+	if (access("/sys/module/" MODNAME "/initstate", F_OK) || access(CFS, F_OK)) {
 		say("FAIL: the module is not loaded (need " CFS ")");
 		return false;
 	}
@@ -3977,6 +3674,7 @@ static bool clean_start(void)
 	return true;
 }
 
+/* The outcomes of each operation, and what data the workers checked. */
 static void print_stats(void)
 {
 	char line[900];
@@ -4050,7 +3748,10 @@ static void coordinate(struct sentinel *st, long long ref, long long free_kib)
 		}
 		if (!sentinel_create(st, atomic_load(&sh->gen) + 1))
 			break;
-		resume_all();
+		/* Let the workers run again. */
+		atomic_store(&sh->parked, 0);
+		atomic_store(&sh->mode, MODE_RUN);
+		atomic_fetch_add(&sh->gen, 1);
 	}
 	atomic_store(&sh->mode, MODE_EXIT);
 	free(self);
@@ -4062,7 +3763,7 @@ static bool start_workers(const struct sentinel *st)
 	unsigned int p;
 	pid_t pid;
 
-	for (p = 0; p < nprocs(); p++) {
+	for (p = 0; p < cfg.nprocs; p++) {
 		pid = fork();
 		if (pid == 0) {
 			munmap((void *)st->map, SENTINEL_SIZE);
@@ -4080,72 +3781,20 @@ static bool start_workers(const struct sentinel *st)
 	return true;
 }
 
-static void wait_workers(void)
-{
-	unsigned int p;
-	int status;
-
-	for (p = 0; p < nprocs(); p++) {
-		if (!procs[p] || waitpid(procs[p], &status, 0) != procs[p])
-			continue;
-		if (WIFSIGNALED(status))
-			failf(NULL, "worker process %d killed by signal %d",
-			      (int)procs[p], WTERMSIG(status));
-		else if (WEXITSTATUS(status))
-			failf(NULL, "worker process %d exited with %d",
-			      (int)procs[p], WEXITSTATUS(status));
-	}
-}
-
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: udmabuf-stress [--seconds N] [--seed N] [--module FILE.ko]\n"
-		"                      [--selftest corrupt|leak|errno|splice|procleak|modref|memfree]\n"
-		"(tests/helpers/%s.c tells more)\n", prog);
-}
-
-static bool parse_selftest(const char *s)
-{
-	unsigned int i;
-
-	for (i = ST_NONE + 1; i < ST_NUM; i++)
-		if (!strcmp(s, selftest_names[i])) {
-			cfg.selftest = (enum selftest)i;
-			return true;
-		}
-	return false;
-}
-
-/* io_uring registers file mappings other than shmem's from 6.5 on. */
-static bool kernel_at_least(unsigned int major, unsigned int minor)
-{
-	unsigned int ma = 0, mi = 0;
-	struct utsname u;
-
-	if (uname(&u) || sscanf(u.release, "%u.%u", &ma, &mi) != 2)
-		return false;
-	return ma > major || (ma == major && mi >= minor);
-}
-
 /*
  * udmabuf0's size: 64 KiB beyond the page allocator's largest block, whose
  * order is the last column of /proc/buddyinfo; 0 if that is too large.
  */
 static uint64_t contig_param_size(void)
 {
-	FILE *f = fopen("/proc/buddyinfo", "re");
 	char line[512], *tok, *save = NULL;
 	unsigned int orders = 0;
 	uint64_t largest;
 
-	if (!f)
-		return 0;
-	if (fgets(line, sizeof(line), f))
+	if (file_line("/proc/buddyinfo", "Node", line, sizeof(line)))
 		for (tok = strtok_r(line, "\n ", &save); tok;
 		     tok = strtok_r(NULL, "\n ", &save))
 			orders += tok[0] >= '0' && tok[0] <= '9';
-	fclose(f);
 	if (orders < 2)
 		return 0;
 	/* "Node 0, zone DMA": the node's number counts too. */
@@ -4153,21 +3802,11 @@ static uint64_t contig_param_size(void)
 	return largest > PARAM_CONTIG_MAX ? 0 : largest + 65536;
 }
 
-/* Kill and reap the child a --selftest left, once the checks are done. */
-static void selftest_cleanup(void)
-{
-	pid_t pid = atomic_load(&sh->st_child);
-
-	if (pid <= 0)
-		return;
-	kill(pid, SIGKILL);
-	waitpid(pid, NULL, 0);
-}
-
-/* Returns -1 to go on, else the exit status. */
+/* The command line into cfg: -1 to go on, else the exit status. */
 static int parse_args(int argc, char **argv)
 {
 	unsigned long long n;
+	unsigned int k;
 	bool num;
 	char *end;
 	int i;
@@ -4177,7 +3816,9 @@ static int parse_args(int argc, char **argv)
 		bool ok = true;
 
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			usage(stdout);
+			printf("usage: udmabuf-stress [--seconds N] [--seed N] [--module FILE.ko]\n"
+			       "                      [--selftest corrupt|leak|errno|splice|procleak|modref|memfree]\n"
+			       "(tests/helpers/%s.c tells more)\n", prog);
 			return 0;
 		}
 		if (!v)
@@ -4194,7 +3835,10 @@ static int parse_args(int argc, char **argv)
 		} else if (!strcmp(a, "--module")) {
 			cfg.module = v;
 		} else if (!strcmp(a, "--selftest")) {
-			ok = parse_selftest(v);
+			for (k = ST_NONE + 1; k < ST_NUM && strcmp(v, selftest_names[k]); k++)
+				;
+			cfg.selftest = (enum selftest)k;
+			ok = k < ST_NUM;
 		} else {
 			return usage_error("unknown option: %s", a);
 		}
@@ -4208,7 +3852,10 @@ int main(int argc, char **argv)
 {
 	struct sentinel st = { .fd = -1 };
 	long long ref, free_kib;
-	int rc, op;
+	unsigned int ma = 0, mi = 0, p;
+	struct utsname u;
+	int rc, op, status;
+	pid_t pid;
 
 	cfg.seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 20);
 	rc = parse_args(argc, argv);
@@ -4219,7 +3866,10 @@ int main(int argc, char **argv)
 		cfg.threads = 1;
 	}
 	cfg.placer = cfg.selftest == ST_NONE;
-	cfg.uring_pins = kernel_at_least(6, 5);
+	cfg.nprocs = cfg.procs + cfg.placer;
+	/* io_uring registers file mappings other than shmem's from 6.5 on. */
+	if (!uname(&u) && sscanf(u.release, "%u.%u", &ma, &mi) == 2)
+		cfg.uring_pins = ma > 6 || (ma == 6 && mi >= 5);
 	cfg.page = (uint64_t)sysconf(_SC_PAGESIZE);
 	cfg.contig_size = contig_param_size();
 	for (op = 0; op < OP_NUM; op++)
@@ -4228,12 +3878,12 @@ int main(int argc, char **argv)
 		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (sh == MAP_FAILED) {
 		perror("udmabuf-stress: mmap");
-		return EXIT_FAILED;
+		return EXIT_FAILURE;
 	}
 	say("seed %" PRIu64 " (repeat with --seed %" PRIu64 "): %u s, %u processes of %u threads, %u private buffers each",
 	    cfg.seed, cfg.seed, cfg.seconds, cfg.procs, cfg.threads, cfg.slots);
 	if (!clean_start())
-		return EXIT_FAILED;
+		return EXIT_FAILURE;
 	/* Children a worker process leaves behind become ours to reap. */
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	ref = read_number(MODDIR "/refcnt");
@@ -4241,8 +3891,15 @@ int main(int argc, char **argv)
 	if (sentinel_create(&st, 0) && start_workers(&st))
 		coordinate(&st, ref, free_kib);
 	atomic_store(&sh->mode, MODE_EXIT);
-	wait_workers();
-	selftest_cleanup();
+	for (p = 0; p < cfg.nprocs; p++)
+		if (procs[p] && waitpid(procs[p], &status, 0) == procs[p])
+			proc_ended(p, status, false);
+	/* Kill and reap the child a --selftest left, once the checks are done. */
+	pid = atomic_load(&sh->st_child);
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
 	if (atomic_load(&sh->failed)) {
 		sentinel_remove(&st);
 		remove_pool();
@@ -4250,7 +3907,7 @@ int main(int argc, char **argv)
 	print_stats();
 	if (atomic_load(&sh->failed)) {
 		say("stress: FAILED (seed %" PRIu64 ")", cfg.seed);
-		return EXIT_FAILED;
+		return EXIT_FAILURE;
 	}
 	say("stress: passed");
 	return 0;
