@@ -314,9 +314,7 @@ enum selftest {
 };
 
 static const char *const selftest_names[ST_NUM] = {
-	[ST_CORRUPT] = "corrupt", [ST_LEAK] = "leak", [ST_ERRNO] = "errno",
-	[ST_SPLICE] = "splice", [ST_PROCLEAK] = "procleak",
-	[ST_MODREF] = "modref", [ST_MEMFREE] = "memfree",
+	NULL, "corrupt", "leak", "errno", "splice", "procleak", "modref", "memfree",
 };
 
 struct shared {
@@ -1019,40 +1017,35 @@ static int open_flags(struct worker *w, bool rdwr)
 #define MINOR_NONE	(-2)	/* check_info(): a process-scoped buffer's file */
 
 /*
- * GET_INFO of a freshly opened file: the ABI, the minor of the node (none
- * for a process-scoped buffer: @want_minor MINOR_NONE), and where known the
- * size and minor of the buffer.  Returns its size and, if @flags_out, its
- * flags.
+ * GET_INFO of a freshly opened file, into *@info: the ABI, the minor of the
+ * node (none for a process-scoped buffer: @want_minor MINOR_NONE), and where
+ * known the size and minor of the buffer.
  */
 static bool check_info(struct worker *w, enum op op, int fd, uint64_t size,
-		       int want_minor, uint64_t *size_out, uint32_t *flags_out)
+		       int want_minor, struct udmabuf_cfs_info *info)
 {
-	struct udmabuf_cfs_info info;
 	bool node = want_minor != MINOR_NONE;
 	struct stat st;
 
-	if (!expect(w, op, "GET_INFO", get_info(fd, &info), M(OK)))
+	if (!expect(w, op, "GET_INFO", get_info(fd, info), M(OK)))
 		return false;
 	if (fstat(fd, &st)) {
 		failf(w, "%s: fstat: %s", op_names[op], strerror(errno));
 		return false;
 	}
-	if (info.abi_version != UDMABUF_CFS_ABI_VERSION ||
+	if (info->abi_version != UDMABUF_CFS_ABI_VERSION ||
 	    S_ISCHR(st.st_mode) != node ||
-	    (node && info.minor != minor(st.st_rdev)) ||
-	    (want_minor >= 0 && info.minor != (unsigned int)want_minor) ||
-	    (size && info.size != size) || !info.size ||
-	    (!size && info.size > MAX_SIZE) || info.sync_mode > 7) {
+	    (node && info->minor != minor(st.st_rdev)) ||
+	    (want_minor >= 0 && info->minor != (unsigned int)want_minor) ||
+	    (size && info->size != size) || !info->size ||
+	    (!size && info->size > MAX_SIZE) || info->sync_mode > 7) {
 		failf(w, "%s: GET_INFO says abi %u, minor %u (node %u, want %d), "
 		      "size %llu (want %" PRIu64 "), sync_mode %u",
-		      op_names[op], info.abi_version, info.minor,
-		      minor(st.st_rdev), want_minor, (unsigned long long)info.size,
-		      size, info.sync_mode);
+		      op_names[op], info->abi_version, info->minor,
+		      minor(st.st_rdev), want_minor, (unsigned long long)info->size,
+		      size, info->sync_mode);
 		return false;
 	}
-	*size_out = info.size;
-	if (flags_out)
-		*flags_out = info.flags;
 	return true;
 }
 
@@ -1065,7 +1058,7 @@ static struct handle *handle_take(struct worker *w, enum op op, int fd,
 				  int minor)
 {
 	struct handle *h = NEW_ENTRY(w->h);
-	uint32_t flags;
+	struct udmabuf_cfs_info info;
 
 	h->used = true;
 	h->board = -1;
@@ -1073,11 +1066,12 @@ static struct handle *handle_take(struct worker *w, enum op op, int fd,
 	h->writable = rdwr;
 	h->o.kind = kind;
 	h->o.owner = (unsigned int)w->id;
-	if (!check_info(w, op, fd, size, minor, &h->o.size, &flags)) {
+	if (!check_info(w, op, fd, size, minor, &info)) {
 		handle_release(w, h);
 		return NULL;
 	}
-	h->pages = flags & UDMABUF_CFS_INFO_PAGES;
+	h->o.size = info.size;
+	h->pages = info.flags & UDMABUF_CFS_INFO_PAGES;
 	return h;
 }
 
@@ -1357,8 +1351,7 @@ static void op_absent(struct worker *w, struct slot *s)
 		item_dir(w, OP_absent, s->name, false, M(ENOENT));
 		break;
 	case 1:
-		snprintf(path, sizeof(path), CFS "/%s/size", s->name);
-		expect(w, OP_absent, path, write_attr(path, "4096"), M(ENOENT));
+		item_write(w, OP_absent, s->name, "size", "4096", M(ENOENT));
 		break;
 	default:
 		if (!s->gone || (s->kind == S_PROBE && s->probe == P_NAME))
@@ -1527,11 +1520,12 @@ static void op_io_edges(struct worker *w, struct handle *h)
 
 static void op_ioctl(struct worker *w, struct handle *h)
 {
-	uint64_t size, off, len;
+	struct udmabuf_cfs_info info;
+	uint64_t off, len;
 	uint32_t dir;
 
 	if (!check_info(w, OP_ioctl, h->fd, h->o.size,
-			h->o.kind == H_PROC ? MINOR_NONE : -1, &size, NULL))
+			h->o.kind == H_PROC ? MINOR_NONE : -1, &info))
 		return;
 	off = rnd(w) % h->o.size;
 	len = coin(w, 30) ? 0 : 1 + rnd(w) % (h->o.size - off);
@@ -1592,13 +1586,10 @@ static void op_sibling_verify(struct worker *w)
 	t = (int)rnd_below(w, cfg.threads - 1);
 	b = &board[t >= w->tidx ? t + 1 : t];
 	pthread_rwlock_rdlock(&b->lock);
-	if (b->active) {
-		v.map = b->map;
-		v.base = b->off;
-		v.fd = -1;
+	v = (struct view){ .map = b->map, .base = b->off, .fd = -1 };
+	if (b->active)
 		scan(w, OP_sibling_verify, "a sibling's mapping", &v, b->off,
 		     b->off + b->len, &b->x);
-	}
 	pthread_rwlock_unlock(&b->lock);
 }
 
@@ -1668,10 +1659,10 @@ static void peek_victim(struct worker *w, enum op op, int fd,
 {
 	struct view view = { .map = NULL, .fd = fd };
 	struct expect x = { .exact = false, .owner = v->owner, .slot = v->slot };
-	uint64_t size;
+	struct udmabuf_cfs_info info;
 
-	if (check_info(w, op, fd, 0, v->minor, &size, NULL) &&
-	    scan(w, op, what, &view, 0, size < 65536 ? size : 65536, &x))
+	if (check_info(w, op, fd, 0, v->minor, &info) &&
+	    scan(w, op, what, &view, 0, info.size < 65536 ? info.size : 65536, &x))
 		atomic_fetch_add(&sh->victim_checks, 1);
 	close(fd);
 }
@@ -1747,9 +1738,9 @@ static void op_attack_sysfs(struct worker *w)
 		return;
 	snprintf(path, sizeof(path), CLASS "/%s/%s", v.name, attr);
 	/* The device may go between open (ENOENT too) and read (ENODEV only). */
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (!expect(w, OP_attack_sysfs, path, fd < 0 ? errno : 0,
-		    M(OK) | M(ENOENT) | M(ENODEV)) || fd < 0)
+	fd = open_ok(w, OP_attack_sysfs, O_RDONLY | O_CLOEXEC, M(OK) | M(ENOENT) | M(ENODEV),
+		     "%s", path);
+	if (fd < 0)
 		return;
 	n = read(fd, val, sizeof(val) - 1);
 	close(fd);
@@ -2590,11 +2581,8 @@ static bool dir_clean(const char *dir, bool dirs_only, const char *prefix)
 
 static void run_op(struct worker *w, enum op op);
 
-#define KILL_SPLICE	1u
-#define KILL_EXPORT	2u
-#define KILL_URING	4u
-#define KILL_PARAM	8u
-#define KILL_CLOSE	16u
+/* What a child to be killed takes (random bits). */
+enum { KILL_SPLICE = 1, KILL_EXPORT = 2, KILL_URING = 4, KILL_PARAM = 8, KILL_CLOSE = 16 };
 
 /*
  * The child: a process-scoped buffer of its own (or its parent's handle
@@ -2655,9 +2643,9 @@ static void op_kill9(struct worker *w)
 {
 	struct handle *h = coin(w, 40) ? pick_handle(w, HW_MAP) : NULL;
 	unsigned int steps = (unsigned int)rnd(w);
-	struct pollfd pfd;
 	char c = 0, prefix[32];
 	int ready[2], status;
+	struct pollfd pfd;
 	pid_t pid;
 
 	if (pipe2(ready, O_CLOEXEC)) {
@@ -2670,37 +2658,27 @@ static void op_kill9(struct worker *w)
 		kill9_child(w, h, steps, ready[1]);
 	}
 	close(ready[1]);
-	if (!expect(w, OP_kill9, "fork", pid < 0 ? errno : 0, M(OK))) {
-		close(ready[0]);
-		return;
-	}
-	if (coin(w, 20)) {
+	pfd = (struct pollfd){ .fd = ready[0], .events = POLLIN };
+	if (!expect(w, OP_kill9, "fork", pid < 0 ? errno : 0, M(OK)))
+		goto out;
+	if (coin(w, 20))
 		sleep_ms(rnd_below(w, 5));
-	} else {
-		pfd.fd = ready[0];
-		pfd.events = POLLIN;
-		if (poll(&pfd, 1, KILL_READY_MS) == 1 && read(ready[0], &c, 1) != 1)
-			c = 0;
-	}
+	else if (poll(&pfd, 1, KILL_READY_MS) == 1 && read(ready[0], &c, 1) != 1)
+		c = 0;
 	kill(pid, SIGKILL);
-	/* Until it is gone: its "ready" must not meet a closed pipe (SIGPIPE). */
-	if (waitpid(pid, &status, 0) != pid) {
-		failf(w, "kill9: waitpid: %s", strerror(errno));
-		close(ready[0]);
-		return;
-	}
-	close(ready[0]);
-	if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGKILL) {
-		failf(w, "kill9: the child ended before it was killed (status 0x%x)",
-		      status);
-		return;
-	}
 	snprintf(prefix, sizeof(prefix), "proc-%d-", (int)pid);
-	if (!dir_clean(CLASS, false, prefix))
+	if (waitpid(pid, &status, 0) != pid)
+		failf(w, "kill9: waitpid: %s", strerror(errno));
+	else if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGKILL)
+		failf(w, "kill9: the child ended before it was killed (status 0x%x)", status);
+	else if (!dir_clean(CLASS, false, prefix))
 		failf(w, "kill9: a buffer of process %d is left after it was killed and waited for",
 		      (int)pid);
 	else if (c == 'A')
 		atomic_fetch_add(&sh->kill_gone, 1);
+out:
+	/* Only now: its "ready" must not meet a closed pipe (SIGPIPE). */
+	close(ready[0]);
 }
 
 /* ---- the worker loop ---- */
@@ -2983,15 +2961,9 @@ struct pitem {
 	uint64_t phys, size;	/* where it is (enabled) or is asked to be */
 };
 
-/* A page of a placed buffer in a pipe, at a CPU physical address. */
-struct ppipe {
-	bool used;
-	int fd[2];
-	uint64_t phys;
-};
-
 static struct pitem pitems[PLACE_ITEMS];
-static struct ppipe ppipes[PLACE_ITEMS];
+/* A page of a placed buffer in a pipe, at CPU physical address off. */
+static struct spipe ppipes[PLACE_ITEMS];
 static uint64_t kernel_code;	/* the kernel's code, from /proc/iomem, or 0 */
 
 /* The start of "Kernel code" in /proc/iomem (root sees the addresses). */
@@ -3092,7 +3064,7 @@ static unsigned int place_want(const struct pitem *it)
 		return M(EBUSY);
 	for (i = 0; i < PLACE_ITEMS; i++)
 		if (ppipes[i].used && overlaps(it->phys, it->size,
-					       ppipes[i].phys, cfg.page))
+					       ppipes[i].off, cfg.page))
 			return M(EBUSY);
 	/* Its own range, freed: held, or taken by now, or no memory. */
 	return M(OK) | M(EBUSY) | M(ENOMEM);
@@ -3102,20 +3074,15 @@ static void pitem_place(struct worker *w, enum op op, struct pitem *it,
 			enum pwhere where, uint64_t phys)
 {
 	char val[32];
-	int err;
 
 	it->where = where;
 	it->phys = phys;
 	snprintf(val, sizeof(val), "0x%" PRIx64, phys);
-	if (item_write(w, op, it->name, "phys_addr", val, M(OK)))
-		return;
-	err = item_write(w, op, it->name, "enable", "1", place_want(it));
-	if (err)
+	if (item_write(w, op, it->name, "phys_addr", val, M(OK)) ||
+	    item_write(w, op, it->name, "enable", "1", place_want(it)))
 		return;
 	it->enabled = true;
-	if (!pitem_open(w, op, it))
-		return;
-	if (coin(w, 50))
+	if (pitem_open(w, op, it) && coin(w, 50))
 		pitem_close(it);
 }
 
@@ -3203,7 +3170,7 @@ static void place_page(struct worker *w, struct pitem *it)
 /* A page of a live placed buffer in a pipe; then, sometimes, it goes. */
 static void place_pipe(struct worker *w, struct pitem *it)
 {
-	struct ppipe *pp = &ppipes[it - pitems];
+	struct spipe *pp = &ppipes[it - pitems];
 	uint64_t off;
 	int err;
 
@@ -3215,13 +3182,13 @@ static void place_pipe(struct worker *w, struct pitem *it)
 		    err, M(OK)))
 		return;
 	pp->used = true;
-	pp->phys = it->phys + off;
+	pp->off = it->phys + off;
 	if (coin(w, 50))
 		pitem_disable(w, OP_place_pipe, it);
 }
 
 /* Read the page (never written: 0) and close the pipe. */
-static void place_drain(struct worker *w, struct ppipe *pp)
+static void place_drain(struct worker *w, struct spipe *pp)
 {
 	struct origin o = { .kind = H_ZERO, .size = cfg.page };
 
@@ -3233,7 +3200,7 @@ static void place_drain(struct worker *w, struct ppipe *pp)
 static void placer_op(struct worker *w)
 {
 	struct pitem *it = &pitems[rnd_below(w, PLACE_ITEMS)];
-	struct ppipe *pp = &ppipes[rnd_below(w, PLACE_ITEMS)];
+	struct spipe *pp = &ppipes[rnd_below(w, PLACE_ITEMS)];
 	static const char *const holds[] = { "0", "1", "30" };
 	unsigned int r = rnd_below(w, 20);
 
@@ -3267,12 +3234,11 @@ static void placer_release(struct worker *w)
 {
 	unsigned int i;
 
-	for (i = 0; i < PLACE_ITEMS; i++)
-		if (ppipes[i].used)
-			place_drain(w, &ppipes[i]);
 	for (i = 0; i < PLACE_ITEMS; i++) {
 		struct pitem *it = &pitems[i];
 
+		if (ppipes[i].used)
+			place_drain(w, &ppipes[i]);
 		pitem_disable(w, OP_release, it);
 		if (it->exists)
 			item_dir(w, OP_release, it->name, false, M(OK));
