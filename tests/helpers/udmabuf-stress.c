@@ -441,6 +441,13 @@ struct expect {
 	unsigned int owner, slot;	/* else: 0 or a word of these */
 };
 
+/* Another worker's private slot. */
+struct victim {
+	unsigned int owner, slot;
+	char name[48];
+	int minor;
+};
+
 struct worker {
 	int id;			/* 0 .. procs * threads - 1 */
 	int tidx;		/* thread index in its process */
@@ -456,7 +463,7 @@ struct worker {
 	int memfd;		/* where ring checks write to, or -1 */
 	unsigned int major;
 	char stale[128];	/* a device node made with mknod */
-	int stale_minor;
+	struct victim sv;	/* whose slot the stale node reaches (minor -1: none) */
 	uint64_t chunk[CHUNK_WORDS];
 };
 
@@ -821,7 +828,8 @@ static bool holds_cur(struct worker *w, struct slot *s)
 
 /*
  * The entries of a worker's arrays (handles, dma-bufs, pipes, rings) start
- * with "bool used": a free one, cleared, or NULL; a random used one, or NULL.
+ * with "bool used": a free one, cleared, or NULL (none free); a random used
+ * one, or NULL.
  */
 static void *entry_new(void *arr, size_t n, size_t size)
 {
@@ -865,15 +873,6 @@ static const void *row_pick(struct worker *w, const void *rows, size_t n,
 }
 
 #define PICK_ROW(w, a)	row_pick(w, a, ARRAY_SIZE(a), sizeof((a)[0]))
-
-static int free_handles(struct worker *w)
-{
-	int i, n = 0;
-
-	for (i = 0; i < MAX_HANDLES; i++)
-		n += !w->h[i].used;
-	return n;
-}
 
 static bool own_data(enum hkind k) { return k == H_OWN || k == H_PROC; }
 
@@ -1370,7 +1369,7 @@ static struct handle *slot_open(struct worker *w, struct slot *s, bool rdwr)
 	struct handle *h;
 	int fd;
 
-	if (!free_handles(w))
+	if (!NEW_ENTRY(w->h))
 		return NULL;
 	/* The node of a probe with a contended name may be anyone's. */
 	if (!s->enabled && !(s->kind == S_PROBE && s->probe == P_NAME))
@@ -1631,12 +1630,6 @@ static void op_inspect(struct worker *w, struct slot *s)
 
 /* ---- attacks on other workers' buffers ---- */
 
-struct victim {
-	unsigned int owner, slot;
-	char name[48];
-	int minor;
-};
-
 static bool pick_victim(struct worker *w, struct victim *v)
 {
 	unsigned int n = cfg.procs * cfg.threads;
@@ -1679,7 +1672,7 @@ static void op_attack_open(struct worker *w)
 		     "/dev/%s", v.name);
 	if (fd < 0)
 		return;
-	if (free_handles(w) && coin(w, 60)) {
+	if (NEW_ENTRY(w->h) && coin(w, 60)) {
 		h = handle_take(w, OP_attack_open, fd, H_VICTIM, false, 0, v.minor);
 		if (h) {
 			h->o.owner = v.owner;
@@ -1824,28 +1817,24 @@ static void stale_make(struct worker *w)
 	unlink(w->stale);
 	if (mknod(w->stale, S_IFCHR | 0600, makedev(w->major, (unsigned int)v.minor))) {
 		failf(w, "mknod %s: %s", w->stale, strerror(errno));
-		w->stale_minor = -1;
+		w->sv.minor = -1;
 		return;
 	}
-	w->stale_minor = v.minor;
+	w->sv = v;
 }
 
 /* A node made with mknod: a buffer of that slot, or ENODEV. */
 static void op_stale_open(struct worker *w)
 {
-	struct victim v;
 	int fd;
 
-	if (w->stale_minor < 0 || coin(w, 10)) {
+	if (w->sv.minor < 0 || coin(w, 10)) {
 		stale_make(w);
 		return;
 	}
-	v.owner = (unsigned int)(w->stale_minor - MINOR_PRIVATE) / 16;
-	v.slot = (unsigned int)(w->stale_minor - MINOR_PRIVATE) % 16;
-	v.minor = w->stale_minor;
 	fd = open_ok(w, OP_stale_open, O_RDONLY | O_CLOEXEC, M(OK) | M(ENODEV), "%s", w->stale);
 	if (fd >= 0)
-		peek_victim(w, OP_stale_open, fd, &v, w->stale);
+		peek_victim(w, OP_stale_open, fd, &w->sv, w->stale);
 }
 
 /* ---- the pool: items anyone makes, changes and removes ---- */
@@ -1891,7 +1880,7 @@ static void op_pool_open(struct worker *w)
 	unsigned int k = rnd_below(w, pool ? POOL_ITEMS : CONTENDED);
 	int fd;
 
-	if (!free_handles(w))
+	if (!NEW_ENTRY(w->h))
 		return;
 	fd = open_ok(w, OP_pool_open, open_flags(w, rdwr), M(OK) | M(ENOENT) | M(ENODEV),
 		     "/dev/" PREFIX "-%s%u", pool ? "pool" : "c", k);
@@ -1967,7 +1956,7 @@ static void op_palloc(struct worker *w)
 {
 	struct handle *h;
 
-	if (!free_handles(w))
+	if (!NEW_ENTRY(w->h))
 		return;
 	h = proc_open(w, OP_palloc, private_size(w), coin(w, 80));
 	/* New memory reads 0, through a mapping too. */
@@ -2462,7 +2451,7 @@ static void op_param_open(struct worker *w)
 	struct handle *h;
 	int fd;
 
-	if (!sh->param_size[k] || !free_handles(w))
+	if (!sh->param_size[k] || !NEW_ENTRY(w->h))
 		return;
 	fd = open_ok(w, OP_param_open, open_flags(w, rdwr), M(OK), "/dev/udmabuf%u", k);
 	if (fd < 0)
@@ -2760,7 +2749,7 @@ static void release_all(struct worker *w)
 	}
 	w->leak = false;
 	unlink(w->stale);
-	w->stale_minor = -1;
+	w->sv.minor = -1;
 }
 
 /*
@@ -2920,7 +2909,7 @@ static struct worker *worker_new(int id, int tidx)
 		s->gone = true;
 	}
 	snprintf(w->stale, sizeof(w->stale), "/tmp/%s-stale-w%d", PREFIX, id);
-	w->stale_minor = -1;
+	w->sv.minor = -1;
 	return w;
 }
 
@@ -3345,14 +3334,6 @@ static void sentinel_remove(struct sentinel *st)
 	item_dir(NULL, OP_sentinel, SENTINEL, false, M(OK) | M(ENOENT));
 }
 
-static bool check_clean(void)
-{
-	bool ok = dir_clean(CFS, true, NULL);
-
-	ok = dir_clean(CLASS, false, NULL) && ok;
-	return dir_clean("/dev", false, PREFIX) && ok;
-}
-
 static void remove_pool(void)
 {
 	char name[48];
@@ -3676,6 +3657,7 @@ static void coordinate(struct sentinel *st, long long ref, long long free_kib)
 	struct worker *self = worker_new(0, 0);
 	long long held = 0;
 	unsigned int phases, i;
+	bool clean;
 	char when[32], desc[300];
 
 	self->rng = mix64(cfg.seed ^ 0xc0ffeeULL);
@@ -3690,7 +3672,12 @@ static void coordinate(struct sentinel *st, long long ref, long long free_kib)
 			break;
 		sentinel_remove(st);
 		remove_pool();
-		if (atomic_load(&sh->failed) || !check_clean())
+		if (atomic_load(&sh->failed))
+			break;
+		/* Nothing left: each of them listed, each entry reported. */
+		clean = dir_clean(CFS, true, NULL);
+		clean = dir_clean(CLASS, false, NULL) && clean;
+		if (!dir_clean("/dev", false, PREFIX) || !clean)
 			break;
 		snprintf(when, sizeof(when), "after phase %u", i + 1);
 		settled = wait_settled(ref, when);
