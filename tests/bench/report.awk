@@ -67,23 +67,19 @@ function spread(med, lo, hi, fmt) {
 
 # The target tg as a limit: "≤ 1.02", "≥ 0.5", "≤ 1.00 s".
 function limit(tg) {
-	if (tg ~ /^ratio<=/)
-		return "≤ " num(substr(tg, 8))
-	if (tg ~ /^ratio>=/)
-		return "≥ " num(substr(tg, 8))
+	if (tg ~ /^ratio/)
+		return (tg ~ /^ratio>=/ ? "≥ " : "≤ ") num(substr(tg, 8))
 	return "≤ " t(substr(tg, 8))
 }
 
 # " ✓" or " ✗" for ratio r and udmabuf time v; "" if what tg judges is missing.
-function mark(tg, r, v,    lim) {
-	lim = num(substr(tg, 8))
-	if (tg ~ /^ratio/ && r == "" || tg ~ /^value/ && v == "")
+function mark(tg, r, v,    x) {
+	x = tg ~ /^ratio/ ? r : v
+	if (x == "")
 		return ""
-	if (tg ~ /^ratio<=/)
-		return num(r) <= lim ? " ✓" : " ✗"
 	if (tg ~ /^ratio>=/)
-		return num(r) >= lim ? " ✓" : " ✗"
-	return num(v) <= lim ? " ✓" : " ✗"
+		return num(x) >= num(substr(tg, 8)) ? " ✓" : " ✗"
+	return num(x) <= num(substr(tg, 8)) ? " ✓" : " ✗"
 }
 
 BEGIN {
@@ -170,10 +166,7 @@ function targets(    key, cell) {
 	key = $3 ", " $4
 	if ($2 == "check")
 		key = key ", " size($5)
-	if ($17 ~ /^value/)
-		cell = $7 == "" ? "–" : t($7) mark($17, $14, $7)
-	else
-		cell = $14 == "" ? "–" : ratio($14) mark($17, $14, $7)
+	cell = ($17 ~ /^value/ ? t($7) : ratio($14)) mark($17, $14, $7)
 	if ($2 == "mmap" && $14 != "")
 		cell = cell " (" size($5) ")"
 	grid(key, key " | " ($17 ~ /^ratio/ ? "ratio " : "") limit($17), $1, cell)
