@@ -138,42 +138,40 @@ static struct stats stats_of(const double *v, int n)
  * @test: what was measured
  * @variant: how (mapping, block size, ...)
  * @size: bytes involved, 0 if none
+ * @base_name: what the baseline is
+ * @target: "ratio<=X", "ratio>=X", "value<=Xns" or empty
+ * @note: anything a reader needs to interpret the row
  * @val: udmabuf samples, ns per operation
  * @base: baseline samples, ns per operation
  * @n: number of @val samples; @nbase: of @base (val[i] and base[i] are
  *	measured one right after the other, or for calibration rows, no @base)
- * @base_name: what the baseline is (no commas)
- * @target: "ratio<=X", "ratio>=X", "value<=Xns" or empty
- * @note: anything a reader needs to interpret the row (no commas)
+ *
+ * No member but @note may hold a comma (CSV fields are never quoted).
  */
 struct result {
 	const char *group;
 	const char *test;
-	char variant[64];
+	const char *variant;
 	uint64_t size;
-	double val[MAX_SAMPLES];
-	double base[MAX_SAMPLES];
-	int n, nbase;
 	const char *base_name;
 	const char *target;
 	char note[160];
+	double val[MAX_SAMPLES];
+	double base[MAX_SAMPLES];
+	int n, nbase;
 };
 
-static void result_init(struct result *r, const char *group,
-			const char *test, const char *variant, uint64_t size,
-			const char *base_name, const char *target)
+/* A row to measure, its first members set. */
+static struct result row(const char *group, const char *test, const char *variant,
+			 uint64_t size, const char *base_name, const char *target)
 {
-	memset(r, 0, sizeof(*r));
-	r->group = group;
-	r->test = test;
-	snprintf(r->variant, sizeof(r->variant), "%s", variant);
-	r->size = size;
-	r->base_name = base_name;
-	r->target = target;
+	return (struct result){ .group = group, .test = test, .variant = variant, .size = size,
+				.base_name = base_name, .target = target };
 }
 
-/* Append to the note of R. */
-static void note(struct result *r, const char *fmt, ...)
+/* Append to the note of R; R, for emit(note(...)). */
+static struct result *__attribute__((format(printf, 2, 3)))
+note(struct result *r, const char *fmt, ...)
 {
 	size_t len = strlen(r->note);
 	va_list ap;
@@ -181,6 +179,7 @@ static void note(struct result *r, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(r->note + len, sizeof(r->note) - len, fmt, ap);
 	va_end(ap);
+	return r;
 }
 
 static void add_pair(struct result *r, double val, double base)
@@ -191,7 +190,7 @@ static void add_pair(struct result *r, double val, double base)
 	r->base[r->nbase++] = base;
 }
 
-/* CSV fields here never need quoting: commas are replaced. */
+/* CSV fields here never need quoting: commas in notes and info are replaced. */
 static const char *csv_clean(char *s)
 {
 	char *p;
@@ -224,8 +223,8 @@ static struct stats ratio_stats(const struct result *r)
 
 static void emit(struct result *r)
 {
-	printf("@bench,%s,%s,%s,%" PRIu64 ",%d,", r->group, r->test,
-	       csv_clean(r->variant), r->size, r->n);
+	printf("@bench,%s,%s,%s,%" PRIu64 ",%d,", r->group, r->test, r->variant,
+	       r->size, r->n);
 	print_stats(stats_of(r->val, r->n), r->n, "%.1f,%.1f,%.1f,");
 	printf("%s,", r->base_name);
 	print_stats(stats_of(r->base, r->nbase), r->nbase, "%.1f,%.1f,%.1f,");
@@ -278,23 +277,16 @@ static int read_str(const char *path, char *buf, size_t len)
 	return err;
 }
 
-/* Attribute ATTR of buffer NAME under ROOT (cfs_root or class_root). */
-static int attr_write(const char *root, const char *name, const char *attr,
-		      const char *val)
+/*
+ * Attribute ATTR of buffer NAME under ROOT (cfs_root or class_root), or with
+ * ATTR "" the item itself: a path in a buffer that the next call reuses.
+ */
+static const char *attr_path(const char *root, const char *name, const char *attr)
 {
-	char path[512];
+	static char path[512];
 
 	snprintf(path, sizeof(path), "%s/%s/%s", root, name, attr);
-	return write_str(path, val, 0);
-}
-
-static int attr_read(const char *root, const char *name, const char *attr,
-		     char *buf, size_t len)
-{
-	char path[512];
-
-	snprintf(path, sizeof(path), "%s/%s/%s", root, name, attr);
-	return read_str(path, buf, len);
+	return path;
 }
 
 /* Phases of a creation: mkdir, size (and dma_mask), enable. */
@@ -317,12 +309,12 @@ static int buf_create(const char *name, uint64_t size, const char *dma_mask,
 	if (mkdir(path, 0755))
 		return -errno;
 	t[1] = now_ns();
-	err = attr_write(cfs_root, name, "size", val);
+	err = write_str(attr_path(cfs_root, name, "size"), val, 0);
 	if (!err && dma_mask)
-		err = attr_write(cfs_root, name, "dma_mask", dma_mask);
+		err = write_str(attr_path(cfs_root, name, "dma_mask"), dma_mask, 0);
 	t[2] = now_ns();
 	if (!err)
-		err = attr_write(cfs_root, name, "enable", "1");
+		err = write_str(attr_path(cfs_root, name, "enable"), "1", 0);
 	t[3] = now_ns();
 	if (err)
 		rmdir(path);
@@ -333,12 +325,9 @@ static int buf_create(const char *name, uint64_t size, const char *dma_mask,
 
 static void buf_delete(const char *name)
 {
-	char path[512];
-	int err;
+	int err = write_str(attr_path(cfs_root, name, "enable"), "0", 0);
 
-	err = attr_write(cfs_root, name, "enable", "0");
-	snprintf(path, sizeof(path), "%s/%s", cfs_root, name);
-	if (rmdir(path))
+	if (rmdir(attr_path(cfs_root, name, "")))
 		err = -errno;
 	or_die(err, name, "delete");
 }
@@ -350,7 +339,7 @@ static void attr_set(const char *root, const char *name, const char *attr,
 	char s[12];
 
 	snprintf(s, sizeof(s), "%d", val);
-	or_die(attr_write(root, name, attr, s), name, attr);
+	or_die(write_str(attr_path(root, name, attr), s, 0), name, attr);
 }
 
 static int buf_open(const char *name, int flags)
@@ -498,10 +487,7 @@ static long calibrate(op_fn fn, void *ctx)
 		t = time_batch(fn, ctx, k);
 		if (t >= BATCH_NS || k >= (1L << 24))
 			break;
-		if (t < BATCH_NS / 64)
-			k *= 16;
-		else
-			k *= 2;
+		k *= t < BATCH_NS / 64 ? 16 : 2;
 	}
 	return k;
 }
@@ -541,12 +527,10 @@ static void getppid_row(const char *group, const char *test,
 			const char *variant, uint64_t size, op_fn op,
 			void *ctx, const char *target, const char *text)
 {
-	struct result r;
+	struct result r = row(group, test, variant, size, "getppid()", target);
 
-	result_init(&r, group, test, variant, size, "getppid()", target);
-	note(&r, "%s", text);
 	measure_batches(&r, op, ctx, op_getppid, NULL);
-	emit(&r);
+	emit(note(&r, "%s", text));
 }
 
 /* ---- 1. check_buf and clear_buf ---- */
@@ -591,8 +575,8 @@ static void check_variant(const char *name, uint64_t size, int v,
 	int fd, clear;
 
 	attr_set(cfs_root, name, "sync_mode", v ? v - 1 : 1);
-	attr_read(class_root, name, v ? "cache_mode_sync" : "cache_mode",
-		  cache, sizeof(cache));
+	read_str(attr_path(class_root, name, v ? "cache_mode_sync" : "cache_mode"), cache,
+		 sizeof(cache));
 	fd = buf_open(name, O_RDWR | (v ? O_SYNC : 0));
 	buf.p = buf_map(name, fd, size);
 
@@ -601,9 +585,8 @@ static void check_variant(const char *name, uint64_t size, int v,
 	for (clear = 0; clear < 2; clear++) {
 		buf.clear = clear;
 		base.clear = clear;
-		result_init(&r, "check", clear ? "clear_buf" : "check_buf",
-			    check_variants[v], size, "malloc",
-			    v ? "" : "ratio<=1.02");
+		r = row("check", clear ? "clear_buf" : "check_buf", check_variants[v],
+			size, "malloc", v ? "" : "ratio<=1.02");
 		note(&r, "mapping: %s", cache);
 		measure_pair(&r, CHECK_REPS, time_loop, &buf, time_loop, &base);
 		if (!clear && buf.errors) {
@@ -632,13 +615,9 @@ static void bench_check(void)
 		progress("check_buf/clear_buf, %" PRIu64 " MiB", size / MiB);
 		err = buf_create(name, size, NULL, NULL);
 		if (err) {
-			struct result r;
+			struct result r = row("check", "check_buf", "all", size, "malloc", "");
 
-			result_init(&r, "check", "check_buf", "all", size,
-				    "malloc", "");
-			note(&r, "not measured: enable failed: %s",
-			     strerror(-err));
-			emit(&r);
+			emit(note(&r, "not measured: enable failed: %s", strerror(-err)));
 			continue;
 		}
 		mem = alloc_or_die(size);
@@ -690,13 +669,14 @@ static double time_copy(void *ctx)
 
 static void bench_rw(void)
 {
-	static const size_t blocks[] = { 4 * KiB, 64 * KiB, 1 * MiB };
+	/* The last two with O_SYNC: every read and write brackets the copy with syncs. */
+	static const size_t blocks[] = { 4 * KiB, 64 * KiB, 1 * MiB, 64 * KiB, 1 * MiB };
 	const char *name = "bench-rw";
 	uint8_t *mem = alloc_or_die(RW_SIZE), *src = alloc_or_die(RW_SIZE);
 	struct rw_ctx buf = { name, -1, 1, mem, src, RW_SIZE }, tmp = buf;
 	char path[512], variant[64];
 	struct result r;
-	int i, b, o_sync;
+	int i, b;
 
 	progress("read/write, %llu MiB", RW_SIZE / MiB);
 	for (i = 0; i < (int)RW_SIZE; i++) {
@@ -710,41 +690,33 @@ static void bench_rw(void)
 	time_rw(&tmp);
 	buf.fd = buf_open(name, O_RDWR);
 	time_rw(&buf);
-
-	/* Then O_SYNC: every read and write brackets the copy with syncs. */
-	for (o_sync = 0; o_sync < 2; o_sync++) {
-		if (o_sync) {
+	for (b = 0; b < (int)ARRAY_SIZE(blocks); b++) {
+		if (b == 3) {
 			close(buf.fd);
 			buf.fd = buf_open(name, O_RDWR | O_SYNC);
 		}
-		for (b = o_sync; b < 3; b++) {
-			for (i = 1; i >= 0; i--) {
-				snprintf(variant, sizeof(variant),
-					 "%s%zu KiB blocks", o_sync ? "O_SYNC " : "",
-					 (size_t)(blocks[b] / KiB));
-				result_init(&r, "rw", i ? "write" : "read",
-					    variant, RW_SIZE, i ? "tmpfs pwrite" :
-					    "tmpfs pread", b && !o_sync ? "ratio<=1" : "");
-				buf.write_it = i;
-				buf.bs = blocks[b];
-				tmp.write_it = i;
-				tmp.bs = blocks[b];
-				measure_pair(&r, reps, time_rw, &buf, time_rw,
-					     &tmp);
-				emit(&r);
-			}
+		snprintf(variant, sizeof(variant), "%s%zu KiB blocks", b > 2 ? "O_SYNC " : "",
+			 (size_t)(blocks[b] / KiB));
+		for (i = 1; i >= 0; i--) {
+			r = row("rw", i ? "write" : "read", variant, RW_SIZE,
+				i ? "tmpfs pwrite" : "tmpfs pread",
+				b == 1 || b == 2 ? "ratio<=1" : "");
+			buf.write_it = i;
+			buf.bs = blocks[b];
+			tmp.write_it = i;
+			tmp.bs = blocks[b];
+			measure_pair(&r, reps, time_rw, &buf, time_rw, &tmp);
+			emit(&r);
 		}
 	}
 	close(buf.fd);
 
 	/* The copy floor, for reference: memcpy against tmpfs pread 1 MiB. */
-	result_init(&r, "rw", "memcpy", "malloc to malloc (reference)",
-		    RW_SIZE, "tmpfs pread", "");
-	note(&r, "reference only: not a target");
+	r = row("rw", "memcpy", "malloc to malloc (reference)", RW_SIZE, "tmpfs pread", "");
 	tmp.write_it = 0;
 	tmp.bs = MiB;
 	measure_pair(&r, reps, time_copy, &tmp, time_rw, &tmp);
-	emit(&r);
+	emit(note(&r, "reference only: not a target"));
 
 	close(tmp.fd);
 	unlink(path);
@@ -755,8 +727,13 @@ static void bench_rw(void)
 
 /* ---- 3. mmap and first touch of the largest buffer ---- */
 
-/* The number after "KEY" and SEP on a line of the /proc file PATH, or -1. */
-static long proc_value(const char *path, const char *key, char sep)
+/*
+ * The number after KEY, which ends in its separator, on a line of the
+ * /proc file PATH, or -1: proc_value(MEMINFO, "MemFree:"), in kB.
+ */
+#define MEMINFO	"/proc/meminfo"
+#define VMSTAT	"/proc/vmstat"
+static long proc_value(const char *path, const char *key)
 {
 	char line[256];
 	size_t len = strlen(key);
@@ -766,26 +743,12 @@ static long proc_value(const char *path, const char *key, char sep)
 	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, len) && line[len] == sep) {
-			val = strtol(line + len + 1, NULL, 10);
+		if (!strncmp(line, key, len)) {
+			val = strtol(line + len, NULL, 10);
 			break;
 		}
 	fclose(f);
 	return val;
-}
-
-/* kB value of a /proc/meminfo line, or -1. */
-static long meminfo_kb(const char *key)
-{
-	return proc_value("/proc/meminfo", key, ':');
-}
-
-static long minor_faults(void)
-{
-	struct rusage ru;
-
-	getrusage(RUSAGE_SELF, &ru);
-	return ru.ru_minflt;
 }
 
 /* Touch every page once: write a byte (TOUCH_WRITE), read one, or not. */
@@ -822,16 +785,19 @@ struct map_ctx {
 static double time_map(void *ctx)
 {
 	struct map_ctx *c = ctx;
-	long f0 = minor_faults();
-	double t0 = now_ns(), t;
+	struct rusage r0, r1;
+	double t0, t;
 	void *p;
 
+	getrusage(RUSAGE_SELF, &r0);
+	t0 = now_ns();
 	p = mmap(NULL, c->size, PROT_READ | PROT_WRITE, c->flags, c->fd, 0);
 	if (p == MAP_FAILED)
 		die(c->name, "mmap", errno);
 	touch_pages(p, c->size, c->how);
 	t = now_ns() - t0;
-	c->faults += minor_faults() - f0;
+	getrusage(RUSAGE_SELF, &r1);
+	c->faults += r1.ru_minflt - r0.ru_minflt;
 	munmap(p, c->size);
 	return t;
 }
@@ -843,17 +809,15 @@ static void mmap_row(struct map_ctx *buf, enum touch how, int anon_flags,
 	struct map_ctx anon = { .name = "anonymous memory", .fd = -1,
 				.flags = ANON | anon_flags, .size = buf->size,
 				.how = how };
-	struct result r;
+	struct result r = row("mmap", test, "every page", buf->size, base, target);
 
-	result_init(&r, "mmap", test, "every page", buf->size, base, target);
 	buf->how = how;
 	time_map(buf);	/* warm up */
 	time_map(&anon);
 	buf->faults = 0;
 	measure_pair(&r, reps, time_map, buf, time_map, &anon);
-	note(&r, "udmabuf side: %.2f page faults per page",
-	     (double)buf->faults / reps / (buf->size / pagesize));
-	emit(&r);
+	emit(note(&r, "udmabuf side: %.2f page faults per page",
+		  (double)buf->faults / reps / (buf->size / pagesize)));
 }
 
 /*
@@ -883,10 +847,9 @@ static void mmap_floor_row(uint64_t size)
 				.flags = ANON | MAP_POPULATE, .size = size,
 				.how = TOUCH_READ };
 	struct loop_ctx c = { .n = size };
-	struct result r;
+	struct result r = row("mmap", "touch only of pages already mapped (reference)",
+			      "every page", size, "anon MAP_POPULATE + read", "");
 
-	result_init(&r, "mmap", "touch only of pages already mapped (reference)",
-		    "every page", size, "anon MAP_POPULATE + read", "");
 	c.p = mmap(NULL, size, PROT_READ | PROT_WRITE, ANON | MAP_POPULATE, -1, 0);
 	if (c.p == MAP_FAILED)
 		die("anonymous memory", "mmap", errno);
@@ -894,8 +857,7 @@ static void mmap_floor_row(uint64_t size)
 	time_touch_mapped(&c);	/* warm up */
 	measure_pair(&r, reps, time_touch_mapped, &c, time_map, &anon);
 	munmap(c.p, size);
-	note(&r, "anonymous memory: TLB misses only; the floor of the ratios above");
-	emit(&r);
+	emit(note(&r, "anonymous memory: TLB misses only; the floor of the ratios above"));
 }
 
 /*
@@ -924,7 +886,9 @@ static void checker_rows(struct map_ctx *buf)
 	struct map_ctx round = *buf;
 	double a[MAX_SAMPLES];
 	char violations[32];
-	struct result r;
+	struct result r = row("mmap", "DMA round with the sync checker on",
+			      "sync for device then CPU and a write to every page", 0,
+			      "the same round with the checker off", "");
 	int i;
 
 	attr_set(class_root, buf->name, "sync_check", 1);
@@ -934,10 +898,8 @@ static void checker_rows(struct map_ctx *buf)
 
 	/* A round of a large buffer takes long under emulation: 4 MiB. */
 	round.size = buf->size < 4 * MiB ? buf->size : 4 * MiB;
+	r.size = round.size;
 	round.p = buf_map(round.name, round.fd, round.size);
-	result_init(&r, "mmap", "DMA round with the sync checker on",
-		    "sync for device then CPU and a write to every page",
-		    round.size, "the same round with the checker off", "");
 	/*
 	 * A sync for the device with the checker on revokes the buffer's
 	 * mappings: each side's rounds run together, after one round that
@@ -950,10 +912,9 @@ static void checker_rows(struct map_ctx *buf)
 	time_round(&round);
 	for (i = 0; i < reps; i++)
 		add_pair(&r, a[i], time_round(&round));
-	attr_read(class_root, round.name, "sync_violations", violations,
-		  sizeof(violations));
-	note(&r, "the checker's price in a DMA loop; reports: %s", violations);
-	emit(&r);
+	read_str(attr_path(class_root, round.name, "sync_violations"), violations,
+		 sizeof(violations));
+	emit(note(&r, "the checker's price in a DMA loop; reports: %s", violations));
 	munmap(round.p, round.size);
 }
 
@@ -967,8 +928,7 @@ static void bench_mmap(void)
 {
 	const char *name = "bench-mmap";
 	struct map_ctx buf = { .name = name, .flags = MAP_SHARED };
-	long cma = meminfo_kb("CmaFree");
-	struct result r;
+	long cma = proc_value(MEMINFO, "CmaFree:");
 
 	progress("mmap + first touch: probing the largest buffer");
 	/* Up to CMA's free space, else generous. */
@@ -976,10 +936,10 @@ static void bench_mmap(void)
 	info("cma_free_kb", "%ld", cma);
 	info("largest_buffer", "%" PRIu64, buf.size);
 	if (!buf.size) {
-		result_init(&r, "mmap", "mmap + first write", "every page", 0,
-			    "anon MAP_POPULATE", "");
-		note(&r, "not measured: no buffer");
-		emit(&r);
+		struct result r = row("mmap", "mmap + first write", "every page", 0,
+				      "anon MAP_POPULATE", "");
+
+		emit(note(&r, "not measured: no buffer"));
 		return;
 	}
 	progress("mmap + first touch, %" PRIu64 " MiB", buf.size / MiB);
@@ -1077,20 +1037,15 @@ static void bench_sync(void)
 	getppid_row("sync", "ioctl GET_INFO", "no cache work", 0, op_ioctl, &c,
 		    "", "reference: ioctl dispatch alone");
 	c.arg = &c.range;
+	c.range.direction = UDMABUF_CFS_DIR_BIDIRECTIONAL;
 	for (i = 0; i < 4; i++) {
 		int cpu = !(i % 2);
-		uint64_t len = i < 2 ? SMALL_SIZE : SYNC_SIZE;
 
-		c.cmd = cpu ? UDMABUF_CFS_IOC_SYNC_FOR_CPU :
-			      UDMABUF_CFS_IOC_SYNC_FOR_DEVICE;
-		c.range = (struct udmabuf_cfs_sync){
-			.offset = 0, .size = len,
-			.direction = UDMABUF_CFS_DIR_BIDIRECTIONAL,
-		};
-		getppid_row("sync", cpu ? "ioctl SYNC_FOR_CPU" :
-			    "ioctl SYNC_FOR_DEVICE",
-			    len == SMALL_SIZE ? "4 KiB" : "1 MiB (whole)", len,
-			    op_ioctl, &c, target, kind);
+		c.cmd = cpu ? UDMABUF_CFS_IOC_SYNC_FOR_CPU : UDMABUF_CFS_IOC_SYNC_FOR_DEVICE;
+		c.range.size = i < 2 ? SMALL_SIZE : SYNC_SIZE;
+		getppid_row("sync", cpu ? "ioctl SYNC_FOR_CPU" : "ioctl SYNC_FOR_DEVICE",
+			    i < 2 ? "4 KiB" : "1 MiB (whole)", c.range.size, op_ioctl, &c, target,
+			    kind);
 	}
 	close(c.fd);
 
@@ -1159,13 +1114,10 @@ static void cycle_init(struct cycle_ctx *c, const char *dir)
 static void cycle_row(const char *test, const char *base_name, op_fn op,
 		      void *opctx, op_fn base, void *basectx)
 {
-	struct result r;
+	struct result r = row("cycle", test, "4 KiB buffer", SMALL_SIZE, base_name, "");
 
-	result_init(&r, "cycle", test, "4 KiB buffer", SMALL_SIZE, base_name,
-		    "");
 	measure_batches(&r, op, opctx, base, basectx);
-	note(&r, "%.0f cycles/s", 1e9 / stats_of(r.val, r.n).med);
-	emit(&r);
+	emit(note(&r, "%.0f cycles/s", 1e9 / stats_of(r.val, r.n).med));
 }
 
 static void bench_cycle(void)
@@ -1188,32 +1140,23 @@ static void bench_cycle(void)
 
 /* ---- 6. Scaling with the number of buffers ---- */
 
-static void scale_name(char *buf, size_t len, long i)
+/* The name of buffer i, in a buffer the next call reuses. */
+static const char *scale_name(long i)
 {
-	snprintf(buf, len, "bench-s%04ld", i);
+	static char name[32];
+
+	snprintf(name, sizeof(name), "bench-s%04ld", i);
+	return name;
 }
 
 /* Create buffer i through configfs; adds each phase's ns to ph[]. */
 static double time_create(long i, double ph[NPHASES])
 {
-	char name[32];
-	double t0;
+	const char *name = scale_name(i);
+	double t0 = now_ns();
 
-	scale_name(name, sizeof(name), i);
-	t0 = now_ns();
 	or_die(buf_create(name, SMALL_SIZE, NULL, ph), name, "create");
 	return now_ns() - t0;
-}
-
-static void scale_delete(long from, long to)
-{
-	char name[32];
-	long i;
-
-	for (i = from; i <= to; i++) {
-		scale_name(name, sizeof(name), i);
-		buf_delete(name);
-	}
 }
 
 /*
@@ -1240,25 +1183,20 @@ static double yard_reads(void *path)
 static void create_batch(struct result *c, long from, long to,
 			 struct batch *yard, double ph[NPHASES])
 {
-	long count = to - from, chunk, i, k;
+	long count = to == 1 ? reps : to - from, i, k;
+	long chunk = (count + MAX_SAMPLES / 4 - 1) / (MAX_SAMPLES / 4);
 
-	if (to == 1) {
-		for (i = 0; i < reps; i++) {
-			add_pair(c, time_create(1, ph), time_per_call(yard));
-			if (i < reps - 1)
-				scale_delete(1, 1);
-		}
-		count = reps;
+	for (i = 0; to == 1 && i < reps; i++) {
+		add_pair(c, time_create(1, ph), time_per_call(yard));
+		if (i < reps - 1)
+			buf_delete(scale_name(1));
 	}
-	chunk = (count + MAX_SAMPLES / 4 - 1) / (MAX_SAMPLES / 4);
-	for (i = from + 1; to > 1 && i <= to; ) {
-		long end = i + chunk - 1 < to ? i + chunk - 1 : to;
+	for (i = from + 1; to > 1 && i <= to; i = k) {
 		double t = 0;
 
-		for (k = i; k <= end; k++)
+		for (k = i; k <= to && k < i + chunk; k++)
 			t += time_create(k, ph);
-		add_pair(c, t / (end - i + 1), time_per_call(yard));
-		i = end + 1;
+		add_pair(c, t / (k - i), time_per_call(yard));
 	}
 	for (k = 0; k < NPHASES; k++)
 		ph[k] /= count;
@@ -1276,12 +1214,10 @@ static double scale_cli(const char *test, char *const *argv, long have,
 	char *const *cmds[] = { argv, NULL };
 	struct batch run = { op_run, cmds, 1 };
 	char variant[32];
-	struct result s;
+	struct result s = row("scale", test, variant, 0, "1000 sysfs attribute reads", target);
 	double med;
 
 	snprintf(variant, sizeof(variant), "%ld alive", have);
-	result_init(&s, "scale", test, variant, 0, "1000 sysfs attribute reads",
-		    target);
 	measure_pair(&s, reps, time_per_call, &run, yard_reads, SYSFS_PROBE);
 	med = ratio_stats(&s).med;
 	if (empty_ratio < 0)
@@ -1326,7 +1262,7 @@ static void bench_scale(void)
 
 	cycle_init(&cyc, "udmabuf-bench-yard");
 	yard.k = calibrate(op_tmpfs_cycle, &cyc);
-	scale_name(item, sizeof(item), 1);
+	snprintf(item, sizeof(item), "%s", scale_name(1));
 	snprintf(dev, sizeof(dev), "/dev/%s", item);
 
 	progress("scaling: list of no buffers");
@@ -1335,14 +1271,13 @@ static void bench_scale(void)
 		last = l == NLEVELS - 1;
 		progress("scaling: %ld buffers", levels[l]);
 		snprintf(variant, sizeof(variant), "%ld alive", levels[l]);
-		result_init(&c, "scale", "create per buffer", variant,
-			    SMALL_SIZE, "same file ops on tmpfs", "");
+		c = row("scale", "create per buffer", variant, SMALL_SIZE,
+			"same file ops on tmpfs", "");
 		memset(ph, 0, sizeof(ph));
 		create_batch(&c, have, levels[l], &yard, ph);
 		have = levels[l];
-		note(&c, "mean per phase: mkdir %.0f us; size %.0f us; enable %.0f us",
-		     ph[0] / 1e3, ph[1] / 1e3, ph[2] / 1e3);
-		emit(&c);
+		emit(note(&c, "mean per phase: mkdir %.0f us; size %.0f us; enable %.0f us",
+			  ph[0] / 1e3, ph[1] / 1e3, ph[2] / 1e3));
 		scale_cli("udmabufctl list", list_argv, have, empty, 1,
 			  last ? "value<=1e9" : "");
 		scale_cli("udmabufctl info NAME", item_argv, have, empty, 0,
@@ -1353,7 +1288,8 @@ static void bench_scale(void)
 	scale_cli("udmabufctl list -J", json_argv, have, empty, 1, "value<=1e9");
 
 	progress("scaling: deleting %ld buffers", have);
-	scale_delete(1, have);
+	for (l = 1; l <= have; l++)
+		buf_delete(scale_name(l));
 }
 
 /* ---- 7. Calibration: primitives to compare with real hardware ---- */
@@ -1377,18 +1313,16 @@ static void bench_calib(void)
 	char *const *spawn[] = { help, NULL };
 	struct loop_ctx loop = { .n = MiB };
 	char path[512];
-	struct result r;
+	struct result r = row("calib", "getppid()", "", 0, "", "");
 	int i, fd;
 
 	progress("calibration");
-	result_init(&r, "calib", "getppid()", "", 0, "", "");
 	for (i = 0; i < reps; i++) {
 		long k = calibrate(op_getppid, NULL);
 
 		r.val[r.n++] = time_batch(op_getppid, NULL, k) / k;
 	}
-	note(&r, "null system call");
-	emit(&r);
+	emit(note(&r, "null system call"));
 
 	getppid_row("calib", "sysfs attribute open+read+close", "", 0,
 		    op_read_file, SYSFS_PROBE, "", why);
@@ -1410,23 +1344,15 @@ static void bench_calib(void)
 
 /* ---- Large buffers: the contiguous-range allocator beyond CMA ---- */
 
-/* A counter of /proc/vmstat, or -1. */
-static long vmstat(const char *key)
-{
-	return proc_value("/proc/vmstat", key, ' ');
-}
-
 /* enable against populating anonymous memory of the same size. */
 static void large_alloc(const char *name, uint64_t size, const char *group)
 {
 	struct map_ctx anon = { .name = "anonymous memory", .fd = -1,
 				.flags = ANON | MAP_POPULATE, .size = size };
 	char allocator[32];
-	struct result r;
+	struct result r = row("large", group, "dma_mask 64", size, "MAP_POPULATE anonymous", "");
 	int i, err;
 
-	result_init(&r, "large", group, "dma_mask 64", size,
-		    "MAP_POPULATE anonymous", "");
 	for (i = 0; i < reps; i++) {
 		double t0 = now_ns(), a;
 
@@ -1436,8 +1362,7 @@ static void large_alloc(const char *name, uint64_t size, const char *group)
 			note(&r, "enable: %s", strerror(-err));
 			break;
 		}
-		attr_read(cfs_root, name, "allocator", allocator,
-			  sizeof(allocator));
+		read_str(attr_path(cfs_root, name, "allocator"), allocator, sizeof(allocator));
 		buf_delete(name);
 		add_pair(&r, a, time_map(&anon));
 	}
@@ -1449,7 +1374,7 @@ static void large_alloc(const char *name, uint64_t size, const char *group)
 /* Fill tmpfs until about @keep bytes are free; the file's fd, or -1. */
 static int large_fill(uint64_t keep, char *path, size_t len)
 {
-	long free_kb = meminfo_kb("MemFree");
+	long free_kb = proc_value(MEMINFO, "MemFree:");
 	uint64_t left, n = 0;
 	static char chunk[1 << 20];
 	int fd;
@@ -1496,7 +1421,7 @@ static void kernel_image_note(struct result *r)
 static void bench_large(void)
 {
 	const char *name = "bench-large";
-	long free_kb = meminfo_kb("MemFree"), ooms = vmstat("oom_kill");
+	long free_kb = proc_value(MEMINFO, "MemFree:"), ooms = proc_value(VMSTAT, "oom_kill ");
 	char path[512];
 	struct result r;
 	uint64_t largest;
@@ -1507,8 +1432,8 @@ static void bench_large(void)
 	/* To 16 MiB, with a 64-bit mask. */
 	largest = probe_largest(name, 16 * MiB,
 				(uint64_t)free_kb * 1024 / (16 * MiB) + 1, "64");
-	result_init(&r, "large", "largest buffer / MemFree", "dma_mask 64",
-		    largest, "MemFree", "ratio>=0.5");
+	r = row("large", "largest buffer / MemFree", "dma_mask 64", largest,
+		"MemFree", "ratio>=0.5");
 	add_pair(&r, (double)largest, (double)free_kb * 1024);
 	note(&r, "largest %" PRIu64 " MiB of %ld MiB free",
 	     (uint64_t)(largest / MiB), free_kb / 1024);
@@ -1529,14 +1454,13 @@ static void bench_large(void)
 		info("large_full", "not measured: too little memory");
 		return;
 	}
-	result_init(&r, "large", "enable 1 GiB with memory full", "dma_mask 64",
-		    GiB, "", "");
+	r = row("large", "enable 1 GiB with memory full", "dma_mask 64", GiB, "", "");
 	t0 = now_ns();
 	err = buf_create(name, GiB, "64", NULL);
 	r.val[r.n++] = now_ns() - t0;
 	note(&r, "%s; oom kills %ld; %ld MiB free",
 	     err ? strerror(-err) : "allocated (pages migrated)",
-	     vmstat("oom_kill") - ooms, meminfo_kb("MemFree") / 1024);
+	     proc_value(VMSTAT, "oom_kill ") - ooms, proc_value(MEMINFO, "MemFree:") / 1024);
 	if (!err)
 		buf_delete(name);
 	emit(&r);
@@ -1567,8 +1491,8 @@ static void machine_info(int module)
 	       "create");
 	for (m = 0; m < 4; m++) {
 		attr_set(cfs_root, "bench-info", "sync_mode", m);
-		attr_read(class_root, "bench-info", "cache_mode_sync", cache,
-			  sizeof(cache));
+		read_str(attr_path(class_root, "bench-info", "cache_mode_sync"), cache,
+			 sizeof(cache));
 		snprintf(key, sizeof(key), "mapping_o_sync_mode_%d", m);
 		info(key, "%s", cache);
 	}
@@ -1611,16 +1535,15 @@ static const struct {
 };
 
 #define NTESTS ARRAY_SIZE(tests)
+#define CALIB	(1U << (NTESTS - 1))	/* the one test without the module */
 
 int main(int argc, char **argv)
 {
-	int want[NTESTS] = { 0 }, any = 0, need_module = 0, i;
-	unsigned int t;
+	unsigned int want = 0, t;
 	struct stat st;
+	int i;
 
 	for (i = 1; i < argc; i++) {
-		int found = 0;
-
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			usage(stdout);
 			return 0;
@@ -1634,36 +1557,29 @@ int main(int argc, char **argv)
 			}
 			continue;
 		}
-		for (t = 0; t < NTESTS; t++)
-			if (!strcmp(argv[i], tests[t].name) ||
-			    !strcmp(argv[i], "all")) {
-				want[t] = 1;
-				any = 1;
-				found = 1;
-			}
-		if (!found) {
-			fprintf(stderr, "%s: unknown test or option '%s'\n",
-				prog, argv[i]);
+		for (t = 0; t < NTESTS && strcmp(argv[i], tests[t].name); t++)
+			;
+		if (t == NTESTS && strcmp(argv[i], "all")) {
+			fprintf(stderr, "%s: unknown test or option '%s'\n", prog, argv[i]);
 			usage(stderr);
 			return 64;
 		}
+		want |= t < NTESTS ? 1U << t : ~0U;
 	}
+	if (!want)
+		want = ~0U;
 
 	start_ns = now_ns();
 	tmpdir = getenv("TMPDIR") ?: "/tmp";
 	pagesize = sysconf(_SC_PAGESIZE);
-	/* Everything but the calibration needs the module. */
-	for (t = 0; t < NTESTS; t++)
-		if ((!any || want[t]) && tests[t].fn != bench_calib)
-			need_module = 1;
-	if (need_module && stat(cfs_root, &st))
+	if (want & ~CALIB && stat(cfs_root, &st))
 		die(cfs_root, "stat (is udmabuf-cfs loaded?)", errno);
 	printf("@bench,group,test,variant,size,samples,median_ns,min_ns,max_ns,"
 	       "baseline,base_median_ns,base_min_ns,base_max_ns,"
 	       "ratio,ratio_min,ratio_max,target,note\n");
-	machine_info(need_module);
+	machine_info(!!(want & ~CALIB));
 	for (t = 0; t < NTESTS; t++)
-		if (!any || want[t])
+		if (want & 1U << t)
 			tests[t].fn();
 	return 0;
 }
