@@ -163,8 +163,8 @@ static int cmd_copy(int argc, char **argv)
 }
 
 static const struct command commands[] = {
-	{ "copy", "SRC SRC_OFF DST DST_OFF LENGTH SEED [--no-sync]", cmd_copy },
-	{ NULL, NULL, NULL },
+	{ "copy", "SRC SRC_OFF DST DST_OFF LENGTH SEED [--no-sync]", cmd_copy, 0 },
+	{ NULL },
 };
 
 int main(int argc, char **argv)

@@ -730,8 +730,10 @@ static int cmd_probe(int argc, char **argv)
 	return rc ?: print_ok();
 }
 
-static int cmd_xfer(int argc, char **argv, int to_ram)
+/* to-dev, or (arg 1) from-dev. */
+static int cmd_xfer(int argc, char **argv)
 {
+	int to_ram = this_command->arg;
 	uint64_t addr, len;
 	struct edu e;
 	int rc;
@@ -751,10 +753,10 @@ static int cmd_xfer(int argc, char **argv, int to_ram)
 
 enum { DO_SEND = 1, DO_RECV = 2 };
 
-static int cmd_buffer(int argc, char **argv, int what)
+/* send, recv or roundtrip: its arg is what it does (DO_*). */
+static int cmd_buffer(int argc, char **argv)
 {
-	const char *name = what == DO_SEND ? "send" :
-			   what == DO_RECV ? "recv" : "roundtrip";
+	int what = this_command->arg;
 	struct ubuf b = { 0 };
 	struct edu e;
 	struct opts o;
@@ -764,7 +766,8 @@ static int cmd_buffer(int argc, char **argv, int what)
 	if (n < 0)
 		return EXIT_USAGE;
 	if (o.no_dma && what != DO_SEND)
-		return usage_error("%s: --no-dma is an option of send only", name);
+		return usage_error("%s: --no-dma is an option of send only",
+				   this_command->name);
 	if (n != 4 || parse_u64(argv[1], &b.off) || parse_u64(argv[2], &b.len) ||
 	    parse_u64(argv[3], &b.seed))
 		return bad_args();
@@ -798,45 +801,18 @@ static int cmd_buffer(int argc, char **argv, int what)
 	return rc ?: print_ok();
 }
 
-static int cmd_to_dev(int argc, char **argv)
-{
-	return cmd_xfer(argc, argv, 0);
-}
-
-static int cmd_from_dev(int argc, char **argv)
-{
-	return cmd_xfer(argc, argv, 1);
-}
-
-static int cmd_send(int argc, char **argv)
-{
-	return cmd_buffer(argc, argv, DO_SEND);
-}
-
-static int cmd_recv(int argc, char **argv)
-{
-	return cmd_buffer(argc, argv, DO_RECV);
-}
-
-static int cmd_roundtrip(int argc, char **argv)
-{
-	return cmd_buffer(argc, argv, DO_SEND | DO_RECV);
-}
-
 #define BUFFER_ARGS "DEV OFFSET LEN SEED [--sync]"
 
 static const struct command commands[] = {
-	{ "find", " (the BDF of every edu, one a line, sorted)", cmd_find },
+	{ "find", " (the BDF of every edu, one a line, sorted)", cmd_find, 0 },
 	{ "probe", " (identification, liveness; enable memory and bus mastering)",
-	  cmd_probe },
-	{ "to-dev", "ADDR LEN  (DMA from bus address ADDR into edu)",
-	  cmd_to_dev },
-	{ "from-dev", "ADDR LEN  (DMA from edu to bus address ADDR)",
-	  cmd_from_dev },
-	{ "send", BUFFER_ARGS " [--no-dma]", cmd_send },
-	{ "recv", BUFFER_ARGS, cmd_recv },
-	{ "roundtrip", BUFFER_ARGS, cmd_roundtrip },
-	{ NULL, NULL, NULL },
+	  cmd_probe, 0 },
+	{ "to-dev", "ADDR LEN  (DMA from bus address ADDR into edu)", cmd_xfer, 0 },
+	{ "from-dev", "ADDR LEN  (DMA from edu to bus address ADDR)", cmd_xfer, 1 },
+	{ "send", BUFFER_ARGS " [--no-dma]", cmd_buffer, DO_SEND },
+	{ "recv", BUFFER_ARGS, cmd_buffer, DO_RECV },
+	{ "roundtrip", BUFFER_ARGS, cmd_buffer, DO_SEND | DO_RECV },
+	{ NULL },
 };
 
 int main(int argc, char **argv)

@@ -607,9 +607,15 @@ static int take_options(struct target *t, int argc, char **argv)
 	return n;
 }
 
-/* The command of OPS on the target ARGV names (options taken out). */
-static int cmd_fault(int argc, char **argv, const struct target_ops *ops)
+/* What each command calls, by its arg. */
+static const struct target_ops *const targets[] = {
+	&enable_ops, &mkdir_ops, &insmod_ops,
+};
+
+/* The command on the target ARGV names (options taken out). */
+static int cmd_fault(int argc, char **argv)
 {
+	const struct target_ops *ops = targets[this_command->arg];
 	struct target t = { .ops = ops, .path = argv[0], .fd = -1, .kmsg = -1 };
 	int n = take_options(&t, argc, argv);
 
@@ -628,28 +634,13 @@ static int cmd_fault(int argc, char **argv, const struct target_ops *ops)
 	return run(&t);
 }
 
-static int cmd_enable(int argc, char **argv)
-{
-	return cmd_fault(argc, argv, &enable_ops);
-}
-
-static int cmd_mkdir(int argc, char **argv)
-{
-	return cmd_fault(argc, argv, &mkdir_ops);
-}
-
-static int cmd_insmod(int argc, char **argv)
-{
-	return cmd_fault(argc, argv, &insmod_ops);
-}
-
 #define OPTIONS "[--gone PATH]... [--allow ERR=TEXT]"
 
 static const struct command commands[] = {
-	{ "enable", "ITEM " OPTIONS, cmd_enable },
-	{ "mkdir", "PATH " OPTIONS, cmd_mkdir },
-	{ "insmod", "MODULE.ko [PARAM=VALUE...] " OPTIONS, cmd_insmod },
-	{ NULL, NULL, NULL },
+	{ "enable", "ITEM " OPTIONS, cmd_fault, 0 },
+	{ "mkdir", "PATH " OPTIONS, cmd_fault, 1 },
+	{ "insmod", "MODULE.ko [PARAM=VALUE...] " OPTIONS, cmd_fault, 2 },
+	{ NULL },
 };
 
 int main(int argc, char **argv)

@@ -346,12 +346,15 @@ static inline int split_flags(int argc, char **argv, const struct flag *flags,
 
 /*
  * A command: its name, its arguments as the help and the usage errors
- * show them, and what runs it with the arguments after the name.
+ * show them, what runs it with the arguments after the name, and a number
+ * that FN reads as this_command->arg, so that one function serves several
+ * commands.  A table of them ends with { NULL }.
  */
 struct command {
 	const char *name;
 	const char *args;
 	int (*fn)(int argc, char **argv);
+	int arg;
 };
 
 /* The command that runs (run_command). */
@@ -373,7 +376,7 @@ static inline void help(FILE *f, const struct command *commands)
 		fprintf(f, "  %s %s\n", commands->name, commands->args);
 }
 
-/* Run the command of COMMANDS (ended by a NULL name) that ARGV[0] names. */
+/* Run the command of COMMANDS that ARGV[0] names. */
 static inline int run_command(const struct command *commands, int argc,
 			      char **argv)
 {

@@ -467,15 +467,15 @@ static int cmd_device_to_cpu(int argc, char **argv)
 #define PATTERN_ARGS "DEV OFFSET LENGTH SEED [--sysfs] [--uncached-view] [--no-sync]"
 
 static const struct command commands[] = {
-	{ "info", "DEV  (GET_INFO; key=value lines)", cmd_info },
-	{ "sync", "DEV cpu|device OFFSET SIZE DIRECTION [FLAGS]", cmd_sync },
+	{ "info", "DEV  (GET_INFO; key=value lines)", cmd_info, 0 },
+	{ "sync", "DEV cpu|device OFFSET SIZE DIRECTION [FLAGS]", cmd_sync, 0 },
 	{ "bad-pointer", "DEV info|sync-cpu|sync-device null|unmapped|readonly|straddle|top",
-	  cmd_bad_pointer },
-	{ "raw", "DEV CMD_HEX", cmd_raw },
-	{ "abi", "", cmd_abi },
-	{ "cpu-to-device", PATTERN_ARGS, cmd_cpu_to_device },
-	{ "device-to-cpu", PATTERN_ARGS, cmd_device_to_cpu },
-	{ NULL, NULL, NULL },
+	  cmd_bad_pointer, 0 },
+	{ "raw", "DEV CMD_HEX", cmd_raw, 0 },
+	{ "abi", "", cmd_abi, 0 },
+	{ "cpu-to-device", PATTERN_ARGS, cmd_cpu_to_device, 0 },
+	{ "device-to-cpu", PATTERN_ARGS, cmd_device_to_cpu, 0 },
+	{ NULL },
 };
 
 int main(int argc, char **argv)

@@ -356,19 +356,19 @@ static int cmd_getfd(int argc, char **argv)
 
 static const struct command commands[] = {
 	{ "alloc", "SIZE [OPTIONS]  (UDMABUF_CFS_IOC_ALLOC, then close the buffer)",
-	  cmd_alloc },
-	{ "run", "SIZE [OPTIONS] -- CMD ARGS...  (allocate, exec CMD)", cmd_run },
+	  cmd_alloc, 0 },
+	{ "run", "SIZE [OPTIONS] -- CMD ARGS...  (allocate, exec CMD)", cmd_run, 0 },
 	{ "send", "SOCKET FD -- CMD ARGS...  (send FD, retrying the connection for 10 s)",
-	  cmd_send },
+	  cmd_send, 0 },
 	{ "recv", "SOCKET -- CMD ARGS...  (listen, receive one descriptor)",
-	  cmd_recv },
+	  cmd_recv, 0 },
 	{ "export", "FD -- CMD ARGS...  (a read-write dma-buf of all of FD; FD closed)",
-	  cmd_export },
+	  cmd_export, 0 },
 	{ "ioctl", "info|sync|export  (zeroed argument, to " MISC_DEV ")",
-	  cmd_ioctl },
+	  cmd_ioctl, 0 },
 	{ "getfd", "PID FD  (pidfd_open, pidfd_getfd: what ptrace would allow)",
-	  cmd_getfd },
-	{ NULL, NULL, NULL },
+	  cmd_getfd, 0 },
+	{ NULL },
 };
 
 int main(int argc, char **argv)

@@ -262,10 +262,10 @@ static int cmd_enable(int argc, char **argv)
 }
 
 static const struct command commands[] = {
-	{ "alloc", "N SIZE ROUNDS [--allocator N]", cmd_alloc },
-	{ "enable", "ROUNDS ITEM...", cmd_enable },
-	{ "splice-hold", "SIZE KEEP [--allocator N]", cmd_splice_hold },
-	{ NULL, NULL, NULL },
+	{ "alloc", "N SIZE ROUNDS [--allocator N]", cmd_alloc, 0 },
+	{ "enable", "ROUNDS ITEM...", cmd_enable, 0 },
+	{ "splice-hold", "SIZE KEEP [--allocator N]", cmd_splice_hold, 0 },
+	{ NULL },
 };
 
 int main(int argc, char **argv)

@@ -189,8 +189,10 @@ static int cmd_lseek_try(int argc, char **argv)
 	return 0;
 }
 
-static int cmd_prw_try(int argc, char **argv, int write_it)
+/* pread(2), or (arg 1) pwrite(2) of zeros: the count it returns. */
+static int cmd_prw_try(int argc, char **argv)
 {
+	int write_it = this_command->arg;
 	uint64_t off, len;
 	uint8_t *buf;
 	ssize_t r;
@@ -219,9 +221,11 @@ static int cmd_prw_try(int argc, char **argv, int write_it)
 	return 0;
 }
 
-/* One call on the name ARGV[0]: mkdir (OP 'm'), rmdir ('r') or rmmod. */
-static int cmd_name_try(int argc, char **argv, int op)
+/* One call on the name ARGV[0]: mkdir (arg 'm'), rmdir ('r') or rmmod. */
+static int cmd_name_try(int argc, char **argv)
 {
+	int op = this_command->arg;
+
 	if (argc != 1)
 		return bad_args();
 	return outcome(op == 'm' ? mkdir(argv[0], 0755) :
@@ -302,13 +306,13 @@ static int kmsg_walk(int64_t after, int print, const regex_t *match,
 	return 0;
 }
 
-/* A number without arguments: the page size, or (KMSG) the last record's. */
-static int cmd_number(int argc, char **argv, int kmsg)
+/* A number without arguments: the page size, or (arg 1) the last record's. */
+static int cmd_number(int argc, char **argv)
 {
 	(void)argv;
 	if (argc != 0)
 		return bad_args();
-	if (kmsg)
+	if (this_command->arg)
 		return kmsg_walk(0, 0, NULL, NULL, 0);
 	printf("%ld\n", sysconf(_SC_PAGESIZE));
 	return 0;
@@ -440,7 +444,7 @@ static int wait_for_stop(void)
 	return sigwait(&set, &sig) ? -1 : 0;
 }
 
-/* What a pattern command does, in this order. */
+/* What a pattern command does (its arg), in this order. */
 enum {
 	P_MAP = 1,	/* through a mapping, else pwrite(2)/pread(2) */
 	P_FILL = 2,	/* store the pattern */
@@ -457,8 +461,9 @@ enum {
  * the file (with fd:N, N too) once mapped: only the mapping keeps it.  A
  * mismatch is exit 2 and its line.
  */
-static int cmd_pattern(int argc, char **argv, int what)
+static int cmd_pattern(int argc, char **argv)
 {
+	int what = this_command->arg;
 	struct opts o;
 	int n = split_flags(argc, argv, opt_flags, &o, sizeof(o));
 	uint64_t off, len, seed;
@@ -785,100 +790,40 @@ static int cmd_pin_scatter(int argc, char **argv)
 	return WEXITSTATUS(status);
 }
 
-static int cmd_mmap_fill(int argc, char **argv)
-{
-	return cmd_pattern(argc, argv, P_MAP | P_FILL);
-}
-
-static int cmd_mmap_verify(int argc, char **argv)
-{
-	return cmd_pattern(argc, argv, P_MAP | P_CHECK);
-}
-
-static int cmd_write_fill(int argc, char **argv)
-{
-	return cmd_pattern(argc, argv, P_FILL);
-}
-
-static int cmd_read_verify(int argc, char **argv)
-{
-	return cmd_pattern(argc, argv, P_CHECK);
-}
-
-static int cmd_hold(int argc, char **argv)
-{
-	return cmd_pattern(argc, argv, P_MAP | P_FILL | P_WAIT | P_CHECK);
-}
-
-static int cmd_pread_try(int argc, char **argv)
-{
-	return cmd_prw_try(argc, argv, 0);
-}
-
-static int cmd_pwrite_try(int argc, char **argv)
-{
-	return cmd_prw_try(argc, argv, 1);
-}
-
-static int cmd_mkdir_try(int argc, char **argv)
-{
-	return cmd_name_try(argc, argv, 'm');
-}
-
-static int cmd_rmdir_try(int argc, char **argv)
-{
-	return cmd_name_try(argc, argv, 'r');
-}
-
-static int cmd_rmmod_try(int argc, char **argv)
-{
-	return cmd_name_try(argc, argv, 0);
-}
-
-static int cmd_pagesize(int argc, char **argv)
-{
-	return cmd_number(argc, argv, 0);
-}
-
-static int cmd_kmsg_seq(int argc, char **argv)
-{
-	return cmd_number(argc, argv, 1);
-}
-
 static const struct command commands[] = {
 	/* Outcome commands: print OK, a number, or the errno name. */
 	{ "write-attr", "FILE VALUE  (one write(2), no newline added)",
-	  cmd_write_attr },
-	{ "open-try", "DEV [rdonly|wronly|rdwr] [--sync|--dsync]", cmd_open_try },
+	  cmd_write_attr, 0 },
+	{ "open-try", "DEV [rdonly|wronly|rdwr] [--sync|--dsync]", cmd_open_try, 0 },
 	{ "mmap-try", "DEV OFFSET LENGTH [shared|private [rdonly|wronly|rdwr r|w|rw]] [--sync]",
-	  cmd_mmap_try },
-	{ "lseek-try", "DEV OFFSET set|end", cmd_lseek_try },
-	{ "pread-try", "DEV OFFSET LENGTH", cmd_pread_try },
-	{ "pwrite-try", "DEV OFFSET LENGTH", cmd_pwrite_try },
-	{ "mkdir-try", "PATH", cmd_mkdir_try },
-	{ "rmdir-try", "PATH", cmd_rmdir_try },
-	{ "insmod-try", "MODULE.ko [PARAM=VALUE...]", cmd_insmod_try },
-	{ "rmmod-try", "MODULE_NAME  (delete_module(2), O_NONBLOCK)", cmd_rmmod_try },
-	{ "read-try", "FILE", cmd_read_try },
-	{ "chmod-try", "PATH OCTAL_MODE", cmd_chmod_try },
-	{ "mmap-phys", "DEV OFFSET LENGTH", cmd_mmap_phys },
+	  cmd_mmap_try, 0 },
+	{ "lseek-try", "DEV OFFSET set|end", cmd_lseek_try, 0 },
+	{ "pread-try", "DEV OFFSET LENGTH", cmd_prw_try, 0 },
+	{ "pwrite-try", "DEV OFFSET LENGTH", cmd_prw_try, 1 },
+	{ "mkdir-try", "PATH", cmd_name_try, 'm' },
+	{ "rmdir-try", "PATH", cmd_name_try, 'r' },
+	{ "insmod-try", "MODULE.ko [PARAM=VALUE...]", cmd_insmod_try, 0 },
+	{ "rmmod-try", "MODULE_NAME  (delete_module(2), O_NONBLOCK)", cmd_name_try, 0 },
+	{ "read-try", "FILE", cmd_read_try, 0 },
+	{ "chmod-try", "PATH OCTAL_MODE", cmd_chmod_try, 0 },
+	{ "mmap-phys", "DEV OFFSET LENGTH", cmd_mmap_phys, 0 },
 	/* The pattern: OK, or exit 2 and the first mismatch. */
-	{ "mmap-fill", "DEV OFFSET LENGTH SEED [--sync]", cmd_mmap_fill },
-	{ "mmap-verify", "DEV OFFSET LENGTH SEED [--sync]", cmd_mmap_verify },
-	{ "write-fill", "DEV OFFSET LENGTH SEED", cmd_write_fill },
-	{ "read-verify", "DEV OFFSET LENGTH SEED", cmd_read_verify },
+	{ "mmap-fill", "DEV OFFSET LENGTH SEED [--sync]", cmd_pattern, P_MAP | P_FILL },
+	{ "mmap-verify", "DEV OFFSET LENGTH SEED [--sync]", cmd_pattern, P_MAP | P_CHECK },
+	{ "write-fill", "DEV OFFSET LENGTH SEED", cmd_pattern, P_FILL },
+	{ "read-verify", "DEV OFFSET LENGTH SEED", cmd_pattern, P_CHECK },
 	{ "hold", "DEV OFFSET LENGTH SEED [--sync] [--no-map] [--close-fd] [--no-fill]",
-	  cmd_hold },
+	  cmd_pattern, P_MAP | P_FILL | P_WAIT | P_CHECK },
 	/* Other */
-	{ "pagesize", "", cmd_pagesize },
-	{ "kmsg-seq", "", cmd_kmsg_seq },
-	{ "kmsg-since", "[-t] SEQ", cmd_kmsg_since },
-	{ "kmsg-check", "SEQ REGEX FILE", cmd_kmsg_check },
-	{ "uevent-open", "NAME ENABLE_FILE", cmd_uevent_open },
-	{ "dm-delay", "NAME BLOCKDEV MS", cmd_dm_delay },
-	{ "dm-remove", "NAME", cmd_dm_remove },
-	{ "pin-scatter", "SIZE STRIDE CMD", cmd_pin_scatter },
-	{ NULL, NULL, NULL },
+	{ "pagesize", "", cmd_number, 0 },
+	{ "kmsg-seq", "", cmd_number, 1 },
+	{ "kmsg-since", "[-t] SEQ", cmd_kmsg_since, 0 },
+	{ "kmsg-check", "SEQ REGEX FILE", cmd_kmsg_check, 0 },
+	{ "uevent-open", "NAME ENABLE_FILE", cmd_uevent_open, 0 },
+	{ "dm-delay", "NAME BLOCKDEV MS", cmd_dm_delay, 0 },
+	{ "dm-remove", "NAME", cmd_dm_remove, 0 },
+	{ "pin-scatter", "SIZE STRIDE CMD", cmd_pin_scatter, 0 },
+	{ NULL },
 };
 
 int main(int argc, char **argv)

@@ -479,8 +479,8 @@ static int cmd_capture(int argc, char **argv)
 }
 
 static const struct command commands[] = {
-	{ "capture", "DEV NBUF FRAMES [CMD]  (NBUF 1..16)", cmd_capture },
-	{ NULL, NULL, NULL },
+	{ "capture", "DEV NBUF FRAMES [CMD]  (NBUF 1..16)", cmd_capture, 0 },
+	{ NULL },
 };
 
 int main(int argc, char **argv)
