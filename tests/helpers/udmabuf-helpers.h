@@ -226,6 +226,8 @@ static inline uint8_t pattern_byte(uint64_t seed, uint64_t off)
 /* Unsigned 64-bit: decimal or 0x hex, optional K/M/G suffix, no sign. */
 static inline int parse_u64(const char *s, uint64_t *out)
 {
+	static const char units[] = "kKmMgG";
+	const char *unit;
 	unsigned long long v;
 	unsigned int shift = 0;
 	char *end;
@@ -236,28 +238,12 @@ static inline int parse_u64(const char *s, uint64_t *out)
 	v = strtoull(s, &end, 0);
 	if (errno || end == s)
 		return -1;
-	switch (*end) {
-	case 'k':
-	case 'K':
-		shift = 10;
+	unit = *end ? strchr(units, *end) : NULL;
+	if (unit) {
+		shift = 10 * (unsigned int)((unit - units) / 2 + 1);
 		end++;
-		break;
-	case 'm':
-	case 'M':
-		shift = 20;
-		end++;
-		break;
-	case 'g':
-	case 'G':
-		shift = 30;
-		end++;
-		break;
-	default:
-		break;
 	}
-	if (*end)
-		return -1;
-	if (shift && v > (UINT64_MAX >> shift))
+	if (*end || (shift && v > (UINT64_MAX >> shift)))
 		return -1;
 	*out = (uint64_t)v << shift;
 	return 0;
@@ -432,36 +418,24 @@ static inline void map_fill(volatile uint8_t *map, uint64_t base, uint64_t len,
 /*
  * Returns -1 if the range holds the pattern, else the buffer offset of the
  * first word or byte that differs, with what it holds in *GOT and what it
- * should in *WANT.
+ * should in *WANT.  The accesses are map_fill()'s.
  */
 static inline int64_t map_mismatch(volatile uint8_t *map, uint64_t base,
 				   uint64_t len, uint64_t seed, uint64_t *got,
 				   uint64_t *want)
 {
-	uint64_t o = 0;
+	uint64_t o, at;
+	int word;
 
-	for (; o < len && (base + o) % 8; o++)
-		if (map[o] != pattern_byte(seed, base + o))
-			goto bad_byte;
-	for (; o + 8 <= len; o += 8) {
-		uint64_t v = *(volatile uint64_t *)(map + o);
-		uint64_t w = pattern_word(seed, (base + o) / 8);
-
-		if (v != w) {
-			*got = v;
-			*want = w;
-			return (int64_t)(base + o);
-		}
+	for (o = 0; o < len; o += word ? 8 : 1) {
+		at = base + o;
+		word = at % 8 == 0 && len - o >= 8;
+		*got = word ? *(volatile uint64_t *)(map + o) : map[o];
+		*want = word ? pattern_word(seed, at / 8) : pattern_byte(seed, at);
+		if (*got != *want)
+			return (int64_t)at;
 	}
-	for (; o < len; o++)
-		if (map[o] != pattern_byte(seed, base + o))
-			goto bad_byte;
 	return -1;
-
-bad_byte:
-	*got = map[o];
-	*want = pattern_byte(seed, base + o);
-	return (int64_t)(base + o);
 }
 
 /*
@@ -489,57 +463,38 @@ static inline int map_check(volatile uint8_t *map, uint64_t base, uint64_t len,
 
 #define FD_CHUNK	(64 * 1024)
 
-/* pwrite(2) the pattern to [OFF, OFF+LEN) of FD; 0 or the failure printed. */
-static inline int fd_fill(int fd, uint64_t off, uint64_t len, uint64_t seed)
+/*
+ * pwrite(2) the pattern to [OFF, OFF+LEN) of FD, or (CHECK) pread(2) the
+ * range: 0 if it holds the pattern, else as map_check.  A failed call or
+ * a short one is printed.
+ */
+static inline int fd_pattern(int fd, int check, uint64_t off, uint64_t len,
+			     uint64_t seed, const char *where)
 {
 	static uint8_t buf[FD_CHUNK];
 	uint64_t done = 0;
 
 	while (done < len) {
 		size_t n = len - done > FD_CHUNK ? FD_CHUNK : (size_t)(len - done);
-		size_t i;
-		ssize_t w;
+		ssize_t r, i;
 
-		for (i = 0; i < n; i++)
-			buf[i] = pattern_byte(seed, off + done + i);
-		w = pwrite(fd, buf, n, (off_t)(off + done));
-		if (w < 0)
-			return report_errno(errno);
-		if (w == 0) {
-			printf("SHORT write at offset %" PRIu64 "\n", off + done);
-			return EXIT_MISMATCH;
-		}
-		done += (uint64_t)w;
-	}
-	return 0;
-}
-
-/* pread(2) [OFF, OFF+LEN) of FD: 0 if it holds the pattern, else as map_check. */
-static inline int fd_check(int fd, uint64_t off, uint64_t len, uint64_t seed,
-			   const char *where)
-{
-	static uint8_t buf[FD_CHUNK];
-	uint64_t done = 0;
-
-	while (done < len) {
-		size_t n = len - done > FD_CHUNK ? FD_CHUNK : (size_t)(len - done);
-		ssize_t r = pread(fd, buf, n, (off_t)(off + done));
-		ssize_t i;
-
+		for (i = 0; !check && i < (ssize_t)n; i++)
+			buf[i] = pattern_byte(seed, off + done + (uint64_t)i);
+		r = check ? pread(fd, buf, n, (off_t)(off + done)) :
+			    pwrite(fd, buf, n, (off_t)(off + done));
 		if (r < 0)
 			return report_errno(errno);
 		if (r == 0) {
-			printf("SHORT read: end of file at offset %" PRIu64 "\n",
-			       off + done);
+			printf(check ? "SHORT read: end of file at offset %" PRIu64 "\n" :
+			       "SHORT write at offset %" PRIu64 "\n", off + done);
 			return EXIT_MISMATCH;
 		}
-		for (i = 0; i < r; i++) {
+		for (i = 0; check && i < r; i++) {
 			uint64_t at = off + done + (uint64_t)i;
-			uint8_t want = pattern_byte(seed, at);
 
-			if (buf[i] != want)
-				return print_mismatch(where, (int64_t)at,
-						      buf[i], want);
+			if (buf[i] != pattern_byte(seed, at))
+				return print_mismatch(where, (int64_t)at, buf[i],
+						      pattern_byte(seed, at));
 		}
 		done += (uint64_t)r;
 	}
