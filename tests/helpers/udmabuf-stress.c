@@ -2782,16 +2782,15 @@ static void selftest(struct worker *w)
 		w->leak = true;
 		return;
 	}
-	if (cfg.selftest == ST_SPLICE) {
-		/* The pipe holds the mapping's pages: a change shows there. */
-		if (!expect(w, OP_selftest, "vmsplice", splice_pages(h->map, cfg.page, p), M(OK)))
-			return;
-		*(volatile uint64_t *)(h->map + 56) ^= 1;
-		pipe_check(w, OP_selftest, p, 0, cfg.page, &h->o, "pages a pipe held");
+	/* splice: the pipe holds the mapping's pages, so a change shows there. */
+	if (cfg.selftest == ST_SPLICE &&
+	    !expect(w, OP_selftest, "vmsplice", splice_pages(h->map, cfg.page, p), M(OK)))
 		return;
-	}
 	*(volatile uint64_t *)(h->map + 56) ^= 1;
-	handle_check(w, OP_verify, h, false);
+	if (cfg.selftest == ST_SPLICE)
+		pipe_check(w, OP_selftest, p, 0, cfg.page, &h->o, "pages a pipe held");
+	else
+		handle_check(w, OP_verify, h, false);
 }
 
 /*
@@ -3026,9 +3025,8 @@ static void place_new(struct worker *w, struct pitem *it)
 {
 	static const uint64_t sizes[] = { 65536, 262144, 1 << 20 };
 
-	if (!pitem_fresh(w, OP_place_new, it, sizes[rnd_below(w, 3)]))
-		return;
-	if (item_write(w, OP_place_new, it->name, "enable", "1", M(OK) | M(ENOMEM)))
+	if (!pitem_fresh(w, OP_place_new, it, sizes[rnd_below(w, 3)]) ||
+	    item_write(w, OP_place_new, it->name, "enable", "1", M(OK) | M(ENOMEM)))
 		return;
 	it->enabled = true;
 	pitem_open(w, OP_place_new, it);
@@ -3106,14 +3104,12 @@ static void place_pipe(struct worker *w, struct pitem *it)
 {
 	struct spipe *pp = &ppipes[it - pitems];
 	uint64_t off;
-	int err;
 
 	if (pp->used || !it->enabled || !pitem_open(w, OP_place_pipe, it))
 		return;
 	off = rnd_below(w, (unsigned int)(it->size / cfg.page)) * cfg.page;
-	err = splice_page(it->fd, off, pp->fd);
 	if (!expect(w, OP_place_pipe, "mmap and vmsplice of a placed buffer",
-		    err, M(OK)))
+		    splice_page(it->fd, off, pp->fd), M(OK)))
 		return;
 	pp->used = true;
 	pp->off = it->phys + off;
@@ -3355,9 +3351,7 @@ static bool reload_module(struct worker *self, bool last, char *desc,
 	err = load_module(cfg.module, params);
 	if (err && params[0]) {
 		/* udmabuf0's range cannot be had; udmabuf2's range is taken. */
-		ok = M(ENOMEM);
-		if (sizes[PARAM_PLACED])
-			ok |= M(EBUSY) | M(ERANGE) | M(EINVAL);
+		ok = M(ENOMEM) | (sizes[PARAM_PLACED] ? M(EBUSY) | M(ERANGE) | M(EINVAL) : 0);
 		if (!expect(NULL, OP_reload, params, err, ok))
 			return false;
 		snprintf(desc, dlen, " without \"%s\" (%s)", params, errno_name(err));
@@ -3705,13 +3699,11 @@ static int parse_args(int argc, char **argv)
 {
 	unsigned long long n;
 	unsigned int k;
-	bool num;
 	char *end;
 	int i;
 
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		bool ok = true;
+	for (i = 1; i < argc; i += 2) {
+		const char *a = argv[i], *v = argv[i + 1];	/* argv[argc] is NULL */
 
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			printf("usage: udmabuf-stress [--seconds N] [--seed N] [--module FILE.ko]\n"
@@ -3721,26 +3713,20 @@ static int parse_args(int argc, char **argv)
 		}
 		if (!v)
 			return usage_error("missing value or unknown option: %s", a);
-		i++;
 		n = strtoull(v, &end, 0);	/* overflow: ULLONG_MAX */
-		num = *v && !*end;
-		if (!strcmp(a, "--seconds")) {
-			ok = num && n >= 1 && n <= 86400;
-			cfg.seconds = (unsigned int)n;
-		} else if (!strcmp(a, "--seed")) {
-			ok = num;
-			cfg.seed = n;
-		} else if (!strcmp(a, "--module")) {
+		for (k = ST_NONE + 1; k < ST_NUM && strcmp(v, selftest_names[k]); k++)
+			;
+		if (!strcmp(a, "--module"))
 			cfg.module = v;
-		} else if (!strcmp(a, "--selftest")) {
-			for (k = ST_NONE + 1; k < ST_NUM && strcmp(v, selftest_names[k]); k++)
-				;
+		else if (!strcmp(a, "--seed") && *v && !*end)
+			cfg.seed = n;
+		else if (!strcmp(a, "--seconds") && *v && !*end && n >= 1 && n <= 86400)
+			cfg.seconds = (unsigned int)n;
+		else if (!strcmp(a, "--selftest") && k < ST_NUM)
 			cfg.selftest = (enum selftest)k;
-			ok = k < ST_NUM;
-		} else {
+		else if (strcmp(a, "--seed") && strcmp(a, "--seconds") && strcmp(a, "--selftest"))
 			return usage_error("unknown option: %s", a);
-		}
-		if (!ok)
+		else
 			return usage_error("bad value: %s", v);
 	}
 	return -1;
