@@ -79,8 +79,7 @@ static int range_open(struct range *r, const char *path, uint64_t off,
 	if (off + len < off || off + len > info.size) {
 		fprintf(stderr, "%s: %s: [%" PRIu64 ", +%" PRIu64 ") is outside its %" PRIu64 " bytes\n",
 			prog, path, off, len, (uint64_t)info.size);
-		printf("EINVAL\n");
-		return EXIT_SYSCALL;
+		return report_errno(EINVAL);
 	}
 	r->dma = info.dma_addr + off;
 	r->map_off = off - base;

@@ -191,23 +191,6 @@ static int edu_entry(const struct dirent *de)
 	return de->d_name[0] != '.' && is_edu(de->d_name) == 1;
 }
 
-/*
- * Every edu, sorted by name, into *LIST (*COUNT entries, each and the
- * list freed by the caller).  0 or an exit code (reported): ENODEV if
- * there is none.
- */
-static int find_edus(struct dirent ***list, int *count)
-{
-	*count = scandir(PCI_DEVICES, list, edu_entry, alphasort);
-	if (*count < 0)
-		return fail(errno, "%s", PCI_DEVICES);
-	if (*count)
-		return 0;
-	free(*list);
-	return fail(ENODEV, "no edu device (PCI %04x:%04x) in %s",
-		    EDU_VENDOR, EDU_DEVICE, PCI_DEVICES);
-}
-
 /* ---- registers ---- */
 
 /* --vfio IOVA: drive the edu through VFIO, the buffer at IOVA. */
@@ -412,10 +395,7 @@ static int edu_open(struct edu *e, const char *bdf)
 	uint32_t id;
 	int ret;
 
-	e->fd = -1;
-	e->container = -1;
-	e->group = -1;
-	e->regs = NULL;
+	*e = (struct edu){ .fd = -1, .container = -1, .group = -1 };
 	if (!bdf)
 		return usage_error("which edu: --pci BDF");
 	if (!*bdf || strchr(bdf, '/') || bdf[0] == '.')
@@ -429,17 +409,13 @@ static int edu_open(struct edu *e, const char *bdf)
 		return fail(ENODEV, "%s: not an edu (PCI %04x:%04x)", bdf,
 			    EDU_VENDOR, EDU_DEVICE);
 	ret = opt_vfio ? edu_open_vfio(e, bdf) : edu_open_sysfs(e, bdf);
-	if (ret) {
+	id = ret ? 0 : reg_read32(e, EDU_REG_ID);
+	if (!ret && (id & 0xff) != EDU_ID_MAGIC)
+		ret = fail(ENODEV, "%s: identification register 0x%08x is not edu's",
+			   bdf, id);
+	if (ret)
 		edu_close(e);
-		return ret;
-	}
-	id = reg_read32(e, EDU_REG_ID);
-	if ((id & 0xff) != EDU_ID_MAGIC) {
-		edu_close(e);
-		return fail(ENODEV, "%s: identification register 0x%08x is not edu's",
-			    bdf, id);
-	}
-	return 0;
+	return ret;
 }
 
 /* Write a few values to the liveness register; each must come back inverted. */
@@ -695,17 +671,23 @@ static int phase(const struct ubuf *b, const struct edu *e,
 
 static const char *opt_pci;
 
+/* Every edu, sorted by name; ENODEV if there is none. */
 static int cmd_find(int argc, char **argv)
 {
 	struct dirent **list;
-	int i, n, rc;
+	int i, n;
 
 	(void)argv;
 	if (argc != 0)
 		return bad_args();
-	rc = find_edus(&list, &n);
-	if (rc)
-		return rc;
+	n = scandir(PCI_DEVICES, &list, edu_entry, alphasort);
+	if (n < 0)
+		return fail(errno, "%s", PCI_DEVICES);
+	if (!n) {
+		free(list);
+		return fail(ENODEV, "no edu device (PCI %04x:%04x) in %s",
+			    EDU_VENDOR, EDU_DEVICE, PCI_DEVICES);
+	}
 	for (i = 0; i < n; i++) {
 		printf("%s\n", list[i]->d_name);
 		free(list[i]);

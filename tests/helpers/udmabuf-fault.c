@@ -425,13 +425,7 @@ static bool insmod_init(struct target *t, int argc, char **argv)
 
 /* ---- the kernel log of one call ---- */
 
-static void kmsg_skip_to_end(struct target *t)
-{
-	if (t->kmsg >= 0)
-		lseek(t->kmsg, 0, SEEK_END);
-}
-
-/* Did the kernel log a record containing @text since kmsg_skip_to_end()? */
+/* Did the kernel log a record containing @text since call_nth() began? */
 static bool kmsg_logged(struct target *t, const char *text)
 {
 	char rec[2048];
@@ -479,7 +473,8 @@ static int call_nth(struct target *t, int nth, unsigned int n, bool *injected)
 	int err;
 	ssize_t r;
 
-	kmsg_skip_to_end(t);
+	if (t->kmsg >= 0)
+		lseek(t->kmsg, 0, SEEK_END);
 	if (!nth_write(nth, n)) {
 		fail("arming %s: %s", FAIL_NTH, err_name(errno));
 		return -1;

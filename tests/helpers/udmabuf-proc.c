@@ -221,12 +221,12 @@ static int sock_addr(const char *path, struct sockaddr_un *sa)
 
 static int cmd_send(int argc, char **argv)
 {
-	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
-	struct sockaddr_un sa;
-	struct msghdr msg = { 0 };
-	struct cmsghdr *cmsg;
-	char byte = 'x';
+	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 }, byte = 'x';
 	struct iovec iov = { &byte, 1 };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
+			      .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *cmsg;
+	struct sockaddr_un sa;
 	struct timespec ts = { 0, 50 * 1000 * 1000 };
 	uint32_t fd;
 	int s, i;
@@ -242,10 +242,6 @@ static int cmd_send(int argc, char **argv)
 			return report_setup_errno("connect", argv[0], errno);
 		nanosleep(&ts, NULL);
 	}
-	msg.msg_iov = &iov;
-	msg.msg_iovlen = 1;
-	msg.msg_control = cbuf;
-	msg.msg_controllen = sizeof(cbuf);
 	cmsg = CMSG_FIRSTHDR(&msg);
 	cmsg->cmsg_level = SOL_SOCKET;
 	cmsg->cmsg_type = SCM_RIGHTS;
@@ -259,12 +255,12 @@ static int cmd_send(int argc, char **argv)
 
 static int cmd_recv(int argc, char **argv)
 {
-	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
-	struct sockaddr_un sa;
-	struct msghdr msg = { 0 };
-	struct cmsghdr *cmsg;
-	char byte;
+	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 }, byte;
 	struct iovec iov = { &byte, 1 };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
+			      .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *cmsg;
+	struct sockaddr_un sa;
 	int s, c, fd;
 
 	if (argc < 2 || strcmp(argv[1], "--") || sock_addr(argv[0], &sa))
@@ -278,10 +274,6 @@ static int cmd_recv(int argc, char **argv)
 	c = accept4(s, NULL, NULL, SOCK_CLOEXEC);
 	if (c < 0)
 		return report_setup_errno("accept", argv[0], errno);
-	msg.msg_iov = &iov;
-	msg.msg_iovlen = 1;
-	msg.msg_control = cbuf;
-	msg.msg_controllen = sizeof(cbuf);
 	if (recvmsg(c, &msg, MSG_CMSG_CLOEXEC) != 1)
 		return report_setup_errno("recvmsg", argv[0], errno ? errno : EPROTO);
 	cmsg = CMSG_FIRSTHDR(&msg);

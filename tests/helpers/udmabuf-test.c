@@ -647,39 +647,29 @@ static int dm_call(int ctl, unsigned long req, struct dm_ioctl *io,
 	return report_setup_errno(what, io->name, errno);
 }
 
-/* The size of a block device in 512-byte sectors. */
-static int blockdev_sectors(const char *path, struct stat *st, uint64_t *sectors)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	off_t end;
-
-	if (fd < 0)
-		return report_setup_errno("open", path, errno);
-	end = fstat(fd, st) ? -1 : lseek(fd, 0, SEEK_END);
-	close(fd);
-	if (!S_ISBLK(st->st_mode) || end <= 0) {
-		fprintf(stderr, "%s: %s is not a block device with data\n",
-			prog, path);
-		return EXIT_USAGE;
-	}
-	*sectors = (uint64_t)end / 512;
-	return 0;
-}
-
 static int cmd_dm_delay(int argc, char **argv)
 {
 	static uint64_t buf[DM_BUF_SIZE / sizeof(uint64_t)];
 	struct dm_target_spec *spec;
-	uint64_t sectors = 0, ms, dev;
+	uint64_t ms, dev;
 	struct dm_ioctl *io;
 	struct stat st;
-	int ctl, ret;
+	int blk, ctl, ret;
+	off_t end;
 
 	if (argc != 3 || parse_u64(argv[2], &ms))
 		return bad_args();
-	ret = blockdev_sectors(argv[1], &st, &sectors);
-	if (ret)
-		return ret;
+	/* The block device: the target covers all of it. */
+	blk = open(argv[1], O_RDONLY | O_CLOEXEC);
+	if (blk < 0)
+		return report_setup_errno("open", argv[1], errno);
+	end = fstat(blk, &st) ? -1 : lseek(blk, 0, SEEK_END);
+	close(blk);
+	if (!S_ISBLK(st.st_mode) || end <= 0) {
+		fprintf(stderr, "%s: %s is not a block device with data\n",
+			prog, argv[1]);
+		return EXIT_USAGE;
+	}
 	ctl = open("/dev/mapper/control", O_RDWR | O_CLOEXEC);
 	if (ctl < 0)
 		return report_setup_errno("open", "/dev/mapper/control", errno);
@@ -694,7 +684,7 @@ static int cmd_dm_delay(int argc, char **argv)
 	io->target_count = 1;
 	spec = (struct dm_target_spec *)(io + 1);
 	spec->sector_start = 0;
-	spec->length = sectors;
+	spec->length = (uint64_t)end / 512;
 	snprintf(spec->target_type, sizeof(spec->target_type), "delay");
 	snprintf((char *)(spec + 1),
 		 DM_BUF_SIZE - sizeof(*io) - sizeof(*spec),

@@ -142,8 +142,7 @@ static int osd_off(int video)
 		qc.id |= V4L2_CTRL_FLAG_NEXT_CTRL;
 	}
 	fprintf(stderr, "%s: vivid has no OSD Text Mode \"None\"\n", prog);
-	printf("ENOENT\n");
-	return EXIT_SYSCALL;
+	return report_errno(ENOENT);
 }
 
 static int setup_video(struct cap *c)
@@ -165,8 +164,7 @@ static int setup_video(struct cap *c)
 	    !(caps.device_caps & V4L2_CAP_STREAMING)) {
 		fprintf(stderr, "%s: %s: no single-planar streaming capture\n",
 			prog, path);
-		printf("ENOTTY\n");
-		return EXIT_SYSCALL;
+		return report_errno(ENOTTY);
 	}
 	/* Input 0 is vivid's webcam: no signal to lock, progressive. */
 	if (ioctl(c->video, VIDIOC_S_INPUT, &input))
@@ -190,8 +188,7 @@ static int setup_video(struct cap *c)
 		fprintf(stderr, "%s: vivid gave %ux%u, fourcc %08x, field %u, %u bytes per line, %u bytes\n",
 			prog, c->pix.width, c->pix.height, c->pix.pixelformat,
 			c->pix.field, c->pix.bytesperline, c->pix.sizeimage);
-		printf("EINVAL\n");
-		return EXIT_SYSCALL;
+		return report_errno(EINVAL);
 	}
 	return 0;
 }

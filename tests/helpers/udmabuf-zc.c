@@ -537,10 +537,8 @@ static int cmd_sendfile(struct zc *z)
 	z->map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (z->map == MAP_FAILED)
 		return report_setup_errno("mmap", path, errno);
-	if (from_dev) {
-		if (map_check(z->map, 0, len, SEED_A, "file written by sendfile"))
-			return EXIT_MISMATCH;
-	}
+	if (from_dev && map_check(z->map, 0, len, SEED_A, "file written by sendfile"))
+		return EXIT_MISMATCH;
 
 	/* And back: the file, changed, into the buffer. */
 	map_fill(z->map, 0, len, SEED_B);
