@@ -1827,23 +1827,17 @@ static void op_pool(struct worker *w)
 	snprintf(s.name, sizeof(s.name), PREFIX "-pool%u",
 		 rnd_below(w, POOL_ITEMS));
 	probe_setup_names(w, &s);
-	if (w->op == OP_pool_rmdir) {
+	/* enable=1: size 0 (EINVAL), a taken minor (EBUSY) or name (EEXIST), no memory */
+	if (w->op == OP_pool_rmdir)
 		item_dir(w, w->op, s.name, false, M(OK) | M(ENOENT));
-		return;
-	}
-	if (w->op == OP_pool_mkdir) {
-		if (item_dir(w, w->op, s.name, true, M(OK) | M(EEXIST)))
-			return;
-		a = CA_SIZE;
-	}
-	if (w->op == OP_pool_mkdir || w->op == OP_pool_config) {
+	else if (w->op == OP_pool_mkdir && !item_dir(w, w->op, s.name, true, M(OK) | M(EEXIST)))
+		config_write(w, &s, CA_SIZE, ok, &size);
+	else if (w->op == OP_pool_config)
 		config_write(w, &s, a, a == CA_SYNC_MODE ? M(OK) | M(ENOENT) : ok, &size);
-		return;
-	}
-	/* Size 0 (EINVAL), a taken minor (EBUSY) or name (EEXIST), no memory. */
-	if (w->op == OP_pool_enable)
-		ok |= M(ENOMEM) | M(EEXIST) | M(EINVAL);
-	item_write(w, w->op, s.name, "enable", w->op == OP_pool_enable ? "1" : "0", ok);
+	else if (w->op == OP_pool_enable)
+		item_write(w, w->op, s.name, "enable", "1", ok | M(ENOMEM) | M(EEXIST) | M(EINVAL));
+	else if (w->op == OP_pool_disable)
+		item_write(w, w->op, s.name, "enable", "0", ok);
 }
 
 /* Pool and probe buffers are never written: they read 0. */
@@ -2195,8 +2189,6 @@ static void op_bad(struct worker *w)
 	case B_EXPORT:
 		fd = export_dmabuf(h->fd, off, len, (uint32_t)b->a);
 		err = fd < 0 ? -fd : 0;
-		if (!err)
-			close(fd);
 		break;
 	case B_IOCTL:
 		err = ioctl(h->fd, (unsigned long)b->a, (void *)(uintptr_t)off) ?
@@ -2206,10 +2198,11 @@ static void op_bad(struct worker *w)
 		alloc_request(w, &req, 4096, true);
 		bad_member(w, &req, b);
 		err = alloc_ioctl(&req);
-		if (!err)
-			close(req.fd);
+		fd = err ? -1 : req.fd;
 		break;
 	}
+	if (fd >= 0)	/* a dma-buf or buffer that should not have been */
+		close(fd);
 	expect(w, w->op, b->what, err, 1u << b->want);
 }
 
@@ -2529,8 +2522,9 @@ static bool dir_clean(const char *dir, bool dirs_only, const char *prefix)
 
 static void run_op(struct worker *w, enum op op);
 
-/* What a child to be killed takes (random bits). */
-enum { KILL_SPLICE = 1, KILL_EXPORT = 2, KILL_URING = 4, KILL_PARAM = 8, KILL_CLOSE = 16 };
+/* What a child to be killed takes (random bits): bit N for kill_takes[N], and these. */
+enum { KILL_PARAM = 8, KILL_CLOSE = 16 };
+static const enum op kill_takes[] = { OP_vmsplice, OP_export, OP_uring };
 
 /*
  * The child: a process-scoped buffer of its own (or its parent's handle
@@ -2543,7 +2537,7 @@ enum { KILL_SPLICE = 1, KILL_EXPORT = 2, KILL_URING = 4, KILL_PARAM = 8, KILL_CL
 static void __attribute__((noreturn))
 kill9_child(struct worker *w, struct handle *h, unsigned int steps, int ready)
 {
-	unsigned int k = coin(w, 50) ? PARAM_CONTIG : PARAM_PLACED;
+	unsigned int k = coin(w, 50) ? PARAM_CONTIG : PARAM_PLACED, i;
 	struct handle keep = h ? *h : (struct handle){ .used = false };
 	bool own = !h;
 	int p[2];
@@ -2562,12 +2556,9 @@ kill9_child(struct worker *w, struct handle *h, unsigned int steps, int ready)
 			_exit(3);
 		own = h;
 	}
-	if (steps & KILL_SPLICE)
-		run_op(w, OP_vmsplice);
-	if (steps & KILL_EXPORT)
-		run_op(w, OP_export);
-	if (steps & KILL_URING)
-		run_op(w, OP_uring);
+	for (i = 0; i < ARRAY_SIZE(kill_takes); i++)
+		if (steps & 1u << i)
+			run_op(w, kill_takes[i]);
 	if ((steps & KILL_PARAM) && sh->param_size[k])
 		param_splice(w, OP_kill9, k, 0, p);
 	if (own && (steps & KILL_CLOSE))
@@ -2708,10 +2699,11 @@ static void release_all(struct worker *w)
 static void selftest_child(struct worker *w)
 {
 	struct udmabuf_cfs_alloc req;
-	int fd = -1, p[2] = { -1, -1 }, err = 0;
+	const size_t len = 2 * MEMFREE_MARGIN_KIB * 1024;
+	int fd = -1, p[2] = { -1, -1 }, err;
 	volatile char *mem;
-	size_t i, len;
 	pid_t pid;
+	size_t i;
 
 	if (cfg.selftest == ST_PROCLEAK) {
 		alloc_request(w, &req, 65536, true);
@@ -2730,12 +2722,9 @@ static void selftest_child(struct worker *w)
 	}
 	pid = fork();
 	if (pid == 0) {
-		if (cfg.selftest == ST_MEMFREE) {
-			len = 2 * MEMFREE_MARGIN_KIB * 1024;
-			mem = malloc(len);
-			for (i = 0; mem && i < len; i += 512)
-				mem[i] = 0x5a;
-		}
+		mem = cfg.selftest == ST_MEMFREE ? malloc(len) : NULL;
+		for (i = 0; mem && i < len; i += 512)
+			mem[i] = 0x5a;
 		for (;;)
 			pause();
 	}
@@ -2863,16 +2852,14 @@ static struct worker *worker_new(int id, int tidx)
 static void process_main(unsigned int p)
 {
 	pthread_t tids[MAX_THREADS];
-	struct worker *ws[MAX_THREADS];
 	unsigned int t;
 
-	for (t = 0; t < cfg.threads; t++) {
+	for (t = 0; t < cfg.threads; t++)	/* every lock before any thread */
 		pthread_rwlock_init(&board[t].lock, NULL);
-		ws[t] = worker_new((int)(p * cfg.threads + t), (int)t);
-	}
 	for (t = 0; t < cfg.threads; t++)
-		if (pthread_create(&tids[t], NULL, worker_main, ws[t])) {
-			failf(ws[t], "pthread_create failed");
+		if (pthread_create(&tids[t], NULL, worker_main,
+				   worker_new((int)(p * cfg.threads + t), (int)t))) {
+			failf(NULL, "worker process %u: pthread_create failed", p);
 			exit(EXIT_FAILURE);
 		}
 	for (t = 0; t < cfg.threads; t++)
