@@ -1322,26 +1322,20 @@ static void op_rmdir(struct worker *w, struct slot *s)
 /* What is certainly gone answers ENOENT, and nothing else. */
 static void op_absent(struct worker *w, struct slot *s)
 {
+	unsigned int r = rnd_below(w, 3);
 	char path[160];
 	struct stat st;
 
+	snprintf(path, sizeof(path), CLASS "/%s", s->dev);
 	if (s->exists)
 		return;
-	switch (rnd_below(w, 3)) {
-	case 0:
+	if (r == 0)
 		item_dir(w, OP_absent, s->name, false, M(ENOENT));
-		break;
-	case 1:
+	else if (r == 1)
 		item_write(w, OP_absent, s->name, "size", "4096", M(ENOENT));
-		break;
-	default:
-		if (!s->gone || (s->kind == S_PROBE && s->probe == P_NAME))
-			return;
-		snprintf(path, sizeof(path), CLASS "/%s", s->dev);
-		expect(w, OP_absent, path, stat(path, &st) ? errno : 0,
-		       M(ENOENT));
-		break;
-	}
+	/* Its class device, unless a probe's contended name may be another's. */
+	else if (s->gone && !(s->kind == S_PROBE && s->probe == P_NAME))
+		expect(w, OP_absent, path, stat(path, &st) ? errno : 0, M(ENOENT));
 }
 
 static struct handle *slot_open(struct worker *w, struct slot *s, bool rdwr)
@@ -1957,11 +1951,9 @@ static void pick_pages(struct worker *w, const struct handle *h,
 	uint64_t pages = h->map_len / cfg.page, first, most;
 
 	most = sizeof(w->chunk) / cfg.page;
-	if (most > SPLICE_PAGES)
-		most = SPLICE_PAGES;
+	most = most < SPLICE_PAGES ? most : SPLICE_PAGES;
 	first = rnd_below(w, (unsigned int)pages);
-	if (most > pages - first)
-		most = pages - first;
+	most = most < pages - first ? most : pages - first;
 	*off = h->map_off + first * cfg.page;
 	*len = (1 + rnd_below(w, (unsigned int)most)) * cfg.page;
 }
@@ -3045,33 +3037,26 @@ static void place_busy(struct worker *w, struct pitem *it)
 static void place_elsewhere(struct worker *w, struct pitem *it)
 {
 	struct udmabuf_cfs_info info;
-	unsigned int k = coin(w, 50) ? PARAM_CONTIG : PARAM_PLACED;
-	enum op op = OP_place_far;
+	unsigned int k = coin(w, 50) ? PARAM_CONTIG : PARAM_PLACED, r;
 	int fd, err;
 
-	if (!pitem_fresh(w, op, it, cfg.page))
+	if (!pitem_fresh(w, OP_place_far, it, cfg.page))
 		return;
-	switch (rnd_below(w, 3)) {
-	case 0:
-		pitem_place(w, op, it, PW_FAR, PLACE_FAR);
+	r = rnd_below(w, 3);
+	if (r == 0)
+		pitem_place(w, OP_place_far, it, PW_FAR, PLACE_FAR);
+	else if (r == 1 && kernel_code)
+		pitem_place(w, OP_place_inuse, it, PW_KERNEL, kernel_code);
+	if (r < 2 || !sh->param_size[k])
 		return;
-	case 1:
-		if (kernel_code)
-			pitem_place(w, OP_place_inuse, it, PW_KERNEL, kernel_code);
+	fd = open_ok(w, OP_place_inuse, O_RDONLY | O_CLOEXEC, M(OK), "/dev/udmabuf%u", k);
+	if (fd < 0)
 		return;
-	default:
-		if (!sh->param_size[k])
-			return;
-		fd = open_ok(w, OP_place_inuse, O_RDONLY | O_CLOEXEC, M(OK), "/dev/udmabuf%u", k);
-		if (fd < 0)
-			return;
-		err = get_info(fd, &info);
-		close(fd);
-		if (expect(w, OP_place_inuse, "GET_INFO", err, M(OK)))
-			pitem_place(w, OP_place_inuse, it, PW_PARAM,
-				    info.phys_addr + page_round(info.size) - cfg.page);
-		return;
-	}
+	err = get_info(fd, &info);
+	close(fd);
+	if (expect(w, OP_place_inuse, "GET_INFO", err, M(OK)))
+		pitem_place(w, OP_place_inuse, it, PW_PARAM,
+			    info.phys_addr + page_round(info.size) - cfg.page);
 }
 
 /* allocator=page cannot be placed: EINVAL. */
@@ -3534,19 +3519,17 @@ static void run_phase(uint64_t ms, struct worker *self)
 
 static bool clean_start(void)
 {
-	if (access("/sys/module/" MODNAME "/initstate", F_OK) || access(CFS, F_OK)) {
-		say("FAIL: the module is not loaded (need " CFS ")");
-		return false;
-	}
-	if (!dir_clean(CFS, true, NULL) || !dir_clean(CLASS, false, NULL)) {
-		say("FAIL: not a clean start: remove every buffer first");
-		return false;
-	}
-	if (read_number(PARAMS "/process_used")) {
-		say("FAIL: not a clean start: process_used is not 0");
-		return false;
-	}
-	return true;
+	const char *why = NULL;
+
+	if (access("/sys/module/" MODNAME "/initstate", F_OK) || access(CFS, F_OK))
+		why = "the module is not loaded (need " CFS ")";
+	else if (!dir_clean(CFS, true, NULL) || !dir_clean(CLASS, false, NULL))
+		why = "not a clean start: remove every buffer first";
+	else if (read_number(PARAMS "/process_used"))
+		why = "not a clean start: process_used is not 0";
+	if (why)
+		say("FAIL: %s", why);
+	return !why;
 }
 
 /* The outcomes of each operation, and what data the workers checked. */
