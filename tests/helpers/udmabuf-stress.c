@@ -317,7 +317,9 @@ enum selftest {
 };
 
 static const char *const selftest_names[ST_NUM] = {
-	NULL, "corrupt", "leak", "errno", "splice", "procleak", "modref", "memfree",
+	[ST_CORRUPT] = "corrupt", [ST_LEAK] = "leak", [ST_ERRNO] = "errno",
+	[ST_SPLICE] = "splice", [ST_PROCLEAK] = "procleak",
+	[ST_MODREF] = "modref", [ST_MEMFREE] = "memfree",
 };
 
 struct shared {
@@ -470,7 +472,6 @@ struct worker {
 	uint64_t chunk[CHUNK_WORDS];
 };
 
-/* Mappings one thread lets its sibling threads read. */
 /* Where a range is read from: a mapping, or else the file. */
 struct view {
 	volatile const uint8_t *map;
@@ -478,6 +479,7 @@ struct view {
 	int fd;
 };
 
+/* Mappings one thread lets its sibling threads read. */
 struct board_entry {
 	pthread_rwlock_t lock;
 	bool active;
@@ -536,7 +538,10 @@ static void say(const char *fmt, ...)
 	va_start(ap, fmt);
 	n = vsnprintf(line, sizeof(line) - 1, fmt, ap);
 	va_end(ap);
-	n = n < 0 ? 0 : n > (int)sizeof(line) - 2 ? (int)sizeof(line) - 2 : n;
+	if (n < 0)
+		return;
+	if (n > (int)sizeof(line) - 2)
+		n = (int)sizeof(line) - 2;
 	line[n++] = '\n';
 	if (write(STDOUT_FILENO, line, (size_t)n) < 0)
 		return;
@@ -811,9 +816,13 @@ static bool holds_cur(struct worker *w, struct slot *s)
 {
 	int i;
 
-	for (i = 0; s->cur && i < MAX_HANDLES; i++)	/* there are fewer dma-bufs */
-		if ((w->h[i].used && w->h[i].o.inst == s->cur) ||
-		    (i < MAX_DBUFS && w->d[i].used && w->d[i].o.inst == s->cur))
+	if (!s->cur)
+		return false;
+	for (i = 0; i < MAX_HANDLES; i++)
+		if (w->h[i].used && w->h[i].o.inst == s->cur)
+			return true;
+	for (i = 0; i < MAX_DBUFS; i++)
+		if (w->d[i].used && w->d[i].o.inst == s->cur)
 			return true;
 	return false;
 }
