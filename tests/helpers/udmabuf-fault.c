@@ -205,7 +205,7 @@ static bool device_works(const char *dev, uint64_t want_size, const char *after)
 	}
 	map_fill(map, 0, info.size, SEED);
 	munmap(map, info.size);
-	if (fd_pattern(fd, 1, 0, info.size, SEED, path)) {
+	if (fd_pattern(fd, FD_CHECK, 0, info.size, SEED, path)) {
 		fail("%s: %s: the data written through mmap reads back wrong",
 		     after, path);
 		goto out;

@@ -463,12 +463,15 @@ static inline int map_check(volatile uint8_t *map, uint64_t base, uint64_t len,
 
 #define FD_CHUNK	(64 * 1024)
 
+/* What fd_pattern() does: store the pattern, or check it. */
+enum { FD_FILL, FD_CHECK };
+
 /*
- * pwrite(2) the pattern to [OFF, OFF+LEN) of FD, or (CHECK) pread(2) the
- * range: 0 if it holds the pattern, else as map_check.  A failed call or
- * a short one is printed.
+ * FD_FILL: pwrite(2) the pattern to [OFF, OFF+LEN) of FD.  FD_CHECK:
+ * pread(2) the range, 0 if it holds the pattern, else as map_check.  A
+ * failed call or a short one is printed.
  */
-static inline int fd_pattern(int fd, int check, uint64_t off, uint64_t len,
+static inline int fd_pattern(int fd, int what, uint64_t off, uint64_t len,
 			     uint64_t seed, const char *where)
 {
 	static uint8_t buf[FD_CHUNK];
@@ -476,25 +479,29 @@ static inline int fd_pattern(int fd, int check, uint64_t off, uint64_t len,
 
 	while (done < len) {
 		size_t n = len - done > FD_CHUNK ? FD_CHUNK : (size_t)(len - done);
+		uint64_t at = off + done;
 		ssize_t r, i;
 
-		for (i = 0; !check && i < (ssize_t)n; i++)
-			buf[i] = pattern_byte(seed, off + done + (uint64_t)i);
-		r = check ? pread(fd, buf, n, (off_t)(off + done)) :
-			    pwrite(fd, buf, n, (off_t)(off + done));
+		if (what == FD_FILL) {
+			for (i = 0; i < (ssize_t)n; i++)
+				buf[i] = pattern_byte(seed, at + (uint64_t)i);
+			r = pwrite(fd, buf, n, (off_t)at);
+		} else {
+			r = pread(fd, buf, n, (off_t)at);
+		}
 		if (r < 0)
 			return report_errno(errno);
 		if (r == 0) {
-			printf(check ? "SHORT read: end of file at offset %" PRIu64 "\n" :
-			       "SHORT write at offset %" PRIu64 "\n", off + done);
+			printf("SHORT %s at offset %" PRIu64 "\n",
+			       what == FD_FILL ? "write" : "read: end of file", at);
 			return EXIT_MISMATCH;
 		}
-		for (i = 0; check && i < r; i++) {
-			uint64_t at = off + done + (uint64_t)i;
+		for (i = 0; what == FD_CHECK && i < r; i++) {
+			uint8_t want = pattern_byte(seed, at + (uint64_t)i);
 
-			if (buf[i] != pattern_byte(seed, at))
-				return print_mismatch(where, (int64_t)at, buf[i],
-						      pattern_byte(seed, at));
+			if (buf[i] != want)
+				return print_mismatch(where, (int64_t)(at + (uint64_t)i),
+						      buf[i], want);
 		}
 		done += (uint64_t)r;
 	}

@@ -352,7 +352,7 @@ static int view_fill(struct pattern_ctx *c, uint64_t off, uint64_t len,
 		map_fill(c->view + (off - c->map_off), off, len, seed);
 		return 0;
 	}
-	return fd_pattern(c->fds, 0, off, len, seed, NULL);
+	return fd_pattern(c->fds, FD_FILL, off, len, seed, NULL);
 }
 
 /*
@@ -368,7 +368,7 @@ static int range_check(struct pattern_ctx *c, int cached, uint64_t off,
 	if (c->view)
 		return map_check(c->view + (off - c->map_off), off, len, seed,
 				 "the device's view");
-	return fd_pattern(c->fds, 1, off, len, seed, "the device's view");
+	return fd_pattern(c->fds, FD_CHECK, off, len, seed, "the device's view");
 }
 
 /* The range holds SEED, the rest of the mapped window still OLD. */

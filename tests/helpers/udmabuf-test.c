@@ -493,7 +493,7 @@ static int cmd_pattern(int argc, char **argv)
 	if (what & P_FILL && map)
 		map_fill(map, off, len, seed);
 	else if (what & P_FILL)
-		rc = fd_pattern(fd, 0, off, len, seed, NULL);
+		rc = fd_pattern(fd, FD_FILL, off, len, seed, NULL);
 	if (map && o.close_fd) {
 		close(fd);
 		fd = -1;
@@ -507,7 +507,7 @@ static int cmd_pattern(int argc, char **argv)
 	}
 	if (!rc && what & P_CHECK)
 		rc = map ? map_check(map, off, len, seed, NULL) :
-			   fd_pattern(fd, 1, off, len, seed, NULL);
+			   fd_pattern(fd, FD_CHECK, off, len, seed, NULL);
 	if (map)
 		munmap((void *)map, (size_t)len);
 	if (fd >= 0)
